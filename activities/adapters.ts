@@ -1,0 +1,14 @@
+/** Builds one adapter per enabled platform from the configuration. */
+import type { Config } from '../core/config';
+import type { Platform } from '../core/platforms';
+import type { OperatorAlert, PlatformAdapter } from './adapter';
+import type { HttpClient } from './http';
+import { createPlatformV } from './platform-v';
+
+export type Adapters = Partial<Record<Platform, PlatformAdapter>>;
+
+export function createAdapters(config: Config, http: HttpClient, alert: OperatorAlert): Adapters {
+  const adapters: Adapters = {};
+  if (config.platforms.V) adapters.V = createPlatformV(config.platforms.V, http, alert);
+  return adapters;
+}

@@ -1,0 +1,63 @@
+/**
+ * Failure classification shared by the adapters. An adapter throws UpstreamError; the activity layer turns it
+ * into the ApplicationFailure Temporal acts on: retryable ones are retried by the activity's retry policy
+ * (honouring Retry-After), final ones fail the task at once with a FailureReason as the failure type.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import type { FailureReason } from '../core/task';
+
+export class UpstreamError extends Error {
+  override name = 'UpstreamError';
+  constructor(
+    message: string,
+    readonly opts: {
+      /** Retryable: network error, timeout, 429, 5xx, the platform's rate-limit and internal codes. */
+      retryable: boolean;
+      /** Why the task fails if this error is final (or if retries run out). */
+      reason: FailureReason;
+      /** The platform's own error code, kept for operators and for the task's error. */
+      code?: string;
+      httpStatus?: number;
+      /** From Retry-After, when the platform sent one. */
+      retryAfterMs?: number;
+    },
+  ) {
+    super(message);
+  }
+
+  get retryable(): boolean {
+    return this.opts.retryable;
+  }
+}
+
+export const retryable = (message: string, code?: string, extra: { httpStatus?: number; retryAfterMs?: number } = {}) =>
+  new UpstreamError(message, { retryable: true, reason: 'upstream_unavailable', code, ...extra });
+
+export const final = (reason: FailureReason, message: string, code?: string, httpStatus?: number) =>
+  new UpstreamError(message, { retryable: false, reason, code, httpStatus });
+
+/** Parses an HTTP Retry-After header (seconds or HTTP date) into milliseconds, capped at 5 minutes. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return undefined;
+  const seconds = Number(v);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(v) - now;
+  if (!Number.isFinite(ms) || ms < 0) return undefined;
+  return Math.min(ms, 5 * 60_000);
+}
+
+/** Converts anything an adapter threw into the failure Temporal should see. */
+export function toActivityFailure(err: unknown): Error {
+  if (err instanceof UpstreamError) {
+    const { retryable: isRetryable, reason, code, retryAfterMs } = err.opts;
+    return ApplicationFailure.create({
+      type: isRetryable ? 'upstream_unavailable' : reason,
+      message: err.message,
+      nonRetryable: !isRetryable,
+      details: code ? [{ code }] : [],
+      nextRetryDelay: retryAfterMs,
+    });
+  }
+  // Anything unexpected (a bug, a malformed reply) is retried: the policy's budget bounds it.
+  return err instanceof Error ? err : new Error(String(err));
+}

@@ -1,0 +1,104 @@
+/**
+ * API keys: `Authorization: Bearer <secret>`. Keys are compared by their SHA-256 digest in constant time, over
+ * every configured key, so neither timing nor early exit reveals which bytes matched. The secret itself is
+ * never logged and never leaves this module: the rest of the gateway knows a key by its id.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ConfigError } from '../core/config';
+
+export interface ApiKey {
+  id: string;
+  /** SHA-256 of the secret. */
+  digest: Buffer;
+  /** Models this key may use; undefined means all. */
+  models?: ReadonlySet<string>;
+  rateLimitRps?: number;
+  maxInflight?: number;
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+
+const keyIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
+
+const keysFileSchema = z.array(
+  z
+    .strictObject({
+      id: z.string().regex(keyIdPattern),
+      secret: z.string().min(16).optional(),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/i).optional(),
+      models: z.array(z.string().min(1)).optional(),
+      rate_limit_rps: z.number().nonnegative().optional(),
+      max_inflight: z.number().int().nonnegative().optional(),
+    })
+    .refine((k) => (k.secret === undefined) !== (k.sha256 === undefined), { message: 'give exactly one of secret or sha256' }),
+);
+
+/** Parses `API_KEYS` (`id:secret,id:secret`). */
+export function parseApiKeysEnv(value: string): ApiKey[] {
+  return value
+    .split(',')
+    .map((pair) => pair.trim())
+    .filter(Boolean)
+    .map((pair, i) => {
+      const sep = pair.indexOf(':');
+      const id = pair.slice(0, sep);
+      const secret = pair.slice(sep + 1);
+      if (sep <= 0 || !keyIdPattern.test(id) || secret.length < 16) {
+        throw new ConfigError(`Invalid configuration:\n  API_KEYS: entry ${i + 1} must be id:secret with an id of [A-Za-z0-9_.-] and a secret of at least 16 characters`);
+      }
+      return { id, digest: sha256(secret) };
+    });
+}
+
+export function parseApiKeysFile(path: string): ApiKey[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration:\n  API_KEYS_FILE: cannot read ${path}: ${(err as Error).message}`);
+  }
+  const parsed = keysFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const i = parsed.error.issues[0]!;
+    throw new ConfigError(`Invalid configuration:\n  API_KEYS_FILE: ${i.path.join('.')}: ${i.message}`);
+  }
+  return parsed.data.map((k) => ({
+    id: k.id,
+    digest: k.secret !== undefined ? sha256(k.secret) : Buffer.from(k.sha256!, 'hex'),
+    models: k.models ? new Set(k.models) : undefined,
+    rateLimitRps: k.rate_limit_rps,
+    maxInflight: k.max_inflight,
+  }));
+}
+
+export class KeyStore {
+  constructor(private readonly keys: readonly ApiKey[]) {
+    const ids = new Set<string>();
+    for (const k of keys) {
+      if (ids.has(k.id)) throw new ConfigError(`Invalid configuration:\n  API_KEYS: duplicate key id '${k.id}'`);
+      ids.add(k.id);
+    }
+  }
+
+  get size(): number {
+    return this.keys.length;
+  }
+
+  /** The key whose secret is `presented`, compared in constant time against every key. */
+  authenticate(presented: string): ApiKey | undefined {
+    const digest = sha256(presented);
+    let found: ApiKey | undefined;
+    for (const k of this.keys) {
+      if (timingSafeEqual(digest, k.digest) && found === undefined) found = k;
+    }
+    return found;
+  }
+}
+
+/** Extracts the token of `Authorization: Bearer <token>`. */
+export function bearerToken(header: string | undefined): string | undefined {
+  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header ?? '');
+  return m?.[1];
+}

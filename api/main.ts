@@ -1,0 +1,86 @@
+/**
+ * API process: Koa in front of Temporal. Stateless, so any number of replicas may run behind a load balancer.
+ * On SIGINT/SIGTERM it stops accepting connections, lets in-flight requests finish (bounded by
+ * API_SHUTDOWN_GRACE_MS; sync waits are answered with their task_id, the tasks keep running), and exits.
+ */
+import { createServer } from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import { defaultCatalogue } from '../core/catalogue';
+import { ConfigError, enabledPlatforms, loadConfig } from '../core/config';
+import { createLogger } from '../core/logger';
+import { temporalConnectionOptions } from '../core/temporal-connection';
+import { createApp } from './app';
+import { KeyStore, parseApiKeysEnv, parseApiKeysFile } from './auth';
+import { TaskService } from './tasks';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger('api', config.LOG_LEVEL);
+
+  const keys = new KeyStore([
+    ...(config.API_KEYS ? parseApiKeysEnv(config.API_KEYS) : []),
+    ...(config.API_KEYS_FILE ? parseApiKeysFile(config.API_KEYS_FILE) : []),
+  ]);
+  if (keys.size === 0) throw new ConfigError('Invalid configuration:\n  API_KEYS: no API key configured (set API_KEYS or API_KEYS_FILE)');
+
+  const connection = await Connection.connect(temporalConnectionOptions(config));
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const tasks = new TaskService(client, {
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    timing: {
+      video: { firstPollDelayMs: config.POLL_FIRST_DELAY_MS, pollIntervalMs: config.POLL_INTERVAL_VIDEO_MS, deadlineMs: config.TASK_DEADLINE_VIDEO_MS },
+      image: { firstPollDelayMs: config.POLL_FIRST_DELAY_MS, pollIntervalMs: config.POLL_INTERVAL_IMAGE_MS, deadlineMs: config.TASK_DEADLINE_IMAGE_MS },
+    },
+  });
+
+  const app = createApp({
+    logger,
+    keys,
+    tasks,
+    catalogue: defaultCatalogue,
+    enabledPlatforms: enabledPlatforms(config),
+    syncTimeoutMs: config.SYNC_TIMEOUT_MS,
+    checkTemporal: async () => {
+      await connection.healthService.check({});
+    },
+  });
+
+  const server = createServer(app.callback());
+  // Nothing in the HTTP stack may cut a sync wait short: the socket has no idle timeout, and the whole
+  // request may take the sync wait plus a minute to upload and answer.
+  server.requestTimeout = config.SYNC_TIMEOUT_MS + 60_000;
+  server.headersTimeout = 60_000;
+  server.timeout = 0;
+  server.keepAliveTimeout = 65_000;
+
+  await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
+  logger.info({ port, platforms: [...enabledPlatforms(config)] }, `API listening on http://${config.HOST}:${port}`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'Stopping: no new connections, finishing in-flight requests');
+    const force = setTimeout(() => {
+      logger.warn('Grace period over: closing remaining connections');
+      server.closeAllConnections();
+    }, config.API_SHUTDOWN_GRACE_MS);
+    force.unref();
+    server.close(() => {
+      void connection.close().finally(() => {
+        logger.info('API stopped');
+        process.exit(0);
+      });
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,100 @@
+/**
+ * The normalised shapes that cross the workflow boundary: what the workflow is started with, what the
+ * adapters report, and what a task reads as. Platform-agnostic; no I/O, so workflows may import it.
+ */
+import type { Kind, Platform } from './platforms';
+import type { GenerationRequest } from './schemas';
+
+export const TASK_STATUSES = ['pending', 'running', 'success', 'failed'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/**
+ * Why a task failed. The workflow fails with an ApplicationFailure whose `type` is one of these, so operators
+ * can filter on it (search attribute `GenerationFailureReason`) and the API can pick a fitting HTTP status.
+ */
+export const FAILURE_REASONS = [
+  'content_policy',
+  'invalid_request',
+  'upstream_failed',
+  'upstream_unavailable',
+  'upstream_auth',
+  'insufficient_balance',
+  'deadline_exceeded',
+  'cancelled',
+] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+
+export function isFailureReason(s: unknown): s is FailureReason {
+  return typeof s === 'string' && (FAILURE_REASONS as readonly string[]).includes(s);
+}
+
+/** Timing captured when the task starts, so a config change never alters a running task. */
+export interface PollTiming {
+  firstPollDelayMs: number;
+  pollIntervalMs: number;
+  /** Wall-clock budget for the whole task, from submission to a terminal state. */
+  deadlineMs: number;
+}
+
+export interface GenerationInput {
+  kind: Kind;
+  platform: Platform;
+  model: string;
+  /** The validated spec request (2.1 or 2.2); adapters map it onto their wire protocol. */
+  request: GenerationRequest;
+  /** Id of the API key that owns the task (never the secret). */
+  ownerId: string;
+  timing: PollTiming;
+}
+
+/** Spec 2.3, plus the platform's raw extras (platform V: video_url, duration, ratio, usage). */
+export interface GenerationResult {
+  created: number;
+  data: { url: string }[];
+  extras?: Record<string, unknown>;
+}
+
+/** What one poll of the upstream job says, normalised by the adapter. */
+export interface UpstreamStatus {
+  state: 'pending' | 'running' | 'success' | 'failed';
+  /** 0–100 where the platform reports it. */
+  progress?: number;
+  outputs?: { url: string }[];
+  extras?: Record<string, unknown>;
+  failure?: { reason: FailureReason; message: string; code?: string };
+}
+
+export interface SubmitResult {
+  upstreamTaskId: string;
+}
+
+/** Live state of a running workflow, answered by the `taskState` query. */
+export interface TaskState {
+  status: TaskStatus;
+  progress?: number;
+  upstreamTaskId?: string;
+}
+
+/** The `error` of a failed task (spec 2.4), as the workflow records it. */
+export interface TaskError {
+  message: string;
+  /** A FailureReason, e.g. `content_policy`, `deadline_exceeded`, `cancelled`. */
+  code: FailureReason;
+  /** The platform's own error code, where it gave one. */
+  upstream_code?: string;
+}
+
+/**
+ * The workflow memo: written by the API at start (model, kind, platform, request fingerprint) and kept current
+ * by the workflow (status, progress, result or error), so one describe call reads a task.
+ */
+export interface TaskMemo {
+  model?: string;
+  kind?: string;
+  platform?: string;
+  requestHash?: string;
+  status?: TaskStatus;
+  progress?: number;
+  result?: GenerationResult;
+  error?: TaskError;
+}

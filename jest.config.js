@@ -1,0 +1,22 @@
+/**
+ * Three projects: `unit` (pure, fast), `e2e` (one real stack shared by all files: Temporal dev server,
+ * simulator, worker, API), and `system` (files that start their own stacks to kill, restart or scale parts).
+ */
+const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }] };
+const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'], testTimeout: 120_000 };
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+    { ...common, displayName: 'system', testMatch: ['<rootDir>/test/system/**/*.test.ts'] },
+  ],
+  testTimeout: 120_000,
+};

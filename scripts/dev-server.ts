@@ -1,0 +1,136 @@
+/**
+ * Runs the embedded Temporal dev server: SQLite file (tasks survive a restart), optional Web UI, the gateway's
+ * search attributes registered. Uses the Temporal CLI (scripts/temporal-cli.ts); if it cannot be found or
+ * installed, falls back to the Temporal SDK, which downloads the same dev server (needs internet).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { ALL_SEARCH_ATTRIBUTES } from '../core/search-attributes';
+import { ensureSearchAttributes } from '../worker/search-attributes';
+import { findTemporalCli, TEMPORAL_CLI_VERSION } from './temporal-cli';
+
+export interface DevServerOptions {
+  /** host:port for the frontend gRPC service. */
+  address: string;
+  /** SQLite database file; its directory is created. */
+  dbFile: string;
+  namespace: string;
+  /** Web UI port, or false for none. */
+  uiPort: number | false;
+  /** Where the server's own output goes. */
+  output?: 'inherit' | 'ignore';
+  log?: (msg: string) => void;
+}
+
+export interface DevServer {
+  address: string;
+  uiUrl?: string;
+  /** 'cli' (our pinned CLI) or 'sdk-download' (fallback). */
+  via: 'cli' | 'sdk-download';
+  process?: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Dev-server tuning: the default visibility rate (100/s) throttles task listing under load. */
+const DYNAMIC_CONFIG = ['frontend.namespaceRPS.visibility=2000', 'frontend.namespaceBurstRatio.visibility=2'];
+
+function splitAddress(address: string): { host: string; port: number } {
+  const i = address.lastIndexOf(':');
+  return { host: address.slice(0, i) || '127.0.0.1', port: Number(address.slice(i + 1)) };
+}
+
+export async function waitForTemporal(address: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastErr: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const conn = await Connection.connect({ address, connectTimeout: 2_000 });
+      await conn.healthService.check({});
+      await conn.close();
+      return;
+    } catch (err) {
+      lastErr = err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  throw new Error(`Temporal at ${address} did not become ready within ${timeoutMs} ms: ${String(lastErr)}`);
+}
+
+async function registerSearchAttributes(address: string, namespace: string): Promise<void> {
+  const conn = await Connection.connect({ address });
+  try {
+    await ensureSearchAttributes(conn, namespace);
+  } finally {
+    await conn.close();
+  }
+}
+
+export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
+  const log = opts.log ?? ((m: string) => console.error(m));
+  const { host, port } = splitAddress(opts.address);
+  const dbFile = resolve(opts.dbFile);
+  mkdirSync(dirname(dbFile), { recursive: true });
+  const uiUrl = opts.uiPort === false ? undefined : `http://${host}:${opts.uiPort}`;
+  const cli = findTemporalCli({ log });
+
+  if (!cli) {
+    log('Temporal CLI unavailable: starting the dev server through the Temporal SDK download');
+    const env = await TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: { type: 'cached-download', version: TEMPORAL_CLI_VERSION },
+        ip: host,
+        port,
+        namespace: opts.namespace,
+        dbFilename: dbFile,
+        ...(opts.uiPort === false ? {} : { ui: true, uiPort: opts.uiPort }),
+        searchAttributes: ALL_SEARCH_ATTRIBUTES,
+        extraArgs: DYNAMIC_CONFIG.flatMap((v) => ['--dynamic-config-value', v]),
+      },
+    });
+    await registerSearchAttributes(opts.address, opts.namespace);
+    return { address: opts.address, uiUrl, via: 'sdk-download', stop: () => env.teardown() };
+  }
+
+  const args = [
+    'server', 'start-dev',
+    '--ip', host,
+    '--port', String(port),
+    '--db-filename', dbFile,
+    '--namespace', opts.namespace,
+    '--log-level', 'warn',
+    ...(opts.uiPort === false ? ['--headless'] : ['--ui-port', String(opts.uiPort)]),
+    ...ALL_SEARCH_ATTRIBUTES.flatMap((k) => ['--search-attribute', `${k.name}=Keyword`]),
+    ...DYNAMIC_CONFIG.flatMap((v) => ['--dynamic-config-value', v]),
+  ];
+  const child = spawn(cli, args, { stdio: ['ignore', opts.output ?? 'inherit', opts.output ?? 'inherit'] });
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  try {
+    await Promise.race([
+      waitForTemporal(opts.address),
+      exited.then((code) => {
+        throw new Error(`Temporal dev server exited with code ${code} before becoming ready (is ${opts.address} already in use?)`);
+      }),
+    ]);
+    // The CLI registers --search-attribute only when it creates the database; an older database may lack some.
+    await registerSearchAttributes(opts.address, opts.namespace);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  return {
+    address: opts.address,
+    uiUrl,
+    via: 'cli',
+    process: child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

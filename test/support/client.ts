@@ -1,0 +1,83 @@
+/** Small HTTP helpers for tests: the gateway's API as a client sees it, and the simulator's control surface. */
+import { TEST_KEYS } from './stack';
+
+export type KeyName = keyof typeof TEST_KEYS;
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly key: KeyName | string | null = 'alice',
+  ) {}
+
+  private authHeader(): Record<string, string> {
+    if (this.key === null) return {};
+    const secret = this.key in TEST_KEYS ? TEST_KEYS[this.key as KeyName].secret : this.key;
+    return { Authorization: `Bearer ${secret}` };
+  }
+
+  async request<T = any>(method: string, path: string, opts: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<Reply<T>> {
+    const headers: Record<string, string> = { ...this.authHeader(), ...(opts.headers ?? {}) };
+    let body: string | undefined = opts.rawBody;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const res = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text, a test will say so
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T };
+  }
+
+  get<T = any>(path: string, headers?: Record<string, string>) {
+    return this.request<T>('GET', path, { headers });
+  }
+
+  post<T = any>(path: string, body: unknown, headers?: Record<string, string>) {
+    return this.request<T>('POST', path, { body, headers });
+  }
+
+  /** Polls a task until it reaches a terminal status (bounded by `timeoutMs`), returning the last record. */
+  async waitForTask(taskId: string, timeoutMs = 60_000): Promise<any> {
+    const deadline = Date.now() + timeoutMs;
+    let last: any;
+    while (Date.now() < deadline) {
+      const r = await this.get(`/v1/generations/${taskId}`);
+      last = r.body;
+      if (r.status === 200 && (last.status === 'success' || last.status === 'failed')) return last;
+      await new Promise((res) => setTimeout(res, 200));
+    }
+    throw new Error(`task ${taskId} not terminal after ${timeoutMs} ms: ${JSON.stringify(last)}`);
+  }
+}
+
+export class SimClient {
+  constructor(readonly baseUrl: string) {}
+
+  async stats(): Promise<Record<'T' | 'B' | 'V', { submitRequests: number; jobsCreated: number; dedupHits: number; polls: number; cancels: number; rejected: number; faultsInjected: number }>> {
+    return (await fetch(`${this.baseUrl}/_sim/stats`)).json() as Promise<any>;
+  }
+
+  async requests(platform?: string, op?: string): Promise<{ platform: string; op: string; method: string; path: string; headers: Record<string, string>; body: any }[]> {
+    const q = new URLSearchParams({ ...(platform ? { platform } : {}), ...(op ? { op } : {}) });
+    return (await fetch(`${this.baseUrl}/_sim/requests?${q}`)).json() as Promise<any>;
+  }
+
+  async fault(f: { platform?: string; op?: string; status: number | 'reset'; count?: number; durationMs?: number; retryAfterSeconds?: number }): Promise<void> {
+    await fetch(`${this.baseUrl}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f) });
+  }
+
+  async clearFaults(): Promise<void> {
+    await fetch(`${this.baseUrl}/_sim/faults`, { method: 'DELETE' });
+  }
+}

@@ -1,0 +1,5 @@
+import type { Stack } from './stack';
+
+export default async function globalTeardown(): Promise<void> {
+  await (globalThis as { __MEDIAGATE_STACK__?: Stack }).__MEDIAGATE_STACK__?.stop();
+}

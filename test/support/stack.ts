@@ -1,0 +1,228 @@
+/**
+ * A real gateway stack for tests: the Temporal dev server, the simulator, N workers and N API processes, each a
+ * real process started exactly as production starts them (`node --import tsx <entry>.ts`), on free ports.
+ * Tests talk HTTP to it and may kill, stop or restart any part.
+ *
+ * Logs of every process go to test-results/logs/<stack>/<part>.log.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { startDevServer, type DevServer } from '../../scripts/dev-server';
+
+export const REPO = resolve(__dirname, '..', '..');
+
+/** Two keys, so ownership can be tested. Secrets are test-only. */
+export const TEST_KEYS = {
+  alice: { id: 'alice', secret: 'sk-test-alice-0123456789abcdef' },
+  bob: { id: 'bob', secret: 'sk-test-bob-0123456789abcdef0' },
+} as const;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolvePort(port));
+    });
+  });
+}
+
+export class Proc {
+  readonly exited: Promise<number | null>;
+  private lines: string[] = [];
+  private waiters: { re: RegExp; resolve: () => void }[] = [];
+
+  constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+    logFile: string,
+  ) {
+    const log = createWriteStream(logFile, { flags: 'a' });
+    for (const stream of [child.stdout!, child.stderr!]) {
+      createInterface({ input: stream }).on('line', (line) => {
+        log.write(`${line}\n`);
+        this.lines.push(line);
+        if (this.lines.length > 500) this.lines.shift();
+        this.waiters = this.waiters.filter((w) => (w.re.test(line) ? (w.resolve(), false) : true));
+      });
+    }
+    this.exited = new Promise((r) => child.once('exit', (code) => r(code)));
+    this.exited.then(() => log.end(), () => log.end());
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  waitForLine(re: RegExp, timeoutMs: number): Promise<void> {
+    if (this.lines.some((l) => re.test(l))) return Promise.resolve();
+    return new Promise((resolveWait, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${this.name}: no line matching ${re} within ${timeoutMs} ms; last output:\n${this.lines.slice(-20).join('\n')}`)), timeoutMs);
+      const onExit = () => {
+        clearTimeout(timer);
+        reject(new Error(`${this.name} exited during start-up; last output:\n${this.lines.slice(-20).join('\n')}`));
+      };
+      this.child.once('exit', onExit);
+      this.waiters.push({
+        re,
+        resolve: () => {
+          clearTimeout(timer);
+          this.child.off('exit', onExit);
+          resolveWait();
+        },
+      });
+    });
+  }
+
+  /** SIGTERM (graceful), then SIGKILL after `graceMs`. */
+  async stop(graceMs = 15_000): Promise<void> {
+    if (!this.running) return;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  async kill(): Promise<void> {
+    if (!this.running) return;
+    this.child.kill('SIGKILL');
+    await this.exited;
+  }
+}
+
+export interface StackOptions {
+  name?: string;
+  workers?: number;
+  apis?: number;
+  /** Environment for every part (on top of the stack's own). */
+  env?: Record<string, string>;
+  /** Keep the Temporal database here (to restart the server on it); default: a temp dir. */
+  dataDir?: string;
+  /** Default simulated job duration. */
+  simJobDurationMs?: number;
+}
+
+export class Stack {
+  temporal!: DevServer;
+  sim!: Proc;
+  workers: Proc[] = [];
+  apis: Proc[] = [];
+  readonly apiPorts: number[] = [];
+  temporalAddress = '';
+  simUrl = '';
+  private logDir: string;
+  private dataDir: string;
+  private ownsDataDir: boolean;
+  private baseEnv: Record<string, string> = {};
+  private counter = 0;
+
+  private constructor(private readonly opts: StackOptions) {
+    const name = opts.name ?? 'stack';
+    this.logDir = join(REPO, 'test-results', 'logs', `${name}-${process.pid}-${Date.now()}`);
+    mkdirSync(this.logDir, { recursive: true });
+    this.ownsDataDir = !opts.dataDir;
+    this.dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'mediagate-test-'));
+  }
+
+  static async start(opts: StackOptions = {}): Promise<Stack> {
+    const stack = new Stack(opts);
+    try {
+      await stack.boot();
+    } catch (err) {
+      await stack.stop();
+      throw err;
+    }
+    return stack;
+  }
+
+  get apiUrl(): string {
+    return `http://127.0.0.1:${this.apiPorts[0]}`;
+  }
+
+  get dbFile(): string {
+    return join(this.dataDir, 'temporal.db');
+  }
+
+  private async boot(): Promise<void> {
+    const [temporalPort, simPort] = [await freePort(), await freePort()];
+    this.temporalAddress = `127.0.0.1:${temporalPort}`;
+    this.simUrl = `http://127.0.0.1:${simPort}`;
+    this.baseEnv = {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      TEMPORAL_ADDRESS: this.temporalAddress,
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_TASK_QUEUE: `mediagate-test-${process.pid}-${Date.now()}`,
+      SIM_HOST: '127.0.0.1',
+      SIM_PORT: String(simPort),
+      SIM_BASE_URL: this.simUrl,
+      SIM_JOB_DURATION_MS: String(this.opts.simJobDurationMs ?? 1_500),
+      API_KEYS: Object.values(TEST_KEYS).map((k) => `${k.id}:${k.secret}`).join(','),
+      POLL_FIRST_DELAY_MS: '200',
+      POLL_INTERVAL_IMAGE_MS: '300',
+      POLL_INTERVAL_VIDEO_MS: '300',
+      WORKER_SHUTDOWN_GRACE_MS: '5000',
+      API_SHUTDOWN_GRACE_MS: '5000',
+      ...(this.opts.env ?? {}),
+    };
+    await Promise.all([this.startTemporal(), this.startSim()]);
+    await Promise.all(Array.from({ length: this.opts.workers ?? 1 }, () => this.startWorker()));
+    await Promise.all(Array.from({ length: this.opts.apis ?? 1 }, () => this.startApi()));
+  }
+
+  async startTemporal(): Promise<void> {
+    this.temporal = await startDevServer({
+      address: this.temporalAddress,
+      dbFile: this.dbFile,
+      namespace: 'default',
+      uiPort: false,
+      output: 'ignore',
+      log: () => undefined,
+    });
+  }
+
+  private spawnPart(name: string, entry: string, env: Record<string, string> = {}): Proc {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, entry)], {
+      cwd: REPO,
+      env: { ...process.env, ...this.baseEnv, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new Proc(name, child, join(this.logDir, `${name}.log`));
+  }
+
+  async startSim(): Promise<Proc> {
+    this.sim = this.spawnPart('sim', 'sim/main.ts');
+    await this.sim.waitForLine(/listening on/, 30_000);
+    return this.sim;
+  }
+
+  async startWorker(env: Record<string, string> = {}): Promise<Proc> {
+    const w = this.spawnPart(`worker-${++this.counter}`, 'worker/main.ts', env);
+    this.workers.push(w);
+    await w.waitForLine(/Worker state changed.*RUNNING|"state":"RUNNING"/, 120_000);
+    return w;
+  }
+
+  /** Starts an API process; `port` reuses a port (restart), else a new one is taken. */
+  async startApi(port?: number, env: Record<string, string> = {}): Promise<Proc> {
+    const p = port ?? (await freePort());
+    const api = this.spawnPart(`api-${++this.counter}`, 'api/main.ts', { PORT: String(p), HOST: '127.0.0.1', ...env });
+    await api.waitForLine(/API listening/, 60_000);
+    if (!this.apiPorts.includes(p)) this.apiPorts.push(p);
+    this.apis.push(api);
+    return api;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.apis, ...this.workers].map((p) => p.stop(5_000)));
+    await this.sim?.stop(5_000);
+    await this.temporal?.stop();
+    if (this.ownsDataDir) rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * The generation workflow: one for every model and platform. Submit the job upstream once, then poll it on
+ * durable timers until it succeeds, fails, is cancelled, or passes its deadline. Platform-agnostic: it sees
+ * only the normalised request and normalised upstream statuses (core/task.ts).
+ *
+ * A task *is* this workflow: task_id is the workflow ID, its result is the generation result, and its failure
+ * (an ApplicationFailure whose type is a FailureReason) is the task's error.
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  continueAsNew,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertMemo,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { SA } from '../core/search-attributes';
+import type { FailureReason, GenerationInput, GenerationResult, TaskError, TaskState, UpstreamStatus } from '../core/task';
+import { isFailureReason } from '../core/task';
+import { taskStateQuery } from './messages';
+
+/** Error types the activities raise that must never be retried: each ends the task at once. */
+const FINAL_ERRORS: FailureReason[] = ['content_policy', 'invalid_request', 'upstream_auth', 'insufficient_balance', 'upstream_failed'];
+
+/**
+ * Submitting costs money. The adapters send the platform's dedup key (T `SessionId`, B `Idempotency-Key`, both
+ * derived from the task id), so a retried submit returns the first job rather than creating a second one.
+ * The budget is still small and bounded: a platform that keeps refusing for minutes is an outage, and the task
+ * is better failed with that reason (and replayed by an operator) than retried silently for an hour.
+ */
+const { submitGeneration } = proxyActivities<Activities>({
+  startToCloseTimeout: '60s',
+  retry: {
+    initialInterval: '2s',
+    backoffCoefficient: 2,
+    maximumInterval: '60s',
+    maximumAttempts: 8,
+    nonRetryableErrorTypes: FINAL_ERRORS,
+  },
+});
+
+/** Cancelling upstream is best effort: a few tries, then the task ends anyway. */
+const { cancelGeneration } = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: FINAL_ERRORS },
+});
+
+/**
+ * Polling is read-only and free, so it retries every transient failure (network, 429, 5xx) with backoff until
+ * the task's own deadline: an upstream outage shorter than the deadline never fails a task. Retries are not
+ * recorded in history, so an outage does not grow it.
+ */
+function pollActivity(remainingMs: number) {
+  return proxyActivities<Activities>({
+    startToCloseTimeout: '30s',
+    scheduleToCloseTimeout: Math.max(1_000, remainingMs),
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: FINAL_ERRORS },
+  }).pollGeneration;
+}
+
+/** Continue-as-new well before Temporal's 10k-event warning; a long job keeps a short history per run. */
+const MAX_EVENTS_PER_RUN = 2_500;
+
+/** Where a continued run picks up. */
+export interface GenerationResume {
+  upstreamTaskId: string;
+  deadlineAt: number;
+  state: TaskState;
+}
+
+export async function generationWorkflow(input: GenerationInput, resume?: GenerationResume): Promise<GenerationResult> {
+  const state: TaskState = resume?.state ?? { status: 'pending' };
+  setHandler(taskStateQuery, () => state);
+  const deadlineAt = resume?.deadlineAt ?? Date.now() + input.timing.deadlineMs;
+  let upstreamTaskId = resume?.upstreamTaskId;
+
+  try {
+    if (upstreamTaskId === undefined) {
+      // Non-cancellable: once a paid submit is on its way we must learn the upstream id, so that a cancel
+      // arriving meanwhile can still cancel the upstream job.
+      const submitted = await CancellationScope.nonCancellable(() =>
+        submitGeneration({ platform: input.platform, request: input.request, dedupKey: workflowInfo().workflowId }),
+      ).catch((err) => failFromActivity(err, 'submit'));
+      upstreamTaskId = submitted.upstreamTaskId;
+      state.upstreamTaskId = upstreamTaskId;
+      upsertSearchAttributes([{ key: SA.upstreamTaskId, value: upstreamTaskId }]);
+      await sleep(Math.min(input.timing.firstPollDelayMs, remaining(deadlineAt)));
+    }
+
+    for (;;) {
+      if (remaining(deadlineAt) <= 0) return await deadlineExceeded(input, upstreamTaskId);
+      const poll = pollActivity(remaining(deadlineAt));
+      let status: UpstreamStatus;
+      try {
+        status = await poll({ platform: input.platform, kind: input.kind, upstreamTaskId });
+      } catch (err) {
+        if (isActivityTimeout(err)) return await deadlineExceeded(input, upstreamTaskId, lastFailureMessage(err));
+        return failFromActivity(err, 'poll');
+      }
+
+      if (status.state === 'success') return succeed(state, status);
+      if (status.state === 'failed') {
+        const f = status.failure ?? { reason: 'upstream_failed' as const, message: 'The platform reported the job as failed' };
+        return fail(f.reason, f.message, f.code);
+      }
+      setStatus(state, status.state, status.progress);
+
+      if (workflowInfo().historyLength >= MAX_EVENTS_PER_RUN || workflowInfo().continueAsNewSuggested) {
+        return await continueAsNew<typeof generationWorkflow>(input, { upstreamTaskId, deadlineAt, state });
+      }
+      await sleep(Math.min(input.timing.pollIntervalMs, Math.max(1, remaining(deadlineAt))));
+    }
+  } catch (err) {
+    if (isCancellation(err)) {
+      await CancellationScope.nonCancellable(async () => {
+        if (upstreamTaskId !== undefined) await cancelUpstream(input, upstreamTaskId);
+        markFailed({ message: 'The task was cancelled at the client\'s request', code: 'cancelled' });
+      });
+    }
+    throw err;
+  }
+}
+
+function remaining(deadlineAt: number): number {
+  return deadlineAt - Date.now();
+}
+
+/**
+ * Status and progress are recorded in the memo (and status in a search attribute) when they change, so the
+ * API reads a task with one DescribeWorkflowExecution call and needs no worker to answer: reads keep working
+ * while every worker is down. Progress moves in coarse steps, so this adds a few events per task, not one
+ * per poll.
+ */
+function setStatus(state: TaskState, status: 'pending' | 'running', progress?: number): void {
+  const pct = progress === undefined ? state.progress : Math.max(0, Math.min(100, Math.round(progress)));
+  if (state.status === status && state.progress === pct) return;
+  if (state.status !== status) upsertSearchAttributes([{ key: SA.status, value: status }]);
+  state.status = status;
+  state.progress = pct;
+  upsertMemo({ status, progress: pct });
+}
+
+function succeed(state: TaskState, status: UpstreamStatus): GenerationResult {
+  const outputs = status.outputs ?? [];
+  if (outputs.length === 0) return fail('upstream_failed', 'The platform reported success but returned no result URL');
+  state.status = 'success';
+  state.progress = 100;
+  const result: GenerationResult = { created: Math.floor(Date.now() / 1000), data: outputs.map((o) => ({ url: o.url })) };
+  if (status.extras) result.extras = status.extras;
+  upsertSearchAttributes([{ key: SA.status, value: 'success' }]);
+  upsertMemo({ status: 'success', progress: 100, result });
+  return result;
+}
+
+function markFailed(error: TaskError): void {
+  upsertSearchAttributes([
+    { key: SA.status, value: 'failed' },
+    { key: SA.failureReason, value: error.code },
+  ]);
+  upsertMemo({ status: 'failed', error });
+}
+
+function fail(reason: FailureReason, message: string, upstreamCode?: string): never {
+  markFailed({ message, code: reason, ...(upstreamCode ? { upstream_code: upstreamCode } : {}) });
+  throw ApplicationFailure.create({ type: reason, message, nonRetryable: true, details: upstreamCode ? [{ code: upstreamCode }] : [] });
+}
+
+/** An activity that ran out of retries or hit a final error: the task fails with the adapter's reason. */
+function failFromActivity(err: unknown, step: 'submit' | 'poll'): never {
+  if (isCancellation(err)) throw err;
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure && isFailureReason(cause.type)) {
+    const code = (cause.details?.[0] as { code?: string } | undefined)?.code;
+    return fail(cause.type, cause.message, code);
+  }
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return fail('upstream_unavailable', `Could not ${step} the job upstream: ${message}`);
+}
+
+function isActivityTimeout(err: unknown): boolean {
+  return err instanceof ActivityFailure && err.cause?.name === 'TimeoutFailure';
+}
+
+async function cancelUpstream(input: GenerationInput, upstreamTaskId: string): Promise<void> {
+  try {
+    await cancelGeneration({ platform: input.platform, kind: input.kind, upstreamTaskId });
+  } catch {
+    // Best effort: the platform may not allow cancelling a running job. The task ends either way.
+  }
+}
+
+/** The last error of a poll that kept failing until the deadline, if any: it says why the task ran out. */
+function lastFailureMessage(err: unknown): string | undefined {
+  const timeout = err instanceof ActivityFailure ? err.cause : undefined;
+  const last = timeout?.cause;
+  return last instanceof Error ? last.message : undefined;
+}
+
+async function deadlineExceeded(input: GenerationInput, upstreamTaskId: string, lastError?: string): Promise<never> {
+  await cancelUpstream(input, upstreamTaskId);
+  const minutes = Math.round(input.timing.deadlineMs / 60_000);
+  const why = lastError ? `; the platform could not be reached: ${lastError}` : '';
+  return fail('deadline_exceeded', `The job did not finish within the task deadline (${minutes} min)${why}`);
+}
