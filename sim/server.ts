@@ -16,6 +16,7 @@ import { PLATFORMS } from '../core/platforms';
 import type { FaultStatus } from './directives';
 import { JobStore } from './jobs';
 import { mediaFor } from './media';
+import { registerPlatformB } from './platform-b';
 import { registerPlatformV } from './platform-v';
 
 export type SimOp = 'submit' | 'poll' | 'cancel';
@@ -217,6 +218,7 @@ export async function startSimulator(options: SimOptions): Promise<Simulator> {
   });
 
   registerPlatformV(router, host);
+  registerPlatformB(router, host);
 
   app.use(router.routes());
   app.use(router.allowedMethods());
