@@ -1,0 +1,87 @@
+/**
+ * The API's Prometheus metrics, served unauthenticated at GET /metrics (like /healthz: scrapers carry no API
+ * key, and nothing here names a task, a key or a prompt).
+ *
+ * Metrics are per process, like the process metrics they sit beside, so they live in one module-level registry
+ * (not prom-client's global one, which other libraries may write to). Labels are bounded sets only: the route
+ * *pattern* (never the raw path, which carries task ids), the model and platform from the catalogue.
+ */
+import type Router from '@koa/router';
+import type { Next } from 'koa';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { AppContext, AppState } from './context';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+/** Sync requests may take the whole 10-minute wait, hence the long tail of buckets. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+const requestDuration = new Histogram({
+  name: 'mediagate_http_request_duration_seconds',
+  help: 'HTTP request duration by method, route pattern and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: DURATION_BUCKETS,
+  registers: [registry],
+});
+
+const tasksStarted = new Counter({
+  name: 'mediagate_tasks_started_total',
+  help: 'Generation tasks started (workflows created), by kind, model and platform',
+  labelNames: ['kind', 'model', 'platform'] as const,
+  registers: [registry],
+});
+
+const syncWaits = new Gauge({
+  name: 'mediagate_sync_waits_in_progress',
+  help: 'Sync generation requests currently waiting for their result',
+  registers: [registry],
+});
+
+/** Label for requests no route matched: their paths are arbitrary, so they share one series. */
+const UNMATCHED = 'unmatched';
+
+/**
+ * Times every request. Mounted outside the error envelope so it sees the status the client gets. The route
+ * label is the pattern recorded in ctx.state.route (the /v1 routes), else the pattern one of `routers` matches
+ * (health and metrics), else `unmatched`.
+ */
+export function httpMetrics(routers: readonly Router<AppState>[] = []) {
+  const patternOf = (ctx: AppContext): string | undefined => {
+    for (const router of routers) {
+      const matched = router.match(ctx.path, ctx.method);
+      const layer = matched.route ? matched.pathAndMethod.filter((l) => l.methods.length > 0).at(-1) : undefined;
+      if (layer) return String(layer.path);
+    }
+    return undefined;
+  };
+  return async (ctx: AppContext, next: Next) => {
+    const stop = requestDuration.startTimer();
+    try {
+      await next();
+    } finally {
+      stop({ method: ctx.method, route: ctx.state.route ?? patternOf(ctx) ?? UNMATCHED, status: String(ctx.status) });
+    }
+  };
+}
+
+/** GET /metrics: the Prometheus text exposition of this process. */
+export async function serveMetrics(ctx: AppContext): Promise<void> {
+  ctx.type = registry.contentType;
+  ctx.body = await registry.metrics();
+}
+
+/** To be called once per workflow actually started (not for an idempotent replay of an existing task). */
+export function recordTaskStarted(task: { kind: string; model: string; platform: string }): void {
+  tasksStarted.inc({ kind: task.kind, model: task.model, platform: task.platform });
+}
+
+/** Wraps a sync wait so the gauge counts it while it is pending, whichever way it ends. */
+export async function trackSyncWait<T>(wait: () => Promise<T>): Promise<T> {
+  syncWaits.inc();
+  try {
+    return await wait();
+  } finally {
+    syncWaits.dec();
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * The API's operational endpoints, over real HTTP against the Koa app with Temporal faked out: /healthz
+ * (process alive), /readyz (Temporal reachable) and /metrics (Prometheus text, unauthenticated, route patterns
+ * as labels). No Temporal is needed: these routes never touch tasks.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../api/app';
+import { KeyStore } from '../../api/auth';
+import type { AppDeps } from '../../api/context';
+import { KeyLimits } from '../../api/limits';
+import { recordTaskStarted, trackSyncWait } from '../../api/metrics';
+import { defaultCatalogue } from '../../core/catalogue';
+import { createLogger } from '../../core/logger';
+
+let temporalUp = true;
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  // Only what the health and metrics routes use is real; the task service is never reached here.
+  const deps = {
+    logger: createLogger('test', 'silent'),
+    keys: new KeyStore([]),
+    tasks: {},
+    limits: new KeyLimits({ rps: 0, maxInflight: 0 }, async () => 0),
+    catalogue: defaultCatalogue,
+    enabledPlatforms: new Set(['V']),
+    syncTimeoutMs: 1_000,
+    checkTemporal: async () => {
+      if (!temporalUp) throw new Error('connection refused');
+    },
+  } as unknown as AppDeps;
+  server = createServer(createApp(deps).callback());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+async function scrape(): Promise<string> {
+  const res = await fetch(`${base}/metrics`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+  return res.text();
+}
+
+/** The value of one sample line, e.g. `name{a="b"} 3`, or undefined when absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const body = line.slice(name.length).match(/^(?:\{(.*)\})? (\S+)$/);
+    if (!body) continue;
+    const have = Object.fromEntries([...(body[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(body[2]);
+  }
+  return undefined;
+}
+
+describe('GET /healthz', () => {
+  it('answers 200 without authentication, whatever Temporal does', async () => {
+    temporalUp = false;
+    const res = await fetch(`${base}/healthz`);
+    temporalUp = true;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok' });
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+});
+
+describe('GET /readyz', () => {
+  it('is ready when Temporal answers', async () => {
+    const res = await fetch(`${base}/readyz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ready' });
+  });
+
+  it('is 503 with the error envelope when Temporal does not answer', async () => {
+    temporalUp = false;
+    try {
+      const res = await fetch(`${base}/readyz`);
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as { error: unknown };
+      expect(body.error).toMatchObject({ type: 'service_unavailable_error', code: 'not_ready' });
+    } finally {
+      temporalUp = true;
+    }
+  });
+});
+
+describe('GET /metrics', () => {
+  it('is served without authentication, with the process metrics', async () => {
+    const text = await scrape();
+    expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(text).toContain('# TYPE mediagate_http_request_duration_seconds histogram');
+  });
+
+  it('times requests by route pattern and status; unknown paths share one series', async () => {
+    await fetch(`${base}/healthz`);
+    await fetch(`${base}/readyz`);
+    await fetch(`${base}/no/such/path/abc123`, { headers: { authorization: 'Bearer whatever-secret-0000' } });
+    const text = await scrape();
+    expect(sample(text, 'mediagate_http_request_duration_seconds_count', { method: 'GET', route: '/healthz', status: '200' })).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'mediagate_http_request_duration_seconds_count', { method: 'GET', route: '/readyz', status: '200' })).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'mediagate_http_request_duration_seconds_count', { route: 'unmatched' })).toBeGreaterThanOrEqual(1);
+    expect(text).not.toContain('abc123');
+  });
+
+  it('counts started tasks by kind, model and platform', async () => {
+    const labels = { kind: 'video', model: 'vendor-video-1-0-pro-250528', platform: 'V' };
+    const before = sample(await scrape(), 'mediagate_tasks_started_total', labels) ?? 0;
+    recordTaskStarted(labels);
+    recordTaskStarted(labels);
+    expect(sample(await scrape(), 'mediagate_tasks_started_total', labels)).toBe(before + 2);
+  });
+
+  it('counts sync waits while they are pending, and releases them however they end', async () => {
+    let release!: () => void;
+    const pending = trackSyncWait(() => new Promise<string>((r) => (release = () => r('done'))));
+    const failing = trackSyncWait(() => Promise.reject(new Error('gone')));
+    await expect(failing).rejects.toThrow('gone');
+    expect(sample(await scrape(), 'mediagate_sync_waits_in_progress')).toBe(1);
+    release();
+    await expect(pending).resolves.toBe('done');
+    expect(sample(await scrape(), 'mediagate_sync_waits_in_progress')).toBe(0);
+  });
+});
