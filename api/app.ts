@@ -4,9 +4,12 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { AppDeps, AppState, AppContext } from './context';
 import { ApiError } from './errors';
+import { httpMetrics, serveMetrics } from './metrics';
 import { authenticate } from './middleware/auth';
 import { errorEnvelope } from './middleware/errors';
 import { requestContext } from './middleware/request-context';
+import { openApiDocument } from './openapi';
+import { cancelRoutes } from './routes/cancel';
 import { generationRoutes } from './routes/generations';
 import { modelRoutes } from './routes/models';
 import { taskRoutes } from './routes/tasks';
@@ -21,6 +24,10 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   health.get('/healthz', (ctx: AppContext) => {
     ctx.body = { status: 'ok' };
   });
+  health.get('/metrics', serveMetrics);
+  health.get('/openapi.json', (ctx: AppContext) => {
+    ctx.body = openApiDocument();
+  });
   health.get('/readyz', async (ctx: AppContext) => {
     try {
       await deps.checkTemporal();
@@ -32,11 +39,14 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   const v1 = new Router<AppState>();
   v1.use(authenticate(deps.keys));
+  v1.use(deps.limits.rateLimit());
   generationRoutes(v1, deps);
   taskRoutes(v1, deps);
+  cancelRoutes(v1, deps);
   modelRoutes(v1, deps);
 
   app.use(requestContext(deps.logger));
+  app.use(httpMetrics([health]));
   app.use(errorEnvelope());
   app.use(health.routes());
   app.use(requireJson);
@@ -60,7 +70,8 @@ async function requireJson(ctx: AppContext, next: Koa.Next) {
 function recordRoute(router: Router<AppState>) {
   return async (ctx: AppContext, next: Koa.Next) => {
     const matched = router.match(ctx.path, ctx.method);
-    const layer = matched.pathAndMethod[matched.pathAndMethod.length - 1];
+    // Only route layers (with methods) name a pattern; `use` layers match every path.
+    const layer = matched.route ? matched.pathAndMethod.filter((l) => l.methods.length > 0).at(-1) : undefined;
     if (layer) ctx.state.route = layer.path as string;
     await next();
   };

@@ -4,6 +4,7 @@ import type { Catalogue } from '../core/catalogue';
 import type { Logger } from '../core/logger';
 import type { Platform } from '../core/platforms';
 import type { ApiKey, KeyStore } from './auth';
+import type { KeyLimits } from './limits';
 import type { TaskService } from './tasks';
 
 export interface AppState {
@@ -20,6 +21,7 @@ export interface AppDeps {
   logger: Logger;
   keys: KeyStore;
   tasks: TaskService;
+  limits: KeyLimits;
   catalogue: Catalogue;
   enabledPlatforms: ReadonlySet<Platform>;
   syncTimeoutMs: number;

@@ -11,6 +11,7 @@ import { createLogger } from '../core/logger';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 import { createApp } from './app';
 import { KeyStore, parseApiKeysEnv, parseApiKeysFile } from './auth';
+import { KeyLimits } from './limits';
 import { TaskService } from './tasks';
 
 async function main(): Promise<void> {
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
     logger,
     keys,
     tasks,
+    limits: new KeyLimits({ rps: config.KEY_RATE_LIMIT_RPS, maxInflight: config.KEY_MAX_INFLIGHT }, (ownerId) => tasks.countRunning(ownerId)),
     catalogue: defaultCatalogue,
     enabledPlatforms: enabledPlatforms(config),
     syncTimeoutMs: config.SYNC_TIMEOUT_MS,

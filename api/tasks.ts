@@ -51,6 +51,14 @@ export interface StartedTask {
   model: string;
 }
 
+/**
+ * What a cancel request did: the task was not found (or is another key's), had already finished, was
+ * cancelled (the record is final), or is still cancelling (the record is the current one).
+ */
+export type CancelOutcome =
+  | { outcome: 'not_found' }
+  | { outcome: 'finished' | 'cancelled' | 'cancelling'; record: TaskRecord };
+
 /** A task whose generation failed, as the sync endpoints report it. */
 export class GenerationFailed extends Error {
   override name = 'GenerationFailed';
@@ -73,7 +81,12 @@ export class TaskService {
     private readonly opts: TaskServiceOptions,
   ) {}
 
-  async start(ownerId: string, entry: ModelEntry, request: GenerationRequest, taskId = newTaskId()): Promise<StartedTask> {
+  /**
+   * Starts the task's workflow. Throws WorkflowExecutionAlreadyStartedError (see isAlreadyStarted) when a
+   * workflow with this task id exists or existed: task ids are never reused.
+   */
+  async start(ownerId: string, entry: ModelEntry, request: GenerationRequest, opts: { taskId?: string; requestHash?: string } = {}): Promise<StartedTask> {
+    const taskId = opts.taskId ?? newTaskId();
     const input: GenerationInput = {
       kind: entry.kind,
       platform: entry.platform,
@@ -82,7 +95,7 @@ export class TaskService {
       ownerId,
       timing: this.opts.timing[entry.kind],
     };
-    const memo: TaskMemo = { model: entry.id, kind: entry.kind, platform: entry.platform, status: 'pending' };
+    const memo: TaskMemo = { model: entry.id, kind: entry.kind, platform: entry.platform, status: 'pending', requestHash: opts.requestHash };
     await this.client.workflow.start<typeof generationWorkflow>(WORKFLOW_TYPE, {
       taskQueue: this.opts.taskQueue,
       workflowId: taskId,
@@ -104,6 +117,17 @@ export class TaskService {
 
   /** The task's record, or undefined when it does not exist or belongs to another key (indistinguishable). */
   async read(taskId: string, ownerId: string): Promise<TaskRecord | undefined> {
+    const desc = await this.describeOwned(taskId, ownerId);
+    return desc && toTaskRecord(desc);
+  }
+
+  /** The task's record and the fingerprint of the request that created it. */
+  async readWithFingerprint(taskId: string, ownerId: string): Promise<{ record: TaskRecord; requestHash?: string } | undefined> {
+    const desc = await this.describeOwned(taskId, ownerId);
+    return desc && { record: toTaskRecord(desc), requestHash: (desc.memo as TaskMemo | undefined)?.requestHash };
+  }
+
+  private async describeOwned(taskId: string, ownerId: string): Promise<WorkflowExecutionDescription | undefined> {
     let desc: WorkflowExecutionDescription;
     try {
       desc = await this.client.workflow.getHandle(taskId).describe();
@@ -112,7 +136,13 @@ export class TaskService {
       throw err;
     }
     if (desc.typedSearchAttributes.get(SA.owner) !== ownerId || desc.type !== WORKFLOW_TYPE) return undefined;
-    return toTaskRecord(desc);
+    return desc;
+  }
+
+  /** How many of the key's tasks are running (Temporal visibility; eventually consistent). */
+  async countRunning(ownerId: string): Promise<number> {
+    const { count } = await this.client.workflow.count(`${ownerQuery(ownerId)} AND ExecutionStatus = 'Running'`);
+    return count;
   }
 
   /** Waits for the task's result. Aborting the signal stops the wait, never the task. */
@@ -127,9 +157,34 @@ export class TaskService {
     }
   }
 
+  /**
+   * Asks the task's workflow to cancel (it then cancels the upstream job where the platform allows and fails
+   * with `cancelled`), and waits up to `settleMs` for it to close so the caller usually gets the final record.
+   * It may take longer, e.g. while a paid submit is still in flight or no worker is running: then the outcome
+   * is `cancelling` with the task's current record, and the cancellation completes on its own.
+   */
+  async cancel(taskId: string, ownerId: string, settleMs = 5_000): Promise<CancelOutcome> {
+    const before = await this.read(taskId, ownerId);
+    if (!before) return { outcome: 'not_found' };
+    if (before.status === 'success' || before.status === 'failed') return { outcome: 'finished', record: before };
+    const handle = this.client.workflow.getHandle(taskId);
+    try {
+      await handle.cancel();
+    } catch (err) {
+      // It closed between the read and the cancel request.
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+      const now = await this.read(taskId, ownerId);
+      return now ? { outcome: 'finished', record: now } : { outcome: 'not_found' };
+    }
+    await this.client.withDeadline(Date.now() + settleMs, () => handle.result()).catch(() => undefined);
+    const after = await this.read(taskId, ownerId);
+    if (!after) return { outcome: 'not_found' };
+    return { outcome: after.status === 'failed' || after.status === 'success' ? 'cancelled' : 'cancelling', record: after };
+  }
+
   /** One page of the key's tasks, in SQL visibility's order: running first, then most recently closed. */
   async list(ownerId: string, page: number, pageSize: number): Promise<{ total: number; records: TaskRecord[] }> {
-    const query = `${SA.owner.name} = '${ownerId.replace(/'/g, "''")}' AND WorkflowType = '${WORKFLOW_TYPE}'`;
+    const query = ownerQuery(ownerId);
     const [{ count }, records] = await Promise.all([
       this.client.workflow.count(query),
       (async () => {
@@ -148,6 +203,11 @@ export class TaskService {
   }
 }
 
+/** Visibility query for one key's tasks. Key ids are [A-Za-z0-9_.-] (api/auth.ts), so no quoting issue. */
+function ownerQuery(ownerId: string): string {
+  return `${SA.owner.name} = '${ownerId}' AND WorkflowType = '${WORKFLOW_TYPE}'`;
+}
+
 export function isAlreadyStarted(err: unknown): err is WorkflowExecutionAlreadyStartedError {
   return err instanceof WorkflowExecutionAlreadyStartedError;
 }
@@ -156,28 +216,26 @@ export function isAlreadyStarted(err: unknown): err is WorkflowExecutionAlreadyS
 export function toTaskRecord(info: Omit<WorkflowExecutionInfo, 'raw'>): TaskRecord {
   const memo = (info.memo ?? {}) as TaskMemo;
   const model = memo.model ?? String(info.typedSearchAttributes.get(SA.model) ?? '');
-  const base = { task_id: info.workflowId, model };
+  const record = (status: TaskStatus, rest: Partial<TaskRecord> = {}): TaskRecord => ({ task_id: info.workflowId, status, model, ...rest });
   switch (info.status.name) {
-    case 'RUNNING': {
-      const status = memo.status === 'running' ? 'running' : 'pending';
-      return status === 'running' ? { ...base, status, progress: `${memo.progress ?? 0}%` } : { ...base, status };
-    }
+    case 'RUNNING':
+      return memo.status === 'running' ? record('running', { progress: `${memo.progress ?? 0}%` }) : record('pending');
     case 'COMPLETED': {
       const result = memo.result;
-      if (!result) return { ...base, status: 'failed', error: { message: 'The task completed without a recorded result', code: 'upstream_failed' } };
-      return { ...base, status: 'success', created: result.created, data: result.data, ...(result.extras ?? {}) };
+      if (!result) return record('failed', { error: { message: 'The task completed without a recorded result', code: 'upstream_failed' } });
+      return record('success', { created: result.created, data: result.data, ...(result.extras ?? {}) });
     }
     case 'FAILED':
-      return { ...base, status: 'failed', error: memo.error ?? { message: 'The task failed', code: 'upstream_failed' } };
+      return record('failed', { error: memo.error ?? { message: 'The task failed', code: 'upstream_failed' } });
     case 'CANCELLED':
-      return { ...base, status: 'failed', error: memo.error ?? { message: 'The task was cancelled', code: 'cancelled' } };
+      return record('failed', { error: memo.error ?? { message: 'The task was cancelled', code: 'cancelled' } });
     case 'TERMINATED':
-      return { ...base, status: 'failed', error: { message: 'The task was terminated by an operator', code: 'terminated' } };
+      return record('failed', { error: { message: 'The task was terminated by an operator', code: 'terminated' } });
     case 'TIMED_OUT':
-      return { ...base, status: 'failed', error: { message: 'The task timed out', code: 'deadline_exceeded' } };
+      return record('failed', { error: { message: 'The task timed out', code: 'deadline_exceeded' } });
     default:
       // CONTINUED_AS_NEW is never the latest run; anything else is treated as still in progress.
-      return { ...base, status: 'pending' };
+      return record('pending');
   }
 }
 

@@ -12,6 +12,7 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 const optionalUrl = optionalString.pipe(z.url({ protocol: /^https?$/ }).optional());
+const port = (def: number) => z.coerce.number().int().min(1).max(65535).default(def);
 
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -25,8 +26,14 @@ export const configSchema = z.object({
   /** JSON file of keys: `[{id, secret | sha256, models?, rate_limit_rps?, max_inflight?}]`. */
   API_KEYS_FILE: optionalString,
   SYNC_TIMEOUT_MS: positiveMs(600_000),
+  /** Requests per second per API key (0 = unlimited); API_KEYS_FILE may override it per key. */
+  KEY_RATE_LIMIT_RPS: z.coerce.number().nonnegative().default(50),
+  /** Running tasks per API key (0 = unlimited); API_KEYS_FILE may override it per key. */
+  KEY_MAX_INFLIGHT: z.coerce.number().int().nonnegative().default(100),
   /** How long a stopping API waits for in-flight requests before closing their connections. */
   API_SHUTDOWN_GRACE_MS: positiveMs(15_000),
+  /** Behind a reverse proxy: trust its X-Forwarded-* headers (client address in logs). */
+  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
 
   // Temporal
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
@@ -42,6 +49,18 @@ export const configSchema = z.object({
     .enum(['true', 'false'])
     .optional()
     .transform((v) => v === 'true'),
+  /** The Temporal CLI binary for the embedded dev server; unset: the pinned one (scripts/temporal-cli.ts). */
+  TEMPORAL_CLI_PATH: optionalString,
+
+  // Worker
+  /** A prebuilt workflow bundle (`npm run build` writes dist/workflow-bundle.js); unset: bundled at start. */
+  WORKFLOW_BUNDLE_PATH: optionalString,
+  /** Interface of the worker's two metrics endpoints; 0.0.0.0 so a scraper in another container reaches them. */
+  WORKER_METRICS_HOST: z.string().default('0.0.0.0'),
+  /** The worker's own metrics (upstream calls, task outcomes, process) at GET /metrics. */
+  WORKER_METRICS_PORT: port(9464),
+  /** The Temporal SDK's runtime metrics (the Runtime's Prometheus exporter) at GET /metrics. */
+  WORKER_SDK_METRICS_PORT: port(9465),
 
   // Polling and deadlines (spec §4 "Recommended polling"); tests shorten them.
   POLL_FIRST_DELAY_MS: ms(3_000),
@@ -72,6 +91,8 @@ export const configSchema = z.object({
   SIM_BASE_URL: z.url().default('http://127.0.0.1:8090'),
   /** How long a simulated job takes from submission to success. */
   SIM_JOB_DURATION_MS: ms(8_000),
+  /** Base URL the simulator puts into result links; unset: derived from each request's Host header. */
+  SIM_PUBLIC_URL: optionalUrl,
 });
 
 export type RawConfig = z.infer<typeof configSchema>;

@@ -24,7 +24,8 @@ export const httpUrl = z
       }
     },
     { message: 'must be an absolute http(s) URL' },
-  );
+  )
+  .meta({ format: 'uri', description: 'Absolute http(s) URL' });
 
 const prompt = z.string().max(MAX_PROMPT_LENGTH, { message: `must be at most ${MAX_PROMPT_LENGTH} characters` });
 const stringBool = z.enum(['true', 'false']);
@@ -34,12 +35,14 @@ export const VIDEO_RATIO_VALUES = ['16:9', '9:16', '1:1', '4:3', '3:4'] as const
 export const IMAGE_ROLES = ['first_frame', 'last_frame', 'reference_image'] as const;
 
 /** Platform T `FileInfos` item, keys as the spec lists them. */
-export const fileInfoSchema = z.strictObject({
-  Type: z.literal('Url'),
-  Url: httpUrl,
-  Category: z.literal('Image').optional(),
-  Usage: z.enum(['FirstFrame', 'LastFrame', 'Reference']).optional(),
-});
+export const fileInfoSchema = z
+  .strictObject({
+    Type: z.literal('Url'),
+    Url: httpUrl,
+    Category: z.literal('Image').optional(),
+    Usage: z.enum(['FirstFrame', 'LastFrame', 'Reference']).optional(),
+  })
+  .meta({ id: 'FileInfo', description: 'Platform T reference file' });
 
 export const videoOutputConfigSchema = z.strictObject({
   Duration: z.number().positive().optional(),
@@ -92,7 +95,7 @@ export const videoRequestSchema = z.strictObject({
   // Platform T
   output_config: videoOutputConfigSchema.optional(),
   file_infos: z.array(fileInfoSchema).min(1).max(MAX_REFERENCE_ITEMS).optional(),
-});
+}).meta({ id: 'VideoGenerationRequest', description: 'Spec 2.1. Which fields a model accepts depends on its platform (see GET /v1/models).' });
 export type VideoRequest = z.infer<typeof videoRequestSchema>;
 
 export const imageRequestSchema = z.strictObject({
@@ -105,7 +108,7 @@ export const imageRequestSchema = z.strictObject({
   enhance_prompt: enabledDisabled.optional(),
   output_config: imageOutputConfigSchema.optional(),
   file_infos: z.array(fileInfoSchema).min(1).max(MAX_REFERENCE_ITEMS).optional(),
-});
+}).meta({ id: 'ImageGenerationRequest', description: 'Spec 2.2.' });
 export type ImageRequest = z.infer<typeof imageRequestSchema>;
 
 /** What the workflow carries: a validated request, tagged by kind. */

@@ -7,12 +7,15 @@
  * keeps running, so nothing is lost.
  */
 import type Router from '@koa/router';
+import type { ModelEntry } from '../../core/catalogue';
 import type { Kind } from '../../core/platforms';
+import type { GenerationRequest } from '../../core/schemas';
 import type { GenerationResult } from '../../core/task';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
-import { ApiError } from '../errors';
+import { ApiError, invalidRequest } from '../errors';
+import { idempotentTaskId, readIdempotencyKey, requestFingerprint } from '../idempotency';
 import { parseGenerationBody } from '../request-validation';
-import { GenerationFailed, type StartedTask } from '../tasks';
+import { GenerationFailed, isAlreadyStarted, newTaskId, type StartedTask, type TaskRecord } from '../tasks';
 
 /** HTTP status for a generation that failed, by its reason. */
 const FAILURE_STATUS: Record<string, { status: number; type: 'generation_error' | 'upstream_error' | 'conflict_error' }> = {
@@ -33,25 +36,90 @@ function syncBody(taskId: string, result: GenerationResult) {
   return { created: result.created, data: result.data, ...(result.extras ?? {}), task_id: taskId };
 }
 
+/** `X-Async`: "true"/"1" selects async mode, "false"/"0"/absent sync; anything else is an error, not a guess. */
+function isAsyncRequested(header: string): boolean {
+  const v = header.trim().toLowerCase();
+  if (v === '' || v === 'false' || v === '0') return false;
+  if (v === 'true' || v === '1') return true;
+  throw invalidRequest('X-Async must be "true" or "false"', 'X-Async', 'invalid_header');
+}
+
 export function generationRoutes(router: Router<AppState>, deps: AppDeps): void {
   const submit = (kind: Kind, alwaysAsync: boolean) => async (ctx: AppContext) => {
     const key = apiKeyOf(ctx);
+    const wantsAsync = alwaysAsync || isAsyncRequested(ctx.get('X-Async'));
+    const idempotencyKey = readIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
     const { entry, request } = parseGenerationBody(deps.catalogue, deps.enabledPlatforms, kind, ctx.request.body);
-    const task = await deps.tasks.start(key.id, entry, request);
-    ctx.state.log = ctx.state.log.child({ taskId: task.taskId });
-    ctx.state.log.info({ model: entry.id, platform: entry.platform, kind }, 'Task started');
-
-    if (alwaysAsync || ctx.get('X-Async').toLowerCase() === 'true') {
-      ctx.body = asyncRecord(task);
-      return;
+    if (key.models && !key.models.has(entry.id)) {
+      throw new ApiError(403, 'permission_error', `This API key may not use the model '${entry.id}'`, { param: 'model', code: 'model_not_allowed' });
     }
-    await waitForResult(ctx, deps, task);
+
+    const requestHash = requestFingerprint(kind, ctx.request.body);
+    const taskId = idempotencyKey ? idempotentTaskId(key, idempotencyKey) : newTaskId();
+    const started = await startOrReplay(ctx, deps, { taskId, requestHash, idempotent: idempotencyKey !== undefined, entry, request });
+    ctx.state.log = ctx.state.log.child({ taskId });
+
+    if (started.replayed) {
+      ctx.set('Idempotent-Replayed', 'true');
+      if (wantsAsync || started.replayed.status === 'failed') {
+        if (!wantsAsync) throwIfFailed(started.replayed, taskId);
+        ctx.body = { ...started.replayed, message: pollMessage(taskId) };
+        return;
+      }
+    } else {
+      ctx.state.log.info({ model: entry.id, platform: entry.platform, kind }, 'Task started');
+      if (wantsAsync) {
+        ctx.body = asyncRecord({ taskId, model: entry.id });
+        return;
+      }
+    }
+    await waitForResult(ctx, deps, { taskId, model: entry.id });
   };
 
   router.post('/v1/videos/generations', submit('video', false));
   router.post('/v1/images/generations', submit('image', false));
   router.post('/v1/async/videos/generations', submit('video', true));
   router.post('/v1/async/images/generations', submit('image', true));
+}
+
+/**
+ * Starts the workflow, or — for a repeated Idempotency-Key — finds the task it started before: the same request
+ * gets that task back (never a second workflow or upstream job), a different request under the same key is 409.
+ */
+async function startOrReplay(
+  ctx: AppContext,
+  deps: AppDeps,
+  t: { taskId: string; requestHash: string; idempotent: boolean; entry: ModelEntry; request: GenerationRequest },
+): Promise<{ replayed?: TaskRecord }> {
+  const key = apiKeyOf(ctx);
+  const release = await deps.limits.reserveInflight(key);
+  try {
+    await deps.tasks.start(key.id, t.entry, t.request, { taskId: t.taskId, requestHash: t.requestHash });
+    return {};
+  } catch (err) {
+    release();
+    if (!t.idempotent || !isAlreadyStarted(err)) throw err;
+  }
+  const existing = await deps.tasks.readWithFingerprint(t.taskId, key.id);
+  if (!existing) throw new Error(`task ${t.taskId} exists but could not be read`);
+  if (existing.requestHash !== t.requestHash) {
+    throw new ApiError(409, 'conflict_error', 'This Idempotency-Key was already used with a different request body', {
+      param: 'Idempotency-Key',
+      code: 'idempotency_key_reused',
+      taskId: t.taskId,
+    });
+  }
+  return { replayed: existing.record };
+}
+
+function throwIfFailed(record: TaskRecord, taskId: string): void {
+  if (record.status !== 'failed' || !record.error) return;
+  throw failureError(taskId, { message: record.error.message, code: record.error.code });
+}
+
+function failureError(taskId: string, error: { message: string; code: string }): ApiError {
+  const fit = FAILURE_STATUS[error.code] ?? { status: 502, type: 'upstream_error' as const };
+  return new ApiError(fit.status, fit.type, error.message, { code: error.code, taskId });
 }
 
 async function waitForResult(ctx: AppContext, deps: AppDeps, task: StartedTask): Promise<void> {
@@ -68,10 +136,7 @@ async function waitForResult(ctx: AppContext, deps: AppDeps, task: StartedTask):
     const result = await deps.tasks.awaitResult(task.taskId, abort.signal);
     ctx.body = syncBody(task.taskId, result);
   } catch (err) {
-    if (err instanceof GenerationFailed) {
-      const fit = FAILURE_STATUS[err.error.code] ?? { status: 502, type: 'upstream_error' as const };
-      throw new ApiError(fit.status, fit.type, err.error.message, { code: err.error.code, taskId: task.taskId });
-    }
+    if (err instanceof GenerationFailed) throw failureError(task.taskId, err.error);
     if (timedOut) {
       throw new ApiError(
         504,

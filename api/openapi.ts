@@ -1,0 +1,152 @@
+/**
+ * GET /openapi.json: an OpenAPI 3.1 document generated from the zod schemas the server validates requests with
+ * (core/schemas.ts) and builds responses from (api/response-schemas.ts). Built once, on first request.
+ */
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { imageRequestSchema, videoRequestSchema } from '../core/schemas';
+import {
+  errorSchema,
+  generationResultSchema,
+  listQuerySchema,
+  modelListSchema,
+  taskListSchema,
+  taskRecordSchema,
+} from './response-schemas';
+
+const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
+
+function errorResponse(description: string): ResponseConfig {
+  return { description, content: json(errorSchema) };
+}
+
+const COMMON_ERRORS: Record<string, ResponseConfig> = {
+  401: errorResponse('Missing or invalid API key'),
+  429: errorResponse('Rate limit or in-flight task cap reached (see Retry-After)'),
+  500: errorResponse('Internal error'),
+  503: errorResponse('Temporal (the task store) is unavailable'),
+};
+
+const submitHeaders = (async: boolean) =>
+  z.object({
+    ...(async ? {} : { 'X-Async': z.enum(['true', 'false']).optional().describe('"true" selects asynchronous mode') }),
+    'Idempotency-Key': z
+      .string()
+      .max(255)
+      .optional()
+      .describe('Same key and body → the same task (never a second job); same key, different body → 409'),
+    'X-Request-Id': z.string().optional().describe('Echoed back; generated when absent'),
+  });
+
+function registerGeneration(registry: OpenAPIRegistry, kind: 'video' | 'image'): void {
+  const body = kind === 'video' ? videoRequestSchema : imageRequestSchema;
+  const plural = `${kind}s`;
+  const failures = {
+    400: errorResponse('Invalid request (error.param names the field), or a generation rejected upstream as invalid'),
+    403: errorResponse('The API key may not use this model'),
+    409: errorResponse('Idempotency-Key reused with a different body'),
+    413: errorResponse('Body larger than 1 MiB'),
+    415: errorResponse('Content-Type is not application/json'),
+  };
+  registry.registerPath({
+    method: 'post',
+    path: `/v1/${plural}/generations`,
+    summary: `Generate ${kind === 'video' ? 'a video' : 'images'} (synchronous; asynchronous with X-Async: true)`,
+    description:
+      'Synchronous mode waits up to 10 minutes and returns the result. A generation that fails answers 422 (content policy), 400 (rejected as invalid upstream) or 502 (upstream failure), naming error.task_id; past the wait, 504 names the task_id and the task keeps running.',
+    security: [{ bearerAuth: [] }],
+    request: { headers: submitHeaders(false), body: { required: true, content: json(body) } },
+    responses: {
+      200: { description: 'Sync: the generation result. Async: the task record, status pending.', content: json(z.union([generationResultSchema, taskRecordSchema])) },
+      ...failures,
+      ...COMMON_ERRORS,
+      422: errorResponse('Sync: the generation was refused for content policy'),
+      502: errorResponse('Sync: the generation failed upstream'),
+      504: errorResponse('Sync: not finished within the wait; error.task_id names the task, which keeps running'),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: `/v1/async/${plural}/generations`,
+    summary: `Generate ${kind === 'video' ? 'a video' : 'images'} asynchronously`,
+    security: [{ bearerAuth: [] }],
+    request: { headers: submitHeaders(true), body: { required: true, content: json(body) } },
+    responses: { 200: { description: 'The task record, status pending, with a message on how to poll', content: json(taskRecordSchema) }, ...failures, ...COMMON_ERRORS },
+  });
+}
+
+export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocument']> {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' });
+
+  registerGeneration(registry, 'video');
+  registerGeneration(registry, 'image');
+
+  const taskParams = z.object({ task_id: z.string().describe('The id returned at submission') });
+  for (const path of ['/v1/generations/{task_id}', '/v1/videos/generations/{task_id}']) {
+    registry.registerPath({
+      method: 'get',
+      path,
+      summary: path.startsWith('/v1/videos') ? 'Query a task (legacy path; works for image tasks too)' : 'Query a task',
+      security: [{ bearerAuth: [] }],
+      request: { params: taskParams },
+      responses: { 200: { description: 'The task record', content: json(taskRecordSchema) }, 404: errorResponse("No such task (or another key's)"), ...COMMON_ERRORS },
+    });
+  }
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/generations/{task_id}/cancel',
+    summary: 'Cancel a task',
+    security: [{ bearerAuth: [] }],
+    request: { params: taskParams },
+    responses: {
+      200: { description: 'The task record after cancellation', content: json(taskRecordSchema) },
+      404: errorResponse("No such task (or another key's)"),
+      409: errorResponse('The task has already finished'),
+      ...COMMON_ERRORS,
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/tasks',
+    summary: "The calling key's tasks: running first, then finished ones by most recent close time",
+    security: [{ bearerAuth: [] }],
+    request: { query: listQuerySchema },
+    responses: { 200: { description: 'One page of task records', content: json(taskListSchema) }, 400: errorResponse('Invalid page or page_size'), ...COMMON_ERRORS },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/models',
+    summary: 'The models currently available (platform configured or simulated; filtered by the key’s allowlist)',
+    security: [{ bearerAuth: [] }],
+    responses: { 200: { description: 'Model list', content: json(modelListSchema) }, ...COMMON_ERRORS },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/healthz',
+    summary: 'Liveness',
+    responses: { 200: { description: 'Process alive', content: json(z.object({ status: z.literal('ok') })) } },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/readyz',
+    summary: 'Readiness: Temporal reachable',
+    responses: { 200: { description: 'Ready', content: json(z.object({ status: z.literal('ready') })) }, 503: errorResponse('Temporal unreachable') },
+  });
+
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'mediagate',
+      version: '1.0.0',
+      description: 'One HTTP API in front of AI video and image generation platforms T, B and V. Every non-2xx answer is {"error":{"message","type","param","code"}}.',
+    },
+    security: [{ bearerAuth: [] }],
+  });
+}
+
+let cached: ReturnType<typeof buildOpenApiDocument> | undefined;
+export function openApiDocument() {
+  cached ??= buildOpenApiDocument();
+  return cached;
+}

@@ -1,0 +1,93 @@
+/**
+ * Response shapes as zod schemas. They are the source of the OpenAPI document's responses, and the contract
+ * tests parse real responses with them, so the document and the server cannot drift apart.
+ */
+import { z } from 'zod';
+import { listQuerySchema } from './routes/tasks';
+
+const resultItem = z.object({ url: z.string() }).meta({ id: 'ResultItem' });
+
+export const usageSchema = z.object({ completion_tokens: z.number().int(), total_tokens: z.number().int() });
+
+/** Spec 2.3, with platform V's raw extras. */
+export const generationResultSchema = z
+  .object({
+    created: z.number().int().describe('Unix timestamp in seconds'),
+    data: z.array(resultItem).min(1),
+    task_id: z.string().describe('The task behind this result (query it with GET /v1/generations/{task_id})'),
+    video_url: z.string().optional().describe('Platform V: result video URL'),
+    duration: z.number().optional().describe('Platform V: length in seconds'),
+    ratio: z.string().optional().describe('Platform V: aspect ratio'),
+    usage: usageSchema.optional().describe('Platform V: token usage'),
+    last_frame_url: z.string().optional().describe('Platform V with return_last_frame: last frame image URL'),
+  })
+  .meta({ id: 'GenerationResult', description: 'Spec 2.3' });
+
+export const taskErrorSchema = z
+  .object({
+    message: z.string(),
+    code: z.string().describe('content_policy, invalid_request, upstream_failed, upstream_unavailable, upstream_auth, insufficient_balance, deadline_exceeded, cancelled, terminated'),
+    upstream_code: z.string().optional().describe("The platform's own error code"),
+  })
+  .meta({ id: 'TaskError' });
+
+/** Spec 2.4. */
+export const taskRecordSchema = z
+  .object({
+    task_id: z.string(),
+    status: z.enum(['pending', 'running', 'success', 'failed']),
+    model: z.string(),
+    message: z.string().optional().describe('In submission responses: how to poll'),
+    progress: z.string().regex(/^\d{1,3}%$/).optional().describe('While running'),
+    created: z.number().int().optional().describe('On success'),
+    data: z.array(resultItem).optional().describe('On success; data[0].url is the result'),
+    error: taskErrorSchema.optional().describe('On failure'),
+    video_url: z.string().optional(),
+    duration: z.number().optional(),
+    ratio: z.string().optional(),
+    usage: usageSchema.optional(),
+    last_frame_url: z.string().optional(),
+  })
+  .meta({ id: 'TaskRecord', description: 'Spec 2.4' });
+
+export const taskListSchema = z
+  .object({
+    object: z.literal('list'),
+    data: z.array(taskRecordSchema),
+    page: z.number().int(),
+    page_size: z.number().int(),
+    total: z.number().int(),
+    has_more: z.boolean(),
+  })
+  .meta({ id: 'TaskList', description: 'Running tasks first, then finished tasks by most recent close time' });
+
+export const modelSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('model'),
+    owned_by: z.enum(['T', 'B', 'V']).describe('Platform'),
+    type: z.enum(['video', 'image']),
+    durations: z.union([z.object({ values: z.array(z.number()) }), z.object({ min: z.number(), max: z.number() })]).optional(),
+    resolutions: z.array(z.string()).optional(),
+    ratios: z.array(z.string()),
+    qualities: z.array(z.string()).optional(),
+    max_images: z.number().int().optional(),
+    capabilities: z.array(z.string()),
+  })
+  .meta({ id: 'Model' });
+
+export const modelListSchema = z.object({ object: z.literal('list'), data: z.array(modelSchema) }).meta({ id: 'ModelList' });
+
+export const errorSchema = z
+  .object({
+    error: z.object({
+      message: z.string(),
+      type: z.string(),
+      param: z.string().nullable(),
+      code: z.string().nullable(),
+      task_id: z.string().optional().describe('The task concerned, when there is one (sync failures and time-outs)'),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+export { listQuerySchema };
