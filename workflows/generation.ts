@@ -10,59 +10,72 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
-  continueAsNew,
   isCancellation,
+  makeContinueAsNewFunc,
   proxyActivities,
   setHandler,
   sleep,
   upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
+  type RetryPolicy,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { SA } from '../core/search-attributes';
 import type { FailureReason, GenerationInput, GenerationResult, TaskError, TaskState, UpstreamStatus } from '../core/task';
 import { isFailureReason } from '../core/task';
+import { submitDedupKey } from './dedup-key';
 import { taskStateQuery } from './messages';
 
 /** Error types the activities raise that must never be retried: each ends the task at once. */
 const FINAL_ERRORS: FailureReason[] = ['content_policy', 'invalid_request', 'upstream_auth', 'insufficient_balance', 'upstream_failed'];
 
 /**
- * Submitting costs money. The adapters send the platform's dedup key (T `SessionId`, B `Idempotency-Key`, both
- * derived from the task id), so a retried submit returns the first job rather than creating a second one.
- * The budget is still small and bounded: a platform that keeps refusing for minutes is an outage, and the task
- * is better failed with that reason (and replayed by an operator) than retried silently for an hour.
+ * One attempt of submit or poll is one HTTP call, which the worker's HTTP client abandons after its connect
+ * (10 s) and response (30 s) timeouts. Temporal must not start a second attempt while the first may still be
+ * waiting for the platform: for platform V, which has no dedup key, that overlap could be a second paid job. So
+ * an attempt gets a little more than the client's own bound. This is also how long Temporal waits before it
+ * retries an attempt that was running on a worker that died (SIGKILL, OOM).
  */
-const { submitGeneration } = proxyActivities<Activities>({
-  startToCloseTimeout: '60s',
-  retry: {
-    initialInterval: '2s',
-    backoffCoefficient: 2,
-    maximumInterval: '60s',
-    maximumAttempts: 8,
-    nonRetryableErrorTypes: FINAL_ERRORS,
-  },
-});
-
-/** Cancelling upstream is best effort: a few tries, then the task ends anyway. */
-const { cancelGeneration } = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: FINAL_ERRORS },
-});
+const ATTEMPT_TIMEOUT = '45s';
 
 /**
- * Polling is read-only and free, so it retries every transient failure (network, 429, 5xx) with backoff until
- * the task's own deadline: an upstream outage shorter than the deadline never fails a task. Retries are not
- * recorded in history, so an outage does not grow it.
+ * Submitting costs money, so it retries only what the activities classify as transient (network errors,
+ * timeouts, 429 with its Retry-After, 5xx); every other error is final and fails the task at once with the
+ * platform's reason. A retried submit is harmless on T and B (the dedup key, workflows/dedup-key.ts, makes the
+ * platform return the first job); on V the window is an attempt that reached the platform and then lost its
+ * answer, which the adapter documents. The budget is the task's own deadline: an outage shorter than the
+ * deadline never fails a task, a longer one fails it with `deadline_exceeded` and the last upstream error.
+ * Backoff is capped at a minute so a recovered platform is noticed quickly.
  */
-function pollActivity(remainingMs: number) {
-  return proxyActivities<Activities>({
-    startToCloseTimeout: '30s',
-    scheduleToCloseTimeout: Math.max(1_000, remainingMs),
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: FINAL_ERRORS },
-  }).pollGeneration;
+const SUBMIT_RETRY: RetryPolicy = {
+  initialInterval: '2s',
+  backoffCoefficient: 2,
+  maximumInterval: '60s',
+  nonRetryableErrorTypes: FINAL_ERRORS,
+};
+
+/**
+ * Polling is read-only and free, so it retries every transient failure with backoff (honouring Retry-After)
+ * until the task's deadline. Retries are not recorded in history, so an outage does not grow it.
+ */
+const POLL_RETRY: RetryPolicy = {
+  initialInterval: '1s',
+  backoffCoefficient: 2,
+  maximumInterval: '30s',
+  nonRetryableErrorTypes: FINAL_ERRORS,
+};
+
+/** Cancelling upstream is best effort: a few quick tries, then the task ends anyway. */
+const CANCEL_RETRY: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: FINAL_ERRORS };
+
+/** Submit and poll are bounded by what is left of the task's deadline, so their proxies are made per call. */
+function untilDeadline(remainingMs: number, retry: RetryPolicy) {
+  return proxyActivities<Activities>({ startToCloseTimeout: ATTEMPT_TIMEOUT, scheduleToCloseTimeout: Math.max(1_000, remainingMs), retry });
 }
+const submitActivity = (remainingMs: number) => untilDeadline(remainingMs, SUBMIT_RETRY).submitGeneration;
+const pollActivity = (remainingMs: number) => untilDeadline(remainingMs, POLL_RETRY).pollGeneration;
+const { cancelGeneration } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: CANCEL_RETRY });
 
 /** Continue-as-new well before Temporal's 10k-event warning; a long job keeps a short history per run. */
 const MAX_EVENTS_PER_RUN = 2_500;
@@ -84,9 +97,14 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
     if (upstreamTaskId === undefined) {
       // Non-cancellable: once a paid submit is on its way we must learn the upstream id, so that a cancel
       // arriving meanwhile can still cancel the upstream job.
+      const { workflowId, runId } = workflowInfo();
+      const submit = submitActivity(remaining(deadlineAt));
       const submitted = await CancellationScope.nonCancellable(() =>
-        submitGeneration({ platform: input.platform, request: input.request, dedupKey: workflowInfo().workflowId }),
-      ).catch((err) => failFromActivity(err, 'submit'));
+        submit({ platform: input.platform, request: input.request, dedupKey: submitDedupKey(workflowId, runId) }),
+      ).catch((err) => {
+        if (isActivityTimeout(err)) return deadlineExceeded(input, undefined, lastFailureMessage(err));
+        return failFromActivity(err, 'submit');
+      });
       upstreamTaskId = submitted.upstreamTaskId;
       state.upstreamTaskId = upstreamTaskId;
       upsertSearchAttributes([{ key: SA.upstreamTaskId, value: upstreamTaskId }]);
@@ -112,7 +130,12 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
       setStatus(state, status.state, status.progress);
 
       if (workflowInfo().historyLength >= MAX_EVENTS_PER_RUN || workflowInfo().continueAsNewSuggested) {
-        return await continueAsNew<typeof generationWorkflow>(input, { upstreamTaskId, deadlineAt, state });
+        // Memo and search attributes are passed on explicitly: they are the task's record for reads.
+        const next = makeContinueAsNewFunc<typeof generationWorkflow>({
+          memo: workflowInfo().memo,
+          typedSearchAttributes: workflowInfo().typedSearchAttributes,
+        });
+        return await next(input, { upstreamTaskId, deadlineAt, state });
       }
       await sleep(Math.min(input.timing.pollIntervalMs, Math.max(1, remaining(deadlineAt))));
     }
@@ -202,9 +225,13 @@ function lastFailureMessage(err: unknown): string | undefined {
   return last instanceof Error ? last.message : undefined;
 }
 
-async function deadlineExceeded(input: GenerationInput, upstreamTaskId: string, lastError?: string): Promise<never> {
-  await cancelUpstream(input, upstreamTaskId);
-  const minutes = Math.round(input.timing.deadlineMs / 60_000);
+async function deadlineExceeded(input: GenerationInput, upstreamTaskId: string | undefined, lastError?: string): Promise<never> {
+  if (upstreamTaskId !== undefined) await cancelUpstream(input, upstreamTaskId);
   const why = lastError ? `; the platform could not be reached: ${lastError}` : '';
-  return fail('deadline_exceeded', `The job did not finish within the task deadline (${minutes} min)${why}`);
+  const step = upstreamTaskId === undefined ? 'could not be submitted' : 'did not finish';
+  return fail('deadline_exceeded', `The job ${step} within the task deadline (${formatDuration(input.timing.deadlineMs)})${why}`);
+}
+
+function formatDuration(ms: number): string {
+  return ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`;
 }
