@@ -17,6 +17,7 @@ import type { FaultStatus } from './directives';
 import { JobStore } from './jobs';
 import { mediaFor } from './media';
 import { registerPlatformB } from './platform-b';
+import { registerPlatformT } from './platform-t';
 import { registerPlatformV } from './platform-v';
 
 export type SimOp = 'submit' | 'poll' | 'cancel';
@@ -218,6 +219,7 @@ export async function startSimulator(options: SimOptions): Promise<Simulator> {
   });
 
   registerPlatformV(router, host);
+  registerPlatformT(router, host);
   registerPlatformB(router, host);
 
   app.use(router.routes());
