@@ -35,6 +35,9 @@ export async function freePort(): Promise<number> {
 
 export class Proc {
   readonly exited: Promise<number | null>;
+  /** A worker's metrics endpoints (gateway and Temporal SDK), on ports of its own. */
+  metricsUrl?: string;
+  sdkMetricsUrl?: string;
   private lines: string[] = [];
   private waiters: { re: RegExp; resolve: () => void }[] = [];
 
@@ -203,7 +206,16 @@ export class Stack {
   }
 
   async startWorker(env: Record<string, string> = {}): Promise<Proc> {
-    const w = this.spawnPart(`worker-${++this.counter}`, 'worker/main.ts', env);
+    // Every worker needs metrics ports of its own: several workers and stacks share this host.
+    const [metricsPort, sdkMetricsPort] = [await freePort(), await freePort()];
+    const w = this.spawnPart(`worker-${++this.counter}`, 'worker/main.ts', {
+      WORKER_METRICS_HOST: '127.0.0.1',
+      WORKER_METRICS_PORT: String(metricsPort),
+      WORKER_SDK_METRICS_PORT: String(sdkMetricsPort),
+      ...env,
+    });
+    w.metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+    w.sdkMetricsUrl = `http://127.0.0.1:${sdkMetricsPort}/metrics`;
     this.workers.push(w);
     await w.waitForLine(/Worker state changed.*RUNNING|"state":"RUNNING"/, 120_000);
     return w;
