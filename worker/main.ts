@@ -1,6 +1,7 @@
 /**
- * Worker process: installs the Runtime (logs through pino), connects to Temporal, registers the search
- * attributes if missing, and runs the generation workflow and the platform activities until SIGINT/SIGTERM.
+ * Worker process: installs the Runtime (logs through pino, SDK metrics on WORKER_SDK_METRICS_PORT), serves the
+ * gateway's metrics (WORKER_METRICS_PORT), connects to Temporal, registers the search attributes if missing,
+ * and runs the generation workflow and the platform activities until SIGINT/SIGTERM.
  * On a signal the worker stops polling, lets in-flight activities finish for up to WORKER_SHUTDOWN_GRACE_MS,
  * and exits: nothing is lost, since Temporal hands unfinished work to another worker.
  */
@@ -13,8 +14,10 @@ import { defaultCatalogue } from '../core/catalogue';
 import { loadConfig } from '../core/config';
 import { createLogger } from '../core/logger';
 import { temporalConnectionOptions } from '../core/temporal-connection';
+import { instrumentAdapters, serveMetrics, WorkerMetrics } from './metrics';
 import { ensureSearchAttributes } from './search-attributes';
 import { temporalLogger } from './temporal-logger';
+import { workflowInterceptorModules, workflowsPath } from './workflow-modules';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -22,8 +25,17 @@ async function main(): Promise<void> {
 
   Runtime.install({
     logger: temporalLogger(logger),
-    telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }) } },
+    telemetryOptions: {
+      logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }) },
+      metrics: { prometheus: { bindAddress: `${config.WORKER_METRICS_HOST}:${config.WORKER_SDK_METRICS_PORT}` } },
+    },
   });
+  const metrics = new WorkerMetrics();
+  const metricsServer = await serveMetrics(metrics.registry, config.WORKER_METRICS_HOST, config.WORKER_METRICS_PORT);
+  logger.info(
+    { metricsPort: config.WORKER_METRICS_PORT, sdkMetricsPort: config.WORKER_SDK_METRICS_PORT },
+    `Metrics on :${config.WORKER_METRICS_PORT}/metrics (gateway) and :${config.WORKER_SDK_METRICS_PORT}/metrics (Temporal SDK)`,
+  );
 
   for (const [platform, p] of Object.entries(config.platforms)) {
     if (p.simulated) logger.warn({ platform }, `Platform ${platform} is not configured: it is served by the simulator at ${config.SIM_BASE_URL}`);
@@ -52,10 +64,11 @@ async function main(): Promise<void> {
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    ...(process.env.WORKFLOW_BUNDLE_PATH
-      ? { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH } }
-      : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities({ catalogue: defaultCatalogue, adapters }),
+    ...(config.WORKFLOW_BUNDLE_PATH
+      ? { workflowBundle: { codePath: config.WORKFLOW_BUNDLE_PATH } }
+      : { workflowsPath, interceptors: { workflowModules: workflowInterceptorModules } }),
+    activities: createActivities({ catalogue: defaultCatalogue, adapters: instrumentAdapters(adapters, metrics) }),
+    sinks: metrics.sinks(),
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
   });
 
@@ -65,6 +78,7 @@ async function main(): Promise<void> {
   } finally {
     await connection.close();
     await http.close();
+    await new Promise((resolve) => metricsServer.close(resolve));
     logger.info('Worker stopped');
   }
 }
