@@ -14,6 +14,7 @@ import type { GenerationResult } from '../../core/task';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
 import { ApiError, invalidRequest } from '../errors';
 import { idempotentTaskId, readIdempotencyKey, requestFingerprint } from '../idempotency';
+import { recordTaskStarted, trackSyncWait } from '../metrics';
 import { parseGenerationBody } from '../request-validation';
 import { GenerationFailed, isAlreadyStarted, newTaskId, type StartedTask, type TaskRecord } from '../tasks';
 
@@ -95,6 +96,7 @@ async function startOrReplay(
   const release = await deps.limits.reserveInflight(key);
   try {
     await deps.tasks.start(key.id, t.entry, t.request, { taskId: t.taskId, requestHash: t.requestHash });
+    recordTaskStarted({ kind: t.entry.kind, model: t.entry.id, platform: t.entry.platform });
     return {};
   } catch (err) {
     release();
@@ -133,7 +135,7 @@ async function waitForResult(ctx: AppContext, deps: AppDeps, task: StartedTask):
   const onClose = () => abort.abort();
   ctx.res.once('close', onClose);
   try {
-    const result = await deps.tasks.awaitResult(task.taskId, abort.signal);
+    const result = await trackSyncWait(() => deps.tasks.awaitResult(task.taskId, abort.signal));
     ctx.body = syncBody(task.taskId, result);
   } catch (err) {
     if (err instanceof GenerationFailed) throw failureError(task.taskId, err.error);
