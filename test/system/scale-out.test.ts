@@ -1,0 +1,111 @@
+/**
+ * Scale-out: two API processes and two workers against one Temporal server. The APIs are stateless (Temporal is
+ * the system of record), so a task submitted through either is readable through the other; the workers share
+ * one task queue, so both execute tasks. Which worker ran what is read from each worker's own /metrics: its
+ * upstream calls (activities) and the outcomes its workflows reached.
+ */
+import { ApiClient } from '../support/client';
+import { Stack } from '../support/stack';
+
+jest.setTimeout(240_000);
+
+const MODEL = 'vendor-video-1-0-pro-250528';
+const PER_API = 10;
+
+let stack: Stack;
+let apis: [ApiClient, ApiClient];
+
+beforeAll(async () => {
+  stack = await Stack.start({ name: 'scale-out', workers: 2, apis: 2, simJobDurationMs: 1_000 });
+  apis = [new ApiClient(`http://127.0.0.1:${stack.apiPorts[0]}`), new ApiClient(`http://127.0.0.1:${stack.apiPorts[1]}`)];
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function scrape(url: string | undefined): Promise<string> {
+  if (!url) throw new Error('no metrics URL for this process');
+  const res = await fetch(url);
+  expect(res.status).toBe(200);
+  return res.text();
+}
+
+/** Sum of the samples of `name` whose labels include `labels`. */
+function total(text: string, name: string, labels: Record<string, string> = {}): number {
+  let sum = 0;
+  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, 'gm'))) {
+    const have = Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[2]);
+  }
+  return sum;
+}
+
+async function submit(api: ApiClient, prompt: string): Promise<string> {
+  const r = await api.post('/v1/async/videos/generations', { model: MODEL, prompt, duration: 5 });
+  expect(r.status).toBe(200);
+  return r.body.task_id as string;
+}
+
+describe('two APIs and two workers on one Temporal server', () => {
+  const submitted: { via: 0 | 1; taskId: string; fails: boolean }[] = [];
+
+  beforeAll(async () => {
+    // Submitted concurrently through both APIs, so both workers' pollers find work waiting.
+    const jobs = ([0, 1] as const).flatMap((via) =>
+      Array.from({ length: PER_API }, (_, i) => {
+        const fails = i === 0; // one content-policy failure per API: outcomes by reason, not only successes
+        const prompt = `scale-out ${via}-${i}${fails ? ' [sim:fail=content_policy]' : ''}`;
+        return submit(apis[via], prompt).then((taskId) => submitted.push({ via, taskId, fails }));
+      }),
+    );
+    await Promise.all(jobs);
+  });
+
+  it('reads every task through the API it was not submitted to, to its terminal state', async () => {
+    expect(submitted).toHaveLength(2 * PER_API);
+    for (const { via, taskId, fails } of submitted) {
+      const other = apis[via === 0 ? 1 : 0];
+      const first = await other.get(`/v1/generations/${taskId}`);
+      expect(first.status).toBe(200);
+      expect(first.body).toMatchObject({ task_id: taskId, model: MODEL });
+      const done = await other.waitForTask(taskId, 90_000);
+      expect(done.status).toBe(fails ? 'failed' : 'success');
+    }
+  });
+
+  it('counts each task started on the API that started it', async () => {
+    for (const via of [0, 1] as const) {
+      const text = await scrape(`http://127.0.0.1:${stack.apiPorts[via]}/metrics`);
+      expect(total(text, 'mediagate_tasks_started_total', { kind: 'video', model: MODEL, platform: 'V' })).toBe(PER_API);
+    }
+  });
+
+  it('lists tasks from both APIs on either API', async () => {
+    for (const api of apis) {
+      const r = await api.get('/v1/tasks?page_size=100');
+      expect(r.status).toBe(200);
+      const ids = (r.body.data as { task_id: string }[]).map((t) => t.task_id).sort();
+      expect(ids).toEqual(submitted.map((t) => t.taskId).sort());
+    }
+  });
+
+  it('runs tasks on both workers, and counts every outcome exactly once across them', async () => {
+    const texts = await Promise.all(stack.workers.map((w) => scrape(w.metricsUrl)));
+    for (const text of texts) {
+      expect(total(text, 'mediagate_upstream_request_duration_seconds_count', { platform: 'V', result: 'ok' })).toBeGreaterThan(0);
+    }
+    const outcomes = (labels: Record<string, string>) => texts.reduce((sum, t) => sum + total(t, 'mediagate_tasks_completed_total', { platform: 'V', ...labels }), 0);
+    expect(outcomes({ outcome: 'success', reason: 'none' })).toBe(2 * PER_API - 2);
+    expect(outcomes({ outcome: 'failed', reason: 'content_policy' })).toBe(2);
+    const submits = texts.reduce((sum, t) => sum + total(t, 'mediagate_upstream_request_duration_seconds_count', { operation: 'submit' }), 0);
+    expect(submits).toBe(2 * PER_API);
+  });
+
+  it('serves the Temporal SDK runtime metrics from each worker', async () => {
+    for (const w of stack.workers) {
+      const text = await scrape(w.sdkMetricsUrl);
+      expect(text).toMatch(/^temporal_\w+/m);
+    }
+  });
+});
