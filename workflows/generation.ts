@@ -15,6 +15,7 @@ import {
   proxyActivities,
   setHandler,
   sleep,
+  TimeoutFailure,
   upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
@@ -206,8 +207,13 @@ function failFromActivity(err: unknown, step: 'submit' | 'poll'): never {
   return fail('upstream_unavailable', `Could not ${step} the job upstream: ${message}`);
 }
 
+/**
+ * The task's deadline ran out inside an activity: either its last attempt timed out at the schedule-to-close
+ * bound, or the server declined another retry because it would end past that bound (retry state TIMEOUT, the
+ * last attempt's error as the cause).
+ */
 function isActivityTimeout(err: unknown): boolean {
-  return err instanceof ActivityFailure && err.cause?.name === 'TimeoutFailure';
+  return err instanceof ActivityFailure && (err.retryState === 'TIMEOUT' || err.cause instanceof TimeoutFailure);
 }
 
 async function cancelUpstream(input: GenerationInput, upstreamTaskId: string): Promise<void> {
@@ -218,10 +224,10 @@ async function cancelUpstream(input: GenerationInput, upstreamTaskId: string): P
   }
 }
 
-/** The last error of a poll that kept failing until the deadline, if any: it says why the task ran out. */
+/** The last error of an activity that kept failing until the deadline, if any: it says why the task ran out. */
 function lastFailureMessage(err: unknown): string | undefined {
-  const timeout = err instanceof ActivityFailure ? err.cause : undefined;
-  const last = timeout?.cause;
+  const cause = err instanceof ActivityFailure ? err.cause : undefined;
+  const last = cause instanceof TimeoutFailure ? cause.cause : cause;
   return last instanceof Error ? last.message : undefined;
 }
 

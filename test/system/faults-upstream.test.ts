@@ -1,0 +1,199 @@
+/**
+ * Fault tests against the upstream (issue 5, tests 4 and 5), cancellation, search attributes and the
+ * replay-after-outage runbook, on a stack of their own. Platform V models throughout: V has no dedup key, so
+ * "exactly one upstream job per task" means the workflow itself never submitted twice.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import type { Client } from '@temporalio/client';
+import { SA } from '../../core/search-attributes';
+import { findTemporalCli } from '../../scripts/temporal-cli';
+import { ApiClient, SimClient } from '../support/client';
+import { REPO, Stack } from '../support/stack';
+import { expectOneJobPerTask, report, startTasks, temporalClient, until, upstreamIds, V_MODEL, waitAll } from './faults-support';
+
+jest.setTimeout(180_000);
+
+/** The deadline of tasks started through the second API: short, so an outage can outlast it. */
+const SHORT_DEADLINE_MS = 6_000;
+
+let stack: Stack;
+let alice: ApiClient;
+let bob: ApiClient;
+let aliceShort: ApiClient;
+let sim: SimClient;
+let client: Client;
+let closeClient: () => Promise<void>;
+
+beforeAll(async () => {
+  stack = await Stack.start({ name: 'faults-upstream' });
+  await stack.startApi(undefined, { TASK_DEADLINE_VIDEO_MS: String(SHORT_DEADLINE_MS) });
+  alice = new ApiClient(stack.apiUrl, 'alice');
+  bob = new ApiClient(stack.apiUrl, 'bob');
+  aliceShort = new ApiClient(`http://127.0.0.1:${stack.apiPorts[1]}`, 'alice');
+  sim = new SimClient(stack.simUrl);
+  ({ client, close: closeClient } = await temporalClient(stack.temporalAddress));
+}, 180_000);
+
+afterAll(async () => {
+  await closeClient?.();
+  await stack?.stop();
+});
+
+afterEach(() => sim.clearFaults());
+
+describe('an upstream outage shorter than the deadline', () => {
+  test.each([
+    { kind: '500', status: 500 as const },
+    { kind: '429 with Retry-After', status: 429 as const, retryAfterSeconds: 1 },
+    { kind: 'refused connections (reset)', status: 'reset' as const },
+  ])('$kind on submit and then on poll: no task fails, one job per task', async ({ status, retryAfterSeconds }) => {
+    const before = await sim.stats();
+    // Submits fail first...
+    await sim.fault({ platform: 'V', op: 'submit', status, durationMs: 2_500, retryAfterSeconds });
+    const ids = await startTasks(alice, 5, `outage ${status} [sim:duration=3000]`);
+    await until('every task has submitted its job', async () => (await upstreamIds(client, ids)).every(Boolean), 30_000);
+    // ...then, while the jobs run, polls fail for ten poll intervals.
+    await sim.fault({ platform: 'V', op: 'poll', status, durationMs: 3_000, retryAfterSeconds });
+    const records = await waitAll(alice, ids, 60_000);
+
+    const after = await sim.stats();
+    expect(after.V.faultsInjected - before.V.faultsInjected).toBeGreaterThanOrEqual(ids.length * 2);
+    await expectOneJobPerTask({ sim, client, ids, records, jobsBefore: before.V.jobsCreated, expected: 'success' });
+  });
+});
+
+describe('an upstream outage past the deadline, and the replay runbook', () => {
+  test('tasks fail with deadline_exceeded, are findable by search attribute, and a replay completes the same task ids', async () => {
+    const before = await sim.stats();
+    await sim.fault({ platform: 'V', op: '*', status: 503, durationMs: 120_000 });
+    const ids = await startTasks(aliceShort, 4, 'down past the deadline');
+    const failed = await waitAll(aliceShort, ids, 60_000);
+    for (const r of failed) {
+      expect(r.status).toBe('failed');
+      expect(r.error.code).toBe('deadline_exceeded');
+      expect(r.error.message).toMatch(/could not be submitted within the task deadline \(6 s\).*could not be reached.*unavailable/i);
+    }
+    expect((await sim.stats()).V.jobsCreated).toBe(before.V.jobsCreated);
+    report({ tasks: ids.length, succeeded: 0, failed: failed.length, jobsCreated: 0 });
+
+    // Search attributes say why, on the execution and in a visibility query an operator would type.
+    const desc = await client.workflow.getHandle(ids[0]!).describe();
+    expect(desc.status.name).toBe('FAILED');
+    expect(desc.typedSearchAttributes.get(SA.status)).toBe('failed');
+    expect(desc.typedSearchAttributes.get(SA.failureReason)).toBe('deadline_exceeded');
+    expect(desc.typedSearchAttributes.get(SA.owner)).toBe('alice');
+    expect(desc.typedSearchAttributes.get(SA.model)).toBe(V_MODEL);
+    expect(desc.typedSearchAttributes.get(SA.platform)).toBe('V');
+    expect(desc.typedSearchAttributes.get(SA.kind)).toBe('video');
+    const query = "GenerationStatus = 'failed' AND GenerationFailureReason = 'deadline_exceeded' AND GenerationPlatform = 'V'";
+    await until('visibility lists the failed tasks', async () => {
+      const found = new Set<string>();
+      for await (const w of client.workflow.list({ query })) found.add(w.workflowId);
+      return ids.every((id) => found.has(id));
+    }, 15_000);
+
+    // The runbook (docs/operations.md): the platform is back; find the victims with the CLI...
+    await sim.clearFaults();
+    const cli = findTemporalCli({ install: false });
+    if (!cli) throw new Error('Temporal CLI not found (run npm run temporal:install)');
+    const listed = JSON.parse(
+      execFileSync(cli, ['workflow', 'list', '--address', stack.temporalAddress, '--query', query, '--output', 'json'], { encoding: 'utf8' }),
+    ) as { execution: { workflowId: string } }[];
+    expect(listed.map((w) => w.execution.workflowId)).toEqual(expect.arrayContaining(ids));
+
+    // ...see what would be replayed, then replay them with the gateway command.
+    const replay = (...args: string[]) =>
+      execFileSync(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/replay-failed.ts'), ...args], {
+        cwd: REPO,
+        env: { ...process.env, ...stack.env },
+        encoding: 'utf8',
+      });
+    const dry = replay('--query', "GenerationFailureReason = 'deadline_exceeded'", '--dry-run');
+    for (const id of ids) expect(dry).toContain(`would replay ${id}`);
+    expect((await alice.get(`/v1/generations/${ids[0]}`)).body.status).toBe('failed');
+
+    const out = replay('--query', "GenerationFailureReason = 'deadline_exceeded'");
+    for (const id of ids) expect(out).toContain(`replay  ${id}`);
+
+    // The same task ids go on to success, with one upstream job each (the first run never created one).
+    const records = await waitAll(aliceShort, ids, 60_000);
+    await expectOneJobPerTask({ sim, client, ids, records, jobsBefore: before.V.jobsCreated, expected: 'success' });
+    const now = await client.workflow.getHandle(ids[0]!).describe();
+    expect(now.typedSearchAttributes.get(SA.status)).toBe('success');
+    expect(now.typedSearchAttributes.get(SA.failureReason)).toBeUndefined();
+
+    // Running the runbook again replays nothing: every task's current run is no longer the failed one.
+    const again = replay('--query', "GenerationFailureReason = 'deadline_exceeded'");
+    expect(again).toMatch(/Replayed 0 task\(s\)/);
+    expect((await sim.stats()).V.jobsCreated - before.V.jobsCreated).toBe(ids.length);
+  });
+});
+
+describe('cancellation', () => {
+  test('the owner cancels a queued task: 200, failed with code cancelled, and the upstream job is cancelled', async () => {
+    const before = await sim.stats();
+    const [id] = await startTasks(alice, 1, 'to be cancelled [sim:duration=20000]');
+    await until('the job is submitted', async () => Boolean((await upstreamIds(client, [id!]))[0]), 15_000);
+
+    expect((await bob.post(`/v1/generations/${id}/cancel`, {})).status).toBe(404);
+    const r = await alice.post(`/v1/generations/${id}/cancel`, {});
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ task_id: id, status: 'failed', model: V_MODEL, error: { code: 'cancelled', message: expect.stringMatching(/cancelled/) } });
+    expect((await alice.get(`/v1/generations/${id}`)).body).toEqual(r.body);
+    expect((await sim.stats()).V.cancels - before.V.cancels).toBe(1);
+
+    const desc = await client.workflow.getHandle(id!).describe();
+    expect(desc.status.name).toBe('CANCELLED');
+    expect(desc.typedSearchAttributes.get(SA.status)).toBe('failed');
+    expect(desc.typedSearchAttributes.get(SA.failureReason)).toBe('cancelled');
+
+    // Cancelling it again: it has finished.
+    const again = await alice.post(`/v1/generations/${id}/cancel`, {});
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ error: { message: expect.stringMatching(/already finished/), type: 'conflict_error', param: 'task_id', code: 'task_finished' } });
+  });
+
+  test('a finished task cannot be cancelled (409); an unknown task is 404', async () => {
+    const [id] = await startTasks(alice, 1, 'finishes first');
+    expect((await alice.waitForTask(id!)).status).toBe('success');
+    const r = await alice.post(`/v1/generations/${id}/cancel`, {});
+    expect(r.status).toBe(409);
+    expect(r.body.error).toMatchObject({ type: 'conflict_error', code: 'task_finished' });
+    expect((await alice.get(`/v1/generations/${id}`)).body.status).toBe('success');
+
+    const unknown = await alice.post('/v1/generations/task_doesnotexist/cancel', {});
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toMatchObject({ type: 'not_found_error', code: 'task_not_found' });
+  });
+});
+
+describe('search attributes and history size', () => {
+  test('a successful task carries status, model, platform, kind and owner; its history grows by a bounded amount per poll', async () => {
+    const [id] = await startTasks(alice, 1, 'measured');
+    expect((await alice.waitForTask(id!)).status).toBe('success');
+    const handle = client.workflow.getHandle(id!);
+    const desc = await handle.describe();
+    expect(Object.fromEntries(['status', 'model', 'platform', 'kind', 'owner'].map((k) => [k, desc.typedSearchAttributes.get(SA[k as keyof typeof SA])]))).toEqual({
+      status: 'success',
+      model: V_MODEL,
+      platform: 'V',
+      kind: 'video',
+      owner: 'alice',
+    });
+    await until('visibility has the final status', async () => {
+      for await (const w of client.workflow.list({ query: `GenerationStatus = 'success' AND GenerationOwner = 'alice' AND WorkflowId = '${id}'` })) return w.workflowId === id;
+      return false;
+    }, 15_000);
+
+    const events = (await handle.fetchHistory()).events ?? [];
+    const polls = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'pollGeneration').length;
+    const fixed = events.length - polls * 11;
+    process.stdout.write(`[faults] history: ${events.length} events for ${polls} polls (${((events.length - 20) / polls).toFixed(1)} per poll beyond ~20 fixed)\n`);
+    expect(polls).toBeGreaterThan(0);
+    // Submit, memo/status updates and completion cost a small fixed amount; each poll costs one activity and
+    // one timer (with their workflow tasks). So a 60-minute video task at 5 s polls stays near 8k events over
+    // its runs, and continue-as-new keeps each run under 2,500.
+    expect(fixed).toBeLessThanOrEqual(30);
+  });
+});
