@@ -73,6 +73,17 @@ export class SimClient {
     return (await fetch(`${this.baseUrl}/_sim/requests?${q}`)).json() as Promise<any>;
   }
 
+  /** The first recorded request matching `match`, waiting (bounded) for it to arrive. */
+  async waitForRequest(platform: string, op: string, match: (body: any) => boolean, timeoutMs = 20_000) {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const found = (await this.requests(platform, op)).find((r) => match(r.body));
+      if (found) return found;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    throw new Error(`no ${platform} ${op} request matched within ${timeoutMs} ms`);
+  }
+
   async fault(f: { platform?: string; op?: string; status: number | 'reset'; count?: number; durationMs?: number; retryAfterSeconds?: number }): Promise<void> {
     await fetch(`${this.baseUrl}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f) });
   }

@@ -7,4 +7,5 @@ export default async function globalSetup(): Promise<void> {
   process.env.MEDIAGATE_TEST_API_URL = stack.apiUrl;
   process.env.MEDIAGATE_TEST_SIM_URL = stack.simUrl;
   process.env.MEDIAGATE_TEST_TEMPORAL_ADDRESS = stack.temporalAddress;
+  process.env.MEDIAGATE_TEST_STACK_ENV = JSON.stringify(stack.env);
 }

@@ -6,7 +6,8 @@
  * Logs of every process go to test-results/logs/<stack>/<part>.log.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,11 +16,29 @@ import { startDevServer, type DevServer } from '../../scripts/dev-server';
 
 export const REPO = resolve(__dirname, '..', '..');
 
-/** Two keys, so ownership can be tested. Secrets are test-only. */
+/**
+ * Test keys (secrets are test-only): alice and bob for ownership; carol has tight limits and a model allowlist
+ * (from API_KEYS_FILE, given by digest); dave is used by one test only, so its task list is exact.
+ */
 export const TEST_KEYS = {
   alice: { id: 'alice', secret: 'sk-test-alice-0123456789abcdef' },
   bob: { id: 'bob', secret: 'sk-test-bob-0123456789abcdef0' },
+  carol: { id: 'carol', secret: 'sk-test-carol-0123456789abcde' },
+  dave: { id: 'dave', secret: 'sk-test-dave-0123456789abcdef' },
 } as const;
+
+export const CAROL_LIMITS = { models: ['vendor-video-1-0-pro-250528', 'NB'], rate_limit_rps: 4, max_inflight: 2 } as const;
+
+function writeKeysFile(dir: string): string {
+  const file = join(dir, 'api-keys.json');
+  const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+  const keys = [
+    { id: TEST_KEYS.carol.id, sha256: sha256(TEST_KEYS.carol.secret), ...CAROL_LIMITS, models: [...CAROL_LIMITS.models] },
+    { id: TEST_KEYS.dave.id, secret: TEST_KEYS.dave.secret },
+  ];
+  writeFileSync(file, JSON.stringify(keys, null, 2));
+  return file;
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -144,6 +163,15 @@ export class Stack {
     return stack;
   }
 
+  get taskQueue(): string {
+    return this.baseEnv.TEMPORAL_TASK_QUEUE!;
+  }
+
+  /** The environment every part of this stack runs with (to start an extra process against it). */
+  get env(): Record<string, string> {
+    return { ...this.baseEnv };
+  }
+
   get apiUrl(): string {
     return `http://127.0.0.1:${this.apiPorts[0]}`;
   }
@@ -166,7 +194,8 @@ export class Stack {
       SIM_PORT: String(simPort),
       SIM_BASE_URL: this.simUrl,
       SIM_JOB_DURATION_MS: String(this.opts.simJobDurationMs ?? 1_500),
-      API_KEYS: Object.values(TEST_KEYS).map((k) => `${k.id}:${k.secret}`).join(','),
+      API_KEYS: [TEST_KEYS.alice, TEST_KEYS.bob].map((k) => `${k.id}:${k.secret}`).join(','),
+      API_KEYS_FILE: writeKeysFile(this.dataDir),
       POLL_FIRST_DELAY_MS: '200',
       POLL_INTERVAL_IMAGE_MS: '300',
       POLL_INTERVAL_VIDEO_MS: '300',

@@ -1,0 +1,291 @@
+/**
+ * Contract: every endpoint of spec §4 and every error status, over HTTP against the real stack. Responses are
+ * parsed with the same zod schemas the OpenAPI document is generated from.
+ */
+import { validate as validateOpenApi } from '@readme/openapi-parser';
+import { defaultCatalogue } from '../../core/catalogue';
+import {
+  errorSchema,
+  generationResultSchema,
+  modelListSchema,
+  taskListSchema,
+  taskRecordSchema,
+} from '../../api/response-schemas';
+import { ApiClient } from '../support/client';
+import { startExtraApi } from '../support/extra-api';
+import { sharedStack } from '../support/shared-stack';
+import { CAROL_LIMITS } from '../support/stack';
+
+const { api, apiUrl, sim } = sharedStack();
+const alice = api('alice');
+const V10 = 'vendor-video-1-0-pro-250528';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('GET /openapi.json', () => {
+  test('is a valid OpenAPI 3.1 document covering every route', async () => {
+    const r = await api(null).get('/openapi.json');
+    expect(r.status).toBe(200);
+    expect(r.body.openapi).toBe('3.1.0');
+    const result = await validateOpenApi(structuredClone(r.body));
+    expect(result).toMatchObject({ valid: true });
+    expect(Object.keys(r.body.paths).sort()).toEqual(
+      [
+        '/healthz',
+        '/readyz',
+        '/v1/async/images/generations',
+        '/v1/async/videos/generations',
+        '/v1/generations/{task_id}',
+        '/v1/generations/{task_id}/cancel',
+        '/v1/images/generations',
+        '/v1/models',
+        '/v1/tasks',
+        '/v1/videos/generations',
+        '/v1/videos/generations/{task_id}',
+      ].sort(),
+    );
+    // Generated from the validating schemas: the request bodies list the spec fields.
+    const video = r.body.components.schemas.VideoGenerationRequest;
+    expect(Object.keys(video.properties)).toEqual(expect.arrayContaining(['model', 'prompt', 'duration', 'ratio', 'image', 'output_config', 'file_infos']));
+    expect(video.additionalProperties).toBe(false);
+  });
+});
+
+describe('GET /v1/models', () => {
+  test('lists every model of spec 2.5 and 2.6 with platform, type and catalogue data', async () => {
+    const r = await alice.get('/v1/models');
+    expect(r.status).toBe(200);
+    const body = modelListSchema.parse(r.body);
+    const ids = body.data.map((m) => `${m.type}:${m.id}`);
+    expect(ids).toHaveLength(defaultCatalogue.entries.length);
+    for (const e of defaultCatalogue.entries) expect(ids).toContain(`${e.kind}:${e.id}`);
+    const gv = body.data.find((m) => m.id === 'GV-3.1')!;
+    expect(gv).toMatchObject({ object: 'model', owned_by: 'T', type: 'video', durations: { values: [8] }, resolutions: ['720P', '1080P'] });
+    const v20 = body.data.find((m) => m.id === 'vendor-video-2-0-260128')!;
+    expect(v20).toMatchObject({ owned_by: 'V', durations: { min: 4, max: 15 } });
+    expect(v20.capabilities).toEqual(expect.arrayContaining(['sound', 'reference_video']));
+    expect(body.data.filter((m) => m.id === 'VendorK-2.1').map((m) => m.type).sort()).toEqual(['image', 'video']);
+  });
+
+  test("a key with an allowlist sees only its models, and others are 403", async () => {
+    const carol = api('carol');
+    const r = await carol.get('/v1/models');
+    expect(r.body.data.map((m: { id: string }) => m.id).sort()).toEqual([...CAROL_LIMITS.models].sort());
+    const denied = await carol.post('/v1/async/videos/generations', { model: 'vendor-video-2-0-260128', prompt: 'x', duration: 5 });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error).toMatchObject({ type: 'permission_error', code: 'model_not_allowed', param: 'model' });
+  });
+});
+
+describe('error envelope for every non-2xx answer', () => {
+  test('unknown route → 404, wrong method → 405, both in the envelope', async () => {
+    const notFound = await alice.get('/v1/nothing-here');
+    expect(notFound.status).toBe(404);
+    expect(errorSchema.parse(notFound.body).error.code).toBe('route_not_found');
+    const wrongMethod = await alice.request('DELETE', '/v1/models');
+    expect(wrongMethod.status).toBe(405);
+    expect(errorSchema.parse(wrongMethod.body).error.code).toBe('method_not_allowed');
+    const getOnPost = await alice.get('/v1/videos/generations');
+    expect(getOnPost.status).toBe(405);
+  });
+
+  test('malformed JSON → 400, non-JSON → 415, over 1 MiB → 413', async () => {
+    const bad = await alice.request('POST', '/v1/videos/generations', { rawBody: '{"model": ', headers: { 'Content-Type': 'application/json' } });
+    expect(bad.status).toBe(400);
+    expect(errorSchema.parse(bad.body).error.code).toBe('invalid_json');
+    const text = await alice.request('POST', '/v1/videos/generations', { rawBody: 'model=x', headers: { 'Content-Type': 'text/plain' } });
+    expect(text.status).toBe(415);
+    expect(errorSchema.parse(text.body).error.code).toBe('unsupported_media_type');
+    const big = await alice.request('POST', '/v1/videos/generations', {
+      rawBody: JSON.stringify({ model: V10, prompt: 'x'.repeat(1_100_000), duration: 5 }),
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(big.status).toBe(413);
+    expect(errorSchema.parse(big.body).error.code).toBe('body_too_large');
+  });
+
+  test('X-Async with a value that is not true/false → 400 naming the header', async () => {
+    const r = await alice.post('/v1/videos/generations', { model: V10, prompt: 'x', duration: 5 }, { 'X-Async': 'maybe' });
+    expect(r.status).toBe(400);
+    expect(r.body.error.param).toBe('X-Async');
+  });
+
+  test('X-Request-Id is echoed back, or generated', async () => {
+    const given = await alice.get('/v1/models', { 'X-Request-Id': 'req-abc-123' });
+    expect(given.headers.get('x-request-id')).toBe('req-abc-123');
+    const generated = await alice.get('/v1/models');
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('async submission and task records', () => {
+  test('image generation, async: the record of spec 2.4 through to success', async () => {
+    const r = await alice.post('/v1/async/images/generations', { model: 'NB', prompt: 'a lighthouse', n: 2, size: '1024x1024' });
+    expect(r.status).toBe(200);
+    expect(taskRecordSchema.parse(r.body)).toMatchObject({ status: 'pending', model: 'NB', message: expect.stringMatching(/GET \/v1\/generations\//) });
+    const done = taskRecordSchema.parse(await alice.waitForTask(r.body.task_id));
+    expect(done.status).toBe('success');
+    expect(done.data).toHaveLength(2);
+    // The legacy path works for image tasks too.
+    expect((await alice.get(`/v1/videos/generations/${r.body.task_id}`)).body.status).toBe('success');
+  });
+
+  test('video generation, sync: the result of spec 2.3', async () => {
+    const r = await alice.post('/v1/videos/generations', { model: V10, prompt: 'waves', duration: 5 });
+    expect(r.status).toBe(200);
+    expect(generationResultSchema.parse(r.body).data[0]!.url).toMatch(/^http/);
+  });
+});
+
+describe('GET /v1/tasks', () => {
+  test("lists only the caller's tasks, paginated with page, page_size, total and has_more", async () => {
+    const dave = api('dave');
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await dave.post('/v1/async/videos/generations', { model: V10, prompt: `dave ${i}`, duration: 5 });
+      ids.push(r.body.task_id);
+    }
+    await alice.post('/v1/async/videos/generations', { model: V10, prompt: 'not dave', duration: 5 });
+
+    // Visibility is eventually consistent: wait (bounded) until all three are listed.
+    let page1: any;
+    for (let i = 0; i < 50; i++) {
+      page1 = (await dave.get('/v1/tasks?page=1&page_size=2')).body;
+      if (page1.total === 3) break;
+      await sleep(200);
+    }
+    expect(taskListSchema.parse(page1)).toMatchObject({ object: 'list', page: 1, page_size: 2, total: 3, has_more: true });
+    expect(page1.data).toHaveLength(2);
+    const page2 = taskListSchema.parse((await dave.get('/v1/tasks?page=2&page_size=2')).body);
+    expect(page2).toMatchObject({ page: 2, total: 3, has_more: false });
+    expect(page2.data).toHaveLength(1);
+    expect([...page1.data, ...page2.data].map((t: { task_id: string }) => t.task_id).sort()).toEqual([...ids].sort());
+
+    const defaults = (await dave.get('/v1/tasks')).body;
+    expect(defaults).toMatchObject({ page: 1, page_size: 20 });
+  });
+
+  test.each([
+    ['page=0', 'page'],
+    ['page=abc', 'page'],
+    ['page_size=0', 'page_size'],
+    ['page_size=101', 'page_size'],
+    ['page_size=2.5', 'page_size'],
+  ])('%s → 400 %s', async (query, param) => {
+    const r = await alice.get(`/v1/tasks?${query}`);
+    expect(r.status).toBe(400);
+    expect(r.body.error.param).toBe(param);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  const key = () => `idem-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+
+  test('same key and body → the same task, one workflow, one upstream job', async () => {
+    const k = key();
+    const body = { model: V10, prompt: `idempotent ${k}`, duration: 5 };
+    const first = await alice.post('/v1/async/videos/generations', body, { 'Idempotency-Key': k });
+    // Concurrent retries of the same request.
+    const again = await Promise.all([1, 2, 3, 4].map(() => alice.post('/v1/async/videos/generations', body, { 'Idempotency-Key': k })));
+    for (const r of again) {
+      expect(r.status).toBe(200);
+      expect(r.body.task_id).toBe(first.body.task_id);
+      expect(r.headers.get('idempotent-replayed')).toBe('true');
+    }
+    const done = await alice.waitForTask(first.body.task_id);
+    expect(done.status).toBe('success');
+    // Sync mode with the same key after completion returns the finished result, without a new job.
+    const sync = await alice.post('/v1/videos/generations', body, { 'Idempotency-Key': k });
+    expect(sync.status).toBe(200);
+    expect(sync.body.data).toEqual(done.data);
+    const submits = (await sim.requests('V', 'submit')).filter((q) => q.body?.content?.[0]?.text === body.prompt);
+    expect(submits).toHaveLength(1);
+  });
+
+  test('same key, different body → 409; other keys are independent', async () => {
+    const k = key();
+    const first = await alice.post('/v1/async/videos/generations', { model: V10, prompt: `a ${k}`, duration: 5 }, { 'Idempotency-Key': k });
+    const conflict = await alice.post('/v1/async/videos/generations', { model: V10, prompt: `b ${k}`, duration: 5 }, { 'Idempotency-Key': k });
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.error).toMatchObject({ type: 'conflict_error', code: 'idempotency_key_reused', param: 'Idempotency-Key' });
+    const bobs = await api('bob').post('/v1/async/videos/generations', { model: V10, prompt: `a ${k}`, duration: 5 }, { 'Idempotency-Key': k });
+    expect(bobs.status).toBe(200);
+    expect(bobs.body.task_id).not.toBe(first.body.task_id);
+  });
+
+  test('an invalid key is 400 naming the header', async () => {
+    const r = await alice.post('/v1/async/videos/generations', { model: V10, prompt: 'x', duration: 5 }, { 'Idempotency-Key': 'has space' });
+    expect(r.status).toBe(400);
+    expect(r.body.error.param).toBe('Idempotency-Key');
+  });
+});
+
+describe('per-key limits', () => {
+  test('request rate: beyond the key limit → 429 with Retry-After', async () => {
+    const carol = api('carol');
+    const replies = await Promise.all(Array.from({ length: CAROL_LIMITS.rate_limit_rps * 3 }, () => carol.get('/v1/models')));
+    const limited = replies.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(Number(limited[0]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited[0]!.body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded' });
+    await sleep(1_100);
+  });
+
+  test('tasks in flight: beyond the cap → 429 and no workflow is started', async () => {
+    const carol = api('carol');
+    const prompt = `inflight ${Date.now()}`;
+    const ok: string[] = [];
+    for (let i = 0; i < CAROL_LIMITS.max_inflight; i++) {
+      const r = await carol.post('/v1/async/videos/generations', { model: V10, prompt: `${prompt} ${i} [sim:duration=6000]`, duration: 5 });
+      expect(r.status).toBe(200);
+      ok.push(r.body.task_id);
+    }
+    const over = await carol.post('/v1/async/videos/generations', { model: V10, prompt: `${prompt} over`, duration: 5 });
+    expect(over.status).toBe(429);
+    expect(over.body.error.code).toBe('too_many_tasks_in_flight');
+    expect(over.headers.get('retry-after')).toBeTruthy();
+    const list = (await carol.get('/v1/tasks?page_size=100')).body;
+    const others = list.data.filter((t: { task_id: string; status: string }) => !ok.includes(t.task_id) && t.status !== 'success' && t.status !== 'failed');
+    expect(others).toEqual([]);
+    for (const id of ok) expect((await carol.waitForTask(id)).status).toBe('success');
+  });
+});
+
+describe('sync mode bounds', () => {
+  let extra: Awaited<ReturnType<typeof startExtraApi>>;
+  beforeAll(async () => {
+    extra = await startExtraApi({ SYNC_TIMEOUT_MS: '1500' });
+  });
+  afterAll(async () => {
+    await extra?.proc.stop();
+  });
+
+  test('past SYNC_TIMEOUT_MS the answer is 504 naming the task, and the task keeps running to success', async () => {
+    const client = new ApiClient(extra.url, 'alice');
+    const r = await client.post('/v1/videos/generations', { model: V10, prompt: 'slow [sim:duration=4000]', duration: 5 });
+    expect(r.status).toBe(504);
+    expect(r.body.error).toMatchObject({ type: 'timeout_error', code: 'sync_timeout', task_id: expect.any(String) });
+    expect(r.body.error.message).toContain(r.body.error.task_id);
+    const done = await client.waitForTask(r.body.error.task_id);
+    expect(done.status).toBe('success');
+  });
+
+  test('a client that disconnects never cancels the task; it finds it again by Idempotency-Key', async () => {
+    const k = `disconnect-${Date.now()}`;
+    const body = { model: V10, prompt: `walk away ${k} [sim:duration=2500]`, duration: 5 };
+    const abort = new AbortController();
+    const pending = fetch(`${apiUrl}/v1/videos/generations`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${'sk-test-alice-0123456789abcdef'}`, 'Content-Type': 'application/json', 'Idempotency-Key': k },
+      body: JSON.stringify(body),
+      signal: abort.signal,
+    }).catch((e: Error) => e);
+    await sim.waitForRequest('V', 'submit', (b) => b?.content?.[0]?.text === body.prompt);
+    abort.abort();
+    expect(String(await pending)).toMatch(/abort/i);
+
+    const again = await alice.post('/v1/videos/generations', body, { 'Idempotency-Key': k });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.data[0].url).toMatch(/\.mp4$/);
+  });
+});
