@@ -205,6 +205,7 @@ function validateVideoB(entry: ModelEntry, req: VideoRequest): void {
     throw new RequestRuleError('duration', `duration is required for ${entry.id}: ${describeDurations(entry.durations!)}`, 'missing_parameter');
   }
   checkDuration(entry, req.duration, 'duration');
+  if (req.audio === 'true') requireCapability(entry, 'sound', 'audio', 'audio generation');
 }
 
 function validateVideoT(entry: ModelEntry, req: VideoRequest): void {

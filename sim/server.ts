@@ -153,8 +153,10 @@ export async function startSimulator(options: SimOptions): Promise<Simulator> {
     try {
       await next();
     } catch (err) {
-      ctx.status = 500;
-      ctx.body = { error: { code: 'SimulatorError', message: (err as Error).message } };
+      // Body-parser errors (malformed JSON, too large) keep their 4xx status, as on the real platforms.
+      const status = (err as { status?: number }).status;
+      ctx.status = status && status >= 400 && status < 500 ? status : 500;
+      ctx.body = { error: { code: ctx.status === 500 ? 'SimulatorError' : 'InvalidRequestBody', message: (err as Error).message } };
     }
   });
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '10mb', extendTypes: { json: ['application/json'] } }));

@@ -226,6 +226,10 @@ describe('types, enums and bounds of every field', () => {
     ['image_role', 'middle_frame'],
     ['watermark', 'no'],
   ])('%s %p → 400', (param, value) => expectRejected(VIDEO, { model: V10, prompt: uniquePrompt(param), duration: 5, [param]: value }, param));
+  test('B audio "true" only on models that generate sound', async () => {
+    await expectRejected(VIDEO, { model: 'H23', action: 'text_to_video', prompt: uniquePrompt('h-audio'), duration: 6, audio: 'true' }, 'audio');
+    await expectAccepted(VIDEO, { model: 'K21', action: 'text_to_video', prompt: uniquePrompt('k-audio'), duration: 5, audio: 'true' });
+  });
   test('B audio/bgm are the strings "true"/"false"', () =>
     expectRejected(VIDEO, { model: 'K21', action: 'text_to_video', prompt: uniquePrompt('bgm'), duration: 5, bgm: true }, 'bgm'));
   test('a body that is not an object → 400 body', async () => {
