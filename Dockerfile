@@ -1,0 +1,43 @@
+# syntax=docker/dockerfile:1
+# One image for every part of the gateway; the command picks which: api (default) | worker | sim.
+#   docker build -t mediagate .
+#   docker run mediagate worker
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# --- build: compile TypeScript and prebuild the workflow bundle (needs the dev dependencies) ---------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY core core
+COPY workflows workflows
+COPY activities activities
+COPY worker worker
+COPY api api
+COPY sim sim
+COPY scripts scripts
+# tsc does not copy the simulator's media files: they go next to the compiled sim/media.js.
+RUN npm run build && cp -r sim/assets dist/sim/assets
+
+# --- deps: production dependencies only ---------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# --- runtime: compiled code, production node_modules, non-root -------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    WORKFLOW_BUNDLE_PATH=/app/dist/workflow-bundle.js
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY scripts/docker-entrypoint.sh /usr/local/bin/mediagate
+# Files stay root-owned and read-only to the process; the gateway writes nothing to disk.
+USER node
+# api 8080; worker metrics 9464 (gateway) and 9465 (Temporal SDK); sim 8090
+EXPOSE 8080 9464 9465 8090
+ENTRYPOINT ["mediagate"]
+CMD ["api"]
