@@ -44,6 +44,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   body: unknown;
   at: number;
+  /** The HTTP status the simulator answered (0: connection reset on purpose). */
+  status?: number;
 }
 
 interface Outage {
@@ -126,7 +128,9 @@ export async function startSimulator(options: SimOptions): Promise<Simulator> {
         const v = ctx.get(h);
         if (v) headers[h] = v;
       }
-      requests.push({ platform, op, method: ctx.method, path: ctx.path, headers, body: ctx.request.body, at: Date.now() });
+      const record: RecordedRequest = { platform, op, method: ctx.method, path: ctx.path, headers, body: ctx.request.body, at: Date.now() };
+      ctx.state.simRecord = record;
+      requests.push(record);
       if (requests.length > MAX_RECORDED) requests.splice(0, requests.length - MAX_RECORDED);
 
       const now = Date.now();
@@ -152,6 +156,8 @@ export async function startSimulator(options: SimOptions): Promise<Simulator> {
   app.use(async (ctx, next) => {
     try {
       await next();
+      const record = ctx.state.simRecord as RecordedRequest | undefined;
+      if (record) record.status = ctx.respond === false ? 0 : ctx.status;
     } catch (err) {
       // Body-parser errors (malformed JSON, too large) keep their 4xx status, as on the real platforms.
       const status = (err as { status?: number }).status;

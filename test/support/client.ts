@@ -68,7 +68,7 @@ export class SimClient {
     return (await fetch(`${this.baseUrl}/_sim/stats`)).json() as Promise<any>;
   }
 
-  async requests(platform?: string, op?: string): Promise<{ platform: string; op: string; method: string; path: string; headers: Record<string, string>; body: any }[]> {
+  async requests(platform?: string, op?: string): Promise<{ platform: string; op: string; method: string; path: string; headers: Record<string, string>; body: any; status?: number }[]> {
     const q = new URLSearchParams({ ...(platform ? { platform } : {}), ...(op ? { op } : {}) });
     return (await fetch(`${this.baseUrl}/_sim/requests?${q}`)).json() as Promise<any>;
   }
