@@ -5,7 +5,7 @@ import type { GenerationRequest } from '../core/schemas';
 import type { SubmitResult, UpstreamStatus } from '../core/task';
 
 export interface PlatformAdapter {
-  /** Creates the upstream job. `dedupKey` is stable per task: platforms that support it never create twice. */
+  /** Creates the upstream job. `dedupKey` is stable per workflow run (workflows/dedup-key.ts): platforms that support it never create twice. */
   submit(entry: ModelEntry, request: GenerationRequest, dedupKey: string): Promise<SubmitResult>;
   poll(kind: Kind, upstreamTaskId: string): Promise<UpstreamStatus>;
   /** Best effort; resolves when the platform accepted the cancel or the job can no longer be cancelled. */

@@ -18,7 +18,7 @@ export interface ActivityDeps {
 export interface SubmitInput {
   platform: Platform;
   request: GenerationRequest;
-  /** Stable per task (the task id): the platform's dedup key where it has one. */
+  /** Stable per workflow run, new for a replayed task (workflows/dedup-key.ts): the platform's dedup key where it has one. */
   dedupKey: string;
 }
 
