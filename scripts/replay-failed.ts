@@ -6,8 +6,9 @@
  *
  *   npm run replay-failed -- [--query "<visibility filter>"] [--task-id <id>] [--dry-run] [--reason "<text>"]
  *
- * Default filter: `GenerationFailureReason IN ('upstream_unavailable', 'deadline_exceeded')`, i.e. the tasks an
- * outage fails. Narrow it with a time window, e.g. `AND CloseTime BETWEEN '2026-05-01T10:00:00Z' AND '...'`.
+ * Only failed generation tasks whose reason is one an outage causes (`upstream_unavailable`, `deadline_exceeded`)
+ * are considered, unless --query names GenerationFailureReason itself. Narrow it with the platform and a time
+ * window, e.g. `--query "GenerationPlatform = 'V' AND CloseTime BETWEEN '2026-05-01T10:00:00Z' AND '...'"`.
  *
  * Safe to run twice: a task is reset only while its CURRENT run is the failed one, so a task already replayed
  * (running or succeeded again) is skipped. (A plain `temporal workflow reset --query ...` batch has no such
@@ -22,7 +23,7 @@ import { loadConfig } from '../core/config';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 
 export const WORKFLOW_TYPE = 'generationWorkflow';
-export const DEFAULT_FILTER = "GenerationFailureReason IN ('upstream_unavailable', 'deadline_exceeded')";
+export const REPLAYABLE_REASONS = "GenerationFailureReason IN ('upstream_unavailable', 'deadline_exceeded')";
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -39,10 +40,16 @@ export interface ReplayReport {
   skipped: { taskId: string; why: string }[];
 }
 
-/** The visibility query for the failed runs to consider. */
-export function replayQuery(filter = DEFAULT_FILTER, taskId?: string): string {
-  const byId = taskId ? ` AND WorkflowId = '${taskId.replace(/'/g, "''")}'` : '';
-  return `WorkflowType = '${WORKFLOW_TYPE}' AND ExecutionStatus = 'Failed'${byId} AND (${filter})`;
+/**
+ * The visibility query for the failed runs to consider. Only the failures an outage causes are replayable
+ * (a content-policy refusal would fail again), unless the operator's filter names reasons itself.
+ */
+export function replayQuery(filter?: string, taskId?: string): string {
+  const parts = [`WorkflowType = '${WORKFLOW_TYPE}'`, "ExecutionStatus = 'Failed'"];
+  if (taskId) parts.push(`WorkflowId = '${taskId.replace(/'/g, "''")}'`);
+  if (!filter || !/GenerationFailureReason/.test(filter)) parts.push(REPLAYABLE_REASONS);
+  if (filter) parts.push(`(${filter})`);
+  return parts.join(' AND ');
 }
 
 /** Event id of the first WorkflowTaskCompleted: the "FirstWorkflowTask" reset point. */

@@ -102,6 +102,11 @@ describe('an upstream outage past the deadline, and the replay runbook', () => {
     ) as { execution: { workflowId: string } }[];
     expect(listed.map((w) => w.execution.workflowId)).toEqual(expect.arrayContaining(ids));
 
+    // A task refused for its content also failed meanwhile: the runbook must leave it alone.
+    const [refused] = await startTasks(aliceShort, 1, 'refused [sim:fail=content_policy]');
+    expect((await aliceShort.waitForTask(refused!)).error.code).toBe('content_policy');
+    const beforeReplay = await sim.stats();
+
     // ...see what would be replayed, then replay them with the gateway command.
     const replay = (...args: string[]) =>
       execFileSync(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/replay-failed.ts'), ...args], {
@@ -109,16 +114,18 @@ describe('an upstream outage past the deadline, and the replay runbook', () => {
         env: { ...process.env, ...stack.env },
         encoding: 'utf8',
       });
-    const dry = replay('--query', "GenerationFailureReason = 'deadline_exceeded'", '--dry-run');
+    const dry = replay('--query', "GenerationPlatform = 'V'", '--dry-run');
     for (const id of ids) expect(dry).toContain(`would replay ${id}`);
+    expect(dry).not.toContain(refused);
     expect((await alice.get(`/v1/generations/${ids[0]}`)).body.status).toBe('failed');
 
-    const out = replay('--query', "GenerationFailureReason = 'deadline_exceeded'");
+    const out = replay('--query', "GenerationPlatform = 'V'");
     for (const id of ids) expect(out).toContain(`replay  ${id}`);
 
     // The same task ids go on to success, with one upstream job each (the first run never created one).
     const records = await waitAll(aliceShort, ids, 60_000);
-    await expectOneJobPerTask({ sim, client, ids, records, jobsBefore: before.V.jobsCreated, expected: 'success' });
+    await expectOneJobPerTask({ sim, client, ids, records, jobsBefore: beforeReplay.V.jobsCreated, expected: 'success' });
+    expect((await aliceShort.get(`/v1/generations/${refused}`)).body.status).toBe('failed');
     const now = await client.workflow.getHandle(ids[0]!).describe();
     expect(now.typedSearchAttributes.get(SA.status)).toBe('success');
     expect(now.typedSearchAttributes.get(SA.failureReason)).toBeUndefined();
@@ -129,9 +136,9 @@ describe('an upstream outage past the deadline, and the replay runbook', () => {
     expect(mine.map((t) => t.status)).toEqual(ids.map(() => 'success'));
 
     // Running the runbook again replays nothing: every task's current run is no longer the failed one.
-    const again = replay('--query', "GenerationFailureReason = 'deadline_exceeded'");
+    const again = replay('--query', "GenerationPlatform = 'V'");
     expect(again).toMatch(/Replayed 0 task\(s\)/);
-    expect((await sim.stats()).V.jobsCreated - before.V.jobsCreated).toBe(ids.length);
+    expect((await sim.stats()).V.jobsCreated - beforeReplay.V.jobsCreated).toBe(ids.length);
   });
 });
 
