@@ -3,6 +3,7 @@
  * every worker stopped, on a stack of their own. Platform V models throughout.
  */
 import type { Client } from '@temporalio/client';
+import { SA } from '../../core/search-attributes';
 import { ApiClient, SimClient } from '../support/client';
 import { Stack } from '../support/stack';
 import { expectOneJobPerTask, startTasks, temporalClient, until, upstreamIds, V_MODEL, waitAll } from './faults-support';
@@ -83,6 +84,9 @@ describe('reads with every worker stopped', () => {
       return rs.every((r) => r.body.status === 'running');
     }, 30_000);
 
+    const desc = await client.workflow.getHandle(running[0]!).describe();
+    expect(desc.typedSearchAttributes.get(SA.status)).toBe('running');
+
     await Promise.all(runningWorkers().map((w) => w.stop()));
     expect(runningWorkers()).toHaveLength(0);
 
@@ -111,11 +115,13 @@ describe('reads with every worker stopped', () => {
 });
 
 describe('API restarts', () => {
-  test('SIGKILL during a sync wait: async tasks are unaffected, and the sync client finds its task in GET /v1/tasks', async () => {
+  test('SIGKILL during a sync wait: async tasks are unaffected; the sync client finds its task in GET /v1/tasks and by Idempotency-Key', async () => {
     const before = await sim.stats();
     const bob = new ApiClient(stack.apiUrl, 'bob');
     const asyncIds = await startTasks(alice, 3, 'across an API crash [sim:duration=3000]');
-    const sync = bob.post('/v1/videos/generations', { model: V_MODEL, prompt: 'sync, connection lost [sim:duration=3000]', duration: 5 });
+    const body = { model: V_MODEL, prompt: 'sync, connection lost [sim:duration=3000]', duration: 5 };
+    const idempotency = { 'Idempotency-Key': `lost-sync-${process.pid}` };
+    const sync = bob.post('/v1/videos/generations', body, idempotency);
     await until("bob's sync task has started", async () => (await bob.get('/v1/tasks')).body.total === 1, 15_000);
 
     const api = runningApi();
@@ -127,9 +133,14 @@ describe('API restarts', () => {
     const list = await bob.get('/v1/tasks');
     expect(list.body.data).toHaveLength(1);
     const syncId = list.body.data[0].task_id as string;
+    // Sending the same request again with its Idempotency-Key waits on the same task instead of starting one.
+    const retried = await bob.post('/v1/videos/generations', body, idempotency);
+    expect(retried.status).toBe(200);
+    expect(retried.body.task_id).toBe(syncId);
+    expect(retried.body.data[0].url).toMatch(/\.mp4$/);
+
     const ids = [...asyncIds, syncId];
     const records = await Promise.all(ids.map((id) => (id === syncId ? bob : alice).waitForTask(id, 60_000)));
-    expect(records[3].model).toBe(V_MODEL);
     await expectOneJobPerTask({ sim, client, ids, records, jobsBefore: before.V.jobsCreated, expected: 'success' });
   });
 
