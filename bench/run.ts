@@ -1,0 +1,74 @@
+/**
+ * `npm run bench [-- part ...]`: runs the named parts (all by default) and prints Markdown tables; the raw figures
+ * go to bench/results/<part>.json. Parts: submit, reads, e2e, inflight, sync, history (add `--real` for the
+ * real 5-minute history run). Every part starts its own stack on free 127.0.0.1 ports and stops it after.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runE2e } from './e2e';
+import { runHistory } from './history';
+import { runReads } from './reads';
+import { runInFlight, runSync } from './scale';
+import { runSubmit } from './submit';
+import { machine } from './support';
+
+const RESULTS = join(__dirname, 'results');
+
+function table(rows: Record<string, unknown>[]): string {
+  if (rows.length === 0) return '(no rows)';
+  const cols = Object.keys(rows[0]!);
+  return [`| ${cols.join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${cols.map((c) => String(r[c])).join(' | ')} |`)].join('\n');
+}
+
+const PARTS: Record<string, (real: boolean) => Promise<unknown>> = {
+  submit: runSubmit,
+  reads: runReads,
+  e2e: runE2e,
+  inflight: runInFlight,
+  sync: () => runSync(),
+  history: (real) => runHistory(real),
+};
+
+function render(part: string, result: any): string {
+  switch (part) {
+    case 'submit':
+    case 'reads':
+      return `${table(result.rows)}\n\n${result.notes.join('; ')}`;
+    case 'e2e':
+      return `${table([result.throughput])}\n\n${table([result.delay])}\n\n${result.notes.join('; ')}`;
+    case 'inflight':
+      return table(result);
+    case 'history': {
+      const { byType, ...rest } = result;
+      return `${table([rest])}\n\nEvents by type: ${Object.entries(byType as Record<string, number>).map(([t, n]) => `${t} ${n}`).join(', ')}`;
+    }
+    default:
+      return table([result]);
+  }
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const real = args.includes('--real');
+  const wanted = args.filter((a) => !a.startsWith('--'));
+  const unknown = wanted.filter((p) => !(p in PARTS));
+  if (unknown.length > 0) throw new Error(`unknown part(s) ${unknown.join(', ')}; parts: ${Object.keys(PARTS).join(', ')}`);
+  const parts = wanted.length > 0 ? wanted : Object.keys(PARTS);
+
+  mkdirSync(RESULTS, { recursive: true });
+  console.log(`# mediagate benchmarks\n\n${table([machine()])}`);
+  for (const part of parts) {
+    const t0 = Date.now();
+    const result = await PARTS[part]!(real);
+    writeFileSync(join(RESULTS, `${part}.json`), `${JSON.stringify({ at: new Date().toISOString(), machine: machine(), result }, null, 2)}\n`);
+    console.log(`\n## ${part} (${Math.round((Date.now() - t0) / 1000)} s)\n\n${render(part, result)}`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,114 @@
+/**
+ * What every benchmark part shares: a real stack (test/support/stack.ts: Temporal dev server, simulator, workers
+ * and APIs as separate processes on free 127.0.0.1 ports), load from this process, and small statistics.
+ */
+import { readFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import autocannon from 'autocannon';
+import { Stack, TEST_KEYS, type StackOptions } from '../test/support/stack';
+
+export const AUTH = { Authorization: `Bearer ${TEST_KEYS.alice.secret}`, 'Content-Type': 'application/json' };
+export const VIDEO_MODEL = 'vendor-video-1-0-pro-250528';
+export const videoBody = (prompt: string) => JSON.stringify({ model: VIDEO_MODEL, prompt, duration: 5 });
+
+/**
+ * A stack for measuring: per-key limits off (the load comes from one key). Logs stay at `info` as in production
+ * (one access-log line per request); the stack writes them to test-results/logs/bench-*.
+ */
+export async function benchStack(name: string, opts: Omit<StackOptions, 'name'> & { env?: Record<string, string> } = {}): Promise<Stack> {
+  return Stack.start({
+    ...opts,
+    name: `bench-${name}`,
+    env: { KEY_RATE_LIMIT_RPS: '0', KEY_MAX_INFLIGHT: '0', ...(opts.env ?? {}) },
+  });
+}
+
+export function apiUrl(stack: Stack, i = 0): string {
+  return `http://127.0.0.1:${stack.apiPorts[i]}`;
+}
+
+export async function cannon(opts: autocannon.Options): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon(opts, (err, result) => (err ? reject(err) : resolve(result)));
+  });
+}
+
+/** Nearest-rank percentile of unsorted samples. */
+export function percentile(samples: number[], p: number): number {
+  if (samples.length === 0) return NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** Resident set size of a process, in MiB (Linux /proc). */
+export function rssMiB(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
+  return m ? round(Number(m[1]) / 1024) : NaN;
+}
+
+/** Sum of the samples of one metric whose labels include `labels`, from a Prometheus text page. */
+export function metric(text: string, name: string, labels: Record<string, string> = {}): number {
+  let sum = 0;
+  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, 'gm'))) {
+    const have = Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[2]);
+  }
+  return sum;
+}
+
+export async function scrape(url: string | undefined): Promise<string> {
+  if (!url) throw new Error('no metrics URL');
+  return (await fetch(url)).text();
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` every `everyMs` until it returns true, for at most `timeoutMs`; false when it never did. */
+export async function until(check: () => Promise<boolean>, timeoutMs: number, everyMs = 500): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await sleep(everyMs);
+  }
+  return false;
+}
+
+/** Runs `fn` over `items` with at most `concurrency` at a time. */
+export async function pool<T, R>(items: T[], concurrency: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!, i);
+      }
+    }),
+  );
+  return out;
+}
+
+/** Submits an async video task; returns its id. */
+export async function submitTask(base: string, prompt: string): Promise<string> {
+  const r = await fetch(`${base}/v1/async/videos/generations`, { method: 'POST', headers: AUTH, body: videoBody(prompt) });
+  const body = (await r.json()) as { task_id?: string };
+  if (r.status !== 200 || !body.task_id) throw new Error(`submit failed: ${r.status} ${JSON.stringify(body)}`);
+  return body.task_id;
+}
+
+export async function taskStatus(base: string, taskId: string): Promise<string> {
+  const r = await fetch(`${base}/v1/generations/${taskId}`, { headers: AUTH });
+  return ((await r.json()) as { status?: string }).status ?? `http_${r.status}`;
+}
+
+export function machine(): Record<string, string | number> {
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: round(totalmem() / 1024 ** 3),
+    node: process.version,
+  };
+}
