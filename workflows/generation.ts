@@ -32,8 +32,9 @@ import { taskStateQuery } from './messages';
 const FINAL_ERRORS: FailureReason[] = ['content_policy', 'invalid_request', 'upstream_auth', 'insufficient_balance', 'upstream_failed'];
 
 /**
- * One attempt of submit or poll is one HTTP call, which the worker's HTTP client abandons after its connect
- * (10 s) and response (30 s) timeouts. Temporal must not start a second attempt while the first may still be
+ * One attempt of submit or poll is one HTTP call, which the worker's HTTP client abandons after its connect and
+ * response timeouts (UPSTREAM_CONNECT_TIMEOUT_MS + UPSTREAM_RESPONSE_TIMEOUT_MS, 10 s + 30 s by default: keep
+ * their sum below this). Temporal must not start a second attempt while the first may still be
  * waiting for the platform: for platform V, which has no dedup key, that overlap could be a second paid job. So
  * an attempt gets a little more than the client's own bound. This is also how long Temporal waits before it
  * retries an attempt that was running on a worker that died (SIGKILL, OOM).
