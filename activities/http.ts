@@ -38,7 +38,9 @@ export function createHttpClient(opts: HttpOptions): HttpClient & { close(): Pro
       let res: Dispatcher.ResponseData;
       let text: string;
       try {
-        res = await request(url, { method, headers, body, dispatcher });
+        // One overall bound per call (connect + response), whatever mix of slow connect, headers and body.
+        const signal = AbortSignal.timeout(opts.connectTimeoutMs + opts.responseTimeoutMs);
+        res = await request(url, { method, headers, body, dispatcher, signal });
         text = await res.body.text();
       } catch (err) {
         const e = err as { code?: string; message?: string };

@@ -25,6 +25,8 @@ export interface AppDeps {
   catalogue: Catalogue;
   enabledPlatforms: ReadonlySet<Platform>;
   syncTimeoutMs: number;
+  /** Aborted when the process is stopping: sync waits then answer 503 naming their task. */
+  shutdownSignal: AbortSignal;
   /** Readiness: can we reach Temporal right now? */
   checkTemporal: () => Promise<void>;
 }

@@ -1,7 +1,8 @@
 /**
  * API process: Koa in front of Temporal. Stateless, so any number of replicas may run behind a load balancer.
- * On SIGINT/SIGTERM it stops accepting connections, lets in-flight requests finish (bounded by
- * API_SHUTDOWN_GRACE_MS; sync waits are answered with their task_id, the tasks keep running), and exits.
+ * On SIGINT/SIGTERM it stops accepting connections and lets in-flight requests finish, bounded by
+ * API_SHUTDOWN_GRACE_MS: a second before the grace period ends, sync waits still in progress are answered
+ * 503 naming their task_id (the tasks keep running), then remaining connections are closed and it exits.
  */
 import { createServer } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
@@ -34,7 +35,9 @@ async function main(): Promise<void> {
     },
   });
 
+  const shutdown = new AbortController();
   const app = createApp({
+    shutdownSignal: shutdown.signal,
     logger,
     keys,
     tasks,
@@ -65,6 +68,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'Stopping: no new connections, finishing in-flight requests');
+    const answerWaits = setTimeout(() => shutdown.abort(), Math.max(0, config.API_SHUTDOWN_GRACE_MS - 1_000));
+    answerWaits.unref();
     const force = setTimeout(() => {
       logger.warn('Grace period over: closing remaining connections');
       server.closeAllConnections();

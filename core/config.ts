@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { Platform } from './platforms';
+import { ACTIVITY_ATTEMPT_TIMEOUT_MS, ATTEMPT_HEADROOM_MS } from './timeouts';
 
 const ms = (def: number) => z.coerce.number().int().nonnegative().default(def);
 const positiveMs = (def: number) => z.coerce.number().int().positive().default(def);
@@ -81,7 +82,7 @@ export const configSchema = z.object({
   PLATFORM_T_SECRET_KEY: optionalString,
   PLATFORM_T_SUBAPP_ID: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().positive().optional()),
   PLATFORM_T_REGION: optionalString,
-  /** Outbound HTTP to the platforms. */
+  /** Outbound HTTP to the platforms; together at most 43 s, inside the 45 s activity attempt (core/timeouts.ts). */
   UPSTREAM_CONNECT_TIMEOUT_MS: positiveMs(10_000),
   UPSTREAM_RESPONSE_TIMEOUT_MS: positiveMs(30_000),
 
@@ -96,6 +97,17 @@ export const configSchema = z.object({
 });
 
 export type RawConfig = z.infer<typeof configSchema>;
+
+/** An upstream call must end before Temporal gives up on its attempt and starts another (core/timeouts.ts). */
+function checkUpstreamTimeouts(raw: RawConfig): void {
+  const bound = raw.UPSTREAM_CONNECT_TIMEOUT_MS + raw.UPSTREAM_RESPONSE_TIMEOUT_MS;
+  const limit = ACTIVITY_ATTEMPT_TIMEOUT_MS - ATTEMPT_HEADROOM_MS;
+  if (bound > limit) {
+    throw new ConfigError(
+      `Invalid configuration:\n  UPSTREAM_CONNECT_TIMEOUT_MS + UPSTREAM_RESPONSE_TIMEOUT_MS: ${bound} ms exceeds ${limit} ms, the activity attempt timeout less its headroom`,
+    );
+  }
+}
 
 export interface PlatformV {
   baseUrl: string;
@@ -141,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const raw = parsed.data;
+  checkUpstreamTimeouts(raw);
   return { ...raw, platforms: resolvePlatforms(raw) };
 }
 

@@ -23,6 +23,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { SA } from '../core/search-attributes';
+import { ACTIVITY_ATTEMPT_TIMEOUT_MS } from '../core/timeouts';
 import type { FailureReason, GenerationInput, GenerationResult, TaskError, TaskState, UpstreamStatus } from '../core/task';
 import { isFailureReason } from '../core/task';
 import { submitDedupKey } from './dedup-key';
@@ -31,15 +32,8 @@ import { taskStateQuery } from './messages';
 /** Error types the activities raise that must never be retried: each ends the task at once. */
 const FINAL_ERRORS: FailureReason[] = ['content_policy', 'invalid_request', 'upstream_auth', 'insufficient_balance', 'upstream_failed'];
 
-/**
- * One attempt of submit or poll is one HTTP call, which the worker's HTTP client abandons after its connect and
- * response timeouts (UPSTREAM_CONNECT_TIMEOUT_MS + UPSTREAM_RESPONSE_TIMEOUT_MS, 10 s + 30 s by default: keep
- * their sum below this). Temporal must not start a second attempt while the first may still be
- * waiting for the platform: for platform V, which has no dedup key, that overlap could be a second paid job. So
- * an attempt gets a little more than the client's own bound. This is also how long Temporal waits before it
- * retries an attempt that was running on a worker that died (SIGKILL, OOM).
- */
-const ATTEMPT_TIMEOUT = '45s';
+/** One attempt of submit or poll: a little more than the HTTP client's own bound (core/timeouts.ts says why). */
+const ATTEMPT_TIMEOUT = ACTIVITY_ATTEMPT_TIMEOUT_MS;
 
 /**
  * Submitting costs money, so it retries only what the activities classify as transient (network errors,

@@ -126,20 +126,32 @@ function failureError(taskId: string, error: { message: string; code: string }):
 
 async function waitForResult(ctx: AppContext, deps: AppDeps, task: StartedTask): Promise<void> {
   const abort = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
+  let why: 'timeout' | 'shutdown' | 'client' | undefined;
+  const stopWaiting = (reason: typeof why) => () => {
+    why ??= reason;
     abort.abort();
-  }, deps.syncTimeoutMs);
+  };
+  const timer = setTimeout(stopWaiting('timeout'), deps.syncTimeoutMs);
   // The response closing before we answered means the client went away: stop waiting, keep the task.
-  const onClose = () => abort.abort();
+  const onClose = stopWaiting('client');
   ctx.res.once('close', onClose);
+  // A stopping API answers its sync waits (naming the task) rather than dropping their connections.
+  const onShutdown = stopWaiting('shutdown');
+  if (deps.shutdownSignal.aborted) onShutdown();
+  deps.shutdownSignal.addEventListener('abort', onShutdown, { once: true });
   try {
     const result = await trackSyncWait(() => deps.tasks.awaitResult(task.taskId, abort.signal));
     ctx.body = syncBody(task.taskId, result);
   } catch (err) {
     if (err instanceof GenerationFailed) throw failureError(task.taskId, err.error);
-    if (timedOut) {
+    if (why === 'shutdown') {
+      throw new ApiError(503, 'service_unavailable_error', `This API instance is restarting; the generation keeps running. Poll GET /v1/generations/${task.taskId} for the result.`, {
+        code: 'api_restarting',
+        taskId: task.taskId,
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    if (why === 'timeout') {
       throw new ApiError(
         504,
         'timeout_error',
@@ -147,7 +159,7 @@ async function waitForResult(ctx: AppContext, deps: AppDeps, task: StartedTask):
         { code: 'sync_timeout', taskId: task.taskId },
       );
     }
-    if (abort.signal.aborted) {
+    if (why === 'client') {
       ctx.state.log.info('Client disconnected during a sync wait; the task continues');
       return;
     }
@@ -155,5 +167,6 @@ async function waitForResult(ctx: AppContext, deps: AppDeps, task: StartedTask):
   } finally {
     clearTimeout(timer);
     ctx.res.off('close', onClose);
+    deps.shutdownSignal.removeEventListener('abort', onShutdown);
   }
 }

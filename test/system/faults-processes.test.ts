@@ -162,6 +162,22 @@ describe('API restarts', () => {
     expect(await exitWithin(api, 15_000)).toBe(0);
     await stack.startApi(port);
   });
+
+  test('SIGTERM: a sync wait longer than the grace period is answered 503 naming its task, which then succeeds', async () => {
+    const carol = new ApiClient(stack.apiUrl, 'carol');
+    const sync = carol.post('/v1/videos/generations', { model: V_MODEL, prompt: 'outlives the grace period [sim:duration=9000]', duration: 5 });
+    await until("carol's sync task has started", async () => (await carol.get('/v1/tasks')).body.total === 1, 15_000);
+
+    const api = runningApi();
+    const port = stack.apiPorts[0]!;
+    api.child.kill('SIGTERM');
+    const answer = await sync;
+    expect(answer.status).toBe(503);
+    expect(answer.body.error).toMatchObject({ code: 'api_restarting', task_id: expect.any(String) });
+    expect(await exitWithin(api, 15_000)).toBe(0);
+    await stack.startApi(port);
+    expect((await carol.waitForTask(answer.body.error.task_id, 60_000)).status).toBe('success');
+  });
 });
 
 describe('Temporal restarts', () => {

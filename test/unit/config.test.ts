@@ -41,6 +41,10 @@ describe('loadConfig', () => {
     expect(c.platforms.V).toEqual({ baseUrl: 'https://v.example/api/v3', apiKey: 'k', simulated: false });
   });
 
+  test('upstream timeouts that would outlast the activity attempt are refused, naming them', () => {
+    expect(() => loadConfig({ UPSTREAM_CONNECT_TIMEOUT_MS: '20000', UPSTREAM_RESPONSE_TIMEOUT_MS: '30000' })).toThrow(/UPSTREAM_CONNECT_TIMEOUT_MS \+ UPSTREAM_RESPONSE_TIMEOUT_MS/);
+  });
+
   test('half a platform configuration is an error naming the missing variable', () => {
     expect(() => loadConfig({ PLATFORM_B_BASE_URL: 'https://b.example' })).toThrow(/PLATFORM_B_API_KEY/);
     expect(() => loadConfig({ PLATFORM_T_SECRET_KEY: 'x' })).toThrow(/PLATFORM_T_SECRET_ID/);
