@@ -2,8 +2,9 @@
  * What every benchmark part shares: a real stack (test/support/stack.ts: Temporal dev server, simulator, workers
  * and APIs as separate processes on free 127.0.0.1 ports), load from this process, and small statistics.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Stack, TEST_KEYS, type StackOptions } from '../test/support/stack';
 
@@ -19,8 +20,21 @@ export async function benchStack(name: string, opts: Omit<StackOptions, 'name'> 
   return Stack.start({
     ...opts,
     name: `bench-${name}`,
+    dataDir: benchDataDir(),
     env: { KEY_RATE_LIMIT_RPS: '0', KEY_MAX_INFLIGHT: '0', ...(opts.env ?? {}) },
   });
+}
+
+/**
+ * BENCH_TEMPORAL_DB_DIR=/dev/shm puts the dev server's SQLite file in memory, to tell the gateway's costs from
+ * the disk's. Unset: the stack's own temporary directory on disk.
+ */
+function benchDataDir(): string | undefined {
+  const root = process.env.BENCH_TEMPORAL_DB_DIR;
+  if (!root) return undefined;
+  const dir = mkdtempSync(join(root, 'mediagate-bench-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 export function apiUrl(stack: Stack, i = 0): string {
