@@ -8,7 +8,8 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# `npm install` with the lock file: `npm ci` refuses it (see README, Quick start).
+RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY core core
 COPY workflows workflows
@@ -24,7 +25,7 @@ RUN npm run build && cp -r sim/assets dist/sim/assets
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # --- runtime: compiled code, production node_modules, non-root -------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
