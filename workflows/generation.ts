@@ -12,6 +12,8 @@ import {
   CancellationScope,
   isCancellation,
   makeContinueAsNewFunc,
+  patched,
+  proxyLocalActivities,
   proxyActivities,
   setHandler,
   sleep,
@@ -70,7 +72,27 @@ function untilDeadline(remainingMs: number, retry: RetryPolicy) {
   return proxyActivities<Activities>({ startToCloseTimeout: ATTEMPT_TIMEOUT, scheduleToCloseTimeout: Math.max(1_000, remainingMs), retry });
 }
 const submitActivity = (remainingMs: number) => untilDeadline(remainingMs, SUBMIT_RETRY).submitGeneration;
-const pollActivity = (remainingMs: number) => untilDeadline(remainingMs, POLL_RETRY).pollGeneration;
+
+/**
+ * Polls run as local activities: executed by the worker inside the workflow task that the poll timer wakes, so
+ * a poll costs one workflow task and about 6 history events instead of an activity task, two workflow tasks and
+ * about 11 events — half the Temporal load per in-flight task, which is what bounds how many jobs a cluster can
+ * watch. A poll is a short, read-only, idempotent HTTP GET, the case local activities are for. Retries back off
+ * in the worker; a backoff longer than a minute becomes a durable timer (localRetryThreshold), so a long outage
+ * still survives worker restarts.
+ *
+ * Versioned with patched(): histories recorded before this change (regular poll activities) replay unchanged.
+ */
+export const LOCAL_POLL_PATCH = 'poll-as-local-activity';
+
+function pollActivity(remainingMs: number) {
+  if (!patched(LOCAL_POLL_PATCH)) return untilDeadline(remainingMs, POLL_RETRY).pollGeneration;
+  return proxyLocalActivities<Activities>({
+    startToCloseTimeout: ATTEMPT_TIMEOUT,
+    scheduleToCloseTimeout: Math.max(1_000, remainingMs),
+    retry: POLL_RETRY,
+  }).pollGeneration;
+}
 const { cancelGeneration } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: CANCEL_RETRY });
 
 /** Continue-as-new well before Temporal's 10k-event warning; a long job keeps a short history per run. */

@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import * as proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -37,12 +37,16 @@ const protojson = createRequire(require.resolve('@temporalio/proto'))('protobufj
 };
 const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType('temporal.api.history.v1.History');
 
+/**
+ * Every fixture, including those in subfolders: `pre-local-poll/` holds runs recorded before polls became local
+ * activities (patch `poll-as-local-activity`); they prove that tasks started before that change still replay.
+ */
 function histories() {
-  return readdirSync(FIXTURES)
+  return readdirSync(FIXTURES, { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((f) => ({
-      workflowId: basename(f, '.json'),
+      workflowId: f.replace(/\.json$/, ''),
       history: protojson.fromJson(historyType, JSON.parse(readFileSync(join(FIXTURES, f), 'utf8')), { ignoreUnknownFields: true }),
     }));
 }
@@ -67,6 +71,7 @@ test('the fixtures cover the representative runs', () => {
   expect(histories().map((h) => h.workflowId)).toEqual(
     expect.arrayContaining(['success', 'failure-content-policy', 'retries-submit-and-poll', 'cancel', 'deadline-job-never-finishes', 'replayed-after-outage']),
   );
+  expect(histories().map((h) => h.workflowId)).toEqual(expect.arrayContaining(['pre-local-poll/success', 'pre-local-poll/deadline-job-never-finishes']));
 });
 
 test('every recorded history replays against the current workflow code', async () => {
