@@ -46,7 +46,13 @@ export async function runHistory(real = false): Promise<HistoryResult> {
         const type = temporal.api.enums.v1.EventType[e.eventType ?? 0]?.replace(/^EVENT_TYPE_/, '') ?? String(e.eventType);
         byType[type] = (byType[type] ?? 0) + 1;
       }
-      polls += list.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'pollGeneration').length;
+      // Polls are local activities (one marker each; the patch adds one more marker per run), or, in runs that
+      // predate patch poll-as-local-activity, regular activities.
+      polls += list.filter(
+        (e) =>
+          (e.markerRecordedEventAttributes?.markerName === 'core_local_activity') ||
+          e.activityTaskScheduledEventAttributes?.activityType?.name === 'pollGeneration',
+      ).length;
       runId = list[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
     }
     return { mode: real ? 'real' : 'compressed 10x', jobMs, events, polls, runs, wallMs: Date.now() - t0, byType };

@@ -82,7 +82,7 @@ describe('spec §4 rule 4: generate_audio only on platform V 2.0 models', () => 
     await expectAccepted(VIDEO, { model: V20, prompt: uniquePrompt('audio20'), duration: 5, generate_audio: true });
     await expectAccepted(VIDEO, { model: 'vendor-video-2-0-fast-260128', prompt: uniquePrompt('audio20f'), duration: 5, generate_audio: true });
   });
-  test('not a string', () => expectRejected(VIDEO, { model: V20, prompt: uniquePrompt('audio-type'), duration: 5, generate_audio: 'yes' }, 'generate_audio'));
+  test('a non-boolean value → 400 generate_audio', () => expectRejected(VIDEO, { model: V20, prompt: uniquePrompt('audio-type'), duration: 5, generate_audio: 'yes' }, 'generate_audio'));
 });
 
 describe('spec §4 rule 5: ratio accepts only 16:9, 9:16, 1:1, 4:3, 3:4', () => {

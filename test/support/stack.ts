@@ -196,6 +196,9 @@ export class Stack {
       SIM_JOB_DURATION_MS: String(this.opts.simJobDurationMs ?? 1_500),
       API_KEYS: [TEST_KEYS.alice, TEST_KEYS.bob].map((k) => `${k.id}:${k.secret}`).join(','),
       API_KEYS_FILE: writeKeysFile(this.dataDir),
+      // Tests fire requests back to back; the per-key limits are exercised by carol's own (API_KEYS_FILE).
+      KEY_RATE_LIMIT_RPS: '1000',
+      KEY_MAX_INFLIGHT: '1000',
       POLL_FIRST_DELAY_MS: '200',
       POLL_INTERVAL_IMAGE_MS: '300',
       POLL_INTERVAL_VIDEO_MS: '300',
