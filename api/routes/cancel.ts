@@ -13,8 +13,7 @@
 import type Router from '@koa/router';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
 import { ApiError, taskNotFound } from '../errors';
-
-const TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
+import { TASK_ID } from './tasks';
 
 export function cancelRoutes(router: Router<AppState>, deps: AppDeps): void {
   router.post('/v1/generations/:task_id/cancel', async (ctx: AppContext) => {

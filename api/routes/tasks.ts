@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
 import { invalidRequest, taskNotFound } from '../errors';
 
-const TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
+/** Task ids are URL-safe (api/tasks.ts newTaskId, api/idempotency.ts); anything else cannot exist. */
+export const TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 export const listQuerySchema = z.object({
   page: z.coerce.number().int().min(1).max(10_000).default(1),

@@ -54,17 +54,11 @@ describe('platform B video, end to end', () => {
     expect(r.body).toMatchObject({ task_id: expect.any(String), status: 'pending', model: 'VE3.1F' });
     const taskId = r.body.task_id;
 
-    const seen = new Set<string>();
-    let record: any;
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
-      record = (await alice.get(`/v1/generations/${taskId}`)).body;
-      seen.add(record.status);
-      if (record.status === 'running') expect(record.progress).toMatch(/^\d{1,3}%$/);
-      if (record.status === 'success' || record.status === 'failed') break;
-      await new Promise((res) => setTimeout(res, 100));
-    }
-    expect(seen).toContain('running');
+    const { record, seen } = await alice.watchTask(taskId);
+    // It was seen running, and every running read carried a progress string.
+    const running = seen.filter((s) => s.startsWith('running'));
+    expect(running.length).toBeGreaterThan(0);
+    for (const s of running) expect(s).toMatch(/^running \d{1,3}%$/);
     expect(record).toMatchObject({ task_id: taskId, status: 'success', model: 'VE3.1F', created: expect.any(Number) });
     expect(record.data).toEqual([{ url: expect.stringMatching(/\.mp4$/) }]);
 

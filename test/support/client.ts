@@ -47,6 +47,23 @@ export class ApiClient {
     return this.request<T>('POST', path, { body, headers });
   }
 
+  /**
+   * Polls a task every 100 ms until it is terminal (bounded by `timeoutMs`), recording every state seen on the
+   * way (`running 40%` for a running one), so a test can assert the path as well as the end.
+   */
+  async watchTask(taskId: string, timeoutMs = 30_000): Promise<{ record: any; seen: string[] }> {
+    const deadline = Date.now() + timeoutMs;
+    const seen: string[] = [];
+    while (Date.now() < deadline) {
+      const record = (await this.get(`/v1/generations/${taskId}`)).body;
+      const state = record.status === 'running' ? `running ${record.progress}` : String(record.status);
+      if (seen.at(-1) !== state) seen.push(state);
+      if (record.status === 'success' || record.status === 'failed') return { record, seen };
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    throw new Error(`task ${taskId} not terminal after ${timeoutMs} ms; seen ${seen.join(' → ')}`);
+  }
+
   /** Polls a task until it reaches a terminal status (bounded by `timeoutMs`), returning the last record. */
   async waitForTask(taskId: string, timeoutMs = 60_000): Promise<any> {
     const deadline = Date.now() + timeoutMs;
