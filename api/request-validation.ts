@@ -7,7 +7,7 @@ import type { Catalogue } from '../core/catalogue';
 import type { Platform } from '../core/platforms';
 import { imageRequestSchema, videoRequestSchema } from '../core/schemas';
 import { RequestRuleError, validateGeneration, type ValidatedRequest } from '../core/validation';
-import { ApiError, invalidRequest } from './errors';
+import { invalidRequest } from './errors';
 
 /** The first zod issue as `param` and a sentence a person understands. */
 export function describeIssue(issue: z.core.$ZodIssue, input: unknown): { param: string; message: string; code: string } {
@@ -50,4 +50,3 @@ export function parseGenerationBody(
   }
 }
 
-export { ApiError };
