@@ -1,25 +1,35 @@
 /**
  * Simulated upstream jobs, shared by the three protocols. A job's state is a function of time: queued for the
  * first quarter of its duration, running (with progress) until it ends, then succeeded or failed as its
- * directives say. Cancelling works only while queued, as on the real platforms.
+ * directives say. Cancelling works only while queued.
+ *
+ * Jobs are kept in a JSON file (SIM_DATA_FILE, under data/ for `npm start`) and reloaded at start, so a job
+ * submitted before a simulator restart is still there afterwards — as a real platform's jobs outlive its API
+ * servers. Writes are debounced and atomic (temporary file, then rename): a crash loses at most the last few
+ * milliseconds of changes, never the file.
  */
 import { randomBytes } from 'node:crypto';
-import type { Kind, Platform } from '../core/platforms';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Directives } from './directives';
+import type { SimKind, SimPlatform } from './host';
 
 export type SimState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
 export interface SimJob {
   id: string;
-  platform: Platform;
-  kind: Kind;
+  platform: SimPlatform;
+  kind: SimKind;
+  /** The model as the platform names it (V model id, T `ModelName/ModelVersion`, B model code). */
   model: string;
   createdAt: number;
   durationMs: number;
   directives: Directives;
   /** How many result files (images: `n`). */
   outputs: number;
-  /** Echoed back in results (platform V: duration, ratio, resolution). */
+  /** The platform's dedup key, where it has one (T SessionId). */
+  dedupKey?: string;
+  /** Platform-specific data echoed in task views and lists (the request as received, options…). JSON only. */
   meta: Record<string, unknown>;
   cancelledAt?: number;
   pollFaultsLeft: number;
@@ -30,22 +40,36 @@ export interface JobView {
   progress: number;
 }
 
+/** Jobs older than this are forgotten at load: every platform's task query window is 7 days or less. */
+const RETENTION_MS = 8 * 24 * 3600_000;
+
+export interface JobStoreOptions {
+  defaultDurationMs: () => number;
+  /** Where jobs are kept; undefined = memory only. */
+  file?: string;
+  now?: () => number;
+}
+
 export class JobStore {
   private readonly jobs = new Map<string, SimJob>();
-  /** Platform dedup keys (T SessionId, B Idempotency-Key) → job id. */
-  private readonly dedup = new Map<string, string>();
+  private saveTimer?: NodeJS.Timeout;
+  private readonly now: () => number;
 
-  constructor(private readonly defaultDurationMs: () => number) {}
+  constructor(private readonly opts: JobStoreOptions) {
+    this.now = opts.now ?? Date.now;
+    this.load();
+  }
 
-  create(fields: Omit<SimJob, 'id' | 'createdAt' | 'durationMs' | 'pollFaultsLeft'>, idPrefix: string): SimJob {
+  create(fields: Omit<SimJob, 'id' | 'createdAt' | 'durationMs' | 'pollFaultsLeft'>, idPrefix: string, id?: string): SimJob {
     const job: SimJob = {
       ...fields,
-      id: `${idPrefix}${Date.now().toString(36)}${randomBytes(6).toString('hex')}`,
-      createdAt: Date.now(),
-      durationMs: fields.directives.durationMs ?? this.defaultDurationMs(),
+      id: id ?? `${idPrefix}${this.now().toString(36)}${randomBytes(6).toString('hex')}`,
+      createdAt: this.now(),
+      durationMs: fields.directives.durationMs ?? this.opts.defaultDurationMs(),
       pollFaultsLeft: fields.directives.pollFault?.times ?? 0,
     };
     this.jobs.set(job.id, job);
+    this.changed();
     return job;
   }
 
@@ -53,16 +77,18 @@ export class JobStore {
     return this.jobs.get(id);
   }
 
-  byDedupKey(scope: string, key: string): SimJob | undefined {
-    const id = this.dedup.get(`${scope}:${key}`);
-    return id === undefined ? undefined : this.jobs.get(id);
+  /** One platform's jobs, oldest first. */
+  all(platform: SimPlatform): SimJob[] {
+    return [...this.jobs.values()].filter((j) => j.platform === platform);
   }
 
-  rememberDedupKey(scope: string, key: string, job: SimJob): void {
-    this.dedup.set(`${scope}:${key}`, job.id);
+  /** The platform's job with this dedup key created within `windowMs`, if any. */
+  byDedupKey(platform: SimPlatform, key: string, windowMs: number): SimJob | undefined {
+    const since = this.now() - windowMs;
+    return this.all(platform).find((j) => j.dedupKey === key && j.createdAt >= since);
   }
 
-  view(job: SimJob, now = Date.now()): JobView {
+  view(job: SimJob, now = this.now()): JobView {
     if (job.cancelledAt !== undefined) return { state: 'cancelled', progress: 0 };
     const elapsed = now - job.createdAt;
     if (job.directives.never) {
@@ -72,21 +98,69 @@ export class JobStore {
       return job.directives.fail ? { state: 'failed', progress: 100 } : { state: 'succeeded', progress: 100 };
     }
     if (elapsed < job.durationMs / 4) return { state: 'queued', progress: 0 };
-    // Progress in steps of 10, like the real platforms report it.
+    // Progress in steps of 10, like the platforms that report it.
     const pct = Math.floor(((elapsed - job.durationMs / 4) / ((job.durationMs * 3) / 4)) * 10) * 10;
     return { state: 'running', progress: Math.min(90, Math.max(0, pct)) };
+  }
+
+  /** When the job reaches its terminal state (undefined: never, or already cancelled). */
+  finishesAt(job: SimJob): number | undefined {
+    if (job.cancelledAt !== undefined || job.directives.never) return undefined;
+    return job.createdAt + job.durationMs;
   }
 
   /** Cancels a queued job; false when it is past cancelling. */
   cancel(job: SimJob): boolean {
     if (this.view(job).state !== 'queued') return false;
-    job.cancelledAt = Date.now();
+    job.cancelledAt = this.now();
+    this.changed();
     return true;
+  }
+
+  /** Records a change made to a job's fields by a platform module (e.g. a poll fault used up). */
+  changed(): void {
+    if (!this.opts.file || this.saveTimer) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      this.save();
+    }, 50);
+    this.saveTimer.unref();
   }
 
   clear(): void {
     this.jobs.clear();
-    this.dedup.clear();
+    this.changed();
+  }
+
+  /** Writes pending changes now (on close). */
+  flush(): void {
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    this.save();
+  }
+
+  private save(): void {
+    const file = this.opts.file;
+    if (!file) return;
+    mkdirSync(dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ version: 1, jobs: [...this.jobs.values()] }));
+    renameSync(tmp, file);
+  }
+
+  private load(): void {
+    const file = this.opts.file;
+    if (!file) return;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    const saved = JSON.parse(text) as { version?: number; jobs?: SimJob[] };
+    const oldest = this.now() - RETENTION_MS;
+    for (const job of saved.jobs ?? []) if (job.createdAt >= oldest) this.jobs.set(job.id, job);
   }
 }
 

@@ -1,25 +1,25 @@
 /** Standalone simulator (`npm run sim`): serves platforms T, B and V on SIM_HOST:SIM_PORT. */
-import { loadConfig, SIM_CREDENTIALS } from '../core/config';
-import { createLogger } from '../core/logger';
+import pino from 'pino';
+import { loadSimConfig } from './sim-config';
 import { startSimulator } from './server';
 
 async function main(): Promise<void> {
-  const config = loadConfig();
-  const logger = createLogger('sim', config.LOG_LEVEL);
+  const config = loadSimConfig();
+  const logger = pino({ level: config.LOG_LEVEL, base: { service: 'sim' }, timestamp: pino.stdTimeFunctions.isoTime });
   const sim = await startSimulator({
     host: config.SIM_HOST,
     port: config.SIM_PORT,
     jobDurationMs: config.SIM_JOB_DURATION_MS,
-    credentials: SIM_CREDENTIALS,
-    publicUrl: process.env.SIM_PUBLIC_URL,
+    publicUrl: config.SIM_PUBLIC_URL,
+    dataFile: config.SIM_DATA_FILE,
   });
-  logger.info({ url: sim.url, jobDurationMs: config.SIM_JOB_DURATION_MS }, `Simulator (platforms T, B, V) listening on ${sim.url}`);
+  logger.info({ url: sim.url, jobDurationMs: config.SIM_JOB_DURATION_MS, dataFile: config.SIM_DATA_FILE }, `Simulator (platforms T, B, V) listening on ${sim.url}`);
   const stop = () => void sim.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }
 
 main().catch((err) => {
-  console.error(err);
+  console.error(err instanceof Error ? err.message : err);
   process.exit(1);
 });

@@ -1,55 +1,29 @@
 /**
- * The upstream simulator: one HTTP server speaking the wire protocols of platforms T, B and V (upstreams.md),
- * as strictly as the real ones, so an adapter bug fails a test here rather than in production. The paths do
- * not overlap (V under /api/v3, B under /v1, T at POST / with X-TC-Action), so one port serves all three.
+ * The upstream simulator: one HTTP server speaking the wire protocols of platforms T, B and V as strictly as the
+ * real ones, so an adapter bug fails a test here rather than in production. The paths do not overlap (V under
+ * /api/v3, B under /v2 and /v3, T at POST / with X-TC-Action), so one port serves all three.
  *
- * Control endpoints under /_sim let tests inject faults, read counters ("exactly one upstream job per task")
- * and see the exact requests each platform received.
+ * Control endpoints under /_sim let tests inject faults, read counters ("exactly one upstream job per task") and
+ * see the exact requests each platform received and what it answered.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
-import Koa, { type Context } from 'koa';
-import type { Platform } from '../core/platforms';
-import { PLATFORMS } from '../core/platforms';
-import type { FaultStatus } from './directives';
-import { JobStore } from './jobs';
+import Koa from 'koa';
+import { platformB } from './b';
+import { CallbackSender, type CallbackFault } from './callbacks';
+import { parseFault } from './directives';
+import { SIM_PLATFORMS, type FaultStatus, type PlatformStats, type RecordedRequest, type SimHost, type SimOp, type SimPlatform, type SimPlatformModule, type TransitionListener } from './host';
+import { JobStore, type SimState } from './jobs';
 import { mediaFor } from './media';
-import { registerPlatformB } from './platform-b';
-import { registerPlatformT } from './platform-t';
-import { registerPlatformV } from './platform-v';
+import { platformT } from './t';
+import { platformV } from './v';
 
-export type SimOp = 'submit' | 'poll' | 'cancel';
-
-export interface PlatformStats {
-  /** Submit requests received (including rejected and faulted ones). */
-  submitRequests: number;
-  /** Jobs actually created: what a real platform would bill. */
-  jobsCreated: number;
-  /** Submits answered with an existing job because of the platform's dedup key. */
-  dedupHits: number;
-  polls: number;
-  cancels: number;
-  /** Requests rejected as invalid (4xx), by auth or validation. */
-  rejected: number;
-  faultsInjected: number;
-}
-
-export interface RecordedRequest {
-  platform: Platform;
-  op: SimOp;
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: unknown;
-  at: number;
-  /** The HTTP status the simulator answered (0: connection reset on purpose). */
-  status?: number;
-}
+export const SIM_MODULES: readonly SimPlatformModule[] = [platformT, platformB, platformV];
 
 interface Outage {
-  platform: Platform | '*';
+  platform: SimPlatform | '*';
   op: SimOp | '*';
   status: FaultStatus;
   /** Remaining requests to fault; undefined = until `until`. */
@@ -63,57 +37,68 @@ export interface SimOptions {
   port?: number;
   /** Default job duration; a prompt directive overrides it per job. */
   jobDurationMs?: number;
-  /** Credentials the platforms accept. */
-  credentials: { V: { apiKey: string }; B: { apiKey: string }; T: { secretId: string; secretKey: string } };
   /** Base URL put into result file links; default: derived from each request's Host. */
   publicUrl?: string;
+  /** Where jobs are kept across restarts; undefined = memory only. */
+  dataFile?: string;
 }
 
-/** What a platform module gets to implement its protocol. */
-export interface SimHost {
-  jobs: JobStore;
-  options: SimOptions;
-  stats: Record<Platform, PlatformStats>;
-  /** Records the request and applies any pending fault; true when a fault was answered and the handler must stop. */
-  intercept(ctx: Context, platform: Platform, op: SimOp, render: FaultRenderer, promptFault?: { status: FaultStatus } | undefined): boolean;
-  /** Base URL for result files, as the caller reached us. */
-  publicUrl(ctx: Context): string;
-  /** Per-prompt submit faults: `[sim:submit=429x3]` faults the first three submits carrying that prompt. */
-  promptFault(key: string, fault: { status: FaultStatus; times: number } | undefined): { status: FaultStatus } | undefined;
-}
-
-/** Answers an injected fault in the platform's own shape. 'reset' is handled by the host (socket destroyed). */
-export type FaultRenderer = (ctx: Context, status: 429 | 500 | 503, retryAfterSeconds?: number) => void;
-
-const MAX_RECORDED = 2_000;
+const MAX_RECORDED = 5_000;
 
 function emptyStats(): PlatformStats {
-  return { submitRequests: 0, jobsCreated: 0, dedupHits: 0, polls: 0, cancels: 0, rejected: 0, faultsInjected: 0 };
+  return { submitRequests: 0, jobsCreated: 0, dedupRefusals: 0, polls: 0, lists: 0, cancels: 0, rejected: 0, faultsInjected: 0, answersDropped: 0 };
 }
 
-const RECORDED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'x-tc-action', 'x-tc-version', 'x-tc-timestamp', 'x-tc-region', 'host'];
+/** Headers worth recording: what signs and routes a request, never a body. */
+const RECORDED_HEADERS = [
+  'authorization', 'content-type', 'host', 'x-tc-action', 'x-tc-version', 'x-tc-timestamp', 'x-tc-region', 'x-bce-date', 'x-bce-request-id',
+];
 
 export interface Simulator {
   url: string;
   server: Server;
-  stats: Record<Platform, PlatformStats>;
+  stats: Record<SimPlatform, PlatformStats>;
   requests: RecordedRequest[];
   reset(): void;
   close(): Promise<void>;
 }
 
-export async function startSimulator(options: SimOptions): Promise<Simulator> {
+export async function startSimulator(options: SimOptions = {}): Promise<Simulator> {
   let jobDurationMs = options.jobDurationMs ?? 8_000;
-  const jobs = new JobStore(() => jobDurationMs);
-  const stats = Object.fromEntries(PLATFORMS.map((p) => [p, emptyStats()])) as Record<Platform, PlatformStats>;
+  const jobs = new JobStore({ defaultDurationMs: () => jobDurationMs, file: options.dataFile });
+  const stats = Object.fromEntries(SIM_PLATFORMS.map((p) => [p, emptyStats()])) as Record<SimPlatform, PlatformStats>;
   const requests: RecordedRequest[] = [];
   let outages: Outage[] = [];
   const promptFaultCounts = new Map<string, number>();
+  const callbacks = new CallbackSender();
+  const listeners = new Map<SimPlatform, TransitionListener[]>();
+  /** Last state seen per job, to notice transitions; seeded without firing, so a restart replays nothing. */
+  const lastState = new Map<string, SimState>();
+  const TERMINAL = new Set<SimState>(['succeeded', 'failed', 'cancelled']);
+  const startedAt = Date.now();
+  const watchTransitions = () => {
+    for (const [platform, fns] of listeners) {
+      for (const job of jobs.all(platform)) {
+        const before = lastState.get(job.id);
+        if (before !== undefined && TERMINAL.has(before)) continue;
+        const now = jobs.view(job).state;
+        lastState.set(job.id, now);
+        const from = before ?? (job.createdAt > startedAt ? 'queued' : now);
+        if (from !== now) for (const fn of fns) fn(job, from, now);
+      }
+    }
+  };
+  const ticker = setInterval(watchTransitions, 100);
+  ticker.unref();
 
   const host: SimHost = {
     jobs,
-    options,
     stats,
+    callbacks,
+    now: Date.now,
+    onTransition(platform, listener) {
+      listeners.set(platform, [...(listeners.get(platform) ?? []), listener]);
+    },
     publicUrl: (ctx) => options.publicUrl ?? `${ctx.protocol}://${ctx.host}`,
     promptFault(key, fault) {
       if (!fault) return undefined;
@@ -128,7 +113,9 @@ export async function startSimulator(options: SimOptions): Promise<Simulator> {
         const v = ctx.get(h);
         if (v) headers[h] = v;
       }
-      const record: RecordedRequest = { platform, op, method: ctx.method, path: ctx.path, headers, body: ctx.request.body, at: Date.now() };
+      const record: RecordedRequest = {
+        platform, op, method: ctx.method, path: ctx.path, query: ctx.querystring, headers, body: ctx.request.body, at: Date.now(),
+      };
       ctx.state.simRecord = record;
       requests.push(record);
       if (requests.length > MAX_RECORDED) requests.splice(0, requests.length - MAX_RECORDED);
@@ -136,12 +123,16 @@ export async function startSimulator(options: SimOptions): Promise<Simulator> {
       const now = Date.now();
       outages = outages.filter((o) => (o.remaining === undefined || o.remaining > 0) && (o.until === undefined || o.until > now));
       const outage = outages.find((o) => (o.platform === '*' || o.platform === platform) && (o.op === '*' || o.op === op));
-      const headerFault = /^(429|500|503|reset)$/.exec(ctx.get('X-Sim-Fault'))?.[1];
-      const status: FaultStatus | undefined =
-        promptFault?.status ?? outage?.status ?? (headerFault === undefined ? undefined : headerFault === 'reset' ? 'reset' : (Number(headerFault) as 429 | 500 | 503));
+      const headerFault = parseFault(ctx.get('X-Sim-Fault'))?.status;
+      const status = promptFault?.status ?? outage?.status ?? headerFault;
       if (status === undefined) return false;
       if (outage && !promptFault && outage.remaining !== undefined) outage.remaining--;
       stats[platform].faultsInjected++;
+      if (status === 'drop') {
+        // Carry the request out, then lose the answer (see the outer middleware).
+        ctx.state.simDropAnswer = platform;
+        return false;
+      }
       if (status === 'reset') {
         ctx.req.socket.destroy();
         ctx.respond = false;
@@ -156,15 +147,25 @@ export async function startSimulator(options: SimOptions): Promise<Simulator> {
   app.use(async (ctx, next) => {
     try {
       await next();
-      const record = ctx.state.simRecord as RecordedRequest | undefined;
-      if (record) record.status = ctx.respond === false ? 0 : ctx.status;
     } catch (err) {
       // Body-parser errors (malformed JSON, too large) keep their 4xx status, as on the real platforms.
       const status = (err as { status?: number }).status;
       ctx.status = status && status >= 400 && status < 500 ? status : 500;
       ctx.body = { error: { code: ctx.status === 500 ? 'SimulatorError' : 'InvalidRequestBody', message: (err as Error).message } };
     }
+    const record = ctx.state.simRecord as RecordedRequest | undefined;
+    const dropFor = ctx.state.simDropAnswer as SimPlatform | undefined;
+    if (dropFor) {
+      stats[dropFor].answersDropped++;
+      ctx.respond = false;
+      ctx.req.socket.destroy();
+    }
+    if (record) {
+      record.status = ctx.respond === false ? 0 : ctx.status;
+      if (ctx.respond !== false && ctx.body !== undefined && !Buffer.isBuffer(ctx.body)) record.response = ctx.body;
+    }
   });
+  // rawBody is kept: platform T signs the exact bytes of the body.
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '10mb', extendTypes: { json: ['application/json'] } }));
 
   const router = new Router();
@@ -180,16 +181,21 @@ export async function startSimulator(options: SimOptions): Promise<Simulator> {
     const { platform, op } = ctx.query;
     ctx.body = requests.filter((r) => (!platform || r.platform === platform) && (!op || r.op === op));
   });
+  /** A job as the simulator holds it (tests: how many jobs exist for a prompt, and their state). */
+  router.get('/_sim/jobs', (ctx) => {
+    const { platform } = ctx.query;
+    ctx.body = SIM_PLATFORMS.filter((p) => !platform || p === platform).flatMap((p) => jobs.all(p).map((j) => ({ ...j, view: jobs.view(j) })));
+  });
   router.post('/_sim/reset', (ctx) => {
     sim.reset();
     ctx.body = { ok: true };
   });
-  /** Body: {platform?: 'T'|'B'|'V'|'*', op?: 'submit'|'poll'|'cancel'|'*', status: 429|500|503|'reset', count?, durationMs?, retryAfterSeconds?} */
+  /** Body: {platform?: 'T'|'B'|'V'|'*', op?: SimOp|'*', status: 429|500|503|'reset'|'drop', count?, durationMs?, retryAfterSeconds?} */
   router.post('/_sim/faults', (ctx) => {
     const b = ctx.request.body as Partial<Outage> & { count?: number; durationMs?: number };
-    if (![429, 500, 503, 'reset'].includes(b.status as FaultStatus)) {
+    if (![429, 500, 503, 'reset', 'drop'].includes(b.status as FaultStatus)) {
       ctx.status = 400;
-      ctx.body = { error: 'status must be 429, 500, 503 or "reset"' };
+      ctx.body = { error: 'status must be 429, 500, 503, "reset" or "drop"' };
       return;
     }
     outages.push({
@@ -206,6 +212,25 @@ export async function startSimulator(options: SimOptions): Promise<Simulator> {
     outages = [];
     ctx.body = { ok: true };
   });
+  router.get('/_sim/callbacks', (ctx) => {
+    const { platform } = ctx.query;
+    ctx.body = callbacks.deliveries.filter((d) => !platform || d.platform === platform);
+  });
+  /** Body: {platform?: 'T'|'B'|'V'|'*', fault: 'drop'|'duplicate'|'late'|'bad-signature', count?, delayMs?} */
+  router.post('/_sim/callback-faults', (ctx) => {
+    const b = ctx.request.body as { platform?: SimPlatform | '*'; fault?: CallbackFault; count?: number; delayMs?: number };
+    if (!['drop', 'duplicate', 'late', 'bad-signature'].includes(String(b.fault))) {
+      ctx.status = 400;
+      ctx.body = { error: 'fault must be "drop", "duplicate", "late" or "bad-signature"' };
+      return;
+    }
+    callbacks.addFault({ platform: b.platform, fault: b.fault!, count: b.count, delayMs: b.delayMs });
+    ctx.body = { ok: true };
+  });
+  router.delete('/_sim/callback-faults', (ctx) => {
+    callbacks.clearFaults();
+    ctx.body = { ok: true };
+  });
   /** Body: {jobDurationMs} */
   router.post('/_sim/config', (ctx) => {
     const b = ctx.request.body as { jobDurationMs?: number };
@@ -215,9 +240,9 @@ export async function startSimulator(options: SimOptions): Promise<Simulator> {
 
   // ------------------------------------------------------------------ result files
   router.get('/files/:name', (ctx) => {
-    // Any well-formed name is served, so result links keep working after a simulator restart (jobs live in
-    // memory), as a platform's storage outlives its API servers.
-    const m = /^([A-Za-z0-9_-]+)-(\d+)\.(mp4|png)$/.exec(ctx.params.name ?? '');
+    // Any well-formed name is served, so result links keep working after a simulator restart, as a platform's
+    // storage outlives its API servers.
+    const m = /^([A-Za-z0-9_.-]+)-(\d+)\.(mp4|png)$/.exec(ctx.params.name ?? '');
     if (!m) {
       ctx.status = 404;
       ctx.body = 'not found';
@@ -228,9 +253,7 @@ export async function startSimulator(options: SimOptions): Promise<Simulator> {
     ctx.body = media.bytes;
   });
 
-  registerPlatformV(router, host);
-  registerPlatformT(router, host);
-  registerPlatformB(router, host);
+  for (const module of SIM_MODULES) module.register(router, host);
 
   app.use(router.routes());
   app.use(router.allowedMethods());
@@ -251,10 +274,15 @@ export async function startSimulator(options: SimOptions): Promise<Simulator> {
       promptFaultCounts.clear();
       requests.length = 0;
       outages = [];
-      for (const p of PLATFORMS) stats[p] = emptyStats();
+      callbacks.reset();
+      lastState.clear();
+      for (const p of SIM_PLATFORMS) stats[p] = emptyStats();
     },
     close: () =>
       new Promise<void>((resolve) => {
+        jobs.flush();
+        clearInterval(ticker);
+        callbacks.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

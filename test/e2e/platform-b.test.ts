@@ -182,7 +182,7 @@ describe('the platform B simulator speaks its protocol strictly', () => {
     expect(second.body.data.taskId).toBe(first.body.data.taskId);
     const after = (await sim.stats()).B;
     expect(after.jobsCreated - before.jobsCreated).toBe(1);
-    expect(after.dedupHits - before.dedupHits).toBe(1);
+    expect(after.dedupRefusals - before.dedupRefusals).toBe(1);
 
     const conflicting = await submit(body(`${prompt} changed`), { 'Idempotency-Key': key });
     expect(conflicting).toEqual({ status: 400, body: { code: 40005, message: expect.any(String) } });

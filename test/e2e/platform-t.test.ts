@@ -201,7 +201,7 @@ describe('the platform T simulator is as strict as the platform', () => {
     expect(first.body.Response.TaskId).toMatch(/^AigcVideoTask-/);
     expect(second.body.Response.TaskId).toBe(first.body.Response.TaskId);
     expect(after.jobsCreated - before.jobsCreated).toBe(1);
-    expect(after.dedupHits - before.dedupHits).toBe(1);
+    expect(after.dedupRefusals - before.dedupRefusals).toBe(1);
 
     const detail = await signedCall('DescribeTaskDetail', { TaskId: first.body.Response.TaskId });
     expect(detail.body.Response).toMatchObject({

@@ -81,7 +81,7 @@ export class ApiClient {
 export class SimClient {
   constructor(readonly baseUrl: string) {}
 
-  async stats(): Promise<Record<'T' | 'B' | 'V', { submitRequests: number; jobsCreated: number; dedupHits: number; polls: number; cancels: number; rejected: number; faultsInjected: number }>> {
+  async stats(): Promise<Record<'T' | 'B' | 'V', { submitRequests: number; jobsCreated: number; dedupRefusals: number; polls: number; lists: number; cancels: number; rejected: number; faultsInjected: number; answersDropped: number }>> {
     return (await fetch(`${this.baseUrl}/_sim/stats`)).json() as Promise<any>;
   }
 

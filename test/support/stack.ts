@@ -194,6 +194,7 @@ export class Stack {
       SIM_PORT: String(simPort),
       SIM_BASE_URL: this.simUrl,
       SIM_JOB_DURATION_MS: String(this.opts.simJobDurationMs ?? 1_500),
+      SIM_DATA_FILE: join(this.dataDir, 'sim-jobs.json'),
       API_KEYS: [TEST_KEYS.alice, TEST_KEYS.bob].map((k) => `${k.id}:${k.secret}`).join(','),
       API_KEYS_FILE: writeKeysFile(this.dataDir),
       // Tests fire requests back to back; the per-key limits are exercised by carol's own (API_KEYS_FILE).

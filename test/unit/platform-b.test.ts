@@ -10,7 +10,7 @@ import { validateGeneration } from '../../core/validation';
 import { classifyBError, createPlatformB, fromBTask, toBImageBody, toBVideoBody, type BTask } from '../../activities/platform-b';
 import type { HttpClient, HttpResponse } from '../../activities/http';
 import { UpstreamError } from '../../activities/errors';
-import { validateBImage, validateBVideo } from '../../sim/platform-b';
+import { validateBImage, validateBVideo } from '../../sim/b';
 
 const ENABLED = new Set<Platform>(['T', 'B', 'V']);
 const IMG = 'https://x.test/first.png';

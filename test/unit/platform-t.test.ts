@@ -21,7 +21,7 @@ import {
   type TTaskDetail,
 } from '../../activities/platform-t';
 import { parseTc3Authorization, tc3Sign } from '../../activities/tc3';
-import { validateTImage, validateTVideo } from '../../sim/platform-t';
+import { validateTImage, validateTVideo } from '../../sim/t';
 
 // The official SDK's signer, used only as an independent reference implementation.
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -12,11 +12,12 @@
 import { createHash } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { defaultCatalogue, describeDurations, durationAllowed, type ModelEntry } from '../core/catalogue';
-import type { Kind } from '../core/platforms';
-import { parseDirectives } from './directives';
-import { resultUrls, type SimJob, type SimState } from './jobs';
-import type { FaultRenderer, SimHost } from './server';
+import { defaultCatalogue, describeDurations, durationAllowed, type ModelEntry } from '../../core/catalogue';
+import type { Kind } from '../../core/platforms';
+import { parseDirectives } from '../directives';
+import { resultUrls, type SimJob, type SimState } from '../jobs';
+import { SIM_ACCOUNTS } from '../accounts';
+import type { FaultRenderer, SimHost, SimPlatformModule } from '../host';
 
 const VIDEO_FIELDS = new Set(['model', 'action', 'prompt', 'duration', 'resolution', 'image', 'audio', 'bgm']);
 const IMAGE_FIELDS = new Set(['model', 'prompt', 'negativePrompt', 'aspectRatio', 'quality', 'n']);
@@ -174,7 +175,7 @@ function taskView(host: SimHost, ctx: Context, job: SimJob): Record<string, unkn
 export function registerPlatformB(router: Router, host: SimHost): void {
   const stats = host.stats.B;
   const authorised = (ctx: Context) => {
-    if (ctx.get('Authorization') === `Bearer ${host.options.credentials.B.apiKey}`) return true;
+    if (ctx.get('Authorization') === `Bearer ${SIM_ACCOUNTS.B.apiKey}`) return true;
     stats.rejected++;
     sendError(ctx, 401, 40100, 'Invalid or missing API key');
     return false;
@@ -200,22 +201,21 @@ export function registerPlatformB(router: Router, host: SimHost): void {
 
       const key = ctx.get('Idempotency-Key');
       const hash = fingerprint(body);
-      const previous = key ? host.jobs.byDedupKey('B', key) : undefined;
+      const previous = key ? host.jobs.byDedupKey('B', key, 24 * 3600_000) : undefined;
       if (previous) {
         if (previous.meta.requestHash !== hash) {
           stats.rejected++;
           sendError(ctx, 400, 40005, 'Idempotency-Key was already used with a different request');
           return;
         }
-        stats.dedupHits++;
+        stats.dedupRefusals++;
         sendData(ctx, { taskId: previous.id });
         return;
       }
       const job = host.jobs.create(
-        { platform: 'B', kind, model: entry.upstream.model!, directives, outputs: kind === 'image' ? Number(body!.n ?? 1) : 1, meta: { requestHash: hash } },
+        { platform: 'B', kind, model: entry.upstream.model!, directives, outputs: kind === 'image' ? Number(body!.n ?? 1) : 1, dedupKey: key || undefined, meta: { requestHash: hash } },
         'btask-',
       );
-      if (key) host.jobs.rememberDedupKey('B', key, job);
       stats.jobsCreated++;
       sendData(ctx, { taskId: job.id });
     };
@@ -255,3 +255,5 @@ export function registerPlatformB(router: Router, host: SimHost): void {
     sendData(ctx, { taskId: job.id, status: 'CANCELLED' });
   });
 }
+
+export const platformB: SimPlatformModule = { platform: 'B', register: registerPlatformB };

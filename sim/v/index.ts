@@ -5,10 +5,11 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { defaultCatalogue, durationAllowed, describeDurations, type ModelEntry } from '../core/catalogue';
-import { parseDirectives } from './directives';
-import { resultUrls, type SimJob } from './jobs';
-import type { FaultRenderer, SimHost } from './server';
+import { defaultCatalogue, durationAllowed, describeDurations, type ModelEntry } from '../../core/catalogue';
+import { parseDirectives } from '../directives';
+import { resultUrls, type SimJob } from '../jobs';
+import { SIM_ACCOUNTS } from '../accounts';
+import type { FaultRenderer, SimHost, SimPlatformModule } from '../host';
 
 const TOP_LEVEL = new Set([
   'model', 'content', 'ratio', 'duration', 'resolution', 'generate_audio', 'watermark', 'return_last_frame', 'draft',
@@ -167,7 +168,7 @@ function taskView(host: SimHost, ctx: Context, job: SimJob): Record<string, unkn
 export function registerPlatformV(router: Router, host: SimHost): void {
   const stats = host.stats;
   const authorised = (ctx: Context) => {
-    if (ctx.get('Authorization') === `Bearer ${host.options.credentials.V.apiKey}`) return true;
+    if (ctx.get('Authorization') === `Bearer ${SIM_ACCOUNTS.V.apiKey}`) return true;
     host.stats.V.rejected++;
     sendError(ctx, 401, 'AuthenticationError', 'The API key in the request is missing or invalid');
     return false;
@@ -242,3 +243,5 @@ export function registerPlatformV(router: Router, host: SimHost): void {
   });
 }
 
+
+export const platformV: SimPlatformModule = { platform: 'V', register: registerPlatformV };

@@ -7,12 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { defaultCatalogue, describeDurations, durationAllowed, type ModelEntry } from '../core/catalogue';
-import type { Kind } from '../core/platforms';
-import { parseTc3Authorization, signaturesEqual, tc3Date, tc3Sign } from '../activities/tc3';
-import { parseDirectives } from './directives';
-import { resultUrls, type SimJob } from './jobs';
-import type { FaultRenderer, SimHost, SimOp } from './server';
+import { defaultCatalogue, describeDurations, durationAllowed, type ModelEntry } from '../../core/catalogue';
+import type { Kind } from '../../core/platforms';
+import { parseTc3Authorization, signaturesEqual, tc3Date, tc3Sign } from '../../activities/tc3';
+import { parseDirectives } from '../directives';
+import { resultUrls, type SimJob } from '../jobs';
+import { SIM_ACCOUNTS } from '../accounts';
+import type { FaultRenderer, SimHost, SimOp, SimPlatformModule } from '../host';
 
 const API_VERSION = '2018-07-17';
 const SERVICE = 'vod';
@@ -270,7 +271,7 @@ export function registerPlatformT(router: Router, host: SimHost): void {
   function checkEnvelope(ctx: Context): void {
     if (ctx.get('X-TC-Version') !== API_VERSION) throw new TError('NoSuchVersion', `The API version \`${ctx.get('X-TC-Version')}\` does not exist; use ${API_VERSION}.`);
     if (!ctx.is('application/json')) throw new TError('InvalidParameter', 'The Content-Type must be application/json.');
-    verifyTSignature(ctx, host.options.credentials.T);
+    verifyTSignature(ctx, SIM_ACCOUNTS.T);
   }
 
   function create(ctx: Context, kind: Kind): void {
@@ -282,10 +283,10 @@ export function registerPlatformT(router: Router, host: SimHost): void {
     checkEnvelope(ctx);
     const entry = kind === 'video' ? validateTVideo(body) : validateTImage(body);
     const sessionId = body!.SessionId as string | undefined;
-    const existing = sessionId === undefined ? undefined : host.jobs.byDedupKey('T', sessionId);
+    const existing = sessionId === undefined ? undefined : host.jobs.byDedupKey('T', sessionId, 3 * 24 * 3600_000);
     if (existing) {
       // Same SessionId within the dedup window: the first task, not a second (billed) one.
-      stats.dedupHits++;
+      stats.dedupRefusals++;
       send(ctx, { TaskId: existing.id });
       return;
     }
@@ -297,11 +298,11 @@ export function registerPlatformT(router: Router, host: SimHost): void {
         directives,
         // T returns one file per AIGC task (there is no count parameter).
         outputs: 1,
+        dedupKey: sessionId,
         meta: { sessionId, input: { ModelName: body!.ModelName, ModelVersion: body!.ModelVersion, Prompt: prompt ?? '' } },
       },
       kind === 'video' ? 'AigcVideoTask-' : 'AigcImageTask-',
     );
-    if (sessionId !== undefined) host.jobs.rememberDedupKey('T', sessionId, job);
     stats.jobsCreated++;
     send(ctx, { TaskId: job.id });
   }
@@ -335,3 +336,5 @@ export function registerPlatformT(router: Router, host: SimHost): void {
     }
   });
 }
+
+export const platformT: SimPlatformModule = { platform: 'T', register: registerPlatformT };

@@ -1,0 +1,90 @@
+/**
+ * What the simulator's core offers each simulated platform (sim/t, sim/b, sim/v), and what a platform module
+ * looks like. The simulator is our witness of the real platforms: its vocabulary is its own, written from the
+ * platforms' documentation (../shared/upstreams.md, ../shared/platforms/), and nothing under sim/ imports the
+ * gateway's code (an ESLint rule enforces it), so a wrong model code, field or limit on our side fails a test.
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { CallbackSender } from './callbacks';
+import type { JobStore, SimJob, SimState } from './jobs';
+
+export const SIM_PLATFORMS = ['T', 'B', 'V'] as const;
+export type SimPlatform = (typeof SIM_PLATFORMS)[number];
+export type SimKind = 'video' | 'image';
+
+/** What a request does, for counters, recorded requests and targeted faults. */
+export type SimOp = 'submit' | 'poll' | 'list' | 'cancel' | 'events' | 'config';
+
+/**
+ * An injected fault: an HTTP status answered in the platform's own error shape, `reset` (the connection is
+ * destroyed before anything is done), or `drop` (the request is carried out — a job is created — and then the
+ * connection is destroyed instead of answering: the "lost answer" a retried create must reconcile).
+ */
+export type FaultStatus = 429 | 500 | 503 | 'reset' | 'drop';
+
+export interface PlatformStats {
+  /** Create requests received (including rejected and faulted ones). */
+  submitRequests: number;
+  /** Jobs actually created: what a real platform would bill. */
+  jobsCreated: number;
+  /** Creates refused because their dedup key (T SessionId) was seen before. */
+  dedupRefusals: number;
+  polls: number;
+  lists: number;
+  cancels: number;
+  /** Requests rejected as invalid (4xx or the platform's error envelope), by auth or validation. */
+  rejected: number;
+  faultsInjected: number;
+  /** Requests carried out whose answer was dropped on purpose (fault `drop`). */
+  answersDropped: number;
+}
+
+export interface RecordedRequest {
+  platform: SimPlatform;
+  op: SimOp;
+  method: string;
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  body: unknown;
+  at: number;
+  /** The HTTP status the simulator answered (0: the connection was destroyed on purpose). */
+  status?: number;
+  /** What the simulator answered, when it answered JSON. */
+  response?: unknown;
+}
+
+/** Renders an injected 429/500/503 in the platform's own error shape. */
+export type FaultRenderer = (ctx: Context, status: 429 | 500 | 503, retryAfterSeconds?: number) => void;
+
+export interface SimHost {
+  readonly jobs: JobStore;
+  readonly stats: Record<SimPlatform, PlatformStats>;
+  /**
+   * Records the request and applies a pending fault (an outage set through /_sim/faults, a prompt directive's
+   * `promptFault`, or the `X-Sim-Fault` header). Returns true when the fault was answered and the handler must
+   * stop; for `drop` it returns false (the handler runs) and the answer is then dropped.
+   */
+  intercept(ctx: Context, platform: SimPlatform, op: SimOp, render: FaultRenderer, promptFault?: { status: FaultStatus }): boolean;
+  /** Base URL for result files, as the caller reached us (or SIM_PUBLIC_URL). */
+  publicUrl(ctx: Context): string;
+  /** Per-prompt faults: `[sim:submit=429x3]` faults the first three creates carrying that prompt. */
+  promptFault(key: string, fault: { status: FaultStatus; times: number } | undefined): { status: FaultStatus } | undefined;
+  now(): number;
+  /** Delivers the platform's outbound callbacks (with the faults tests inject). */
+  readonly callbacks: CallbackSender;
+  /**
+   * Calls `listener` whenever one of the platform's jobs changes state (queued → running → succeeded…), as the
+   * simulator observes it (every 100 ms). Changes that happened while the simulator was down are not replayed.
+   */
+  onTransition(platform: SimPlatform, listener: TransitionListener): void;
+}
+
+export type TransitionListener = (job: SimJob, from: SimState, to: SimState) => void;
+
+/** One simulated platform: registers its routes on the shared router. */
+export interface SimPlatformModule {
+  readonly platform: SimPlatform;
+  register(router: Router, host: SimHost): void;
+}
