@@ -12,6 +12,7 @@ COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY core core
+COPY platforms platforms
 COPY workflows workflows
 COPY activities activities
 COPY worker worker
@@ -36,7 +37,9 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY scripts/docker-entrypoint.sh /usr/local/bin/mediagate
-# Files stay root-owned and read-only to the process; the gateway writes nothing to disk.
+# Files stay root-owned and read-only to the process. The one writable place is /var/lib/mediagate (a volume in
+# compose): the simulator's jobs, the embedded result store.
+RUN mkdir -p /var/lib/mediagate && chown node:node /var/lib/mediagate
 USER node
 # api 8080; worker metrics 9464 (gateway) and 9465 (Temporal SDK); sim 8090
 EXPOSE 8080 9464 9465 8090

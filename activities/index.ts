@@ -1,39 +1,55 @@
 /**
- * The activities: everything that touches the network. Built by a factory from their dependencies so tests
- * can inject fakes; workflows import only the *type* of what this returns.
+ * The activities: everything that touches the network, platform-agnostic. Each picks the task's platform
+ * adapter (decorated by the worker with metrics and alerting, activities/adapter-decorator.ts) and adds what
+ * every platform shares: reconciling a submit whose earlier attempt may have created a job, and turning adapter
+ * errors into the failures Temporal acts on. Built by a factory from their dependencies so tests can inject
+ * fakes; workflows import only the *type* of what this returns.
  */
-import { log } from '@temporalio/activity';
+import { activityInfo, ApplicationFailure, log } from '@temporalio/activity';
 import type { Catalogue } from '../core/catalogue';
-import type { Kind, Platform } from '../core/platforms';
-import type { GenerationRequest } from '../core/schemas';
-import type { SubmitResult, UpstreamStatus } from '../core/task';
-import type { Adapters } from './adapters';
-import { final, toActivityFailure } from './errors';
+import type { GenerationRequest, Kind, PollTiming, SubmitResult, UpstreamStatus } from '../core/task';
+import type { PlatformAdapter } from '../platforms/platform';
+import { UpstreamError } from '../platforms/upstream-error';
+import { toActivityFailure } from './activity-failure';
+
+export type Adapters = Partial<Record<string, PlatformAdapter>>;
 
 export interface ActivityDeps {
   catalogue: Catalogue;
   adapters: Adapters;
+  /** The worker's polling and deadline settings (POLL_*, TASK_DEADLINE_*), by kind. */
+  timing: Record<Kind, PollTiming>;
 }
 
 export interface SubmitInput {
-  platform: Platform;
+  platform: string;
   request: GenerationRequest;
-  /** Stable per workflow run, new for a replayed task (workflows/dedup-key.ts): the platform's dedup key where it has one. */
+  /** Stable per workflow run and re-submission (workflows/dedup-key.ts): the platform's dedup key where it has one. */
   dedupKey: string;
+  /** The task id (workflow id). Absent in runs recorded before it was passed. */
+  taskId?: string;
+  /** When the task's deadline passes (ms since the epoch). Absent in runs recorded before it was passed. */
+  deadlineAt?: number;
 }
 
 export interface PollInput {
-  platform: Platform;
+  platform: string;
   kind: Kind;
   upstreamTaskId: string;
 }
 
 export type CancelInput = PollInput;
 
-export function createActivities({ catalogue, adapters }: ActivityDeps) {
-  function adapterFor(platform: Platform) {
+export function createActivities({ catalogue, adapters, timing }: ActivityDeps) {
+  function adapterFor(platform: string): PlatformAdapter {
     const adapter = adapters[platform];
-    if (!adapter) throw final('upstream_auth', `Platform ${platform} is not configured on this worker`);
+    if (!adapter) {
+      // A worker whose configuration lacks a platform the API offers (PLATFORMS_ENABLED differs across the
+      // fleet): retryable, so another, correctly configured worker picks the task up, and loud.
+      const message = `Platform ${platform} is not configured on this worker (PLATFORMS_ENABLED); another worker must take this task`;
+      log.error(message, { platform });
+      throw ApplicationFailure.create({ type: 'platform_not_configured', message, nonRetryable: false });
+    }
     return adapter;
   }
 
@@ -46,11 +62,41 @@ export function createActivities({ catalogue, adapters }: ActivityDeps) {
   }
 
   return {
-    async submitGeneration({ platform, request, dedupKey }: SubmitInput): Promise<SubmitResult> {
+    /**
+     * Creates the upstream job — the step that costs money. A retried attempt may follow one whose request
+     * reached the platform and whose answer was lost, so before sending again it asks the platform for the job
+     * that attempt created (`findSubmitted`), and asks again when the platform refuses the new attempt (T
+     * answers a repeated SessionId with an error, not with the first job).
+     */
+    async submitGeneration({ platform, request, dedupKey, taskId, deadlineAt }: SubmitInput): Promise<SubmitResult> {
       return guarded(async () => {
         const entry = catalogue.find(request.kind, request.model);
-        if (!entry || entry.platform !== platform) throw final('invalid_request', `Unknown ${request.kind} model '${request.model}' on platform ${platform}`);
-        const result = await adapterFor(platform).submit(entry, request, dedupKey);
+        if (!entry || entry.platform !== platform) {
+          throw new UpstreamError(`Unknown ${request.kind} model '${request.model}' on platform ${platform}`, { retryable: false, reason: 'invalid_request' });
+        }
+        const adapter = adapterFor(platform);
+        const info = activityInfo();
+        const ctx = { taskId: taskId ?? info.workflowExecution?.workflowId ?? dedupKey, dedupKey, deadlineAt: deadlineAt ?? info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs };
+        const mayHaveReached = info.attempt > 1;
+        const reconcile = async (why: string): Promise<SubmitResult | undefined> => {
+          if (!mayHaveReached || !adapter.findSubmitted) return undefined;
+          const found = await adapter.findSubmitted(entry, request, { ...ctx, since: info.scheduledTimestampMs });
+          if (found) log.warn(`Adopted the job an earlier submit attempt created (${why})`, { platform, upstreamTaskId: found.upstreamTaskId, attempt: info.attempt });
+          return found;
+        };
+
+        const earlier = await reconcile('its answer was lost');
+        if (earlier) return earlier;
+        let result: SubmitResult;
+        try {
+          result = await adapter.submit(entry, request, ctx);
+        } catch (err) {
+          if (err instanceof UpstreamError && !err.retryable) {
+            const adopted = await reconcile(`the platform refused the retry: ${err.opts.code ?? err.message}`);
+            if (adopted) return adopted;
+          }
+          throw err;
+        }
         log.info('Submitted upstream job', { platform, model: request.model, upstreamTaskId: result.upstreamTaskId });
         return result;
       });
@@ -62,9 +108,19 @@ export function createActivities({ catalogue, adapters }: ActivityDeps) {
 
     async cancelGeneration({ platform, kind, upstreamTaskId }: CancelInput): Promise<void> {
       return guarded(async () => {
-        await adapterFor(platform).cancel(kind, upstreamTaskId);
+        const adapter = adapterFor(platform);
+        if (!adapter.cancel) {
+          log.info('Platform has no cancel: the upstream job runs to its end, no longer polled', { platform, upstreamTaskId });
+          return;
+        }
+        await adapter.cancel(kind, upstreamTaskId);
         log.info('Cancelled upstream job', { platform, upstreamTaskId });
       });
+    },
+
+    /** The worker's timing for a new task (a local activity: its answer is recorded in the history). */
+    async taskTiming({ kind }: { kind: Kind }): Promise<PollTiming> {
+      return timing[kind];
     },
   };
 }

@@ -3,10 +3,11 @@ import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { AppDeps, AppState, AppContext } from './context';
-import { ApiError } from './errors';
-import { httpMetrics, serveMetrics } from './metrics';
-import { authenticate } from './middleware/auth';
-import { errorEnvelope } from './middleware/errors';
+import { ApiError } from './api-error';
+import { httpMetrics, serveMetrics } from './api-metrics';
+import { authenticate } from './middleware/authenticate';
+import { errorEnvelope } from './middleware/error-envelope';
+import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { openApiDocument } from './openapi';
 import { cancelRoutes } from './routes/cancel';
@@ -18,7 +19,7 @@ export const MAX_BODY = '1mb';
 
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
-  app.proxy = process.env.TRUST_PROXY === 'true';
+  app.proxy = deps.trustProxy;
 
   const health = new Router<AppState>();
   health.get('/healthz', (ctx: AppContext) => {
@@ -39,7 +40,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   const v1 = new Router<AppState>();
   v1.use(authenticate(deps.keys));
-  v1.use(deps.limits.rateLimit());
+  v1.use(rateLimit(deps.limits));
   generationRoutes(v1, deps);
   taskRoutes(v1, deps);
   cancelRoutes(v1, deps);

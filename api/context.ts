@@ -2,10 +2,9 @@
 import type { ParameterizedContext } from 'koa';
 import type { Catalogue } from '../core/catalogue';
 import type { Logger } from '../core/logger';
-import type { Platform } from '../core/platforms';
-import type { ApiKey, KeyStore } from './auth';
-import type { KeyLimits } from './limits';
-import type { TaskService } from './tasks';
+import type { ApiKey, KeyStore } from './api-keys';
+import type { KeyLimits } from './key-limits';
+import type { TaskService } from './task-service';
 
 export interface AppState {
   requestId: string;
@@ -23,8 +22,10 @@ export interface AppDeps {
   tasks: TaskService;
   limits: KeyLimits;
   catalogue: Catalogue;
-  enabledPlatforms: ReadonlySet<Platform>;
+  enabledPlatforms: ReadonlySet<string>;
   syncTimeoutMs: number;
+  /** Behind a reverse proxy: trust its X-Forwarded-* headers (TRUST_PROXY). */
+  trustProxy: boolean;
   /** Aborted when the process is stopping: sync waits then answer 503 naming their task. */
   shutdownSignal: AbortSignal;
   /** Readiness: can we reach Temporal right now? */

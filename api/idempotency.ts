@@ -8,8 +8,8 @@
  * unguessable for anyone who does not hold that API key.
  */
 import { createHash, createHmac } from 'node:crypto';
-import type { ApiKey } from './auth';
-import { invalidRequest } from './errors';
+import type { ApiKey } from './api-keys';
+import { invalidRequest } from './api-error';
 
 /** Printable ASCII, like the IETF draft's examples; long enough for UUIDs and client-side composite keys. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;

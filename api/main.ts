@@ -6,17 +6,18 @@
  */
 import { createServer } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
-import { defaultCatalogue } from '../core/catalogue';
-import { ConfigError, enabledPlatforms, loadConfig } from '../core/config';
+import { ConfigError } from '../core/config';
 import { createLogger } from '../core/logger';
 import { temporalConnectionOptions } from '../core/temporal-connection';
+import { buildCatalogue } from '../platforms';
+import { loadApiConfig } from './api-config';
 import { createApp } from './app';
-import { KeyStore, parseApiKeysEnv, parseApiKeysFile } from './auth';
-import { KeyLimits } from './limits';
-import { TaskService } from './tasks';
+import { KeyStore, parseApiKeysEnv, parseApiKeysFile } from './api-keys';
+import { KeyLimits } from './key-limits';
+import { TaskService } from './task-service';
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = loadApiConfig();
   const logger = createLogger('api', config.LOG_LEVEL);
 
   const keys = new KeyStore([
@@ -27,13 +28,7 @@ async function main(): Promise<void> {
 
   const connection = await Connection.connect(temporalConnectionOptions(config));
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const tasks = new TaskService(client, {
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    timing: {
-      video: { firstPollDelayMs: config.POLL_FIRST_DELAY_MS, pollIntervalMs: config.POLL_INTERVAL_VIDEO_MS, deadlineMs: config.TASK_DEADLINE_VIDEO_MS },
-      image: { firstPollDelayMs: config.POLL_FIRST_DELAY_MS, pollIntervalMs: config.POLL_INTERVAL_IMAGE_MS, deadlineMs: config.TASK_DEADLINE_IMAGE_MS },
-    },
-  });
+  const tasks = new TaskService(client, { taskQueue: config.TEMPORAL_TASK_QUEUE });
 
   const shutdown = new AbortController();
   const app = createApp({
@@ -42,9 +37,10 @@ async function main(): Promise<void> {
     keys,
     tasks,
     limits: new KeyLimits({ rps: config.KEY_RATE_LIMIT_RPS, maxInflight: config.KEY_MAX_INFLIGHT }, (ownerId) => tasks.countRunning(ownerId)),
-    catalogue: defaultCatalogue,
-    enabledPlatforms: enabledPlatforms(config),
+    catalogue: buildCatalogue(process.env),
+    enabledPlatforms: config.PLATFORMS_ENABLED,
     syncTimeoutMs: config.SYNC_TIMEOUT_MS,
+    trustProxy: config.TRUST_PROXY,
     checkTemporal: async () => {
       await connection.healthService.check({});
     },
@@ -61,7 +57,7 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
-  logger.info({ port, platforms: [...enabledPlatforms(config)] }, `API listening on http://${config.HOST}:${port}`);
+  logger.info({ port, platforms: [...config.PLATFORMS_ENABLED] }, `API listening on http://${config.HOST}:${port}`);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -1,10 +1,10 @@
 /**
  * GET /openapi.json: an OpenAPI 3.1 document generated from the zod schemas the server validates requests with
- * (core/schemas.ts) and builds responses from (api/response-schemas.ts). Built once, on first request.
+ * (platforms/index.ts, assembled from every platform's fields) and builds responses from (api/response-schemas.ts). Built once, on first request.
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { imageRequestSchema, videoRequestSchema } from '../core/schemas';
+import { imageRequestSchema, videoRequestSchema } from '../platforms';
 import {
   errorSchema,
   generationResultSchema,

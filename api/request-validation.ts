@@ -1,13 +1,13 @@
 /**
  * Turns a request body into a validated generation request, or an ApiError naming the offending field.
- * Schema (types, enums, bounds) first, then the catalogue-driven rules of core/validation.ts.
+ * Schema (types, enums, bounds) first, then the catalogue-driven rules of platforms/validation.ts.
  */
 import type { z } from 'zod';
 import type { Catalogue } from '../core/catalogue';
-import type { Platform } from '../core/platforms';
-import { imageRequestSchema, videoRequestSchema } from '../core/schemas';
-import { RequestRuleError, validateGeneration, type ValidatedRequest } from '../core/validation';
-import { invalidRequest } from './errors';
+import type { Kind } from '../core/task';
+import { imageRequestSchema, videoRequestSchema } from '../platforms';
+import { RequestRuleError, validateGeneration, type ValidatedRequest } from '../platforms/validation';
+import { invalidRequest } from './api-error';
 
 /** The first zod issue as `param` and a sentence a person understands. */
 export function describeIssue(issue: z.core.$ZodIssue, input: unknown): { param: string; message: string; code: string } {
@@ -29,8 +29,8 @@ export function describeIssue(issue: z.core.$ZodIssue, input: unknown): { param:
 
 export function parseGenerationBody(
   catalogue: Catalogue,
-  enabled: ReadonlySet<Platform>,
-  kind: 'video' | 'image',
+  enabled: ReadonlySet<string>,
+  kind: Kind,
   body: unknown,
 ): ValidatedRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -43,7 +43,7 @@ export function parseGenerationBody(
     throw invalidRequest(message, param, code);
   }
   try {
-    return validateGeneration(catalogue, enabled, kind, parsed.data);
+    return validateGeneration(catalogue, enabled, kind, parsed.data as Record<string, unknown> & { model: string });
   } catch (err) {
     if (err instanceof RequestRuleError) throw invalidRequest(err.message, err.param, err.code);
     throw err;

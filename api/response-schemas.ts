@@ -3,6 +3,7 @@
  * tests parse real responses with them, so the document and the server cannot drift apart.
  */
 import { z } from 'zod';
+import { PLATFORM_DEFINITIONS } from '../platforms';
 import { listQuerySchema } from './routes/tasks';
 
 const resultItem = z.object({ url: z.string() }).meta({ id: 'ResultItem' });
@@ -65,7 +66,9 @@ export const modelSchema = z
   .object({
     id: z.string(),
     object: z.literal('model'),
-    owned_by: z.enum(['T', 'B', 'V']).describe('Platform'),
+    owned_by: z
+      .enum(PLATFORM_DEFINITIONS.map((p) => p.id) as [string, ...string[]])
+      .describe(`The platform: ${PLATFORM_DEFINITIONS.map((p) => `${p.id} = ${p.product}`).join('; ')}`),
     type: z.enum(['video', 'image']),
     durations: z.union([z.object({ values: z.array(z.number()) }), z.object({ min: z.number(), max: z.number() })]).optional(),
     resolutions: z.array(z.string()).optional(),

@@ -6,8 +6,8 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { parseGenerationBody } from '../api/request-validation';
-import { TaskService } from '../api/tasks';
-import { defaultCatalogue } from '../core/catalogue';
+import { TaskService } from '../api/task-service';
+import { buildCatalogue } from '../platforms';
 import { AUTH, apiUrl, benchStack, cannon, percentile, round, videoBody, VIDEO_MODEL } from './support';
 
 const LEVELS = [1, 16, 64];
@@ -25,7 +25,7 @@ export interface SubmitRow {
 }
 
 async function bareLoop(tasks: TaskService, clients: number, seconds: number): Promise<SubmitRow> {
-  const { entry, request } = parseGenerationBody(defaultCatalogue, new Set(['V']), 'video', { model: VIDEO_MODEL, prompt: 'bench bare start', duration: 5 });
+  const { entry, request } = parseGenerationBody(buildCatalogue(), new Set(['V']), 'video', { model: VIDEO_MODEL, prompt: 'bench bare start', duration: 5 });
   const latencies: number[] = [];
   let errors = 0;
   const started = Date.now();
@@ -61,13 +61,7 @@ export async function runSubmit(): Promise<{ rows: SubmitRow[]; notes: string[] 
   const connection = await Connection.connect({ address: stack.temporalAddress });
   try {
     const url = `${apiUrl(stack)}/v1/async/videos/generations`;
-    const tasks = new TaskService(new Client({ connection, namespace: 'default' }), {
-      taskQueue: QUEUE,
-      timing: {
-        video: { firstPollDelayMs: 3_000, pollIntervalMs: 5_000, deadlineMs: 3_600_000 },
-        image: { firstPollDelayMs: 3_000, pollIntervalMs: 3_000, deadlineMs: 900_000 },
-      },
-    });
+    const tasks = new TaskService(new Client({ connection, namespace: 'default' }), { taskQueue: QUEUE });
     // Warm-up: JIT, connection pools, the worker's first workflow tasks.
     await cannon({ url, method: 'POST', headers: AUTH, body: videoBody('bench warm-up'), connections: 8, amount: 300 });
     await bareLoop(tasks, 8, 2);

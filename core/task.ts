@@ -2,8 +2,19 @@
  * The normalised shapes that cross the workflow boundary: what the workflow is started with, what the
  * adapters report, and what a task reads as. Platform-agnostic; no I/O, so workflows may import it.
  */
-import type { Kind, Platform } from './platforms';
-import type { GenerationRequest } from './schemas';
+
+export const KINDS = ['video', 'image'] as const;
+export type Kind = (typeof KINDS)[number];
+
+/**
+ * A validated spec request (2.1 or 2.2), tagged by kind. The workflow carries it without looking inside; its
+ * fields are typed where they are read, by the platforms (platforms/request.ts).
+ */
+export interface GenerationRequest {
+  kind: Kind;
+  model: string;
+  [field: string]: unknown;
+}
 
 export const TASK_STATUSES = ['pending', 'running', 'success', 'failed'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -28,7 +39,11 @@ export function isFailureReason(s: unknown): s is FailureReason {
   return typeof s === 'string' && (FAILURE_REASONS as readonly string[]).includes(s);
 }
 
-/** Timing captured when the task starts, so a config change never alters a running task. */
+/**
+ * Timing captured when the task starts, so a config change never alters a running task. The worker decides it
+ * (its POLL_* and TASK_DEADLINE_* settings, read by the workflow through a local activity); runs started before
+ * that (patch `timing-from-worker`) carry it in their input, set by the API.
+ */
 export interface PollTiming {
   firstPollDelayMs: number;
   pollIntervalMs: number;
@@ -38,13 +53,15 @@ export interface PollTiming {
 
 export interface GenerationInput {
   kind: Kind;
-  platform: Platform;
+  /** The platform's id in the registry (platforms/index.ts). */
+  platform: string;
   model: string;
   /** The validated spec request (2.1 or 2.2); adapters map it onto their wire protocol. */
   request: GenerationRequest;
   /** Id of the API key that owns the task (never the secret). */
   ownerId: string;
-  timing: PollTiming;
+  /** Only in runs started before patch `timing-from-worker`; newer runs ask the worker. */
+  timing?: PollTiming;
 }
 
 /** Spec 2.3, plus the platform's raw extras (platform V: video_url, duration, ratio, usage). */

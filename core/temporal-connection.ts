@@ -1,5 +1,6 @@
 /** Connection options for Temporal from configuration: a local dev server, a cluster, or Temporal Cloud. */
-import type { Config } from './config';
+import type { z } from 'zod';
+import type { temporalSchema } from './config';
 
 export interface TemporalConnectionOptions {
   address: string;
@@ -7,7 +8,7 @@ export interface TemporalConnectionOptions {
   apiKey?: string;
 }
 
-export function temporalConnectionOptions(config: Config): TemporalConnectionOptions {
+export function temporalConnectionOptions(config: z.infer<typeof temporalSchema>): TemporalConnectionOptions {
   const opts: TemporalConnectionOptions = { address: config.TEMPORAL_ADDRESS };
   if (config.TEMPORAL_API_KEY) {
     opts.apiKey = config.TEMPORAL_API_KEY;

@@ -7,16 +7,22 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse } from 'yaml';
-import { configSchema } from '../core/config';
+import type { z } from 'zod';
+import { apiConfigSchema } from '../api/api-config';
 import { ALL_SEARCH_ATTRIBUTES } from '../core/search-attributes';
+import { platformsWorkerEnv } from '../platforms';
+import { simConfigSchema } from '../sim/sim-config';
+import { workerConfigSchema } from '../worker/worker-config';
 
 /** Jobs that run once and exit; everything else runs for good and needs a healthcheck. */
 const ONE_SHOT = ['temporal-admin-tools', 'temporal-create-namespace'];
 const REQUIRED = ['postgresql', ...ONE_SHOT, 'temporal', 'temporal-ui', 'api', 'worker', 'sim'];
 /** Run with `--scale`: a fixed container name or host port would make the second replica fail. */
 const SCALABLE = ['api', 'worker'];
-/** The gateway's own services: every variable they are given must be one the config schema knows. */
-const GATEWAY = ['api', 'worker', 'sim'];
+/** The gateway's own services: every variable each is given must be one its config schema knows. */
+const SCHEMAS: Record<string, z.ZodObject> = { api: apiConfigSchema, worker: workerConfigSchema, sim: simConfigSchema };
+/** Upstream endpoints and credentials: the workers' alone. */
+const WORKER_ONLY = Object.keys(platformsWorkerEnv.shape);
 
 interface Service {
   image?: string;
@@ -74,10 +80,11 @@ export function checkCompose(doc: unknown): string[] {
     problems.push(`temporal-create-namespace: SEARCH_ATTRIBUTES ${registered.join(' ')} differ from core/search-attributes.ts: ${expected.join(' ')}`);
   }
 
-  const known = new Set(Object.keys(configSchema.shape));
-  for (const name of GATEWAY) {
+  for (const [name, schema] of Object.entries(SCHEMAS)) {
+    const known = new Set(Object.keys(schema.shape));
     for (const key of Object.keys(envOf(services[name] ?? {}))) {
-      if (!known.has(key)) problems.push(`${name}: ${key} is not a configuration variable (core/config.ts)`);
+      if (!known.has(key)) problems.push(`${name}: ${key} is not one of its configuration variables`);
+      else if (name !== 'worker' && WORKER_ONLY.includes(key)) problems.push(`${name}: ${key} is a platform secret or endpoint: only workers get it`);
     }
   }
   return problems;

@@ -70,10 +70,10 @@ async function main(): Promise<void> {
   const stack = await Stack.start({ name: 'record-histories' });
   const { client, close } = await temporalClient(stack.temporalAddress);
   try {
-    await stack.startApi(undefined, { TASK_DEADLINE_VIDEO_MS: String(SHORT_DEADLINE_MS) });
+    const short = await stack.startLane({ TASK_DEADLINE_VIDEO_MS: String(SHORT_DEADLINE_MS) });
     const ctx: Ctx = {
       api: new ApiClient(stack.apiUrl, 'alice'),
-      shortApi: new ApiClient(`http://127.0.0.1:${stack.apiPorts[1]}`, 'alice'),
+      shortApi: new ApiClient(short.apiUrl, 'alice'),
       sim: new SimClient(stack.simUrl),
       client,
     };

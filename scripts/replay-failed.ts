@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { loadConfig } from '../core/config';
+import { commonSchema, parseEnv, temporalSchema } from '../core/config';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 
 export const WORKFLOW_TYPE = 'generationWorkflow';
@@ -115,7 +115,7 @@ async function main(): Promise<void> {
       reason: { type: 'string' },
     },
   });
-  const config = loadConfig();
+  const config = parseEnv(commonSchema.extend(temporalSchema.shape), process.env);
   const connection = await Connection.connect(temporalConnectionOptions(config));
   try {
     const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });

@@ -11,7 +11,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { loadConfig } from '../core/config';
+import { loadApiConfig } from '../api/api-config';
+import { loadWorkerConfig } from '../worker/worker-config';
+import { loadEmbeddedConfig } from './embedded-config';
 import { startDevServer, type DevServer } from './dev-server';
 import { REPO_ROOT } from './temporal-cli';
 
@@ -71,10 +73,13 @@ async function stopPart(part: Part): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const config = loadConfig();
-  const apiKeys = config.API_KEYS ?? devApiKey(config.TEMPORAL_DB_FILE);
+  // The launcher reads each part's configuration only to orchestrate: which parts to start, what to print.
+  const config = loadEmbeddedConfig();
+  const apiConfig = loadApiConfig();
+  const workerConfig = loadWorkerConfig();
+  const apiKeys = apiConfig.API_KEYS ?? devApiKey(config.TEMPORAL_DB_FILE);
   const apiSecret = apiKeys.split(',')[0]!.split(':').slice(1).join(':');
-  const simNeeded = Object.values(config.platforms).some((p) => p.simulated);
+  const simulated = Object.entries(workerConfig.platforms).filter(([, p]) => p.simulated).map(([id]) => id);
 
   const parts: Part[] = [];
   let temporal: DevServer | undefined;
@@ -108,7 +113,7 @@ async function main(): Promise<void> {
     });
 
     const env: NodeJS.ProcessEnv = { ...process.env, API_KEYS: apiKeys };
-    if (simNeeded) {
+    if (simulated.length > 0) {
       const sim = run('sim', 'sim/main.ts', env);
       parts.push(sim);
       await waitForLine(sim, /listening on/, 30_000);
@@ -133,14 +138,13 @@ async function main(): Promise<void> {
     });
   }
 
-  const apiUrl = `http://127.0.0.1:${config.PORT}`;
-  const simulated = Object.entries(config.platforms).filter(([, p]) => p.simulated).map(([name]) => name);
+  const apiUrl = `http://127.0.0.1:${apiConfig.PORT}`;
   console.log(`
 mediagate is running.
   API:         ${apiUrl}
   Temporal UI: ${temporal.uiUrl} (namespace ${config.TEMPORAL_NAMESPACE})
   API key:     ${apiSecret}
-  Simulated:   ${simulated.length ? `platforms ${simulated.join(', ')} (simulator at ${config.SIM_BASE_URL})` : 'none'}
+  Simulated:   ${simulated.length ? `platforms ${simulated.join(', ')} (simulator at ${workerConfig.SIM_BASE_URL})` : 'none'}
 
 Try:
   curl -s ${apiUrl}/v1/models -H "Authorization: Bearer ${apiSecret}"

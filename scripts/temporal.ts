@@ -2,11 +2,11 @@
  * `npm run temporal`: the Temporal dev server alone, as production-like setups run it next to separately
  * started workers and APIs. Listens on TEMPORAL_ADDRESS, stores in TEMPORAL_DB_FILE, UI on TEMPORAL_UI_PORT.
  */
-import { loadConfig } from '../core/config';
+import { loadEmbeddedConfig } from './embedded-config';
 import { startDevServer } from './dev-server';
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = loadEmbeddedConfig();
   const server = await startDevServer({
     address: config.TEMPORAL_ADDRESS,
     dbFile: config.TEMPORAL_DB_FILE,

@@ -9,7 +9,7 @@
  *   late           it is sent `delayMs` later (default 5 s)
  *   bad-signature  the platform's signature is corrupted (the gateway must refuse it)
  */
-import type { SimPlatform } from './host';
+import type { SimPlatform } from './vocabulary';
 
 export type CallbackFault = 'drop' | 'duplicate' | 'late' | 'bad-signature';
 

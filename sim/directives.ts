@@ -9,7 +9,7 @@
  *   [sim:poll=500x4]            the first 4 polls of this job answer 500 (also 429, 503, reset)
  * `drop` carries the create out (the job exists and is billed) and then drops the answer.
  */
-import type { FaultStatus } from './host';
+import type { FaultStatus } from './vocabulary';
 
 export interface Directives {
   fail?: 'content_policy' | 'error' | 'transient';

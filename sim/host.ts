@@ -9,19 +9,8 @@ import type { Context } from 'koa';
 import type { CallbackSender } from './callbacks';
 import type { JobStore, SimJob, SimState } from './jobs';
 
-export const SIM_PLATFORMS = ['T', 'B', 'V'] as const;
-export type SimPlatform = (typeof SIM_PLATFORMS)[number];
-export type SimKind = 'video' | 'image';
-
-/** What a request does, for counters, recorded requests and targeted faults. */
-export type SimOp = 'submit' | 'poll' | 'list' | 'cancel' | 'events' | 'config';
-
-/**
- * An injected fault: an HTTP status answered in the platform's own error shape, `reset` (the connection is
- * destroyed before anything is done), or `drop` (the request is carried out — a job is created — and then the
- * connection is destroyed instead of answering: the "lost answer" a retried create must reconcile).
- */
-export type FaultStatus = 429 | 500 | 503 | 'reset' | 'drop';
+export { SIM_PLATFORMS, type FaultStatus, type SimKind, type SimOp, type SimPlatform } from './vocabulary';
+import type { FaultStatus, SimOp, SimPlatform } from './vocabulary';
 
 export interface PlatformStats {
   /** Create requests received (including rejected and faulted ones). */
@@ -79,6 +68,8 @@ export interface SimHost {
    * simulator observes it (every 100 ms). Changes that happened while the simulator was down are not replayed.
    */
   onTransition(platform: SimPlatform, listener: TransitionListener): void;
+  /** Calls `listener` when the simulator is reset (/_sim/reset), so a platform can clear state of its own. */
+  onReset(listener: () => void): void;
 }
 
 export type TransitionListener = (job: SimJob, from: SimState, to: SimState) => void;
@@ -87,4 +78,9 @@ export type TransitionListener = (job: SimJob, from: SimState, to: SimState) => 
 export interface SimPlatformModule {
   readonly platform: SimPlatform;
   register(router: Router, host: SimHost): void;
+  /**
+   * Optional: answers, in the platform's own error shape, a request of its own that the body parser refused
+   * (malformed JSON…) before any route ran. Returns true when it answered.
+   */
+  renderBodyError?(ctx: Context, err: unknown, host: SimHost): boolean;
 }

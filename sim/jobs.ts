@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Directives } from './directives';
-import type { SimKind, SimPlatform } from './host';
+import type { SimKind, SimPlatform } from './vocabulary';
 
 export type SimState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 

@@ -72,6 +72,7 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
   const promptFaultCounts = new Map<string, number>();
   const callbacks = new CallbackSender();
   const listeners = new Map<SimPlatform, TransitionListener[]>();
+  const resetListeners: Array<() => void> = [];
   /** Last state seen per job, to notice transitions; seeded without firing, so a restart replays nothing. */
   const lastState = new Map<string, SimState>();
   const TERMINAL = new Set<SimState>(['succeeded', 'failed', 'cancelled']);
@@ -98,6 +99,9 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
     now: Date.now,
     onTransition(platform, listener) {
       listeners.set(platform, [...(listeners.get(platform) ?? []), listener]);
+    },
+    onReset(listener) {
+      resetListeners.push(listener);
     },
     publicUrl: (ctx) => options.publicUrl ?? `${ctx.protocol}://${ctx.host}`,
     promptFault(key, fault) {
@@ -148,10 +152,13 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
     try {
       await next();
     } catch (err) {
-      // Body-parser errors (malformed JSON, too large) keep their 4xx status, as on the real platforms.
+      // Body-parser errors (malformed JSON, too large) keep their 4xx status, as on the real platforms; a platform
+      // may answer them in its own error shape.
       const status = (err as { status?: number }).status;
-      ctx.status = status && status >= 400 && status < 500 ? status : 500;
-      ctx.body = { error: { code: ctx.status === 500 ? 'SimulatorError' : 'InvalidRequestBody', message: (err as Error).message } };
+      if (!(status && status >= 400 && status < 500 && SIM_MODULES.some((m) => m.renderBodyError?.(ctx, err, host)))) {
+        ctx.status = status && status >= 400 && status < 500 ? status : 500;
+        ctx.body = { error: { code: ctx.status === 500 ? 'SimulatorError' : 'InvalidRequestBody', message: (err as Error).message } };
+      }
     }
     const record = ctx.state.simRecord as RecordedRequest | undefined;
     const dropFor = ctx.state.simDropAnswer as SimPlatform | undefined;
@@ -277,6 +284,7 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
       callbacks.reset();
       lastState.clear();
       for (const p of SIM_PLATFORMS) stats[p] = emptyStats();
+      for (const fn of resetListeners) fn();
     },
     close: () =>
       new Promise<void>((resolve) => {

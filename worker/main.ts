@@ -7,20 +7,21 @@
  */
 import { Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
-import { createActivities } from '../activities';
-import { createAdapters } from '../activities/adapters';
-import { createHttpClient } from '../activities/http';
-import { defaultCatalogue } from '../core/catalogue';
-import { loadConfig } from '../core/config';
+import { createActivities, type Adapters } from '../activities';
+import { decorateAdapter } from '../activities/adapter-decorator';
+import { ConfigError } from '../core/config';
 import { createLogger } from '../core/logger';
 import { temporalConnectionOptions } from '../core/temporal-connection';
-import { instrumentAdapters, serveMetrics, WorkerMetrics } from './metrics';
+import { buildCatalogue } from '../platforms';
+import { createHttpClient } from '../platforms/http';
 import { ensureSearchAttributes } from './search-attributes';
 import { temporalLogger } from './temporal-logger';
+import { loadWorkerConfig } from './worker-config';
+import { metricsObserver, serveMetrics, WorkerMetrics } from './worker-metrics';
 import { workflowInterceptorModules, workflowsPath } from './workflow-modules';
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = loadWorkerConfig();
   const logger = createLogger('worker', config.LOG_LEVEL);
 
   Runtime.install({
@@ -38,7 +39,8 @@ async function main(): Promise<void> {
   );
 
   for (const [platform, p] of Object.entries(config.platforms)) {
-    if (p.simulated) logger.warn({ platform }, `Platform ${platform} is not configured: it is served by the simulator at ${config.SIM_BASE_URL}`);
+    if (p.simulated) logger.warn({ platform }, `Platform ${platform} is not configured: it is served by the simulator at ${p.endpoint}`);
+    else logger.info({ platform, endpoint: p.endpoint }, `Platform ${platform} at ${p.endpoint}`);
   }
 
   const connOpts = temporalConnectionOptions(config);
@@ -52,13 +54,11 @@ async function main(): Promise<void> {
     connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
     responseTimeoutMs: config.UPSTREAM_RESPONSE_TIMEOUT_MS,
   });
-  const alerted = new Set<string>();
-  const adapters = createAdapters(config, http, (platform, code, message) => {
-    const key = `${platform}:${code}`;
-    if (alerted.has(key)) return;
-    alerted.add(key);
+  const observer = metricsObserver(metrics, (platform, code, message) => {
     logger.error({ platform, code }, `OPERATOR ACTION NEEDED: platform ${platform} rejected our credentials or account (${code}): ${message}`);
   });
+  const adapters: Adapters = {};
+  for (const [platform, p] of Object.entries(config.platforms)) adapters[platform] = decorateAdapter(platform, p.createAdapter({ http }), observer);
 
   const worker = await Worker.create({
     connection,
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     ...(config.WORKFLOW_BUNDLE_PATH
       ? { workflowBundle: { codePath: config.WORKFLOW_BUNDLE_PATH } }
       : { workflowsPath, interceptors: { workflowModules: workflowInterceptorModules } }),
-    activities: createActivities({ catalogue: defaultCatalogue, adapters: instrumentAdapters(adapters, metrics) }),
+    activities: createActivities({ catalogue: buildCatalogue(process.env), adapters, timing: config.timing }),
     sinks: metrics.sinks(),
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
   });
@@ -84,6 +84,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error(err);
+  console.error(err instanceof ConfigError ? err.message : err);
   process.exit(1);
 });

@@ -26,7 +26,7 @@ import {
 import type { Activities } from '../activities';
 import { SA } from '../core/search-attributes';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS } from '../core/timeouts';
-import type { FailureReason, GenerationInput, GenerationResult, TaskError, TaskState, UpstreamStatus } from '../core/task';
+import type { FailureReason, GenerationInput, GenerationResult, PollTiming, TaskError, TaskState, UpstreamStatus } from '../core/task';
 import { isFailureReason } from '../core/task';
 import { submitDedupKey } from './dedup-key';
 import { taskStateQuery } from './messages';
@@ -95,6 +95,20 @@ function pollActivity(remainingMs: number) {
 }
 const { cancelGeneration } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: CANCEL_RETRY });
 
+/**
+ * Poll intervals and the deadline are the worker's settings (POLL_*, TASK_DEADLINE_*), read once when the task
+ * starts through a local activity, so its answer is recorded and a later settings change never alters a running
+ * task. Versioned with patched(): runs started before this carry the API's timing in their input.
+ */
+export const TIMING_FROM_WORKER_PATCH = 'timing-from-worker';
+const { taskTiming } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 5 } });
+
+async function startTiming(input: GenerationInput): Promise<PollTiming> {
+  if (patched(TIMING_FROM_WORKER_PATCH)) return taskTiming({ kind: input.kind });
+  if (!input.timing) throw ApplicationFailure.create({ type: 'invalid_request', message: 'The task was started without timing', nonRetryable: true });
+  return input.timing;
+}
+
 /** Continue-as-new well before Temporal's 10k-event warning; a long job keeps a short history per run. */
 const MAX_EVENTS_PER_RUN = 2_500;
 
@@ -103,12 +117,15 @@ export interface GenerationResume {
   upstreamTaskId: string;
   deadlineAt: number;
   state: TaskState;
+  /** The timing the first run settled on (absent in runs continued before patch `timing-from-worker`). */
+  timing?: PollTiming;
 }
 
 export async function generationWorkflow(input: GenerationInput, resume?: GenerationResume): Promise<GenerationResult> {
   const state: TaskState = resume?.state ?? { status: 'pending' };
   setHandler(taskStateQuery, () => state);
-  const deadlineAt = resume?.deadlineAt ?? Date.now() + input.timing.deadlineMs;
+  const timing = resume?.timing ?? input.timing ?? (await startTiming(input));
+  const deadlineAt = resume?.deadlineAt ?? Date.now() + timing.deadlineMs;
   let upstreamTaskId = resume?.upstreamTaskId;
 
   try {
@@ -118,25 +135,25 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
       const { workflowId, runId } = workflowInfo();
       const submit = submitActivity(remaining(deadlineAt));
       const submitted = await CancellationScope.nonCancellable(() =>
-        submit({ platform: input.platform, request: input.request, dedupKey: submitDedupKey(workflowId, runId) }),
+        submit({ platform: input.platform, request: input.request, dedupKey: submitDedupKey(workflowId, runId), taskId: workflowId, deadlineAt }),
       ).catch((err) => {
-        if (isActivityTimeout(err)) return deadlineExceeded(input, undefined, lastFailureMessage(err));
+        if (isActivityTimeout(err)) return deadlineExceeded(input, timing, undefined, lastFailureMessage(err));
         return failFromActivity(err, 'submit');
       });
       upstreamTaskId = submitted.upstreamTaskId;
       state.upstreamTaskId = upstreamTaskId;
       upsertSearchAttributes([{ key: SA.upstreamTaskId, value: upstreamTaskId }]);
-      await sleep(Math.min(input.timing.firstPollDelayMs, remaining(deadlineAt)));
+      await sleep(Math.min(timing.firstPollDelayMs, remaining(deadlineAt)));
     }
 
     for (;;) {
-      if (remaining(deadlineAt) <= 0) return await deadlineExceeded(input, upstreamTaskId);
+      if (remaining(deadlineAt) <= 0) return await deadlineExceeded(input, timing, upstreamTaskId);
       const poll = pollActivity(remaining(deadlineAt));
       let status: UpstreamStatus;
       try {
         status = await poll({ platform: input.platform, kind: input.kind, upstreamTaskId });
       } catch (err) {
-        if (isActivityTimeout(err)) return await deadlineExceeded(input, upstreamTaskId, lastFailureMessage(err));
+        if (isActivityTimeout(err)) return await deadlineExceeded(input, timing, upstreamTaskId, lastFailureMessage(err));
         return failFromActivity(err, 'poll');
       }
 
@@ -153,9 +170,9 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
           memo: workflowInfo().memo,
           typedSearchAttributes: workflowInfo().typedSearchAttributes,
         });
-        return await next(input, { upstreamTaskId, deadlineAt, state });
+        return await next(input, { upstreamTaskId, deadlineAt, state, ...(input.timing ? {} : { timing }) });
       }
-      await sleep(Math.min(input.timing.pollIntervalMs, Math.max(1, remaining(deadlineAt))));
+      await sleep(Math.min(timing.pollIntervalMs, Math.max(1, remaining(deadlineAt))));
     }
   } catch (err) {
     if (isCancellation(err)) {
@@ -248,11 +265,11 @@ function lastFailureMessage(err: unknown): string | undefined {
   return last instanceof Error ? last.message : undefined;
 }
 
-async function deadlineExceeded(input: GenerationInput, upstreamTaskId: string | undefined, lastError?: string): Promise<never> {
+async function deadlineExceeded(input: GenerationInput, timing: PollTiming, upstreamTaskId: string | undefined, lastError?: string): Promise<never> {
   if (upstreamTaskId !== undefined) await cancelUpstream(input, upstreamTaskId);
   const why = lastError ? `; the platform could not be reached: ${lastError}` : '';
   const step = upstreamTaskId === undefined ? 'could not be submitted' : 'did not finish';
-  return fail('deadline_exceeded', `The job ${step} within the task deadline (${formatDuration(input.timing.deadlineMs)})${why}`);
+  return fail('deadline_exceeded', `The job ${step} within the task deadline (${formatDuration(timing.deadlineMs)})${why}`);
 }
 
 function formatDuration(ms: number): string {

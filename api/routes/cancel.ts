@@ -12,7 +12,7 @@
  */
 import type Router from '@koa/router';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
-import { ApiError, taskNotFound } from '../errors';
+import { ApiError, taskNotFound } from '../api-error';
 import { TASK_ID } from './tasks';
 
 export function cancelRoutes(router: Router<AppState>, deps: AppDeps): void {

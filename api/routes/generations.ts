@@ -8,15 +8,13 @@
  */
 import type Router from '@koa/router';
 import type { ModelEntry } from '../../core/catalogue';
-import type { Kind } from '../../core/platforms';
-import type { GenerationRequest } from '../../core/schemas';
-import type { GenerationResult } from '../../core/task';
+import type { GenerationRequest, GenerationResult, Kind } from '../../core/task';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
-import { ApiError, invalidRequest } from '../errors';
+import { ApiError, invalidRequest } from '../api-error';
 import { idempotentTaskId, readIdempotencyKey, requestFingerprint } from '../idempotency';
-import { recordTaskStarted, trackSyncWait } from '../metrics';
+import { recordTaskStarted, trackSyncWait } from '../api-metrics';
 import { parseGenerationBody } from '../request-validation';
-import { GenerationFailed, isAlreadyStarted, newTaskId, type StartedTask, type TaskRecord } from '../tasks';
+import { GenerationFailed, isAlreadyStarted, newTaskId, type StartedTask, type TaskRecord } from '../task-service';
 
 /** HTTP status for a generation that failed, by its reason. */
 const FAILURE_STATUS: Record<string, { status: number; type: 'generation_error' | 'upstream_error' | 'conflict_error' }> = {

@@ -2,7 +2,7 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
-import { invalidRequest, taskNotFound } from '../errors';
+import { invalidRequest, taskNotFound } from '../api-error';
 
 /** Task ids are URL-safe (api/tasks.ts newTaskId, api/idempotency.ts); anything else cannot exist. */
 export const TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;

@@ -3,7 +3,9 @@
  * parsed with the same zod schemas the OpenAPI document is generated from.
  */
 import { validate as validateOpenApi } from '@readme/openapi-parser';
-import { defaultCatalogue } from '../../core/catalogue';
+import { buildCatalogue } from '../../platforms';
+
+const defaultCatalogue = buildCatalogue();
 import {
   errorSchema,
   generationResultSchema,

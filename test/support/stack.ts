@@ -264,6 +264,18 @@ export class Stack {
     return api;
   }
 
+  /**
+   * A second lane on this stack: its own task queue, served by a worker and an API of its own with `env` (e.g. a
+   * short TASK_DEADLINE_VIDEO_MS, a worker setting). Tasks started through the lane's API run on its worker.
+   */
+  async startLane(env: Record<string, string>): Promise<{ apiUrl: string; worker: Proc; api: Proc }> {
+    const laneEnv = { TEMPORAL_TASK_QUEUE: `${this.taskQueue}-lane-${++this.counter}`, ...env };
+    const worker = await this.startWorker(laneEnv);
+    const port = await freePort();
+    const api = await this.startApi(port, laneEnv);
+    return { apiUrl: `http://127.0.0.1:${port}`, worker, api };
+  }
+
   async stop(): Promise<void> {
     await Promise.all([...this.apis, ...this.workers].map((p) => p.stop(5_000)));
     await this.sim?.stop(5_000);

@@ -27,10 +27,11 @@ let closeClient: () => Promise<void>;
 
 beforeAll(async () => {
   stack = await Stack.start({ name: 'faults-upstream' });
-  await stack.startApi(undefined, { TASK_DEADLINE_VIDEO_MS: String(SHORT_DEADLINE_MS) });
+  // The deadline is the worker's setting: a lane (its own task queue, worker and API) runs tasks with a short one.
+  const short = await stack.startLane({ TASK_DEADLINE_VIDEO_MS: String(SHORT_DEADLINE_MS) });
   alice = new ApiClient(stack.apiUrl, 'alice');
   bob = new ApiClient(stack.apiUrl, 'bob');
-  aliceShort = new ApiClient(`http://127.0.0.1:${stack.apiPorts[1]}`, 'alice');
+  aliceShort = new ApiClient(short.apiUrl, 'alice');
   sim = new SimClient(stack.simUrl);
   ({ client, close: closeClient } = await temporalClient(stack.temporalAddress));
 }, 180_000);

@@ -6,12 +6,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
-import { KeyStore } from '../../api/auth';
+import { KeyStore } from '../../api/api-keys';
 import type { AppDeps } from '../../api/context';
-import { KeyLimits } from '../../api/limits';
-import { recordTaskStarted, trackSyncWait } from '../../api/metrics';
-import { defaultCatalogue } from '../../core/catalogue';
+import { recordTaskStarted, trackSyncWait } from '../../api/api-metrics';
+import { KeyLimits } from '../../api/key-limits';
 import { createLogger } from '../../core/logger';
+import { buildCatalogue } from '../../platforms';
 
 let temporalUp = true;
 let server: Server;
@@ -24,9 +24,10 @@ beforeAll(async () => {
     keys: new KeyStore([]),
     tasks: {},
     limits: new KeyLimits({ rps: 0, maxInflight: 0 }, async () => 0),
-    catalogue: defaultCatalogue,
+    catalogue: buildCatalogue(),
     enabledPlatforms: new Set(['V']),
     syncTimeoutMs: 1_000,
+    trustProxy: false,
     checkTemporal: async () => {
       if (!temporalUp) throw new Error('connection refused');
     },

@@ -44,6 +44,6 @@ describe('checkCompose', () => {
     doc.services.worker!.environment.TEMPORAL_ADRESS = 'temporal:7233';
     const problems = checkCompose(doc);
     expect(problems.some((p) => p.startsWith('temporal-create-namespace: SEARCH_ATTRIBUTES GenerationOwner differ'))).toBe(true);
-    expect(problems).toContain('worker: TEMPORAL_ADRESS is not a configuration variable (core/config.ts)');
+    expect(problems).toContain("worker: TEMPORAL_ADRESS is not one of its configuration variables");
   });
 });

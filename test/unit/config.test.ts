@@ -1,53 +1,85 @@
-/** Configuration: parsed once, failing fast with the variable's name; platforms real, simulated or disabled. */
-import { ConfigError, enabledPlatforms, loadConfig } from '../../core/config';
-import { KeyStore, parseApiKeysEnv } from '../../api/auth';
+/**
+ * Configuration: each process parses only its own variables, once, failing fast with the variable's name;
+ * platforms are enabled explicitly, then real, simulated or a start-up error.
+ */
+import { apiConfigSchema, loadApiConfig } from '../../api/api-config';
+import { KeyStore, parseApiKeysEnv } from '../../api/api-keys';
+import { ConfigError } from '../../core/config';
+import { platformsWorkerEnv } from '../../platforms';
+import { loadWorkerConfig } from '../../worker/worker-config';
 
-describe('loadConfig', () => {
-  test('defaults follow the spec', () => {
-    const c = loadConfig({});
-    expect(c).toMatchObject({
-      PORT: 8080,
-      SYNC_TIMEOUT_MS: 600_000,
-      POLL_FIRST_DELAY_MS: 3_000,
-      POLL_INTERVAL_IMAGE_MS: 3_000,
-      POLL_INTERVAL_VIDEO_MS: 5_000,
-      TEMPORAL_ADDRESS: '127.0.0.1:7233',
-      KEY_RATE_LIMIT_RPS: 50,
-      KEY_MAX_INFLIGHT: 100,
-    });
+describe('API configuration', () => {
+  test('defaults follow the spec; every platform is enabled', () => {
+    const c = loadApiConfig({});
+    expect(c).toMatchObject({ PORT: 8080, SYNC_TIMEOUT_MS: 600_000, TEMPORAL_ADDRESS: '127.0.0.1:7233', KEY_RATE_LIMIT_RPS: 50, KEY_MAX_INFLIGHT: 100, TRUST_PROXY: false });
+    expect([...c.PLATFORMS_ENABLED].sort()).toEqual(['B', 'T', 'V']);
   });
 
   test.each([
     ['PORT', 'eighty'],
     ['SYNC_TIMEOUT_MS', '-1'],
-    ['PLATFORM_V_BASE_URL', 'not a url'],
     ['NODE_ENV', 'staging'],
-  ])('a bad %s fails naming the variable', (name, value) => {
-    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
+    ['TRUST_PROXY', 'yes'],
+    ['PLATFORMS_ENABLED', 'V,X'],
+    ['PLATFORMS_ENABLED', ' , '],
+  ])('a bad %s (%s) fails naming the variable', (name, value) => {
+    expect(() => loadApiConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadApiConfig({ [name]: value })).toThrow(new RegExp(name));
   });
 
-  test('unconfigured platforms are simulated outside production', () => {
-    const c = loadConfig({ SIM_BASE_URL: 'http://127.0.0.1:9999' });
-    expect([...enabledPlatforms(c)].sort()).toEqual(['B', 'T', 'V']);
-    expect(c.platforms.V).toEqual({ baseUrl: 'http://127.0.0.1:9999/api/v3', apiKey: 'sim-v-key', simulated: true });
+  test('PLATFORMS_ENABLED selects the platforms the API offers, in any letter case', () => {
+    expect([...loadApiConfig({ PLATFORMS_ENABLED: 'v, t' }).PLATFORMS_ENABLED]).toEqual(['V', 'T']);
+  });
+
+  test('the API reads no upstream endpoint or secret, and no worker tuning', () => {
+    const apiKeys = Object.keys(apiConfigSchema.shape);
+    for (const k of Object.keys(platformsWorkerEnv.shape)) expect(apiKeys).not.toContain(k);
+    for (const k of ['POLL_INTERVAL_VIDEO_MS', 'TASK_DEADLINE_VIDEO_MS', 'UPSTREAM_RESPONSE_TIMEOUT_MS', 'SIM_BASE_URL']) expect(apiKeys).not.toContain(k);
+  });
+});
+
+describe('worker configuration', () => {
+  test("polling and deadlines are the worker's, with the spec's defaults", () => {
+    const c = loadWorkerConfig({});
+    expect(c.timing).toEqual({
+      video: { firstPollDelayMs: 3_000, pollIntervalMs: 5_000, deadlineMs: 3_600_000 },
+      image: { firstPollDelayMs: 3_000, pollIntervalMs: 3_000, deadlineMs: 900_000 },
+    });
+    expect(loadWorkerConfig({ POLL_INTERVAL_VIDEO_MS: '250' }).timing.video.pollIntervalMs).toBe(250);
+  });
+
+  test('enabled but unconfigured platforms are simulated outside production', () => {
+    const c = loadWorkerConfig({ SIM_BASE_URL: 'http://127.0.0.1:9999/' });
+    expect(Object.keys(c.platforms).sort()).toEqual(['B', 'T', 'V']);
+    expect(c.platforms.V).toMatchObject({ simulated: true, endpoint: 'http://127.0.0.1:9999/api/v3' });
     expect(c.platforms.B?.simulated).toBe(true);
     expect(c.platforms.T?.simulated).toBe(true);
   });
 
-  test('in production an unconfigured platform is disabled; a configured one is real', () => {
-    const c = loadConfig({ NODE_ENV: 'production', PLATFORM_V_BASE_URL: 'https://v.example/api/v3', PLATFORM_V_API_KEY: 'k' });
-    expect([...enabledPlatforms(c)]).toEqual(['V']);
-    expect(c.platforms.V).toEqual({ baseUrl: 'https://v.example/api/v3', apiKey: 'k', simulated: false });
+  test('in production an enabled platform without configuration is a start-up error naming its variable', () => {
+    expect(() => loadWorkerConfig({ NODE_ENV: 'production', PLATFORMS_ENABLED: 'V' })).toThrow(/PLATFORM_V_API_KEY/);
+  });
+
+  test('in production only the enabled platforms are set up; a configured one is real', () => {
+    const c = loadWorkerConfig({ NODE_ENV: 'production', PLATFORMS_ENABLED: 'V', PLATFORM_V_BASE_URL: 'https://v.example/api/v3', PLATFORM_V_API_KEY: 'k' });
+    expect(Object.keys(c.platforms)).toEqual(['V']);
+    expect(c.platforms.V).toMatchObject({ simulated: false, endpoint: 'https://v.example/api/v3' });
   });
 
   test('upstream timeouts that would outlast the activity attempt are refused, naming them', () => {
-    expect(() => loadConfig({ UPSTREAM_CONNECT_TIMEOUT_MS: '20000', UPSTREAM_RESPONSE_TIMEOUT_MS: '30000' })).toThrow(/UPSTREAM_CONNECT_TIMEOUT_MS \+ UPSTREAM_RESPONSE_TIMEOUT_MS/);
+    expect(() => loadWorkerConfig({ UPSTREAM_CONNECT_TIMEOUT_MS: '20000', UPSTREAM_RESPONSE_TIMEOUT_MS: '30000' })).toThrow(/UPSTREAM_CONNECT_TIMEOUT_MS \+ UPSTREAM_RESPONSE_TIMEOUT_MS/);
+  });
+
+  test.each([
+    ['PLATFORM_V_BASE_URL', 'not a url'],
+    ['POLL_INTERVAL_VIDEO_MS', '0'],
+  ])('a bad %s fails naming the variable', (name, value) => {
+    expect(() => loadWorkerConfig({ [name]: value })).toThrow(new RegExp(name));
   });
 
   test('half a platform configuration is an error naming the missing variable', () => {
-    expect(() => loadConfig({ PLATFORM_B_BASE_URL: 'https://b.example' })).toThrow(/PLATFORM_B_API_KEY/);
-    expect(() => loadConfig({ PLATFORM_T_SECRET_KEY: 'x' })).toThrow(/PLATFORM_T_SECRET_ID/);
+    expect(() => loadWorkerConfig({ PLATFORM_V_BASE_URL: 'https://v.example' })).toThrow(/PLATFORM_V_API_KEY/);
+    expect(() => loadWorkerConfig({ PLATFORM_T_SECRET_KEY: 'x' })).toThrow(/PLATFORM_T_SECRET_ID/);
   });
 });
 

@@ -1,17 +1,19 @@
 /**
- * The worker's metrics: adapters decorated with timing and error counting (by platform, operation and a bounded
- * reason), task outcomes from the interceptor's sink, and the /metrics endpoint serving them over HTTP.
+ * The adapter decorator and the worker's metrics: every adapter call timed and its failures counted (by platform,
+ * operation and a bounded reason), operator alerts raised once per platform and code, a cancel that can no longer
+ * succeed swallowed; task outcomes from the interceptor's sink; the /metrics endpoint serving them over HTTP.
  */
 import type { Server } from 'node:http';
-import type { PlatformAdapter } from '../../activities/adapter';
-import { final, retryable } from '../../activities/errors';
-import { boundPort, errorReason, instrumentAdapters, serveMetrics, WorkerMetrics } from '../../worker/metrics';
+import { decorateAdapter } from '../../activities/adapter-decorator';
+import type { PlatformAdapter } from '../../platforms/platform';
+import { final, retryable } from '../../platforms/upstream-error';
+import { boundPort, errorReason, metricsObserver, serveMetrics, WorkerMetrics } from '../../worker/worker-metrics';
 
-function fakeAdapter(poll: () => Promise<never> | Promise<{ state: 'running' }>): PlatformAdapter {
+function fakeAdapter(poll: () => Promise<never> | Promise<{ state: 'running' }>, cancel?: () => Promise<void>): PlatformAdapter {
   return {
     submit: async () => ({ upstreamTaskId: 'up-1' }),
     poll,
-    cancel: async () => undefined,
+    ...(cancel ? { cancel } : {}),
   };
 }
 
@@ -21,13 +23,15 @@ async function value(metrics: WorkerMetrics, name: string, labels: Record<string
   return match?.value ?? 0;
 }
 
-describe('instrumentAdapters', () => {
+const CTX = { taskId: 'task-1', dedupKey: 'task-1-run', deadlineAt: 0 };
+
+describe('decorateAdapter with the metrics observer', () => {
   it('times successful calls and passes their results through', async () => {
     const metrics = new WorkerMetrics();
-    const adapters = instrumentAdapters({ V: fakeAdapter(async () => ({ state: 'running' })) }, metrics);
-    await expect(adapters.V!.submit({} as never, {} as never, 'task-1')).resolves.toEqual({ upstreamTaskId: 'up-1' });
-    await expect(adapters.V!.poll('video', 'up-1')).resolves.toEqual({ state: 'running' });
-    await adapters.V!.poll('video', 'up-1');
+    const adapter = decorateAdapter('V', fakeAdapter(async () => ({ state: 'running' })), metricsObserver(metrics, () => undefined));
+    await expect(adapter.submit({} as never, {} as never, CTX)).resolves.toEqual({ upstreamTaskId: 'up-1' });
+    await expect(adapter.poll('video', 'up-1')).resolves.toEqual({ state: 'running' });
+    await adapter.poll('video', 'up-1');
     const counts = (await metrics.registry.getSingleMetric('mediagate_upstream_request_duration_seconds')!.get()).values.filter(
       (v) => (v as { metricName?: string }).metricName === 'mediagate_upstream_request_duration_seconds_count',
     );
@@ -41,19 +45,42 @@ describe('instrumentAdapters', () => {
     const metrics = new WorkerMetrics();
     const refused = final('content_policy', 'refused');
     let calls = 0;
-    const adapters = instrumentAdapters(
-      {
-        B: fakeAdapter(async () => {
-          calls += 1;
-          throw calls === 1 ? retryable('503 from upstream') : refused;
-        }),
-      },
-      metrics,
+    const adapter = decorateAdapter(
+      'B',
+      fakeAdapter(async () => {
+        calls += 1;
+        throw calls === 1 ? retryable('503 from upstream') : refused;
+      }),
+      metricsObserver(metrics, () => undefined),
     );
-    await expect(adapters.B!.poll('image', 'x')).rejects.toThrow('503 from upstream');
-    await expect(adapters.B!.poll('image', 'x')).rejects.toBe(refused);
+    await expect(adapter.poll('image', 'x')).rejects.toThrow('503 from upstream');
+    await expect(adapter.poll('image', 'x')).rejects.toBe(refused);
     expect(await value(metrics, 'mediagate_upstream_errors_total', { platform: 'B', operation: 'poll', reason: 'upstream_unavailable' })).toBe(1);
     expect(await value(metrics, 'mediagate_upstream_errors_total', { platform: 'B', operation: 'poll', reason: 'content_policy' })).toBe(1);
+  });
+
+  it('alerts the operator once per platform and code on credential and balance failures, from any platform', async () => {
+    const alerts: string[] = [];
+    const observer = metricsObserver(new WorkerMetrics(), (platform, code) => alerts.push(`${platform}:${code}`));
+    for (const platform of ['T', 'V']) {
+      const adapter = decorateAdapter(platform, fakeAdapter(async () => Promise.reject(final('upstream_auth', 'bad key', 'AuthFailure'))), observer);
+      await expect(adapter.poll('video', 'x')).rejects.toThrow('bad key');
+      await expect(adapter.poll('video', 'x')).rejects.toThrow('bad key');
+    }
+    const broke = decorateAdapter('B', fakeAdapter(async () => Promise.reject(final('insufficient_balance', 'no credit', 'Overdue'))), observer);
+    await expect(broke.poll('video', 'x')).rejects.toThrow('no credit');
+    const busy = decorateAdapter('B', fakeAdapter(async () => Promise.reject(retryable('busy'))), observer);
+    await expect(busy.poll('video', 'x')).rejects.toThrow('busy');
+    expect(alerts).toEqual(['T:AuthFailure', 'V:AuthFailure', 'B:Overdue']);
+  });
+
+  it('a cancel the platform refuses for good resolves; a transient failure propagates; no cancel stays no cancel', async () => {
+    const observer = metricsObserver(new WorkerMetrics(), () => undefined);
+    const running = decorateAdapter('V', fakeAdapter(async () => ({ state: 'running' }), async () => Promise.reject(final('invalid_request', 'not cancellable'))), observer);
+    await expect(running.cancel!('video', 'x')).resolves.toBeUndefined();
+    const down = decorateAdapter('V', fakeAdapter(async () => ({ state: 'running' }), async () => Promise.reject(retryable('503'))), observer);
+    await expect(down.cancel!('video', 'x')).rejects.toThrow('503');
+    expect(decorateAdapter('T', fakeAdapter(async () => ({ state: 'running' })), observer).cancel).toBeUndefined();
   });
 
   it('labels anything that is not an UpstreamError as unexpected', () => {

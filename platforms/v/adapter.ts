@@ -2,13 +2,12 @@
  * Platform V adapter: the content-generation task API (upstreams.md, "Platform V"). The only file that knows
  * platform V's field names.
  */
-import type { ModelEntry } from '../core/catalogue';
-import type { PlatformV } from '../core/config';
-import type { GenerationRequest, VideoRequest } from '../core/schemas';
-import type { FailureReason, UpstreamStatus } from '../core/task';
-import type { OperatorAlert, PlatformAdapter } from './adapter';
-import { final, parseRetryAfter, retryable, UpstreamError } from './errors';
-import type { HttpClient, HttpResponse } from './http';
+import type { ModelEntry } from '../../core/catalogue';
+import type { FailureReason, UpstreamStatus } from '../../core/task';
+import type { HttpResponse } from '../http';
+import type { AdapterDeps, PlatformAdapter } from '../platform';
+import { final, parseRetryAfter, retryable, UpstreamError } from '../upstream-error';
+import type { VVideoRequest } from './rules';
 
 type VContentItem =
   | { type: 'text'; text: string }
@@ -17,7 +16,7 @@ type VContentItem =
   | { type: 'audio_url'; audio_url: { url: string }; role: 'reference_audio' };
 
 /** Spec 2.1 → V create body (upstreams.md "Spec → V mapping"). Pure, for golden tests. */
-export function toVCreateBody(entry: ModelEntry, req: VideoRequest): Record<string, unknown> {
+export function toVCreateBody(entry: ModelEntry, req: VVideoRequest): Record<string, unknown> {
   const content: VContentItem[] = [];
   if (req.prompt) content.push({ type: 'text', text: req.prompt });
   if (req.image_url) content.push({ type: 'image_url', image_url: { url: req.image_url }, role: req.image_role ?? 'first_frame' });
@@ -98,21 +97,26 @@ export function classifyVError(res: Pick<HttpResponse, 'status' | 'headers' | 'b
   return final('invalid_request', message, code, s);
 }
 
-export function createPlatformV(config: PlatformV, http: HttpClient, alert: OperatorAlert): PlatformAdapter {
+/** What the adapter needs to reach the platform (from platforms/v/config.ts). */
+export interface PlatformVSettings {
+  baseUrl: string;
+  apiKey: string;
+}
+
+export function createPlatformV(config: PlatformVSettings, { http }: AdapterDeps): PlatformAdapter {
   const base = config.baseUrl.replace(/\/$/, '');
   const headers = { authorization: `Bearer ${config.apiKey}`, 'content-type': 'application/json' };
 
   async function call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
     const res = await http.send(method, `${base}${path}`, { headers, body: body === undefined ? undefined : JSON.stringify(body) });
     if (res.status >= 200 && res.status < 300) return res.body;
-    const err = classifyVError(res);
-    if (err.opts.reason === 'upstream_auth' || err.opts.reason === 'insufficient_balance') alert('V', err.opts.code ?? '', err.message);
-    throw err;
+    throw classifyVError(res);
   }
 
   return {
-    async submit(entry, request: GenerationRequest) {
-      if (request.kind !== 'video') throw final('invalid_request', 'Platform V only generates video');
+    async submit(entry, generation) {
+      if (generation.kind !== 'video') throw final('invalid_request', 'Platform V only generates video');
+      const request = generation as VVideoRequest;
       // Platform V has no dedup key: the submit activity's retries are the only window for a duplicate, and
       // they happen only after errors (5xx/429/network) that normally mean no job was created.
       const body = (await call('POST', '/contents/generations/tasks', toVCreateBody(entry, request))) as { id?: string };
@@ -124,13 +128,9 @@ export function createPlatformV(config: PlatformV, http: HttpClient, alert: Oper
       return fromVTask(task);
     },
     async cancel(_kind, id) {
-      try {
-        await call('DELETE', `/contents/generations/tasks/${encodeURIComponent(id)}`);
-      } catch (err) {
-        // Only a queued task can be cancelled; a running one finishes (and is not charged twice).
-        if (err instanceof UpstreamError && !err.retryable) return;
-        throw err;
-      }
+      // Only a queued task can be cancelled; a running one finishes (a final refusal is swallowed by the
+      // activities' adapter decorator, for every platform).
+      await call('DELETE', `/contents/generations/tasks/${encodeURIComponent(id)}`);
     },
   };
 }

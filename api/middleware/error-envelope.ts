@@ -3,7 +3,7 @@
  * 413 too large; router: 405/501) are translated; anything unexpected is a 500 with no detail, logged here.
  */
 import type { Next } from 'koa';
-import { ApiError, temporalUnavailable, type ErrorType } from '../errors';
+import { ApiError, temporalUnavailable, type ErrorType } from '../api-error';
 import type { AppContext } from '../context';
 
 const TYPES_BY_STATUS: Record<number, ErrorType> = {

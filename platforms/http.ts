@@ -3,7 +3,7 @@
  * and network failures classified as retryable UpstreamErrors.
  */
 import { Agent, request, type Dispatcher } from 'undici';
-import { retryable } from './errors';
+import { retryable } from './upstream-error';
 
 export interface HttpResponse {
   status: number;

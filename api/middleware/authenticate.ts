@@ -1,8 +1,8 @@
 /** Bearer authentication on every /v1 route; the key (id, limits) lands in ctx.state.apiKey. */
 import type { Next } from 'koa';
-import { bearerToken, type KeyStore } from '../auth';
+import { bearerToken, type KeyStore } from '../api-keys';
 import type { AppContext } from '../context';
-import { unauthorized } from '../errors';
+import { unauthorized } from '../api-error';
 
 export function authenticate(keys: KeyStore) {
   return async (ctx: AppContext, next: Next) => {

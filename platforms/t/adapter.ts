@@ -5,14 +5,12 @@
  * `Response.Error`, and a finished task can still have failed (`ErrCode` ≠ 0).
  */
 import { createHash } from 'node:crypto';
-import type { ModelEntry } from '../core/catalogue';
-import type { PlatformT } from '../core/config';
-import type { Kind } from '../core/platforms';
-import type { GenerationRequest, ImageRequest, VideoRequest } from '../core/schemas';
-import type { FailureReason, UpstreamStatus } from '../core/task';
-import type { OperatorAlert, PlatformAdapter } from './adapter';
-import { final, retryable, UpstreamError } from './errors';
-import type { HttpClient, HttpResponse } from './http';
+import type { ModelEntry } from '../../core/catalogue';
+import type { FailureReason, GenerationRequest, Kind, UpstreamStatus } from '../../core/task';
+import type { HttpResponse } from '../http';
+import type { AdapterDeps, PlatformAdapter } from '../platform';
+import { final, retryable, UpstreamError } from '../upstream-error';
+import type { TImageRequest, TVideoRequest } from './rules';
 import { tc3Sign } from './tc3';
 
 export const T_SERVICE = 'vod';
@@ -61,7 +59,7 @@ function modelIds(entry: ModelEntry): { ModelName: string; ModelVersion: string 
   return { ModelName: modelName, ModelVersion: modelVersion };
 }
 
-function videoBody(entry: ModelEntry, req: VideoRequest): Record<string, unknown> {
+function videoBody(entry: ModelEntry, req: TVideoRequest): Record<string, unknown> {
   const fileInfos: TFileInfo[] = [];
   if (req.image_url !== undefined) fileInfos.push({ Type: 'Url', Url: req.image_url, Category: 'Image', Usage: 'FirstFrame' });
   fileInfos.push(...(req.file_infos ?? []));
@@ -84,7 +82,7 @@ function videoBody(entry: ModelEntry, req: VideoRequest): Record<string, unknown
   });
 }
 
-function imageBody(entry: ModelEntry, req: ImageRequest & { ratio?: string }): Record<string, unknown> {
+function imageBody(entry: ModelEntry, req: TImageRequest): Record<string, unknown> {
   let resolution: string | undefined;
   if (req.quality !== undefined) {
     resolution = IMAGE_RESOLUTION[req.quality];
@@ -103,7 +101,7 @@ function imageBody(entry: ModelEntry, req: ImageRequest & { ratio?: string }): R
 
 /** Validated spec request → T action and body (upstreams.md "Spec → T mapping"). Pure, for golden tests. */
 export function toTCreateCall(entry: ModelEntry, request: GenerationRequest, opts: { sessionId: string; subAppId?: number }): TCall {
-  const body = request.kind === 'video' ? videoBody(entry, request) : imageBody(entry, request);
+  const body = request.kind === 'video' ? videoBody(entry, request as TVideoRequest) : imageBody(entry, request as TImageRequest);
   return {
     action: request.kind === 'video' ? 'CreateAigcVideoTask' : 'CreateAigcImageTask',
     body: { ...defined({ SubAppId: opts.subAppId }), ...body, SessionId: toSessionId(opts.sessionId) },
@@ -204,7 +202,16 @@ export function readTResponse(res: Pick<HttpResponse, 'status' | 'body'>): Recor
 
 // ------------------------------------------------------------------------------------------ adapter
 
-export function createPlatformT(config: PlatformT, http: HttpClient, alert: OperatorAlert, nowMs: () => number = Date.now): PlatformAdapter {
+/** What the adapter needs to reach the platform (from platforms/t/config.ts). */
+export interface PlatformTSettings {
+  endpoint: string;
+  secretId: string;
+  secretKey: string;
+  subAppId?: number;
+  region?: string;
+}
+
+export function createPlatformT(config: PlatformTSettings, { http, now: nowMs = Date.now }: AdapterDeps): PlatformAdapter {
   // T serves every action at the root of its endpoint; the signed Host is exactly the one undici sends.
   const endpoint = new URL(config.endpoint);
   const url = `${endpoint.origin}/`;
@@ -230,15 +237,12 @@ export function createPlatformT(config: PlatformT, http: HttpClient, alert: Oper
     if (config.region) headers['x-tc-region'] = config.region;
 
     const result = readTResponse(await http.send('POST', url, { headers, body: payload }));
-    if (result instanceof UpstreamError) {
-      if (result.opts.reason === 'upstream_auth' || result.opts.reason === 'insufficient_balance') alert('T', result.opts.code ?? '', result.message);
-      throw result;
-    }
+    if (result instanceof UpstreamError) throw result;
     return result;
   }
 
   return {
-    async submit(entry, request, dedupKey) {
+    async submit(entry, request, { dedupKey }) {
       // SessionId makes the submit idempotent upstream: a retry after a lost reply returns the same TaskId
       // instead of creating (and billing) a second job.
       const res = await call(toTCreateCall(entry, request, { sessionId: dedupKey, subAppId: config.subAppId }));
@@ -248,9 +252,7 @@ export function createPlatformT(config: PlatformT, http: HttpClient, alert: Oper
     async poll(kind, taskId) {
       return fromTTaskDetail(kind, (await call(toTDescribeCall(taskId, config.subAppId))) as TTaskDetail);
     },
-    async cancel() {
-      // Platform T has no action to cancel an AIGC task (upstreams.md lists none): the job runs to its end
-      // upstream and the gateway simply stops polling it. Nothing to send.
-    },
+    // No cancel: platform T has no action to cancel an AIGC task (upstreams.md lists none); the job runs to its
+    // end upstream and the gateway simply stops polling it.
   };
 }

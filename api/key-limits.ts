@@ -7,11 +7,9 @@
  * running workflows in Temporal visibility (true across replicas), cached for a second and bumped locally on
  * each start so a burst cannot slip past a stale count.
  */
-import type { Next } from 'koa';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import type { ApiKey } from './auth';
-import { apiKeyOf, type AppContext } from './context';
-import { ApiError } from './errors';
+import type { ApiKey } from './api-keys';
+import { ApiError } from './api-error';
 
 export interface LimitDefaults {
   /** Requests per second per key; 0 = unlimited. */
@@ -39,30 +37,25 @@ export class KeyLimits {
     return key.maxInflight ?? this.defaults.maxInflight;
   }
 
-  /** Koa middleware: one point per request, per key. */
-  rateLimit() {
-    return async (ctx: AppContext, next: Next) => {
-      const key = apiKeyOf(ctx);
-      const rps = this.rpsFor(key);
-      if (rps > 0) {
-        let limiter = this.limiters.get(key.id);
-        if (!limiter) {
-          limiter = new RateLimiterMemory({ points: Math.max(1, Math.ceil(rps)), duration: 1 });
-          this.limiters.set(key.id, limiter);
-        }
-        try {
-          await limiter.consume(key.id);
-        } catch (res) {
-          if (!(res instanceof RateLimiterRes)) throw res;
-          const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-          throw new ApiError(429, 'rate_limit_error', `Rate limit of ${rps} requests per second exceeded for this API key`, {
-            code: 'rate_limit_exceeded',
-            headers: { 'Retry-After': String(retryAfter) },
-          });
-        }
-      }
-      await next();
-    };
+  /** Takes one point of the key's request rate, or throws 429 with Retry-After (api/middleware/rate-limit.ts). */
+  async consumeRate(key: ApiKey): Promise<void> {
+    const rps = this.rpsFor(key);
+    if (rps <= 0) return;
+    let limiter = this.limiters.get(key.id);
+    if (!limiter) {
+      limiter = new RateLimiterMemory({ points: Math.max(1, Math.ceil(rps)), duration: 1 });
+      this.limiters.set(key.id, limiter);
+    }
+    try {
+      await limiter.consume(key.id);
+    } catch (res) {
+      if (!(res instanceof RateLimiterRes)) throw res;
+      const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+      throw new ApiError(429, 'rate_limit_error', `Rate limit of ${rps} requests per second exceeded for this API key`, {
+        code: 'rate_limit_exceeded',
+        headers: { 'Retry-After': String(retryAfter) },
+      });
+    }
   }
 
   /**

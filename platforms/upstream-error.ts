@@ -1,9 +1,8 @@
 /**
- * Failure classification shared by the adapters. An adapter throws UpstreamError; the activity layer turns it
- * into the ApplicationFailure Temporal acts on: retryable ones are retried by the activity's retry policy
- * (honouring Retry-After), final ones fail the task at once with a FailureReason as the failure type.
+ * Failure classification shared by the adapters. An adapter throws UpstreamError; the activities turn it into
+ * the failure Temporal acts on (activities/activity-failure.ts): retryable ones are retried by the activity's
+ * retry policy (honouring Retry-After), final ones fail the task at once with a FailureReason as the type.
  */
-import { ApplicationFailure } from '@temporalio/activity';
 import type { FailureReason } from '../core/task';
 
 export class UpstreamError extends Error {
@@ -44,20 +43,4 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(v) - now;
   if (!Number.isFinite(ms) || ms < 0) return undefined;
   return Math.min(ms, 5 * 60_000);
-}
-
-/** Converts anything an adapter threw into the failure Temporal should see. */
-export function toActivityFailure(err: unknown): Error {
-  if (err instanceof UpstreamError) {
-    const { retryable: isRetryable, reason, code, retryAfterMs } = err.opts;
-    return ApplicationFailure.create({
-      type: isRetryable ? 'upstream_unavailable' : reason,
-      message: err.message,
-      nonRetryable: !isRetryable,
-      details: code ? [{ code }] : [],
-      nextRetryDelay: retryAfterMs,
-    });
-  }
-  // Anything unexpected (a bug, a malformed reply) is retried: the policy's budget bounds it.
-  return err instanceof Error ? err : new Error(String(err));
 }

@@ -20,9 +20,8 @@ import {
   type WorkflowExecutionInfo,
 } from '@temporalio/client';
 import type { ModelEntry } from '../core/catalogue';
-import type { GenerationRequest } from '../core/schemas';
 import { SA } from '../core/search-attributes';
-import type { GenerationInput, GenerationResult, PollTiming, TaskError, TaskMemo, TaskStatus } from '../core/task';
+import type { GenerationInput, GenerationRequest, GenerationResult, TaskError, TaskMemo, TaskStatus } from '../core/task';
 import { isFailureReason } from '../core/task';
 import type { generationWorkflow } from '../workflows/generation';
 
@@ -43,7 +42,6 @@ export interface TaskRecord {
 
 export interface TaskServiceOptions {
   taskQueue: string;
-  timing: { video: PollTiming; image: PollTiming };
 }
 
 export interface StartedTask {
@@ -93,7 +91,6 @@ export class TaskService {
       model: entry.id,
       request,
       ownerId,
-      timing: this.opts.timing[entry.kind],
     };
     const memo: TaskMemo = { model: entry.id, kind: entry.kind, platform: entry.platform, status: 'pending', requestHash: opts.requestHash };
     await this.client.workflow.start<typeof generationWorkflow>(WORKFLOW_TYPE, {

@@ -4,17 +4,15 @@
  * runtime metrics (task slots, poll latencies, schedule-to-start, sticky cache) are served by the Runtime's own
  * exporter on WORKER_SDK_METRICS_PORT: two scrape targets per worker, each owned by one library.
  *
- * Upstream calls are measured by decorating the platform adapters, so every activity is covered without the
- * activities knowing; outcomes come from the workflow interceptor's sink (workflows/metrics-interceptor.ts).
+ * Upstream calls are measured through the adapter decorator's observer (activities/adapter-decorator.ts), so every
+ * platform is covered in one place; outcomes come from the workflow interceptor's sink (workflows/metrics-interceptor.ts).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { InjectedSinks } from '@temporalio/worker';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import type { PlatformAdapter } from '../activities/adapter';
-import type { Adapters } from '../activities/adapters';
-import { UpstreamError } from '../activities/errors';
-import type { Platform } from '../core/platforms';
+import type { AdapterObserver } from '../activities/adapter-decorator';
+import { UpstreamError } from '../platforms/upstream-error';
 import type { TaskMetricsSinks } from '../workflows/metrics-interceptor';
 
 /** Upstream calls are bounded by UPSTREAM_RESPONSE_TIMEOUT_MS (30 s by default). */
@@ -25,7 +23,7 @@ export class WorkerMetrics {
 
   readonly upstreamDuration = new Histogram({
     name: 'mediagate_upstream_request_duration_seconds',
-    help: 'Upstream platform calls by platform, operation (submit, poll, cancel) and result (ok, error)',
+    help: 'Upstream platform calls by platform, operation (submit, findSubmitted, poll, cancel) and result (ok, error)',
     labelNames: ['platform', 'operation', 'result'] as const,
     buckets: UPSTREAM_BUCKETS,
     registers: [this.registry],
@@ -61,39 +59,33 @@ export class WorkerMetrics {
   }
 }
 
-type Operation = keyof PlatformAdapter;
-
 /** Why a call failed, as a bounded label: the FailureReason for final errors, upstream_unavailable for retried ones. */
 export function errorReason(err: unknown): string {
   if (err instanceof UpstreamError) return err.retryable ? 'upstream_unavailable' : err.opts.reason;
   return 'unexpected';
 }
 
-/** Wraps each adapter so that every submit, poll and cancel is timed and its failures counted. */
-export function instrumentAdapters(adapters: Adapters, metrics: WorkerMetrics): Adapters {
-  const out: Adapters = {};
-  for (const [platform, adapter] of Object.entries(adapters) as [Platform, PlatformAdapter][]) {
-    const timed =
-      <A extends unknown[], R>(operation: Operation, call: (...args: A) => Promise<R>) =>
-      async (...args: A): Promise<R> => {
-        const stop = metrics.upstreamDuration.startTimer({ platform, operation });
-        try {
-          const result = await call(...args);
-          stop({ result: 'ok' });
-          return result;
-        } catch (err) {
-          stop({ result: 'error' });
-          metrics.upstreamErrors.inc({ platform, operation, reason: errorReason(err) });
-          throw err;
-        }
+/**
+ * The adapter decorator's observer (activities/adapter-decorator.ts): every call timed, every failure counted,
+ * operator alerts logged loudly once per platform and code.
+ */
+export function metricsObserver(metrics: WorkerMetrics, onAlert: (platform: string, code: string, message: string) => void): AdapterObserver {
+  const alerted = new Set<string>();
+  return {
+    started(platform, operation) {
+      const stop = metrics.upstreamDuration.startTimer({ platform, operation });
+      return ({ error }) => {
+        stop({ result: error === undefined ? 'ok' : 'error' });
+        if (error !== undefined) metrics.upstreamErrors.inc({ platform, operation, reason: errorReason(error) });
       };
-    out[platform] = {
-      submit: timed('submit', adapter.submit.bind(adapter)),
-      poll: timed('poll', adapter.poll.bind(adapter)),
-      cancel: timed('cancel', adapter.cancel.bind(adapter)),
-    };
-  }
-  return out;
+    },
+    alert(platform, code, message) {
+      const key = `${platform}:${code}`;
+      if (alerted.has(key)) return;
+      alerted.add(key);
+      onAlert(platform, code, message);
+    },
+  };
 }
 
 /** Serves GET /metrics from `registry` on host:port; resolves once listening. */

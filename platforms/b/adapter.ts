@@ -3,13 +3,12 @@
  * field names. Every reply is an envelope `{code, message, data}`; code 0 means success, anything else comes
  * with an HTTP 4xx/5xx status and is classified here.
  */
-import type { ModelEntry } from '../core/catalogue';
-import type { PlatformB } from '../core/config';
-import type { GenerationRequest, ImageRequest, VideoRequest } from '../core/schemas';
-import type { FailureReason, UpstreamStatus } from '../core/task';
-import type { OperatorAlert, PlatformAdapter } from './adapter';
-import { final, parseRetryAfter, retryable, UpstreamError } from './errors';
-import type { HttpClient, HttpResponse } from './http';
+import type { ModelEntry } from '../../core/catalogue';
+import type { FailureReason, UpstreamStatus } from '../../core/task';
+import type { HttpResponse } from '../http';
+import type { AdapterDeps, PlatformAdapter } from '../platform';
+import { final, parseRetryAfter, retryable, UpstreamError } from '../upstream-error';
+import type { BImageRequest, BVideoRequest } from './rules';
 
 export interface BVideoBody {
   model: string;
@@ -48,7 +47,7 @@ function upstreamModel(entry: ModelEntry): string {
  * Spec 2.1 → B video body. `prompt` is a required field of the protocol, so an image-to-video request without
  * one sends an empty prompt (B animates the image unguided). Pure, for golden tests.
  */
-export function toBVideoBody(entry: ModelEntry, req: VideoRequest): BVideoBody {
+export function toBVideoBody(entry: ModelEntry, req: BVideoRequest): BVideoBody {
   const body: BVideoBody = { model: upstreamModel(entry), action: req.action ?? 'image_to_video', prompt: req.prompt ?? '' };
   if (req.duration !== undefined) body.duration = req.duration;
   // Validation already put the resolution in the catalogue's letter case, which is B's.
@@ -65,7 +64,7 @@ export function toBVideoBody(entry: ModelEntry, req: VideoRequest): BVideoBody {
 const QUALITY: Record<string, BImageBody['quality']> = { standard: '1K', hd: '4K', '1K': '1K', '2K': '2K', '4K': '4K' };
 
 /** Spec 2.2 → B image body; `ratio` is the aspect ratio validation derived from `size`. Pure, for golden tests. */
-export function toBImageBody(entry: ModelEntry, req: ImageRequest & { ratio?: string }): BImageBody {
+export function toBImageBody(entry: ModelEntry, req: BImageRequest): BImageBody {
   const body: BImageBody = { model: upstreamModel(entry), prompt: req.prompt };
   if (req.negative_prompt !== undefined) body.negativePrompt = req.negative_prompt;
   if (req.ratio !== undefined) body.aspectRatio = req.ratio;
@@ -130,7 +129,13 @@ export function classifyBError(res: Pick<HttpResponse, 'status' | 'headers' | 'b
   return final('invalid_request', message, code, s);
 }
 
-export function createPlatformB(config: PlatformB, http: HttpClient, alert: OperatorAlert): PlatformAdapter {
+/** What the adapter needs to reach the platform (from platforms/b/config.ts). */
+export interface PlatformBSettings {
+  baseUrl: string;
+  apiKey: string;
+}
+
+export function createPlatformB(config: PlatformBSettings, { http }: AdapterDeps): PlatformAdapter {
   const base = config.baseUrl.replace(/\/$/, '');
   const auth = { authorization: `Bearer ${config.apiKey}`, 'content-type': 'application/json' };
 
@@ -143,15 +148,15 @@ export function createPlatformB(config: PlatformB, http: HttpClient, alert: Oper
       if (envelope?.code !== 0 || envelope.data === undefined) throw retryable(`Platform B replied HTTP ${res.status} without a success envelope`, 'MALFORMED_REPLY');
       return envelope.data;
     }
-    const err = classifyBError(res);
-    if (err.opts.reason === 'upstream_auth' || err.opts.reason === 'insufficient_balance') alert('B', err.opts.code ?? '', err.message);
-    throw err;
+    throw classifyBError(res);
   }
 
   return {
-    async submit(entry, request: GenerationRequest, dedupKey) {
+    async submit(entry, request, { dedupKey }) {
       const [path, body] =
-        request.kind === 'video' ? ['/v1/video/generations', toBVideoBody(entry, request)] : ['/v1/image/generations', toBImageBody(entry, request)];
+        request.kind === 'video'
+          ? ['/v1/video/generations', toBVideoBody(entry, request as BVideoRequest)]
+          : ['/v1/image/generations', toBImageBody(entry, request as BImageRequest)];
       // The Idempotency-Key makes a retried submit (timeout, 5xx, 429) return the first job instead of a second one.
       const data = (await call('POST', path, body, { 'idempotency-key': dedupKey })) as { taskId?: unknown };
       if (typeof data?.taskId !== 'string' || data.taskId.length === 0) throw retryable('Platform B accepted the job but returned no taskId', 'MALFORMED_REPLY');
@@ -161,13 +166,8 @@ export function createPlatformB(config: PlatformB, http: HttpClient, alert: Oper
       return fromBTask((await call('GET', `/v1/tasks/${encodeURIComponent(id)}`)) as BTask);
     },
     async cancel(_kind, id) {
-      try {
-        await call('POST', `/v1/tasks/${encodeURIComponent(id)}/cancel`);
-      } catch (err) {
-        // Only a queued job can be cancelled; a running one finishes, and a final answer means nothing to undo.
-        if (err instanceof UpstreamError && !err.retryable) return;
-        throw err;
-      }
+      // Only a queued job can be cancelled; a final refusal is swallowed by the activities' adapter decorator.
+      await call('POST', `/v1/tasks/${encodeURIComponent(id)}/cancel`);
     },
   };
 }

@@ -1,0 +1,59 @@
+/**
+ * What every platform adapter gets without writing it: one decorator, applied by the worker to each adapter.
+ *
+ * - Timing and failure counts of every call, reported to an observer (the worker's Prometheus metrics).
+ * - The operator alert: a credentials or balance failure (`upstream_auth`, `insufficient_balance`) means a
+ *   human must act, so it is reported loudly, once per platform and code, whichever platform raised it.
+ * - Cancel never fails on a final answer: a job that can no longer be cancelled (already running or finished,
+ *   or unknown) has nothing left to undo; only transient errors propagate, to be retried.
+ */
+import type { PlatformAdapter } from '../platforms/platform';
+import { UpstreamError } from '../platforms/upstream-error';
+
+export type AdapterOperation = 'submit' | 'findSubmitted' | 'poll' | 'cancel';
+
+export interface AdapterObserver {
+  /** Called when a call starts; the returned function is called once when it ends. */
+  started(platform: string, operation: AdapterOperation): (outcome: { error?: unknown }) => void;
+  /** A failure an operator must act on (bad credentials, no balance). */
+  alert(platform: string, code: string, message: string): void;
+}
+
+function needsOperator(err: unknown): err is UpstreamError {
+  return err instanceof UpstreamError && (err.opts.reason === 'upstream_auth' || err.opts.reason === 'insufficient_balance');
+}
+
+export function decorateAdapter(platform: string, adapter: PlatformAdapter, observer: AdapterObserver): PlatformAdapter {
+  const observed =
+    <A extends unknown[], R>(operation: AdapterOperation, call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const done = observer.started(platform, operation);
+      try {
+        const result = await call(...args);
+        done({});
+        return result;
+      } catch (error) {
+        done({ error });
+        if (needsOperator(error)) observer.alert(platform, error.opts.code ?? error.opts.reason, error.message);
+        throw error;
+      }
+    };
+
+  const decorated: PlatformAdapter = {
+    submit: observed('submit', adapter.submit.bind(adapter)),
+    poll: observed('poll', adapter.poll.bind(adapter)),
+  };
+  if (adapter.findSubmitted) decorated.findSubmitted = observed('findSubmitted', adapter.findSubmitted.bind(adapter));
+  if (adapter.cancel) {
+    const cancel = observed('cancel', adapter.cancel.bind(adapter));
+    decorated.cancel = async (kind, id) => {
+      try {
+        await cancel(kind, id);
+      } catch (err) {
+        if (err instanceof UpstreamError && !err.retryable) return;
+        throw err;
+      }
+    };
+  }
+  return decorated;
+}

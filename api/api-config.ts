@@ -1,0 +1,35 @@
+/**
+ * The API's configuration: its own settings, how it reaches Temporal, and which platforms it offers
+ * (PLATFORMS_ENABLED, plus each platform's public settings such as a models file). It reads no upstream secret:
+ * those belong to the workers (worker/worker-config.ts).
+ */
+import { z } from 'zod';
+import { bool, commonSchema, optionalString, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
+import { loadEnabledPlatforms, platformsPublicEnv } from '../platforms';
+
+export const apiOwnSchema = z.object({
+  HOST: z.string().default('0.0.0.0'),
+  PORT: port(8080),
+  /** Comma-separated `id:secret` pairs. */
+  API_KEYS: optionalString,
+  /** JSON file of keys: `[{id, secret | sha256, models?, rate_limit_rps?, max_inflight?}]`. */
+  API_KEYS_FILE: optionalString,
+  SYNC_TIMEOUT_MS: positiveMs(600_000),
+  /** Requests per second per API key (0 = unlimited); API_KEYS_FILE may override it per key. */
+  KEY_RATE_LIMIT_RPS: z.coerce.number().nonnegative().default(50),
+  /** Running tasks per API key (0 = unlimited); API_KEYS_FILE may override it per key. */
+  KEY_MAX_INFLIGHT: z.coerce.number().int().nonnegative().default(100),
+  /** How long a stopping API waits for in-flight requests before closing their connections. */
+  API_SHUTDOWN_GRACE_MS: positiveMs(15_000),
+  /** Behind a reverse proxy: trust its X-Forwarded-* headers (client address in logs). */
+  TRUST_PROXY: bool(false),
+});
+
+/** Everything the API reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
+export const apiConfigSchema = commonSchema.extend(temporalSchema.shape).extend(apiOwnSchema.shape).extend(platformsPublicEnv.shape);
+
+export type ApiConfig = z.infer<typeof commonSchema> & z.infer<typeof temporalSchema> & z.infer<typeof apiOwnSchema> & { PLATFORMS_ENABLED: Set<string> };
+
+export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
+  return { ...parseEnv(commonSchema.extend(temporalSchema.shape).extend(apiOwnSchema.shape), env), PLATFORMS_ENABLED: loadEnabledPlatforms(env) };
+}

@@ -1,0 +1,93 @@
+/**
+ * What one platform folder (platforms/<id>/) gives the gateway: everything the gateway knows about that platform
+ * and nothing about another. The registry (platforms/index.ts) lists the definitions; the platform enum, the
+ * catalogue, `/v1/models`, the OpenAPI enums, the request schema, the API's enabled platforms and the worker's
+ * adapters are all derived from it.
+ */
+import type { z } from 'zod';
+import type { ModelEntry } from '../core/catalogue';
+import type { GenerationRequest, Kind, SubmitResult, UpstreamStatus } from '../core/task';
+import type { HttpClient } from './http';
+import type { GeneralImageField, GeneralVideoField } from './request';
+
+/** What a submit knows about the task it creates a job for. */
+export interface SubmitContext {
+  /** The gateway's task id (the workflow id): platforms that echo a context (T SessionContext) carry it. */
+  taskId: string;
+  /**
+   * Stable across every attempt of this submit, new for every re-submission and every replay
+   * (workflows/dedup-key.ts): the platform's dedup key where it has one (T SessionId).
+   */
+  dedupKey: string;
+  /** When the task's deadline passes (ms since the epoch): a job abandoned by then should stop upstream. */
+  deadlineAt: number;
+}
+
+export interface ReconcileContext extends SubmitContext {
+  /** When the first attempt of this submit started (ms since the epoch): a job it created is not older. */
+  since: number;
+}
+
+export interface PlatformAdapter {
+  /** Creates the upstream job: this is the call that costs money. */
+  submit(entry: ModelEntry, request: GenerationRequest, ctx: SubmitContext): Promise<SubmitResult>;
+  /**
+   * The job an earlier attempt of this same submit created although its answer never arrived (a timeout, a
+   * reset connection, a worker that died mid-call), or undefined when there is none. The submit activity asks
+   * before it sends a submit again, so a lost answer never becomes a second paid job.
+   */
+  findSubmitted?(entry: ModelEntry, request: GenerationRequest, ctx: ReconcileContext): Promise<SubmitResult | undefined>;
+  poll(kind: Kind, upstreamTaskId: string): Promise<UpstreamStatus>;
+  /**
+   * Best effort; resolves when the platform accepted the cancel or the job can no longer be cancelled. Absent
+   * when the platform has no cancel: the job then runs to its end upstream and the gateway stops polling it.
+   */
+  cancel?(kind: Kind, upstreamTaskId: string): Promise<void>;
+}
+
+export interface AdapterDeps {
+  http: HttpClient;
+  /** The clock, for signatures and time windows (tests pin it). */
+  now?: () => number;
+}
+
+/** How the worker will talk to one platform, decided from its configuration. */
+export interface WorkerPlatform {
+  /** True when the platform is served by the simulator (no credentials, outside production). */
+  simulated: boolean;
+  /** Where requests go, for the start-up log (never a secret). */
+  endpoint: string;
+  createAdapter(deps: AdapterDeps): PlatformAdapter;
+}
+
+export interface PlatformDefinition {
+  /** The platform's id: the `platform` of its models, `owned_by` in /v1/models, `GenerationPlatform` in Temporal. */
+  readonly id: string;
+  /** How messages name it, e.g. "platform T". */
+  readonly name: string;
+  /** The real product behind it, for operators, e.g. "Tencent Cloud VOD AIGC". */
+  readonly product: string;
+
+  /** Spec request fields only this platform carries, by kind (zod shapes; names must not clash across platforms). */
+  readonly requestFields: { readonly video: z.ZodRawShape; readonly image: z.ZodRawShape };
+  /** General fields (platforms/request.ts) this platform carries besides `model` and `prompt`, by kind. */
+  readonly generalFields: { readonly video: readonly GeneralVideoField[]; readonly image: readonly GeneralImageField[] };
+
+  /** Configuration both the API and the worker read: never a secret (e.g. a models file). */
+  readonly publicEnv: z.ZodObject;
+  /** The platform's catalogue entries (spec 2.5/2.6 → upstream identifiers and limits), with `env`'s overrides. */
+  models(env: NodeJS.ProcessEnv): readonly ModelEntry[];
+  /**
+   * The platform's request rules, after the schema and the general checks (platforms/validation.ts). Throws a
+   * RequestRuleError naming the field; returns the request normalised for the adapter.
+   */
+  validate(entry: ModelEntry, request: GenerationRequest): GenerationRequest;
+
+  /** Configuration only the worker reads (endpoints, credentials, tuning). */
+  readonly workerEnv: z.ZodObject;
+  /**
+   * The worker's connection to the platform: real when configured; simulated (at `simBaseUrl`) when not and
+   * `simulate` is true; otherwise a ConfigError naming the missing variable.
+   */
+  worker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBaseUrl: string }): WorkerPlatform;
+}

@@ -1,0 +1,84 @@
+/**
+ * The general fields of the spec's requests (2.1 video, 2.2 image): those every platform shares, or that the
+ * gateway maps onto more than one platform (`ratio`, `last_frame_url`, `images`…). A platform's own fields live
+ * in its folder (platforms/<id>/request-fields.ts); the registry assembles the full schemas from both
+ * (platforms/index.ts). Rules that depend on the model live with each platform, driven by its catalogue.
+ *
+ * Unknown fields are rejected with an error naming them: a misspelt option silently ignored would cost the
+ * client a paid generation it did not ask for.
+ */
+import { z } from 'zod';
+
+export const MAX_PROMPT_LENGTH = 5_000;
+export const MAX_URL_LENGTH = 4_096;
+export const MAX_REFERENCE_ITEMS = 10;
+
+export const httpUrl = z
+  .string()
+  .max(MAX_URL_LENGTH, { message: `must be at most ${MAX_URL_LENGTH} characters` })
+  .refine(
+    (s) => {
+      try {
+        const u = new URL(s);
+        return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an absolute http(s) URL' },
+  )
+  .meta({ format: 'uri', description: 'Absolute http(s) URL' });
+
+export const promptText = z.string().max(MAX_PROMPT_LENGTH, { message: `must be at most ${MAX_PROMPT_LENGTH} characters` });
+export const stringBool = z.enum(['true', 'false']);
+export const enabledDisabled = z.enum(['Enabled', 'Disabled']);
+
+export const VIDEO_RATIO_VALUES = ['16:9', '9:16', '1:1', '4:3', '3:4'] as const;
+export const IMAGE_ROLES = ['first_frame', 'last_frame', 'reference_image'] as const;
+
+/** Spec 2.1's common fields and the general ones the gateway maps onto several platforms. */
+export const generalVideoFields = {
+  model: z.string().min(1).max(128),
+  prompt: promptText.optional(),
+  action: z.enum(['image_to_video', 'text_to_video']).optional(),
+  duration: z.number().positive().max(600).optional(),
+  resolution: z.string().min(1).max(16).optional(),
+  image_url: httpUrl.optional(),
+  last_frame_url: httpUrl.optional(),
+  ratio: z.enum(VIDEO_RATIO_VALUES).optional(),
+  generate_audio: z.boolean().optional(),
+  images: z
+    .array(z.strictObject({ url: httpUrl, role: z.enum(IMAGE_ROLES).default('reference_image') }))
+    .min(1)
+    .max(MAX_REFERENCE_ITEMS)
+    .optional(),
+  negative_prompt: promptText.optional(),
+  enhance_prompt: enabledDisabled.optional(),
+};
+
+/** Spec 2.2's fields. */
+export const generalImageFields = {
+  model: z.string().min(1).max(128),
+  prompt: promptText.min(1, { message: 'is required' }),
+  negative_prompt: promptText.optional(),
+  size: z.string().min(1).max(16).optional(),
+  quality: z.enum(['standard', 'hd', '1K', '2K', '4K']).optional(),
+  n: z.number().int().min(1).max(4).optional(),
+  enhance_prompt: enabledDisabled.optional(),
+};
+
+/** Fields every platform carries: never reported as unsupported. */
+export const UNIVERSAL_FIELDS = ['model', 'prompt'] as const;
+
+export type GeneralVideoField = Exclude<keyof typeof generalVideoFields, (typeof UNIVERSAL_FIELDS)[number]>;
+export type GeneralImageField = Exclude<keyof typeof generalImageFields, (typeof UNIVERSAL_FIELDS)[number]>;
+
+/** A validated video request as a platform sees it: the general fields plus its own (`Own`). */
+export type VideoRequestOf<Own extends z.ZodRawShape = Record<never, never>> = { kind: 'video' } & z.infer<z.ZodObject<typeof generalVideoFields>> &
+  z.infer<z.ZodObject<Own>>;
+/**
+ * A validated image request as a platform sees it. `ratio` is the aspect ratio validation derived from `size`
+ * (spec 2.2's size table).
+ */
+export type ImageRequestOf<Own extends z.ZodRawShape = Record<never, never>> = { kind: 'image'; ratio?: string } & z.infer<z.ZodObject<typeof generalImageFields>> &
+  z.infer<z.ZodObject<Own>>;

@@ -1,0 +1,43 @@
+/**
+ * Platform T's configuration slice. Only the worker reads it: the API needs no upstream secret. Half a
+ * configuration is a start-up error naming the missing variable.
+ */
+import { z } from 'zod';
+import { configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
+import type { WorkerPlatform } from '../platform';
+import { createPlatformT, type PlatformTSettings } from './adapter';
+
+export const tWorkerEnv = z.object({
+  /** Default https://vod.tencentcloudapi.com when T is configured. */
+  PLATFORM_T_ENDPOINT: optionalUrl,
+  PLATFORM_T_SECRET_ID: optionalString,
+  PLATFORM_T_SECRET_KEY: optionalString,
+  PLATFORM_T_SUBAPP_ID: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().positive().optional()),
+  PLATFORM_T_REGION: optionalString,
+});
+
+/** The simulator's test account for platform T (sim/accounts.ts plays the platform's side). */
+const SIMULATOR_ACCOUNT = { secretId: 'AKIDsimulator', secretKey: 'sim-t-secret-key', subAppId: 1500000001 };
+
+export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBaseUrl: string }): WorkerPlatform {
+  const raw = parseEnv(tWorkerEnv, env);
+  let settings: PlatformTSettings;
+  let simulated = false;
+  if (raw.PLATFORM_T_SECRET_ID && raw.PLATFORM_T_SECRET_KEY) {
+    settings = {
+      endpoint: raw.PLATFORM_T_ENDPOINT ?? 'https://vod.tencentcloudapi.com',
+      secretId: raw.PLATFORM_T_SECRET_ID,
+      secretKey: raw.PLATFORM_T_SECRET_KEY,
+      subAppId: raw.PLATFORM_T_SUBAPP_ID,
+      region: raw.PLATFORM_T_REGION,
+    };
+  } else if (raw.PLATFORM_T_SECRET_ID || raw.PLATFORM_T_SECRET_KEY) {
+    throw configError(raw.PLATFORM_T_SECRET_ID ? 'PLATFORM_T_SECRET_KEY' : 'PLATFORM_T_SECRET_ID', 'required when the other is set');
+  } else if (opts.simulate) {
+    settings = { endpoint: raw.PLATFORM_T_ENDPOINT ?? opts.simBaseUrl, ...SIMULATOR_ACCOUNT };
+    simulated = true;
+  } else {
+    throw configError('PLATFORM_T_SECRET_ID', 'platform T is enabled (PLATFORMS_ENABLED) but not configured: set PLATFORM_T_SECRET_ID, PLATFORM_T_SECRET_KEY and PLATFORM_T_SUBAPP_ID, or leave T out of PLATFORMS_ENABLED');
+  }
+  return { simulated, endpoint: settings.endpoint, createAdapter: (deps) => createPlatformT(settings, deps) };
+}

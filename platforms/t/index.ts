@@ -1,0 +1,23 @@
+/** Platform T = Tencent Cloud VOD AIGC: video and image (../shared/upstreams.md, "Platform T"). */
+import { z } from 'zod';
+import type { PlatformDefinition } from '../platform';
+import { tWorker, tWorkerEnv } from './config';
+import { T_MODELS } from './models';
+import { tImageFields, tVideoFields } from './request-fields';
+import { validateT } from './rules';
+
+export const platformT: PlatformDefinition = {
+  id: 'T',
+  name: 'platform T',
+  product: 'Tencent Cloud VOD AIGC',
+  requestFields: { video: tVideoFields, image: tImageFields },
+  generalFields: {
+    video: ['action', 'duration', 'resolution', 'image_url', 'last_frame_url', 'ratio', 'generate_audio', 'negative_prompt', 'enhance_prompt'],
+    image: ['negative_prompt', 'size', 'quality', 'enhance_prompt'],
+  },
+  publicEnv: z.object({}),
+  models: () => T_MODELS,
+  validate: validateT,
+  workerEnv: tWorkerEnv,
+  worker: tWorker,
+};

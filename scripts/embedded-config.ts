@@ -1,0 +1,21 @@
+/**
+ * Settings of the embedded Temporal dev server (`npm start`, `npm run temporal`): only these scripts read them.
+ */
+import { z } from 'zod';
+import { commonSchema, optionalString, parseEnv, port, temporalSchema } from '../core/config';
+
+export const embeddedOwnSchema = z.object({
+  /** The dev server's SQLite file. */
+  TEMPORAL_DB_FILE: z.string().default('data/temporal.db'),
+  /** The dev server's Web UI port. */
+  TEMPORAL_UI_PORT: port(8233),
+  /** The Temporal CLI binary; unset: the pinned one (scripts/temporal-cli.ts). */
+  TEMPORAL_CLI_PATH: optionalString,
+});
+
+export const embeddedConfigSchema = commonSchema.extend(temporalSchema.shape).extend(embeddedOwnSchema.shape);
+export type EmbeddedConfig = z.infer<typeof embeddedConfigSchema>;
+
+export function loadEmbeddedConfig(env: NodeJS.ProcessEnv = process.env): EmbeddedConfig {
+  return parseEnv(embeddedConfigSchema, env);
+}

@@ -1,0 +1,80 @@
+/**
+ * The worker's configuration: its own settings, polling and deadlines (read here, where they are used), and
+ * each enabled platform's worker slice (endpoints, credentials). Parsed once at start; a bad or missing value
+ * fails with a message naming the variable.
+ */
+import { z } from 'zod';
+import { commonSchema, ConfigError, ms, optionalString, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
+import type { Kind, PollTiming } from '../core/task';
+import { ACTIVITY_ATTEMPT_TIMEOUT_MS, ATTEMPT_HEADROOM_MS } from '../core/timeouts';
+import { loadEnabledPlatforms, PLATFORM_DEFINITIONS, platformsPublicEnv, platformsWorkerEnv, type WorkerPlatform } from '../platforms';
+
+export const workerOwnSchema = z.object({
+  /** How long a stopping worker lets in-flight activities finish before handing them back. */
+  WORKER_SHUTDOWN_GRACE_MS: positiveMs(30_000),
+  /** A prebuilt workflow bundle (`npm run build` writes dist/workflow-bundle.js); unset: bundled at start. */
+  WORKFLOW_BUNDLE_PATH: optionalString,
+  /** Interface of the worker's two metrics endpoints; 0.0.0.0 so a scraper in another container reaches them. */
+  WORKER_METRICS_HOST: z.string().default('0.0.0.0'),
+  /** The worker's own metrics (upstream calls, task outcomes, process) at GET /metrics. */
+  WORKER_METRICS_PORT: port(9464),
+  /** The Temporal SDK's runtime metrics (the Runtime's Prometheus exporter) at GET /metrics. */
+  WORKER_SDK_METRICS_PORT: port(9465),
+
+  // Polling and deadlines (spec §4 "Recommended polling"); tests shorten them.
+  POLL_FIRST_DELAY_MS: ms(3_000),
+  POLL_INTERVAL_IMAGE_MS: positiveMs(3_000),
+  POLL_INTERVAL_VIDEO_MS: positiveMs(5_000),
+  /** Image jobs: 15 min, well past the spec's 2-minute client window and the 10-minute sync wait. */
+  TASK_DEADLINE_IMAGE_MS: positiveMs(15 * 60_000),
+  /** Video jobs: 60 min, well past the spec's 5-minute client window; queues upstream can be long. */
+  TASK_DEADLINE_VIDEO_MS: positiveMs(60 * 60_000),
+
+  /** Outbound HTTP to the platforms; together at most 43 s, inside the 45 s activity attempt (core/timeouts.ts). */
+  UPSTREAM_CONNECT_TIMEOUT_MS: positiveMs(10_000),
+  UPSTREAM_RESPONSE_TIMEOUT_MS: positiveMs(30_000),
+  /** Where workers reach the simulator, which serves every enabled but unconfigured platform outside production. */
+  SIM_BASE_URL: z.url().default('http://127.0.0.1:8090'),
+});
+
+/** Everything a worker reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
+export const workerConfigSchema = commonSchema.extend(temporalSchema.shape).extend(workerOwnSchema.shape).extend(platformsPublicEnv.shape).extend(platformsWorkerEnv.shape);
+
+export type WorkerConfig = z.infer<typeof commonSchema> &
+  z.infer<typeof temporalSchema> &
+  z.infer<typeof workerOwnSchema> & {
+    PLATFORMS_ENABLED: Set<string>;
+    /** The enabled platforms, each real or simulated. */
+    platforms: Record<string, WorkerPlatform>;
+    timing: Record<Kind, PollTiming>;
+  };
+
+/** An upstream call must end before Temporal gives up on its attempt and starts another (core/timeouts.ts). */
+function checkUpstreamTimeouts(raw: z.infer<typeof workerOwnSchema>): void {
+  const bound = raw.UPSTREAM_CONNECT_TIMEOUT_MS + raw.UPSTREAM_RESPONSE_TIMEOUT_MS;
+  const limit = ACTIVITY_ATTEMPT_TIMEOUT_MS - ATTEMPT_HEADROOM_MS;
+  if (bound > limit) {
+    throw new ConfigError(
+      `Invalid configuration:\n  UPSTREAM_CONNECT_TIMEOUT_MS + UPSTREAM_RESPONSE_TIMEOUT_MS: ${bound} ms exceeds ${limit} ms, the activity attempt timeout less its headroom`,
+    );
+  }
+}
+
+export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
+  const base = parseEnv(commonSchema.extend(temporalSchema.shape).extend(workerOwnSchema.shape), env);
+  checkUpstreamTimeouts(base);
+  const PLATFORMS_ENABLED = loadEnabledPlatforms(env);
+  const simulate = base.NODE_ENV !== 'production';
+  const simBaseUrl = base.SIM_BASE_URL.replace(/\/$/, '');
+  const platforms: Record<string, WorkerPlatform> = {};
+  for (const p of PLATFORM_DEFINITIONS) {
+    if (PLATFORMS_ENABLED.has(p.id)) platforms[p.id] = p.worker(env, { simulate, simBaseUrl });
+  }
+  const timing = (interval: number, deadline: number): PollTiming => ({ firstPollDelayMs: base.POLL_FIRST_DELAY_MS, pollIntervalMs: interval, deadlineMs: deadline });
+  return {
+    ...base,
+    PLATFORMS_ENABLED,
+    platforms,
+    timing: { video: timing(base.POLL_INTERVAL_VIDEO_MS, base.TASK_DEADLINE_VIDEO_MS), image: timing(base.POLL_INTERVAL_IMAGE_MS, base.TASK_DEADLINE_IMAGE_MS) },
+  };
+}
