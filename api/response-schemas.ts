@@ -75,6 +75,8 @@ export const modelSchema = z
     ratios: z.array(z.string()),
     qualities: z.array(z.string()).optional(),
     max_images: z.number().int().optional(),
+    max_prompt_length: z.number().int().optional().describe('Longest prompt the model takes, in characters'),
+    max_reference_images: z.number().int().optional().describe('Most reference images the model takes'),
     capabilities: z.array(z.string()),
   })
   .meta({ id: 'Model' });

@@ -52,7 +52,16 @@ export interface ModelEntry {
   readonly qualities?: readonly string[];
   /** Largest `n` (image models that return several images). */
   readonly maxImages?: number;
+  /** Longest prompt the model takes, in characters (below the gateway-wide MAX_PROMPT_LENGTH). */
+  readonly maxPromptLength?: number;
+  /** Most reference images the model takes in one request. */
+  readonly maxReferenceImages?: number;
   readonly capabilities: readonly Capability[];
+  /**
+   * Where the entry's facts come from, for operators and docs/api.md: e.g. "official docs" or "durations
+   * inferred from the vendor's own API". Absent: the spec and the platform's official documentation.
+   */
+  readonly evidence?: string;
 }
 
 /** A catalogue indexed by kind and public id; a model in both tables (`VendorK-2.1`) resolves by endpoint. */

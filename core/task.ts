@@ -78,7 +78,17 @@ export interface UpstreamStatus {
   progress?: number;
   outputs?: { url: string }[];
   extras?: Record<string, unknown>;
-  failure?: { reason: FailureReason; message: string; code?: string };
+  failure?: {
+    reason: FailureReason;
+    message: string;
+    code?: string;
+    /**
+     * The job failed upstream for a transient reason (T's account concurrency `RequestLimitExceeded`, a model
+     * backlog): the workflow submits a new job (bounded, within the deadline, with a new dedup key) instead of
+     * failing the task.
+     */
+    resubmit?: boolean;
+  };
 }
 
 export interface SubmitResult {

@@ -40,7 +40,15 @@ export function lookupModel(catalogue: Catalogue, kind: Kind, model: string, ena
   return entry;
 }
 
+/** A prompt longer than the model takes is refused before anything is paid for. */
+function checkPromptLength(entry: ModelEntry, req: GenerationRequest): void {
+  if (entry.maxPromptLength !== undefined && typeof req.prompt === 'string' && req.prompt.length > entry.maxPromptLength) {
+    throw new RequestRuleError('prompt', `prompt is ${req.prompt.length} characters; ${entry.id} takes at most ${entry.maxPromptLength}`);
+  }
+}
+
 function generalVideoRules(entry: ModelEntry, req: GenerationRequest): GenerationRequest {
+  checkPromptLength(entry, req);
   const out = { ...req };
   if (typeof req.resolution === 'string') out.resolution = normaliseResolution(entry, req.resolution, 'resolution');
   if (req.generate_audio === true) requireCapability(entry, 'sound', 'generate_audio', 'generate_audio (video with sound)');
@@ -48,6 +56,7 @@ function generalVideoRules(entry: ModelEntry, req: GenerationRequest): Generatio
 }
 
 function generalImageRules(entry: ModelEntry, req: GenerationRequest): GenerationRequest {
+  checkPromptLength(entry, req);
   const out = { ...req };
   if (typeof req.quality === 'string' && !(entry.qualities ?? []).includes(req.quality)) {
     throw new RequestRuleError('quality', `quality '${req.quality}' is not supported by ${entry.id}; use one of ${(entry.qualities ?? []).join(', ')}`);

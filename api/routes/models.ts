@@ -14,6 +14,8 @@ export function modelView(e: ModelEntry) {
     ratios: [...e.ratios],
     ...(e.qualities ? { qualities: [...e.qualities] } : {}),
     ...(e.maxImages ? { max_images: e.maxImages } : {}),
+    ...(e.maxPromptLength ? { max_prompt_length: e.maxPromptLength } : {}),
+    ...(e.maxReferenceImages !== undefined ? { max_reference_images: e.maxReferenceImages } : {}),
     capabilities: [...e.capabilities],
   };
 }
