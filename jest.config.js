@@ -1,5 +1,5 @@
 /**
- * Three projects: `unit` (pure, fast), `e2e` (one real stack shared by all files: Temporal dev server,
+ * Four projects: `unit` (pure, fast), `workflow` (the workflow on the time-skipping test server), `e2e` (one real stack shared by all files: Temporal dev server,
  * simulator, worker, API), and `system` (files that start their own stacks to kill, restart or scale parts).
  */
 const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }] };
@@ -9,6 +9,8 @@ const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts'
 module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    // The generation workflow on Temporal's time-skipping test server, activities scripted.
+    { ...common, displayName: 'workflow', testMatch: ['<rootDir>/test/workflow/**/*.test.ts'] },
     {
       ...common,
       displayName: 'e2e',

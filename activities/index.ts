@@ -5,7 +5,7 @@
  * errors into the failures Temporal acts on. Built by a factory from their dependencies so tests can inject
  * fakes; workflows import only the *type* of what this returns.
  */
-import { activityInfo, ApplicationFailure, log } from '@temporalio/activity';
+import { activityInfo, ApplicationFailure, heartbeat, log } from '@temporalio/activity';
 import type { Catalogue } from '../core/catalogue';
 import type { GenerationRequest, Kind, PollTiming, SubmitResult, UpstreamStatus } from '../core/task';
 import type { PlatformAdapter } from '../platforms/platform';
@@ -19,6 +19,24 @@ export interface ActivityDeps {
   adapters: Adapters;
   /** The worker's polling and deadline settings (POLL_*, TASK_DEADLINE_*), by kind. */
   timing: Record<Kind, PollTiming>;
+  /** Which platforms' callbacks are arriving (worker/push-monitor.ts); absent: push is off. */
+  push?: { isConfigured(platform: string): boolean; healthy(platform: string): boolean };
+  /** The wait between polls while a platform's callbacks arrive (POLL_FALLBACK_INTERVAL_MS). */
+  fallbackPollIntervalMs?: number;
+}
+
+/** How often the submit heartbeats while it waits on the platform (the workflow's heartbeat timeout is 5 s). */
+const SUBMIT_HEARTBEAT_MS = 1_000;
+
+/** Heartbeats every `everyMs` while `work` runs, so a dead worker is noticed within the heartbeat timeout. */
+async function whileHeartbeating<T>(everyMs: number, work: () => Promise<T>): Promise<T> {
+  heartbeat();
+  const ticker = setInterval(() => heartbeat(), everyMs);
+  try {
+    return await work();
+  } finally {
+    clearInterval(ticker);
+  }
 }
 
 export interface SubmitInput {
@@ -40,7 +58,7 @@ export interface PollInput {
 
 export type CancelInput = PollInput;
 
-export function createActivities({ catalogue, adapters, timing }: ActivityDeps) {
+export function createActivities({ catalogue, adapters, timing, push, fallbackPollIntervalMs }: ActivityDeps) {
   function adapterFor(platform: string): PlatformAdapter {
     const adapter = adapters[platform];
     if (!adapter) {
@@ -69,7 +87,7 @@ export function createActivities({ catalogue, adapters, timing }: ActivityDeps) 
      * answers a repeated SessionId with an error, not with the first job).
      */
     async submitGeneration({ platform, request, dedupKey, taskId, deadlineAt }: SubmitInput): Promise<SubmitResult> {
-      return guarded(async () => {
+      return guarded(() => whileHeartbeating(SUBMIT_HEARTBEAT_MS, async () => {
         const entry = catalogue.find(request.kind, request.model);
         if (!entry || entry.platform !== platform) {
           throw new UpstreamError(`Unknown ${request.kind} model '${request.model}' on platform ${platform}`, { retryable: false, reason: 'invalid_request' });
@@ -99,11 +117,12 @@ export function createActivities({ catalogue, adapters, timing }: ActivityDeps) 
         }
         log.info('Submitted upstream job', { platform, model: request.model, upstreamTaskId: result.upstreamTaskId });
         return result;
-      });
+      }));
     },
 
     async pollGeneration({ platform, kind, upstreamTaskId }: PollInput): Promise<UpstreamStatus> {
-      return guarded(() => adapterFor(platform).poll(kind, upstreamTaskId));
+      const status = await guarded(() => adapterFor(platform).poll(kind, upstreamTaskId));
+      return push?.healthy(platform) ? { ...status, pushHealthy: true } : status;
     },
 
     async cancelGeneration({ platform, kind, upstreamTaskId }: CancelInput): Promise<void> {
@@ -118,9 +137,13 @@ export function createActivities({ catalogue, adapters, timing }: ActivityDeps) 
       });
     },
 
-    /** The worker's timing for a new task (a local activity: its answer is recorded in the history). */
-    async taskTiming({ kind }: { kind: Kind }): Promise<PollTiming> {
-      return timing[kind];
+    /**
+     * The worker's timing for a new task (a local activity: its answer is recorded in the history), with the
+     * fallback interval when push is configured for the task's platform.
+     */
+    async taskTiming({ kind, platform }: { kind: Kind; platform?: string }): Promise<PollTiming> {
+      const pushOn = platform !== undefined && push?.isConfigured(platform) && fallbackPollIntervalMs !== undefined;
+      return pushOn ? { ...timing[kind], fallbackPollIntervalMs } : timing[kind];
     },
   };
 }

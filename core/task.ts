@@ -47,6 +47,11 @@ export function isFailureReason(s: unknown): s is FailureReason {
 export interface PollTiming {
   firstPollDelayMs: number;
   pollIntervalMs: number;
+  /**
+   * The poll interval while the platform's callbacks are known to arrive (push configured and seen recently on
+   * this worker): callbacks wake the task, the timer is only the safety net. Absent: push is off.
+   */
+  fallbackPollIntervalMs?: number;
   /** Wall-clock budget for the whole task, from submission to a terminal state. */
   deadlineMs: number;
 }
@@ -62,18 +67,55 @@ export interface GenerationInput {
   ownerId: string;
   /** Only in runs started before patch `timing-from-worker`; newer runs ask the worker. */
   timing?: PollTiming;
+  /** History length at which a run continues as new (default 2,500); tests lower it to force continue-as-new. */
+  maxEventsPerRun?: number;
 }
 
-/** Spec 2.3, plus the platform's raw extras (platform V: video_url, duration, ratio, usage). */
+/**
+ * One output of a finished job as the workflow records it. `url` is the platform's own link (temporary: V's die
+ * after about 24 h). When the gateway kept a copy (patch `store-results`), `stored` is true and `key` names it in
+ * the result store; the API then answers with a fresh gateway link on every read instead of `url`. `stored:
+ * false` means the copy failed until its bound and the platform's link is all there is.
+ */
+export interface ResultItem {
+  url: string;
+  stored?: boolean;
+  /** The object's key in the result store (results/). */
+  key?: string;
+  contentType?: string;
+  bytes?: number;
+  /** Strong validator of the stored bytes (sha256, hex), served as the ETag. */
+  sha256?: string;
+  /** Why the copy failed, when `stored` is false. */
+  storeError?: string;
+}
+
+/** Spec 2.3, plus the platform's raw extras (platform V: video_url, duration, ratio, usage, last_frame_url). */
 export interface GenerationResult {
   created: number;
-  data: { url: string }[];
+  data: ResultItem[];
   extras?: Record<string, unknown>;
+  /** V's last frame (`return_last_frame`), recorded like a result item so it is kept too. */
+  lastFrame?: ResultItem;
+}
+
+/** What the result-store activity (activities: storeResults) is asked to keep: one entry per output. */
+export interface StoreResultsInput {
+  taskId: string;
+  platform: string;
+  kind: Kind;
+  /** The platform's links, in result order; `role` says what each is. */
+  outputs: { url: string; role: 'result' | 'last_frame' }[];
 }
 
 /** What one poll of the upstream job says, normalised by the adapter. */
 export interface UpstreamStatus {
   state: 'pending' | 'running' | 'success' | 'failed';
+  /**
+   * Set by the poll activity, not the adapter: this worker has seen the platform's callbacks arrive recently, so
+   * the task may wait on the longer fallback interval (PollTiming.fallbackPollIntervalMs).
+   */
+  pushHealthy?: boolean;
   /** 0–100 where the platform reports it. */
   progress?: number;
   outputs?: { url: string }[];

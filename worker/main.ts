@@ -17,6 +17,7 @@ import { createHttpClient } from '../platforms/http';
 import { ensureSearchAttributes } from './search-attributes';
 import { temporalLogger } from './temporal-logger';
 import { loadWorkerConfig } from './worker-config';
+import { PushMonitor } from './push-monitor';
 import { metricsObserver, serveMetrics, WorkerMetrics } from './worker-metrics';
 import { workflowInterceptorModules, workflowsPath } from './workflow-modules';
 
@@ -57,6 +58,8 @@ async function main(): Promise<void> {
   const observer = metricsObserver(metrics, (platform, code, message) => {
     logger.error({ platform, code }, `OPERATOR ACTION NEEDED: platform ${platform} rejected our credentials or account (${code}): ${message}`);
   });
+  const pushConfigured = new Set(Object.entries(config.platforms).filter(([, p]) => p.push).map(([id]) => id));
+  const pushMonitor = new PushMonitor(pushConfigured, config.PUSH_HEALTH_WINDOW_MS);
   const adapters: Adapters = {};
   for (const [platform, p] of Object.entries(config.platforms)) adapters[platform] = decorateAdapter(platform, p.createAdapter({ http }), observer);
 
@@ -67,8 +70,14 @@ async function main(): Promise<void> {
     ...(config.WORKFLOW_BUNDLE_PATH
       ? { workflowBundle: { codePath: config.WORKFLOW_BUNDLE_PATH } }
       : { workflowsPath, interceptors: { workflowModules: workflowInterceptorModules } }),
-    activities: createActivities({ catalogue: buildCatalogue(process.env), adapters, timing: config.timing }),
-    sinks: metrics.sinks(),
+    activities: createActivities({
+      catalogue: buildCatalogue(process.env),
+      adapters,
+      timing: config.timing,
+      push: pushMonitor,
+      fallbackPollIntervalMs: config.POLL_FALLBACK_INTERVAL_MS,
+    }),
+    sinks: { ...metrics.sinks(), pushMonitor: { seen: { fn: (_info, platform: string) => pushMonitor.seen(platform) } } },
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
   });
 

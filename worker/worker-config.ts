@@ -29,6 +29,13 @@ export const workerOwnSchema = z.object({
   TASK_DEADLINE_IMAGE_MS: positiveMs(15 * 60_000),
   /** Video jobs: 60 min, well past the spec's 5-minute client window; queues upstream can be long. */
   TASK_DEADLINE_VIDEO_MS: positiveMs(60 * 60_000),
+  /**
+   * The poll interval while a platform's callbacks are arriving (push configured and seen in the last
+   * PUSH_HEALTH_WINDOW_MS): callbacks wake tasks at once, this timer is the safety net for a lost one.
+   */
+  POLL_FALLBACK_INTERVAL_MS: positiveMs(30_000),
+  /** How recently a platform's callbacks must have been seen for its tasks to use the fallback interval. */
+  PUSH_HEALTH_WINDOW_MS: positiveMs(10 * 60_000),
 
   /** Outbound HTTP to the platforms; together at most 43 s, inside the 45 s activity attempt (core/timeouts.ts). */
   UPSTREAM_CONNECT_TIMEOUT_MS: positiveMs(10_000),

@@ -10,11 +10,14 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  condition,
   isCancellation,
+  log,
   makeContinueAsNewFunc,
   patched,
   proxyLocalActivities,
   proxyActivities,
+  proxySinks,
   setHandler,
   sleep,
   TimeoutFailure,
@@ -26,10 +29,14 @@ import {
 import type { Activities } from '../activities';
 import { SA } from '../core/search-attributes';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS } from '../core/timeouts';
-import type { FailureReason, GenerationInput, GenerationResult, PollTiming, TaskError, TaskState, UpstreamStatus } from '../core/task';
+import type { FailureReason, GenerationInput, GenerationResult, PollTiming, ResultItem, StoreResultsInput, TaskError, TaskState, UpstreamStatus } from '../core/task';
 import { isFailureReason } from '../core/task';
 import { submitDedupKey } from './dedup-key';
-import { taskStateQuery } from './messages';
+import { taskStateQuery, upstreamEventSignal } from './messages';
+import type { PushMonitorSinks } from './sinks';
+
+/** Tells the worker that a platform's callbacks arrive (not called during replay). */
+const { pushMonitor } = proxySinks<PushMonitorSinks>();
 
 /** Error types the activities raise that must never be retried: each ends the task at once. */
 const FINAL_ERRORS: FailureReason[] = ['content_policy', 'invalid_request', 'upstream_auth', 'insufficient_balance', 'upstream_failed'];
@@ -71,22 +78,51 @@ const CANCEL_RETRY: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2
 function untilDeadline(remainingMs: number, retry: RetryPolicy) {
   return proxyActivities<Activities>({ startToCloseTimeout: ATTEMPT_TIMEOUT, scheduleToCloseTimeout: Math.max(1_000, remainingMs), retry });
 }
-const submitActivity = (remainingMs: number) => untilDeadline(remainingMs, SUBMIT_RETRY).submitGeneration;
+/**
+ * The submit heartbeats while it waits on the platform (activities/index.ts), so a worker that dies mid-submit
+ * is noticed within the heartbeat timeout rather than the 45 s attempt timeout; the next attempt reconciles
+ * with the platform before sending anything again.
+ */
+const SUBMIT_HEARTBEAT_TIMEOUT = '5s';
+const submitActivity = (remainingMs: number) =>
+  proxyActivities<Activities>({
+    startToCloseTimeout: ATTEMPT_TIMEOUT,
+    scheduleToCloseTimeout: Math.max(1_000, remainingMs),
+    heartbeatTimeout: SUBMIT_HEARTBEAT_TIMEOUT,
+    retry: SUBMIT_RETRY,
+  }).submitGeneration;
 
 /**
  * Polls run as local activities: executed by the worker inside the workflow task that the poll timer wakes, so
  * a poll costs one workflow task and about 6 history events instead of an activity task, two workflow tasks and
  * about 11 events — half the Temporal load per in-flight task, which is what bounds how many jobs a cluster can
- * watch. A poll is a short, read-only, idempotent HTTP GET, the case local activities are for. Retries back off
- * in the worker; a backoff longer than a minute becomes a durable timer (localRetryThreshold), so a long outage
- * still survives worker restarts.
+ * watch. A poll is a short, read-only, idempotent HTTP GET, the case local activities are for.
  *
  * Versioned with patched(): histories recorded before this change (regular poll activities) replay unchanged.
  */
 export const LOCAL_POLL_PATCH = 'poll-as-local-activity';
 
+/**
+ * Temporal expects a local activity to finish within seconds: its retries run inside one workflow task, which
+ * the worker keeps alive meanwhile. So a poll gets a bounded budget (a few quick attempts, at most a minute);
+ * when that runs out during an outage, the workflow itself backs off on durable timers (POLL_BACKOFF) and
+ * polls again, until the task's deadline. Versioned: runs before it retried one local poll up to the deadline.
+ */
+export const BOUNDED_LOCAL_POLL_PATCH = 'bounded-local-poll';
+const LOCAL_POLL_BUDGET_MS = 60_000;
+const LOCAL_POLL_RETRY: RetryPolicy = { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '5s', maximumAttempts: 3, nonRetryableErrorTypes: FINAL_ERRORS };
+/** The workflow's own backoff between bounded polls that failed: 2 s, doubling, at most 30 s. */
+const POLL_BACKOFF = { initialMs: 2_000, maxMs: 30_000 };
+
 function pollActivity(remainingMs: number) {
   if (!patched(LOCAL_POLL_PATCH)) return untilDeadline(remainingMs, POLL_RETRY).pollGeneration;
+  if (patched(BOUNDED_LOCAL_POLL_PATCH)) {
+    return proxyLocalActivities<Activities>({
+      startToCloseTimeout: ATTEMPT_TIMEOUT,
+      scheduleToCloseTimeout: Math.max(1_000, Math.min(LOCAL_POLL_BUDGET_MS, remainingMs)),
+      retry: LOCAL_POLL_RETRY,
+    }).pollGeneration;
+  }
   return proxyLocalActivities<Activities>({
     startToCloseTimeout: ATTEMPT_TIMEOUT,
     scheduleToCloseTimeout: Math.max(1_000, remainingMs),
@@ -104,10 +140,42 @@ export const TIMING_FROM_WORKER_PATCH = 'timing-from-worker';
 const { taskTiming } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 5 } });
 
 async function startTiming(input: GenerationInput): Promise<PollTiming> {
-  if (patched(TIMING_FROM_WORKER_PATCH)) return taskTiming({ kind: input.kind });
+  if (patched(TIMING_FROM_WORKER_PATCH)) return taskTiming({ kind: input.kind, platform: input.platform });
   if (!input.timing) throw ApplicationFailure.create({ type: 'invalid_request', message: 'The task was started without timing', nonRetryable: true });
   return input.timing;
 }
+
+/**
+ * A platform's callback (upstreamEventSignal) ends the wait for the next poll early, so a finished job is
+ * noticed within a second instead of at the next timer. The timer stays as the safety net: a callback is a
+ * hint, and a lost one costs only the wait. While the worker sees the platform's callbacks arrive, the timer
+ * stretches to the fallback interval. Versioned: runs before it waited on plain timers.
+ */
+export const WAKE_ON_CALLBACK_PATCH = 'wake-on-callback';
+
+/**
+ * A job that failed upstream for a transient reason (T: the account's concurrency limit, a model backlog) is
+ * submitted again — a new job with its own dedup key — after a pause, at most MAX_RESUBMISSIONS times and only
+ * while the deadline leaves room; the client never sees the transient failure. Versioned: runs before it
+ * failed such tasks.
+ */
+export const RESUBMIT_PATCH = 'resubmit-transient-failures';
+const MAX_RESUBMISSIONS = 3;
+const RESUBMIT_PAUSE_MS = 10_000;
+
+/**
+ * Before a task becomes `success`, the gateway copies each output into its result store (results/), so the
+ * client's links outlive the platform's. A copy that keeps failing returns the platform's link marked
+ * `stored: false` rather than failing the task. Versioned: runs before it recorded the platform's links only.
+ */
+export const STORE_RESULTS_PATCH = 'store-results';
+// TODO(integration): the result-store activity lands with results/ (issue 13); typed here until then.
+const { storeResults } = proxyActivities<Activities & { storeResults(input: StoreResultsInput): Promise<ResultItem[]> }>({
+  // Streams up to RESULTS_MAX_BYTES; heartbeats carry progress, so a worker that dies mid-copy is noticed fast.
+  startToCloseTimeout: '10m',
+  heartbeatTimeout: '15s',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3 },
+});
 
 /** Continue-as-new well before Temporal's 10k-event warning; a long job keeps a short history per run. */
 const MAX_EVENTS_PER_RUN = 2_500;
@@ -119,60 +187,84 @@ export interface GenerationResume {
   state: TaskState;
   /** The timing the first run settled on (absent in runs continued before patch `timing-from-worker`). */
   timing?: PollTiming;
+  /** Jobs submitted again after a transient upstream failure so far. */
+  resubmissions?: number;
 }
 
 export async function generationWorkflow(input: GenerationInput, resume?: GenerationResume): Promise<GenerationResult> {
   const state: TaskState = resume?.state ?? { status: 'pending' };
   setHandler(taskStateQuery, () => state);
+  // A callback since the last poll: the next wait ends at once.
+  let hinted = false;
+  setHandler(upstreamEventSignal, (hint) => {
+    hinted = true;
+    pushMonitor.seen(hint.platform);
+  });
   const timing = resume?.timing ?? input.timing ?? (await startTiming(input));
   const deadlineAt = resume?.deadlineAt ?? Date.now() + timing.deadlineMs;
   let upstreamTaskId = resume?.upstreamTaskId;
+  let resubmissions = resume?.resubmissions ?? 0;
+  let failedPolls = 0;
+
+  /** Waits `ms` (capped by the deadline) for the next poll; a callback ends the wait early where patched. */
+  const waitForNextPoll = async (ms: number) => {
+    const wait = Math.min(ms, Math.max(1, remaining(deadlineAt)));
+    if (!patched(WAKE_ON_CALLBACK_PATCH)) return sleep(wait);
+    if (!hinted) await condition(() => hinted, wait);
+    hinted = false;
+  };
 
   try {
-    if (upstreamTaskId === undefined) {
-      // Non-cancellable: once a paid submit is on its way we must learn the upstream id, so that a cancel
-      // arriving meanwhile can still cancel the upstream job.
-      const { workflowId, runId } = workflowInfo();
-      const submit = submitActivity(remaining(deadlineAt));
-      const submitted = await CancellationScope.nonCancellable(() =>
-        submit({ platform: input.platform, request: input.request, dedupKey: submitDedupKey(workflowId, runId), taskId: workflowId, deadlineAt }),
-      ).catch((err) => {
-        if (isActivityTimeout(err)) return deadlineExceeded(input, timing, undefined, lastFailureMessage(err));
-        return failFromActivity(err, 'submit');
-      });
-      upstreamTaskId = submitted.upstreamTaskId;
-      state.upstreamTaskId = upstreamTaskId;
-      upsertSearchAttributes([{ key: SA.upstreamTaskId, value: upstreamTaskId }]);
-      await sleep(Math.min(timing.firstPollDelayMs, remaining(deadlineAt)));
-    }
-
     for (;;) {
+      if (upstreamTaskId === undefined) {
+        upstreamTaskId = await submitJob(input, timing, deadlineAt, resubmissions);
+        state.upstreamTaskId = upstreamTaskId;
+        upsertSearchAttributes([{ key: SA.upstreamTaskId, value: upstreamTaskId }]);
+        await waitForNextPoll(timing.firstPollDelayMs);
+      }
+
       if (remaining(deadlineAt) <= 0) return await deadlineExceeded(input, timing, upstreamTaskId);
       const poll = pollActivity(remaining(deadlineAt));
       let status: UpstreamStatus;
       try {
         status = await poll({ platform: input.platform, kind: input.kind, upstreamTaskId });
+        failedPolls = 0;
       } catch (err) {
+        if (isActivityTimeout(err) && remaining(deadlineAt) <= 0) return await deadlineExceeded(input, timing, upstreamTaskId, lastFailureMessage(err));
+        if (isTransientPollFailure(err) && patched(BOUNDED_LOCAL_POLL_PATCH)) {
+          // The poll's own budget ran out (an outage): back off on a durable timer, then poll again.
+          failedPolls += 1;
+          const backoff = Math.min(POLL_BACKOFF.maxMs, POLL_BACKOFF.initialMs * 2 ** (failedPolls - 1));
+          if (remaining(deadlineAt) <= backoff) return await deadlineExceeded(input, timing, upstreamTaskId, lastFailureMessage(err));
+          await sleep(backoff);
+          continue;
+        }
         if (isActivityTimeout(err)) return await deadlineExceeded(input, timing, upstreamTaskId, lastFailureMessage(err));
         return failFromActivity(err, 'poll');
       }
-
-      if (status.state === 'success') return succeed(state, status);
+      if (status.state === 'success') return await succeed(input, state, status);
       if (status.state === 'failed') {
         const f = status.failure ?? { reason: 'upstream_failed' as const, message: 'The platform reported the job as failed' };
+        if (f.resubmit && resubmissions < MAX_RESUBMISSIONS && remaining(deadlineAt) > RESUBMIT_PAUSE_MS + timing.firstPollDelayMs && patched(RESUBMIT_PATCH)) {
+          resubmissions += 1;
+          log.warn('The job failed upstream for a transient reason; submitting a new one', { upstreamTaskId, code: f.code, resubmissions });
+          upstreamTaskId = undefined;
+          setStatus(state, 'pending');
+          await sleep(RESUBMIT_PAUSE_MS);
+          continue;
+        }
         return fail(f.reason, f.message, f.code);
       }
       setStatus(state, status.state, status.progress);
 
-      if (workflowInfo().historyLength >= MAX_EVENTS_PER_RUN || workflowInfo().continueAsNewSuggested) {
+      const info = workflowInfo();
+      if (info.historyLength >= (input.maxEventsPerRun ?? MAX_EVENTS_PER_RUN) || info.continueAsNewSuggested) {
         // Memo and search attributes are passed on explicitly: they are the task's record for reads.
-        const next = makeContinueAsNewFunc<typeof generationWorkflow>({
-          memo: workflowInfo().memo,
-          typedSearchAttributes: workflowInfo().typedSearchAttributes,
-        });
-        return await next(input, { upstreamTaskId, deadlineAt, state, ...(input.timing ? {} : { timing }) });
+        const next = makeContinueAsNewFunc<typeof generationWorkflow>({ memo: info.memo, typedSearchAttributes: info.typedSearchAttributes });
+        return await next(input, { upstreamTaskId, deadlineAt, state, ...(input.timing ? {} : { timing }), ...(resubmissions > 0 ? { resubmissions } : {}) });
       }
-      await sleep(Math.min(timing.pollIntervalMs, Math.max(1, remaining(deadlineAt))));
+      const interval = status.pushHealthy === true && timing.fallbackPollIntervalMs !== undefined ? timing.fallbackPollIntervalMs : timing.pollIntervalMs;
+      await waitForNextPoll(interval);
     }
   } catch (err) {
     if (isCancellation(err)) {
@@ -183,6 +275,23 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
     }
     throw err;
   }
+}
+
+/**
+ * Submits the job and returns its upstream id. Non-cancellable: once a paid submit is on its way we must learn
+ * the upstream id, so that a cancel arriving meanwhile can still cancel the upstream job.
+ */
+async function submitJob(input: GenerationInput, timing: PollTiming, deadlineAt: number, resubmission: number): Promise<string> {
+  const { workflowId, runId } = workflowInfo();
+  const submit = submitActivity(remaining(deadlineAt));
+  const dedupKey = submitDedupKey(workflowId, runId, resubmission);
+  const submitted = await CancellationScope.nonCancellable(() =>
+    submit({ platform: input.platform, request: input.request, dedupKey, taskId: workflowId, deadlineAt }),
+  ).catch((err) => {
+    if (isActivityTimeout(err)) return deadlineExceeded(input, timing, undefined, lastFailureMessage(err));
+    return failFromActivity(err, 'submit');
+  });
+  return submitted.upstreamTaskId;
 }
 
 function remaining(deadlineAt: number): number {
@@ -204,16 +313,39 @@ function setStatus(state: TaskState, status: 'pending' | 'running', progress?: n
   upsertMemo({ status, progress: pct });
 }
 
-function succeed(state: TaskState, status: UpstreamStatus): GenerationResult {
+async function succeed(input: GenerationInput, state: TaskState, status: UpstreamStatus): Promise<GenerationResult> {
   const outputs = status.outputs ?? [];
   if (outputs.length === 0) return fail('upstream_failed', 'The platform reported success but returned no result URL');
+  const lastFrameUrl = typeof status.extras?.last_frame_url === 'string' ? status.extras.last_frame_url : undefined;
+  let data: ResultItem[] = outputs.map((o) => ({ url: o.url }));
+  let lastFrame: ResultItem | undefined = lastFrameUrl === undefined ? undefined : { url: lastFrameUrl };
+  if (patched(STORE_RESULTS_PATCH)) ({ data, lastFrame } = await keepResults(input, outputs, lastFrameUrl));
   state.status = 'success';
   state.progress = 100;
-  const result: GenerationResult = { created: Math.floor(Date.now() / 1000), data: outputs.map((o) => ({ url: o.url })) };
+  const result: GenerationResult = { created: Math.floor(Date.now() / 1000), data };
   if (status.extras) result.extras = status.extras;
+  if (lastFrame) result.lastFrame = lastFrame;
   upsertSearchAttributes([{ key: SA.status, value: 'success' }]);
   upsertMemo({ status: 'success', progress: 100, result });
   return result;
+}
+
+/**
+ * Copies the outputs into the result store. Nothing is lost if that fails: every output keeps the platform's
+ * link, marked `stored: false` with the reason, and the task still succeeds.
+ */
+async function keepResults(input: GenerationInput, outputs: { url: string }[], lastFrameUrl: string | undefined): Promise<{ data: ResultItem[]; lastFrame?: ResultItem }> {
+  const wanted: StoreResultsInput['outputs'] = outputs.map((o) => ({ url: o.url, role: 'result' as const }));
+  if (lastFrameUrl !== undefined) wanted.push({ url: lastFrameUrl, role: 'last_frame' });
+  let items: ResultItem[];
+  try {
+    items = await storeResults({ taskId: workflowInfo().workflowId, platform: input.platform, kind: input.kind, outputs: wanted });
+  } catch (err) {
+    const why = err instanceof ActivityFailure && err.cause instanceof Error ? err.cause.message : String(err);
+    log.warn('Results could not be copied to the result store; the platform links are kept', { error: why });
+    items = wanted.map((w) => ({ url: w.url, stored: false, storeError: why }));
+  }
+  return { data: items.slice(0, outputs.length), ...(lastFrameUrl !== undefined ? { lastFrame: items[outputs.length] } : {}) };
 }
 
 function markFailed(error: TaskError): void {
@@ -239,6 +371,18 @@ function failFromActivity(err: unknown, step: 'submit' | 'poll'): never {
   }
   const message = cause instanceof Error ? cause.message : String(cause);
   return fail('upstream_unavailable', `Could not ${step} the job upstream: ${message}`);
+}
+
+/**
+ * A poll whose own bounded budget ran out on transient errors, as opposed to a final classification. A local
+ * activity's failure reaches the workflow as the activity's own ApplicationFailure (or a TimeoutFailure when
+ * its schedule-to-close bound passed), not wrapped in an ActivityFailure.
+ */
+function isTransientPollFailure(err: unknown): boolean {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  const last = cause instanceof TimeoutFailure ? (cause.cause ?? cause) : cause;
+  if (last instanceof TimeoutFailure) return true;
+  return last instanceof ApplicationFailure && !last.nonRetryable && !(isFailureReason(last.type) && last.type !== 'upstream_unavailable');
 }
 
 /**

@@ -29,3 +29,13 @@ test('at most 50 URL-safe characters whatever the ids look like', () => {
   }
   expect(submitDedupKey('', RUN_A)).toBe('01a20084018570df80728cf6da5ad01b');
 });
+
+test('a re-submission after a transient upstream failure gets a key of its own, still within 50 characters', () => {
+  const first = submitDedupKey(TASK, RUN_A);
+  const again = submitDedupKey(TASK, RUN_A, 1);
+  expect(again).not.toBe(first);
+  expect(again).not.toBe(submitDedupKey(TASK, RUN_A, 2));
+  expect(again).toBe('task_Zm9vYmFyYm-01a20084018570df80728cf6da5ad01br1');
+  expect(again.length).toBeLessThanOrEqual(DEDUP_KEY_MAX_LENGTH);
+  expect(submitDedupKey(TASK, RUN_A, 0)).toBe(first);
+});

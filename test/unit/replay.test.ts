@@ -13,6 +13,7 @@ import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle
 import type { InjectedSinks } from '@temporalio/worker';
 import { workflowInterceptorModules, workflowsPath } from '../../worker/workflow-modules';
 import type { TaskMetricsSinks } from '../../workflows/metrics-interceptor';
+import type { PushMonitorSinks } from '../../workflows/sinks';
 
 jest.setTimeout(120_000);
 
@@ -52,7 +53,7 @@ function histories() {
 }
 
 /** The worker's sinks, as the workflow interceptor expects them; they are not called during replay anyway. */
-const noMetrics: InjectedSinks<TaskMetricsSinks> = { taskMetrics: { completed: { fn: () => undefined } } };
+const noMetrics: InjectedSinks<TaskMetricsSinks & PushMonitorSinks> = { taskMetrics: { completed: { fn: () => undefined } }, pushMonitor: { seen: { fn: () => undefined } } };
 
 /** Replays every fixture against a bundle; returns `name: error` for each that failed. */
 async function replayAll(bundle: WorkflowBundleWithSourceMap): Promise<string[]> {

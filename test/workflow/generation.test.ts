@@ -1,0 +1,233 @@
+/**
+ * The generation workflow on Temporal's time-skipping test server: hours of durable timers in milliseconds, with
+ * the activities replaced by scripted fakes (the platforms are not under test here; the workflow's decisions
+ * are). Covers the poll loop, the deadline, cancel during a submit, continue-as-new, bounded polls backing off
+ * on timers, callbacks waking the task, re-submission after a transient upstream failure, and the result copy.
+ */
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Activities } from '../../activities';
+import type { GenerationInput, PollTiming, ResultItem, StoreResultsInput, UpstreamStatus } from '../../core/task';
+import { findTestServer } from '../../scripts/temporal-test-server';
+import { temporal } from '@temporalio/proto';
+import { ALL_SEARCH_ATTRIBUTES } from '../../core/search-attributes';
+import { workflowInterceptorModules, workflowsPath } from '../../worker/workflow-modules';
+import type { generationWorkflow } from '../../workflows/generation';
+import { upstreamEventSignal } from '../../workflows/messages';
+
+jest.setTimeout(120_000);
+
+const TIMING: PollTiming = { firstPollDelayMs: 3_000, pollIntervalMs: 5_000, deadlineMs: 3_600_000 };
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+
+beforeAll(async () => {
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // installed by another test file in this process
+  }
+  const path = findTestServer();
+  if (!path) throw new Error('The Temporal test server is missing: run `node --import tsx scripts/temporal-test-server.ts`');
+  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  // The workflow upserts the gateway's search attributes; the test server must know them, as every cluster must.
+  // (It implements AddSearchAttributes but not ListSearchAttributes.)
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((k) => [k.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+  });
+  bundle = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } });
+});
+
+afterAll(async () => {
+  await env?.teardown();
+});
+
+/** What the fake activities saw, with the workflow's clock (env time) of each call. */
+interface Calls {
+  submits: { dedupKey: string; at: number }[];
+  polls: number[];
+  cancels: string[];
+  stores: StoreResultsInput[];
+}
+
+type Script = {
+  /** Status of the n-th poll (0-based), given the upstream id polled; default: running forever. */
+  poll?: (n: number, upstreamTaskId: string) => UpstreamStatus | Promise<UpstreamStatus>;
+  submit?: (n: number) => Promise<{ upstreamTaskId: string }>;
+  store?: (input: StoreResultsInput) => Promise<ResultItem[]>;
+  timing?: PollTiming;
+};
+
+function fakeActivities(script: Script, calls: Calls): Partial<Activities> & { storeResults(input: StoreResultsInput): Promise<ResultItem[]> } {
+  return {
+    async submitGeneration({ dedupKey }) {
+      calls.submits.push({ dedupKey, at: await env.currentTimeMs() });
+      return script.submit ? script.submit(calls.submits.length - 1) : { upstreamTaskId: `job-${calls.submits.length}` };
+    },
+    async pollGeneration({ upstreamTaskId }) {
+      calls.polls.push(await env.currentTimeMs());
+      return script.poll ? script.poll(calls.polls.length - 1, upstreamTaskId) : { state: 'running', progress: 10 };
+    },
+    async cancelGeneration({ upstreamTaskId }) {
+      calls.cancels.push(upstreamTaskId);
+    },
+    async taskTiming() {
+      return script.timing ?? TIMING;
+    },
+    async storeResults(input) {
+      calls.stores.push(input);
+      return script.store ? script.store(input) : input.outputs.map((o, i) => ({ url: o.url, stored: true, key: `${input.taskId}/${i}`, contentType: 'video/mp4', bytes: 10, sha256: 'ab' }));
+    },
+  };
+}
+
+const INPUT: GenerationInput = { kind: 'video', platform: 'V', model: 'vendor-video-1-0-pro-250528', request: { kind: 'video', model: 'vendor-video-1-0-pro-250528', prompt: 'x' }, ownerId: 'alice' };
+
+let counter = 0;
+
+/** Runs the workflow to its end with scripted activities; `during` acts on the handle while it runs. */
+async function run(script: Script, input: Partial<GenerationInput> = {}, during?: (h: WorkflowHandle<typeof generationWorkflow>) => Promise<void>) {
+  const calls: Calls = { submits: [], polls: [], cancels: [], stores: [] };
+  const taskQueue = `wf-test-${++counter}`;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: bundle,
+    activities: fakeActivities(script, calls),
+    sinks: { taskMetrics: { completed: { fn: () => undefined } }, pushMonitor: { seen: { fn: () => undefined } } },
+  });
+  const startedAt = await env.currentTimeMs();
+  const outcome = await worker.runUntil(async () => {
+    const handle = await env.client.workflow.start<typeof generationWorkflow>('generationWorkflow', {
+      taskQueue,
+      workflowId: `task_wf_${counter}`,
+      args: [{ ...INPUT, ...input }],
+    });
+    if (during) await during(handle);
+    try {
+      return { result: await handle.result(), handle };
+    } catch (err) {
+      return { error: err as WorkflowFailedError, handle };
+    }
+  });
+  return { ...outcome, calls, startedAt };
+}
+
+const done = (url = 'https://v.example/out.mp4'): UpstreamStatus => ({ state: 'success', outputs: [{ url }] });
+
+describe('the poll loop', () => {
+  test('first poll after 3 s, then every 5 s, until success; the outputs are copied before success', async () => {
+    const { result, calls, startedAt } = await run({ poll: (n) => (n < 3 ? { state: 'running', progress: 20 * n } : done()) });
+    expect(result?.data).toEqual([{ url: 'https://v.example/out.mp4', stored: true, key: 'task_wf_1/0', contentType: 'video/mp4', bytes: 10, sha256: 'ab' }]);
+    expect(calls.submits).toHaveLength(1);
+    const offsets = calls.polls.map((t) => Math.round((t - startedAt) / 1000));
+    expect(offsets).toEqual([3, 8, 13, 18]);
+    expect(calls.stores).toEqual([{ taskId: 'task_wf_1', platform: 'V', kind: 'video', outputs: [{ url: 'https://v.example/out.mp4', role: 'result' }] }]);
+  });
+
+  test('a copy that fails for good leaves the platform links marked stored: false, and the task succeeds', async () => {
+    const { result } = await run({ poll: () => done(), store: async () => Promise.reject(new Error('store down')) });
+    expect(result?.data).toEqual([{ url: 'https://v.example/out.mp4', stored: false, storeError: expect.stringMatching(/store down|failed/i) }]);
+  });
+
+  test('a platform failure fails the task with its reason, and nothing is copied', async () => {
+    const { error, calls } = await run({ poll: () => ({ state: 'failed', failure: { reason: 'content_policy', message: 'refused', code: 'Sensitive' } }) });
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    expect((error!.cause as { type?: string }).type).toBe('content_policy');
+    expect(calls.stores).toHaveLength(0);
+  });
+});
+
+describe('the deadline', () => {
+  test('a job that never finishes fails deadline_exceeded after the hour, and its upstream job is cancelled', async () => {
+    const { error, calls, startedAt } = await run({});
+    expect((error!.cause as { type?: string }).type).toBe('deadline_exceeded');
+    expect(error!.cause?.message).toMatch(/did not finish within the task deadline \(60 min\)/);
+    expect(calls.cancels).toEqual(['job-1']);
+    expect(calls.polls.at(-1)! - startedAt).toBeLessThanOrEqual(TIMING.deadlineMs);
+    // Spec polling: one poll per 5 s over the hour (give or take the first delay).
+    expect(calls.polls.length).toBeGreaterThanOrEqual(700);
+  });
+});
+
+describe('cancel', () => {
+  test('cancel during a paid submit waits for the upstream id, then cancels that job and fails cancelled', async () => {
+    let release!: () => void;
+    const submitted = new Promise<void>((r) => (release = r));
+    const { error, calls } = await run(
+      {
+        submit: async () => {
+          await submitted;
+          return { upstreamTaskId: 'job-slow' };
+        },
+      },
+      {},
+      async (handle) => {
+        // Let the submit start, then cancel while it is in flight, then let it answer.
+        await new Promise((r) => setTimeout(r, 500));
+        await handle.cancel();
+        release();
+      },
+    );
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    expect(calls.cancels).toEqual(['job-slow']);
+    expect(calls.polls).toHaveLength(0);
+  });
+});
+
+describe('continue-as-new', () => {
+  test('a long job continues as new with its upstream job and deadline, never submitting again', async () => {
+    const { result, calls, handle } = await run({ poll: (n) => (n < 40 ? { state: 'running', progress: 50 } : done()) }, { maxEventsPerRun: 60 });
+    expect(result?.data[0]?.url).toBe('https://v.example/out.mp4');
+    expect(calls.submits).toHaveLength(1);
+    // The first run ended by continuing as new; the task's result came from a later run.
+    const first = await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory();
+    expect(first.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+    expect((await handle.describe()).runId).not.toBe(handle.firstExecutionRunId);
+  });
+});
+
+describe('bounded polls', () => {
+  test('a poll that keeps failing transiently backs off on durable timers and the task still succeeds', async () => {
+    const fail = () => Promise.reject(new Error('platform down'));
+    // 9 failing attempts: three bounded local polls of 3 attempts each, then success.
+    const { result, calls } = await run({ poll: (n) => (n < 9 ? (fail() as never) : done()) });
+    expect(result?.data[0]?.url).toBe('https://v.example/out.mp4');
+    expect(calls.polls.length).toBe(10);
+    // Between bounded polls the workflow waits on durable timers: 2 s, then 4 s (skipped time).
+    const gaps = calls.polls.slice(1).map((t, i) => t - calls.polls[i]!);
+    expect(gaps.filter((g) => g >= 2_000)).toHaveLength(3);
+  });
+});
+
+describe('callbacks', () => {
+  test('a callback ends the wait at once: the poll follows the hint, not the 5 s timer', async () => {
+    const timing = { ...TIMING, pollIntervalMs: 60_000, firstPollDelayMs: 60_000 };
+    const { result, calls, startedAt } = await run({ timing, poll: (n) => (n === 0 ? done() : done()) }, {}, async (handle) => {
+      await new Promise((r) => setTimeout(r, 300));
+      await handle.signal(upstreamEventSignal, { platform: 'V', upstreamTaskId: 'job-1' });
+    });
+    expect(result?.data[0]?.url).toBe('https://v.example/out.mp4');
+    expect(calls.polls[0]! - startedAt).toBeLessThan(60_000);
+  });
+});
+
+describe('re-submission', () => {
+  test('a transient upstream failure submits a new job with its own dedup key, and the task succeeds', async () => {
+    const { result, calls } = await run({
+      poll: (_n, id) => (id === 'job-1' ? { state: 'failed', failure: { reason: 'upstream_failed', message: 'busy', code: 'RequestLimitExceeded', resubmit: true } } : done()),
+    });
+    expect(result?.data[0]?.url).toBe('https://v.example/out.mp4');
+    expect(calls.submits).toHaveLength(2);
+    expect(calls.submits[1]!.dedupKey).not.toBe(calls.submits[0]!.dedupKey);
+  });
+
+  test('re-submissions are bounded: the fourth transient failure fails the task', async () => {
+    const { error, calls } = await run({ poll: () => ({ state: 'failed', failure: { reason: 'upstream_failed', message: 'busy', code: 'RequestLimitExceeded', resubmit: true } }) });
+    expect((error!.cause as { type?: string }).type).toBe('upstream_failed');
+    expect(calls.submits).toHaveLength(4);
+  });
+});
