@@ -1,259 +1,277 @@
 /**
- * Platform B's job API, simulated (upstreams.md "Platform B"): Bearer key, the `{code, message, data}` envelope,
- * strict body validation with B's error shape (HTTP 400 `{code: 400xx, message}`), `Idempotency-Key` dedup, and
- * tasks that move QUEUED → RUNNING (with progress) → SUCCEEDED | FAILED, or CANCELLED while still queued.
+ * Platform B — Baidu AI Cloud VOD's AIGC API — simulated from its documentation (shared/platforms/b-baidu-vod.md),
+ * never from the gateway's code. Paths are host-agnostic (the real host is vod.bj.baidubce.com):
  *
- * B's codes, as this simulator and the adapter agree on them (the protocol defines only the HTTP statuses):
- *   40001 invalid value · 40002 missing field · 40003 unknown field · 40004 unknown model
- *   40005 Idempotency-Key reused with a different body · 40006 task not cancellable
- *   40100 bad key · 40400 no such task · 42900 rate limited · 50000 internal · 50300 unavailable
- *   failed tasks: 45101 content moderation · 50010 generation failed
+ *   POST /v2/aigc/text_to_video     {"model":"VQ2","modelVQ2TaskInput":{…}}            → 200 {"taskId":"tsk-…"}
+ *   POST /v2/aigc/image_to_video    {"model":"VE3.1","modelVE31TaskInput":{…}}         → 200 {"taskId":"tsk-…"}
+ *   POST /v2/aigc/image             {"model":"NBP","messages":[…],"n":1,…}             → 200 {"taskId":"tsk-…"}
+ *   GET  /v2/tasks/{taskId}         MediaTaskDetail (7-day window; else 404 TaskNotFound)
+ *   GET  /v2/tasks                  {isTruncated, marker, nextMarker?, data: MediaTaskBasicInfo[]}
+ *   GET  /v2/callback, PUT /v2/callback   CallbackConfig; VIDEO_GENERATE_COMPLETE events POSTed when tasks end
+ *
+ * Every /v2 request is authenticated with bce-auth-v1 (AK/SK, ./bce-auth.ts). The API-key (Bearer bce-v3/…)
+ * variants exist only on v3 paths ("v2接口依旧只支持AKSK鉴权" [OFF Mmmleact0]); the simulator serves the three the
+ * page has evidence for: /v3/aigc/text_to_video [OFF table], /v3/aigc/image and /v3/tasks/{id} [3P]. It does not
+ * serve /v3/aigc/image_to_video (not in the visible official table, and a 3P gateway refuses API keys for Veo
+ * I2V) nor a /v3 list or callback API: those answer 404 like any unknown URI. v3 paths also take bce-auth-v1
+ * [INF: one IAM layer].
+ *
+ * There is no cancel endpoint (a cancel-like URI is an unknown URI: 404 NotFound) and no idempotency: two
+ * identical creates are two billed tasks.
+ *
+ * Control surface (tests): GET/POST /_sim/b/quirks {innerStatusLeads} — the inner-status-first quirk for every job
+ * (also per job with the `[sim:b-inner-first]` prompt directive). Everything else is the shared /_sim surface.
  */
-import { createHash } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { defaultCatalogue, describeDurations, durationAllowed, type ModelEntry } from '../../core/catalogue';
-import type { Kind } from '../../core/platforms';
-import { parseDirectives } from '../directives';
-import { resultUrls, type SimJob, type SimState } from '../jobs';
 import { SIM_ACCOUNTS } from '../accounts';
-import type { FaultRenderer, SimHost, SimPlatformModule } from '../host';
+import { parseDirectives } from '../directives';
+import type { SimHost, SimOp, SimPlatformModule } from '../host';
+import { verifyBceRequest } from './bce-auth';
+import { emptyCallbackConfig, renderCallbackConfig, updateCallbackConfig, watchCompletions, type CallbackConfig } from './callbacks';
+import { BError, malformed, notFound, renderBFault, sendError, sendJson, taskNotFound } from './errors';
+import { newTaskId } from './ids';
+import { imageInputType, imagePromptOf, validateImageCreate } from './image';
+import { listTasks, queryable, renderTaskDetail, type BJobMeta } from './tasks';
+import { VIDEO_INPUT_TYPE, videoPromptOf, validateVideoCreate } from './video';
+import type { VideoEndpoint } from './models';
 
-const VIDEO_FIELDS = new Set(['model', 'action', 'prompt', 'duration', 'resolution', 'image', 'audio', 'bgm']);
-const IMAGE_FIELDS = new Set(['model', 'prompt', 'negativePrompt', 'aspectRatio', 'quality', 'n']);
-const ACTIONS = new Set(['text_to_video', 'image_to_video']);
-const STRING_BOOLS = new Set(['true', 'false']);
-const QUALITIES = new Set(['1K', '2K', '4K']);
-const ASPECT_RATIO = /^[1-9]\d{0,2}:[1-9]\d{0,2}$/;
+type ApiVersion = 'v2' | 'v3';
+type CreateEndpoint = VideoEndpoint | 'image';
 
-/** B's models by model code and kind, from the same catalogue data the gateway uses. */
-function modelsOf(kind: Kind): Map<string, ModelEntry> {
-  return new Map(defaultCatalogue.entries.filter((e) => e.platform === 'B' && e.kind === kind).map((e) => [e.upstream.model!, e]));
+/** B's paths: /v2/… and /v3/… (V lives under /api/v3, T at /). */
+const B_PATH = /^\/v[23]\//;
+const CREATE_PATH = /^\/v[23]\/aigc\/(text_to_video|image_to_video|image)\/?$/;
+const INNER_FIRST_DIRECTIVE = /\[sim:b-inner-first\]/;
+
+function headerRecord(ctx: Context): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(ctx.req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(',') : v;
+  return out;
 }
-const MODELS: Record<Kind, Map<string, ModelEntry>> = { video: modelsOf('video'), image: modelsOf('image') };
 
-const STATUS: Record<SimState, string> = {
-  queued: 'QUEUED',
-  running: 'RUNNING',
-  succeeded: 'SUCCEEDED',
-  failed: 'FAILED',
-  cancelled: 'CANCELLED',
-};
-
-class BError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
+/**
+ * Authenticates a request: bce-auth-v1 on every path; `Bearer <API key>` only on v3. Unknown API key → 401
+ * [GUESS: the page says a wrong key gives 400/401].
+ */
+function authFailure(ctx: Context, version: ApiVersion, now: number): BError | undefined {
+  const authorization = ctx.get('Authorization') || undefined;
+  if (version === 'v3' && authorization?.startsWith('Bearer ')) {
+    const key = authorization.slice('Bearer '.length).trim();
+    if (!key.startsWith('bce-v3/')) return new BError(400, 'InvalidHTTPAuthHeader', 'The Authorization header you provided is invalid: an API key starts with bce-v3/.');
+    return key === SIM_ACCOUNTS.B.apiKey ? undefined : new BError(401, 'InvalidAccessKeyId', 'The API key you provided is not valid.');
   }
+  const result = verifyBceRequest(
+    { method: ctx.method, rawPath: ctx.path, rawQuery: ctx.querystring, headers: headerRecord(ctx), authorization },
+    { secretFor: (ak) => (ak === SIM_ACCOUNTS.B.accessKeyId ? SIM_ACCOUNTS.B.secretAccessKey : undefined), now },
+  );
+  return result.ok ? undefined : new BError(result.failure.status, result.failure.code, result.failure.message);
 }
 
-const invalid = (message: string) => new BError(400, 40001, message);
-const missing = (field: string) => new BError(400, 40002, `${field} is required`);
-
-function sendError(ctx: Context, status: number, code: number, message: string): void {
-  ctx.status = status;
-  ctx.body = { code, message };
-}
-
-function sendData(ctx: Context, data: unknown): void {
-  ctx.body = { code: 0, message: 'ok', data };
-}
-
-export const renderBFault: FaultRenderer = (ctx, status, retryAfter) => {
-  if (status === 429) {
-    // B always says when to come back; one second unless the test asked for another figure.
-    ctx.set('Retry-After', String(retryAfter ?? 1));
-    sendError(ctx, 429, 42900, 'Too many requests, please retry later');
-  } else if (status === 503) {
-    sendError(ctx, 503, 50300, 'Service temporarily unavailable');
-  } else {
-    sendError(ctx, 500, 50000, 'Internal server error');
-  }
-};
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function isHttpUrl(v: unknown): boolean {
-  if (typeof v !== 'string') return false;
+/**
+ * A POST/PUT body the JSON body parser left alone (no JSON content type) is read and parsed here: B takes the body
+ * as JSON whatever the content type says [GUESS]; anything that does not parse is MalformedJSON.
+ */
+async function readUntypedBody(ctx: Context): Promise<void> {
+  if (ctx.request.rawBody !== undefined || !['POST', 'PUT'].includes(ctx.method)) return;
+  if (!ctx.request.length && ctx.get('transfer-encoding') === '') return;
+  const chunks: Buffer[] = [];
+  for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  ctx.request.rawBody = text;
+  if (text.trim() === '') return;
   try {
-    const u = new URL(v);
-    return u.protocol === 'http:' || u.protocol === 'https:';
+    ctx.request.body = JSON.parse(text) as unknown;
   } catch {
-    return false;
+    ctx.state.bMalformed = true;
+    ctx.request.body = undefined;
   }
 }
 
-function checkFields(body: unknown, allowed: Set<string>): asserts body is Record<string, unknown> {
-  if (!isObject(body)) throw invalid('The request body must be a JSON object');
-  for (const k of Object.keys(body)) {
-    if (!allowed.has(k)) throw new BError(400, 40003, `Unknown field: ${k}`);
-  }
+interface BState {
+  callbacks: CallbackConfig;
+  quirks: { innerStatusLeads: boolean };
 }
 
-function checkModel(body: Record<string, unknown>, kind: Kind): ModelEntry {
-  if (body.model === undefined) throw missing('model');
-  const entry = typeof body.model === 'string' ? MODELS[kind].get(body.model) : undefined;
-  if (!entry) throw new BError(400, 40004, `Unsupported ${kind} model: ${String(body.model)}`);
-  return entry;
-}
+function register(router: Router, host: SimHost): void {
+  // Read on every use: /_sim/reset replaces the stats objects.
+  const stats = () => host.stats.B;
+  const state: BState = { callbacks: emptyCallbackConfig(), quirks: { innerStatusLeads: false } };
+  host.onReset(() => {
+    state.callbacks = emptyCallbackConfig();
+    state.quirks = { innerStatusLeads: false };
+  });
+  watchCompletions(host, () => state.callbacks);
 
-/** Validates a video body the way platform B does; throws BError. */
-export function validateBVideo(body: unknown): ModelEntry {
-  checkFields(body, VIDEO_FIELDS);
-  const entry = checkModel(body, 'video');
-  if (body.action === undefined) throw missing('action');
-  if (typeof body.action !== 'string' || !ACTIONS.has(body.action)) throw invalid('action must be text_to_video or image_to_video');
-  if (body.prompt === undefined) throw missing('prompt');
-  if (typeof body.prompt !== 'string') throw invalid('prompt must be a string');
-
-  if (body.action === 'text_to_video') {
-    if (body.prompt.trim() === '') throw invalid('prompt must not be empty for text_to_video');
-    if (body.image !== undefined) throw invalid('image is not accepted for text_to_video');
-  } else {
-    if (body.image === undefined) throw missing('image.imageUrl');
-    if (!isObject(body.image)) throw invalid('image must be an object {imageUrl}');
-    for (const k of Object.keys(body.image)) if (k !== 'imageUrl') throw new BError(400, 40003, `Unknown field: image.${k}`);
-    if (body.image.imageUrl === undefined) throw missing('image.imageUrl');
-    if (!isHttpUrl(body.image.imageUrl)) throw invalid('image.imageUrl must be an http(s) URL');
-  }
-
-  if (body.duration === undefined) throw missing('duration');
-  if (typeof body.duration !== 'number' || !durationAllowed(entry.durations!, body.duration)) {
-    throw invalid(`duration must be ${describeDurations(entry.durations!)} for ${entry.upstream.model}`);
-  }
-  const resolutions = entry.resolutions ?? [];
-  if (body.resolution !== undefined && (typeof body.resolution !== 'string' || !resolutions.includes(body.resolution))) {
-    throw invalid(`resolution must be one of ${resolutions.join(', ')} for ${entry.upstream.model}`);
-  }
-  for (const f of ['audio', 'bgm'] as const) {
-    if (body[f] !== undefined && (typeof body[f] !== 'string' || !STRING_BOOLS.has(body[f]))) throw invalid(`${f} must be the string "true" or "false"`);
-  }
-  return entry;
-}
-
-/** Validates an image body the way platform B does; throws BError. */
-export function validateBImage(body: unknown): ModelEntry {
-  checkFields(body, IMAGE_FIELDS);
-  const entry = checkModel(body, 'image');
-  if (body.prompt === undefined) throw missing('prompt');
-  if (typeof body.prompt !== 'string' || body.prompt.trim() === '') throw invalid('prompt must be a non-empty string');
-  if (body.negativePrompt !== undefined && typeof body.negativePrompt !== 'string') throw invalid('negativePrompt must be a string');
-  if (body.aspectRatio !== undefined && (typeof body.aspectRatio !== 'string' || !ASPECT_RATIO.test(body.aspectRatio))) {
-    throw invalid('aspectRatio must look like 16:9');
-  }
-  if (body.quality !== undefined && (typeof body.quality !== 'string' || !QUALITIES.has(body.quality))) throw invalid('quality must be one of 1K, 2K, 4K');
-  const max = entry.maxImages ?? 1;
-  if (body.n !== undefined && (typeof body.n !== 'number' || !Number.isInteger(body.n) || body.n < 1 || body.n > max)) {
-    throw invalid(`n must be an integer from 1 to ${max}`);
-  }
-  return entry;
-}
-
-/** A stable fingerprint of a body, so a reused Idempotency-Key with a different request is caught. */
-function fingerprint(value: unknown): string {
-  const canonical = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(canonical) : isObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical(v[k])])) : v;
-  return createHash('sha256').update(JSON.stringify(canonical(value))).digest('hex');
-}
-
-function taskView(host: SimHost, ctx: Context, job: SimJob): Record<string, unknown> {
-  const { state, progress } = host.jobs.view(job);
-  const task: Record<string, unknown> = { taskId: job.id, status: STATUS[state], progress, outputs: [], error: null };
-  if (state === 'succeeded') task.outputs = resultUrls(host.publicUrl(ctx), job).map((url) => ({ url }));
-  if (state === 'failed') {
-    task.error =
-      job.directives.fail === 'content_policy'
-        ? { code: 45101, message: 'Content moderation: the output may contain sensitive content' }
-        : { code: 50010, message: 'Generation failed: the model produced no output' };
-  }
-  return task;
-}
-
-export function registerPlatformB(router: Router, host: SimHost): void {
-  const stats = host.stats.B;
-  const authorised = (ctx: Context) => {
-    if (ctx.get('Authorization') === `Bearer ${SIM_ACCOUNTS.B.apiKey}`) return true;
-    stats.rejected++;
-    sendError(ctx, 401, 40100, 'Invalid or missing API key');
-    return false;
+  /** Records and faults the request, then authenticates it; false when it has been answered. */
+  const admit = (ctx: Context, op: SimOp, version: ApiVersion, promptFault?: ReturnType<SimHost['promptFault']>): boolean => {
+    if (host.intercept(ctx, 'B', op, renderBFault, promptFault)) return false;
+    const failure = authFailure(ctx, version, host.now());
+    if (failure) {
+      stats().rejected++;
+      sendError(ctx, failure);
+      return false;
+    }
+    if (ctx.state.bMalformed) {
+      stats().rejected++;
+      sendError(ctx, malformed());
+      return false;
+    }
+    return true;
   };
 
-  function submit(kind: Kind, validate: (body: unknown) => ModelEntry) {
-    return (ctx: Context) => {
-      const body = ctx.request.body as Record<string, unknown> | undefined;
-      const prompt = typeof body?.prompt === 'string' ? body.prompt : '';
-      const directives = parseDirectives(prompt);
-      stats.submitRequests++;
-      if (host.intercept(ctx, 'B', 'submit', renderBFault, host.promptFault(`B-submit:${prompt}`, directives.submitFault))) return;
-      if (!authorised(ctx)) return;
-      let entry: ModelEntry;
-      try {
-        entry = validate(body);
-      } catch (err) {
-        if (!(err instanceof BError)) throw err;
-        stats.rejected++;
-        sendError(ctx, err.status, err.code, err.message);
-        return;
-      }
+  const refuse = (ctx: Context, err: unknown) => {
+    if (!(err instanceof BError)) throw err;
+    stats().rejected++;
+    sendError(ctx, err);
+  };
 
-      const key = ctx.get('Idempotency-Key');
-      const hash = fingerprint(body);
-      const previous = key ? host.jobs.byDedupKey('B', key, 24 * 3600_000) : undefined;
-      if (previous) {
-        if (previous.meta.requestHash !== hash) {
-          stats.rejected++;
-          sendError(ctx, 400, 40005, 'Idempotency-Key was already used with a different request');
-          return;
+  function create(endpoint: CreateEndpoint, version: ApiVersion) {
+    return async (ctx: Context) => {
+      await readUntypedBody(ctx);
+      stats().submitRequests++;
+      const body = ctx.request.body as unknown;
+      const prompt = endpoint === 'image' ? imagePromptOf(body) : videoPromptOf(body);
+      const directives = parseDirectives(prompt);
+      if (!admit(ctx, 'submit', version, host.promptFault(`B-submit:${prompt}`, directives.submitFault))) return;
+
+      let meta: Omit<BJobMeta, 'baseUrl' | 'apiVersion'>;
+      let model: string;
+      let outputs = 1;
+      try {
+        if (endpoint === 'image') {
+          const v = validateImageCreate(body);
+          const t = imageInputType(v.referenceImages);
+          meta = { endpoint, inputType: t.label, requestKey: t.requestKey, request: body, fields: v.fields, output: v.output };
+          model = v.model.code;
+          outputs = v.output.n;
+        } else {
+          const v = validateVideoCreate(endpoint, body);
+          const t = VIDEO_INPUT_TYPE[endpoint];
+          meta = { endpoint, inputType: t.label, requestKey: t.requestKey, request: body, fields: v.fields, output: v.output, mode: v.mode };
+          model = v.model.code;
         }
-        stats.dedupRefusals++;
-        sendData(ctx, { taskId: previous.id });
+      } catch (err) {
+        refuse(ctx, err);
         return;
       }
+      const clientRequestId = ctx.get('x-bce-request-id') || undefined;
+      const fullMeta: BJobMeta = {
+        ...meta,
+        apiVersion: version,
+        baseUrl: host.publicUrl(ctx),
+        ...(INNER_FIRST_DIRECTIVE.test(prompt) ? { innerStatusLeads: true } : {}),
+        ...(clientRequestId ? { clientRequestId } : {}),
+      };
+      // No dedup key: B has no idempotency; every accepted create is a new, billed task.
       const job = host.jobs.create(
-        { platform: 'B', kind, model: entry.upstream.model!, directives, outputs: kind === 'image' ? Number(body!.n ?? 1) : 1, dedupKey: key || undefined, meta: { requestHash: hash } },
-        'btask-',
+        { platform: 'B', kind: endpoint === 'image' ? 'image' : 'video', model, directives, outputs, meta: fullMeta as unknown as Record<string, unknown> },
+        'tsk-',
+        newTaskId(),
       );
-      stats.jobsCreated++;
-      sendData(ctx, { taskId: job.id });
+      stats().jobsCreated++;
+      sendJson(ctx, { taskId: job.id });
     };
   }
 
-  router.post('/v1/video/generations', submit('video', validateBVideo));
-  router.post('/v1/image/generations', submit('image', validateBImage));
+  router.post('/v2/aigc/text_to_video', create('text_to_video', 'v2'));
+  router.post('/v2/aigc/image_to_video', create('image_to_video', 'v2'));
+  router.post('/v2/aigc/image', create('image', 'v2'));
+  router.post('/v3/aigc/text_to_video', create('text_to_video', 'v3'));
+  router.post('/v3/aigc/image', create('image', 'v3'));
 
-  const findJob = (ctx: Context): SimJob | undefined => {
-    const job = host.jobs.get(ctx.params.taskId ?? '');
-    if (job?.platform === 'B') return job;
-    sendError(ctx, 404, 40400, `Task not found: ${ctx.params.taskId}`);
-    return undefined;
-  };
+  function detail(version: ApiVersion) {
+    return (ctx: Context) => {
+      stats().polls++;
+      const id = ctx.params.taskId ?? '';
+      const found = host.jobs.get(id);
+      const job = found && queryable(host, found) ? found : undefined;
+      let pollFault;
+      if (job && job.pollFaultsLeft > 0) {
+        job.pollFaultsLeft--;
+        host.jobs.changed();
+        pollFault = job.directives.pollFault;
+      }
+      if (!admit(ctx, 'poll', version, pollFault)) return;
+      if (!job) {
+        refuse(ctx, taskNotFound(id));
+        return;
+      }
+      const quirk = state.quirks.innerStatusLeads || (job.meta as unknown as BJobMeta).innerStatusLeads === true;
+      sendJson(ctx, renderTaskDetail(host, ctx, job, quirk));
+    };
+  }
 
-  router.get('/v1/tasks/:taskId', (ctx) => {
-    stats.polls++;
-    const job = host.jobs.get(ctx.params.taskId ?? '');
-    const fault = job && job.pollFaultsLeft > 0 ? (job.pollFaultsLeft--, job.directives.pollFault) : undefined;
-    if (host.intercept(ctx, 'B', 'poll', renderBFault, fault)) return;
-    if (!authorised(ctx)) return;
-    const found = findJob(ctx);
-    if (found) sendData(ctx, taskView(host, ctx, found));
+  router.get('/v2/tasks/:taskId', detail('v2'));
+  router.get('/v3/tasks/:taskId', detail('v3'));
+
+  router.get('/v2/tasks', (ctx) => {
+    stats().lists++;
+    if (!admit(ctx, 'list', 'v2')) return;
+    try {
+      sendJson(ctx, listTasks(host, ctx.query));
+    } catch (err) {
+      refuse(ctx, err);
+    }
   });
 
-  router.post('/v1/tasks/:taskId/cancel', (ctx) => {
-    stats.cancels++;
-    if (host.intercept(ctx, 'B', 'cancel', renderBFault)) return;
-    if (!authorised(ctx)) return;
-    const job = findJob(ctx);
-    if (!job) return;
-    // Cancelling twice is harmless; anything past the queue is not cancellable, as on the real platform.
-    if (host.jobs.view(job).state !== 'cancelled' && !host.jobs.cancel(job)) {
-      sendError(ctx, 400, 40006, 'Only a queued task can be cancelled');
+  router.get('/v2/callback', (ctx) => {
+    if (!admit(ctx, 'config', 'v2')) return;
+    sendJson(ctx, renderCallbackConfig(state.callbacks));
+  });
+
+  router.put('/v2/callback', async (ctx) => {
+    await readUntypedBody(ctx);
+    if (!admit(ctx, 'config', 'v2')) return;
+    try {
+      state.callbacks = updateCallbackConfig(state.callbacks, ctx.request.body ?? {});
+    } catch (err) {
+      refuse(ctx, err);
       return;
     }
-    sendData(ctx, { taskId: job.id, status: 'CANCELLED' });
+    // "返回: 无" — an empty 200.
+    sendJson(ctx, '');
   });
+
+  // ---------------------------------------------------------------- control (tests)
+  router.get('/_sim/b/quirks', (ctx) => {
+    ctx.body = state.quirks;
+  });
+  router.post('/_sim/b/quirks', (ctx) => {
+    const b = ctx.request.body as { innerStatusLeads?: unknown } | undefined;
+    if (typeof b?.innerStatusLeads === 'boolean') state.quirks.innerStatusLeads = b.innerStatusLeads;
+    ctx.body = state.quirks;
+  });
+
+  // ---------------------------------------------------------------- anything else under /v2, /v3: unknown URI
+  const unknown = (ctx: Context) => {
+    // A cancel attempt is recorded (op "cancel"), so a test can see a client trying; the answer is still 404.
+    if (ctx.method === 'DELETE' || /cancel|stop|abort|terminate/i.test(ctx.path)) {
+      stats().cancels++;
+      if (host.intercept(ctx, 'B', 'cancel', renderBFault)) return;
+    }
+    sendError(ctx, notFound());
+  };
+  router.all('/v2/*rest', unknown);
+  router.all('/v3/*rest', unknown);
 }
 
-export const platformB: SimPlatformModule = { platform: 'B', register: registerPlatformB };
+/**
+ * A B request whose JSON body did not parse: authentication first (as every B request), then 400 MalformedJSON
+ * (other body-reading failures: 400 InvalidHTTPRequest).
+ */
+function renderBodyError(ctx: Context, err: unknown, host: SimHost): boolean {
+  if (!B_PATH.test(ctx.path)) return false;
+  const fromParser = err instanceof SyntaxError || typeof (err as { type?: unknown }).type === 'string';
+  if (!fromParser || ctx.request.body !== undefined) return false;
+  const stats = host.stats.B;
+  if (CREATE_PATH.test(ctx.path)) stats.submitRequests++;
+  stats.rejected++;
+  const failure = authFailure(ctx, ctx.path.startsWith('/v3/') ? 'v3' : 'v2', host.now());
+  if (failure) sendError(ctx, failure);
+  else if (err instanceof SyntaxError) sendError(ctx, malformed());
+  else sendError(ctx, new BError(400, 'InvalidHTTPRequest', 'There was an error in the body of your HTTP request.'));
+  return true;
+}
+
+export const platformB: SimPlatformModule = { platform: 'B', register, renderBodyError };
