@@ -9,7 +9,7 @@
 import type Router from '@koa/router';
 import type { Next } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { AppContext, AppState } from './context';
+import { recordedStatus, type AppContext, type AppState } from './context';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
@@ -60,7 +60,7 @@ export function httpMetrics(routers: readonly Router<AppState>[] = []) {
     try {
       await next();
     } finally {
-      stop({ method: ctx.method, route: ctx.state.route ?? patternOf(ctx) ?? UNMATCHED, status: String(ctx.status) });
+      stop({ method: ctx.method, route: ctx.state.route ?? patternOf(ctx) ?? UNMATCHED, status: String(recordedStatus(ctx)) });
     }
   };
 }

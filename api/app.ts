@@ -1,5 +1,4 @@
 /** The Koa application: middleware order is the request's path through the gateway. */
-import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { AppDeps, AppState, AppContext } from './context';
@@ -7,15 +6,20 @@ import { ApiError } from './api-error';
 import { httpMetrics, serveMetrics } from './api-metrics';
 import { authenticate } from './middleware/authenticate';
 import { errorEnvelope } from './middleware/error-envelope';
+import { jsonBody } from './middleware/json-body';
 import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
+import { routeGuard } from './middleware/route-guard';
 import { openApiDocument } from './openapi';
 import { cancelRoutes } from './routes/cancel';
 import { generationRoutes } from './routes/generations';
 import { modelRoutes } from './routes/models';
 import { taskRoutes } from './routes/tasks';
 
-export const MAX_BODY = '1mb';
+/** Largest request body (after decompression): a generation request is a few KiB. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** How long a client may take to send its body: a slow body holds a connection and its memory. */
+export const BODY_TIMEOUT_MS = 30_000;
 
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
@@ -39,32 +43,24 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   });
 
   const v1 = new Router<AppState>();
-  v1.use(authenticate(deps.keys));
-  v1.use(rateLimit(deps.limits));
   generationRoutes(v1, deps);
   taskRoutes(v1, deps);
   cancelRoutes(v1, deps);
   modelRoutes(v1, deps);
 
+  // The order is the request's path: who asks and how it goes (logs, metrics, the error envelope); is the
+  // route and method known (404/405, nothing read yet); who is calling (401, 429); only then the body.
   app.use(requestContext(deps.logger));
-  app.use(httpMetrics([health]));
+  app.use(httpMetrics([health, v1]));
   app.use(errorEnvelope());
+  app.use(routeGuard([health, v1]));
   app.use(health.routes());
-  app.use(requireJson);
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: MAX_BODY, encoding: 'utf-8' }));
+  app.use(authenticate(deps.keys));
+  app.use(rateLimit(deps.limits));
+  app.use(jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS }));
   app.use(recordRoute(v1));
   app.use(v1.routes());
-  app.use(v1.allowedMethods({ throw: true }));
   return app;
-}
-
-/** POST bodies must be JSON: anything else is 415 before a byte is parsed. */
-async function requireJson(ctx: AppContext, next: Koa.Next) {
-  // ctx.is() is null when there is no body at all: that is left to validation ("model is required").
-  if (ctx.method === 'POST' && ctx.is('application/json') === false) {
-    throw new ApiError(415, 'invalid_request_error', 'Content-Type must be application/json', { code: 'unsupported_media_type' });
-  }
-  await next();
 }
 
 /** Puts the matched route pattern into ctx.state.route for logs and metrics. */

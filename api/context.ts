@@ -12,9 +12,16 @@ export interface AppState {
   apiKey?: ApiKey;
   /** Route pattern (e.g. /v1/generations/:task_id), for logs and metrics without ids in labels. */
   route?: string;
+  /** The client went away before the answer (a sync wait): recorded as 499, nothing is sent. */
+  clientClosed?: boolean;
 }
 
 export type AppContext = ParameterizedContext<AppState>;
+
+/** The status logs and metrics record: 499 (client closed the request) when there was nobody to answer. */
+export function recordedStatus(ctx: AppContext): number {
+  return ctx.state.clientClosed ? 499 : ctx.status;
+}
 
 export interface AppDeps {
   logger: Logger;
@@ -26,6 +33,8 @@ export interface AppDeps {
   syncTimeoutMs: number;
   /** Behind a reverse proxy: trust its X-Forwarded-* headers (TRUST_PROXY). */
   trustProxy: boolean;
+  /** How long a client may take to send its body (default api/app.ts BODY_TIMEOUT_MS; tests shorten it). */
+  bodyTimeoutMs?: number;
   /** Aborted when the process is stopping: sync waits then answer 503 naming their task. */
   shutdownSignal: AbortSignal;
   /** Readiness: can we reach Temporal right now? */

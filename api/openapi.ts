@@ -4,12 +4,13 @@
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { imageRequestSchema, videoRequestSchema } from '../platforms';
+import { buildCatalogue, imageRequestSchema, videoRequestSchema } from '../platforms';
 import {
   errorSchema,
   generationResultSchema,
   listQuerySchema,
   modelListSchema,
+  modelSchema,
   taskListSchema,
   taskRecordSchema,
 } from './response-schemas';
@@ -22,6 +23,7 @@ function errorResponse(description: string): ResponseConfig {
 
 const COMMON_ERRORS: Record<string, ResponseConfig> = {
   401: errorResponse('Missing or invalid API key'),
+  405: errorResponse('Method not allowed on this path (see the Allow header)'),
   429: errorResponse('Rate limit or in-flight task cap reached (see Retry-After)'),
   500: errorResponse('Internal error'),
   503: errorResponse('Temporal (the task store) is unavailable'),
@@ -38,15 +40,25 @@ const submitHeaders = (async: boolean) =>
     'X-Request-Id': z.string().optional().describe('Echoed back; generated when absent'),
   });
 
+/** The catalogue's ids of one kind: the document's `model` enum (the server's own check names the field). */
+function modelIds(kind: 'video' | 'image'): [string, ...string[]] {
+  const ids = [...new Set(buildCatalogue(process.env).entries.filter((e) => e.kind === kind).map((e) => e.id))];
+  return ids as [string, ...string[]];
+}
+
 function registerGeneration(registry: OpenAPIRegistry, kind: 'video' | 'image'): void {
-  const body = kind === 'video' ? videoRequestSchema : imageRequestSchema;
+  const schema = kind === 'video' ? videoRequestSchema : imageRequestSchema;
+  const body = schema
+    .extend({ model: z.enum(modelIds(kind)).describe('A model id of GET /v1/models') })
+    .meta({ id: kind === 'video' ? 'VideoGenerationRequest' : 'ImageGenerationRequest', description: schema.description });
   const plural = `${kind}s`;
   const failures = {
     400: errorResponse('Invalid request (error.param names the field), or a generation rejected upstream as invalid'),
     403: errorResponse('The API key may not use this model'),
     409: errorResponse('Idempotency-Key reused with a different body'),
-    413: errorResponse('Body larger than 1 MiB'),
-    415: errorResponse('Content-Type is not application/json'),
+    408: errorResponse('The body did not arrive within 30 s'),
+    413: errorResponse('Body larger than 1 MiB (declared or after decompression)'),
+    415: errorResponse('Content-Type is not application/json, or an unsupported Content-Encoding'),
   };
   registry.registerPath({
     method: 'post',
@@ -98,11 +110,14 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
     path: '/v1/generations/{task_id}/cancel',
     summary: 'Cancel a task',
     security: [{ bearerAuth: [] }],
+    description: 'No body is needed (an empty POST, e.g. `fetch(url, {method: "POST"})`, is fine); a body, if sent, must be JSON.',
     request: { params: taskParams },
     responses: {
       200: { description: 'The task record after cancellation', content: json(taskRecordSchema) },
+      202: { description: 'Cancellation requested and still in progress (a paid submit in flight, or no worker running); the record as it is now', content: json(taskRecordSchema) },
       404: errorResponse("No such task (or another key's)"),
       409: errorResponse('The task has already finished'),
+      415: errorResponse('A non-empty body that is not application/json'),
       ...COMMON_ERRORS,
     },
   });
@@ -112,7 +127,11 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
     summary: "The calling key's tasks: running first, then finished ones by most recent close time",
     security: [{ bearerAuth: [] }],
     request: { query: listQuerySchema },
-    responses: { 200: { description: 'One page of task records', content: json(taskListSchema) }, 400: errorResponse('Invalid page or page_size'), ...COMMON_ERRORS },
+    responses: {
+      200: { description: 'One page of task records', content: json(taskListSchema) },
+      400: errorResponse('Invalid or unknown query parameter (error.param names it)'),
+      ...COMMON_ERRORS,
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -123,15 +142,39 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   });
   registry.registerPath({
     method: 'get',
+    path: '/v1/models/{model_id}',
+    summary: 'One model (OpenAI SDKs: models.retrieve)',
+    security: [{ bearerAuth: [] }],
+    request: { params: z.object({ model_id: z.string().describe('A model id of GET /v1/models') }) },
+    responses: { 200: { description: 'The model', content: json(modelSchema) }, 404: errorResponse('No such model available to this key'), ...COMMON_ERRORS },
+  });
+  registry.registerPath({
+    method: 'get',
     path: '/healthz',
     summary: 'Liveness',
+    security: [],
     responses: { 200: { description: 'Process alive', content: json(z.object({ status: z.literal('ok') })) } },
   });
   registry.registerPath({
     method: 'get',
     path: '/readyz',
     summary: 'Readiness: Temporal reachable',
+    security: [],
     responses: { 200: { description: 'Ready', content: json(z.object({ status: z.literal('ready') })) }, 503: errorResponse('Temporal unreachable') },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/metrics',
+    summary: 'Prometheus metrics of this API process (keep it off the public listener)',
+    security: [],
+    responses: { 200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: z.string() } } } },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'This document',
+    security: [],
+    responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: z.object({}).passthrough() } } } },
   });
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({

@@ -62,6 +62,18 @@ export const taskListSchema = z
   })
   .meta({ id: 'TaskList', description: 'Running tasks first, then finished tasks by most recent close time' });
 
+const modelLimitsShape = {
+  durations: z.union([z.object({ values: z.array(z.number()) }), z.object({ min: z.number(), max: z.number() })]).optional(),
+  resolutions: z.array(z.string()).optional(),
+  ratios: z.array(z.string()).describe('Aspect ratios; empty when the model takes none'),
+  qualities: z.array(z.string()).optional(),
+  max_images: z.number().int().optional(),
+  max_prompt_length: z.number().int().optional().describe('Longest prompt the model takes, in characters'),
+  max_reference_images: z.number().int().optional().describe('Most reference images the model takes'),
+  capabilities: z.array(z.string()),
+};
+const modelLimitsSchema = z.object(modelLimitsShape).meta({ id: 'ModelLimits' });
+
 export const modelSchema = z
   .object({
     id: z.string(),
@@ -69,15 +81,11 @@ export const modelSchema = z
     owned_by: z
       .enum(PLATFORM_DEFINITIONS.map((p) => p.id) as [string, ...string[]])
       .describe(`The platform: ${PLATFORM_DEFINITIONS.map((p) => `${p.id} = ${p.product}`).join('; ')}`),
-    type: z.enum(['video', 'image']),
-    durations: z.union([z.object({ values: z.array(z.number()) }), z.object({ min: z.number(), max: z.number() })]).optional(),
-    resolutions: z.array(z.string()).optional(),
-    ratios: z.array(z.string()),
-    qualities: z.array(z.string()).optional(),
-    max_images: z.number().int().optional(),
-    max_prompt_length: z.number().int().optional().describe('Longest prompt the model takes, in characters'),
-    max_reference_images: z.number().int().optional().describe('Most reference images the model takes'),
-    capabilities: z.array(z.string()),
+    type: z.enum(['video', 'image']).describe('The first of kinds (video before image)'),
+    kinds: z.array(z.enum(['video', 'image'])).describe('What the model generates; the top-level limits are those of the first kind'),
+    ...modelLimitsShape,
+    video: modelLimitsSchema.optional().describe('Only for a model offered for both kinds: its video limits'),
+    image: modelLimitsSchema.optional().describe('Only for a model offered for both kinds: its image limits'),
   })
   .meta({ id: 'Model' });
 

@@ -180,8 +180,8 @@ export class TaskService {
   }
 
   /** One page of the key's tasks, in SQL visibility's order: running first, then most recently closed. */
-  async list(ownerId: string, page: number, pageSize: number): Promise<{ total: number; records: TaskRecord[] }> {
-    const query = ownerQuery(ownerId);
+  async list(ownerId: string, page: number, pageSize: number, filter: TaskFilter = {}): Promise<{ total: number; records: TaskRecord[] }> {
+    const query = [ownerQuery(ownerId), ...filterClauses(filter)].join(' AND ');
     const [{ count }, records] = await Promise.all([
       this.client.workflow.count(query),
       (async () => {
@@ -210,6 +210,35 @@ export class TaskService {
 /** Visibility query for one key's tasks. Key ids are [A-Za-z0-9_.-] (api/auth.ts), so no quoting issue. */
 function ownerQuery(ownerId: string): string {
   return `${SA.owner.name} = '${ownerId}' AND WorkflowType = '${WORKFLOW_TYPE}'`;
+}
+
+/** Filters of GET /v1/tasks; values are validated by the route (model ids are [A-Za-z0-9._-]). */
+export interface TaskFilter {
+  status?: TaskStatus;
+  model?: string;
+}
+
+/**
+ * Visibility clauses for a filter. The status comes from the execution status where that is exact (a closed
+ * workflow has succeeded or failed whatever its last search-attribute upsert said) and from GenerationStatus
+ * for the two running states.
+ */
+function filterClauses(filter: TaskFilter): string[] {
+  const clauses: string[] = [];
+  if (filter.model) clauses.push(`${SA.model.name} = '${filter.model}'`);
+  switch (filter.status) {
+    case 'success':
+      clauses.push(`ExecutionStatus = 'Completed'`);
+      break;
+    case 'failed':
+      clauses.push(`ExecutionStatus IN ('Failed', 'Canceled', 'Terminated', 'TimedOut')`);
+      break;
+    case 'pending':
+    case 'running':
+      clauses.push(`ExecutionStatus = 'Running'`, `${SA.status.name} = '${filter.status}'`);
+      break;
+  }
+  return clauses;
 }
 
 export function isAlreadyStarted(err: unknown): err is WorkflowExecutionAlreadyStartedError {

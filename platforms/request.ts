@@ -13,9 +13,16 @@ export const MAX_PROMPT_LENGTH = 5_000;
 export const MAX_URL_LENGTH = 4_096;
 export const MAX_REFERENCE_ITEMS = 10;
 
+/**
+ * An absolute http(s) URL, validated and forwarded in the same, canonical form (WHATWG serialisation: `http:/x`
+ * becomes `http://x/`, backslashes become slashes). Whitespace and control characters anywhere are refused
+ * rather than cleaned up: a CR/LF inside a URL is an injection attempt, not a typo, and never reaches a platform.
+ */
 export const httpUrl = z
   .string()
   .max(MAX_URL_LENGTH, { message: `must be at most ${MAX_URL_LENGTH} characters` })
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point: they are refused
+  .refine((s) => !/[\u0000-\u0020\u007f-\u009f\u2028\u2029]/.test(s), { message: 'must not contain spaces or control characters' })
   .refine(
     (s) => {
       try {
@@ -27,9 +34,14 @@ export const httpUrl = z
     },
     { message: 'must be an absolute http(s) URL' },
   )
-  .meta({ format: 'uri', description: 'Absolute http(s) URL' });
+  .transform((s) => new URL(s).href)
+  .meta({ format: 'uri', description: 'Absolute http(s) URL (forwarded in its canonical form)' });
 
-export const promptText = z.string().max(MAX_PROMPT_LENGTH, { message: `must be at most ${MAX_PROMPT_LENGTH} characters` });
+/** A prompt: not blank (a whitespace-only prompt would start a paid job for nothing), at most 5,000 characters. */
+export const promptText = z
+  .string()
+  .max(MAX_PROMPT_LENGTH, { message: `must be at most ${MAX_PROMPT_LENGTH} characters` })
+  .refine((s) => s.trim().length > 0, { message: 'must not be blank' });
 export const stringBool = z.enum(['true', 'false']);
 export const enabledDisabled = z.enum(['Enabled', 'Disabled']);
 
@@ -59,19 +71,25 @@ export const generalVideoFields = {
 /** Spec 2.2's fields. */
 export const generalImageFields = {
   model: z.string().min(1).max(128),
-  prompt: promptText.min(1, { message: 'is required' }),
+  prompt: promptText,
   negative_prompt: promptText.optional(),
   size: z.string().min(1).max(16).optional(),
-  quality: z.enum(['standard', 'hd', '1K', '2K', '4K']).optional(),
+  // Each model's accepted values are its own (GET /v1/models `qualities`); the rule names them.
+  quality: z.string().min(1).max(16).optional().describe('standard, hd, or a platform value such as 2K; see the model\'s qualities'),
   n: z.number().int().min(1).max(4).optional(),
   enhance_prompt: enabledDisabled.optional(),
+  /**
+   * OpenAI's images API field, so its SDKs work unchanged: results are URLs (`url`, the default); `b64_json` is
+   * refused with a message saying so (platforms/validation.ts), never silently answered with URLs.
+   */
+  response_format: z.enum(['url', 'b64_json']).optional(),
 };
 
-/** Fields every platform carries: never reported as unsupported. */
-export const UNIVERSAL_FIELDS = ['model', 'prompt'] as const;
+/** Fields every platform carries, by kind: never reported as unsupported. */
+export const UNIVERSAL_FIELDS = { video: ['model', 'prompt'], image: ['model', 'prompt', 'response_format'] } as const;
 
-export type GeneralVideoField = Exclude<keyof typeof generalVideoFields, (typeof UNIVERSAL_FIELDS)[number]>;
-export type GeneralImageField = Exclude<keyof typeof generalImageFields, (typeof UNIVERSAL_FIELDS)[number]>;
+export type GeneralVideoField = Exclude<keyof typeof generalVideoFields, (typeof UNIVERSAL_FIELDS.video)[number]>;
+export type GeneralImageField = Exclude<keyof typeof generalImageFields, (typeof UNIVERSAL_FIELDS.image)[number]>;
 
 /** A validated video request as a platform sees it: the general fields plus its own (`Own`). */
 export type VideoRequestOf<Own extends z.ZodRawShape = Record<never, never>> = { kind: 'video' } & z.infer<z.ZodObject<typeof generalVideoFields>> &

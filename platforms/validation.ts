@@ -19,7 +19,7 @@ export interface ValidatedRequest {
 }
 
 function carries(p: PlatformDefinition, kind: Kind, field: string): boolean {
-  return (UNIVERSAL_FIELDS as readonly string[]).includes(field) || field in p.requestFields[kind] || (p.generalFields[kind] as readonly string[]).includes(field);
+  return (UNIVERSAL_FIELDS[kind] as readonly string[]).includes(field) || field in p.requestFields[kind] || (p.generalFields[kind] as readonly string[]).includes(field);
 }
 
 /** A field the model's platform cannot carry is an error naming the platforms that can. */
@@ -57,7 +57,11 @@ function generalVideoRules(entry: ModelEntry, req: GenerationRequest): Generatio
 
 function generalImageRules(entry: ModelEntry, req: GenerationRequest): GenerationRequest {
   checkPromptLength(entry, req);
+  if (req.response_format === 'b64_json') {
+    throw new RequestRuleError('response_format', 'response_format "b64_json" is not supported: results are returned as URLs that stay valid for 7 days; use "url" (the default)', 'unsupported_parameter');
+  }
   const out = { ...req };
+  delete out.response_format;
   if (typeof req.quality === 'string' && !(entry.qualities ?? []).includes(req.quality)) {
     throw new RequestRuleError('quality', `quality '${req.quality}' is not supported by ${entry.id}; use one of ${(entry.qualities ?? []).join(', ')}`);
   }

@@ -42,7 +42,7 @@ export function renderModelTables(catalogue: Catalogue = buildCatalogue()): stri
   const fields = PLATFORM_DEFINITIONS.flatMap((p) =>
     (['video', 'image'] as const).map((kind) => {
       const own = Object.keys(p.requestFields[kind]);
-      const accepted = [...UNIVERSAL_FIELDS, ...p.generalFields[kind], ...own];
+      const accepted = [...UNIVERSAL_FIELDS[kind], ...p.generalFields[kind], ...own];
       const hasModels = catalogue.entries.some((e) => e.platform === p.id && e.kind === kind);
       return hasModels ? `| ${p.id} (${p.product}) | ${kind} | ${accepted.map((f) => `\`${f}\``).join(', ')} |` : undefined;
     }),

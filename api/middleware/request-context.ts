@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Next } from 'koa';
 import type { Logger } from '../../core/logger';
-import type { AppContext } from '../context';
+import { recordedStatus, type AppContext } from '../context';
 
 const ACCEPTED_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -23,7 +23,7 @@ export function requestContext(logger: Logger) {
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       ctx.state.log.info(
-        { method: ctx.method, route: ctx.state.route ?? ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, keyId: ctx.state.apiKey?.id },
+        { method: ctx.method, route: ctx.state.route ?? ctx.path, status: recordedStatus(ctx), ms: Math.round(ms * 10) / 10, keyId: ctx.state.apiKey?.id },
         'request',
       );
     }

@@ -27,6 +27,19 @@ function pollMessage(taskId: string): string {
   return `Task accepted. Poll GET /v1/generations/${taskId} for its status and result.`;
 }
 
+/** The message of a task found again through its Idempotency-Key: it says what the task's state is now. */
+function replayMessage(record: TaskRecord): string {
+  const poll = `GET /v1/generations/${record.task_id}`;
+  switch (record.status) {
+    case 'success':
+      return `This Idempotency-Key's task has already finished; its result is in data (and at ${poll}).`;
+    case 'failed':
+      return `This Idempotency-Key's task has failed; see error (and ${poll}).`;
+    default:
+      return `This Idempotency-Key's task was accepted earlier and is ${record.status}. Poll ${poll} for its status and result.`;
+  }
+}
+
 export function asyncRecord(task: StartedTask) {
   return { task_id: task.taskId, status: 'pending' as const, model: task.model, message: pollMessage(task.taskId) };
 }
@@ -35,18 +48,25 @@ function syncBody(taskId: string, result: GenerationResult) {
   return { created: result.created, data: result.data, ...(result.extras ?? {}), task_id: taskId };
 }
 
-/** `X-Async`: "true"/"1" selects async mode, "false"/"0"/absent sync; anything else is an error, not a guess. */
-function isAsyncRequested(header: string): boolean {
+/**
+ * `X-Async`: `true` (or `1`) selects async mode, `false` (or `0`) or no header sync, in any letter case; anything
+ * else is an error, not a guess. On the always-async endpoints the header is checked too: `false` there is a
+ * contradiction, not something to ignore.
+ */
+function isAsyncRequested(header: string, alwaysAsync: boolean): boolean {
   const v = header.trim().toLowerCase();
-  if (v === '' || v === 'false' || v === '0') return false;
-  if (v === 'true' || v === '1') return true;
-  throw invalidRequest('X-Async must be "true" or "false"', 'X-Async', 'invalid_header');
+  const wanted = v === '' ? undefined : v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : 'invalid';
+  if (wanted === 'invalid') throw invalidRequest('X-Async must be "true" or "false" (or 1 or 0)', 'X-Async', 'invalid_header');
+  if (alwaysAsync && wanted === false) {
+    throw invalidRequest('This endpoint is always asynchronous; remove X-Async: false, or use the synchronous endpoint without /async', 'X-Async', 'invalid_header');
+  }
+  return alwaysAsync || wanted === true;
 }
 
 export function generationRoutes(router: Router<AppState>, deps: AppDeps): void {
   const submit = (kind: Kind, alwaysAsync: boolean) => async (ctx: AppContext) => {
     const key = apiKeyOf(ctx);
-    const wantsAsync = alwaysAsync || isAsyncRequested(ctx.get('X-Async'));
+    const wantsAsync = isAsyncRequested(ctx.get('X-Async'), alwaysAsync);
     const idempotencyKey = readIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
     const { entry, request } = parseGenerationBody(deps.catalogue, deps.enabledPlatforms, kind, ctx.request.body);
     if (key.models && !key.models.has(entry.id)) {
@@ -62,7 +82,7 @@ export function generationRoutes(router: Router<AppState>, deps: AppDeps): void 
       ctx.set('Idempotent-Replayed', 'true');
       if (wantsAsync || started.replayed.status === 'failed') {
         if (!wantsAsync) throwIfFailed(started.replayed, taskId);
-        ctx.body = { ...started.replayed, message: pollMessage(taskId) };
+        ctx.body = { ...started.replayed, message: replayMessage(started.replayed) };
         return;
       }
     } else {
@@ -158,6 +178,10 @@ async function waitForResult(ctx: AppContext, deps: AppDeps, task: StartedTask):
       );
     }
     if (why === 'client') {
+      // Nobody is left to answer: no response is written, and logs and metrics record 499 (client closed),
+      // not a phantom 404.
+      ctx.state.clientClosed = true;
+      ctx.respond = false;
       ctx.state.log.info('Client disconnected during a sync wait; the task continues');
       return;
     }

@@ -1,14 +1,16 @@
-/** GET /v1/models: the catalogue's models whose platform is configured (or simulated). */
+/**
+ * GET /v1/models and GET /v1/models/:model_id (OpenAI SDKs' `models.list` / `models.retrieve`): the catalogue's
+ * models whose platform is enabled, that the key may use. One entry per public id: an id offered for both video
+ * and image (`VendorK-2.1` on platform T) lists both in `kinds`, with each kind's limits under `video`/`image`.
+ */
 import type Router from '@koa/router';
 import type { ModelEntry } from '../../core/catalogue';
+import { ApiError } from '../api-error';
 import type { AppContext, AppDeps, AppState } from '../context';
 
-export function modelView(e: ModelEntry) {
+/** What one kind of a model accepts. */
+function limits(e: ModelEntry) {
   return {
-    id: e.id,
-    object: 'model' as const,
-    owned_by: e.platform,
-    type: e.kind,
     ...(e.durations ? { durations: 'values' in e.durations ? { values: [...e.durations.values] } : { min: e.durations.min, max: e.durations.max } } : {}),
     ...(e.resolutions ? { resolutions: [...e.resolutions] } : {}),
     ratios: [...e.ratios],
@@ -20,10 +22,41 @@ export function modelView(e: ModelEntry) {
   };
 }
 
+/** One model object from the entries sharing its id (video first). */
+export function modelView(entries: readonly ModelEntry[]) {
+  const [first] = entries;
+  if (!first) throw new Error('modelView needs at least one entry');
+  return {
+    id: first.id,
+    object: 'model' as const,
+    owned_by: first.platform,
+    type: first.kind,
+    kinds: entries.map((e) => e.kind),
+    ...limits(first),
+    ...(entries.length > 1 ? Object.fromEntries(entries.map((e) => [e.kind, limits(e)])) : {}),
+  };
+}
+
 export function modelRoutes(router: Router<AppState>, deps: AppDeps): void {
-  router.get('/v1/models', (ctx: AppContext) => {
+  /** The key's available models, grouped by public id in catalogue order. */
+  const available = (ctx: AppContext): Map<string, ModelEntry[]> => {
     const allowed = ctx.state.apiKey?.models;
-    const models = deps.catalogue.available(deps.enabledPlatforms).filter((e) => !allowed || allowed.has(e.id));
-    ctx.body = { object: 'list', data: models.map(modelView) };
+    const byId = new Map<string, ModelEntry[]>();
+    for (const e of deps.catalogue.available(deps.enabledPlatforms)) {
+      if (allowed && !allowed.has(e.id)) continue;
+      byId.set(e.id, [...(byId.get(e.id) ?? []), e]);
+    }
+    return byId;
+  };
+
+  router.get('/v1/models', (ctx: AppContext) => {
+    ctx.body = { object: 'list', data: [...available(ctx).values()].map(modelView) };
+  });
+
+  router.get('/v1/models/:model_id', (ctx: AppContext) => {
+    const id = String(ctx.params?.model_id ?? '');
+    const entries = available(ctx).get(id);
+    if (!entries) throw new ApiError(404, 'not_found_error', `The model '${id}' does not exist or is not available to this key; GET /v1/models lists them`, { param: 'model_id', code: 'model_not_found' });
+    ctx.body = modelView(entries);
   });
 }

@@ -1,0 +1,157 @@
+/**
+ * Reads and parses a request's JSON body, after authentication (api/app.ts orders it so): an anonymous client
+ * can make the API read nothing. Every way a body can be bad is a clean 4xx saying what failed:
+ *
+ * - a declared Content-Length over the limit: 413 at once, before a byte is read; a body that grows past it
+ *   (chunked, or after decompression): 413 as soon as it does;
+ * - a body that takes longer than `timeoutMs` to arrive: 408, and the connection is closed;
+ * - Content-Encoding: `gzip`, `deflate` and `br` are decompressed; any other is 415 naming it; a corrupt
+ *   compressed body is 400;
+ * - a non-empty body that is not `application/json`: 415. An empty body (POST …/cancel from `fetch(url,
+ *   {method: 'POST'})` sends `Content-Length: 0` and no type) needs no content type;
+ * - bytes that are not UTF-8: 400 (never silently replaced with U+FFFD and forwarded);
+ * - malformed JSON: 400 with the parser's reason; `__proto__`, `constructor` or `prototype` keys: 400 naming
+ *   the key (they have no meaning in any request and are the prototype-pollution vector).
+ */
+import type { Readable, Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Next } from 'koa';
+import { ApiError, invalidRequest } from '../api-error';
+import type { AppContext } from '../context';
+
+export interface JsonBodyOptions {
+  /** Largest body accepted, in bytes (after decompression). */
+  limitBytes: number;
+  /** How long a client may take to send its body. */
+  timeoutMs: number;
+}
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+const tooLarge = (limit: number) =>
+  new ApiError(413, 'invalid_request_error', `The request body is larger than ${Math.round(limit / 1024)} KiB`, { code: 'body_too_large' });
+
+function decoder(encoding: string): Transform | undefined {
+  switch (encoding) {
+    case '':
+    case 'identity':
+      return undefined;
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip();
+    case 'deflate':
+      return createInflate();
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      throw new ApiError(415, 'invalid_request_error', `Content-Encoding '${encoding}' is not supported; send the body uncompressed or as gzip, deflate or br`, {
+        param: 'Content-Encoding',
+        code: 'unsupported_content_encoding',
+      });
+  }
+}
+
+/** Reads the whole (decompressed) body, bounded in size and time. */
+function readBody(ctx: AppContext, opts: JsonBodyOptions, encoding: string): Promise<Buffer> {
+  const req = ctx.req;
+  const unzip = decoder(encoding);
+  const source: Readable = unzip ? req.pipe(unzip) : req;
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (err?: Error, body?: Buffer) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      source.off('data', onData);
+      if (err) {
+        // Whatever the client still sends is of no interest: answer, then close the connection.
+        ctx.set('Connection', 'close');
+        req.unpipe();
+        req.resume();
+        reject(err);
+      } else {
+        resolve(body!);
+      }
+    };
+    const timer = setTimeout(
+      () => finish(new ApiError(408, 'invalid_request_error', `The request body did not arrive within ${Math.round(opts.timeoutMs / 1000)} s`, { code: 'body_timeout' })),
+      opts.timeoutMs,
+    );
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > opts.limitBytes) return finish(tooLarge(opts.limitBytes));
+      chunks.push(chunk);
+    };
+    source.on('data', onData);
+    source.once('end', () => finish(undefined, Buffer.concat(chunks, size)));
+    source.once('error', (err: Error) =>
+      finish(
+        unzip && !(err instanceof ApiError)
+          ? invalidRequest(`The request body could not be decompressed (${encoding}): ${err.message}`, 'body', 'invalid_encoding')
+          : err instanceof ApiError
+            ? err
+            : invalidRequest('The request body could not be read', 'body', 'invalid_body'),
+      ),
+    );
+    req.once('aborted', () => finish(invalidRequest('The client aborted the request body', 'body', 'invalid_body')));
+  });
+}
+
+/** The path of the first forbidden key in a parsed JSON value, if any. */
+function forbiddenKey(value: unknown, path: string[] = []): string | undefined {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = forbiddenKey(value[i], [...path, String(i)]);
+      if (found) return found;
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (FORBIDDEN_KEYS.has(k)) return [...path, k].join('.');
+      const found = forbiddenKey(v, [...path, k]);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+export function parseJsonBody(bytes: Buffer): unknown {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw invalidRequest('The request body is not valid UTF-8', 'body', 'invalid_json');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw invalidRequest(`The request body is not valid JSON: ${(err as Error).message}`, 'body', 'invalid_json');
+  }
+  const key = forbiddenKey(value);
+  if (key) throw invalidRequest(`Field '${key}' is not allowed in a request`, key, 'invalid_json');
+  return value;
+}
+
+export function jsonBody(opts: JsonBodyOptions) {
+  return async (ctx: AppContext, next: Next) => {
+    if (ctx.method !== 'POST' && ctx.method !== 'PUT' && ctx.method !== 'PATCH') return next();
+    const declared = ctx.get('Content-Length');
+    const chunked = ctx.get('Transfer-Encoding') !== '';
+    if (declared !== '' && !/^\d+$/.test(declared)) throw invalidRequest('Content-Length must be a number of bytes', 'Content-Length', 'invalid_header');
+    if (declared !== '' && Number(declared) > opts.limitBytes) throw tooLarge(opts.limitBytes);
+    if (!chunked && (declared === '' || Number(declared) === 0)) {
+      // No body at all: nothing to parse, no content type needed.
+      ctx.request.body = undefined;
+      return next();
+    }
+    if (ctx.is('application/json') !== 'application/json') {
+      throw new ApiError(415, 'invalid_request_error', 'Content-Type must be application/json', { param: 'Content-Type', code: 'unsupported_media_type' });
+    }
+    const encoding = ctx.get('Content-Encoding').trim().toLowerCase();
+    const bytes = await readBody(ctx, opts, encoding);
+    ctx.request.body = bytes.length === 0 ? undefined : parseJsonBody(bytes);
+    await next();
+  };
+}
