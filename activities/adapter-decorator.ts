@@ -40,6 +40,7 @@ export function decorateAdapter(platform: string, adapter: PlatformAdapter, obse
     };
 
   const decorated: PlatformAdapter = {
+    ...(adapter.dedupSubmit ? { dedupSubmit: true } : {}),
     submit: observed('submit', adapter.submit.bind(adapter)),
     poll: observed('poll', adapter.poll.bind(adapter)),
   };

@@ -19,6 +19,11 @@ export class UpstreamError extends Error {
       httpStatus?: number;
       /** From Retry-After, when the platform sent one. */
       retryAfterMs?: number;
+      /**
+       * No answer came back (connection refused or reset, timeout): a request that was sent may still have been
+       * carried out upstream. The submit activity reconciles before sending again (activities/submit.ts).
+       */
+      noAnswer?: boolean;
     },
   ) {
     super(message);

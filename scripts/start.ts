@@ -1,27 +1,26 @@
 /**
  * `npm start`: the whole gateway on the embedded default, in one command — the Temporal dev server (SQLite under
  * ./data, Web UI), the upstream simulator (for every platform without configuration), the worker and the API.
- * Prints the API URL, the UI URL and an API key. Ctrl-C (SIGINT/SIGTERM) stops every part cleanly.
+ * Prints the API URL, the UI URL and, when it made the key itself, the API key. Each part is supervised: one
+ * that dies is restarted (scripts/supervisor.ts); Ctrl-C (SIGINT/SIGTERM) stops every part cleanly.
  *
- * With API_KEYS unset it generates one key and keeps it in data/dev-api-key, so a second `npm start` uses the
- * same key and can read the tasks created by the first.
+ * The local stack listens on 127.0.0.1 only (the API and the worker's metrics), unless HOST or
+ * WORKER_METRICS_HOST say otherwise. With API_KEYS unset it generates one key and keeps it in data/dev-api-key,
+ * so a second `npm start` uses the same key and can read the tasks created by the first.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadApiConfig } from '../api/api-config';
 import { loadWorkerConfig } from '../worker/worker-config';
+import { startDevServer } from './dev-server';
 import { loadEmbeddedConfig } from './embedded-config';
-import { startDevServer, type DevServer } from './dev-server';
-import { REPO_ROOT } from './temporal-cli';
+import { Supervisor, type Running, type Service } from './supervisor';
+import { REPO_ROOT } from './tools';
 
-interface Part {
-  name: string;
-  child: ChildProcess;
-}
-
+/** The key `npm start` keeps for itself next to the database, made once. */
 function devApiKey(dbFile: string): string {
   const file = join(dirname(dbFile), 'dev-api-key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
@@ -31,126 +30,125 @@ function devApiKey(dbFile: string): string {
   return key;
 }
 
-function run(name: string, script: string, env: NodeJS.ProcessEnv): Part {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, script)], {
-    cwd: REPO_ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream! }).on('line', (line) => process.stdout.write(`[${name}] ${line}\n`));
-  }
-  return { name, child };
+/**
+ * The banner's key line. The secret is printed only for the key `npm start` generated: an operator's own keys
+ * (API_KEYS) are theirs to know, and never echoed to a terminal or a log.
+ */
+export function keyLine(generated: string | undefined): string {
+  if (!generated) return 'API key:     one of API_KEYS (not shown)';
+  return `API key:     ${generated.split(':').slice(1).join(':')}   (kept in data/dev-api-key)`;
 }
 
-function waitForLine(part: Part, pattern: RegExp, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${part.name} did not start within ${timeoutMs} ms`)), timeoutMs);
-    const onExit = (code: number | null) => {
-      clearTimeout(timer);
-      reject(new Error(`${part.name} exited with code ${code} during start-up`));
-    };
-    part.child.once('exit', onExit);
-    for (const stream of [part.child.stdout!, part.child.stderr!]) {
-      createInterface({ input: stream }).on('line', (line) => {
-        if (pattern.test(line)) {
+/** A gateway process (`node --import tsx <script>`), its output prefixed, ready when `ready` is printed. */
+function nodePart(name: string, script: string, env: NodeJS.ProcessEnv, ready: RegExp, readyTimeoutMs: number): Service {
+  return {
+    name,
+    start: () =>
+      new Promise<Running>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, script)], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+        const stop = async () => {
+          if (child.exitCode !== null || child.signalCode !== null) return;
+          child.kill('SIGTERM');
+          const force = setTimeout(() => child.kill('SIGKILL'), 20_000);
+          await exited;
+          clearTimeout(force);
+        };
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`${name} did not start within ${readyTimeoutMs} ms`));
+        }, readyTimeoutMs);
+        void exited.then(({ code }) => {
           clearTimeout(timer);
-          part.child.off('exit', onExit);
-          resolve();
+          reject(new Error(`${name} exited with code ${code} during start-up`));
+        });
+        for (const stream of [child.stdout!, child.stderr!]) {
+          createInterface({ input: stream }).on('line', (line) => {
+            process.stdout.write(`[${name}] ${line}\n`);
+            if (ready.test(line)) {
+              clearTimeout(timer);
+              resolve({ pid: child.pid, exited, stop });
+            }
+          });
         }
-      });
-    }
-  });
-}
-
-async function stopPart(part: Part): Promise<void> {
-  if (part.child.exitCode !== null || part.child.signalCode !== null) return;
-  const exited = new Promise((r) => part.child.once('exit', r));
-  part.child.kill('SIGTERM');
-  const timer = setTimeout(() => part.child.kill('SIGKILL'), 20_000);
-  await exited;
-  clearTimeout(timer);
+      }),
+  };
 }
 
 async function main(): Promise<void> {
   // The launcher reads each part's configuration only to orchestrate: which parts to start, what to print.
   const config = loadEmbeddedConfig();
-  const apiConfig = loadApiConfig();
-  const workerConfig = loadWorkerConfig();
-  const apiKeys = apiConfig.API_KEYS ?? devApiKey(config.TEMPORAL_DB_FILE);
-  const apiSecret = apiKeys.split(',')[0]!.split(':').slice(1).join(':');
+  const generatedKey = process.env.API_KEYS?.trim() ? undefined : devApiKey(config.TEMPORAL_DB_FILE);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    // A local stack is for this machine: listen on loopback unless told otherwise.
+    HOST: process.env.HOST ?? '127.0.0.1',
+    WORKER_METRICS_HOST: process.env.WORKER_METRICS_HOST ?? '127.0.0.1',
+    ...(generatedKey ? { API_KEYS: generatedKey } : {}),
+  };
+  const apiConfig = loadApiConfig(env);
+  const workerConfig = loadWorkerConfig(env);
   const simulated = Object.entries(workerConfig.platforms).filter(([, p]) => p.simulated).map(([id]) => id);
 
-  const parts: Part[] = [];
-  let temporal: DevServer | undefined;
+  const supervisor = new Supervisor((line) => console.log(line));
   let stopping = false;
-
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
     console.log('\nStopping mediagate…');
     // API first (stop accepting), then the worker (finish in-flight activities), then the rest.
-    for (const name of ['api', 'worker', 'sim']) {
-      const part = parts.find((p) => p.name === name);
-      if (part) await stopPart(part);
-    }
-    await temporal?.stop();
+    await supervisor.stop(['api', 'worker', 'sim', 'temporal']);
     console.log('Stopped.');
     process.exit(code);
   };
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
 
+  let uiUrl: string | undefined;
   try {
     console.log('Starting the Temporal dev server…');
-    temporal = await startDevServer({
-      address: config.TEMPORAL_ADDRESS,
-      dbFile: config.TEMPORAL_DB_FILE,
-      namespace: config.TEMPORAL_NAMESPACE,
-      uiPort: config.TEMPORAL_UI_PORT,
-      output: 'ignore',
-      log: (m) => console.log(m),
+    await supervisor.add({
+      name: 'temporal',
+      async start() {
+        const server = await startDevServer({
+          address: config.TEMPORAL_ADDRESS,
+          dbFile: config.TEMPORAL_DB_FILE,
+          namespace: config.TEMPORAL_NAMESPACE,
+          uiPort: config.TEMPORAL_UI_PORT,
+          output: 'ignore',
+          log: (m) => console.log(m),
+        });
+        uiUrl = server.uiUrl;
+        const child = server.process;
+        const exited = child
+          ? new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })))
+          : new Promise<never>(() => undefined);
+        return { pid: child?.pid, exited, stop: () => server.stop() };
+      },
     });
-
-    const env: NodeJS.ProcessEnv = { ...process.env, API_KEYS: apiKeys };
-    if (simulated.length > 0) {
-      const sim = run('sim', 'sim/main.ts', env);
-      parts.push(sim);
-      await waitForLine(sim, /listening on/, 30_000);
-    }
-    const worker = run('worker', 'worker/main.ts', env);
-    parts.push(worker);
-    await waitForLine(worker, /Worker started/, 120_000);
-    const api = run('api', 'api/main.ts', env);
-    parts.push(api);
-    await waitForLine(api, /API listening/, 60_000);
+    if (simulated.length > 0) await supervisor.add(nodePart('sim', 'sim/main.ts', env, /listening on/, 30_000));
+    await supervisor.add(nodePart('worker', 'worker/main.ts', env, /Worker started/, 120_000));
+    await supervisor.add(nodePart('api', 'api/main.ts', env, /API listening/, 60_000));
   } catch (err) {
     console.error(`Start-up failed: ${(err as Error).message}`);
     await shutdown(1);
     return;
   }
 
-  for (const part of parts) {
-    part.child.once('exit', (code, signal) => {
-      if (stopping) return;
-      console.error(`${part.name} exited unexpectedly (code ${code}, signal ${signal}); stopping everything`);
-      void shutdown(1);
-    });
-  }
-
   const apiUrl = `http://127.0.0.1:${apiConfig.PORT}`;
+  const secret = generatedKey?.split(':').slice(1).join(':') ?? '$YOUR_KEY';
   console.log(`
 mediagate is running.
   API:         ${apiUrl}
-  Temporal UI: ${temporal.uiUrl} (namespace ${config.TEMPORAL_NAMESPACE})
-  API key:     ${apiSecret}
+  Temporal UI: ${uiUrl} (namespace ${config.TEMPORAL_NAMESPACE})
+  ${keyLine(generatedKey)}
   Simulated:   ${simulated.length ? `platforms ${simulated.join(', ')} (simulator at ${workerConfig.SIM_BASE_URL})` : 'none'}
 
 Try:
-  curl -s ${apiUrl}/v1/models -H "Authorization: Bearer ${apiSecret}"
+  curl -s ${apiUrl}/v1/models -H "Authorization: Bearer ${secret}"
 
-Press Ctrl-C to stop.
+Each part restarts if it dies. Press Ctrl-C to stop.
 `);
 }
 
-void main();
+if (require.main === module) void main();

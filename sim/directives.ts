@@ -5,9 +5,10 @@
  *   [sim:fail=transient]        the job fails with the platform's transient code (T: RequestLimitExceeded)
  *   [sim:duration=1500]         the job takes 1500 ms instead of the simulator's default
  *   [sim:never]                 the job never finishes
- *   [sim:submit=429x3]          the first 3 creates carrying this prompt answer 429 (also 500, 503, reset, drop)
+ *   [sim:submit=429x3]          the first 3 creates carrying this prompt answer 429 (also 500, 503, reset, drop, slow)
  *   [sim:poll=500x4]            the first 4 polls of this job answer 500 (also 429, 503, reset)
- * `drop` carries the create out (the job exists and is billed) and then drops the answer.
+ * `drop` carries the create out (the job exists and is billed) and then drops the answer; `slow` carries it out
+ * and holds the answer back for the simulator's slow-answer time (POST /_sim/config {slowAnswerMs}).
  */
 import type { FaultStatus } from './vocabulary';
 
@@ -20,9 +21,9 @@ export interface Directives {
 }
 
 export function parseFault(v: string): { status: FaultStatus; times: number } | undefined {
-  const m = /^(429|500|503|reset|drop)(?:x(\d+))?$/.exec(v);
+  const m = /^(429|500|503|reset|drop|slow)(?:x(\d+))?$/.exec(v);
   if (!m) return undefined;
-  const status: FaultStatus = m[1] === 'reset' || m[1] === 'drop' ? m[1] : (Number(m[1]) as 429 | 500 | 503);
+  const status: FaultStatus = m[1] === 'reset' || m[1] === 'drop' || m[1] === 'slow' ? m[1] : (Number(m[1]) as 429 | 500 | 503);
   return { status, times: m[2] ? Number(m[2]) : 1 };
 }
 

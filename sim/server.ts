@@ -65,6 +65,8 @@ export interface Simulator {
 
 export async function startSimulator(options: SimOptions = {}): Promise<Simulator> {
   let jobDurationMs = options.jobDurationMs ?? 8_000;
+  /** How long a `slow` fault holds an answer back. */
+  let slowAnswerMs = 4_000;
   const jobs = new JobStore({ defaultDurationMs: () => jobDurationMs, file: options.dataFile });
   const stats = Object.fromEntries(SIM_PLATFORMS.map((p) => [p, emptyStats()])) as Record<SimPlatform, PlatformStats>;
   const requests: RecordedRequest[] = [];
@@ -137,6 +139,11 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
         ctx.state.simDropAnswer = platform;
         return false;
       }
+      if (status === 'slow') {
+        // Carry the request out, then hold the answer back (see the outer middleware).
+        ctx.state.simSlowAnswer = true;
+        return false;
+      }
       if (status === 'reset') {
         ctx.req.socket.destroy();
         ctx.respond = false;
@@ -160,6 +167,7 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
         ctx.body = { error: { code: ctx.status === 500 ? 'SimulatorError' : 'InvalidRequestBody', message: (err as Error).message } };
       }
     }
+    if (ctx.state.simSlowAnswer) await new Promise((r) => setTimeout(r, slowAnswerMs));
     const record = ctx.state.simRecord as RecordedRequest | undefined;
     const dropFor = ctx.state.simDropAnswer as SimPlatform | undefined;
     if (dropFor) {
@@ -200,9 +208,9 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
   /** Body: {platform?: 'T'|'B'|'V'|'*', op?: SimOp|'*', status: 429|500|503|'reset'|'drop', count?, durationMs?, retryAfterSeconds?} */
   router.post('/_sim/faults', (ctx) => {
     const b = ctx.request.body as Partial<Outage> & { count?: number; durationMs?: number };
-    if (![429, 500, 503, 'reset', 'drop'].includes(b.status as FaultStatus)) {
+    if (![429, 500, 503, 'reset', 'drop', 'slow'].includes(b.status as FaultStatus)) {
       ctx.status = 400;
-      ctx.body = { error: 'status must be 429, 500, 503, "reset" or "drop"' };
+      ctx.body = { error: 'status must be 429, 500, 503, "reset", "drop" or "slow"' };
       return;
     }
     outages.push({
@@ -238,15 +246,28 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
     callbacks.clearFaults();
     ctx.body = { ok: true };
   });
-  /** Body: {jobDurationMs} */
+  /** Body: {jobDurationMs?, slowAnswerMs?} */
   router.post('/_sim/config', (ctx) => {
-    const b = ctx.request.body as { jobDurationMs?: number };
+    const b = ctx.request.body as { jobDurationMs?: number; slowAnswerMs?: number };
     if (typeof b.jobDurationMs === 'number') jobDurationMs = b.jobDurationMs;
-    ctx.body = { jobDurationMs };
+    if (typeof b.slowAnswerMs === 'number') slowAnswerMs = b.slowAnswerMs;
+    ctx.body = { jobDurationMs, slowAnswerMs };
   });
 
   // ------------------------------------------------------------------ result files
+  /** Result files deleted through the control endpoint below (memory only): a platform's link that died. */
+  const deletedFiles = new Set<string>();
+  /** Makes one result file 404 from now on, as a platform's temporary link does once it expires. */
+  router.delete('/_sim/files/:name', (ctx) => {
+    deletedFiles.add(ctx.params.name ?? '');
+    ctx.body = { ok: true, deleted: ctx.params.name };
+  });
   router.get('/files/:name', (ctx) => {
+    if (deletedFiles.has(ctx.params.name ?? '')) {
+      ctx.status = 404;
+      ctx.body = 'not found (deleted)';
+      return;
+    }
     // Any well-formed name is served, so result links keep working after a simulator restart, as a platform's
     // storage outlives its API servers.
     const m = /^([A-Za-z0-9_.-]+)-(\d+)\.(mp4|png)$/.exec(ctx.params.name ?? '');

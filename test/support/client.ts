@@ -85,7 +85,10 @@ export class SimClient {
     return (await fetch(`${this.baseUrl}/_sim/stats`)).json() as Promise<any>;
   }
 
-  async requests(platform?: string, op?: string): Promise<{ platform: string; op: string; method: string; path: string; headers: Record<string, string>; body: any; status?: number }[]> {
+  async requests(
+    platform?: string,
+    op?: string,
+  ): Promise<{ platform: string; op: string; method: string; path: string; query?: string; headers: Record<string, string>; body: any; status?: number; response?: any; at?: number }[]> {
     const q = new URLSearchParams({ ...(platform ? { platform } : {}), ...(op ? { op } : {}) });
     return (await fetch(`${this.baseUrl}/_sim/requests?${q}`)).json() as Promise<any>;
   }
@@ -101,11 +104,22 @@ export class SimClient {
     throw new Error(`no ${platform} ${op} request matched within ${timeoutMs} ms`);
   }
 
-  async fault(f: { platform?: string; op?: string; status: number | 'reset'; count?: number; durationMs?: number; retryAfterSeconds?: number }): Promise<void> {
+  async fault(f: { platform?: string; op?: string; status: number | 'reset' | 'drop'; count?: number; durationMs?: number; retryAfterSeconds?: number }): Promise<void> {
     await fetch(`${this.baseUrl}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f) });
   }
 
   async clearFaults(): Promise<void> {
     await fetch(`${this.baseUrl}/_sim/faults`, { method: 'DELETE' });
+  }
+
+  /** The jobs the simulator holds (a platform's own data under `meta`, e.g. B's request and ignored fields). */
+  async jobs(platform?: string): Promise<{ id: string; platform: string; kind: string; model: string; meta: any; view: { state: string } }[]> {
+    const q = new URLSearchParams(platform ? { platform } : {});
+    return (await fetch(`${this.baseUrl}/_sim/jobs?${q}`)).json() as Promise<any>;
+  }
+
+  /** The simulator's tunables: default job duration, how long a `slow` fault holds an answer back. */
+  async config(c: { jobDurationMs?: number; slowAnswerMs?: number }): Promise<void> {
+    await fetch(`${this.baseUrl}/_sim/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(c) });
   }
 }

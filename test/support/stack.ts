@@ -238,6 +238,12 @@ export class Stack {
     return this.sim;
   }
 
+  /** Stops the simulator (SIGTERM) and starts it again on the same port and data file. */
+  async restartSim(): Promise<Proc> {
+    await this.sim.stop(5_000);
+    return this.startSim();
+  }
+
   async startWorker(env: Record<string, string> = {}): Promise<Proc> {
     // Every worker needs metrics ports of its own: several workers and stacks share this host.
     const [metricsPort, sdkMetricsPort] = [await freePort(), await freePort()];

@@ -3,6 +3,7 @@
  * every worker stopped, on a stack of their own. Platform V models throughout.
  */
 import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { SA } from '../../core/search-attributes';
 import { ApiClient, SimClient } from '../support/client';
 import { Stack } from '../support/stack';
@@ -59,6 +60,30 @@ describe('worker crashes', () => {
     await expectOneJobPerTask({ sim, client, ids, records, jobsBefore: before.V.jobsCreated, expected: 'success' });
   });
 
+  test('SIGKILL while a submit waits on the platform: another worker takes over on the heartbeat timeout and adopts the job, never paying twice', async () => {
+    const before = await sim.stats();
+    // The platform creates each job at once but answers 8 s later: the worker dies while it waits.
+    await sim.config({ slowAnswerMs: 8_000 });
+    try {
+      const ids = await startTasks(alice, 3, 'killed mid-submit [sim:submit=slow] [sim:duration=2000]');
+      await until('every job exists upstream', async () => (await sim.stats()).V.jobsCreated - before.V.jobsCreated >= ids.length, 30_000);
+      await runningWorkers()[0]!.kill();
+      await stack.startWorker();
+      const records = await waitAll(alice, ids, 120_000);
+      await expectOneJobPerTask({ sim, client, ids, records, jobsBefore: before.V.jobsCreated, expected: 'success' });
+      // The attempt that completed each submit was started because the first one stopped heartbeating (5 s),
+      // not because its 45 s attempt timeout ran out.
+      for (const id of ids) {
+        const history = await client.workflow.getHandle(id).fetchHistory();
+        const started = history.events?.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!)[0];
+        expect(started?.attempt).toBeGreaterThan(1);
+        expect(started?.lastFailure?.timeoutFailureInfo?.timeoutType).toBe(temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_HEARTBEAT);
+      }
+    } finally {
+      await sim.config({ slowAnswerMs: 4_000 });
+    }
+  });
+
   test('SIGTERM mid-flight: the worker exits cleanly after handing back its work, and no task is lost', async () => {
     const before = await sim.stats();
     const ids = await startTasks(alice, 5, 'sigterm [sim:duration=3000]');
@@ -70,6 +95,19 @@ describe('worker crashes', () => {
     await stack.startWorker();
     const records = await waitAll(alice, ids, 60_000);
     await expectOneJobPerTask({ sim, client, ids, records, jobsBefore: before.V.jobsCreated, expected: 'success' });
+  });
+});
+
+describe('simulator restarts', () => {
+  test('jobs survive a restart of the simulator (the embedded default), as a platform outlives its API servers', async () => {
+    const ids = await startTasks(alice, 3, 'across a simulator restart [sim:duration=6000]');
+    await until('every task is polling its job', async () => (await upstreamIds(client, ids)).every(Boolean), 30_000);
+    await stack.restartSim();
+    const records = await waitAll(alice, ids, 60_000);
+    expect(records.map((r) => r.status)).toEqual(ids.map(() => 'success'));
+    // Each task's job is the one it submitted before the restart, and exists exactly once.
+    const jobs = (await (await fetch(`${stack.simUrl}/_sim/jobs?platform=V`)).json()) as { id: string }[];
+    for (const upstream of await upstreamIds(client, ids)) expect(jobs.filter((j) => j.id === upstream)).toHaveLength(1);
   });
 });
 

@@ -1,0 +1,101 @@
+/**
+ * `npm start` as a new user runs it (scripts/start.ts, the README's first command), on free ports and a temporary
+ * data directory: it comes up on loopback, prints the key it generated, keeps its parts alive (a worker killed
+ * with SIGKILL is restarted and tasks keep completing), and stops cleanly on Ctrl-C.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { ApiClient } from '../support/client';
+import { freePort, REPO } from '../support/stack';
+
+jest.setTimeout(300_000);
+
+test('npm start: loopback, the generated key, a killed worker restarted, Ctrl-C stops everything', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mediagate-npm-start-'));
+  const [api, temporal, ui, sim, metrics, sdkMetrics] = await Promise.all(Array.from({ length: 6 }, () => freePort()));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'development',
+    PORT: String(api),
+    TEMPORAL_ADDRESS: `127.0.0.1:${temporal}`,
+    TEMPORAL_UI_PORT: String(ui),
+    TEMPORAL_DB_FILE: join(dir, 'temporal.db'),
+    TEMPORAL_TASK_QUEUE: `npm-start-${process.pid}`,
+    SIM_PORT: String(sim),
+    SIM_BASE_URL: `http://127.0.0.1:${sim}`,
+    SIM_DATA_FILE: join(dir, 'sim-jobs.json'),
+    SIM_JOB_DURATION_MS: '1000',
+    RESULTS_DIR: join(dir, 'results'),
+    WORKER_METRICS_PORT: String(metrics),
+    WORKER_SDK_METRICS_PORT: String(sdkMetrics),
+    POLL_FIRST_DELAY_MS: '200',
+    POLL_INTERVAL_VIDEO_MS: '300',
+    POLL_INTERVAL_IMAGE_MS: '300',
+  };
+  delete env.API_KEYS;
+  delete env.API_KEYS_FILE;
+  delete env.HOST;
+  delete env.WORKER_METRICS_HOST;
+
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/start.ts')], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const waiters: { re: RegExp; resolve: (m: RegExpExecArray) => void }[] = [];
+  for (const stream of [child.stdout!, child.stderr!]) {
+    createInterface({ input: stream }).on('line', (line) => {
+      lines.push(line);
+      for (const w of [...waiters]) {
+        const m = w.re.exec(line);
+        if (m) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(m);
+        }
+      }
+    });
+  }
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const waitFor = (re: RegExp, ms: number, after = 0) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const seen = lines.slice(after).map((l) => re.exec(l)).find(Boolean);
+      if (seen) return resolve(seen);
+      const timer = setTimeout(() => reject(new Error(`no line matching ${re} within ${ms} ms; last:\n${lines.slice(-30).join('\n')}`)), ms);
+      waiters.push({ re, resolve: (m) => (clearTimeout(timer), resolve(m)) });
+    });
+
+  try {
+    await waitFor(/mediagate is running/, 240_000);
+    const key = readFileSync(join(dir, 'dev-api-key'), 'utf8').trim();
+    const secret = key.split(':').slice(1).join(':');
+    const banner = lines.slice(lines.findIndex((l) => /mediagate is running/.test(l))).join('\n');
+    expect(banner).toContain(secret);
+    // Loopback only, as the README promises.
+    expect(lines.some((l) => new RegExp(`API listening on http://127\\.0\\.0\\.1:${api}`).test(l))).toBe(true);
+
+    const alice = new ApiClient(`http://127.0.0.1:${api}`, secret);
+    const before = await alice.post('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: 'before the crash', duration: 5 });
+    expect(before.status).toBe(200);
+    expect((await alice.waitForTask(before.body.task_id, 60_000)).status).toBe('success');
+
+    // Kill the worker the hard way: the supervisor restarts it; the API and Temporal stay up.
+    const firstPid = Number((await waitFor(/\[supervisor\] worker started \(pid (\d+)\)/, 1_000))[1]);
+    const mark = lines.length;
+    process.kill(firstPid, 'SIGKILL');
+    await waitFor(/\[supervisor\] worker exited unexpectedly/, 30_000, mark);
+    const secondPid = Number((await waitFor(/\[supervisor\] worker started \(pid (\d+)\)/, 120_000, mark))[1]);
+    expect(secondPid).not.toBe(firstPid);
+    expect(child.exitCode).toBeNull();
+
+    const after = await alice.post('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: 'after the crash', duration: 5 });
+    expect(after.status).toBe(200);
+    expect((await alice.waitForTask(after.body.task_id, 60_000)).status).toBe('success');
+
+    child.kill('SIGINT');
+    expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 90_000))])).toBe(0);
+    expect(lines.some((l) => /^Stopped\./.test(l))).toBe(true);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
