@@ -29,6 +29,11 @@ export interface ReconcileContext extends SubmitContext {
 }
 
 export interface PlatformAdapter {
+  /**
+   * True when the platform itself refuses to create a second job for a repeated dedup key (T's SessionId):
+   * a submit retried after a lost answer then needs no settling time before it reconciles.
+   */
+  readonly dedupSubmit?: boolean;
   /** Creates the upstream job: this is the call that costs money. */
   submit(entry: ModelEntry, request: GenerationRequest, ctx: SubmitContext): Promise<SubmitResult>;
   /**
