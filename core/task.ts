@@ -27,6 +27,11 @@ export const FAILURE_REASONS = [
   'content_policy',
   'invalid_request',
   'upstream_failed',
+  /**
+   * The platform no longer knows a job it had accepted (it answers "task not found" when polled): nothing more
+   * will come of it, and it is the platform's loss, not the request's — an outage victim, replayable.
+   */
+  'upstream_lost',
   'upstream_unavailable',
   'upstream_auth',
   'insufficient_balance',

@@ -6,8 +6,8 @@
  *
  *   npm run replay-failed -- [--query "<visibility filter>"] [--task-id <id>] [--dry-run] [--reason "<text>"]
  *
- * Only failed generation tasks whose reason is one an outage causes (`upstream_unavailable`, `deadline_exceeded`)
- * are considered, unless --query names GenerationFailureReason itself. Narrow it with the platform and a time
+ * Only failed generation tasks whose reason is one an outage causes (`upstream_unavailable`, `deadline_exceeded`,
+ * `upstream_lost`) are considered, unless --query names GenerationFailureReason itself. Narrow it with the platform and a time
  * window, e.g. `--query "GenerationPlatform = 'V' AND CloseTime BETWEEN '2026-05-01T10:00:00Z' AND '...'"`.
  *
  * Safe to run twice: a task is reset only while its CURRENT run is the failed one, so a task already replayed
@@ -20,10 +20,18 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { commonSchema, parseEnv, temporalSchema } from '../core/config';
+import { SA } from '../core/search-attributes';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 
 export const WORKFLOW_TYPE = 'generationWorkflow';
-export const REPLAYABLE_REASONS = "GenerationFailureReason IN ('upstream_unavailable', 'deadline_exceeded')";
+/**
+ * The failures an outage causes: the platform could not be reached (upstream_unavailable), did not finish in
+ * time (deadline_exceeded), or lost a job it had accepted (upstream_lost). Refusals (content_policy,
+ * invalid_request) and genuine generation failures (upstream_failed) would fail again, or be paid for again for
+ * nothing, so they are left alone unless the operator's query names GenerationFailureReason itself.
+ */
+export const REPLAYABLE = ['upstream_unavailable', 'deadline_exceeded', 'upstream_lost'] as const;
+export const REPLAYABLE_REASONS = `GenerationFailureReason IN (${REPLAYABLE.map((r) => `'${r}'`).join(', ')})`;
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -102,19 +110,66 @@ export async function replayFailed(client: Client, namespace: string, opts: Repl
     }
     report.replayed.push(taskId);
   }
+  if (opts.taskId && report.replayed.length === 0 && report.skipped.length === 0) {
+    const why = await whyNotReplayable(client, opts.taskId, opts.filter);
+    report.skipped.push({ taskId: opts.taskId, why });
+    log(`skip    ${opts.taskId}: ${why}`);
+  }
   log(`${opts.dryRun ? 'Would replay' : 'Replayed'} ${report.replayed.length} task(s); skipped ${report.skipped.length}.`);
   return report;
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      query: { type: 'string' },
-      'task-id': { type: 'string' },
-      'dry-run': { type: 'boolean', default: false },
-      reason: { type: 'string' },
-    },
-  });
+/** Why a task named with --task-id matched nothing: missing, not failed, or failed for a reason not replayed. */
+async function whyNotReplayable(client: Client, taskId: string, filter?: string): Promise<string> {
+  let desc;
+  try {
+    desc = await client.workflow.getHandle(taskId).describe();
+  } catch {
+    return 'no such task';
+  }
+  if (desc.status.name !== 'FAILED') return `its current run is ${desc.status.name}, not failed: nothing to replay`;
+  const reason = desc.typedSearchAttributes.get(SA.failureReason);
+  if (reason && !(REPLAYABLE as readonly string[]).includes(reason)) {
+    return `it failed with ${reason}, which an outage does not cause, so a replay would fail (or be paid) again; to replay it anyway, pass --query "GenerationFailureReason = '${reason}'"`;
+  }
+  return filter ? `it does not match --query ${JSON.stringify(filter)}` : 'it does not match the replay query';
+}
+
+export const USAGE = `Replays generation tasks that failed because of an outage, under the same task ids.
+
+Usage: npm run replay-failed -- [--query "<visibility filter>"] [--task-id <id>] [--dry-run] [--reason "<text>"]
+
+  --query     narrow the failed tasks, e.g. "GenerationPlatform = 'V' AND CloseTime > '2026-05-01T10:00:00Z'";
+              naming GenerationFailureReason in it replaces the default reasons
+              (${REPLAYABLE.join(', ')})
+  --task-id   replay one task
+  --dry-run   list what would be replayed (and why a named task would not), change nothing
+  --reason    the reason recorded on each reset (default: "replay after outage")
+  --help      this text
+
+Connects with the gateway's configuration (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS).
+Safe to run twice. See docs/operations.md, "Replays after an outage".`;
+
+async function main(): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        query: { type: 'string' },
+        'task-id': { type: 'string' },
+        'dry-run': { type: 'boolean', default: false },
+        reason: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   const config = parseEnv(commonSchema.extend(temporalSchema.shape), process.env);
   const connection = await Connection.connect(temporalConnectionOptions(config));
   try {
@@ -128,11 +183,15 @@ async function main(): Promise<void> {
   } finally {
     await connection.close();
   }
+  return 0;
 }
 
 if (require.main === module) {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
+  main().then(
+    (code) => process.exit(code),
+    (err: Error) => {
+      console.error(`replay-failed: ${err.message}`);
+      process.exit(1);
+    },
+  );
 }

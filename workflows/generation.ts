@@ -39,7 +39,7 @@ import type { PushMonitorSinks } from './sinks';
 const { pushMonitor } = proxySinks<PushMonitorSinks>();
 
 /** Error types the activities raise that must never be retried: each ends the task at once. */
-const FINAL_ERRORS: FailureReason[] = ['content_policy', 'invalid_request', 'upstream_auth', 'insufficient_balance', 'upstream_failed'];
+const FINAL_ERRORS: FailureReason[] = ['content_policy', 'invalid_request', 'upstream_auth', 'insufficient_balance', 'upstream_failed', 'upstream_lost'];
 
 /** One attempt of submit or poll: a little more than the HTTP client's own bound (core/timeouts.ts says why). */
 const ATTEMPT_TIMEOUT = ACTIVITY_ATTEMPT_TIMEOUT_MS;

@@ -119,6 +119,11 @@ describe('an upstream outage past the deadline, and the replay runbook', () => {
     for (const id of ids) expect(dry).toContain(`would replay ${id}`);
     expect(dry).not.toContain(refused);
     expect((await alice.get(`/v1/generations/${ids[0]}`)).body.status).toBe('failed');
+    // Named on its own, the refused task is not replayed, and the operator is told why and how to override.
+    const named = replay('--task-id', refused!, '--dry-run');
+    expect(named).toContain(`skip    ${refused}: it failed with content_policy, which an outage does not cause`);
+    expect(named).toContain(`--query "GenerationFailureReason = 'content_policy'"`);
+    expect(replay('--help')).toMatch(/^Replays generation tasks that failed because of an outage/);
 
     const out = replay('--query', "GenerationPlatform = 'V'");
     for (const id of ids) expect(out).toContain(`replay  ${id}`);
