@@ -1,6 +1,6 @@
 /**
  * Workflow replay: the recorded histories of representative runs (test/fixtures/histories/*.json, made by
- * scripts/record-histories.ts: success, content-policy failure, retried submit and polls, cancel, deadline,
+ * test/fixtures/record-histories.ts: success, content-policy failure, retried submit and polls, cancel, deadline,
  * a run replayed after an outage) must replay against the current workflow code. A change that would break
  * running tasks in production (non-determinism) fails here; version it with patched() (docs/operations.md).
  */
