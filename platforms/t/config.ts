@@ -12,8 +12,14 @@ export const tWorkerEnv = z.object({
   PLATFORM_T_ENDPOINT: optionalUrl,
   PLATFORM_T_SECRET_ID: optionalString,
   PLATFORM_T_SECRET_KEY: optionalString,
+  /** Required with the credentials: every AIGC action names the VOD sub-application (accounts since 2023-12-25). */
   PLATFORM_T_SUBAPP_ID: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().positive().optional()),
   PLATFORM_T_REGION: optionalString,
+  /**
+   * OutputConfig.StorageMode: `Temporary` (T's default: result links for about 7 days) or `Permanent` (results are
+   * stored as VOD media, billed as storage, and outlive the links).
+   */
+  PLATFORM_T_STORAGE_MODE: z.enum(['Temporary', 'Permanent']).default('Temporary'),
 });
 
 /** The simulator's test account for platform T (sim/accounts.ts plays the platform's side). */
@@ -24,17 +30,21 @@ export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
   let settings: PlatformTSettings;
   let simulated = false;
   if (raw.PLATFORM_T_SECRET_ID && raw.PLATFORM_T_SECRET_KEY) {
+    if (raw.PLATFORM_T_SUBAPP_ID === undefined) {
+      throw configError('PLATFORM_T_SUBAPP_ID', 'required with PLATFORM_T_SECRET_ID: the VOD sub-application id (SubAppId) every AIGC action names');
+    }
     settings = {
       endpoint: raw.PLATFORM_T_ENDPOINT ?? 'https://vod.tencentcloudapi.com',
       secretId: raw.PLATFORM_T_SECRET_ID,
       secretKey: raw.PLATFORM_T_SECRET_KEY,
       subAppId: raw.PLATFORM_T_SUBAPP_ID,
       region: raw.PLATFORM_T_REGION,
+      storageMode: raw.PLATFORM_T_STORAGE_MODE,
     };
   } else if (raw.PLATFORM_T_SECRET_ID || raw.PLATFORM_T_SECRET_KEY) {
     throw configError(raw.PLATFORM_T_SECRET_ID ? 'PLATFORM_T_SECRET_KEY' : 'PLATFORM_T_SECRET_ID', 'required when the other is set');
   } else if (opts.simulate) {
-    settings = { endpoint: raw.PLATFORM_T_ENDPOINT ?? opts.simBaseUrl, ...SIMULATOR_ACCOUNT };
+    settings = { endpoint: raw.PLATFORM_T_ENDPOINT ?? opts.simBaseUrl, ...SIMULATOR_ACCOUNT, storageMode: raw.PLATFORM_T_STORAGE_MODE };
     simulated = true;
   } else {
     throw configError('PLATFORM_T_SECRET_ID', 'platform T is enabled (PLATFORMS_ENABLED) but not configured: set PLATFORM_T_SECRET_ID, PLATFORM_T_SECRET_KEY and PLATFORM_T_SUBAPP_ID, or leave T out of PLATFORMS_ENABLED');

@@ -13,7 +13,7 @@ export const platformT: PlatformDefinition = {
   requestFields: { video: tVideoFields, image: tImageFields },
   generalFields: {
     video: ['action', 'duration', 'resolution', 'image_url', 'last_frame_url', 'ratio', 'generate_audio', 'negative_prompt', 'enhance_prompt'],
-    image: ['negative_prompt', 'size', 'quality', 'enhance_prompt'],
+    image: ['negative_prompt', 'size', 'quality', 'n', 'enhance_prompt'],
   },
   publicEnv: z.object({}),
   models: () => T_MODELS,

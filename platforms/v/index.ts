@@ -1,7 +1,7 @@
 /** Platform V = Volcengine Ark content generation (Seedance): video only (../shared/upstreams.md, "Platform V"). */
-import { z } from 'zod';
 import type { PlatformDefinition } from '../platform';
 import { vWorker, vWorkerEnv } from './config';
+import { vModels, vPublicEnv } from './models-file';
 import { V_MODELS } from './models';
 import { vVideoFields } from './request-fields';
 import { validateV } from './rules';
@@ -15,8 +15,8 @@ export const platformV: PlatformDefinition = {
     video: ['action', 'duration', 'resolution', 'image_url', 'last_frame_url', 'ratio', 'generate_audio', 'images'],
     image: [],
   },
-  publicEnv: z.object({}),
-  models: () => V_MODELS,
+  publicEnv: vPublicEnv,
+  models: (env) => vModels(env, V_MODELS),
   validate: validateV,
   workerEnv: vWorkerEnv,
   worker: vWorker,

@@ -1,6 +1,11 @@
-/** Spec 2.1's "Platform V specific parameters": fields only platform V carries. */
+/**
+ * Spec 2.1's "Platform V specific parameters", plus two the gateway adds for what the platform really offers:
+ * `audios` (several reference audios: 2.0 takes up to 3, the spec's `audio_url` carries one) and `web_search`
+ * (sent as `tools: [{"type": "web_search"}]`, the only way Ark turns it on).
+ */
 import { z } from 'zod';
 import { httpUrl, IMAGE_ROLES } from '../request';
+import { V_MAX_REFERENCE_AUDIOS, V_MAX_REFERENCE_VIDEOS } from './models';
 
 export const vVideoFields = {
   service_tier: z.enum(['standard', 'draft']).optional(),
@@ -10,8 +15,15 @@ export const vVideoFields = {
   videos: z
     .array(z.strictObject({ url: httpUrl, role: z.literal('reference_video').default('reference_video') }))
     .min(1)
-    .max(3)
+    .max(V_MAX_REFERENCE_VIDEOS)
     .optional(),
+  audios: z
+    .array(z.strictObject({ url: httpUrl, role: z.literal('reference_audio').default('reference_audio') }))
+    .min(1)
+    .max(V_MAX_REFERENCE_AUDIOS)
+    .optional()
+    .meta({ description: 'Platform V: reference audios (2.0 models, with at least one reference image or video).' }),
+  web_search: z.boolean().optional().meta({ description: 'Platform V: let the model search the web for the prompt (2.0 only).' }),
   watermark: z.boolean().optional(),
   return_last_frame: z.boolean().optional(),
 };

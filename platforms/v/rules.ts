@@ -1,13 +1,19 @@
-/** Platform V's request rules (spec §4 rules 3–7), after the general checks of platforms/validation.ts. */
+/**
+ * Platform V's request rules (spec §4 rules 3–7), after the general checks of platforms/validation.ts, driven by
+ * the catalogue (models.ts). Ark's modes are exclusive: first frame, first + last frame, or reference media
+ * (images, videos, audios); reference audio never comes alone (upstreams.md Corrections).
+ */
 import type { ModelEntry } from '../../core/catalogue';
 import type { GenerationRequest } from '../../core/task';
 import type { VideoRequestOf } from '../request';
 import { checkFrameRoles, checkTextOrImage, requireCapability, requireDuration, RequestRuleError, type ImageRole } from '../rules';
+import { V_MAX_REFERENCE_AUDIOS, V_MAX_REFERENCE_VIDEOS } from './models';
 import type { vVideoFields } from './request-fields';
 
 export type VVideoRequest = VideoRequestOf<typeof vVideoFields>;
 
-export const MAX_REFERENCE_IMAGES = 4;
+/** Draft is a 480p preview ("draft … 480p", upstreams.md Corrections). */
+export const V_DRAFT_RESOLUTION = '480p';
 
 function imageRoles(req: VVideoRequest): ImageRole[] {
   const roles: ImageRole[] = [];
@@ -20,26 +26,45 @@ function imageRoles(req: VVideoRequest): ImageRole[] {
 export function validateV(entry: ModelEntry, request: GenerationRequest): GenerationRequest {
   if (request.kind !== 'video') throw new RequestRuleError('model', `${entry.id} generates video only`);
   const req = request as VVideoRequest;
-  if (req.service_tier === 'draft') requireCapability(entry, 'draft', 'service_tier', 'draft mode');
-  if (req.video_url !== undefined || req.videos !== undefined) {
-    requireCapability(entry, 'reference_video', req.video_url !== undefined ? 'video_url' : 'videos', 'reference videos (video editing)');
+  if (req.service_tier === 'draft') {
+    requireCapability(entry, 'draft', 'service_tier', 'draft mode (service_tier "draft")');
+    if (req.resolution !== undefined && req.resolution !== V_DRAFT_RESOLUTION) {
+      throw new RequestRuleError('resolution', `a draft renders at ${V_DRAFT_RESOLUTION} only; remove resolution or set it to ${V_DRAFT_RESOLUTION}`);
+    }
   }
-  if (req.audio_url !== undefined) requireCapability(entry, 'reference_audio', 'audio_url', 'reference audio');
+  const videos = (req.video_url !== undefined ? 1 : 0) + (req.videos?.length ?? 0);
+  const audios = (req.audio_url !== undefined ? 1 : 0) + (req.audios?.length ?? 0);
+  const videoParam = req.video_url !== undefined ? 'video_url' : 'videos';
+  const audioParam = req.audio_url !== undefined ? 'audio_url' : 'audios';
+  if (videos > 0) requireCapability(entry, 'reference_video', videoParam, 'reference videos (video editing)');
+  if (audios > 0) requireCapability(entry, 'reference_audio', audioParam, 'reference audio');
+  if (videos > V_MAX_REFERENCE_VIDEOS) throw new RequestRuleError(videoParam, `at most ${V_MAX_REFERENCE_VIDEOS} reference videos are accepted (video_url and videos together)`);
+  if (audios > V_MAX_REFERENCE_AUDIOS) throw new RequestRuleError(audioParam, `at most ${V_MAX_REFERENCE_AUDIOS} reference audios are accepted (audio_url and audios together)`);
+  if (req.web_search === true) requireCapability(entry, 'web_search', 'web_search', 'web search');
   requireDuration(entry, req.duration, ' (5 to 10 recommended)');
 
   const roles = imageRoles(req);
-  if (roles.length === 0 && (req.video_url || req.videos)) {
+  const references = roles.filter((r) => r === 'reference_image').length;
+  if (roles.length === 0 && videos > 0) {
     // Video editing: a reference video with a prompt is a complete request.
     if (!req.prompt) throw new RequestRuleError('prompt', 'prompt is required with a reference video', 'missing_parameter');
-  } else {
+  } else if (roles.length > 0 || audios === 0) {
     checkTextOrImage(entry, req, roles);
   }
   if (req.last_frame_url !== undefined && req.image_url === undefined) {
     throw new RequestRuleError('last_frame_url', 'last_frame_url is only accepted together with image_url (first/last frame control)');
   }
   checkFrameRoles(entry, roles, { frames: req.last_frame_url !== undefined ? 'last_frame_url' : req.images ? 'images' : 'image_url', references: req.images ? 'images' : 'image_url' });
-  if (roles.filter((r) => r === 'reference_image').length > MAX_REFERENCE_IMAGES) {
-    throw new RequestRuleError('images', `at most ${MAX_REFERENCE_IMAGES} reference images are accepted`);
+  if (references > 0 && entry.maxReferenceImages !== undefined && references > entry.maxReferenceImages) {
+    throw new RequestRuleError(req.images ? 'images' : 'image_url', `${entry.id} takes at most ${entry.maxReferenceImages} reference images`);
+  }
+  const frames = roles.length - references;
+  if (frames > 0 && videos + audios > 0) {
+    throw new RequestRuleError(videos > 0 ? videoParam : audioParam, 'first/last frames cannot be combined with reference videos or audio: the modes are exclusive (use images with role reference_image)');
+  }
+  // "audio alone (without an image or video) is rejected upstream" (upstreams.md Corrections).
+  if (audios > 0 && references + videos === 0) {
+    throw new RequestRuleError(audioParam, 'reference audio needs at least one reference image (images with role reference_image) or reference video: the platform refuses audio alone');
   }
   return req;
 }
