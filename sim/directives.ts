@@ -3,6 +3,7 @@
  *   [sim:fail=content_policy]   the job fails with the platform's content-policy code
  *   [sim:fail=error]            the job fails with a generic generation error
  *   [sim:fail=transient]        the job fails with the platform's transient code (T: RequestLimitExceeded)
+ *   [sim:fail=transientx1]      only the first job created with this prompt fails (any fail kind takes xN)
  *   [sim:duration=1500]         the job takes 1500 ms instead of the simulator's default
  *   [sim:never]                 the job never finishes
  *   [sim:submit=429x3]          the first 3 creates carrying this prompt answer 429 (also 500, 503, reset, drop, slow)
@@ -14,6 +15,10 @@ import type { FaultStatus } from './vocabulary';
 
 export interface Directives {
   fail?: 'content_policy' | 'error' | 'transient';
+  /** With `fail`: only the first N jobs created with this prompt fail (counted per platform and prompt). */
+  failTimes?: number;
+  /** The prompt the directives came from, when a per-prompt count needs it. */
+  prompt?: string;
   durationMs?: number;
   never?: boolean;
   submitFault?: { status: FaultStatus; times: number };
@@ -32,7 +37,14 @@ export function parseDirectives(prompt: unknown): Directives {
   if (typeof prompt !== 'string') return d;
   for (const m of prompt.matchAll(/\[sim:([a-z_-]+)(?:=([^\]]+))?\]/g)) {
     const [, name, value = ''] = m;
-    if (name === 'fail' && (value === 'content_policy' || value === 'error' || value === 'transient')) d.fail = value;
+    const fail = /^(content_policy|error|transient)(?:x(\d+))?$/.exec(value);
+    if (name === 'fail' && fail) {
+      d.fail = fail[1] as Directives['fail'];
+      if (fail[2]) {
+        d.failTimes = Number(fail[2]);
+        d.prompt = prompt;
+      }
+    }
     if (name === 'duration' && /^\d+$/.test(value)) d.durationMs = Number(value);
     if (name === 'never') d.never = true;
     if (name === 'submit') d.submitFault = parseFault(value);

@@ -52,6 +52,8 @@ export interface JobStoreOptions {
 
 export class JobStore {
   private readonly jobs = new Map<string, SimJob>();
+  /** Jobs created so far per platform and prompt, for `[sim:fail=…xN]` (only the first N fail). */
+  private readonly failCounts = new Map<string, number>();
   private saveTimer?: NodeJS.Timeout;
   private readonly now: () => number;
 
@@ -61,12 +63,20 @@ export class JobStore {
   }
 
   create(fields: Omit<SimJob, 'id' | 'createdAt' | 'durationMs' | 'pollFaultsLeft'>, idPrefix: string, id?: string): SimJob {
+    let directives = fields.directives;
+    if (directives.failTimes !== undefined) {
+      const key = `${fields.platform}\n${directives.prompt ?? ''}`;
+      const seen = this.failCounts.get(key) ?? 0;
+      this.failCounts.set(key, seen + 1);
+      if (seen >= directives.failTimes) directives = { ...directives, fail: undefined };
+    }
     const job: SimJob = {
       ...fields,
+      directives,
       id: id ?? `${idPrefix}${this.now().toString(36)}${randomBytes(6).toString('hex')}`,
       createdAt: this.now(),
-      durationMs: fields.directives.durationMs ?? this.opts.defaultDurationMs(),
-      pollFaultsLeft: fields.directives.pollFault?.times ?? 0,
+      durationMs: directives.durationMs ?? this.opts.defaultDurationMs(),
+      pollFaultsLeft: directives.pollFault?.times ?? 0,
     };
     this.jobs.set(job.id, job);
     this.changed();
@@ -129,6 +139,7 @@ export class JobStore {
 
   clear(): void {
     this.jobs.clear();
+    this.failCounts.clear();
     this.changed();
   }
 
