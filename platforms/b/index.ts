@@ -1,22 +1,27 @@
-/** Platform B = Baidu AI Cloud VOD AIGC: video and image (../shared/platforms/b-baidu-vod.md). */
-import { z } from 'zod';
+/**
+ * Platform B = Baidu AI Cloud VOD's AIGC API: video (Vidu, PixVerse, Kling, Hailuo, Veo families) and images
+ * (../shared/platforms/b-baidu-vod.md). Model facts are data (model-data.ts) an operator corrects through
+ * PLATFORM_B_MODELS_FILE.
+ */
+import { parseEnv } from '../../core/config';
 import type { PlatformDefinition } from '../platform';
-import { bWorker, bWorkerEnv } from './config';
-import { B_MODELS } from './models';
-import { bVideoFields } from './request-fields';
+import { bPublicEnv, bWorker, bWorkerEnv } from './config';
+import { bModels } from './models';
+import { bImageFields, bVideoFields } from './request-fields';
 import { validateB } from './rules';
 
 export const platformB: PlatformDefinition = {
   id: 'B',
   name: 'platform B',
   product: 'Baidu AI Cloud VOD AIGC',
-  requestFields: { video: bVideoFields, image: {} },
+  requestFields: { video: bVideoFields, image: bImageFields },
   generalFields: {
-    video: ['action', 'duration', 'resolution', 'image_url'],
-    image: ['negative_prompt', 'size', 'quality', 'n'],
+    video: ['action', 'duration', 'resolution', 'image_url', 'last_frame_url', 'ratio', 'images', 'negative_prompt'],
+    // No negative prompt: B's image request is one chat message (§2.5), with nowhere to put one.
+    image: ['size', 'quality', 'n'],
   },
-  publicEnv: z.object({}),
-  models: () => B_MODELS,
+  publicEnv: bPublicEnv,
+  models: (env) => bModels(parseEnv(bPublicEnv, env).PLATFORM_B_MODELS_FILE),
   validate: validateB,
   workerEnv: bWorkerEnv,
   worker: bWorker,

@@ -1,9 +1,25 @@
-/** Spec 2.1's "Cloud platform B specific parameters". */
+/**
+ * Request fields only platform B carries: spec 2.1's "Cloud platform B specific parameters" for video, and the
+ * reference images of B's image-to-image (spec 2.2 names no field for them on B; `images` has the shape of the
+ * general video field, so a client sends references the same way to either endpoint).
+ */
 import { z } from 'zod';
 import { httpUrl, stringBool } from '../request';
+
+/** NBP takes up to 14 input images (§2.5 [OFF]). */
+export const MAX_IMAGE_REFERENCES = 14;
 
 export const bVideoFields = {
   image: z.strictObject({ imageUrl: httpUrl }).optional(),
   audio: stringBool.optional(),
   bgm: stringBool.optional(),
+};
+
+export const bImageFields = {
+  images: z
+    .array(z.strictObject({ url: httpUrl, role: z.literal('reference_image').default('reference_image') }))
+    .min(1)
+    .max(MAX_IMAGE_REFERENCES)
+    .optional()
+    .describe('Platform B image-to-image: reference images (NB up to 3, NBP up to 14)'),
 };
