@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { bool, commonSchema, optionalString, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
 import { loadEnabledPlatforms, platformsPublicEnv } from '../platforms';
+import { resolveLinks, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
 
 export const apiOwnSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
@@ -26,10 +27,24 @@ export const apiOwnSchema = z.object({
 });
 
 /** Everything the API reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
-export const apiConfigSchema = commonSchema.extend(temporalSchema.shape).extend(apiOwnSchema.shape).extend(platformsPublicEnv.shape);
+export const apiConfigSchema = commonSchema
+  .extend(temporalSchema.shape)
+  .extend(apiOwnSchema.shape)
+  .extend(resultStoreSchema.shape)
+  .extend(resultLinksSchema.shape)
+  .extend(platformsPublicEnv.shape);
 
-export type ApiConfig = z.infer<typeof commonSchema> & z.infer<typeof temporalSchema> & z.infer<typeof apiOwnSchema> & { PLATFORMS_ENABLED: Set<string> };
+export type ApiConfig = z.infer<typeof commonSchema> &
+  z.infer<typeof temporalSchema> &
+  z.infer<typeof apiOwnSchema> &
+  z.infer<typeof resultStoreSchema> &
+  z.infer<typeof resultLinksSchema> & {
+    PLATFORMS_ENABLED: Set<string>;
+    /** The links to stored results, checked against the store (RESULT_URL_SECRET is required in production for gateway links). */
+    links: ResolvedLinks;
+  };
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
-  return { ...parseEnv(commonSchema.extend(temporalSchema.shape).extend(apiOwnSchema.shape), env), PLATFORMS_ENABLED: loadEnabledPlatforms(env) };
+  const base = parseEnv(commonSchema.extend(temporalSchema.shape).extend(apiOwnSchema.shape).extend(resultStoreSchema.shape).extend(resultLinksSchema.shape), env);
+  return { ...base, PLATFORMS_ENABLED: loadEnabledPlatforms(env), links: resolveLinks(base) };
 }

@@ -32,6 +32,13 @@ const tasksStarted = new Counter({
   registers: [registry],
 });
 
+const callbacks = new Counter({
+  name: 'mediagate_callbacks_total',
+  help: "Platforms' announcements received at /v1/callbacks, by platform and outcome (signalled, unknown task, task already closed, refused, rate_limited)",
+  labelNames: ['platform', 'outcome'] as const,
+  registers: [registry],
+});
+
 const syncWaits = new Gauge({
   name: 'mediagate_sync_waits_in_progress',
   help: 'Sync generation requests currently waiting for their result',
@@ -74,6 +81,11 @@ export async function serveMetrics(ctx: AppContext): Promise<void> {
 /** To be called once per workflow actually started (not for an idempotent replay of an existing task). */
 export function recordTaskStarted(task: { kind: string; model: string; platform: string }): void {
   tasksStarted.inc({ kind: task.kind, model: task.model, platform: task.platform });
+}
+
+/** One announcement handled (api/routes/callbacks.ts). */
+export function recordCallback(platform: string, outcome: string): void {
+  callbacks.inc({ platform, outcome });
 }
 
 /** Wraps a sync wait so the gauge counts it while it is pending, whichever way it ends. */

@@ -11,7 +11,9 @@ import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { routeGuard } from './middleware/route-guard';
 import { openApiDocument } from './openapi';
+import { withRequestOrigin } from '../results/result-links';
 import { cancelRoutes } from './routes/cancel';
+import { contentRoutes } from './routes/content';
 import { generationRoutes } from './routes/generations';
 import { modelRoutes } from './routes/models';
 import { taskRoutes } from './routes/tasks';
@@ -50,11 +52,19 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   // The order is the request's path: who asks and how it goes (logs, metrics, the error envelope); is the
   // route and method known (404/405, nothing read yet); who is calling (401, 429); only then the body.
+  // Stored results' content: its own router, mounted before authentication, since a signed link (?token=) stands
+  // in for the Bearer header there (api/routes/content.ts authenticates either way itself).
+  const content = contentRoutes(deps);
+
   app.use(requestContext(deps.logger));
-  app.use(httpMetrics([health, v1]));
+  // Links to stored results rendered during this request are based on the origin the client reached (unless
+  // PUBLIC_BASE_URL says otherwise); with TRUST_PROXY that is X-Forwarded-Proto/-Host.
+  app.use((ctx, next) => withRequestOrigin(`${ctx.protocol}://${ctx.host}`, next));
+  app.use(httpMetrics([health, v1, content]));
   app.use(errorEnvelope());
-  app.use(routeGuard([health, v1]));
+  app.use(routeGuard([health, v1, content]));
   app.use(health.routes());
+  app.use(content.routes());
   app.use(authenticate(deps.keys));
   app.use(rateLimit(deps.limits));
   app.use(jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS }));

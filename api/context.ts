@@ -2,6 +2,8 @@
 import type { ParameterizedContext } from 'koa';
 import type { Catalogue } from '../core/catalogue';
 import type { Logger } from '../core/logger';
+import type { ResultLinks } from '../results/result-links';
+import type { ResultStore } from '../results/result-store';
 import type { ApiKey, KeyStore } from './api-keys';
 import type { KeyLimits } from './key-limits';
 import type { TaskService } from './task-service';
@@ -27,6 +29,8 @@ export interface AppDeps {
   logger: Logger;
   keys: KeyStore;
   tasks: TaskService;
+  /** Stored results (read side) and the links to them: GET /v1/generations/:id/content. */
+  results: { store: ResultStore; links: ResultLinks };
   limits: KeyLimits;
   catalogue: Catalogue;
   enabledPlatforms: ReadonlySet<string>;

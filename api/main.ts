@@ -4,12 +4,15 @@
  * API_SHUTDOWN_GRACE_MS: a second before the grace period ends, sync waits still in progress are answered
  * 503 naming their task_id (the tasks keep running), then remaining connections are closed and it exits.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { ConfigError } from '../core/config';
 import { createLogger } from '../core/logger';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 import { buildCatalogue } from '../platforms';
+import { ResultLinks } from '../results/result-links';
+import { createResultStore } from '../results/results-config';
 import { loadApiConfig } from './api-config';
 import { createApp } from './app';
 import { KeyStore, parseApiKeysEnv, parseApiKeysFile } from './api-keys';
@@ -28,7 +31,16 @@ async function main(): Promise<void> {
 
   const connection = await Connection.connect(temporalConnectionOptions(config));
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const tasks = new TaskService(client, { taskQueue: config.TEMPORAL_TASK_QUEUE });
+  // The result store, read side: GET /v1/generations/:id/content streams from it, task records link to it.
+  const resultStore = createResultStore(config);
+  let secret: string | Buffer | undefined = config.links.secret;
+  if (config.links.mode === 'gateway' && !secret) {
+    // Development only (production refuses to start without it, api-config.ts): links die with this process.
+    secret = randomBytes(32);
+    logger.warn('RESULT_URL_SECRET is not set: result links are signed with a key made up for this process and stop working when it restarts (npm start keeps one in data/dev-result-url-secret)');
+  }
+  const resultLinks = new ResultLinks({ ...config.links, secret: secret ?? '', store: resultStore });
+  const tasks = new TaskService(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, resultLinks });
 
   const shutdown = new AbortController();
   const app = createApp({
@@ -36,6 +48,7 @@ async function main(): Promise<void> {
     logger,
     keys,
     tasks,
+    results: { store: resultStore, links: resultLinks },
     limits: new KeyLimits({ rps: config.KEY_RATE_LIMIT_RPS, maxInflight: config.KEY_MAX_INFLIGHT }, (ownerId) => tasks.countRunning(ownerId)),
     catalogue: buildCatalogue(process.env),
     enabledPlatforms: config.PLATFORMS_ENABLED,

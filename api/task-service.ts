@@ -23,6 +23,7 @@ import type { ModelEntry } from '../core/catalogue';
 import { SA } from '../core/search-attributes';
 import type { GenerationInput, GenerationRequest, GenerationResult, TaskError, TaskMemo, TaskStatus } from '../core/task';
 import { isFailureReason } from '../core/task';
+import { publicItems, type PublicResultItem, type RenderedResult, type ResultLinks } from '../results/result-links';
 import type { generationWorkflow } from '../workflows/generation';
 
 export const WORKFLOW_TYPE = 'generationWorkflow';
@@ -35,13 +36,15 @@ export interface TaskRecord {
   message?: string;
   progress?: string;
   created?: number;
-  data?: { url: string }[];
+  data?: PublicResultItem[];
   error?: TaskError | { message: string; code: string };
   [extra: string]: unknown;
 }
 
 export interface TaskServiceOptions {
   taskQueue: string;
+  /** Renders stored results into fresh links on every read (results/result-links.ts); absent: platform links only. */
+  resultLinks?: ResultLinks;
 }
 
 export interface StartedTask {
@@ -115,13 +118,42 @@ export class TaskService {
   /** The task's record, or undefined when it does not exist or belongs to another key (indistinguishable). */
   async read(taskId: string, ownerId: string): Promise<TaskRecord | undefined> {
     const desc = await this.describeOwned(taskId, ownerId);
-    return desc && toTaskRecord(desc);
+    return desc && this.toRecord(desc);
   }
 
   /** The task's record and the fingerprint of the request that created it. */
   async readWithFingerprint(taskId: string, ownerId: string): Promise<{ record: TaskRecord; requestHash?: string } | undefined> {
     const desc = await this.describeOwned(taskId, ownerId);
-    return desc && { record: toTaskRecord(desc), requestHash: (desc.memo as TaskMemo | undefined)?.requestHash };
+    return desc && { record: await this.toRecord(desc), requestHash: (desc.memo as TaskMemo | undefined)?.requestHash };
+  }
+
+  /**
+   * A finished task's result as recorded (stored keys included), for serving its content: with `ownerId`, only
+   * the owner's task (else undefined, like a missing one); without, any task (the caller checked a signed link).
+   */
+  async readResult(taskId: string, ownerId: string | undefined): Promise<{ status: TaskStatus; result?: GenerationResult } | undefined> {
+    let desc: WorkflowExecutionDescription;
+    try {
+      desc = await this.client.workflow.getHandle(taskId).describe();
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return undefined;
+      throw err;
+    }
+    if (desc.type !== WORKFLOW_TYPE || (ownerId !== undefined && desc.typedSearchAttributes.get(SA.owner) !== ownerId)) return undefined;
+    const record = toTaskRecord(desc);
+    return { status: record.status, ...(record.status === 'success' ? { result: (desc.memo as TaskMemo | undefined)?.result } : {}) };
+  }
+
+  /** A result with fresh links to its stored outputs (sync answers; task records render through toRecord). */
+  async renderResult(taskId: string, result: GenerationResult): Promise<RenderedResult> {
+    if (this.opts.resultLinks) return this.opts.resultLinks.render(taskId, result);
+    return { data: publicItems(result.data), extras: result.extras ?? {} };
+  }
+
+  /** The record, with fresh links to the stored outputs of a finished task. */
+  private async toRecord(info: Omit<WorkflowExecutionInfo, 'raw'>): Promise<TaskRecord> {
+    const result = info.status.name === 'COMPLETED' ? (info.memo as TaskMemo | undefined)?.result : undefined;
+    return toTaskRecord(info, result ? await this.renderResult(info.workflowId, result) : undefined);
   }
 
   private async describeOwned(taskId: string, ownerId: string): Promise<WorkflowExecutionDescription | undefined> {
@@ -197,7 +229,7 @@ export class TaskService {
           if (seen.has(info.workflowId)) continue;
           seen.add(info.workflowId);
           if (i++ < skip) continue;
-          out.push(toTaskRecord(info));
+          out.push(await this.toRecord(info));
           if (out.length >= pageSize) break;
         }
         return out;
@@ -245,8 +277,11 @@ export function isAlreadyStarted(err: unknown): err is WorkflowExecutionAlreadyS
   return err instanceof WorkflowExecutionAlreadyStartedError;
 }
 
-/** Describe or list info → spec 2.4 record. Pure. */
-export function toTaskRecord(info: Omit<WorkflowExecutionInfo, 'raw'>): TaskRecord {
+/**
+ * Describe or list info → spec 2.4 record. Pure. `rendered` carries the client's links to the result's outputs
+ * (TaskService renders them fresh on every read); without it, the platform's links are shown.
+ */
+export function toTaskRecord(info: Omit<WorkflowExecutionInfo, 'raw'>, rendered?: RenderedResult): TaskRecord {
   const memo = (info.memo ?? {}) as TaskMemo;
   const model = memo.model ?? String(info.typedSearchAttributes.get(SA.model) ?? '');
   const record = (status: TaskStatus, rest: Partial<TaskRecord> = {}): TaskRecord => ({ task_id: info.workflowId, status, model, ...rest });
@@ -256,7 +291,8 @@ export function toTaskRecord(info: Omit<WorkflowExecutionInfo, 'raw'>): TaskReco
     case 'COMPLETED': {
       const result = memo.result;
       if (!result) return record('failed', { error: { message: 'The task completed without a recorded result', code: 'upstream_failed' } });
-      return record('success', { created: result.created, data: result.data, ...(result.extras ?? {}) });
+      const shown = rendered ?? { data: publicItems(result.data), extras: result.extras ?? {} };
+      return record('success', { created: result.created, data: shown.data, ...shown.extras });
     }
     case 'FAILED':
       return record('failed', { error: memo.error ?? { message: 'The task failed', code: 'upstream_failed' } });

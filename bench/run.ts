@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- part ...]`: runs the named parts (all by default) and prints Markdown tables; the raw figures
- * go to bench/results/<part>.json. Parts: submit, reads, e2e, inflight, sync, history (add `--real` for the
+ * go to bench/results/<part>.json. Parts: submit, reads, e2e, inflight, sync, history, results (add `--real` for the
  * real 5-minute history run). Every part starts its own stack on free 127.0.0.1 ports and stops it after.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { runE2e } from './e2e';
 import { runHistory } from './history';
 import { runReads } from './reads';
+import { runResults } from './result-store';
 import { runInFlight, runSync } from './scale';
 import { runSubmit } from './submit';
 import { machine } from './support';
@@ -27,12 +28,14 @@ const PARTS: Record<string, (real: boolean) => Promise<unknown>> = {
   inflight: runInFlight,
   sync: () => runSync(),
   history: (real) => runHistory(real),
+  results: () => runResults(),
 };
 
 function render(part: string, result: any): string {
   switch (part) {
     case 'submit':
     case 'reads':
+    case 'results':
       return `${table(result.rows)}\n\n${result.notes.join('; ')}`;
     case 'e2e':
       return `${table([result.throughput])}\n\n${table([result.delay])}\n\n${result.notes.join('; ')}`;

@@ -142,6 +142,9 @@ export interface SubmitResult {
   upstreamTaskId: string;
 }
 
+/** The generation workflow's signal for a platform's announcement (workflows/messages.ts, core/task-hints.ts). */
+export const UPSTREAM_EVENT_SIGNAL = 'upstreamEvent';
+
 /** Live state of a running workflow, answered by the `taskState` query. */
 export interface TaskState {
   status: TaskStatus;

@@ -48,6 +48,26 @@ export interface PlatformAdapter {
    * when the platform has no cancel: the job then runs to its end upstream and the gateway stops polling it.
    */
   cancel?(kind: Kind, upstreamTaskId: string): Promise<void>;
+  /** Present when the platform's announcements are pulled by the gateway rather than pushed to it. */
+  readonly events?: PlatformEventQueue;
+}
+
+/**
+ * A platform's announcement that a job changed state, reduced to what finds the task: a hint to poll now, never
+ * a result (the workflow trusts only its own poll).
+ */
+export interface UpstreamHint {
+  /** The gateway's task id, when the announcement carries it (V's callback URL, T's SessionContext). */
+  taskId?: string;
+  /** The platform's job id, when that is all it carries (B's account-level events). */
+  upstreamTaskId?: string;
+}
+
+/** A queue of announcements the gateway pulls (T's event notification in PULL mode: no public URL needed). */
+export interface PlatformEventQueue {
+  /** Waits (long poll, bounded) for the next announcements; `handle`s are confirmed once they are handed on. */
+  pull(): Promise<{ handle: string; hint?: UpstreamHint }[]>;
+  confirm(handles: string[]): Promise<void>;
 }
 
 export interface AdapterDeps {
@@ -64,6 +84,11 @@ export interface WorkerPlatform {
   endpoint: string;
   /** The platform announces finished jobs to the gateway (callbacks or pulled events), waking their tasks. */
   push?: boolean;
+  /**
+   * Done once when a worker starts, where the platform's announcements are configured on the account rather than
+   * per job (T's ModifyEventConfig, B's PUT /v2/callback). Idempotent.
+   */
+  configurePush?(deps: AdapterDeps): Promise<void>;
   createAdapter(deps: AdapterDeps): PlatformAdapter;
 }
 
@@ -97,4 +122,41 @@ export interface PlatformDefinition {
    * `simulate` is true; otherwise a ConfigError naming the missing variable.
    */
   worker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBaseUrl: string }): WorkerPlatform;
+
+  /**
+   * Receiving the platform's pushed announcements at `POST /v1/callbacks/<id>[/<rest>]` (outside Bearer auth):
+   * verify them (a per-task token, the platform's signature and expiry) and reduce them to hints. Absent: the
+   * platform pushes nothing to the gateway.
+   */
+  readonly callbacks?: CallbackReceiver;
+}
+
+/** One pushed announcement as the API received it. */
+export interface CallbackRequest {
+  /** Path segments after /v1/callbacks/<platform>/ (V: the task id). */
+  rest: string[];
+  query: Record<string, string | undefined>;
+  headers: Record<string, string | undefined>;
+  /** The body exactly as received (platforms sign the bytes). */
+  rawBody: Buffer;
+  /** The URL the platform called, as the gateway publishes it (PUBLIC_BASE_URL + path): B signs it. */
+  url: string;
+  receivedAt: number;
+}
+
+export class CallbackRefused extends Error {
+  override name = 'CallbackRefused';
+  constructor(
+    readonly status: 400 | 401 | 403,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface CallbackReceiver {
+  /** Settings the API reads to verify announcements (signing keys, the token secret). */
+  readonly env: z.ZodObject;
+  /** Verifies and reduces one announcement to hints; throws CallbackRefused when it must not be trusted. */
+  receive(req: CallbackRequest, env: NodeJS.ProcessEnv): UpstreamHint[];
 }

@@ -129,6 +129,7 @@ async function main(): Promise<void> {
       RESULT_URL_SECRET: 'image-check-result-url-secret-0123456789',
     };
     const parts: ChildProcess[] = [];
+    let exitCodes: (number | null)[] = [];
     try {
       parts.push(await startPart(runtime, 'worker', env, /Worker started/));
       parts.push(await startPart(runtime, 'api', env, /API listening/));
@@ -139,10 +140,10 @@ async function main(): Promise<void> {
       if (models.status !== 200) throw new Error(`built API /v1/models answered ${models.status}`);
       console.log('built dist/: worker, API and simulator started with production dependencies only; /readyz 200, /v1/models 200');
     } finally {
-      const codes = await Promise.all(parts.map(stop));
+      exitCodes = await Promise.all(parts.map(stop));
       await temporal.stop();
-      if (codes.some((c) => c !== 0)) throw new Error(`a built part did not stop cleanly (exit codes ${codes.join(', ')})`);
     }
+    if (exitCodes.some((c) => c !== 0)) throw new Error(`a built part did not stop cleanly (exit codes ${exitCodes.join(', ')})`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -31,6 +31,19 @@ function devApiKey(dbFile: string): string {
 }
 
 /**
+ * The key that signs links to stored results (RESULT_URL_SECRET), made once and kept next to the database, so
+ * links handed out before a restart keep working after it.
+ */
+function devResultUrlSecret(dbFile: string): string {
+  const file = join(dirname(dbFile), 'dev-result-url-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = randomBytes(48).toString('base64url');
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
+
+/**
  * The banner's key line. The secret is printed only for the key `npm start` generated: an operator's own keys
  * (API_KEYS) are theirs to know, and never echoed to a terminal or a log.
  */
@@ -85,6 +98,7 @@ async function main(): Promise<void> {
     HOST: process.env.HOST ?? '127.0.0.1',
     WORKER_METRICS_HOST: process.env.WORKER_METRICS_HOST ?? '127.0.0.1',
     ...(generatedKey ? { API_KEYS: generatedKey } : {}),
+    ...(process.env.RESULT_URL_SECRET?.trim() ? {} : { RESULT_URL_SECRET: devResultUrlSecret(config.TEMPORAL_DB_FILE) }),
   };
   const apiConfig = loadApiConfig(env);
   const workerConfig = loadWorkerConfig(env);

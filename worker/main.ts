@@ -5,7 +5,7 @@
  * On a signal the worker stops polling, lets in-flight activities finish for up to WORKER_SHUTDOWN_GRACE_MS,
  * and exits: nothing is lost, since Temporal hands unfinished work to another worker.
  */
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { createActivities, type Adapters } from '../activities';
 import { decorateAdapter } from '../activities/adapter-decorator';
@@ -14,6 +14,9 @@ import { createLogger } from '../core/logger';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 import { buildCatalogue } from '../platforms';
 import { createHttpClient } from '../platforms/http';
+import { ResultCopier } from '../results/copy';
+import { allowedPrivateOrigins, createResultStore } from '../results/results-config';
+import { ensureRetentionSchedule, RETENTION_SCHEDULE_ID } from '../results/retention';
 import { ensureSearchAttributes } from './search-attributes';
 import { temporalLogger } from './temporal-logger';
 import { loadWorkerConfig } from './worker-config';
@@ -48,6 +51,20 @@ async function main(): Promise<void> {
   const clientConnection = await Connection.connect(connOpts);
   const added = await ensureSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE);
   if (added.length > 0) logger.info({ added }, 'Registered search attributes');
+  // The retention schedule (results/retention.ts): created or brought up to date by every worker at start. A
+  // failure (e.g. credentials without schedule rights) must not keep the worker from running tasks: loud, not fatal.
+  try {
+    const schedule = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
+    const how = await ensureRetentionSchedule(schedule, { taskQueue: config.TEMPORAL_TASK_QUEUE, retentionDays: config.RESULT_RETENTION_DAYS });
+    logger.info(
+      { scheduleId: RETENTION_SCHEDULE_ID, retentionDays: config.RESULT_RETENTION_DAYS },
+      config.RESULT_RETENTION_DAYS > 0
+        ? `Result retention schedule ${how}: results older than ${config.RESULT_RETENTION_DAYS} days are deleted daily`
+        : `Result retention schedule ${how}, paused: RESULT_RETENTION_DAYS=0 keeps results forever`,
+    );
+  } catch (err) {
+    logger.error({ err, scheduleId: RETENTION_SCHEDULE_ID }, 'OPERATOR ACTION NEEDED: could not create or update the result retention schedule; stored results are not being deleted');
+  }
   await clientConnection.close();
 
   const connection = await NativeConnection.connect(connOpts);
@@ -60,6 +77,22 @@ async function main(): Promise<void> {
   });
   const pushConfigured = new Set(Object.entries(config.platforms).filter(([, p]) => p.push).map(([id]) => id));
   const pushMonitor = new PushMonitor(pushConfigured, config.PUSH_HEALTH_WINDOW_MS);
+  // The result store (results/): where outputs are copied before a task succeeds. The simulator's origin is a
+  // private address in development and tests, so it is the one private origin allowed without being listed.
+  const resultStore = createResultStore(config);
+  const simulatedAny = Object.values(config.platforms).some((p) => p.simulated);
+  const copier = new ResultCopier(resultStore, {
+    maxBytes: config.RESULTS_MAX_BYTES,
+    connectTimeoutMs: config.RESULTS_CONNECT_TIMEOUT_MS,
+    idleTimeoutMs: config.RESULTS_IDLE_TIMEOUT_MS,
+    attemptTimeoutMs: config.RESULTS_COPY_TIMEOUT_MS,
+    attempts: config.RESULTS_COPY_ATTEMPTS,
+    allowPrivateOrigins: allowedPrivateOrigins(config, simulatedAny ? [config.SIM_BASE_URL] : []),
+  });
+  logger.info(
+    { store: resultStore.kind, maxBytes: config.RESULTS_MAX_BYTES },
+    resultStore.kind === 's3' ? `Results kept in bucket ${config.RESULTS_S3_BUCKET}${config.RESULTS_S3_ENDPOINT ? ` at ${config.RESULTS_S3_ENDPOINT}` : ''}` : `Results kept in ${config.RESULTS_DIR}`,
+  );
   const adapters: Adapters = {};
   for (const [platform, p] of Object.entries(config.platforms)) adapters[platform] = decorateAdapter(platform, p.createAdapter({ http }), observer);
 
@@ -76,6 +109,7 @@ async function main(): Promise<void> {
       timing: config.timing,
       push: pushMonitor,
       fallbackPollIntervalMs: config.POLL_FALLBACK_INTERVAL_MS,
+      results: { store: resultStore, copier, observer: metrics.resultObserver() },
     }),
     sinks: { ...metrics.sinks(), pushMonitor: { seen: { fn: (_info, platform: string) => pushMonitor.seen(platform) } } },
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
@@ -87,6 +121,8 @@ async function main(): Promise<void> {
   } finally {
     await connection.close();
     await http.close();
+    await copier.close();
+    await resultStore.close?.();
     await new Promise((resolve) => metricsServer.close(resolve));
     logger.info('Worker stopped');
   }

@@ -8,6 +8,7 @@ import { commonSchema, ConfigError, ms, optionalString, parseEnv, port, positive
 import type { Kind, PollTiming } from '../core/task';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS, ATTEMPT_HEADROOM_MS } from '../core/timeouts';
 import { loadEnabledPlatforms, PLATFORM_DEFINITIONS, platformsPublicEnv, platformsWorkerEnv, type WorkerPlatform } from '../platforms';
+import { resultCopySchema, resultStoreSchema } from '../results/results-config';
 
 export const workerOwnSchema = z.object({
   /** How long a stopping worker lets in-flight activities finish before handing them back. */
@@ -45,11 +46,19 @@ export const workerOwnSchema = z.object({
 });
 
 /** Everything a worker reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
-export const workerConfigSchema = commonSchema.extend(temporalSchema.shape).extend(workerOwnSchema.shape).extend(platformsPublicEnv.shape).extend(platformsWorkerEnv.shape);
+export const workerConfigSchema = commonSchema
+  .extend(temporalSchema.shape)
+  .extend(workerOwnSchema.shape)
+  .extend(resultStoreSchema.shape)
+  .extend(resultCopySchema.shape)
+  .extend(platformsPublicEnv.shape)
+  .extend(platformsWorkerEnv.shape);
 
 export type WorkerConfig = z.infer<typeof commonSchema> &
   z.infer<typeof temporalSchema> &
-  z.infer<typeof workerOwnSchema> & {
+  z.infer<typeof workerOwnSchema> &
+  z.infer<typeof resultStoreSchema> &
+  z.infer<typeof resultCopySchema> & {
     PLATFORMS_ENABLED: Set<string>;
     /** The enabled platforms, each real or simulated. */
     platforms: Record<string, WorkerPlatform>;
@@ -68,7 +77,7 @@ function checkUpstreamTimeouts(raw: z.infer<typeof workerOwnSchema>): void {
 }
 
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
-  const base = parseEnv(commonSchema.extend(temporalSchema.shape).extend(workerOwnSchema.shape), env);
+  const base = parseEnv(commonSchema.extend(temporalSchema.shape).extend(workerOwnSchema.shape).extend(resultStoreSchema.shape).extend(resultCopySchema.shape), env);
   checkUpstreamTimeouts(base);
   const PLATFORMS_ENABLED = loadEnabledPlatforms(env);
   const simulate = base.NODE_ENV !== 'production';

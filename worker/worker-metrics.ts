@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { InjectedSinks } from '@temporalio/worker';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { AdapterObserver } from '../activities/adapter-decorator';
+import type { ResultObserver } from '../activities/store-results';
 import { UpstreamError } from '../platforms/upstream-error';
 import type { TaskMetricsSinks } from '../workflows/metrics-interceptor';
 
@@ -43,8 +44,48 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  /** Copies into the result store (activities/store-results.ts), one per output: stored, or failed with a reason. */
+  readonly resultCopies = new Counter({
+    name: 'mediagate_result_copies_total',
+    help: 'Outputs copied into the result store, by outcome (stored, failed = the task keeps the platform link) and reason (none, too_large, content_type, private_address, timeout, upstream_status, network, …)',
+    labelNames: ['outcome', 'reason', 'role'] as const,
+    registers: [this.registry],
+  });
+
+  readonly resultCopyBytes = new Counter({
+    name: 'mediagate_result_copy_bytes_total',
+    help: 'Bytes written into the result store by copies that succeeded',
+    registers: [this.registry],
+  });
+
+  readonly resultCopyDuration = new Histogram({
+    name: 'mediagate_result_copy_duration_seconds',
+    help: 'Time to copy one output into the result store (all attempts), by outcome',
+    labelNames: ['outcome'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+    registers: [this.registry],
+  });
+
+  readonly resultsDeleted = new Counter({
+    name: 'mediagate_results_deleted_total',
+    help: 'Stored results deleted by the retention cleanup',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The result activities' observer (activities/store-results.ts). */
+  resultObserver(): ResultObserver {
+    return {
+      copied: (outcome, reason, role, bytes, seconds) => {
+        this.resultCopies.inc({ outcome, reason, role });
+        if (bytes > 0) this.resultCopyBytes.inc(bytes);
+        this.resultCopyDuration.observe({ outcome }, seconds);
+      },
+      cleaned: (report) => this.resultsDeleted.inc(report.deleted),
+    };
   }
 
   /** Sinks for the workflow interceptor; not called during replay, so an outcome is counted once. */

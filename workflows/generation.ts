@@ -169,11 +169,10 @@ const RESUBMIT_PAUSE_MS = 10_000;
  * `stored: false` rather than failing the task. Versioned: runs before it recorded the platform's links only.
  */
 export const STORE_RESULTS_PATCH = 'store-results';
-// TODO(integration): the result-store activity lands with results/ (issue 13); typed here until then.
-const { storeResults } = proxyActivities<Activities & { storeResults(input: StoreResultsInput): Promise<ResultItem[]> }>({
+const { storeResults } = proxyActivities<Activities>({
   // Streams up to RESULTS_MAX_BYTES; heartbeats carry progress, so a worker that dies mid-copy is noticed fast.
   startToCloseTimeout: '10m',
-  heartbeatTimeout: '15s',
+  heartbeatTimeout: '10s',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3 },
 });
 

@@ -1,6 +1,6 @@
 /** Queries and signals of the generation workflow, shared by the workflow and the API so names are never retyped. */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { TaskState } from '../core/task';
+import { UPSTREAM_EVENT_SIGNAL, type TaskState } from '../core/task';
 
 /** Live status and progress of a running task. */
 export const taskStateQuery = defineQuery<TaskState>('taskState');
@@ -15,4 +15,4 @@ export interface UpstreamEventHint {
   /** How the event named the job, for the logs. */
   upstreamTaskId?: string;
 }
-export const upstreamEventSignal = defineSignal<[UpstreamEventHint]>('upstreamEvent');
+export const upstreamEventSignal = defineSignal<[UpstreamEventHint]>(UPSTREAM_EVENT_SIGNAL);

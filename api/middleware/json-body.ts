@@ -99,6 +99,17 @@ function readBody(ctx: AppContext, opts: JsonBodyOptions, encoding: string): Pro
   });
 }
 
+/**
+ * A body as raw bytes, with the same bounds (declared and actual size, time, encodings): for the platforms'
+ * callbacks, whose signatures cover the exact bytes (api/routes/callbacks.ts).
+ */
+export async function readRawBody(ctx: AppContext, opts: JsonBodyOptions): Promise<Buffer> {
+  const declared = ctx.get('Content-Length');
+  if (declared !== '' && Number(declared) > opts.limitBytes) throw tooLarge(opts.limitBytes);
+  if (ctx.get('Transfer-Encoding') === '' && (declared === '' || Number(declared) === 0)) return Buffer.alloc(0);
+  return readBody(ctx, opts, ctx.get('Content-Encoding').trim().toLowerCase());
+}
+
 /** The path of the first forbidden key in a parsed JSON value, if any. */
 function forbiddenKey(value: unknown, path: string[] = []): string | undefined {
   if (Array.isArray(value)) {

@@ -44,8 +44,10 @@ export function asyncRecord(task: StartedTask) {
   return { task_id: task.taskId, status: 'pending' as const, model: task.model, message: pollMessage(task.taskId) };
 }
 
-function syncBody(taskId: string, result: GenerationResult) {
-  return { created: result.created, data: result.data, ...(result.extras ?? {}), task_id: taskId };
+/** Spec 2.3 with fresh links to the stored outputs (results/result-links.ts). */
+async function syncBody(deps: AppDeps, taskId: string, result: GenerationResult) {
+  const shown = await deps.tasks.renderResult(taskId, result);
+  return { created: result.created, data: shown.data, ...shown.extras, task_id: taskId };
 }
 
 /**
@@ -159,7 +161,7 @@ async function waitForResult(ctx: AppContext, deps: AppDeps, task: StartedTask):
   deps.shutdownSignal.addEventListener('abort', onShutdown, { once: true });
   try {
     const result = await trackSyncWait(() => deps.tasks.awaitResult(task.taskId, abort.signal));
-    ctx.body = syncBody(task.taskId, result);
+    ctx.body = await syncBody(deps, task.taskId, result);
   } catch (err) {
     if (err instanceof GenerationFailed) throw failureError(task.taskId, err.error);
     if (why === 'shutdown') {

@@ -66,6 +66,12 @@ describe('GET /v1/models', () => {
     expect(v20).toMatchObject({ owned_by: 'V', durations: { min: 4, max: 15 } });
     expect(v20.capabilities).toEqual(expect.arrayContaining(['sound', 'reference_video']));
     expect(body.data.filter((m) => m.id === 'VendorK-2.1').map((m) => m.type).sort()).toEqual(['image', 'video']);
+    // Platform B: what Baidu lists each model for (K21 is image-to-video only), and NB's limits.
+    const k21 = body.data.find((m) => m.id === 'K21')!;
+    expect(k21).toMatchObject({ owned_by: 'B', type: 'video', durations: { values: [5, 10] }, max_prompt_length: 2500 });
+    expect(k21.capabilities).toEqual(expect.arrayContaining(['image_to_video']));
+    expect(k21.capabilities).not.toContain('text_to_video');
+    expect(body.data.find((m) => m.id === 'NB' && m.type === 'image')).toMatchObject({ owned_by: 'B', max_images: 1, max_reference_images: 3, qualities: ['standard', '1K'] });
   });
 
   test("a key with an allowlist sees only its models, and others are 403", async () => {
@@ -121,9 +127,9 @@ describe('error envelope for every non-2xx answer', () => {
 
 describe('async submission and task records', () => {
   test('image generation, async: the record of spec 2.4 through to success', async () => {
-    const r = await alice.post('/v1/async/images/generations', { model: 'NB', prompt: 'a lighthouse', n: 2, size: '1024x1024' });
+    const r = await alice.post('/v1/async/images/generations', { model: 'I4YG1', prompt: 'a lighthouse', n: 2, size: '1024x1024' });
     expect(r.status).toBe(200);
-    expect(taskRecordSchema.parse(r.body)).toMatchObject({ status: 'pending', model: 'NB', message: expect.stringMatching(/GET \/v1\/generations\//) });
+    expect(taskRecordSchema.parse(r.body)).toMatchObject({ status: 'pending', model: 'I4YG1', message: expect.stringMatching(/GET \/v1\/generations\//) });
     const done = taskRecordSchema.parse(await alice.waitForTask(r.body.task_id));
     expect(done.status).toBe('success');
     expect(done.data).toHaveLength(2);

@@ -41,14 +41,16 @@ const V20 = 'vendor-video-2-0-260128';
 
 describe('spec §4 rule 1: platform B text-to-video needs action "text_to_video" and duration', () => {
   test('without duration → 400 duration', () =>
-    expectRejected(VIDEO, { model: 'K21', action: 'text_to_video', prompt: uniquePrompt('b-t2v') }, 'duration', 'missing_parameter'));
+    expectRejected(VIDEO, { model: 'K20', action: 'text_to_video', prompt: uniquePrompt('b-t2v') }, 'duration', 'missing_parameter'));
   test('without action (defaults to image_to_video) and without image → 400 image, naming text_to_video', async () => {
-    const err = await expectRejected(VIDEO, { model: 'K21', prompt: uniquePrompt('b-noaction'), duration: 5 }, 'image');
+    const err = await expectRejected(VIDEO, { model: 'K20', prompt: uniquePrompt('b-noaction'), duration: 5 }, 'image');
     expect(err.message).toMatch(/text_to_video/);
   });
   test('action text_to_video with an image → 400 action', () =>
-    expectRejected(VIDEO, { model: 'K21', action: 'text_to_video', prompt: uniquePrompt('b-t2v-img'), duration: 5, image: { imageUrl: 'https://x.test/a.png' } }, 'action'));
-  test('a complete request is accepted', () => expectAccepted(VIDEO, { model: 'K21', action: 'text_to_video', prompt: uniquePrompt('b-ok'), duration: 5 }));
+    expectRejected(VIDEO, { model: 'K20', action: 'text_to_video', prompt: uniquePrompt('b-t2v-img'), duration: 5, image: { imageUrl: 'https://x.test/a.png' } }, 'action'));
+  test('a complete request is accepted', () => expectAccepted(VIDEO, { model: 'K20', action: 'text_to_video', prompt: uniquePrompt('b-ok'), duration: 5 }));
+  test('text-to-video on a model Baidu lists for image-to-video only (K21) → 400 action', () =>
+    expectRejected(VIDEO, { model: 'K21', action: 'text_to_video', prompt: uniquePrompt('b-i2v-only'), duration: 5 }, 'action', 'unsupported_parameter'));
 });
 
 describe('spec §4 rule 2: platform B image-to-video needs image {imageUrl}', () => {
@@ -113,14 +115,14 @@ describe('spec §4 rule 7: video_url only on platform V 2.0 models', () => {
     expectRejected(VIDEO, { model, prompt: uniquePrompt('vurl'), duration: 5, video_url: 'https://x.test/v.mp4' }, 'video_url'));
   test('accepted on the 2.0 model (video editing)', () => expectAccepted(VIDEO, { model: V20, prompt: uniquePrompt('vurl-ok'), duration: 5, video_url: 'https://x.test/v.mp4' }));
   test('on a platform B model → 400 video_url', () =>
-    expectRejected(VIDEO, { model: 'K21', action: 'text_to_video', prompt: uniquePrompt('vurl-b'), duration: 5, video_url: 'https://x.test/v.mp4' }, 'video_url'));
+    expectRejected(VIDEO, { model: 'K20', action: 'text_to_video', prompt: uniquePrompt('vurl-b'), duration: 5, video_url: 'https://x.test/v.mp4' }, 'video_url'));
 });
 
 describe('spec §4 rule 8: platform T models take output_config / file_infos', () => {
   test('output_config on a V model → 400 output_config', () =>
     expectRejected(VIDEO, { model: V10, prompt: uniquePrompt('oc-v'), duration: 5, output_config: { Resolution: '1080P' } }, 'output_config'));
   test('file_infos on a B model → 400 file_infos', () =>
-    expectRejected(VIDEO, { model: 'K21', action: 'text_to_video', prompt: uniquePrompt('fi-b'), duration: 5, file_infos: [{ Type: 'Url', Url: 'https://x.test/a.png' }] }, 'file_infos'));
+    expectRejected(VIDEO, { model: 'K20', action: 'text_to_video', prompt: uniquePrompt('fi-b'), duration: 5, file_infos: [{ Type: 'Url', Url: 'https://x.test/a.png' }] }, 'file_infos'));
   test('output_config keys are checked: unknown key, bad AudioGeneration, bad resolution', async () => {
     await expectRejected(VIDEO, { model: 'VendorK-2.1', prompt: uniquePrompt('oc-key'), output_config: { Fps: 30 } }, 'output_config.Fps', 'unknown_parameter');
     await expectRejected(VIDEO, { model: 'VendorK-2.1', prompt: uniquePrompt('oc-audio'), output_config: { AudioGeneration: 'On' } }, 'output_config.AudioGeneration');
@@ -164,9 +166,10 @@ describe('per-model durations and resolutions (spec 2.5)', () => {
     await expectRejected(VIDEO, { model: 'vendor-video-1-0-lite-i2v-250428', prompt: uniquePrompt('i2v-only'), duration: 5 }, 'image_url');
     await expectRejected(VIDEO, { model: 'vendor-video-1-0-lite-t2v-250428', prompt: uniquePrompt('t2v-only'), duration: 5, image_url: 'https://x.test/a.png' }, 'image_url');
   });
-  test('service_tier draft only where the model has draft mode', async () => {
+  test('service_tier draft only where the model has draft mode (1.5 pro; unconfirmed on 2.0 fast)', async () => {
     await expectRejected(VIDEO, { model: V10, prompt: uniquePrompt('draft'), duration: 5, service_tier: 'draft' }, 'service_tier');
-    await expectAccepted(VIDEO, { model: 'vendor-video-2-0-fast-260128', prompt: uniquePrompt('draft-ok'), duration: 5, service_tier: 'draft' });
+    await expectRejected(VIDEO, { model: 'vendor-video-2-0-fast-260128', prompt: uniquePrompt('draft-fast'), duration: 5, service_tier: 'draft' }, 'service_tier');
+    await expectAccepted(VIDEO, { model: V15, prompt: uniquePrompt('draft-ok'), duration: 5, service_tier: 'draft' });
   });
 });
 
@@ -183,14 +186,17 @@ describe('image requests (spec 2.2, 2.6)', () => {
       await expectAccepted(IMAGE, { model: 'NB', prompt: uniquePrompt(`size-${size}`), size });
     }
   });
-  test('quality standard|hd everywhere, 2K only on platform B', async () => {
+  test('quality standard|hd on GEM; 2K on platform B and VendorK-2.1, which has no hd', async () => {
     await expectRejected(IMAGE, { model: 'GEM-3.0', prompt: uniquePrompt('q2k'), quality: '2K' }, 'quality');
+    await expectRejected(IMAGE, { model: 'VendorK-2.1', prompt: uniquePrompt('qhd-k'), quality: 'hd' }, 'quality');
+    await expectAccepted(IMAGE, { model: 'VendorK-2.1', prompt: uniquePrompt('q2k-k'), quality: '2K' });
     await expectRejected(IMAGE, { model: 'NB', prompt: uniquePrompt('qbad'), quality: 'ultra' }, 'quality');
     await expectAccepted(IMAGE, { model: 'NBP', prompt: uniquePrompt('q2k-b'), quality: '2K' });
     await expectAccepted(IMAGE, { model: 'GEM-3.0', prompt: uniquePrompt('qhd'), quality: 'hd' });
   });
-  test('n only on platform B image models, 1 to 4', async () => {
+  test('n only on models that make several images (platform B, VendorK-2.1), 1 to 4', async () => {
     await expectRejected(IMAGE, { model: 'GEM-2.5', prompt: uniquePrompt('n-t'), n: 2 }, 'n');
+    await expectAccepted(IMAGE, { model: 'VendorK-2.1', prompt: uniquePrompt('n-k'), n: 2 });
     await expectRejected(IMAGE, { model: 'NB', prompt: uniquePrompt('n5'), n: 5 }, 'n');
     await expectRejected(IMAGE, { model: 'NB', prompt: uniquePrompt('n0'), n: 0 }, 'n');
     await expectRejected(IMAGE, { model: 'NB', prompt: uniquePrompt('nfrac'), n: 1.5 }, 'n');
@@ -228,10 +234,10 @@ describe('types, enums and bounds of every field', () => {
   ])('%s %p → 400', (param, value) => expectRejected(VIDEO, { model: V10, prompt: uniquePrompt(param), duration: 5, [param]: value }, param));
   test('B audio "true" only on models that generate sound', async () => {
     await expectRejected(VIDEO, { model: 'H23', action: 'text_to_video', prompt: uniquePrompt('h-audio'), duration: 6, audio: 'true' }, 'audio');
-    await expectAccepted(VIDEO, { model: 'K21', action: 'text_to_video', prompt: uniquePrompt('k-audio'), duration: 5, audio: 'true' });
+    await expectAccepted(VIDEO, { model: 'VE3.1', action: 'text_to_video', prompt: uniquePrompt('veo-audio'), duration: 8, audio: 'true' });
   });
   test('B audio/bgm are the strings "true"/"false"', () =>
-    expectRejected(VIDEO, { model: 'K21', action: 'text_to_video', prompt: uniquePrompt('bgm'), duration: 5, bgm: true }, 'bgm'));
+    expectRejected(VIDEO, { model: 'K20', action: 'text_to_video', prompt: uniquePrompt('bgm'), duration: 5, bgm: true }, 'bgm'));
   test('a body that is not an object → 400 body', async () => {
     const r = await alice.request('POST', VIDEO, { rawBody: '[1,2]', headers: { 'Content-Type': 'application/json' } });
     expect(r.status).toBe(400);

@@ -27,6 +27,9 @@ export const TEST_KEYS = {
   dave: { id: 'dave', secret: 'sk-test-dave-0123456789abcdef' },
 } as const;
 
+/** Signs the stack's links to stored results (RESULT_URL_SECRET); test-only. */
+export const TEST_RESULT_URL_SECRET = 'test-result-url-secret-0123456789abcdefghij';
+
 export const CAROL_LIMITS = { models: ['vendor-video-1-0-pro-250528', 'NB'], rate_limit_rps: 4, max_inflight: 2 } as const;
 
 function writeKeysFile(dir: string): string {
@@ -176,6 +179,11 @@ export class Stack {
     return `http://127.0.0.1:${this.apiPorts[0]}`;
   }
 
+  /** The directory result store of this stack (unless its env selects S3). */
+  get resultsDir(): string {
+    return this.baseEnv.RESULTS_DIR!;
+  }
+
   get dbFile(): string {
     return join(this.dataDir, 'temporal.db');
   }
@@ -205,6 +213,9 @@ export class Stack {
       POLL_INTERVAL_VIDEO_MS: '300',
       WORKER_SHUTDOWN_GRACE_MS: '5000',
       API_SHUTDOWN_GRACE_MS: '5000',
+      // Stored results (results/) in the stack's own directory, never the repository's data/results.
+      RESULTS_DIR: join(this.dataDir, 'results'),
+      RESULT_URL_SECRET: TEST_RESULT_URL_SECRET,
       ...(this.opts.env ?? {}),
     };
     await Promise.all([this.startTemporal(), this.startSim()]);

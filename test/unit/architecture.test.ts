@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '..', '..');
-const SOURCE_DIRS = ['api', 'activities', 'core', 'platforms', 'workflows', 'worker', 'sim', 'scripts'];
+const SOURCE_DIRS = ['api', 'activities', 'core', 'platforms', 'results', 'workflows', 'worker', 'sim', 'scripts'];
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
