@@ -123,6 +123,51 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   });
   registry.registerPath({
     method: 'get',
+    path: '/v1/generations/{task_id}/content',
+    summary: "A finished task's kept result file (HEAD too); data[].url links here",
+    description:
+      "The owner's Bearer key, or the expiring signed token of a link the API handed out (so a browser <video> tag needs no header). HTTP Range is supported (206/416); ETag is the sha256 of the bytes.",
+    security: [{ bearerAuth: [] }, {}],
+    request: {
+      params: taskParams,
+      query: z.object({
+        index: z.string().regex(/^\d+$/).optional().describe('Which result (data[index]); default 0'),
+        which: z.enum(['last_frame']).optional().describe("V's last frame instead of a result"),
+        token: z.string().optional().describe('From a link the API handed out'),
+      }),
+      headers: z.object({ Range: z.string().optional().describe('bytes=start-end') }),
+    },
+    responses: {
+      200: { description: 'The file', content: { 'application/octet-stream': { schema: z.string().describe('binary') } } },
+      206: { description: 'The requested byte range', content: { 'application/octet-stream': { schema: z.string().describe('binary') } } },
+      404: errorResponse("No such task, result or kept copy (or another key's)"),
+      416: errorResponse('The range cannot be satisfied'),
+      ...COMMON_ERRORS,
+    },
+  });
+  const callbackAnswer = z.object({ received: z.number().int(), signalled: z.number().int() });
+  for (const path of ['/v1/callbacks/{platform}', '/v1/callbacks/{platform}/{task_id}']) {
+    registry.registerPath({
+      method: 'post',
+      path,
+      summary: "For the platforms: an announcement that a job changed state (a hint: the task polls and trusts only the poll)",
+      description:
+        "No API key: V's URL carries a per-task token, T's and B's events are verified by the platform's signature and expiry. The answer is 200 once the announcement is handed on to its task.",
+      security: [],
+      request: { params: z.object({ platform: z.string(), ...(path.endsWith('{task_id}') ? { task_id: z.string() } : {}) }) },
+      responses: {
+        200: { description: 'Handed on', content: json(callbackAnswer) },
+        400: errorResponse('Malformed announcement'),
+        401: errorResponse('Bad token or signature, or expired'),
+        404: errorResponse('No callbacks for this platform'),
+        413: errorResponse('Body too large'),
+        429: errorResponse('Too many callbacks'),
+        503: errorResponse('Temporal unavailable (the platform retries)'),
+      },
+    });
+  }
+  registry.registerPath({
+    method: 'get',
     path: '/v1/tasks',
     summary: "The calling key's tasks: running first, then finished ones by most recent close time",
     security: [{ bearerAuth: [] }],

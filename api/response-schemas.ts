@@ -6,7 +6,12 @@ import { z } from 'zod';
 import { PLATFORM_DEFINITIONS } from '../platforms';
 import { listQuerySchema } from './routes/tasks';
 
-const resultItem = z.object({ url: z.string() }).meta({ id: 'ResultItem' });
+const resultItem = z
+  .object({
+    url: z.string().describe("The gateway's link to its kept copy (fresh on every read, valid RESULT_URL_TTL), or the platform's own link"),
+    stored: z.literal(false).optional().describe("Present when the copy failed: url is the platform's temporary link"),
+  })
+  .meta({ id: 'ResultItem' });
 
 export const usageSchema = z.object({ completion_tokens: z.number().int(), total_tokens: z.number().int() });
 
