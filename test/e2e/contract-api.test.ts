@@ -13,7 +13,7 @@ import {
   taskListSchema,
   taskRecordSchema,
 } from '../../api/response-schemas';
-import { ApiClient } from '../support/client';
+import { ApiClient, type Reply } from '../support/client';
 import { startExtraApi } from '../support/extra-api';
 import { sharedStack } from '../support/shared-stack';
 import { CAROL_LIMITS } from '../support/stack';
@@ -241,7 +241,7 @@ describe('per-key limits', () => {
     // that carol's rate from API_KEYS_FILE reaches it. Bursts of 3× the rate until one is refused: however slow
     // the machine, a burst lands within a second long before the rounds run out.
     const carol = api('carol');
-    let limited: Awaited<ReturnType<typeof carol.get>>[] = [];
+    let limited: Reply[] = [];
     for (let round = 0; round < 20 && limited.length === 0; round++) {
       const replies = await Promise.all(Array.from({ length: CAROL_LIMITS.rate_limit_rps * 3 }, () => carol.get('/v1/models')));
       limited = replies.filter((r) => r.status === 429);
