@@ -10,7 +10,7 @@
 import type { PlatformAdapter } from '../platforms/platform';
 import { UpstreamError } from '../platforms/upstream-error';
 
-export type AdapterOperation = 'submit' | 'findSubmitted' | 'poll' | 'cancel';
+export type AdapterOperation = 'submit' | 'findSubmitted' | 'poll' | 'cancel' | 'pullEvents' | 'confirmEvents';
 
 export interface AdapterObserver {
   /** Called when a call starts; the returned function is called once when it ends. */
@@ -45,6 +45,10 @@ export function decorateAdapter(platform: string, adapter: PlatformAdapter, obse
     poll: observed('poll', adapter.poll.bind(adapter)),
   };
   if (adapter.findSubmitted) decorated.findSubmitted = observed('findSubmitted', adapter.findSubmitted.bind(adapter));
+  if (adapter.events) {
+    const events = adapter.events;
+    decorated.events = { pull: observed('pullEvents', events.pull.bind(events)), confirm: observed('confirmEvents', events.confirm.bind(events)) };
+  }
   if (adapter.cancel) {
     const cancel = observed('cancel', adapter.cancel.bind(adapter));
     decorated.cancel = async (kind, id) => {

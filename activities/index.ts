@@ -11,6 +11,7 @@ import type { Kind, PollTiming, UpstreamStatus } from '../core/task';
 import type { PlatformAdapter } from '../platforms/platform';
 import { toActivityFailure } from './activity-failure';
 import { createResultActivities, type ResultActivityDeps } from './store-results';
+import { createPlatformEventsActivity, type PlatformEventsDeps } from './platform-events';
 import { createSubmitActivity, type SubmitInput } from './submit';
 
 export type { SubmitInput } from './submit';
@@ -34,11 +35,13 @@ export interface ActivityDeps {
   push?: { isConfigured(platform: string): boolean; healthy(platform: string): boolean };
   /** The wait between polls while a platform's callbacks arrive (POLL_FALLBACK_INTERVAL_MS). */
   fallbackPollIntervalMs?: number;
+  /** Hands a pulled platform event on to its task (core/task-hints.ts); absent: no event queue is consumed. */
+  hint?: PlatformEventsDeps['hint'];
   /** The result store and the copy into it (activities/store-results.ts: storeResults, cleanupResults). */
   results: ResultActivityDeps;
 }
 
-export function createActivities({ catalogue, adapters, timing, push, fallbackPollIntervalMs, results }: ActivityDeps) {
+export function createActivities({ catalogue, adapters, timing, push, fallbackPollIntervalMs, results, hint }: ActivityDeps) {
   function adapterFor(platform: string): PlatformAdapter {
     const adapter = adapters[platform];
     if (!adapter) {
@@ -61,6 +64,11 @@ export function createActivities({ catalogue, adapters, timing, push, fallbackPo
     }
   }
 
+  const consumePlatformEvents = createPlatformEventsActivity({
+    adapterFor,
+    hint: hint ?? (async () => Promise.reject(new Error('no Temporal client to hand platform events on with'))),
+  });
+
   return {
     /** Copying outputs into the result store, and deleting them after the retention (activities/store-results.ts). */
     ...createResultActivities(results),
@@ -72,6 +80,9 @@ export function createActivities({ catalogue, adapters, timing, push, fallbackPo
       const status = await guarded(() => adapterFor(platform).poll(kind, upstreamTaskId));
       return push?.healthy(platform) ? { ...status, pushHealthy: true } : status;
     },
+
+    /** The pull consumer's turn at a platform's event queue (workflows/platform-events.ts). */
+    consumePlatformEvents,
 
     async cancelGeneration({ platform, kind, upstreamTaskId }: CancelInput): Promise<void> {
       return guarded(async () => {

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { bool, commonSchema, optionalString, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
-import { loadEnabledPlatforms, platformsPublicEnv } from '../platforms';
+import { loadEnabledPlatforms, platformsCallbackEnv, platformsPublicEnv } from '../platforms';
 import { resolveLinks, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
 
 export const apiOwnSchema = z.object({
@@ -32,6 +32,7 @@ export const apiConfigSchema = commonSchema
   .extend(apiOwnSchema.shape)
   .extend(resultStoreSchema.shape)
   .extend(resultLinksSchema.shape)
+  .extend(platformsCallbackEnv.shape)
   .extend(platformsPublicEnv.shape);
 
 export type ApiConfig = z.infer<typeof commonSchema> &
@@ -46,5 +47,7 @@ export type ApiConfig = z.infer<typeof commonSchema> &
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   const base = parseEnv(commonSchema.extend(temporalSchema.shape).extend(apiOwnSchema.shape).extend(resultStoreSchema.shape).extend(resultLinksSchema.shape), env);
+  // The callback receivers' settings (signing keys, the token secret) are read per callback; a bad one fails here, at start.
+  parseEnv(platformsCallbackEnv, env);
   return { ...base, PLATFORMS_ENABLED: loadEnabledPlatforms(env), links: resolveLinks(base) };
 }

@@ -12,6 +12,7 @@ import { requestContext } from './middleware/request-context';
 import { routeGuard } from './middleware/route-guard';
 import { openApiDocument } from './openapi';
 import { withRequestOrigin } from '../results/result-links';
+import { callbackRoutes } from './routes/callbacks';
 import { cancelRoutes } from './routes/cancel';
 import { contentRoutes } from './routes/content';
 import { generationRoutes } from './routes/generations';
@@ -55,16 +56,21 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // Stored results' content: its own router, mounted before authentication, since a signed link (?token=) stands
   // in for the Bearer header there (api/routes/content.ts authenticates either way itself).
   const content = contentRoutes(deps);
+  // The platforms' announcements: outside Bearer auth (a platform has no API key); each is verified by its
+  // platform's receiver — a per-task token or the platform's signature — and is only ever a hint to poll.
+  const callbacks = new Router<AppState>();
+  callbackRoutes(callbacks, deps);
 
   app.use(requestContext(deps.logger));
   // Links to stored results rendered during this request are based on the origin the client reached (unless
   // PUBLIC_BASE_URL says otherwise); with TRUST_PROXY that is X-Forwarded-Proto/-Host.
   app.use((ctx, next) => withRequestOrigin(`${ctx.protocol}://${ctx.host}`, next));
-  app.use(httpMetrics([health, v1, content]));
+  app.use(httpMetrics([health, v1, content, callbacks]));
   app.use(errorEnvelope());
-  app.use(routeGuard([health, v1, content]));
+  app.use(routeGuard([health, v1, content, callbacks]));
   app.use(health.routes());
   app.use(content.routes());
+  app.use(callbacks.routes());
   app.use(authenticate(deps.keys));
   app.use(rateLimit(deps.limits));
   app.use(jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS }));

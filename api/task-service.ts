@@ -21,6 +21,7 @@ import {
 } from '@temporalio/client';
 import type { ModelEntry } from '../core/catalogue';
 import { SA } from '../core/search-attributes';
+import { hintTask, type HintOutcome, type TaskHint } from '../core/task-hints';
 import type { GenerationInput, GenerationRequest, GenerationResult, TaskError, TaskMemo, TaskStatus } from '../core/task';
 import { isFailureReason } from '../core/task';
 import { publicItems, type PublicResultItem, type RenderedResult, type ResultLinks } from '../results/result-links';
@@ -166,6 +167,11 @@ export class TaskService {
     }
     if (desc.typedSearchAttributes.get(SA.owner) !== ownerId || desc.type !== WORKFLOW_TYPE) return undefined;
     return desc;
+  }
+
+  /** Hands a platform's announcement on to the task it concerns, as a signal (core/task-hints.ts). */
+  hint(platform: string, hint: TaskHint): Promise<HintOutcome> {
+    return hintTask(this.client, platform, hint);
   }
 
   /** How many of the key's tasks are running (Temporal visibility; eventually consistent). */

@@ -37,6 +37,18 @@ export const temporalSchema = z.object({
   TEMPORAL_TLS: bool(false),
 });
 
+/**
+ * Where the platforms reach the gateway, and the key of the per-task callback tokens: both the API (which
+ * receives callbacks, api/routes/callbacks.ts) and the worker (which hands callback URLs to the platforms) read
+ * them. Without PUBLIC_BASE_URL nothing is pushed to the gateway (V and B), and tasks rely on polling alone.
+ */
+export const callbackSchema = z.object({
+  /** The gateway's public base URL (e.g. https://api.example.com), as platforms and clients reach it. */
+  PUBLIC_BASE_URL: optionalUrl,
+  /** HMAC key of the per-task callback tokens (≥ 32 characters); required when PUBLIC_BASE_URL is set in production. */
+  CALLBACK_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters (e.g. `openssl rand -base64 48`)').optional()),
+});
+
 /** Parses `env` with `schema`, or throws a ConfigError naming every bad variable. */
 export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.infer<S> {
   const parsed = schema.safeParse(env);

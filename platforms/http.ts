@@ -14,7 +14,7 @@ export interface HttpResponse {
 }
 
 export interface HttpClient {
-  send(method: 'GET' | 'POST' | 'DELETE', url: string, opts?: { headers?: Record<string, string>; body?: string }): Promise<HttpResponse>;
+  send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, opts?: { headers?: Record<string, string>; body?: string }): Promise<HttpResponse>;
 }
 
 export interface HttpOptions {

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { Catalogue } from '../core/catalogue';
-import { configError, parseEnv } from '../core/config';
+import { callbackSchema, configError, parseEnv } from '../core/config';
 import { platformB } from './b';
 import type { PlatformDefinition } from './platform';
 import { generalImageFields, generalVideoFields } from './request';
@@ -68,6 +68,9 @@ export const platformsEnabledSchema = z.object({
 
 /** Every platform's public (non-secret) configuration, read by the API and the worker alike. */
 export const platformsPublicEnv = PLATFORM_DEFINITIONS.reduce<z.ZodObject>((acc, p) => acc.extend(p.publicEnv.shape), platformsEnabledSchema);
+
+/** What the API reads to verify the platforms' pushed announcements (tokens, signing keys), with where it is reached. */
+export const platformsCallbackEnv = PLATFORM_DEFINITIONS.reduce<z.ZodObject>((acc, p) => (p.callbacks ? acc.extend(p.callbacks.env.shape) : acc), callbackSchema);
 
 /** Every platform's worker-only configuration (endpoints, credentials). */
 export const platformsWorkerEnv = PLATFORM_DEFINITIONS.reduce<z.ZodObject>((acc, p) => acc.extend(p.workerEnv.shape), z.object({}));

@@ -49,7 +49,7 @@ export interface PlatformAdapter {
    */
   cancel?(kind: Kind, upstreamTaskId: string): Promise<void>;
   /** Present when the platform's announcements are pulled by the gateway rather than pushed to it. */
-  readonly events?: PlatformEventQueue;
+  events?: PlatformEventQueue;
 }
 
 /**

@@ -10,7 +10,7 @@ import { parse } from 'yaml';
 import type { z } from 'zod';
 import { apiConfigSchema } from '../api/api-config';
 import { ALL_SEARCH_ATTRIBUTES } from '../core/search-attributes';
-import { platformsWorkerEnv } from '../platforms';
+import { platformsCallbackEnv, platformsWorkerEnv } from '../platforms';
 import { simConfigSchema } from '../sim/sim-config';
 import { workerConfigSchema } from '../worker/worker-config';
 
@@ -21,8 +21,8 @@ const REQUIRED = ['postgresql', ...ONE_SHOT, 'temporal', 'temporal-ui', 'api', '
 const SCALABLE = ['api', 'worker'];
 /** The gateway's own services: every variable each is given must be one its config schema knows. */
 const SCHEMAS: Record<string, z.ZodObject> = { api: apiConfigSchema, worker: workerConfigSchema, sim: simConfigSchema };
-/** Upstream endpoints and credentials: the workers' alone. */
-const WORKER_ONLY = Object.keys(platformsWorkerEnv.shape);
+/** Upstream endpoints and credentials: the workers' alone (the callback receivers' settings are the API's too). */
+const WORKER_ONLY = Object.keys(platformsWorkerEnv.shape).filter((k) => !(k in platformsCallbackEnv.shape));
 
 interface Service {
   image?: string;

@@ -34,13 +34,28 @@ function devApiKey(dbFile: string): string {
  * The key that signs links to stored results (RESULT_URL_SECRET), made once and kept next to the database, so
  * links handed out before a restart keep working after it.
  */
-function devResultUrlSecret(dbFile: string): string {
-  const file = join(dirname(dbFile), 'dev-result-url-secret');
+function devSecret(dbFile: string, name: 'dev-result-url-secret' | 'dev-callback-secret'): string {
+  const file = join(dirname(dbFile), name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const secret = randomBytes(48).toString('base64url');
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });
   return secret;
+}
+
+/**
+ * Push on the embedded default, as production would run it: the simulated platforms announce finished jobs (V
+ * per task and B per account to the local API, T through its pull queue, which needs no public URL). Only what
+ * the operator left unset, and never for a real account's settings (those are theirs to opt into).
+ */
+function pushDefaults(env: NodeJS.ProcessEnv, dbFile: string, port: number, simulated: readonly string[]): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  const unset = (k: string) => !env[k]?.trim();
+  if (unset('PUBLIC_BASE_URL')) out.PUBLIC_BASE_URL = `http://127.0.0.1:${port}`;
+  if (unset('CALLBACK_SECRET')) out.CALLBACK_SECRET = devSecret(dbFile, 'dev-callback-secret');
+  if (simulated.includes('B') && unset('PLATFORM_B_CALLBACKS')) out.PLATFORM_B_CALLBACKS = 'manage';
+  if (simulated.includes('T') && unset('PLATFORM_T_EVENTS')) out.PLATFORM_T_EVENTS = 'pull';
+  return out;
 }
 
 /**
@@ -98,11 +113,12 @@ async function main(): Promise<void> {
     HOST: process.env.HOST ?? '127.0.0.1',
     WORKER_METRICS_HOST: process.env.WORKER_METRICS_HOST ?? '127.0.0.1',
     ...(generatedKey ? { API_KEYS: generatedKey } : {}),
-    ...(process.env.RESULT_URL_SECRET?.trim() ? {} : { RESULT_URL_SECRET: devResultUrlSecret(config.TEMPORAL_DB_FILE) }),
+    ...(process.env.RESULT_URL_SECRET?.trim() ? {} : { RESULT_URL_SECRET: devSecret(config.TEMPORAL_DB_FILE, 'dev-result-url-secret') }),
   };
+  const simulated = Object.entries(loadWorkerConfig(env).platforms).filter(([, p]) => p.simulated).map(([id]) => id);
+  Object.assign(env, pushDefaults(env, config.TEMPORAL_DB_FILE, loadApiConfig(env).PORT, simulated));
   const apiConfig = loadApiConfig(env);
   const workerConfig = loadWorkerConfig(env);
-  const simulated = Object.entries(workerConfig.platforms).filter(([, p]) => p.simulated).map(([id]) => id);
 
   const supervisor = new Supervisor((line) => console.log(line));
   let stopping = false;

@@ -5,12 +5,13 @@
  * On a signal the worker stops polling, lets in-flight activities finish for up to WORKER_SHUTDOWN_GRACE_MS,
  * and exits: nothing is lost, since Temporal hands unfinished work to another worker.
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowIdConflictPolicy } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { createActivities, type Adapters } from '../activities';
 import { decorateAdapter } from '../activities/adapter-decorator';
 import { ConfigError } from '../core/config';
 import { createLogger } from '../core/logger';
+import { hintTask, platformEventsWorkflowId } from '../core/task-hints';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 import { buildCatalogue } from '../platforms';
 import { createHttpClient } from '../platforms/http';
@@ -23,6 +24,7 @@ import { loadWorkerConfig } from './worker-config';
 import { PushMonitor } from './push-monitor';
 import { metricsObserver, serveMetrics, WorkerMetrics } from './worker-metrics';
 import { workflowInterceptorModules, workflowsPath } from './workflow-modules';
+import type { platformEventsWorkflow } from '../workflows/platform-events';
 
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
@@ -48,14 +50,16 @@ async function main(): Promise<void> {
   }
 
   const connOpts = temporalConnectionOptions(config);
+  // A client of the worker's own: search attributes and the retention schedule at start, then handing pulled
+  // platform events on to their tasks (activities/platform-events.ts).
   const clientConnection = await Connection.connect(connOpts);
+  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
   const added = await ensureSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE);
   if (added.length > 0) logger.info({ added }, 'Registered search attributes');
   // The retention schedule (results/retention.ts): created or brought up to date by every worker at start. A
   // failure (e.g. credentials without schedule rights) must not keep the worker from running tasks: loud, not fatal.
   try {
-    const schedule = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
-    const how = await ensureRetentionSchedule(schedule, { taskQueue: config.TEMPORAL_TASK_QUEUE, retentionDays: config.RESULT_RETENTION_DAYS });
+    const how = await ensureRetentionSchedule(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, retentionDays: config.RESULT_RETENTION_DAYS });
     logger.info(
       { scheduleId: RETENTION_SCHEDULE_ID, retentionDays: config.RESULT_RETENTION_DAYS },
       config.RESULT_RETENTION_DAYS > 0
@@ -65,7 +69,6 @@ async function main(): Promise<void> {
   } catch (err) {
     logger.error({ err, scheduleId: RETENTION_SCHEDULE_ID }, 'OPERATOR ACTION NEEDED: could not create or update the result retention schedule; stored results are not being deleted');
   }
-  await clientConnection.close();
 
   const connection = await NativeConnection.connect(connOpts);
   const http = createHttpClient({
@@ -96,6 +99,18 @@ async function main(): Promise<void> {
   const adapters: Adapters = {};
   for (const [platform, p] of Object.entries(config.platforms)) adapters[platform] = decorateAdapter(platform, p.createAdapter({ http }), observer);
 
+  // Where a platform's announcements are an account setting (T's event notification, B's callback URL), set it
+  // now. A failure leaves polling alone to find finished jobs: loud, not fatal.
+  for (const [platform, p] of Object.entries(config.platforms)) {
+    if (!p.push || !p.configurePush) continue;
+    try {
+      await p.configurePush({ http });
+      logger.info({ platform }, `Platform ${platform} announces finished jobs to the gateway`);
+    } catch (err) {
+      logger.error({ platform, err: (err as Error).message }, `OPERATOR ACTION NEEDED: could not configure platform ${platform}'s announcements; its tasks rely on polling`);
+    }
+  }
+
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -110,15 +125,31 @@ async function main(): Promise<void> {
       push: pushMonitor,
       fallbackPollIntervalMs: config.POLL_FALLBACK_INTERVAL_MS,
       results: { store: resultStore, copier, observer: metrics.resultObserver() },
+      hint: (platform, hint) => hintTask(client, platform, hint),
     }),
     sinks: { ...metrics.sinks(), pushMonitor: { seen: { fn: (_info, platform: string) => pushMonitor.seen(platform) } } },
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
   });
 
+  // One consumer per platform whose events are pulled (T in PULL mode): a workflow with a fixed id, so however
+  // many workers start it, Temporal runs exactly one, and it survives any worker's restart.
+  for (const [platform, adapter] of Object.entries(adapters)) {
+    if (!adapter?.events) continue;
+    await client.workflow.start<typeof platformEventsWorkflow>('platformEventsWorkflow', {
+      workflowId: platformEventsWorkflowId(platform),
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      args: [{ platform }],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      staticSummary: `Consumes platform ${platform}'s event queue and wakes the tasks it names`,
+    });
+    logger.info({ platform, workflowId: platformEventsWorkflowId(platform) }, `Consuming platform ${platform}'s event queue`);
+  }
+
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, platforms: Object.keys(config.platforms) }, 'Worker started');
   try {
     await worker.run();
   } finally {
+    await clientConnection.close();
     await connection.close();
     await http.close();
     await copier.close();

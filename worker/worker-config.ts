@@ -4,7 +4,7 @@
  * fails with a message naming the variable.
  */
 import { z } from 'zod';
-import { commonSchema, ConfigError, ms, optionalString, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
+import { callbackSchema, commonSchema, ConfigError, ms, optionalString, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
 import type { Kind, PollTiming } from '../core/task';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS, ATTEMPT_HEADROOM_MS } from '../core/timeouts';
 import { loadEnabledPlatforms, PLATFORM_DEFINITIONS, platformsPublicEnv, platformsWorkerEnv, type WorkerPlatform } from '../platforms';
@@ -51,6 +51,7 @@ export const workerConfigSchema = commonSchema
   .extend(workerOwnSchema.shape)
   .extend(resultStoreSchema.shape)
   .extend(resultCopySchema.shape)
+  .extend(callbackSchema.shape)
   .extend(platformsPublicEnv.shape)
   .extend(platformsWorkerEnv.shape);
 

@@ -18,6 +18,7 @@ import type { HttpResponse } from '../http';
 import type { AdapterDeps, PlatformAdapter } from '../platform';
 import { retryable } from '../upstream-error';
 import { bceAuthorization, bceTimestamp, uriEncode, type BceCredentials } from './bce-auth';
+import { callbackConfig } from './callbacks';
 import { classifyBError, type BOperation } from './errors';
 import { JobClaims } from './job-claims';
 import { chooseJob, findTasksWithBody } from './reconcile';
@@ -30,12 +31,14 @@ export interface PlatformBSettings extends BceCredentials {
   endpoint: string;
   /** `bce-v3/ALTAK-…`: Bearer on /v3/aigc/text_to_video. */
   apiKey?: string;
+  /** PLATFORM_B_CALLBACKS=manage: the account's event callback the worker sets at start (callbacks.ts). */
+  callbacks?: { url: string; signKey?: string };
 }
 
 type Query = ReadonlyArray<readonly [string, string]>;
 
 interface Call {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   path: string;
   query?: Query;
   body?: unknown;
@@ -44,13 +47,19 @@ interface Call {
   bearer?: string;
 }
 
-export function createPlatformB(settings: PlatformBSettings, { http, now = Date.now }: AdapterDeps): PlatformAdapter {
+/** Points the account's VOD callback at the gateway (b-baidu-vod.md §7.1; idempotent, at worker start). */
+export async function configureBCallbacks(settings: PlatformBSettings, deps: AdapterDeps): Promise<void> {
+  if (!settings.callbacks) return;
+  await bSender(settings, deps)({ method: 'PUT', path: '/v2/callback', body: callbackConfig(settings.callbacks.url, settings.callbacks.signKey), operation: 'config' });
+}
+
+/** Sends one call signed with bce-auth-v1 (or the API key's Bearer) and returns the 2xx answer, or throws. */
+function bSender(settings: PlatformBSettings, { http, now = Date.now }: AdapterDeps): (call: Call) => Promise<HttpResponse> {
   const base = new URL(settings.endpoint);
   /** A path prefix in the endpoint (a proxy) is part of the path sent, so of the path signed. */
   const prefix = base.pathname.replace(/\/+$/, '');
-  const claims = new JobClaims(now);
 
-  async function send({ method, path: apiPath, query = [], body, operation, bearer }: Call): Promise<HttpResponse> {
+  return async function send({ method, path: apiPath, query = [], body, operation, bearer }: Call): Promise<HttpResponse> {
     const path = `${prefix}${apiPath}`;
     const qs = query.map(([k, v]) => `${uriEncode(k)}=${uriEncode(v)}`).join('&');
     // Sent RFC 3986-encoded, signed decoded: the platform decodes what it receives before canonicalising it.
@@ -69,7 +78,13 @@ export function createPlatformB(settings: PlatformBSettings, { http, now = Date.
     const res = await http.send(method, url.toString(), { headers, body: body === undefined ? undefined : JSON.stringify(body) });
     if (res.status >= 200 && res.status < 300) return res;
     throw classifyBError(res, operation);
-  }
+  };
+}
+
+export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps): PlatformAdapter {
+  const now = deps.now ?? Date.now;
+  const claims = new JobClaims(now);
+  const send = bSender(settings, deps);
 
   const getTask = async (id: string) => (await send({ method: 'GET', path: `/v2/tasks/${id}`, operation: 'poll' })).body;
 

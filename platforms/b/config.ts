@@ -4,9 +4,10 @@
  * the same model data. Half a configuration is a start-up error naming the missing variable.
  */
 import { z } from 'zod';
-import { configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
+import { callbackSchema, configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
 import type { WorkerPlatform } from '../platform';
-import { createPlatformB, type PlatformBSettings } from './adapter';
+import { configureBCallbacks, createPlatformB, type PlatformBSettings } from './adapter';
+import { bCallbacksEnv } from './callbacks';
 import { MODELS_FILE_VARIABLE } from './models-file';
 
 /** VOD is one global service at one host, no regions (§1.1 [OFF]). */
@@ -17,7 +18,7 @@ export const bPublicEnv = z.object({
   [MODELS_FILE_VARIABLE]: optionalString,
 });
 
-export const bWorkerEnv = z.object({
+export const bWorkerEnv = bCallbacksEnv.extend({
   /** Default https://vod.bj.baidubce.com when B is configured. */
   PLATFORM_B_ENDPOINT: optionalUrl,
   PLATFORM_B_ACCESS_KEY_ID: optionalString,
@@ -54,5 +55,17 @@ export function bWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
       'platform B is enabled (PLATFORMS_ENABLED) but not configured: set PLATFORM_B_ACCESS_KEY_ID and PLATFORM_B_SECRET_ACCESS_KEY, or leave B out of PLATFORMS_ENABLED',
     );
   }
-  return { simulated, endpoint: settings.endpoint, createAdapter: (deps) => createPlatformB(settings, deps) };
+  const callbacks = parseEnv(bCallbacksEnv, env);
+  if (callbacks.PLATFORM_B_CALLBACKS === 'manage') {
+    const { PUBLIC_BASE_URL } = parseEnv(callbackSchema, env);
+    if (!PUBLIC_BASE_URL) throw configError('PUBLIC_BASE_URL', 'required with PLATFORM_B_CALLBACKS=manage: where platform B sends its events');
+    settings.callbacks = { url: `${PUBLIC_BASE_URL.replace(/\/+$/, '')}/v1/callbacks/B`, signKey: callbacks.PLATFORM_B_CALLBACK_SIGN_KEY };
+  }
+  return {
+    simulated,
+    endpoint: settings.endpoint,
+    push: settings.callbacks !== undefined,
+    createAdapter: (deps) => createPlatformB(settings, deps),
+    configurePush: (deps) => configureBCallbacks(settings, deps),
+  };
 }

@@ -18,7 +18,7 @@ import { final, parseRetryAfter, retryable, UpstreamError } from '../upstream-er
 import { classifyTaskFailure } from './task-status';
 
 /** Which call failed: a task query's 404 means the task, another call's the endpoint. */
-export type BOperation = 'create' | 'poll' | 'list';
+export type BOperation = 'create' | 'poll' | 'list' | 'config';
 
 /** Baidu's common codes (and VOD's QualifyNotPass) that only an operator can fix. */
 export const AUTH_CODES: ReadonlySet<string> = new Set([

@@ -5,6 +5,7 @@
  */
 import { parseEnv } from '../../core/config';
 import type { PlatformDefinition } from '../platform';
+import { bCallbackReceiver } from './callbacks';
 import { bPublicEnv, bWorker, bWorkerEnv } from './config';
 import { bModels } from './models';
 import { bImageFields, bVideoFields } from './request-fields';
@@ -25,4 +26,5 @@ export const platformB: PlatformDefinition = {
   validate: validateB,
   workerEnv: bWorkerEnv,
   worker: bWorker,
+  callbacks: bCallbackReceiver,
 };

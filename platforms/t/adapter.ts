@@ -7,6 +7,7 @@ import type { AdapterDeps, PlatformAdapter } from '../platform';
 import { retryable, UpstreamError } from '../upstream-error';
 import { toTCreateCall, toTDescribeCall, toSessionId, type TCall } from './calls';
 import { fromTTaskDetail, readTResponse, type TTaskDetail } from './replies';
+import { eventConfigCall, tEventQueue } from './events';
 import { findTaskBySessionId } from './session-lookup';
 import { tc3Sign } from './tc3';
 import type { CreateAigcVideoTaskResponse } from './vod-types';
@@ -25,9 +26,12 @@ export interface PlatformTSettings {
   region?: string;
   /** PLATFORM_T_STORAGE_MODE: Permanent keeps results in VOD beyond the temporary links' 7 days. */
   storageMode?: 'Temporary' | 'Permanent';
+  /** PLATFORM_T_EVENTS: how T announces finished jobs (events.ts). */
+  events?: { mode: 'push' | 'pull'; notificationUrl?: string; signKey?: string };
 }
 
-export function createPlatformT(config: PlatformTSettings, { http, now = Date.now }: AdapterDeps): PlatformAdapter {
+/** Sends one signed action to T and returns its `Response`, or throws the classified error. */
+export function tCaller(config: PlatformTSettings, { http, now = Date.now }: AdapterDeps): (c: TCall) => Promise<Record<string, unknown>> {
   // T serves every action at the root of its endpoint; the signed Host is exactly the one undici sends.
   const endpoint = new URL(config.endpoint);
   const url = `${endpoint.origin}/`;
@@ -56,6 +60,12 @@ export function createPlatformT(config: PlatformTSettings, { http, now = Date.no
     if (result instanceof UpstreamError) throw result;
     return result;
   }
+  return call;
+}
+
+export function createPlatformT(config: PlatformTSettings, deps: AdapterDeps): PlatformAdapter {
+  const call = tCaller(config, deps);
+  const now = deps.now ?? Date.now;
 
   return {
     // T refuses a repeated SessionId instead of creating a second job: a retried submit needs no settling time.
@@ -77,5 +87,12 @@ export function createPlatformT(config: PlatformTSettings, { http, now = Date.no
     },
     // No cancel: platform T has no action to cancel an AIGC task; the job runs to its end upstream and the
     // gateway simply stops polling it.
+    ...(config.events?.mode === 'pull' ? { events: tEventQueue(call, config.subAppId) } : {}),
   };
+}
+
+/** Sets the SubAppId's event notification to what PLATFORM_T_EVENTS asks for (idempotent; at worker start). */
+export async function configureTEvents(config: PlatformTSettings, deps: AdapterDeps): Promise<void> {
+  if (!config.events) return;
+  await tCaller(config, deps)(eventConfigCall(config.subAppId, config.events.mode, config.events.notificationUrl, config.events.signKey));
 }

@@ -16,8 +16,11 @@ import type {
   AigcVideoTaskInputFileInfo,
   CreateAigcImageTaskRequest,
   CreateAigcVideoTaskRequest,
+  ConfirmEventsRequest,
   DescribeTaskDetailRequest,
   DescribeTasksRequest,
+  ModifyEventConfigRequest,
+  PullEventsRequest,
 } from './vod-types';
 
 /** SessionId: "最长 50 个字符". */
@@ -29,7 +32,10 @@ export type TCall =
   | { action: 'CreateAigcVideoTask'; body: CreateAigcVideoTaskRequest }
   | { action: 'CreateAigcImageTask'; body: CreateAigcImageTaskRequest }
   | { action: 'DescribeTaskDetail'; body: DescribeTaskDetailRequest }
-  | { action: 'DescribeTasks'; body: DescribeTasksRequest };
+  | { action: 'DescribeTasks'; body: DescribeTasksRequest }
+  | { action: 'ModifyEventConfig'; body: ModifyEventConfigRequest }
+  | { action: 'PullEvents'; body: PullEventsRequest }
+  | { action: 'ConfirmEvents'; body: ConfirmEventsRequest };
 
 export type TAction = TCall['action'];
 

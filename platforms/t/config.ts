@@ -3,11 +3,12 @@
  * configuration is a start-up error naming the missing variable.
  */
 import { z } from 'zod';
-import { configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
+import { callbackSchema, configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
 import type { WorkerPlatform } from '../platform';
-import { createPlatformT, type PlatformTSettings } from './adapter';
+import { configureTEvents, createPlatformT, type PlatformTSettings } from './adapter';
+import { tEventsEnv } from './events';
 
-export const tWorkerEnv = z.object({
+export const tWorkerEnv = tEventsEnv.extend({
   /** Default https://vod.tencentcloudapi.com when T is configured. */
   PLATFORM_T_ENDPOINT: optionalUrl,
   PLATFORM_T_SECRET_ID: optionalString,
@@ -49,5 +50,19 @@ export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
   } else {
     throw configError('PLATFORM_T_SECRET_ID', 'platform T is enabled (PLATFORMS_ENABLED) but not configured: set PLATFORM_T_SECRET_ID, PLATFORM_T_SECRET_KEY and PLATFORM_T_SUBAPP_ID, or leave T out of PLATFORMS_ENABLED');
   }
-  return { simulated, endpoint: settings.endpoint, createAdapter: (deps) => createPlatformT(settings, deps) };
+  const events = parseEnv(tEventsEnv, env);
+  if (events.PLATFORM_T_EVENTS === 'push') {
+    const { PUBLIC_BASE_URL } = parseEnv(callbackSchema, env);
+    if (!PUBLIC_BASE_URL) throw configError('PUBLIC_BASE_URL', 'required with PLATFORM_T_EVENTS=push: where platform T sends its events (or use pull, which needs no public URL)');
+    settings.events = { mode: 'push', notificationUrl: `${PUBLIC_BASE_URL.replace(/\/+$/, '')}/v1/callbacks/T`, signKey: events.PLATFORM_T_EVENTS_SIGN_KEY };
+  } else if (events.PLATFORM_T_EVENTS === 'pull') {
+    settings.events = { mode: 'pull' };
+  }
+  return {
+    simulated,
+    endpoint: settings.endpoint,
+    push: settings.events !== undefined,
+    createAdapter: (deps) => createPlatformT(settings, deps),
+    configurePush: (deps) => configureTEvents(settings, deps),
+  };
 }

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { PlatformDefinition } from '../platform';
 import { tWorker, tWorkerEnv } from './config';
+import { tCallbackReceiver } from './events';
 import { T_MODELS } from './models';
 import { tImageFields, tVideoFields } from './request-fields';
 import { validateT } from './rules';
@@ -20,4 +21,5 @@ export const platformT: PlatformDefinition = {
   validate: validateT,
   workerEnv: tWorkerEnv,
   worker: tWorker,
+  callbacks: tCallbackReceiver,
 };

@@ -23,4 +23,9 @@ export type {
   DescribeTasksRequest,
   DescribeTasksResponse,
   TaskSimpleInfo,
+  ModifyEventConfigRequest,
+  PullEventsRequest,
+  PullEventsResponse,
+  ConfirmEventsRequest,
+  EventContent,
 } from 'tencentcloud-sdk-nodejs-vod/tencentcloud/services/vod/v20180717/vod_models';

@@ -5,6 +5,7 @@
 import type { AdapterDeps, PlatformAdapter } from '../platform';
 import { final, retryable } from '../upstream-error';
 import type { ArkTask, ArkTaskList } from './ark-types';
+import { callbackUrl } from './callbacks';
 import { markerSeed, toVCreateBody } from './create-body';
 import { classifyVError, fromVTask } from './replies';
 import type { VVideoRequest } from './rules';
@@ -16,6 +17,8 @@ const TASKS = '/contents/generations/tasks';
 export interface PlatformVSettings {
   baseUrl: string;
   apiKey: string;
+  /** Push: each job gets a callback URL under this base, with a token under `callbackSecret` (callbacks.ts). */
+  callbacks?: { publicBaseUrl: string; secret: string };
 }
 
 export function createPlatformV(config: PlatformVSettings, { http, now = Date.now }: AdapterDeps): PlatformAdapter {
@@ -29,10 +32,11 @@ export function createPlatformV(config: PlatformVSettings, { http, now = Date.no
   }
 
   return {
-    async submit(entry, generation, { dedupKey, deadlineAt }) {
+    async submit(entry, generation, { dedupKey, deadlineAt, taskId }) {
       if (generation.kind !== 'video') throw final('invalid_request', 'Platform V only generates video');
       // No idempotency key on Ark: a lost answer is recovered by findSubmitted, through the seed marker.
       const body = toVCreateBody(entry, generation as VVideoRequest, { dedupKey, deadlineAt, now: now() });
+      if (config.callbacks) body.callback_url = callbackUrl(config.callbacks.publicBaseUrl, config.callbacks.secret, taskId);
       const created = (await call('POST', TASKS, body)) as { id?: string } | undefined;
       if (!created?.id) throw retryable('Platform V accepted the job but returned no id');
       return { upstreamTaskId: created.id };

@@ -38,6 +38,8 @@ export interface ArkCreateTaskRequest {
   ratio?: string;
   duration?: number;
   tools?: ArkTool[];
+  /** Ark POSTs the task object here on each status change (platforms/v/callbacks.ts). */
+  callback_url?: string;
 }
 
 export type ArkTaskStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'expired';

@@ -3,7 +3,7 @@
  * configuration is a start-up error naming the missing variable.
  */
 import { z } from 'zod';
-import { configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
+import { callbackSchema, configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
 import type { WorkerPlatform } from '../platform';
 import { createPlatformV, type PlatformVSettings } from './adapter';
 
@@ -30,5 +30,11 @@ export function vWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
   } else {
     throw configError('PLATFORM_V_API_KEY', 'platform V is enabled (PLATFORMS_ENABLED) but not configured: set PLATFORM_V_BASE_URL and PLATFORM_V_API_KEY, or leave V out of PLATFORMS_ENABLED');
   }
-  return { simulated, endpoint: settings.baseUrl, createAdapter: (deps) => createPlatformV(settings, deps) };
+  // Push (upstreams.md, callback_url): on when the gateway says where it can be reached.
+  const { PUBLIC_BASE_URL, CALLBACK_SECRET } = parseEnv(callbackSchema, env);
+  if (PUBLIC_BASE_URL) {
+    if (!CALLBACK_SECRET) throw configError('CALLBACK_SECRET', 'required with PUBLIC_BASE_URL: it signs the callback URLs handed to platform V');
+    settings.callbacks = { publicBaseUrl: PUBLIC_BASE_URL, secret: CALLBACK_SECRET };
+  }
+  return { simulated, endpoint: settings.baseUrl, push: settings.callbacks !== undefined, createAdapter: (deps) => createPlatformV(settings, deps) };
 }

@@ -1,5 +1,6 @@
 /** Platform V = Volcengine Ark content generation (Seedance): video only (../shared/upstreams.md, "Platform V"). */
 import type { PlatformDefinition } from '../platform';
+import { vCallbackReceiver } from './callbacks';
 import { vWorker, vWorkerEnv } from './config';
 import { vModels, vPublicEnv } from './models-file';
 import { V_MODELS } from './models';
@@ -20,4 +21,5 @@ export const platformV: PlatformDefinition = {
   validate: validateV,
   workerEnv: vWorkerEnv,
   worker: vWorker,
+  callbacks: vCallbackReceiver,
 };

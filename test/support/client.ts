@@ -118,6 +118,16 @@ export class SimClient {
     return (await fetch(`${this.baseUrl}/_sim/jobs?${q}`)).json() as Promise<any>;
   }
 
+  /** Callbacks the simulated platforms sent (sim/callbacks.ts). */
+  async callbacks(platform?: string): Promise<{ platform: string; url: string; body: any; headers: Record<string, string>; fault?: string; attempts: number[]; jobId?: string }[]> {
+    return (await fetch(`${this.baseUrl}/_sim/callbacks${platform ? `?platform=${platform}` : ''}`)).json() as Promise<any>;
+  }
+
+  /** The next `count` callbacks of `platform` (all when absent) get `fault`. */
+  async callbackFault(f: { platform?: string; fault: 'drop' | 'duplicate' | 'late' | 'bad-signature'; count?: number; delayMs?: number }): Promise<void> {
+    await fetch(`${this.baseUrl}/_sim/callback-faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f) });
+  }
+
   /** The simulator's tunables: default job duration, how long a `slow` fault holds an answer back. */
   async config(c: { jobDurationMs?: number; slowAnswerMs?: number }): Promise<void> {
     await fetch(`${this.baseUrl}/_sim/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(c) });

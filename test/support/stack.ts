@@ -123,6 +123,8 @@ export class Proc {
 
 export interface StackOptions {
   name?: string;
+  /** The first API's port, when the environment must name it beforehand (PUBLIC_BASE_URL for callbacks). */
+  apiPort?: number;
   workers?: number;
   apis?: number;
   /** Environment for every part (on top of the stack's own). */
@@ -220,7 +222,7 @@ export class Stack {
     };
     await Promise.all([this.startTemporal(), this.startSim()]);
     await Promise.all(Array.from({ length: this.opts.workers ?? 1 }, () => this.startWorker()));
-    await Promise.all(Array.from({ length: this.opts.apis ?? 1 }, () => this.startApi()));
+    await Promise.all(Array.from({ length: this.opts.apis ?? 1 }, (_, i) => this.startApi(i === 0 ? this.opts.apiPort : undefined)));
   }
 
   async startTemporal(): Promise<void> {

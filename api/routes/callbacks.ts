@@ -1,0 +1,74 @@
+/**
+ * POST /v1/callbacks/:platform[/…]: the platforms' announcements that a job changed state (V per task, T's event
+ * notification in PUSH mode, B's account-level events). Outside Bearer auth — a platform has no API key — but
+ * never unauthenticated in effect: each platform's receiver (platforms/<id>/callbacks.ts) verifies a per-task
+ * token or the platform's signature and expiry before anything is believed.
+ *
+ * An announcement is a hint, never a result: it becomes an `upstreamEvent` signal to the task's workflow, which
+ * polls at once and trusts only the poll. A forged, replayed, duplicated, late or unknown announcement can at
+ * worst cause one extra poll. The answer is 2xx only once every signal was accepted by Temporal (durably handed
+ * on); 401/403 for a bad token or signature, 400 for a malformed body, 413 past the size bound, 429 past the
+ * rate limit, 503 when Temporal is unreachable (the platform retries).
+ */
+import type Router from '@koa/router';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { platformById, PLATFORM_DEFINITIONS } from '../../platforms';
+import { CallbackRefused, type UpstreamHint } from '../../platforms/platform';
+import { ApiError } from '../api-error';
+import { recordCallback } from '../api-metrics';
+import type { AppContext, AppDeps, AppState } from '../context';
+import { readRawBody } from '../middleware/json-body';
+
+/** Announcements are small (a task object or one event): anything larger is not one. */
+export const MAX_CALLBACK_BYTES = 256 * 1024;
+const CALLBACK_BODY_TIMEOUT_MS = 10_000;
+/** Per platform and source address: well above any platform's real rate, far below what could hurt. */
+const CALLBACKS_PER_SECOND = 100;
+
+export function callbackRoutes(router: Router<AppState>, deps: AppDeps): void {
+  const limiter = new RateLimiterMemory({ points: CALLBACKS_PER_SECOND, duration: 1 });
+  const receivers = new Set(PLATFORM_DEFINITIONS.filter((p) => p.callbacks).map((p) => p.id));
+
+  const receive = async (ctx: AppContext) => {
+    const id = String(ctx.params?.platform ?? '').toUpperCase();
+    if (!receivers.has(id)) throw new ApiError(404, 'not_found_error', `No callbacks are received for '${ctx.params?.platform}'`, { code: 'route_not_found' });
+    const platform = platformById(id);
+    try {
+      await limiter.consume(`${id}:${ctx.ip}`);
+    } catch (res) {
+      if (!(res instanceof RateLimiterRes)) throw res;
+      recordCallback(id, 'rate_limited');
+      throw new ApiError(429, 'rate_limit_error', 'Too many callbacks', { code: 'rate_limit_exceeded', headers: { 'Retry-After': String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))) } });
+    }
+    const rawBody = await readRawBody(ctx, { limitBytes: MAX_CALLBACK_BYTES, timeoutMs: CALLBACK_BODY_TIMEOUT_MS });
+    const rest = String(ctx.params?.rest ?? '').split('/').filter(Boolean);
+    let hints: UpstreamHint[];
+    try {
+      hints = platform.callbacks!.receive(
+        {
+          rest,
+          query: Object.fromEntries(Object.entries(ctx.query).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v])),
+          headers: ctx.headers as Record<string, string | undefined>,
+          rawBody,
+          url: `${deps.publicBaseUrl ?? ctx.origin}${ctx.path}`,
+          receivedAt: Date.now(),
+        },
+        process.env,
+      );
+    } catch (err) {
+      if (!(err instanceof CallbackRefused)) throw err;
+      recordCallback(id, 'refused');
+      ctx.state.log.warn({ platform: id, reason: err.message }, 'Callback refused');
+      const type = err.status === 400 ? 'invalid_request_error' : 'authentication_error';
+      throw new ApiError(err.status, type, err.message, { code: 'callback_refused' });
+    }
+    const outcomes = await Promise.all(hints.map((hint) => deps.tasks.hint(id, hint)));
+    for (const o of outcomes) recordCallback(id, o);
+    ctx.state.log.info({ platform: id, outcomes }, 'Callback handed on');
+    ctx.status = 200;
+    ctx.body = { received: hints.length, signalled: outcomes.filter((o) => o === 'signalled').length };
+  };
+
+  router.post('/v1/callbacks/:platform', receive);
+  router.post('/v1/callbacks/:platform/:rest', receive);
+}

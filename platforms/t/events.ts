@@ -1,0 +1,105 @@
+/**
+ * Platform T's announcements: VOD event notification (upstreams.md, Corrections: "Completion events"), configured
+ * per SubAppId with ModifyEventConfig. The AIGC completion events (`AigcVideoTaskComplete`,
+ * `AigcImageTaskComplete`) carry the task, including `SessionContext` — the gateway's task id, which the
+ * adapter puts there on create — so an event names its task directly.
+ *
+ * - PUSH: T POSTs each event to NotificationUrl (`{PUBLIC_BASE_URL}/v1/callbacks/T`). With a SignKey the event
+ *   carries `T` (expiry, unix seconds, 10 minutes ahead by default) and `Sign = MD5(SignKey + T)`, "placed in the
+ *   notification message" (ModifyEventConfigRequest.SignKey, tencentcloud-sdk-nodejs-vod vod_models.d.ts) — read
+ *   here as top-level fields of the JSON body beside EventType, as Tencent's other MD5(key + t) callbacks do.
+ *   Unverifiable placement: an event without both fields is refused whenever a SignKey is configured.
+ * - PULL: a reliable queue: PullEvents long-polls (up to 16 events, each with an EventHandle), ConfirmEvents
+ *   acknowledges them; an unconfirmed event comes back after 30 s. No public URL needed: the worker consumes it
+ *   (workflows/platform-events.ts).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { optionalString, parseEnv } from '../../core/config';
+import { CallbackRefused, type CallbackReceiver, type PlatformEventQueue, type UpstreamHint } from '../platform';
+import type { TCall } from './calls';
+import type { EventContent, PullEventsResponse } from './vod-types';
+
+/** ModifyEventConfig's SignKey: "由大小写字母及数字组成，最长32字符". */
+export const tSignKey = optionalString.pipe(z.string().regex(/^[A-Za-z0-9]{1,32}$/, 'must be 1 to 32 letters and digits (T\'s SignKey)').optional());
+
+export const tEventsEnv = z.object({
+  /**
+   * How T announces finished jobs: `off` (polling only), `push` (HTTP callbacks to PUBLIC_BASE_URL/v1/callbacks/T)
+   * or `pull` (the worker consumes T's reliable event queue: no public URL needed).
+   */
+  PLATFORM_T_EVENTS: z.enum(['off', 'push', 'pull']).default('off'),
+  /** T's event SignKey (letters and digits, ≤ 32): PUSH events are then signed and verified. */
+  PLATFORM_T_EVENTS_SIGN_KEY: tSignKey,
+});
+
+const AIGC_EVENTS = new Set(['AigcVideoTaskComplete', 'AigcImageTaskComplete']);
+
+/** The task an AIGC completion event is about, or undefined for any other event. */
+export function hintOf(event: EventContent): UpstreamHint | undefined {
+  if (!event.EventType || !AIGC_EVENTS.has(event.EventType)) return undefined;
+  const task = event.AigcVideoCompleteEvent ?? event.AigcImageCompleteEvent;
+  if (!task) return undefined;
+  const hint: UpstreamHint = {};
+  if (task.SessionContext) hint.taskId = task.SessionContext;
+  if (task.TaskId) hint.upstreamTaskId = task.TaskId;
+  return hint.taskId || hint.upstreamTaskId ? hint : undefined;
+}
+
+/** The account setting that makes T announce AIGC completions (done once when a worker starts). */
+export function eventConfigCall(subAppId: number, mode: 'push' | 'pull', notificationUrl: string | undefined, signKey: string | undefined): TCall {
+  return {
+    action: 'ModifyEventConfig',
+    body: {
+      SubAppId: subAppId,
+      Mode: mode === 'push' ? 'PUSH' : 'PULL',
+      ...(mode === 'push' && notificationUrl ? { NotificationUrl: notificationUrl } : {}),
+      ...(signKey ? { SignKey: signKey } : {}),
+    },
+  };
+}
+
+/** T's event queue (PULL mode) as the pull consumer sees it. */
+export function tEventQueue(call: (c: TCall) => Promise<Record<string, unknown>>, subAppId: number): PlatformEventQueue {
+  return {
+    async pull() {
+      const res = (await call({ action: 'PullEvents', body: { SubAppId: subAppId } })) as PullEventsResponse;
+      return (res.EventSet ?? []).flatMap((e) => (e.EventHandle ? [{ handle: e.EventHandle, hint: hintOf(e) }] : []));
+    },
+    async confirm(handles) {
+      await call({ action: 'ConfirmEvents', body: { EventHandles: handles, SubAppId: subAppId } });
+    },
+  };
+}
+
+const md5Hex = (s: string) => createHash('md5').update(s, 'utf8').digest('hex');
+
+function sameHex(a: string, b: string): boolean {
+  const x = Buffer.from(a.toLowerCase());
+  const y = Buffer.from(b.toLowerCase());
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** PUSH events at POST /v1/callbacks/T: verified (when a SignKey is configured), reduced to task hints. */
+export const tCallbackReceiver: CallbackReceiver = {
+  env: tEventsEnv,
+  receive(req, env) {
+    const { PLATFORM_T_EVENTS, PLATFORM_T_EVENTS_SIGN_KEY: signKey } = parseEnv(tEventsEnv, env);
+    if (PLATFORM_T_EVENTS !== 'push') throw new CallbackRefused(403, 'Push events from platform T are not enabled on this gateway (PLATFORM_T_EVENTS)');
+    let event: EventContent & { T?: unknown; Sign?: unknown };
+    try {
+      event = JSON.parse(req.rawBody.toString('utf8')) as typeof event;
+    } catch {
+      throw new CallbackRefused(400, 'The event is not JSON');
+    }
+    if (typeof event !== 'object' || event === null) throw new CallbackRefused(400, 'The event is not a JSON object');
+    if (signKey) {
+      const t = Number(event.T);
+      if (!Number.isInteger(t) || typeof event.Sign !== 'string') throw new CallbackRefused(401, 'The event carries no signature (T, Sign)');
+      if (!sameHex(event.Sign, md5Hex(`${signKey}${t}`))) throw new CallbackRefused(401, 'The event signature does not match');
+      if (t * 1000 < req.receivedAt) throw new CallbackRefused(401, 'The event signature has expired');
+    }
+    const hint = hintOf(event);
+    return hint ? [hint] : [];
+  },
+};

@@ -1,0 +1,47 @@
+/**
+ * Platform V's push: Ark POSTs the task object to a per-task `callback_url` on each status change (upstreams.md,
+ * "callback_url"). Ark does not sign callbacks, so the URL carries the proof instead: a token that is an HMAC
+ * of the task id under the gateway's CALLBACK_SECRET, checked in constant time. Only someone who was handed the
+ * URL (Ark) can wake the task — and even then, a callback is only a hint to poll.
+ *
+ *   {PUBLIC_BASE_URL}/v1/callbacks/V/{task_id}?token={base64url HMAC-SHA256(secret, "V:" + task_id)}
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { callbackSchema, parseEnv } from '../../core/config';
+import { CallbackRefused, type CallbackReceiver } from '../platform';
+
+export function callbackToken(secret: string, taskId: string): string {
+  return createHmac('sha256', secret).update(`V:${taskId}`).digest('base64url');
+}
+
+export function callbackUrl(publicBaseUrl: string, secret: string, taskId: string): string {
+  return `${publicBaseUrl.replace(/\/+$/, '')}/v1/callbacks/V/${encodeURIComponent(taskId)}?token=${callbackToken(secret, taskId)}`;
+}
+
+function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export const vCallbackReceiver: CallbackReceiver = {
+  env: z.object({ CALLBACK_SECRET: callbackSchema.shape.CALLBACK_SECRET }),
+  receive(req, env) {
+    const { CALLBACK_SECRET: secret } = parseEnv(z.object({ CALLBACK_SECRET: callbackSchema.shape.CALLBACK_SECRET }), env);
+    if (!secret) throw new CallbackRefused(403, 'Callbacks for platform V are not enabled on this gateway (CALLBACK_SECRET)');
+    const [taskId, ...extra] = req.rest;
+    if (!taskId || extra.length > 0) throw new CallbackRefused(400, 'A platform V callback URL names one task: /v1/callbacks/V/{task_id}');
+    const token = req.query.token ?? '';
+    if (!sameToken(token, callbackToken(secret, taskId))) throw new CallbackRefused(401, 'The callback token does not match its task');
+    // The body (Ark's task object) is not needed: the task polls for the truth. Its id is logged if present.
+    let upstreamTaskId: string | undefined;
+    try {
+      const body = JSON.parse(req.rawBody.toString('utf8')) as { id?: unknown };
+      if (typeof body.id === 'string') upstreamTaskId = body.id;
+    } catch {
+      // a malformed body still says "something changed"; the poll will tell what
+    }
+    return [{ taskId, ...(upstreamTaskId ? { upstreamTaskId } : {}) }];
+  },
+};
