@@ -1,17 +1,12 @@
 /**
  * The walking skeleton over real HTTP: API → Temporal → worker → platform V adapter → simulator, and back.
  */
+import { keptLink, withoutTokens } from '../support/result-links';
 import { sharedStack } from '../support/shared-stack';
 
 const { api, sim } = sharedStack();
 const alice = api('alice');
 const V_MODEL = 'vendor-video-1-0-pro-250528';
-
-/** A result link: the gateway's own, to the copy it kept, signed and expiring (results/result-links.ts). */
-const keptLink = (taskId: string, index = 0) => new RegExp(`^http://127\\.0\\.0\\.1:\\d+/v1/generations/${taskId}/content\\?index=${index}&token=[\\w.-]+$`);
-
-/** A record with its links' tokens removed: every read issues fresh ones. */
-const withoutTokens = (record: any) => JSON.parse(JSON.stringify(record).replace(/&token=[\w.-]+/g, ''));
 
 describe('platform V video, end to end', () => {
   test('sync: returns the result URL with V raw extras, and the URL serves a real MP4', async () => {
