@@ -9,6 +9,7 @@ import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Catalogue } from '../core/catalogue';
 import type { Kind, PollTiming, UpstreamStatus } from '../core/task';
 import type { PlatformAdapter } from '../platforms/platform';
+import { UpstreamError } from '../platforms/upstream-error';
 import { toActivityFailure } from './activity-failure';
 import { createResultActivities, type ResultActivityDeps } from './store-results';
 import { createPlatformEventsActivity, type PlatformEventsDeps } from './platform-events';
@@ -22,9 +23,14 @@ export interface PollInput {
   platform: string;
   kind: Kind;
   upstreamTaskId: string;
+  /** When the workflow received the job's id (epoch ms); absent in runs that predate it or were continued. */
+  submittedAt?: number;
 }
 
-export type CancelInput = PollInput;
+export type CancelInput = Omit<PollInput, 'submittedAt'>;
+
+/** The default of UPSTREAM_LOST_GRACE_MS (worker/worker-config.ts); see ActivityDeps.upstreamLostGraceMs. */
+export const UPSTREAM_LOST_GRACE_MS = 2 * 60_000;
 
 export interface ActivityDeps {
   catalogue: Catalogue;
@@ -35,13 +41,20 @@ export interface ActivityDeps {
   push?: { isConfigured(platform: string): boolean; healthy(platform: string): boolean };
   /** The wait between polls while a platform's callbacks arrive (POLL_FALLBACK_INTERVAL_MS). */
   fallbackPollIntervalMs?: number;
+  /**
+   * How long after its submit a job the platform says it does not know is taken for "not visible yet" rather
+   * than lost (UPSTREAM_LOST_GRACE_MS). None of the platforms documents whether a task is readable the moment
+   * its create answers (T's DescribeTaskDetail, B's GET /v2/tasks/{id}, Ark's GET): failing the task while the job
+   * runs would pay for it and lose it, so early "not found" answers are retried on the workflow's poll backoff.
+   */
+  upstreamLostGraceMs?: number;
   /** Hands a pulled platform event on to its task (core/task-hints.ts); absent: no event queue is consumed. */
   hint?: PlatformEventsDeps['hint'];
   /** The result store and the copy into it (activities/store-results.ts: storeResults, cleanupResults). */
   results: ResultActivityDeps;
 }
 
-export function createActivities({ catalogue, adapters, timing, push, fallbackPollIntervalMs, results, hint }: ActivityDeps) {
+export function createActivities({ catalogue, adapters, timing, push, fallbackPollIntervalMs, upstreamLostGraceMs = UPSTREAM_LOST_GRACE_MS, results, hint }: ActivityDeps) {
   function adapterFor(platform: string): PlatformAdapter {
     const adapter = adapters[platform];
     if (!adapter) {
@@ -76,8 +89,21 @@ export function createActivities({ catalogue, adapters, timing, push, fallbackPo
     /** Creates the upstream job, exactly once per task (activities/submit.ts). */
     submitGeneration: (input: SubmitInput) => guarded(() => submit(input)),
 
-    async pollGeneration({ platform, kind, upstreamTaskId }: PollInput): Promise<UpstreamStatus> {
-      const status = await guarded(() => adapterFor(platform).poll(kind, upstreamTaskId));
+    async pollGeneration({ platform, kind, upstreamTaskId, submittedAt }: PollInput): Promise<UpstreamStatus> {
+      const status = await guarded(async () => {
+        try {
+          return await adapterFor(platform).poll(kind, upstreamTaskId);
+        } catch (err) {
+          if (err instanceof UpstreamError && err.opts.reason === 'upstream_lost' && submittedAt !== undefined && Date.now() - submittedAt < upstreamLostGraceMs) {
+            throw new UpstreamError(`${err.message} (submitted ${Math.round((Date.now() - submittedAt) / 1000)} s ago: polling again in case it is not visible yet)`, {
+              ...err.opts,
+              retryable: true,
+              reason: 'upstream_unavailable',
+            });
+          }
+          throw err;
+        }
+      });
       return push?.healthy(platform) ? { ...status, pushHealthy: true } : status;
     },
 

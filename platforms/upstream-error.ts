@@ -40,6 +40,20 @@ export const retryable = (message: string, code?: string, extra: { httpStatus?: 
 export const final = (reason: FailureReason, message: string, code?: string, httpStatus?: number) =>
   new UpstreamError(message, { retryable: false, reason, code, httpStatus });
 
+/**
+ * The platform answered that it does not know a job it had accepted (expired past its retention, or lost):
+ * nothing more will come of it. Final `upstream_lost` — the platform's loss, replayable by operators
+ * (docs/operations.md). The poll activity holds it back as retryable for a short while after the submit, in case a
+ * platform's reads lag its writes (activities/index.ts).
+ */
+export const lostJob = (platform: string, upstreamTaskId: string, cause: UpstreamError) =>
+  new UpstreamError(`Platform ${platform} no longer knows job ${upstreamTaskId}: ${cause.message}`, {
+    retryable: false,
+    reason: 'upstream_lost',
+    code: cause.opts.code,
+    httpStatus: cause.opts.httpStatus,
+  });
+
 /** Parses an HTTP Retry-After header (seconds or HTTP date) into milliseconds, capped at 5 minutes. */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
   const v = Array.isArray(value) ? value[0] : value;

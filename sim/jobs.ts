@@ -137,6 +137,13 @@ export class JobStore {
     this.saveTimer.unref();
   }
 
+  /** Forgets one job, as a platform does past its retention (tests: a job the platform lost). */
+  forget(id: string): boolean {
+    const known = this.jobs.delete(id);
+    if (known) this.changed();
+    return known;
+  }
+
   clear(): void {
     this.jobs.clear();
     this.failCounts.clear();

@@ -201,6 +201,12 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
     const { platform } = ctx.query;
     ctx.body = SIM_PLATFORMS.filter((p) => !platform || p === platform).flatMap((p) => jobs.all(p).map((j) => ({ ...j, view: jobs.view(j) })));
   });
+  /** The platform forgets a job, as past its retention: its queries answer "not found" from now on. */
+  router.delete('/_sim/jobs/:id', (ctx) => {
+    const forgotten = jobs.forget(ctx.params.id ?? '');
+    ctx.status = forgotten ? 200 : 404;
+    ctx.body = { ok: forgotten, id: ctx.params.id };
+  });
   router.post('/_sim/reset', (ctx) => {
     sim.reset();
     ctx.body = { ok: true };

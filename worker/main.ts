@@ -124,6 +124,7 @@ async function main(): Promise<void> {
       timing: config.timing,
       push: pushMonitor,
       fallbackPollIntervalMs: config.POLL_FALLBACK_INTERVAL_MS,
+      upstreamLostGraceMs: config.UPSTREAM_LOST_GRACE_MS,
       results: { store: resultStore, copier, observer: metrics.resultObserver() },
       hint: (platform, hint) => hintTask(client, platform, hint),
     }),

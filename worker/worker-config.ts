@@ -37,6 +37,11 @@ export const workerOwnSchema = z.object({
   POLL_FALLBACK_INTERVAL_MS: positiveMs(30_000),
   /** How recently a platform's callbacks must have been seen for its tasks to use the fallback interval. */
   PUSH_HEALTH_WINDOW_MS: positiveMs(10 * 60_000),
+  /**
+   * How long after its submit a job the platform says it does not know is polled again rather than failed as
+   * `upstream_lost` (a platform's reads may lag its writes; none documents this).
+   */
+  UPSTREAM_LOST_GRACE_MS: ms(2 * 60_000),
 
   /** Outbound HTTP to the platforms; together at most 43 s, inside the 45 s activity attempt (core/timeouts.ts). */
   UPSTREAM_CONNECT_TIMEOUT_MS: positiveMs(10_000),

@@ -204,6 +204,9 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
   let upstreamTaskId = resume?.upstreamTaskId;
   let resubmissions = resume?.resubmissions ?? 0;
   let failedPolls = 0;
+  // When this run submitted the current job (workflow time, so replays agree); unknown in a continued run, whose
+  // job is long past the poll activity's "not visible yet" grace anyway. Only an activity input: no new command.
+  let submittedAt: number | undefined;
 
   /** Waits `ms` (capped by the deadline) for the next poll; a callback ends the wait early where patched. */
   const waitForNextPoll = async (ms: number) => {
@@ -217,6 +220,7 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
     for (;;) {
       if (upstreamTaskId === undefined) {
         upstreamTaskId = await submitJob(input, timing, deadlineAt, resubmissions);
+        submittedAt = Date.now();
         state.upstreamTaskId = upstreamTaskId;
         upsertSearchAttributes([{ key: SA.upstreamTaskId, value: upstreamTaskId }]);
         await waitForNextPoll(timing.firstPollDelayMs);
@@ -226,7 +230,7 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
       const poll = pollActivity(remaining(deadlineAt));
       let status: UpstreamStatus;
       try {
-        status = await poll({ platform: input.platform, kind: input.kind, upstreamTaskId });
+        status = await poll({ platform: input.platform, kind: input.kind, upstreamTaskId, ...(submittedAt === undefined ? {} : { submittedAt }) });
         failedPolls = 0;
       } catch (err) {
         if (isActivityTimeout(err) && remaining(deadlineAt) <= 0) return await deadlineExceeded(input, timing, upstreamTaskId, lastFailureMessage(err));

@@ -10,7 +10,9 @@
  *   retryable.
  * - `RequestExpired`: our signature was too old when it arrived; the retry signs afresh, so retryable. If it
  *   persists, the worker's clock is off by more than the 1800 s the signature lives.
- * - A task that is not (or no longer: 7 days, §3.1) queryable: final.
+ * - A task that is not (or no longer: 7 days, §3.1) queryable: final `upstream_lost` (the platform's loss,
+ *   replayable); the 404's code is a GUESS (`TaskNotFound`, from a third-party mock), so any 404 on a task query
+ *   counts, except `InvalidVersion`, which names our URI.
  * - Anything else 4xx: the request is wrong — final `invalid_request`, or `content_policy` when it says so.
  */
 import type { HttpResponse } from '../http';
@@ -57,8 +59,10 @@ export function classifyBError(res: Pick<HttpResponse, 'status' | 'headers' | 'b
     return final(BALANCE.test(`${code} ${detail}`) ? 'insufficient_balance' : 'upstream_auth', message, code, s);
   }
   if (s === 404) {
-    const what = operation === 'poll' ? 'the task is unknown or older than the 7 days B keeps tasks queryable' : 'B does not know this endpoint';
-    return final('upstream_failed', `${message}: ${what}`, code, s);
+    if (operation === 'poll' && code !== 'InvalidVersion') {
+      return final('upstream_lost', `${message}: the task is unknown or older than the 7 days B keeps tasks queryable`, code, s);
+    }
+    return final('upstream_failed', `${message}: B does not know this endpoint`, code, s);
   }
   if (classifyTaskFailure(detail).reason === 'content_policy') return final('content_policy', message, code, s);
   return final('invalid_request', message, code, s);

@@ -4,7 +4,7 @@
  * bodies are built in calls.ts, replies read in replies.ts, lost answers recovered in session-lookup.ts.
  */
 import type { AdapterDeps, PlatformAdapter } from '../platform';
-import { retryable, UpstreamError } from '../upstream-error';
+import { lostJob, retryable, UpstreamError } from '../upstream-error';
 import { toTCreateCall, toTDescribeCall, toSessionId, type TCall } from './calls';
 import { fromTTaskDetail, readTResponse, type TTaskDetail } from './replies';
 import { eventConfigCall, tEventQueue } from './events';
@@ -63,6 +63,9 @@ export function tCaller(config: PlatformTSettings, { http, now = Date.now }: Ada
   return call;
 }
 
+/** The codes with which T may refuse a TaskId it does not know (see poll). */
+const isTaskUnknown = (code: string | undefined): boolean => code !== undefined && /^(InvalidParameterValue|ResourceNotFound)(\.|$)/.test(code);
+
 export function createPlatformT(config: PlatformTSettings, deps: AdapterDeps): PlatformAdapter {
   const call = tCaller(config, deps);
   const now = deps.now ?? Date.now;
@@ -83,7 +86,15 @@ export function createPlatformT(config: PlatformTSettings, deps: AdapterDeps): P
       return taskId === undefined ? undefined : { upstreamTaskId: taskId };
     },
     async poll(kind, taskId) {
-      return fromTTaskDetail(kind, (await call(toTDescribeCall(taskId, config.subAppId))) as TTaskDetail);
+      try {
+        return fromTTaskDetail(kind, (await call(toTDescribeCall(taskId, config.subAppId))) as TTaskDetail);
+      } catch (err) {
+        // DescribeTaskDetail sends only the TaskId T gave us and the SubAppId every other call already used: a
+        // refused value or a missing resource is the task — unknown, or older than the 3 days T keeps it
+        // queryable. The exact code is not documented [GUESS: InvalidParameterValue(.TaskId) or ResourceNotFound*].
+        if (err instanceof UpstreamError && isTaskUnknown(err.opts.code)) throw lostJob('T', taskId, err);
+        throw err;
+      }
     },
     // No cancel: platform T has no action to cancel an AIGC task; the job runs to its end upstream and the
     // gateway simply stops polling it.

@@ -3,7 +3,7 @@
  * create-body.ts, replies read in replies.ts, lost answers recovered in task-lookup.ts.
  */
 import type { AdapterDeps, PlatformAdapter } from '../platform';
-import { final, retryable } from '../upstream-error';
+import { final, lostJob, retryable, UpstreamError } from '../upstream-error';
 import type { ArkTask, ArkTaskList } from './ark-types';
 import { callbackUrl } from './callbacks';
 import { markerSeed, toVCreateBody } from './create-body';
@@ -47,7 +47,15 @@ export function createPlatformV(config: PlatformVSettings, { http, now = Date.no
       return id === undefined ? undefined : { upstreamTaskId: id };
     },
     async poll(_kind, id) {
-      return fromVTask((await call('GET', `${TASKS}/${encodeURIComponent(id)}`)) as ArkTask);
+      try {
+        return fromVTask((await call('GET', `${TASKS}/${encodeURIComponent(id)}`)) as ArkTask);
+      } catch (err) {
+        // A 404 on a task we were given is the task: unknown, or older than the 7 days Ark keeps tasks
+        // queryable (upstreams.md). The code is not documented [GUESS: ResourceNotFound]; a 404 naming the
+        // model or endpoint is the account's problem, already classified as upstream_auth.
+        if (err instanceof UpstreamError && err.opts.httpStatus === 404 && err.opts.reason !== 'upstream_auth') throw lostJob('V', id, err);
+        throw err;
+      }
     },
     async cancel(_kind, id) {
       // Only a queued task can be cancelled; a running one finishes (a final refusal is swallowed by the

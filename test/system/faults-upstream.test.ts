@@ -26,7 +26,8 @@ let client: Client;
 let closeClient: () => Promise<void>;
 
 beforeAll(async () => {
-  stack = await Stack.start({ name: 'faults-upstream' });
+  // A job the platform forgets is retried for UPSTREAM_LOST_GRACE_MS after its submit (2 min by default).
+  stack = await Stack.start({ name: 'faults-upstream', env: { UPSTREAM_LOST_GRACE_MS: '1000' } });
   // The deadline is the worker's setting: a lane (its own task queue, worker and API) runs tasks with a short one.
   const short = await stack.startLane({ TASK_DEADLINE_VIDEO_MS: String(SHORT_DEADLINE_MS) });
   alice = new ApiClient(stack.apiUrl, 'alice');
@@ -61,6 +62,34 @@ describe('an upstream outage shorter than the deadline', () => {
     const after = await sim.stats();
     expect(after.V.faultsInjected - before.V.faultsInjected).toBeGreaterThanOrEqual(ids.length * 2);
     await expectOneJobPerTask({ sim, client, ids, records, jobsBefore: before.V.jobsCreated, expected: 'success' });
+  });
+});
+
+describe('a job the platform loses', () => {
+  test('the task fails upstream_lost naming the job; the runbook replays it as an outage victim, on a new job', async () => {
+    const before = await sim.stats();
+    const [id] = await startTasks(alice, 1, 'lost upstream [sim:never]');
+    await until('the job exists upstream', async () => (await upstreamIds(client, [id!]))[0] !== undefined, 30_000);
+    const [upstream] = await upstreamIds(client, [id!]);
+    // The platform forgets it, as past its retention: its task query answers 404 from now on.
+    expect((await fetch(`${stack.simUrl}/_sim/jobs/${upstream}`, { method: 'DELETE' })).status).toBe(200);
+
+    const lost = await alice.waitForTask(id!, 60_000);
+    expect(lost).toMatchObject({ status: 'failed', error: { code: 'upstream_lost', message: expect.stringContaining(upstream!) } });
+    const failed = await client.workflow.getHandle(id!).describe();
+    expect(failed.typedSearchAttributes.get(SA.failureReason)).toBe('upstream_lost');
+
+    const replay = (...args: string[]) =>
+      execFileSync(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/replay-failed.ts'), ...args], { cwd: REPO, env: { ...process.env, ...stack.env }, encoding: 'utf8' });
+    expect(replay('--task-id', id!)).toContain(`replay  ${id}`);
+    // The replayed run submits a new job (the lost one is gone) and keeps polling it.
+    await until('the replayed run has a job of its own', async () => {
+      const [now] = await upstreamIds(client, [id!]);
+      return now !== undefined && now !== upstream;
+    }, 30_000);
+    expect((await sim.stats()).V.jobsCreated - before.V.jobsCreated).toBe(2);
+    expect((await alice.get(`/v1/generations/${id}`)).body.status).toMatch(/^(pending|running)$/);
+    await client.workflow.getHandle(id!).cancel();
   });
 });
 

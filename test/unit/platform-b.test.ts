@@ -424,7 +424,8 @@ describe('error classification', () => {
     ['InappropriateJSON', res(400, 'InappropriateJSON'), 'create', false, 'invalid_request'],
     ['MalformedJSON', res(400, 'MalformedJSON'), 'create', false, 'invalid_request'],
     ['a refusal that says moderation', res(400, 'InvalidParameter', 'prompt failed content moderation'), 'create', false, 'content_policy'],
-    ['a task no longer queryable (7 days)', res(404, 'TaskNotFound'), 'poll', false, 'upstream_failed'],
+    ['a task no longer queryable (7 days): the platform lost it', res(404, 'TaskNotFound'), 'poll', false, 'upstream_lost'],
+    ['a task query on a URI version B refuses', res(404, 'InvalidVersion'), 'poll', false, 'upstream_failed'],
     ['an unknown endpoint', res(404, 'NotFound'), 'create', false, 'upstream_failed'],
   ])('%s', (_name, r, op, isRetryable, reason) => {
     const err = classifyBError(r, op);

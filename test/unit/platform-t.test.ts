@@ -482,6 +482,19 @@ describe('createPlatformT on the wire', () => {
     await expect(adapter.poll('video', 't')).rejects.toMatchObject({ retryable: true, opts: { code: 'RequestLimitExceeded' } });
   });
 
+  test('a TaskId T no longer knows is a lost job (upstream_lost), whichever of the likely codes says so', async () => {
+    const { http } = fakeT({
+      DescribeTaskDetail: [
+        { Error: { Code: 'InvalidParameterValue', Message: 'The value of parameter `TaskId` is not valid.' } },
+        { Error: { Code: 'ResourceNotFound.TaskNotExist', Message: 'task not exist' } },
+      ],
+    });
+    const adapter = createPlatformT(SETTINGS, { http });
+    for (const code of ['InvalidParameterValue', 'ResourceNotFound.TaskNotExist']) {
+      await expect(adapter.poll('video', '7-AigcVideoTask-9')).rejects.toMatchObject({ retryable: false, opts: { reason: 'upstream_lost', code }, message: expect.stringContaining('7-AigcVideoTask-9') });
+    }
+  });
+
   test('no cancel: platform T cannot cancel an AIGC task', () => {
     expect(createPlatformT(SETTINGS, { http: fakeT({}).http }).cancel).toBeUndefined();
   });

@@ -314,6 +314,19 @@ describe('createPlatformV on the wire', () => {
   });
 });
 
+describe('poll: a task Ark no longer knows', () => {
+  test('a 404 on the task is a lost job (upstream_lost); a 404 naming the model stays the account’s problem', async () => {
+    const { http } = fakeV((_m, url) =>
+      url.pathname.endsWith('/cgt-gone')
+        ? { status: 404, body: { error: { code: 'ResourceNotFound', message: 'The specified task cgt-gone is not found.' } } }
+        : { status: 404, body: { error: { code: 'InvalidEndpointOrModel.NotFound', message: 'The model does not exist.' } } },
+    );
+    const adapter = createPlatformV(SETTINGS, { http });
+    await expect(adapter.poll('video', 'cgt-gone')).rejects.toMatchObject({ retryable: false, opts: { reason: 'upstream_lost', code: 'ResourceNotFound', httpStatus: 404 } });
+    await expect(adapter.poll('video', 'cgt-other')).rejects.toMatchObject({ retryable: false, opts: { reason: 'upstream_auth' } });
+  });
+});
+
 describe('findSubmitted: the lost job, through the task list and the seed marker', () => {
   const since = NOW - 30_000;
   const ctx = { taskId: 'task_abc', dedupKey: KEY, deadlineAt: NOW + 3600_000, since };

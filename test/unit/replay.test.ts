@@ -1,7 +1,8 @@
 /**
  * Workflow replay: the recorded histories of representative runs (test/fixtures/histories/*.json, made by
  * test/fixtures/record-histories.ts: success, content-policy failure, retried submit and polls, cancel, deadline,
- * a run replayed after an outage) must replay against the current workflow code. A change that would break
+ * a run replayed after an outage, a run woken by a platform callback, and both runs of a task that continued as
+ * new) must replay against the current workflow code. A change that would break
  * running tasks in production (non-determinism) fails here; version it with patched() (docs/operations.md).
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -39,8 +40,10 @@ const protojson = createRequire(require.resolve('@temporalio/proto'))('protobufj
 const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType('temporal.api.history.v1.History');
 
 /**
- * Every fixture, including those in subfolders: `pre-local-poll/` holds runs recorded before polls became local
- * activities (patch `poll-as-local-activity`); they prove that tasks started before that change still replay.
+ * Every fixture, including those in subfolders, which hold runs recorded before a versioned change and prove that
+ * tasks started before it still replay: `pre-local-poll/` (before patch `poll-as-local-activity`) and
+ * `pre-timing-from-worker/` (before `timing-from-worker`, `bounded-local-poll`, `wake-on-callback`,
+ * `resubmit-transient-failures` and `store-results`).
  */
 function histories() {
   return readdirSync(FIXTURES, { recursive: true, encoding: 'utf8' })
@@ -70,9 +73,24 @@ const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error: conso
 
 test('the fixtures cover the representative runs', () => {
   expect(histories().map((h) => h.workflowId)).toEqual(
-    expect.arrayContaining(['success', 'failure-content-policy', 'retries-submit-and-poll', 'cancel', 'deadline-job-never-finishes', 'replayed-after-outage']),
+    expect.arrayContaining([
+      'success',
+      'failure-content-policy',
+      'retries-submit-and-poll',
+      'cancel',
+      'deadline-job-never-finishes',
+      'replayed-after-outage',
+      'woken-by-callback',
+      'continue-as-new-first-run',
+      'continue-as-new',
+    ]),
   );
   expect(histories().map((h) => h.workflowId)).toEqual(expect.arrayContaining(['pre-local-poll/success', 'pre-local-poll/deadline-job-never-finishes']));
+  expect(histories().map((h) => h.workflowId)).toEqual(expect.arrayContaining(['pre-timing-from-worker/success', 'pre-timing-from-worker/cancel']));
+  // The recorded shapes are what their names say: a callback signal, a continue-as-new.
+  const eventTypes = (name: string) => (JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), 'utf8')) as { events: { eventType: string }[] }).events.map((e) => e.eventType);
+  expect(eventTypes('woken-by-callback')).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED');
+  expect(eventTypes('continue-as-new-first-run').at(-1)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
 });
 
 test('every recorded history replays against the current workflow code', async () => {
