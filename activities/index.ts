@@ -50,11 +50,13 @@ export interface ActivityDeps {
   upstreamLostGraceMs?: number;
   /** Hands a pulled platform event on to its task (core/task-hints.ts); absent: no event queue is consumed. */
   hint?: PlatformEventsDeps['hint'];
+  /** Aborted when the worker begins to shut down: long-running activities hand their work back at once. */
+  stopping?: AbortSignal;
   /** The result store and the copy into it (activities/store-results.ts: storeResults, cleanupResults). */
   results: ResultActivityDeps;
 }
 
-export function createActivities({ catalogue, adapters, timing, push, fallbackPollIntervalMs, upstreamLostGraceMs = UPSTREAM_LOST_GRACE_MS, results, hint }: ActivityDeps) {
+export function createActivities({ catalogue, adapters, timing, push, fallbackPollIntervalMs, upstreamLostGraceMs = UPSTREAM_LOST_GRACE_MS, results, hint, stopping }: ActivityDeps) {
   function adapterFor(platform: string): PlatformAdapter {
     const adapter = adapters[platform];
     if (!adapter) {
@@ -80,6 +82,7 @@ export function createActivities({ catalogue, adapters, timing, push, fallbackPo
   const consumePlatformEvents = createPlatformEventsActivity({
     adapterFor,
     hint: hint ?? (async () => Promise.reject(new Error('no Temporal client to hand platform events on with'))),
+    stopping,
   });
 
   return {

@@ -111,6 +111,11 @@ async function main(): Promise<void> {
     }
   }
 
+  // Aborted on the signals that stop the worker (the Runtime's own handlers start the shutdown): the event
+  // consumer hands its work back at once instead of holding the stop for WORKER_SHUTDOWN_GRACE_MS.
+  const stopping = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stopping.abort());
+
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -127,6 +132,7 @@ async function main(): Promise<void> {
       upstreamLostGraceMs: config.UPSTREAM_LOST_GRACE_MS,
       results: { store: resultStore, copier, observer: metrics.resultObserver() },
       hint: (platform, hint) => hintTask(client, platform, hint),
+      stopping: stopping.signal,
     }),
     sinks: { ...metrics.sinks(), pushMonitor: { seen: { fn: (_info, platform: string) => pushMonitor.seen(platform) } } },
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,

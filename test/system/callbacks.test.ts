@@ -217,9 +217,14 @@ describe('security: forged, expired, unknown and replayed announcements', () => 
 });
 
 describe("T's pull queue (no public URL needed)", () => {
+  // A shutdown grace far longer than a stop may take: a consumer holding its worker's stop for it would show.
+  const pullEnv = { PLATFORM_T_EVENTS: 'pull', PUBLIC_BASE_URL: '', PLATFORM_B_CALLBACKS: 'off', WORKER_SHUTDOWN_GRACE_MS: '60000' };
+  const consumers: Awaited<ReturnType<Stack['startWorker']>>[] = [];
+
   test('a singleton consumer workflow pulls T events and wakes tasks; a second worker does not start a second consumer', async () => {
     // A lane whose worker consumes T's queue: it switches the simulated account to PULL mode.
-    const lane = await stack.startLane({ PLATFORM_T_EVENTS: 'pull', PUBLIC_BASE_URL: '', PLATFORM_B_CALLBACKS: 'off' });
+    const lane = await stack.startLane(pullEnv);
+    consumers.push(lane.worker);
     const laneApi = new ApiClient(lane.apiUrl, 'alice');
     const r = await laneApi.post('/v1/async/images/generations', { model: 'GEM-2.5', prompt: unique('t pull') });
     const record = await laneApi.waitForTask(r.body.task_id, TIMER_MS - 5_000);
@@ -228,11 +233,22 @@ describe("T's pull queue (no public URL needed)", () => {
 
     const consumer = await client.workflow.getHandle('platform-events-T').describe();
     expect(consumer.status.name).toBe('RUNNING');
-    await stack.startWorker({ TEMPORAL_TASK_QUEUE: consumer.taskQueue, PLATFORM_T_EVENTS: 'pull', PUBLIC_BASE_URL: '', PLATFORM_B_CALLBACKS: 'off' });
+    consumers.push(await stack.startWorker({ TEMPORAL_TASK_QUEUE: consumer.taskQueue, ...pullEnv }));
     const again = await client.workflow.getHandle('platform-events-T').describe();
     expect(again.runId).toBe(consumer.runId);
     let running = 0;
     for await (const w of client.workflow.list({ query: `WorkflowId = 'platform-events-T' AND ExecutionStatus = 'Running'` })) if (w) running++;
     expect(running).toBe(1);
+  });
+
+  test('a worker running the consumer stops at once on SIGTERM: the consumer hands its run back instead of holding the shutdown grace', async () => {
+    expect(consumers).toHaveLength(2);
+    await until('the consumer is pulling', async () => {
+      const d = await client.workflow.getHandle('platform-events-T').describe();
+      return d.raw.pendingActivities?.some((a) => a.activityType?.name === 'consumePlatformEvents' && a.state === 2 /* STARTED */) ?? false;
+    }, 30_000);
+    for (const w of consumers) w.child.kill('SIGTERM');
+    const exits = await Promise.all(consumers.map((w) => Promise.race([w.exited, new Promise((r) => setTimeout(() => r('still running after 20 s'), 20_000).unref())])));
+    expect(exits).toEqual([0, 0]);
   });
 });

@@ -34,6 +34,9 @@ test('npm start: loopback, the generated key, a killed worker restarted, Ctrl-C 
     POLL_FIRST_DELAY_MS: '200',
     POLL_INTERVAL_VIDEO_MS: '300',
     POLL_INTERVAL_IMAGE_MS: '300',
+    // Longer than Ctrl-C may take below: a stop held for the whole grace (by T's pull consumer, on by default for
+    // the simulated T) would show.
+    WORKER_SHUTDOWN_GRACE_MS: '60000',
   };
   delete env.API_KEYS;
   delete env.API_KEYS_FILE;
@@ -92,8 +95,9 @@ test('npm start: loopback, the generated key, a killed worker restarted, Ctrl-C 
     expect((await alice.waitForTask(after.body.task_id, 60_000)).status).toBe('success');
 
     child.kill('SIGINT');
-    expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 90_000))])).toBe(0);
+    expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running 30 s after Ctrl-C'), 30_000).unref())])).toBe(0);
     expect(lines.some((l) => /^Stopped\./.test(l))).toBe(true);
+    expect(lines.some((l) => /\[worker\].*"msg":"Worker stopped"/.test(l))).toBe(true);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
