@@ -126,9 +126,14 @@ export function registerPlatformT(router: Router, host: SimHost): void {
     events.settings.confirmWindowMs = num(b.confirmWindowMs) ?? DEFAULT_EVENT_SETTINGS.confirmWindowMs;
     ctx.body = events.settings;
   });
-  router.post('/_sim/t/reset', (ctx) => {
+  const resetEvents = () => {
     events.reset();
     Object.assign(events.settings, DEFAULT_EVENT_SETTINGS);
+  };
+  // The simulator's own reset (POST /_sim/reset) forgets T's event state too.
+  host.onReset(resetEvents);
+  router.post('/_sim/t/reset', (ctx) => {
+    resetEvents();
     ctx.body = { ok: true };
   });
 }

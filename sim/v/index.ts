@@ -68,6 +68,10 @@ export function registerPlatformV(router: Router, host: SimHost): void {
   // host.stats.V is read at each use: the simulator's reset replaces the object.
   const callbacks = new VCallbacks(host);
   let accountFaults: AccountFault[] = [];
+  // The simulator's own reset (POST /_sim/reset) clears V's account faults too.
+  host.onReset(() => {
+    accountFaults = [];
+  });
 
   /** Auth, then an account fault for this op; answers and returns false when the request must stop. */
   function admit(ctx: Context, op: SimOp): boolean {

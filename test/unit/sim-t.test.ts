@@ -450,6 +450,13 @@ describe('event notification', () => {
     expect(await errCode('ModifyEventConfig', { SubAppId: SUB, AigcVideoTaskNotifyEnabled: 'ON' })).toBe('UnknownParameter');
   });
 
+  test("the simulator's reset (POST /_sim/reset) forgets T's event configuration too", async () => {
+    await t('ModifyEventConfig', { SubAppId: SUB, Mode: 'PULL' });
+    expect((await t('DescribeEventConfig', { SubAppId: SUB })).Mode).toBe('PULL');
+    await fetch(`${sim.url}/_sim/reset`, { method: 'POST' });
+    expect((await t('DescribeEventConfig', { SubAppId: SUB })).Mode).not.toBe('PULL');
+  });
+
   test('PUSH: the completion event, signed with T and Sign = MD5(SignKey + T), carries SessionId and SessionContext', async () => {
     const rx = await receiver();
     try {

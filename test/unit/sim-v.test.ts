@@ -320,6 +320,13 @@ test('/_sim/v/account-faults: the next N requests of an op answer the code', asy
   expect((await list()).status).toBe(200);
 });
 
+test("the simulator's reset (POST /_sim/reset) clears V's account faults too", async () => {
+  await call('POST', '/_sim/v/account-faults', { code: 'QuotaExceeded', op: 'list' });
+  expect((await list()).json.error.code).toBe('QuotaExceeded');
+  await call('POST', '/_sim/reset');
+  expect((await list()).status).toBe(200);
+});
+
 test('injected 429 is a true rate limit (RateLimitExceeded.*, Retry-After); 500 InternalServiceError', async () => {
   await call('POST', '/_sim/faults', { platform: 'V', op: 'submit', status: 429, count: 1, retryAfterSeconds: 3 });
   const r = await create({ model: M.pro, content: [text()] });
