@@ -133,14 +133,8 @@ export class TaskService {
    * the owner's task (else undefined, like a missing one); without, any task (the caller checked a signed link).
    */
   async readResult(taskId: string, ownerId: string | undefined): Promise<{ status: TaskStatus; result?: GenerationResult } | undefined> {
-    let desc: WorkflowExecutionDescription;
-    try {
-      desc = await this.client.workflow.getHandle(taskId).describe();
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return undefined;
-      throw err;
-    }
-    if (desc.type !== WORKFLOW_TYPE || (ownerId !== undefined && desc.typedSearchAttributes.get(SA.owner) !== ownerId)) return undefined;
+    const desc = await this.describeOwned(taskId, ownerId);
+    if (!desc) return undefined;
     const record = toTaskRecord(desc);
     return { status: record.status, ...(record.status === 'success' ? { result: (desc.memo as TaskMemo | undefined)?.result } : {}) };
   }
@@ -157,7 +151,11 @@ export class TaskService {
     return toTaskRecord(info, result ? await this.renderResult(info.workflowId, result) : undefined);
   }
 
-  private async describeOwned(taskId: string, ownerId: string): Promise<WorkflowExecutionDescription | undefined> {
+  /**
+   * The task's workflow, or undefined when there is none (or it is not a generation task); with `ownerId`, also
+   * when another key owns it — indistinguishable from a missing one.
+   */
+  private async describeOwned(taskId: string, ownerId: string | undefined): Promise<WorkflowExecutionDescription | undefined> {
     let desc: WorkflowExecutionDescription;
     try {
       desc = await this.client.workflow.getHandle(taskId).describe();
@@ -165,7 +163,7 @@ export class TaskService {
       if (err instanceof WorkflowNotFoundError) return undefined;
       throw err;
     }
-    if (desc.typedSearchAttributes.get(SA.owner) !== ownerId || desc.type !== WORKFLOW_TYPE) return undefined;
+    if (desc.type !== WORKFLOW_TYPE || (ownerId !== undefined && desc.typedSearchAttributes.get(SA.owner) !== ownerId)) return undefined;
     return desc;
   }
 

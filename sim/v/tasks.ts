@@ -24,23 +24,11 @@ export const V_STATUSES: readonly VStatus[] = ['queued', 'running', 'succeeded',
 export const V_TASK_RETENTION_MS = 7 * 24 * 3600_000;
 export const V_CANCELLED_RETENTION_MS = 24 * 3600_000;
 
-/** What a V job keeps in `SimJob.meta` (JSON only). */
-export interface VJobMeta {
-  ratio: string;
-  resolution: string;
-  duration: number;
-  frames?: number;
-  seed: number;
-  generateAudio?: boolean;
-  draft?: boolean;
-  draftTaskId?: string;
-  serviceTier: 'default' | 'flex';
-  executionExpiresAfter: number;
-  priority: number;
-  safetyIdentifier?: string;
-  tools?: { type: string }[];
-  returnLastFrame: boolean;
-  callbackUrl?: string;
+/**
+ * What a V job keeps in `SimJob.meta` (JSON only): the validated create (VCreatePlan) minus what only shaped it
+ * (model, text, mode, watermark, camera_fixed), plus what the simulator adds.
+ */
+export type VJobMeta = Omit<VCreatePlan, 'model' | 'text' | 'mode' | 'watermark' | 'cameraFixed'> & {
   /** `[sim:expires=MS]`: the job counts as past execution_expires_after this many ms after creation. */
   expiresInMs?: number;
   /** `[sim:task-error=CODE]`: the failed task's error.code. */
@@ -50,7 +38,7 @@ export interface VJobMeta {
   deletedAt?: number;
   /** The create body as received: for /_sim/jobs only, never shown in the task object. */
   request: unknown;
-}
+};
 
 export function vMeta(job: SimJob): VJobMeta {
   return job.meta as unknown as VJobMeta;

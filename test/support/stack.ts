@@ -8,13 +8,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../../scripts/free-port';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startDevServer, type DevServer } from '../../scripts/dev-server';
 
 export const REPO = resolve(__dirname, '..', '..');
+export { freePort };
 
 /**
  * Test keys (secrets are test-only): alice and bob for ownership; carol has tight limits and a model allowlist
@@ -41,18 +42,6 @@ function writeKeysFile(dir: string): string {
   ];
   writeFileSync(file, JSON.stringify(keys, null, 2));
   return file;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolvePort(port));
-    });
-  });
 }
 
 export class Proc {

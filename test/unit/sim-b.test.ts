@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { SIM_ACCOUNTS } from '../../sim/accounts';
 import { bceSign, bceTimestamp, canonicalQueryString, parseBceAuthorization, uriEncode } from '../../sim/b/bce-auth';
 import { startSimulator, type Simulator } from '../../sim/server';
+import { waitFor } from '../support/wait-for';
 
 // The official SDK's signer (npm @baiducloud/sdk, src/auth.js): an independent reference implementation only.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -115,15 +116,6 @@ const sim_ = {
   callbacks: (): Promise<any[]> => getJson('/_sim/callbacks?platform=B'),
 };
 
-async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 5_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const t2v = (model: string, input: Record<string, unknown>) => ({ model, [`model${model.replace(/\./g, '')}TaskInput`]: input });
 const createT2V = (model: string, input: Record<string, unknown>) => call('POST', '/v2/aigc/text_to_video', [], t2v(model, input));

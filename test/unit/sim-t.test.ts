@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { SIM_ACCOUNTS } from '../../sim/accounts';
 import { startSimulator, type Simulator } from '../../sim/server';
 import { md5Hex, signTRequest, tc3Authorization, tc3Signature } from '../../sim/t';
+import { waitFor } from '../support/wait-for';
 
 // The official SDK's signer: an independent oracle for the simulator's own TC3 implementation.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -74,15 +75,6 @@ async function t(action: string, body: unknown, o: CallOptions = {}): Promise<TR
 
 const errCode = async (action: string, body: unknown, o: CallOptions = {}) => (await t(action, body, o)).Error?.Code;
 
-async function waitFor<T>(fn: () => Promise<T | undefined>, timeoutMs = 5_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const video = (over: Record<string, unknown> = {}) => ({ SubAppId: SUB, ModelName: 'GV', ModelVersion: '3.1', Prompt: 'a cat', ...over });
 const image = (over: Record<string, unknown> = {}) => ({ SubAppId: SUB, ModelName: 'GG', ModelVersion: '2.5', Prompt: 'a cat', ...over });

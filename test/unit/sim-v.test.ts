@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SIM_ACCOUNTS } from '../../sim/accounts';
 import { startSimulator, type Simulator } from '../../sim/server';
+import { waitFor } from '../support/wait-for';
 
 let sim: Simulator;
 const AUTH = { Authorization: `Bearer ${SIM_ACCOUNTS.V.apiKey}`, 'Content-Type': 'application/json' };
@@ -48,15 +49,6 @@ const M = {
   v20fast: 'doubao-seedance-2-0-fast-260128',
 };
 
-async function waitFor<T>(fn: () => Promise<T | undefined>, timeoutMs = 5_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 const statusIs = (id: string, status: string) =>
   waitFor(async () => {
     const r = await get(id);
