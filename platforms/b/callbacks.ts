@@ -12,7 +12,8 @@
  * net. Enabling callbacks replaces the account's callback URL, which other consumers of the same VOD account may
  * use: it is opt-in (PLATFORM_B_CALLBACKS=manage).
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { hexDigestsEqual } from '../../core/constant-time';
 import { z } from 'zod';
 import { optionalString, parseEnv } from '../../core/config';
 import { CallbackRefused, type CallbackReceiver } from '../platform';
@@ -39,12 +40,6 @@ export function callbackConfig(callbackUrl: string, signKey: string | undefined)
   return { callbackUrl, enableVideoGenerateCompleteEvent: true, enableSign: Boolean(signKey), ...(signKey ? { signKey } : {}) };
 }
 
-function sameHex(a: string, b: string): boolean {
-  const x = Buffer.from(a.toLowerCase());
-  const y = Buffer.from(b.toLowerCase());
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
 export const bCallbackReceiver: CallbackReceiver = {
   env: bCallbacksEnv,
   receive(req, env) {
@@ -59,7 +54,7 @@ export const bCallbackReceiver: CallbackReceiver = {
       if (!/^\d{1,15}$/.test(timestamp) || Math.abs(req.receivedAt - Number(timestamp)) > MAX_SKEW_MS) {
         throw new CallbackRefused(401, 'The event signature has expired or is dated in the future');
       }
-      if (!sameHex(token, bCallbackToken(signKey, req.url, body, timestamp, user))) throw new CallbackRefused(401, 'The event signature does not match');
+      if (!hexDigestsEqual(token, bCallbackToken(signKey, req.url, body, timestamp, user))) throw new CallbackRefused(401, 'The event signature does not match');
     }
     let event: { eventType?: unknown; videoGenerateCompleteEvent?: { taskId?: unknown } };
     try {

@@ -13,7 +13,8 @@
  *   acknowledges them; an unconfirmed event comes back after 30 s. No public URL needed: the worker consumes it
  *   (workflows/platform-events.ts).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { hexDigestsEqual } from '../../core/constant-time';
 import { z } from 'zod';
 import { optionalString, parseEnv } from '../../core/config';
 import { CallbackRefused, type CallbackReceiver, type PlatformEventQueue, type UpstreamHint } from '../platform';
@@ -74,12 +75,6 @@ export function tEventQueue(call: (c: TCall) => Promise<Record<string, unknown>>
 
 const md5Hex = (s: string) => createHash('md5').update(s, 'utf8').digest('hex');
 
-function sameHex(a: string, b: string): boolean {
-  const x = Buffer.from(a.toLowerCase());
-  const y = Buffer.from(b.toLowerCase());
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
 /** PUSH events at POST /v1/callbacks/T: verified (when a SignKey is configured), reduced to task hints. */
 export const tCallbackReceiver: CallbackReceiver = {
   env: tEventsEnv,
@@ -96,7 +91,7 @@ export const tCallbackReceiver: CallbackReceiver = {
     if (signKey) {
       const t = Number(event.T);
       if (!Number.isInteger(t) || typeof event.Sign !== 'string') throw new CallbackRefused(401, 'The event carries no signature (T, Sign)');
-      if (!sameHex(event.Sign, md5Hex(`${signKey}${t}`))) throw new CallbackRefused(401, 'The event signature does not match');
+      if (!hexDigestsEqual(event.Sign, md5Hex(`${signKey}${t}`))) throw new CallbackRefused(401, 'The event signature does not match');
       if (t * 1000 < req.receivedAt) throw new CallbackRefused(401, 'The event signature has expired');
     }
     const hint = hintOf(event);

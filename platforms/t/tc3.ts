@@ -10,7 +10,7 @@
  * sending a Host header with it. Signing here keeps the service fixed and the signed Host equal to the sent one.
  * So the SDK is used for its types only (vod-types.ts), at compile time: a devDependency.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 
 export const TC3_ALGORITHM = 'TC3-HMAC-SHA256';
 
@@ -103,9 +103,3 @@ export function parseTc3Authorization(value: string | undefined): Tc3Authorizati
   return { secretId: m[1]!, date: m[2]!, service: m[3]!, signedHeaders: m[4]!.split(';'), signature: m[5]! };
 }
 
-/** Constant-time comparison of two hex signatures. */
-export function signaturesEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'utf8');
-  const y = Buffer.from(b, 'utf8');
-  return x.length === y.length && timingSafeEqual(x, y);
-}

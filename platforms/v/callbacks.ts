@@ -6,7 +6,8 @@
  *
  *   {PUBLIC_BASE_URL}/v1/callbacks/V/{task_id}?token={base64url HMAC-SHA256(secret, "V:" + task_id)}
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '../../core/constant-time';
 import { z } from 'zod';
 import { callbackSchema, parseEnv } from '../../core/config';
 import { CallbackRefused, type CallbackReceiver } from '../platform';
@@ -19,12 +20,6 @@ export function callbackUrl(publicBaseUrl: string, secret: string, taskId: strin
   return `${publicBaseUrl.replace(/\/+$/, '')}/v1/callbacks/V/${encodeURIComponent(taskId)}?token=${callbackToken(secret, taskId)}`;
 }
 
-function sameToken(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
 export const vCallbackReceiver: CallbackReceiver = {
   env: z.object({ CALLBACK_SECRET: callbackSchema.shape.CALLBACK_SECRET }),
   receive(req, env) {
@@ -33,7 +28,7 @@ export const vCallbackReceiver: CallbackReceiver = {
     const [taskId, ...extra] = req.rest;
     if (!taskId || extra.length > 0) throw new CallbackRefused(400, 'A platform V callback URL names one task: /v1/callbacks/V/{task_id}');
     const token = req.query.token ?? '';
-    if (!sameToken(token, callbackToken(secret, taskId))) throw new CallbackRefused(401, 'The callback token does not match its task');
+    if (!constantTimeEqual(token, callbackToken(secret, taskId))) throw new CallbackRefused(401, 'The callback token does not match its task');
     // The body (Ark's task object) is not needed: the task polls for the truth. Its id is logged if present.
     let upstreamTaskId: string | undefined;
     try {
