@@ -1,6 +1,6 @@
 /**
  * Replays tasks that failed, e.g. during an upstream outage, so that the SAME task_id goes on to success
- * (docs/operations.md, "Replays after an outage"). Each task's workflow is reset to its first workflow task:
+ * (docs/operations.md, section 5). Each task's workflow is reset to its first workflow task:
  * Temporal starts a new run of the same workflow ID with the original request and a fresh deadline, which
  * submits a new upstream job (with a new dedup key, see workflows/dedup-key.ts) and polls it to the end.
  *
@@ -148,7 +148,7 @@ Usage: npm run replay-failed -- [--query "<visibility filter>"] [--task-id <id>]
   --help      this text
 
 Connects with the gateway's configuration (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS).
-Safe to run twice. See docs/operations.md, "Replays after an outage".`;
+Safe to run twice. See docs/operations.md, section 5 ("Finding failed tasks and replaying them after an outage").`;
 
 async function main(): Promise<number> {
   let values;
