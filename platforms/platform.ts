@@ -129,6 +129,20 @@ export interface PlatformDefinition {
    * platform pushes nothing to the gateway.
    */
   readonly callbacks?: CallbackReceiver;
+
+  /**
+   * Parts of docs/api.md rendered from the platform's own data (e.g. B's request field → TaskInput tables), so
+   * the page cannot drift from what the adapter sends: `npm run docs:models` rewrites each between its markers,
+   * and test/unit/model-docs.test.ts fails while one is stale.
+   */
+  readonly docSections?: readonly GeneratedDocSection[];
+}
+
+/** A generated part of docs/api.md: everything from `begin` to `end` (both markers included) is `render()`. */
+export interface GeneratedDocSection {
+  readonly begin: string;
+  readonly end: string;
+  render(): string;
 }
 
 /** One pushed announcement as the API received it. */

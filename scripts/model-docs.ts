@@ -1,12 +1,14 @@
 /**
- * The per-model tables of docs/api.md, generated from the catalogue and the platform registry so the docs cannot
- * drift from what the gateway validates: `npm run docs:models` rewrites the part of docs/api.md between the
- * markers, and test/unit/model-docs.test.ts fails while it is stale.
+ * The generated parts of docs/api.md, so the docs cannot drift from what the gateway validates and sends: the
+ * per-model tables (from the catalogue and the platform registry) and each platform's own sections
+ * (PlatformDefinition.docSections, e.g. platform B's field mapping). `npm run docs:models` rewrites each between
+ * its markers; test/unit/model-docs.test.ts fails while one is stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describeDurations, type Catalogue, type ModelEntry } from '../core/catalogue';
 import { buildCatalogue, PLATFORM_DEFINITIONS } from '../platforms';
+import type { GeneratedDocSection } from '../platforms/platform';
 import { UNIVERSAL_FIELDS } from '../platforms/request';
 
 export const DOC_FILE = resolve(__dirname, '..', 'docs', 'api.md');
@@ -65,15 +67,28 @@ export function renderModelTables(catalogue: Catalogue = buildCatalogue()): stri
   ].join('\n');
 }
 
-/** docs/api.md with its generated part replaced by `tables`. */
-export function withTables(doc: string, tables: string): string {
-  const begin = doc.indexOf(BEGIN);
-  const end = doc.indexOf(END);
-  if (begin < 0 || end < begin) throw new Error(`docs/api.md: the markers ${BEGIN} … ${END} are missing`);
-  return doc.slice(0, begin) + tables + doc.slice(end + END.length);
+/** Every generated part of docs/api.md: the model tables, then each platform's own sections. */
+export function docSections(): GeneratedDocSection[] {
+  return [{ begin: BEGIN, end: END, render: () => renderModelTables() }, ...PLATFORM_DEFINITIONS.flatMap((p) => p.docSections ?? [])];
+}
+
+/** The part of `doc` a section covers, markers included (undefined when its markers are missing). */
+export function currentSection(doc: string, section: GeneratedDocSection): string | undefined {
+  const begin = doc.indexOf(section.begin);
+  const end = doc.indexOf(section.end, begin);
+  return begin < 0 || end < 0 ? undefined : doc.slice(begin, end + section.end.length);
+}
+
+/** `doc` with every section re-rendered between its markers. */
+export function withSections(doc: string, sections: readonly GeneratedDocSection[] = docSections()): string {
+  return sections.reduce((out, section) => {
+    const current = currentSection(out, section);
+    if (current === undefined) throw new Error(`docs/api.md: the markers ${section.begin} … ${section.end} are missing`);
+    return out.replace(current, () => section.render());
+  }, doc);
 }
 
 if (require.main === module) {
-  writeFileSync(DOC_FILE, withTables(readFileSync(DOC_FILE, 'utf8'), renderModelTables()));
-  console.log(`${DOC_FILE}: model tables regenerated`);
+  writeFileSync(DOC_FILE, withSections(readFileSync(DOC_FILE, 'utf8')));
+  console.log(`${DOC_FILE}: generated sections regenerated`);
 }

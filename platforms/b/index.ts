@@ -10,6 +10,7 @@ import { bPublicEnv, bWorker, bWorkerEnv } from './config';
 import { bModels } from './models';
 import { bImageFields, bVideoFields } from './request-fields';
 import { validateB } from './rules';
+import { bWireDocSection } from './wire-docs';
 
 export const platformB: PlatformDefinition = {
   id: 'B',
@@ -27,4 +28,5 @@ export const platformB: PlatformDefinition = {
   workerEnv: bWorkerEnv,
   worker: bWorker,
   callbacks: bCallbackReceiver,
+  docSections: [bWireDocSection],
 };

@@ -5,7 +5,7 @@
  * classification, the models file, configuration, and the adapter's calls — findSubmitted above all — against a
  * fake HTTP client.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiError } from '../../api/api-error';
@@ -26,7 +26,6 @@ import { resolveModels } from '../../platforms/b/models-file';
 import { CLOCK_SKEW_MARGIN_MS, sameRequest } from '../../platforms/b/reconcile';
 import { fromBTaskDetail } from '../../platforms/b/task-status';
 import { markerSeed, toBCreate } from '../../platforms/b/wire';
-import { BEGIN as WIRE_BEGIN, DOC_FILE, END as WIRE_END, renderBWireTables } from '../../platforms/b/wire-docs';
 import { SIM_ACCOUNTS } from '../../sim/accounts';
 import { validateImageCreate } from '../../sim/b/image';
 import { validateVideoCreate } from '../../sim/b/video';
@@ -727,9 +726,3 @@ describe('findSubmitted: the job a lost answer created', () => {
   });
 });
 
-// ------------------------------------------------------------------------------------------------ docs
-
-test('docs/api.md carries the current platform B mapping tables (regenerate: node --import tsx platforms/b/wire-docs.ts)', () => {
-  const doc = readFileSync(DOC_FILE, 'utf8');
-  expect(doc.slice(doc.indexOf(WIRE_BEGIN), doc.indexOf(WIRE_END) + WIRE_END.length)).toBe(renderBWireTables());
-});
