@@ -1,12 +1,14 @@
 /**
  * `npm run bench [-- part ...]`: runs the named parts (all by default) and prints Markdown tables; the raw figures
  * go to bench/results/<part>.json. Parts: submit, reads, e2e, inflight, sync, history, results (add `--real` for the
- * real 5-minute history run). Every part starts its own stack on free 127.0.0.1 ports and stops it after.
+ * real 5-minute history run), push; push-history (~6 minutes) and push-capacity (~30 minutes) run only when named.
+ * Every part starts its own stack on free 127.0.0.1 ports and stops it after.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runE2e } from './e2e';
 import { runHistory } from './history';
+import { runPushCapacity, runPushDelay, runPushHistory } from './push';
 import { runReads } from './reads';
 import { runResults } from './result-store';
 import { runInFlight, runSync } from './scale';
@@ -29,7 +31,13 @@ const PARTS: Record<string, (real: boolean) => Promise<unknown>> = {
   sync: () => runSync(),
   history: (real) => runHistory(real),
   results: () => runResults(),
+  push: () => runPushDelay(),
+  'push-history': () => runPushHistory(),
+  'push-capacity': () => runPushCapacity(),
 };
+
+/** Long parts, left out of a run that names no part. */
+const ON_REQUEST = new Set(['push-history', 'push-capacity']);
 
 function render(part: string, result: any): string {
   switch (part) {
@@ -41,6 +49,14 @@ function render(part: string, result: any): string {
       return `${table([result.throughput])}\n\n${table([result.delay])}\n\n${result.notes.join('; ')}`;
     case 'inflight':
       return table(result);
+    case 'push':
+    case 'push-capacity':
+      return `${table(result.rows)}\n\n${result.notes.join('; ')}`;
+    case 'push-history': {
+      const rows = result.rows as { push: string; byType: Record<string, number> }[];
+      const byType = rows.map((r) => `push ${r.push}: ${Object.entries(r.byType).map(([t, n]) => `${t} ${n}`).join(', ')}`);
+      return `${table(rows.map(({ byType: _, ...rest }) => rest))}\n\nEvents by type: ${byType.join('; ')}\n\n${result.notes.join('; ')}`;
+    }
     case 'history': {
       const { byType, ...rest } = result;
       return `${table([rest])}\n\nEvents by type: ${Object.entries(byType as Record<string, number>).map(([t, n]) => `${t} ${n}`).join(', ')}`;
@@ -56,7 +72,7 @@ async function main(): Promise<void> {
   const wanted = args.filter((a) => !a.startsWith('--'));
   const unknown = wanted.filter((p) => !(p in PARTS));
   if (unknown.length > 0) throw new Error(`unknown part(s) ${unknown.join(', ')}; parts: ${Object.keys(PARTS).join(', ')}`);
-  const parts = wanted.length > 0 ? wanted : Object.keys(PARTS);
+  const parts = wanted.length > 0 ? wanted : Object.keys(PARTS).filter((p) => !ON_REQUEST.has(p));
 
   mkdirSync(RESULTS, { recursive: true });
   console.log(`# mediagate benchmarks\n\n${table([machine()])}`);
