@@ -7,7 +7,7 @@
  */
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Catalogue } from '../core/catalogue';
-import type { Kind, PollTiming, UpstreamStatus } from '../core/task';
+import type { Kind, PollTiming, SubmitResult, UpstreamStatus } from '../core/task';
 import type { PlatformAdapter } from '../platforms/platform';
 import { UpstreamError } from '../platforms/upstream-error';
 import { toActivityFailure } from './activity-failure';
@@ -90,7 +90,10 @@ export function createActivities({ catalogue, adapters, timing, push, fallbackPo
     ...createResultActivities(results),
 
     /** Creates the upstream job, exactly once per task (activities/submit.ts). */
-    submitGeneration: (input: SubmitInput) => guarded(() => submit(input)),
+    async submitGeneration(input: SubmitInput): Promise<SubmitResult> {
+      const result = await guarded(() => submit(input));
+      return push?.healthy(input.platform) ? { ...result, pushHealthy: true } : result;
+    },
 
     async pollGeneration({ platform, kind, upstreamTaskId, submittedAt }: PollInput): Promise<UpstreamStatus> {
       const status = await guarded(async () => {

@@ -140,6 +140,11 @@ export interface UpstreamStatus {
 
 export interface SubmitResult {
   upstreamTaskId: string;
+  /**
+   * Set by the submit activity, not the adapter (as UpstreamStatus.pushHealthy): the platform's callbacks are
+   * arriving, so the task may wait the fallback interval before its first poll too.
+   */
+  pushHealthy?: boolean;
 }
 
 /** The generation workflow's signal for a platform's announcement (workflows/messages.ts, core/task-hints.ts). */

@@ -29,7 +29,7 @@ import {
 import type { Activities } from '../activities';
 import { SA } from '../core/search-attributes';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS } from '../core/timeouts';
-import type { FailureReason, GenerationInput, GenerationResult, PollTiming, ResultItem, StoreResultsInput, TaskError, TaskState, UpstreamStatus } from '../core/task';
+import type { FailureReason, GenerationInput, GenerationResult, PollTiming, ResultItem, StoreResultsInput, SubmitResult, TaskError, TaskState, UpstreamStatus } from '../core/task';
 import { isFailureReason } from '../core/task';
 import { submitDedupKey } from './dedup-key';
 import { taskStateQuery, upstreamEventSignal } from './messages';
@@ -154,6 +154,13 @@ async function startTiming(input: GenerationInput): Promise<PollTiming> {
 export const WAKE_ON_CALLBACK_PATCH = 'wake-on-callback';
 
 /**
+ * While push is healthy the first poll waits the fallback interval too, not the spec's 3 s: the job's end will
+ * wake the task, and a poll of a job that has just started learns only that it runs. For short jobs this takes
+ * a task from three polls to one. Versioned: runs before it polled first after POLL_FIRST_DELAY_MS always.
+ */
+export const FIRST_POLL_ON_PUSH_PATCH = 'first-poll-on-push';
+
+/**
  * A job that failed upstream for a transient reason (T: the account's concurrency limit, a model backlog) is
  * submitted again — a new job with its own dedup key — after a pause, at most MAX_RESUBMISSIONS times and only
  * while the deadline leaves room; the client never sees the transient failure. Versioned: runs before it
@@ -219,11 +226,13 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
   try {
     for (;;) {
       if (upstreamTaskId === undefined) {
-        upstreamTaskId = await submitJob(input, timing, deadlineAt, resubmissions);
+        const submitted = await submitJob(input, timing, deadlineAt, resubmissions);
+        upstreamTaskId = submitted.upstreamTaskId;
         submittedAt = Date.now();
         state.upstreamTaskId = upstreamTaskId;
         upsertSearchAttributes([{ key: SA.upstreamTaskId, value: upstreamTaskId }]);
-        await waitForNextPoll(timing.firstPollDelayMs);
+        const fallbackMs = submitted.pushHealthy === true ? timing.fallbackPollIntervalMs : undefined;
+        await waitForNextPoll(fallbackMs !== undefined && patched(FIRST_POLL_ON_PUSH_PATCH) ? fallbackMs : timing.firstPollDelayMs);
       }
 
       if (remaining(deadlineAt) <= 0) return await deadlineExceeded(input, timing, upstreamTaskId);
@@ -281,10 +290,10 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
 }
 
 /**
- * Submits the job and returns its upstream id. Non-cancellable: once a paid submit is on its way we must learn
- * the upstream id, so that a cancel arriving meanwhile can still cancel the upstream job.
+ * Submits the job and returns its upstream id (and whether push is healthy). Non-cancellable: once a paid submit
+ * is on its way we must learn the upstream id, so that a cancel arriving meanwhile can still cancel the upstream job.
  */
-async function submitJob(input: GenerationInput, timing: PollTiming, deadlineAt: number, resubmission: number): Promise<string> {
+async function submitJob(input: GenerationInput, timing: PollTiming, deadlineAt: number, resubmission: number): Promise<SubmitResult> {
   const { workflowId, runId } = workflowInfo();
   const submit = submitActivity(remaining(deadlineAt));
   const dedupKey = submitDedupKey(workflowId, runId, resubmission);
@@ -294,7 +303,7 @@ async function submitJob(input: GenerationInput, timing: PollTiming, deadlineAt:
     if (isActivityTimeout(err)) return deadlineExceeded(input, timing, undefined, lastFailureMessage(err));
     return failFromActivity(err, 'submit');
   });
-  return submitted.upstreamTaskId;
+  return submitted;
 }
 
 function remaining(deadlineAt: number): number {

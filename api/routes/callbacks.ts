@@ -64,6 +64,8 @@ export function callbackRoutes(router: Router<AppState>, deps: AppDeps): void {
     }
     const outcomes = await Promise.all(hints.map((hint) => deps.tasks.hint(id, hint)));
     for (const o of outcomes) recordCallback(id, o);
+    // Verified, but nothing a task needs to act on (V's `queued`/`running`): acknowledged, counted, dropped.
+    if (hints.length === 0) recordCallback(id, 'ignored');
     ctx.state.log.info({ platform: id, outcomes }, 'Callback handed on');
     ctx.status = 200;
     ctx.body = { received: hints.length, signalled: outcomes.filter((o) => o === 'signalled').length };

@@ -5,6 +5,11 @@
  * URL (Ark) can wake the task — and even then, a callback is only a hint to poll.
  *
  *   {PUBLIC_BASE_URL}/v1/callbacks/V/{task_id}?token={base64url HMAC-SHA256(secret, "V:" + task_id)}
+ *
+ * Only a callback that may announce the job's end wakes the task. Ark also calls back for `queued` and
+ * `running`; polling for those would cost a poll (and a workflow task) each and tell the client only what the
+ * next fallback poll tells anyway, so they are acknowledged and dropped. A body whose status cannot be read
+ * still wakes the task: when in doubt, one extra poll.
  */
 import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '../../core/constant-time';
@@ -20,6 +25,9 @@ export function callbackUrl(publicBaseUrl: string, secret: string, taskId: strin
   return `${publicBaseUrl.replace(/\/+$/, '')}/v1/callbacks/V/${encodeURIComponent(taskId)}?token=${callbackToken(secret, taskId)}`;
 }
 
+/** Ark statuses of a job still under way (upstreams.md "Get"): nothing for the task to act on yet. */
+const STILL_RUNNING: ReadonlySet<string> = new Set(['queued', 'running']);
+
 export const vCallbackReceiver: CallbackReceiver = {
   env: z.object({ CALLBACK_SECRET: callbackSchema.shape.CALLBACK_SECRET }),
   receive(req, env) {
@@ -29,10 +37,12 @@ export const vCallbackReceiver: CallbackReceiver = {
     if (!taskId || extra.length > 0) throw new CallbackRefused(400, 'A platform V callback URL names one task: /v1/callbacks/V/{task_id}');
     const token = req.query.token ?? '';
     if (!constantTimeEqual(token, callbackToken(secret, taskId))) throw new CallbackRefused(401, 'The callback token does not match its task');
-    // The body (Ark's task object) is not needed: the task polls for the truth. Its id is logged if present.
+    // The body (Ark's task object) is never believed: the task polls for the truth. Its status only decides
+    // whether a poll is worth it; its id is logged if present.
     let upstreamTaskId: string | undefined;
     try {
-      const body = JSON.parse(req.rawBody.toString('utf8')) as { id?: unknown };
+      const body = JSON.parse(req.rawBody.toString('utf8')) as { id?: unknown; status?: unknown };
+      if (typeof body.status === 'string' && STILL_RUNNING.has(body.status)) return [];
       if (typeof body.id === 'string') upstreamTaskId = body.id;
     } catch {
       // a malformed body still says "something changed"; the poll will tell what

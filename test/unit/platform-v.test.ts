@@ -2,7 +2,8 @@
  * Platform V (platforms/v): golden create bodies per model family (each accepted by the simulator's strict
  * validator, sim/v, written from the same sources), the per-model rules (a 400 naming the field, and a body the
  * platform would refuse too), status mapping incl. `expired`, error classification (quota vs rate limit,
- * ClosedEndpoint), the lost-answer lookup through the task list and its seed marker, and the models file.
+ * ClosedEndpoint), the lost-answer lookup through the task list and its seed marker, the models file, and which
+ * callbacks wake a task.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,8 @@ import type { HttpClient, HttpResponse } from '../../platforms/http';
 import { RequestRuleError } from '../../platforms/rules';
 import { validateGeneration } from '../../platforms/validation';
 import { createPlatformV } from '../../platforms/v/adapter';
+import { callbackToken, vCallbackReceiver } from '../../platforms/v/callbacks';
+import { CallbackRefused } from '../../platforms/platform';
 import { expiresAfterSeconds, markerSeed, toVCreateBody, V_EXPIRES_MAX_S, V_EXPIRES_MIN_S } from '../../platforms/v/create-body';
 import { vModels } from '../../platforms/v/models-file';
 import { V_MODELS } from '../../platforms/v/models';
@@ -418,5 +421,28 @@ describe('PLATFORM_V_MODELS_FILE: the public-id → upstream-id mapping is deplo
 
   test('a file that cannot be read → a start-up error naming the variable', () => {
     expect(() => buildCatalogue({ PLATFORM_V_MODELS_FILE: join(dir, 'missing.json') })).toThrow(/PLATFORM_V_MODELS_FILE: cannot read .*missing\.json: ENOENT/);
+  });
+});
+
+describe('V callbacks: the token proves the URL, and only an end (or an unreadable status) wakes the task', () => {
+  const SECRET = 'callback-secret-for-tests-0123456789abcdef';
+  const env = { CALLBACK_SECRET: SECRET };
+  const receive = (body: string, token = callbackToken(SECRET, 'task_1')) =>
+    vCallbackReceiver.receive({ rest: ['task_1'], query: { token }, headers: {}, rawBody: Buffer.from(body), url: 'http://gw/v1/callbacks/V/task_1', receivedAt: NOW }, env);
+
+  test.each(['succeeded', 'failed', 'expired', 'cancelled', 'some-future-status'])('status %s → one hint for the task', (status) => {
+    expect(receive(JSON.stringify({ id: 'cgt-1', status }))).toEqual([{ taskId: 'task_1', upstreamTaskId: 'cgt-1' }]);
+  });
+
+  test.each(['queued', 'running'])('status %s → acknowledged, nothing to wake (a poll would learn nothing)', (status) => {
+    expect(receive(JSON.stringify({ id: 'cgt-1', status }))).toEqual([]);
+  });
+
+  test('a body that is not JSON still wakes the task: when in doubt, one extra poll', () => {
+    expect(receive('not json')).toEqual([{ taskId: 'task_1' }]);
+  });
+
+  test('a token for another task is refused, whatever the body says', () => {
+    expect(() => receive(JSON.stringify({ status: 'succeeded' }), callbackToken(SECRET, 'task_2'))).toThrow(CallbackRefused);
   });
 });

@@ -43,7 +43,8 @@ const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: s
  * Every fixture, including those in subfolders, which hold runs recorded before a versioned change and prove that
  * tasks started before it still replay: `pre-local-poll/` (before patch `poll-as-local-activity`) and
  * `pre-timing-from-worker/` (before `timing-from-worker`, `bounded-local-poll`, `wake-on-callback`,
- * `resubmit-transient-failures` and `store-results`).
+ * `resubmit-transient-failures` and `store-results`), `pre-first-poll-on-push/` (a run woken by a callback before
+ * patch `first-poll-on-push`).
  */
 function histories() {
   return readdirSync(FIXTURES, { recursive: true, encoding: 'utf8' })
@@ -71,6 +72,15 @@ const bundle = (path: string) => bundleWorkflowCode({ workflowsPath: path, workf
 
 const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };
 
+/** The patch ids a recorded run took (its `core_patch` markers). */
+function patchesOf(name: string): string[] {
+  const { events } = JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), 'utf8')) as { events: { markerRecordedEventAttributes?: { markerName: string; details?: Record<string, { payloads: { data: string }[] }> } }[] };
+  return events
+    .map((e) => e.markerRecordedEventAttributes)
+    .filter((m) => m?.markerName === 'core_patch')
+    .map((m) => (JSON.parse(Buffer.from(m!.details!['patch-data']!.payloads[0]!.data, 'base64').toString('utf8')) as { id: string }).id);
+}
+
 test('the fixtures cover the representative runs', () => {
   expect(histories().map((h) => h.workflowId)).toEqual(
     expect.arrayContaining([
@@ -90,6 +100,8 @@ test('the fixtures cover the representative runs', () => {
   // The recorded shapes are what their names say: a callback signal, a continue-as-new.
   const eventTypes = (name: string) => (JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), 'utf8')) as { events: { eventType: string }[] }).events.map((e) => e.eventType);
   expect(eventTypes('woken-by-callback')).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED');
+  expect(patchesOf('woken-by-callback')).toContain('first-poll-on-push');
+  expect(patchesOf('pre-first-poll-on-push/woken-by-callback')).not.toContain('first-poll-on-push');
   expect(eventTypes('continue-as-new-first-run').at(-1)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
 });
 

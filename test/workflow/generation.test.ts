@@ -8,7 +8,7 @@ import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Activities } from '../../activities';
-import type { GenerationInput, PollTiming, ResultItem, StoreResultsInput, UpstreamStatus } from '../../core/task';
+import type { GenerationInput, PollTiming, ResultItem, StoreResultsInput, SubmitResult, UpstreamStatus } from '../../core/task';
 import { findTestServer } from '../../scripts/temporal-test-server';
 import { temporal } from '@temporalio/proto';
 import { ALL_SEARCH_ATTRIBUTES } from '../../core/search-attributes';
@@ -56,7 +56,7 @@ interface Calls {
 type Script = {
   /** Status of the n-th poll (0-based), given the upstream id polled; default: running forever. */
   poll?: (n: number, upstreamTaskId: string) => UpstreamStatus | Promise<UpstreamStatus>;
-  submit?: (n: number) => Promise<{ upstreamTaskId: string }>;
+  submit?: (n: number) => Promise<SubmitResult>;
   store?: (input: StoreResultsInput) => Promise<ResultItem[]>;
   timing?: PollTiming;
 };
@@ -212,6 +212,41 @@ describe('callbacks', () => {
     });
     expect(result?.data[0]?.url).toBe('https://v.example/out.mp4');
     expect(calls.polls[0]! - startedAt).toBeLessThan(60_000);
+  });
+
+  const PUSH_TIMING: PollTiming = { ...TIMING, fallbackPollIntervalMs: 30_000 };
+  const pollOffsets = (polls: number[], startedAt: number) => polls.map((t) => Math.round((t - startedAt) / 1000));
+
+  test('push healthy at submit: the first poll, like the others, waits the 30 s fallback (the end will wake the task)', async () => {
+    const { result, calls, startedAt } = await run({
+      timing: PUSH_TIMING,
+      submit: async () => ({ upstreamTaskId: 'job-1', pushHealthy: true }),
+      poll: (n) => (n < 2 ? { state: 'running', pushHealthy: true } : done()),
+    });
+    expect(result?.data[0]?.url).toBe('https://v.example/out.mp4');
+    expect(pollOffsets(calls.polls, startedAt)).toEqual([30, 60, 90]);
+  });
+
+  test('push configured but no callbacks seen yet: the spec\'s 3 s, then 5 s, until polls say push is healthy', async () => {
+    const { calls, startedAt } = await run({
+      timing: PUSH_TIMING,
+      poll: (n) => (n < 2 ? { state: 'running' } : n < 3 ? { state: 'running', pushHealthy: true } : done()),
+    });
+    expect(pollOffsets(calls.polls, startedAt)).toEqual([3, 8, 13, 43]);
+  });
+
+  test('push healthy at submit and the job ends early: its callback ends the 30 s wait, one poll in all', async () => {
+    const { result, calls, startedAt } = await run(
+      { timing: PUSH_TIMING, submit: async () => ({ upstreamTaskId: 'job-1', pushHealthy: true }), poll: () => done() },
+      {},
+      async (handle) => {
+        await new Promise((r) => setTimeout(r, 300));
+        await handle.signal(upstreamEventSignal, { platform: 'V', upstreamTaskId: 'job-1' });
+      },
+    );
+    expect(result?.data[0]?.url).toBe('https://v.example/out.mp4');
+    expect(calls.polls).toHaveLength(1);
+    expect(calls.polls[0]! - startedAt).toBeLessThan(30_000);
   });
 });
 
