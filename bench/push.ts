@@ -5,8 +5,9 @@
  *
  * Push on is configured as production configures it (PUBLIC_BASE_URL = the API, CALLBACK_SECRET, T's events
  * pushed, B's callbacks managed); V hands every task a per-task callback_url and the simulator POSTs the task
- * object to it on every status change (queued at create, running at a quarter of the job, succeeded at its end).
- * Push off: no PUBLIC_BASE_URL, T's events and B's callbacks off.
+ * object to it on every status change (queued at create, running at a quarter of the job, succeeded at its end);
+ * only the end wakes a task. Each part first runs a 1-second task, whose callback shows the worker that push is
+ * healthy. Push off: no PUBLIC_BASE_URL, T's events and B's callbacks off.
  *
  * `push`          done-detection delay: 40 tasks with upstream durations spread over 4–13.75 s (as part 3b); the
  *                 delay is the workflow's close time (from then on GET /v1/generations/:id reads `success`) minus
@@ -227,6 +228,9 @@ async function historyOne(mode: Mode, jobMs: number): Promise<PushHistoryRow> {
   const stack = await modeStack('push-history', mode);
   const { client, close } = await temporalClient(stack);
   try {
+    // As in the other parts: a short task first, whose callback shows the worker that push is healthy (a worker
+    // that has seen no callback yet polls on the spec's intervals, and V wakes a task only at its end).
+    await waitClosed(client, await submitTask(apiUrl(stack), `bench push history warm-up ${mode} [sim:duration=1000]`), 60_000);
     const t0 = Date.now();
     const taskId = await submitTask(apiUrl(stack), `bench push history ${mode} [sim:duration=${jobMs}]`);
     await waitClosed(client, taskId, jobMs + 120_000);
