@@ -83,15 +83,19 @@ function canonicalHeaders(headers: Readonly<Record<string, string>>, names: read
 const hmacHex = (key: string, message: string) => createHmac('sha256', key).update(message, 'utf8').digest('hex');
 
 export function canonicalRequest(req: BceRequestToSign, signedHeaders: readonly string[] = VOD_SIGNED_HEADERS): string {
+  return canonicalRequestWith(req, canonicalHeaders(req.headers, signedHeaders).lines);
+}
+
+function canonicalRequestWith(req: BceRequestToSign, headerLines: string): string {
   const path = req.path === '' ? '/' : req.path;
-  return [req.method.toUpperCase(), uriEncode(path, true), canonicalQueryString(req.query), canonicalHeaders(req.headers, signedHeaders).lines].join('\n');
+  return [req.method.toUpperCase(), uriEncode(path, true), canonicalQueryString(req.query), headerLines].join('\n');
 }
 
 /** The `Authorization` header value for `req`. */
 export function bceAuthorization(req: BceRequestToSign, credentials: BceCredentials, opts: BceSignOptions): string {
-  const names = opts.signedHeaders ?? VOD_SIGNED_HEADERS;
+  const headers = canonicalHeaders(req.headers, opts.signedHeaders ?? VOD_SIGNED_HEADERS);
   const prefix = `${BCE_AUTH_VERSION}/${credentials.accessKeyId}/${opts.timestamp}/${opts.expirationSeconds ?? DEFAULT_EXPIRATION_SECONDS}`;
   const signingKey = hmacHex(credentials.secretAccessKey, prefix);
-  const signature = hmacHex(signingKey, canonicalRequest(req, names));
-  return `${prefix}/${canonicalHeaders(req.headers, names).signed}/${signature}`;
+  const signature = hmacHex(signingKey, canonicalRequestWith(req, headers.lines));
+  return `${prefix}/${headers.signed}/${signature}`;
 }

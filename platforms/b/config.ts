@@ -55,11 +55,10 @@ export function bWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
       'platform B is enabled (PLATFORMS_ENABLED) but not configured: set PLATFORM_B_ACCESS_KEY_ID and PLATFORM_B_SECRET_ACCESS_KEY, or leave B out of PLATFORMS_ENABLED',
     );
   }
-  const callbacks = parseEnv(bCallbacksEnv, env);
-  if (callbacks.PLATFORM_B_CALLBACKS === 'manage') {
+  if (raw.PLATFORM_B_CALLBACKS === 'manage') {
     const { PUBLIC_BASE_URL } = parseEnv(callbackSchema, env);
     if (!PUBLIC_BASE_URL) throw configError('PUBLIC_BASE_URL', 'required with PLATFORM_B_CALLBACKS=manage: where platform B sends its events');
-    settings.callbacks = { url: `${PUBLIC_BASE_URL.replace(/\/+$/, '')}/v1/callbacks/B`, signKey: callbacks.PLATFORM_B_CALLBACK_SIGN_KEY };
+    settings.callbacks = { url: `${PUBLIC_BASE_URL.replace(/\/+$/, '')}/v1/callbacks/B`, signKey: raw.PLATFORM_B_CALLBACK_SIGN_KEY };
   }
   return {
     simulated,

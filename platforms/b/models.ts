@@ -6,7 +6,7 @@
  */
 import type { Capability, ModelEntry } from '../../core/catalogue';
 import { B_MODELS_DATA } from './model-data';
-import { fieldFor, type BImageModel, type BModel, type BVideoModel, type Evidence, type Tagged } from './model-spec';
+import { EVIDENCE, fieldFor, type BImageModel, type BModel, type BVideoModel, type Evidence, type Tagged } from './model-spec';
 import { loadModels } from './models-file';
 
 export interface BModelEntry extends ModelEntry {
@@ -47,8 +47,7 @@ function describeEvidence(facts: [string, Tagged<unknown> | undefined][], fields
 
 /** The weakest evidence of several facts, for a summary. */
 function weakest(tags: Evidence[]): Evidence | undefined {
-  const order: Evidence[] = ['OFF', 'OFF-frag', 'OFF-Qianfan', '3P', 'INF', 'GUESS', 'OPERATOR'];
-  return tags.sort((a, b) => order.indexOf(b) - order.indexOf(a))[0];
+  return tags.sort((a, b) => EVIDENCE.indexOf(b) - EVIDENCE.indexOf(a))[0];
 }
 
 function videoEntry(m: BVideoModel, overridden: boolean): BModelEntry {

@@ -20,6 +20,7 @@
  */
 import { bceTimestamp } from './bce-auth';
 import type { JobClaims } from './job-claims';
+import { asObject } from './task-status';
 
 /** How far before the first attempt the window opens: our clock and B's may differ (createTime is in seconds). */
 export const CLOCK_SKEW_MARGIN_MS = 60_000;
@@ -37,7 +38,6 @@ export interface TaskLookup {
   detail(taskId: string): Promise<unknown>;
 }
 
-const asObject = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
 
 /** JSON with sorted keys and null members left out (B omits nulls in what it shows), for comparison. */
 function canonical(value: unknown): string {
@@ -87,7 +87,8 @@ export async function findTasksWithBody(lookup: TaskLookup, body: unknown, since
     while (next < items.length) {
       const item = items[next++]!;
       const id = item.taskId as string;
-      const echoed = echoedRequests(item).length > 0 ? echoedRequests(item) : echoedRequests(await lookup.detail(id));
+      const listed = echoedRequests(item);
+      const echoed = listed.length > 0 ? listed : echoedRequests(await lookup.detail(id));
       if (echoed.some((r) => sameRequest(r, body))) matches.push(id);
     }
   };

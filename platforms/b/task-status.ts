@@ -32,7 +32,8 @@ export function classifyTaskFailure(message: string): { reason: FailureReason; r
   return { reason: 'upstream_failed' };
 }
 
-const asObject = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+/** `v` as a JSON object, or undefined (arrays and null are not objects here). */
+export const asObject = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
 const asString = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** `videoGenerateTaskInfo` (also for images [3P]); `imageGenerateTaskInfo` is a 3P client's fallback, unverified. */

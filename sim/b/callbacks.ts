@@ -23,7 +23,8 @@ import type { CallbackRequest } from '../callbacks';
 import type { SimHost } from '../host';
 import type { SimJob, SimState } from '../jobs';
 import { inappropriate } from './errors';
-import { isoSeconds, newEventId } from './ids';
+import { bceTimestamp } from './bce-auth';
+import { newEventId } from './ids';
 import { bMeta, taskStatus, videoGenerateTaskInfo } from './tasks';
 import { isHttpUrl, isObject } from './json';
 
@@ -99,7 +100,7 @@ export function callbackToken(signKey: string, callbackUrl: string, body: string
 /** The VIDEO_GENERATE_COMPLETE event for a finished job, shaped as the official example (null fields omitted). */
 export function completeEvent(host: SimHost, job: SimJob): Record<string, unknown> {
   const status = taskStatus(host, job, false);
-  const finishTime = isoSeconds(status.finishedAt ?? host.now());
+  const finishTime = bceTimestamp(status.finishedAt ?? host.now());
   return {
     eventId: newEventId(),
     eventType: 'VIDEO_GENERATE_COMPLETE',
@@ -107,7 +108,7 @@ export function completeEvent(host: SimHost, job: SimJob): Record<string, unknow
     videoGenerateCompleteEvent: {
       taskId: job.id,
       status: status.top,
-      createTime: isoSeconds(job.createdAt),
+      createTime: bceTimestamp(job.createdAt),
       finishTime,
       videoGenerateTaskInfo: videoGenerateTaskInfo(job, status, bMeta(job).baseUrl),
     },

@@ -25,6 +25,3 @@ export function mediaIdFor(taskId: string, index: number): string {
   return `mda-${fromBytes(createHash('sha256').update(`${taskId}#${index}`).digest(), 16)}`;
 }
 
-export function isoSeconds(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}

@@ -18,7 +18,8 @@ import type { Context } from 'koa';
 import type { SimHost } from '../host';
 import { resultUrls, type SimJob, type SimState } from '../jobs';
 import { invalidParameter } from './errors';
-import { isoSeconds, mediaIdFor } from './ids';
+import { bceTimestamp } from './bce-auth';
+import { mediaIdFor } from './ids';
 import type { ImageOutput } from './image';
 import type { FieldReport, VideoOutput } from './video';
 
@@ -109,7 +110,7 @@ function mediaBasicInfos(job: SimJob, meta: BJobMeta, baseUrl: string, createdAt
     description: '',
     mediaType: out.mediaType,
     banStatus: 'NORMAL',
-    createTime: isoSeconds(createdAt),
+    createTime: bceTimestamp(createdAt),
     categoryId: 'system',
     tags: [],
     source: { sourceType: 'GENERATE', sourceUrl },
@@ -138,16 +139,16 @@ export function videoGenerateTaskInfo(job: SimJob, status: TaskStatus, baseUrl: 
 
 export function renderTaskDetail(host: SimHost, ctx: Context, job: SimJob, quirk: boolean): Record<string, unknown> {
   const status = taskStatus(host, job, quirk);
-  const detail: Record<string, unknown> = { taskId: job.id, type: TASK_TYPE, status: status.top, createTime: isoSeconds(job.createdAt) };
-  if (status.finishedAt !== undefined) detail.finishTime = isoSeconds(status.finishedAt);
+  const detail: Record<string, unknown> = { taskId: job.id, type: TASK_TYPE, status: status.top, createTime: bceTimestamp(job.createdAt) };
+  if (status.finishedAt !== undefined) detail.finishTime = bceTimestamp(status.finishedAt);
   detail.videoGenerateTaskInfo = videoGenerateTaskInfo(job, status, host.publicUrl(ctx));
   return detail;
 }
 
 export function renderTaskBasic(host: SimHost, job: SimJob): Record<string, unknown> {
   const status = taskStatus(host, job, false);
-  const item: Record<string, unknown> = { taskId: job.id, type: TASK_TYPE, status: status.top, createTime: isoSeconds(job.createdAt) };
-  if (status.finishedAt !== undefined) item.finishTime = isoSeconds(status.finishedAt);
+  const item: Record<string, unknown> = { taskId: job.id, type: TASK_TYPE, status: status.top, createTime: bceTimestamp(job.createdAt) };
+  if (status.finishedAt !== undefined) item.finishTime = bceTimestamp(status.finishedAt);
   return item;
 }
 
