@@ -15,8 +15,6 @@ import { createResultActivities, type ResultActivityDeps } from './store-results
 import { createPlatformEventsActivity, type PlatformEventsDeps } from './platform-events';
 import { createSubmitActivity, type SubmitInput } from './submit';
 
-export type { SubmitInput } from './submit';
-
 export type Adapters = Partial<Record<string, PlatformAdapter>>;
 
 export interface PollInput {
@@ -71,6 +69,9 @@ export function createActivities({ catalogue, adapters, timing, push, fallbackPo
 
   const submit = createSubmitActivity({ catalogue, adapterFor });
 
+  /** Marks an answer with `pushHealthy` while this worker sees the platform's callbacks (the longer wait applies). */
+  const withPushHealth = <T extends { pushHealthy?: boolean }>(platform: string, answer: T): T => (push?.healthy(platform) ? { ...answer, pushHealthy: true } : answer);
+
   async function guarded<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
@@ -91,8 +92,7 @@ export function createActivities({ catalogue, adapters, timing, push, fallbackPo
 
     /** Creates the upstream job, exactly once per task (activities/submit.ts). */
     async submitGeneration(input: SubmitInput): Promise<SubmitResult> {
-      const result = await guarded(() => submit(input));
-      return push?.healthy(input.platform) ? { ...result, pushHealthy: true } : result;
+      return withPushHealth(input.platform, await guarded(() => submit(input)));
     },
 
     async pollGeneration({ platform, kind, upstreamTaskId, submittedAt }: PollInput): Promise<UpstreamStatus> {
@@ -110,7 +110,7 @@ export function createActivities({ catalogue, adapters, timing, push, fallbackPo
           throw err;
         }
       });
-      return push?.healthy(platform) ? { ...status, pushHealthy: true } : status;
+      return withPushHealth(platform, status);
     },
 
     /** The pull consumer's turn at a platform's event queue (workflows/platform-events.ts). */

@@ -10,7 +10,6 @@
  * A failure of the store itself is not the platform's fault: it surfaces as ResultStoreError for the activity to
  * throw (Temporal retries it). Cancellation (the activity's signal) surfaces as an abort error.
  */
-import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
@@ -171,8 +170,8 @@ export class ResultCopier {
         if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CopyFailure('bad_url', `${url.protocol} URLs are not fetched (only http and https)`, false);
         if (url.username || url.password) throw new CopyFailure('bad_url', 'URLs with credentials are not fetched', false);
         const trusted = this.limits.allowPrivateOrigins.has(url.origin);
-        const host = url.hostname.replace(/^\[|\]$/g, '');
-        if (!trusted && isIP(host) && isPrivateAddress(host)) {
+        // A literal address is checked here; a name is checked when it resolves (the dispatcher's lookup).
+        if (!trusted && isPrivateAddress(url.hostname)) {
           throw new CopyFailure('private_address', `${redact(url)} is a private address${hop > 0 ? ' (reached by a redirect)' : ''}`, false);
         }
         try {

@@ -7,15 +7,16 @@
  * once complete and flushed: rename(2) within one filesystem is atomic, so a reader opens the old file or the
  * new one, never a partial one. The sidecar is committed before the data, so a visible file always has one.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   assertValidKey,
   contentTypeOfKey,
+  measuringStream,
   ResultStoreError,
   type ByteRange,
   type PutOptions,
@@ -59,23 +60,15 @@ export class DirectoryResultStore implements ResultStore {
     } catch (err) {
       throw new ResultStoreError(`result store directory ${this.root} is not writable: ${(err as Error).message}`, { cause: err });
     }
-    const hash = createHash('sha256');
-    let bytes = 0;
-    const measure = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        hash.update(chunk);
-        bytes += chunk.length;
-        done(null, chunk);
-      },
-    });
+    const measure = measuringStream();
     try {
       const out = createWriteStream(tmp, { flags: 'wx' });
-      await pipeline(body, measure, out, { signal: opts.signal });
+      await pipeline(body, measure.stream, out, { signal: opts.signal });
       // Flushed before the rename: after a crash the renamed file must hold every byte, not a hole.
       const fh = await open(tmp, 'r');
       await fh.sync();
       await fh.close();
-      const sha256 = hash.digest('hex');
+      const { sha256, bytes } = measure.measured();
       const meta: Sidecar = { contentType: opts.contentType, sha256, bytes };
       await writeFile(tmpMeta, JSON.stringify(meta));
       await mkdir(dirname(final), { recursive: true });

@@ -8,7 +8,8 @@
  * writes the same object again instead of a second one, and scoped by task, so nothing of one task can be read
  * under another's id.
  */
-import type { Readable } from 'node:stream';
+import { createHash } from 'node:crypto';
+import { Transform, type Readable } from 'node:stream';
 
 /** What a stored object is, as a reader needs it to answer HTTP (Content-Type, Content-Length, ETag). */
 export interface StoredObjectInfo {
@@ -126,4 +127,21 @@ export class ResultStoreError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }
+}
+
+/**
+ * A pass-through stream that counts and hashes what a store writes, for its PutResult: both stores measure the
+ * bytes on their way in rather than trusting a declared length.
+ */
+export function measuringStream(): { stream: Transform; measured(): { bytes: number; sha256: string } } {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const stream = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      done(null, chunk);
+    },
+  });
+  return { stream, measured: () => ({ bytes, sha256: hash.digest('hex') }) };
 }

@@ -10,8 +10,7 @@
  * (lib-storage aborts the multipart upload; one cut short by a killed worker stays invisible and is aborted by
  * the retention cleanup, or a bucket lifecycle rule).
  */
-import { Transform, type Readable } from 'node:stream';
-import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
@@ -28,6 +27,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
   assertValidKey,
   contentTypeOfKey,
+  measuringStream,
   ResultStoreError,
   type ByteRange,
   type PutOptions,
@@ -82,17 +82,8 @@ export class S3ResultStore implements ResultStore {
   }
 
   async put(key: string, body: Readable, opts: PutOptions): Promise<PutResult> {
-    const hash = createHash('sha256');
-    let bytes = 0;
-    const measured = body.pipe(
-      new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          hash.update(chunk);
-          bytes += chunk.length;
-          done(null, chunk);
-        },
-      }),
-    );
+    const measure = measuringStream();
+    const measured = body.pipe(measure.stream);
     // pipe() does not forward errors: a failing source must fail the upload, not leave it waiting.
     body.once('error', (err) => measured.destroy(err));
     const upload = new Upload({
@@ -106,7 +97,7 @@ export class S3ResultStore implements ResultStore {
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       await upload.done();
-      return { key, bytes, sha256: hash.digest('hex') };
+      return { key, ...measure.measured() };
     } catch (err) {
       throw new ResultStoreError(`uploading ${key} to bucket ${this.bucket} failed: ${(err as Error).message}`, { cause: err });
     } finally {

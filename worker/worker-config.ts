@@ -4,6 +4,7 @@
  * fails with a message naming the variable.
  */
 import { z } from 'zod';
+import { UPSTREAM_LOST_GRACE_MS } from '../activities';
 import { callbackSchema, commonSchema, ConfigError, ms, optionalString, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
 import type { Kind, PollTiming } from '../core/task';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS, ATTEMPT_HEADROOM_MS } from '../core/timeouts';
@@ -41,7 +42,7 @@ export const workerOwnSchema = z.object({
    * How long after its submit a job the platform says it does not know is polled again rather than failed as
    * `upstream_lost` (a platform's reads may lag its writes; none documents this).
    */
-  UPSTREAM_LOST_GRACE_MS: ms(2 * 60_000),
+  UPSTREAM_LOST_GRACE_MS: ms(UPSTREAM_LOST_GRACE_MS),
 
   /** Outbound HTTP to the platforms; together at most 43 s, inside the 45 s activity attempt (core/timeouts.ts). */
   UPSTREAM_CONNECT_TIMEOUT_MS: positiveMs(10_000),
@@ -50,21 +51,13 @@ export const workerOwnSchema = z.object({
   SIM_BASE_URL: z.url().default('http://127.0.0.1:8090'),
 });
 
-/** Everything a worker reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
-export const workerConfigSchema = commonSchema
-  .extend(temporalSchema.shape)
-  .extend(workerOwnSchema.shape)
-  .extend(resultStoreSchema.shape)
-  .extend(resultCopySchema.shape)
-  .extend(callbackSchema.shape)
-  .extend(platformsPublicEnv.shape)
-  .extend(platformsWorkerEnv.shape);
+/** The worker's settings outside the platforms' slices (which each platform parses itself, platforms/<id>/config.ts). */
+const workerBaseSchema = commonSchema.extend(temporalSchema.shape).extend(workerOwnSchema.shape).extend(resultStoreSchema.shape).extend(resultCopySchema.shape);
 
-export type WorkerConfig = z.infer<typeof commonSchema> &
-  z.infer<typeof temporalSchema> &
-  z.infer<typeof workerOwnSchema> &
-  z.infer<typeof resultStoreSchema> &
-  z.infer<typeof resultCopySchema> & {
+/** Everything a worker reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
+export const workerConfigSchema = workerBaseSchema.extend(callbackSchema.shape).extend(platformsPublicEnv.shape).extend(platformsWorkerEnv.shape);
+
+export type WorkerConfig = z.infer<typeof workerBaseSchema> & {
     PLATFORMS_ENABLED: Set<string>;
     /** The enabled platforms, each real or simulated. */
     platforms: Record<string, WorkerPlatform>;
@@ -83,7 +76,7 @@ function checkUpstreamTimeouts(raw: z.infer<typeof workerOwnSchema>): void {
 }
 
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
-  const base = parseEnv(commonSchema.extend(temporalSchema.shape).extend(workerOwnSchema.shape).extend(resultStoreSchema.shape).extend(resultCopySchema.shape), env);
+  const base = parseEnv(workerBaseSchema, env);
   checkUpstreamTimeouts(base);
   const PLATFORMS_ENABLED = loadEnabledPlatforms(env);
   const simulate = base.NODE_ENV !== 'production';

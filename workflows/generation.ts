@@ -231,7 +231,7 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
         submittedAt = Date.now();
         state.upstreamTaskId = upstreamTaskId;
         upsertSearchAttributes([{ key: SA.upstreamTaskId, value: upstreamTaskId }]);
-        const fallbackMs = submitted.pushHealthy === true ? timing.fallbackPollIntervalMs : undefined;
+        const fallbackMs = fallbackWhilePushHealthy(timing, submitted);
         await waitForNextPoll(fallbackMs !== undefined && patched(FIRST_POLL_ON_PUSH_PATCH) ? fallbackMs : timing.firstPollDelayMs);
       }
 
@@ -275,7 +275,7 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
         const next = makeContinueAsNewFunc<typeof generationWorkflow>({ memo: info.memo, typedSearchAttributes: info.typedSearchAttributes });
         return await next(input, { upstreamTaskId, deadlineAt, state, ...(input.timing ? {} : { timing }), ...(resubmissions > 0 ? { resubmissions } : {}) });
       }
-      const interval = status.pushHealthy === true && timing.fallbackPollIntervalMs !== undefined ? timing.fallbackPollIntervalMs : timing.pollIntervalMs;
+      const interval = fallbackWhilePushHealthy(timing, status) ?? timing.pollIntervalMs;
       await waitForNextPoll(interval);
     }
   } catch (err) {
@@ -304,6 +304,11 @@ async function submitJob(input: GenerationInput, timing: PollTiming, deadlineAt:
     return failFromActivity(err, 'submit');
   });
   return submitted;
+}
+
+/** The longer fallback wait, when the activity's answer says the platform's callbacks are arriving. */
+function fallbackWhilePushHealthy(timing: PollTiming, answer: { pushHealthy?: boolean }): number | undefined {
+  return answer.pushHealthy === true ? timing.fallbackPollIntervalMs : undefined;
 }
 
 function remaining(deadlineAt: number): number {
