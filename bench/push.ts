@@ -27,7 +27,7 @@ import { temporal } from '@temporalio/proto';
 import { loadavg } from 'node:os';
 import { SimClient } from '../test/support/client';
 import { freePort, type Stack } from '../test/support/stack';
-import { apiUrl, benchStack, metric, percentile, pool, round, scrape, sleep, submitTask } from './support';
+import { apiUrl, benchStack, metric, percentile, pool, round, scrape, sleep, submitTask, workerPolls } from './support';
 
 export type Mode = 'off' | 'on';
 const MODES: Mode[] = ['off', 'on'];
@@ -139,10 +139,6 @@ async function callbackCounts(stack: Stack): Promise<{ text: string; signalled: 
   const counts = outcomes.map((o) => [o, metric(page, 'mediagate_callbacks_total', { platform: 'V', outcome: o })] as const);
   const text = counts.filter(([, n]) => n > 0).map(([o, n]) => `${o} ${n}`).join(', ') || 'none';
   return { text, signalled: counts.find(([o]) => o === 'signalled')![1] };
-}
-
-async function workerPolls(stack: Stack): Promise<number> {
-  return metric(await scrape(stack.workers[0]!.metricsUrl), 'mediagate_upstream_request_duration_seconds_count', { operation: 'poll' });
 }
 
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');

@@ -7,7 +7,7 @@
  *     then the clients go away and the gauge returns to 0 (the tasks keep running).
  */
 import type { Stack } from '../test/support/stack';
-import { AUTH, apiUrl, benchStack, metric, pool, round, rssMiB, scrape, sleep, submitTask, until, videoBody } from './support';
+import { AUTH, apiUrl, benchStack, metric, pool, round, rssMiB, scrape, sleep, submitTask, until, videoBody, workerPolls } from './support';
 
 const SETTLE_MS = 30_000;
 
@@ -30,10 +30,9 @@ export interface SyncResult {
 }
 
 async function pollRate(stack: Stack, windowMs: number): Promise<number> {
-  const polls = async () => metric(await scrape(stack.workers[0]!.metricsUrl), 'mediagate_upstream_request_duration_seconds_count', { operation: 'poll' });
-  const p0 = await polls();
+  const p0 = await workerPolls(stack);
   await sleep(windowMs);
-  return round((await polls()) - p0) / (windowMs / 1000);
+  return round((await workerPolls(stack)) - p0) / (windowMs / 1000);
 }
 
 function snapshot(stack: Stack, tasks: number, pollsPerSec: number): InFlightRow {

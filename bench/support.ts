@@ -78,6 +78,11 @@ export async function scrape(url: string | undefined): Promise<string> {
   return (await fetch(url)).text();
 }
 
+/** Upstream polls the stack's (first) worker has made so far, from its metrics. */
+export async function workerPolls(stack: Stack): Promise<number> {
+  return metric(await scrape(stack.workers[0]!.metricsUrl), 'mediagate_upstream_request_duration_seconds_count', { operation: 'poll' });
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` every `everyMs` until it returns true, for at most `timeoutMs`; false when it never did. */

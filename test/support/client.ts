@@ -112,6 +112,10 @@ export class SimClient {
     await fetch(`${this.baseUrl}/_sim/faults`, { method: 'DELETE' });
   }
 
+  async clearCallbackFaults(): Promise<void> {
+    await fetch(`${this.baseUrl}/_sim/callback-faults`, { method: 'DELETE' });
+  }
+
   /** The jobs the simulator holds (a platform's own data under `meta`, e.g. B's request and ignored fields). */
   async jobs(platform?: string): Promise<{ id: string; platform: string; kind: string; model: string; meta: any; view: { state: string } }[]> {
     const q = new URLSearchParams(platform ? { platform } : {});

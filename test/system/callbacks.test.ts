@@ -57,7 +57,7 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  await fetch(`${stack.simUrl}/_sim/callback-faults`, { method: 'DELETE' });
+  await sim.clearCallbackFaults();
 });
 
 const unique = (text: string) => `${text} #${Math.random().toString(36).slice(2, 10)}`;

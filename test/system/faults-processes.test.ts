@@ -112,7 +112,7 @@ describe('simulator restarts', () => {
     const records = await waitAll(alice, ids, 60_000);
     expect(records.map((r) => r.status)).toEqual(ids.map(() => 'success'));
     // Each task's job is the one it submitted before the restart, and exists exactly once.
-    const jobs = (await (await fetch(`${stack.simUrl}/_sim/jobs?platform=V`)).json()) as { id: string }[];
+    const jobs = await sim.jobs('V');
     for (const upstream of await upstreamIds(client, ids)) expect(jobs.filter((j) => j.id === upstream)).toHaveLength(1);
   });
 });

@@ -503,7 +503,7 @@ describe('createPlatformT on the wire', () => {
 describe('findSubmitted: the first job of a SessionId, through DescribeTasks', () => {
   const since = NOW - 60_000;
   const ctx = { taskId: 'task_1', dedupKey: 'task_1-runA', deadlineAt: NOW + 3_600_000, since };
-  const entryOf = (kind: 'video' | 'image', model: string) => normalised(kind, kind === 'video' ? { model, prompt: 'x' } : { model, prompt: 'x' });
+  const entryOf = (kind: 'video' | 'image', model: string) => normalised(kind, { model, prompt: 'x' });
   const info = (TaskId: string, SessionId: string | undefined, TaskType = 'AigcVideoTask') => ({ TaskId, TaskType, Status: 'PROCESSING', CreateTime: '2026-01-01T00:00:00Z', ...(SessionId !== undefined ? { SessionId } : {}) });
 
   test('lists the submit window oldest first and adopts the task with this SessionId', async () => {

@@ -117,14 +117,15 @@ async function run(script: Script, input: Partial<GenerationInput> = {}, during?
 }
 
 const done = (url = 'https://v.example/out.mp4'): UpstreamStatus => ({ state: 'success', outputs: [{ url }] });
+/** When each poll ran, in whole seconds after the task started (workflow time). */
+const pollOffsets = (polls: number[], startedAt: number) => polls.map((t) => Math.round((t - startedAt) / 1000));
 
 describe('the poll loop', () => {
   test('first poll after 3 s, then every 5 s, until success; the outputs are copied before success', async () => {
     const { result, calls, startedAt } = await run({ poll: (n) => (n < 3 ? { state: 'running', progress: 20 * n } : done()) });
     expect(result?.data).toEqual([{ url: 'https://v.example/out.mp4', stored: true, key: 'task_wf_1/0', contentType: 'video/mp4', bytes: 10, sha256: 'ab' }]);
     expect(calls.submits).toHaveLength(1);
-    const offsets = calls.polls.map((t) => Math.round((t - startedAt) / 1000));
-    expect(offsets).toEqual([3, 8, 13, 18]);
+    expect(pollOffsets(calls.polls, startedAt)).toEqual([3, 8, 13, 18]);
     expect(calls.stores).toEqual([{ taskId: 'task_wf_1', platform: 'V', kind: 'video', outputs: [{ url: 'https://v.example/out.mp4', role: 'result' }] }]);
   });
 
@@ -206,7 +207,7 @@ describe('bounded polls', () => {
 describe('callbacks', () => {
   test('a callback ends the wait at once: the poll follows the hint, not the 5 s timer', async () => {
     const timing = { ...TIMING, pollIntervalMs: 60_000, firstPollDelayMs: 60_000 };
-    const { result, calls, startedAt } = await run({ timing, poll: (n) => (n === 0 ? done() : done()) }, {}, async (handle) => {
+    const { result, calls, startedAt } = await run({ timing, poll: () => done() }, {}, async (handle) => {
       await new Promise((r) => setTimeout(r, 300));
       await handle.signal(upstreamEventSignal, { platform: 'V', upstreamTaskId: 'job-1' });
     });
@@ -215,7 +216,6 @@ describe('callbacks', () => {
   });
 
   const PUSH_TIMING: PollTiming = { ...TIMING, fallbackPollIntervalMs: 30_000 };
-  const pollOffsets = (polls: number[], startedAt: number) => polls.map((t) => Math.round((t - startedAt) / 1000));
 
   test('push healthy at submit: the first poll, like the others, waits the 30 s fallback (the end will wake the task)', async () => {
     const { result, calls, startedAt } = await run({
