@@ -3,7 +3,7 @@
  * and network failures classified as retryable UpstreamErrors.
  */
 import { Agent, request, type Dispatcher } from 'undici';
-import { UpstreamError } from './upstream-error';
+import { retryable } from './upstream-error';
 
 export interface HttpResponse {
   status: number;
@@ -44,12 +44,7 @@ export function createHttpClient(opts: HttpOptions): HttpClient & { close(): Pro
         text = await res.body.text();
       } catch (err) {
         const e = err as { code?: string; message?: string };
-        throw new UpstreamError(`${method} ${new URL(url).host} failed: ${e.code ?? ''} ${e.message ?? String(err)}`.trim(), {
-          retryable: true,
-          reason: 'upstream_unavailable',
-          code: e.code ?? 'NETWORK_ERROR',
-          noAnswer: true,
-        });
+        throw retryable(`${method} ${new URL(url).host} failed: ${e.code ?? ''} ${e.message ?? String(err)}`.trim(), e.code ?? 'NETWORK_ERROR', { noAnswer: true });
       }
       let parsed: unknown;
       try {

@@ -34,7 +34,7 @@ export class UpstreamError extends Error {
   }
 }
 
-export const retryable = (message: string, code?: string, extra: { httpStatus?: number; retryAfterMs?: number } = {}) =>
+export const retryable = (message: string, code?: string, extra: { httpStatus?: number; retryAfterMs?: number; noAnswer?: boolean } = {}) =>
   new UpstreamError(message, { retryable: true, reason: 'upstream_unavailable', code, ...extra });
 
 export const final = (reason: FailureReason, message: string, code?: string, httpStatus?: number) =>

@@ -50,12 +50,11 @@ export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
   } else {
     throw configError('PLATFORM_T_SECRET_ID', 'platform T is enabled (PLATFORMS_ENABLED) but not configured: set PLATFORM_T_SECRET_ID, PLATFORM_T_SECRET_KEY and PLATFORM_T_SUBAPP_ID, or leave T out of PLATFORMS_ENABLED');
   }
-  const events = parseEnv(tEventsEnv, env);
-  if (events.PLATFORM_T_EVENTS === 'push') {
+  if (raw.PLATFORM_T_EVENTS === 'push') {
     const { PUBLIC_BASE_URL } = parseEnv(callbackSchema, env);
     if (!PUBLIC_BASE_URL) throw configError('PUBLIC_BASE_URL', 'required with PLATFORM_T_EVENTS=push: where platform T sends its events (or use pull, which needs no public URL)');
-    settings.events = { mode: 'push', notificationUrl: `${PUBLIC_BASE_URL.replace(/\/+$/, '')}/v1/callbacks/T`, signKey: events.PLATFORM_T_EVENTS_SIGN_KEY };
-  } else if (events.PLATFORM_T_EVENTS === 'pull') {
+    settings.events = { mode: 'push', notificationUrl: `${PUBLIC_BASE_URL.replace(/\/+$/, '')}/v1/callbacks/T`, signKey: raw.PLATFORM_T_EVENTS_SIGN_KEY };
+  } else if (raw.PLATFORM_T_EVENTS === 'pull') {
     settings.events = { mode: 'pull' };
   }
   return {

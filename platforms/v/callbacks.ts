@@ -28,10 +28,13 @@ export function callbackUrl(publicBaseUrl: string, secret: string, taskId: strin
 /** Ark statuses of a job still under way (upstreams.md "Get"): nothing for the task to act on yet. */
 const STILL_RUNNING: ReadonlySet<string> = new Set(['queued', 'running']);
 
+/** What V's receiver reads: the secret its per-task tokens are made with. */
+const vCallbackEnv = z.object({ CALLBACK_SECRET: callbackSchema.shape.CALLBACK_SECRET });
+
 export const vCallbackReceiver: CallbackReceiver = {
-  env: z.object({ CALLBACK_SECRET: callbackSchema.shape.CALLBACK_SECRET }),
+  env: vCallbackEnv,
   receive(req, env) {
-    const { CALLBACK_SECRET: secret } = parseEnv(z.object({ CALLBACK_SECRET: callbackSchema.shape.CALLBACK_SECRET }), env);
+    const { CALLBACK_SECRET: secret } = parseEnv(vCallbackEnv, env);
     if (!secret) throw new CallbackRefused(403, 'Callbacks for platform V are not enabled on this gateway (CALLBACK_SECRET)');
     const [taskId, ...extra] = req.rest;
     if (!taskId || extra.length > 0) throw new CallbackRefused(400, 'A platform V callback URL names one task: /v1/callbacks/V/{task_id}');
