@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     enabledPlatforms: config.PLATFORMS_ENABLED,
     syncTimeoutMs: config.SYNC_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
-    publicBaseUrl: config.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+    publicBaseUrl: config.links.publicBaseUrl,
     checkTemporal: async () => {
       await connection.healthService.check({});
     },

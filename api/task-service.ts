@@ -23,11 +23,10 @@ import type { ModelEntry } from '../core/catalogue';
 import { SA } from '../core/search-attributes';
 import { hintTask, type HintOutcome, type TaskHint } from '../core/task-hints';
 import type { GenerationInput, GenerationRequest, GenerationResult, TaskError, TaskMemo, TaskStatus } from '../core/task';
-import { isFailureReason } from '../core/task';
+import { isFailureReason, WORKFLOW_TYPE } from '../core/task';
 import { publicItems, type PublicResultItem, type RenderedResult, type ResultLinks } from '../results/result-links';
 import type { generationWorkflow } from '../workflows/generation';
 
-export const WORKFLOW_TYPE = 'generationWorkflow';
 
 /** Spec 2.4. */
 export interface TaskRecord {

@@ -6,8 +6,7 @@
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { SA } from './search-attributes';
-import { UPSTREAM_EVENT_SIGNAL } from './task';
-const WORKFLOW_TYPE = 'generationWorkflow';
+import { UPSTREAM_EVENT_SIGNAL, WORKFLOW_TYPE } from './task';
 
 export interface TaskHint {
   taskId?: string;

@@ -147,6 +147,9 @@ export interface SubmitResult {
   pushHealthy?: boolean;
 }
 
+/** The generation workflow's registered type name (workflows/generation.ts): starts, lookups and queries use it. */
+export const WORKFLOW_TYPE = 'generationWorkflow';
+
 /** The generation workflow's signal for a platform's announcement (workflows/messages.ts, core/task-hints.ts). */
 export const UPSTREAM_EVENT_SIGNAL = 'upstreamEvent';
 

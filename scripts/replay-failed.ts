@@ -22,8 +22,8 @@ import type { temporal } from '@temporalio/proto';
 import { commonSchema, parseEnv, temporalSchema } from '../core/config';
 import { SA } from '../core/search-attributes';
 import { temporalConnectionOptions } from '../core/temporal-connection';
+import { WORKFLOW_TYPE } from '../core/task';
 
-export const WORKFLOW_TYPE = 'generationWorkflow';
 /**
  * The failures an outage causes: the platform could not be reached (upstream_unavailable), did not finish in
  * time (deadline_exceeded), or lost a job it had accepted (upstream_lost). Refusals (content_policy,

@@ -20,28 +20,24 @@ import { loadEmbeddedConfig } from './embedded-config';
 import { Supervisor, type Running, type Service } from './supervisor';
 import { REPO_ROOT } from './tools';
 
-/** The key `npm start` keeps for itself next to the database, made once. */
-function devApiKey(dbFile: string): string {
-  const file = join(dirname(dbFile), 'dev-api-key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const key = `local:sk-${randomBytes(24).toString('base64url')}`;
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${key}\n`, { mode: 0o600 });
-  return key;
-}
-
 /**
- * The key that signs links to stored results (RESULT_URL_SECRET), made once and kept next to the database, so
- * links handed out before a restart keep working after it.
+ * A value `npm start` keeps next to the database, made once (mode 0600): what it generates survives a restart,
+ * so keys, signed links and callback URLs handed out before it keep working after it.
  */
-function devSecret(dbFile: string, name: 'dev-result-url-secret' | 'dev-callback-secret'): string {
+function devFile(dbFile: string, name: string, make: () => string): string {
   const file = join(dirname(dbFile), name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const secret = randomBytes(48).toString('base64url');
+  const value = make();
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-  return secret;
+  writeFileSync(file, `${value}\n`, { mode: 0o600 });
+  return value;
 }
+
+/** The API key `npm start` makes for itself when API_KEYS is unset. */
+const devApiKey = (dbFile: string) => devFile(dbFile, 'dev-api-key', () => `local:sk-${randomBytes(24).toString('base64url')}`);
+
+/** A secret of its own: RESULT_URL_SECRET (signs links to stored results) or CALLBACK_SECRET (V's callback tokens). */
+const devSecret = (dbFile: string, name: 'dev-result-url-secret' | 'dev-callback-secret') => devFile(dbFile, name, () => randomBytes(48).toString('base64url'));
 
 /**
  * Push on the embedded default, as production would run it: the simulated platforms announce finished jobs (V

