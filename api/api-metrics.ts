@@ -6,10 +6,9 @@
  * (not prom-client's global one, which other libraries may write to). Labels are bounded sets only: the route
  * *pattern* (never the raw path, which carries task ids), the model and platform from the catalogue.
  */
-import type Router from '@koa/router';
 import type { Next } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { recordedStatus, type AppContext, type AppState } from './context';
+import { recordedStatus, type AppContext } from './context';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
@@ -50,24 +49,15 @@ const UNMATCHED = 'unmatched';
 
 /**
  * Times every request. Mounted outside the error envelope so it sees the status the client gets. The route
- * label is the pattern recorded in ctx.state.route (the /v1 routes), else the pattern one of `routers` matches
- * (health and metrics), else `unmatched`.
+ * label is the pattern the route guard recorded in ctx.state.route, else `unmatched` (404, 405, OPTIONS).
  */
-export function httpMetrics(routers: readonly Router<AppState>[] = []) {
-  const patternOf = (ctx: AppContext): string | undefined => {
-    for (const router of routers) {
-      const matched = router.match(ctx.path, ctx.method);
-      const layer = matched.route ? matched.pathAndMethod.filter((l) => l.methods.length > 0).at(-1) : undefined;
-      if (layer) return String(layer.path);
-    }
-    return undefined;
-  };
+export function httpMetrics() {
   return async (ctx: AppContext, next: Next) => {
     const stop = requestDuration.startTimer();
     try {
       await next();
     } finally {
-      stop({ method: ctx.method, route: ctx.state.route ?? patternOf(ctx) ?? UNMATCHED, status: String(recordedStatus(ctx)) });
+      stop({ method: ctx.method, route: ctx.state.route ?? UNMATCHED, status: String(recordedStatus(ctx)) });
     }
   };
 }

@@ -65,7 +65,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // Links to stored results rendered during this request are based on the origin the client reached (unless
   // PUBLIC_BASE_URL says otherwise); with TRUST_PROXY that is X-Forwarded-Proto/-Host.
   app.use((ctx, next) => withRequestOrigin(`${ctx.protocol}://${ctx.host}`, next));
-  app.use(httpMetrics([health, v1, content, callbacks]));
+  app.use(httpMetrics());
   app.use(errorEnvelope());
   app.use(routeGuard([health, v1, content, callbacks]));
   app.use(health.routes());
@@ -74,18 +74,6 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(authenticate(deps.keys));
   app.use(rateLimit(deps.limits));
   app.use(jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS }));
-  app.use(recordRoute(v1));
   app.use(v1.routes());
   return app;
-}
-
-/** Puts the matched route pattern into ctx.state.route for logs and metrics. */
-function recordRoute(router: Router<AppState>) {
-  return async (ctx: AppContext, next: Koa.Next) => {
-    const matched = router.match(ctx.path, ctx.method);
-    // Only route layers (with methods) name a pattern; `use` layers match every path.
-    const layer = matched.route ? matched.pathAndMethod.filter((l) => l.methods.length > 0).at(-1) : undefined;
-    if (layer) ctx.state.route = layer.path as string;
-    await next();
-  };
 }

@@ -71,7 +71,6 @@ export function contentRoutes(deps: AppDeps): Router<AppState> {
   const router = new Router<AppState>();
 
   router.get(CONTENT_ROUTE, async (ctx: AppContext) => {
-    ctx.state.route = CONTENT_ROUTE;
     const taskId = String(ctx.params?.task_id ?? '');
     if (!TASK_ID.test(taskId)) throw taskNotFound(taskId);
     const selector = selectorOf(ctx);

@@ -109,6 +109,21 @@ describe('GET /metrics', () => {
     expect(text).not.toContain('abc123');
   });
 
+  it('labels every router\'s routes by their pattern, and 405/OPTIONS as unmatched', async () => {
+    const bearer = { authorization: 'Bearer whatever-secret-0000' };
+    expect((await fetch(`${base}/v1/generations/task_abc123`, { headers: bearer })).status).toBe(401);
+    expect((await fetch(`${base}/v1/generations/task_abc123/content?index=0`, { headers: bearer })).status).toBe(401);
+    expect((await fetch(`${base}/healthz`, { method: 'DELETE' })).status).toBe(405);
+    expect((await fetch(`${base}/healthz`, { method: 'OPTIONS' })).status).toBe(204);
+    const text = await scrape();
+    const count = (labels: Record<string, string>) => sample(text, 'mediagate_http_request_duration_seconds_count', labels);
+    expect(count({ method: 'GET', route: '/v1/generations/:task_id', status: '401' })).toBeGreaterThanOrEqual(1);
+    expect(count({ method: 'GET', route: '/v1/generations/:task_id/content', status: '401' })).toBeGreaterThanOrEqual(1);
+    expect(count({ method: 'DELETE', route: 'unmatched', status: '405' })).toBe(1);
+    expect(count({ method: 'OPTIONS', route: 'unmatched', status: '204' })).toBe(1);
+    expect(count({ method: 'DELETE', route: '/healthz' })).toBeUndefined();
+  });
+
   it('counts started tasks by kind, model and platform', async () => {
     const labels = { kind: 'video', model: 'vendor-video-1-0-pro-250528', platform: 'V' };
     const before = sample(await scrape(), 'mediagate_tasks_started_total', labels) ?? 0;
