@@ -26,14 +26,11 @@ export const apiOwnSchema = z.object({
   TRUST_PROXY: bool(false),
 });
 
+/** The API's settings apart from the platforms' (which the platform folders parse themselves). */
+const apiSettingsSchema = commonSchema.extend(temporalSchema.shape).extend(apiOwnSchema.shape).extend(resultStoreSchema.shape).extend(resultLinksSchema.shape);
+
 /** Everything the API reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
-export const apiConfigSchema = commonSchema
-  .extend(temporalSchema.shape)
-  .extend(apiOwnSchema.shape)
-  .extend(resultStoreSchema.shape)
-  .extend(resultLinksSchema.shape)
-  .extend(platformsCallbackEnv.shape)
-  .extend(platformsPublicEnv.shape);
+export const apiConfigSchema = apiSettingsSchema.extend(platformsCallbackEnv.shape).extend(platformsPublicEnv.shape);
 
 export type ApiConfig = z.infer<typeof commonSchema> &
   z.infer<typeof temporalSchema> &
@@ -46,8 +43,9 @@ export type ApiConfig = z.infer<typeof commonSchema> &
   };
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
-  const base = parseEnv(commonSchema.extend(temporalSchema.shape).extend(apiOwnSchema.shape).extend(resultStoreSchema.shape).extend(resultLinksSchema.shape), env);
-  // The callback receivers' settings (signing keys, the token secret) are read per callback; a bad one fails here, at start.
+  const base = parseEnv(apiSettingsSchema, env);
+  // The callback receivers read their settings (signing keys, the token secret) when the app is made; checked
+  // here too, so a bad one is a start-up error before anything connects.
   parseEnv(platformsCallbackEnv, env);
   return { ...base, PLATFORMS_ENABLED: loadEnabledPlatforms(env), links: resolveLinks(base) };
 }

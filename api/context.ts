@@ -37,6 +37,8 @@ export interface AppDeps {
   syncTimeoutMs: number;
   /** Behind a reverse proxy: trust its X-Forwarded-* headers (TRUST_PROXY). */
   trustProxy: boolean;
+  /** The environment the callback receivers read their settings from (signing keys, CALLBACK_SECRET), once at start. */
+  callbackEnv: NodeJS.ProcessEnv;
   /** Where the platforms reach the gateway (PUBLIC_BASE_URL): the URL they sign callbacks for. Unset: the request's origin. */
   publicBaseUrl?: string;
   /** How long a client may take to send its body (default api/app.ts BODY_TIMEOUT_MS; tests shorten it). */

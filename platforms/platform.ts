@@ -168,9 +168,12 @@ export class CallbackRefused extends Error {
   }
 }
 
+/** Verifies and reduces one announcement to hints; throws CallbackRefused when it must not be trusted. */
+export type ReceiveCallback = (req: CallbackRequest) => UpstreamHint[];
+
 export interface CallbackReceiver {
   /** Settings the API reads to verify announcements (signing keys, the token secret). */
   readonly env: z.ZodObject;
-  /** Verifies and reduces one announcement to hints; throws CallbackRefused when it must not be trusted. */
-  receive(req: CallbackRequest, env: NodeJS.ProcessEnv): UpstreamHint[];
+  /** The receiver for these settings: `env` is read once, when the API starts (a bad value is a start-up error). */
+  create(env: NodeJS.ProcessEnv): ReceiveCallback;
 }

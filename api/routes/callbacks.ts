@@ -12,8 +12,8 @@
  */
 import type Router from '@koa/router';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { platformById, PLATFORM_DEFINITIONS } from '../../platforms';
-import { CallbackRefused, type UpstreamHint } from '../../platforms/platform';
+import { PLATFORM_DEFINITIONS } from '../../platforms';
+import { CallbackRefused, type ReceiveCallback, type UpstreamHint } from '../../platforms/platform';
 import { ApiError } from '../api-error';
 import { recordCallback } from '../api-metrics';
 import type { AppContext, AppDeps, AppState } from '../context';
@@ -27,12 +27,14 @@ const CALLBACKS_PER_SECOND = 100;
 
 export function callbackRoutes(router: Router<AppState>, deps: AppDeps): void {
   const limiter = new RateLimiterMemory({ points: CALLBACKS_PER_SECOND, duration: 1 });
-  const receivers = new Set(PLATFORM_DEFINITIONS.filter((p) => p.callbacks).map((p) => p.id));
+  // Each receiver reads its settings (signing keys, the token secret) once, here.
+  const receivers = new Map<string, ReceiveCallback>();
+  for (const p of PLATFORM_DEFINITIONS) if (p.callbacks) receivers.set(p.id, p.callbacks.create(deps.callbackEnv));
 
   const receive = async (ctx: AppContext) => {
     const id = String(ctx.params?.platform ?? '').toUpperCase();
-    if (!receivers.has(id)) throw new ApiError(404, 'not_found_error', `No callbacks are received for '${ctx.params?.platform}'`, { code: 'route_not_found' });
-    const platform = platformById(id);
+    const receiveCallback = receivers.get(id);
+    if (!receiveCallback) throw new ApiError(404, 'not_found_error', `No callbacks are received for '${ctx.params?.platform}'`, { code: 'route_not_found' });
     try {
       await limiter.consume(`${id}:${ctx.ip}`);
     } catch (res) {
@@ -44,17 +46,14 @@ export function callbackRoutes(router: Router<AppState>, deps: AppDeps): void {
     const rest = String(ctx.params?.rest ?? '').split('/').filter(Boolean);
     let hints: UpstreamHint[];
     try {
-      hints = platform.callbacks!.receive(
-        {
-          rest,
-          query: Object.fromEntries(Object.entries(ctx.query).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v])),
-          headers: ctx.headers as Record<string, string | undefined>,
-          rawBody,
-          url: `${deps.publicBaseUrl ?? ctx.origin}${ctx.path}`,
-          receivedAt: Date.now(),
-        },
-        process.env,
-      );
+      hints = receiveCallback({
+        rest,
+        query: Object.fromEntries(Object.entries(ctx.query).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v])),
+        headers: ctx.headers as Record<string, string | undefined>,
+        rawBody,
+        url: `${deps.publicBaseUrl ?? ctx.origin}${ctx.path}`,
+        receivedAt: Date.now(),
+      });
     } catch (err) {
       if (!(err instanceof CallbackRefused)) throw err;
       recordCallback(id, 'refused');

@@ -14,8 +14,8 @@
  * deleted after RESULT_RETENTION_DAYS is 410 `content_expired`.
  */
 import Router from '@koa/router';
-import { bearerToken } from '../api-keys';
-import { ApiError, invalidRequest, taskNotFound, unauthorized } from '../api-error';
+import { authenticateRequest } from '../middleware/authenticate';
+import { ApiError, invalidRequest, taskNotFound } from '../api-error';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { MEDIA_EXTENSIONS, type ByteRange, type StoredObjectInfo } from '../../results/result-store';
 import type { OutputSelector } from '../../results/signed-url';
@@ -79,11 +79,7 @@ export function contentRoutes(deps: AppDeps): Router<AppState> {
     let ownerId: string | undefined;
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : undefined;
     if (ctx.get('Authorization') || token === undefined) {
-      const secret = bearerToken(ctx.get('Authorization'));
-      const key = secret === undefined ? undefined : deps.keys.authenticate(secret);
-      if (!key) throw unauthorized();
-      ctx.state.apiKey = key;
-      ctx.state.log = ctx.state.log.child({ keyId: key.id });
+      const key = authenticateRequest(ctx, deps.keys);
       await deps.limits.consumeRate(key);
       ownerId = key.id;
     } else {

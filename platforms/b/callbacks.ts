@@ -42,27 +42,29 @@ export function callbackConfig(callbackUrl: string, signKey: string | undefined)
 
 export const bCallbackReceiver: CallbackReceiver = {
   env: bCallbacksEnv,
-  receive(req, env) {
+  create(env) {
     const { PLATFORM_B_CALLBACKS, PLATFORM_B_CALLBACK_SIGN_KEY: signKey } = parseEnv(bCallbacksEnv, env);
-    if (PLATFORM_B_CALLBACKS !== 'manage') throw new CallbackRefused(403, 'Callbacks from platform B are not enabled on this gateway (PLATFORM_B_CALLBACKS)');
-    const body = req.rawBody.toString('utf8');
-    if (signKey) {
-      const token = req.headers['vod-callback-auth-token'];
-      const timestamp = req.headers['vod-callback-auth-timestamp'];
-      const user = req.headers['vod-callback-auth-user'];
-      if (!token || !timestamp || !user) throw new CallbackRefused(401, 'The event carries no signature (vod-callback-auth-*)');
-      if (!/^\d{1,15}$/.test(timestamp) || Math.abs(req.receivedAt - Number(timestamp)) > MAX_SKEW_MS) {
-        throw new CallbackRefused(401, 'The event signature has expired or is dated in the future');
+    return (req) => {
+      if (PLATFORM_B_CALLBACKS !== 'manage') throw new CallbackRefused(403, 'Callbacks from platform B are not enabled on this gateway (PLATFORM_B_CALLBACKS)');
+      const body = req.rawBody.toString('utf8');
+      if (signKey) {
+        const token = req.headers['vod-callback-auth-token'];
+        const timestamp = req.headers['vod-callback-auth-timestamp'];
+        const user = req.headers['vod-callback-auth-user'];
+        if (!token || !timestamp || !user) throw new CallbackRefused(401, 'The event carries no signature (vod-callback-auth-*)');
+        if (!/^\d{1,15}$/.test(timestamp) || Math.abs(req.receivedAt - Number(timestamp)) > MAX_SKEW_MS) {
+          throw new CallbackRefused(401, 'The event signature has expired or is dated in the future');
+        }
+        if (!hexDigestsEqual(token, bCallbackToken(signKey, req.url, body, timestamp, user))) throw new CallbackRefused(401, 'The event signature does not match');
       }
-      if (!hexDigestsEqual(token, bCallbackToken(signKey, req.url, body, timestamp, user))) throw new CallbackRefused(401, 'The event signature does not match');
-    }
-    let event: { eventType?: unknown; videoGenerateCompleteEvent?: { taskId?: unknown } };
-    try {
-      event = JSON.parse(body) as typeof event;
-    } catch {
-      throw new CallbackRefused(400, 'The event is not JSON');
-    }
-    const taskId = event?.videoGenerateCompleteEvent?.taskId;
-    return event?.eventType === 'VIDEO_GENERATE_COMPLETE' && typeof taskId === 'string' ? [{ upstreamTaskId: taskId }] : [];
+      let event: { eventType?: unknown; videoGenerateCompleteEvent?: { taskId?: unknown } };
+      try {
+        event = JSON.parse(body) as typeof event;
+      } catch {
+        throw new CallbackRefused(400, 'The event is not JSON');
+      }
+      const taskId = event?.videoGenerateCompleteEvent?.taskId;
+      return event?.eventType === 'VIDEO_GENERATE_COMPLETE' && typeof taskId === 'string' ? [{ upstreamTaskId: taskId }] : [];
+    };
   },
 };

@@ -78,23 +78,25 @@ const md5Hex = (s: string) => createHash('md5').update(s, 'utf8').digest('hex');
 /** PUSH events at POST /v1/callbacks/T: verified (when a SignKey is configured), reduced to task hints. */
 export const tCallbackReceiver: CallbackReceiver = {
   env: tEventsEnv,
-  receive(req, env) {
+  create(env) {
     const { PLATFORM_T_EVENTS, PLATFORM_T_EVENTS_SIGN_KEY: signKey } = parseEnv(tEventsEnv, env);
-    if (PLATFORM_T_EVENTS !== 'push') throw new CallbackRefused(403, 'Push events from platform T are not enabled on this gateway (PLATFORM_T_EVENTS)');
-    let event: EventContent & { T?: unknown; Sign?: unknown };
-    try {
-      event = JSON.parse(req.rawBody.toString('utf8')) as typeof event;
-    } catch {
-      throw new CallbackRefused(400, 'The event is not JSON');
-    }
-    if (typeof event !== 'object' || event === null) throw new CallbackRefused(400, 'The event is not a JSON object');
-    if (signKey) {
-      const t = Number(event.T);
-      if (!Number.isInteger(t) || typeof event.Sign !== 'string') throw new CallbackRefused(401, 'The event carries no signature (T, Sign)');
-      if (!hexDigestsEqual(event.Sign, md5Hex(`${signKey}${t}`))) throw new CallbackRefused(401, 'The event signature does not match');
-      if (t * 1000 < req.receivedAt) throw new CallbackRefused(401, 'The event signature has expired');
-    }
-    const hint = hintOf(event);
-    return hint ? [hint] : [];
+    return (req) => {
+      if (PLATFORM_T_EVENTS !== 'push') throw new CallbackRefused(403, 'Push events from platform T are not enabled on this gateway (PLATFORM_T_EVENTS)');
+      let event: EventContent & { T?: unknown; Sign?: unknown };
+      try {
+        event = JSON.parse(req.rawBody.toString('utf8')) as typeof event;
+      } catch {
+        throw new CallbackRefused(400, 'The event is not JSON');
+      }
+      if (typeof event !== 'object' || event === null) throw new CallbackRefused(400, 'The event is not a JSON object');
+      if (signKey) {
+        const t = Number(event.T);
+        if (!Number.isInteger(t) || typeof event.Sign !== 'string') throw new CallbackRefused(401, 'The event carries no signature (T, Sign)');
+        if (!hexDigestsEqual(event.Sign, md5Hex(`${signKey}${t}`))) throw new CallbackRefused(401, 'The event signature does not match');
+        if (t * 1000 < req.receivedAt) throw new CallbackRefused(401, 'The event signature has expired');
+      }
+      const hint = hintOf(event);
+      return hint ? [hint] : [];
+    };
   },
 };

@@ -33,23 +33,25 @@ const vCallbackEnv = z.object({ CALLBACK_SECRET: callbackSchema.shape.CALLBACK_S
 
 export const vCallbackReceiver: CallbackReceiver = {
   env: vCallbackEnv,
-  receive(req, env) {
+  create(env) {
     const { CALLBACK_SECRET: secret } = parseEnv(vCallbackEnv, env);
-    if (!secret) throw new CallbackRefused(403, 'Callbacks for platform V are not enabled on this gateway (CALLBACK_SECRET)');
-    const [taskId, ...extra] = req.rest;
-    if (!taskId || extra.length > 0) throw new CallbackRefused(400, 'A platform V callback URL names one task: /v1/callbacks/V/{task_id}');
-    const token = req.query.token ?? '';
-    if (!constantTimeEqual(token, callbackToken(secret, taskId))) throw new CallbackRefused(401, 'The callback token does not match its task');
-    // The body (Ark's task object) is never believed: the task polls for the truth. Its status only decides
-    // whether a poll is worth it; its id is logged if present.
-    let upstreamTaskId: string | undefined;
-    try {
-      const body = JSON.parse(req.rawBody.toString('utf8')) as { id?: unknown; status?: unknown };
-      if (typeof body.status === 'string' && STILL_RUNNING.has(body.status)) return [];
-      if (typeof body.id === 'string') upstreamTaskId = body.id;
-    } catch {
-      // a malformed body still says "something changed"; the poll will tell what
-    }
-    return [{ taskId, ...(upstreamTaskId ? { upstreamTaskId } : {}) }];
+    return (req) => {
+      if (!secret) throw new CallbackRefused(403, 'Callbacks for platform V are not enabled on this gateway (CALLBACK_SECRET)');
+      const [taskId, ...extra] = req.rest;
+      if (!taskId || extra.length > 0) throw new CallbackRefused(400, 'A platform V callback URL names one task: /v1/callbacks/V/{task_id}');
+      const token = req.query.token ?? '';
+      if (!constantTimeEqual(token, callbackToken(secret, taskId))) throw new CallbackRefused(401, 'The callback token does not match its task');
+      // The body (Ark's task object) is never believed: the task polls for the truth. Its status only decides
+      // whether a poll is worth it; its id is logged if present.
+      let upstreamTaskId: string | undefined;
+      try {
+        const body = JSON.parse(req.rawBody.toString('utf8')) as { id?: unknown; status?: unknown };
+        if (typeof body.status === 'string' && STILL_RUNNING.has(body.status)) return [];
+        if (typeof body.id === 'string') upstreamTaskId = body.id;
+      } catch {
+        // a malformed body still says "something changed"; the poll will tell what
+      }
+      return [{ taskId, ...(upstreamTaskId ? { upstreamTaskId } : {}) }];
+    };
   },
 };

@@ -66,6 +66,7 @@ beforeAll(async () => {
     enabledPlatforms: new Set(['T', 'B', 'V']),
     syncTimeoutMs: 60_000,
     trustProxy: false,
+    callbackEnv: {},
     bodyTimeoutMs: 400,
     shutdownSignal: new AbortController().signal,
     checkTemporal: async () => undefined,

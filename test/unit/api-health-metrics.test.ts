@@ -28,6 +28,7 @@ beforeAll(async () => {
     enabledPlatforms: new Set(['V']),
     syncTimeoutMs: 1_000,
     trustProxy: false,
+    callbackEnv: {},
     checkTemporal: async () => {
       if (!temporalUp) throw new Error('connection refused');
     },

@@ -427,8 +427,9 @@ describe('PLATFORM_V_MODELS_FILE: the public-id → upstream-id mapping is deplo
 describe('V callbacks: the token proves the URL, and only an end (or an unreadable status) wakes the task', () => {
   const SECRET = 'callback-secret-for-tests-0123456789abcdef';
   const env = { CALLBACK_SECRET: SECRET };
+  const receiveCallback = vCallbackReceiver.create(env);
   const receive = (body: string, token = callbackToken(SECRET, 'task_1')) =>
-    vCallbackReceiver.receive({ rest: ['task_1'], query: { token }, headers: {}, rawBody: Buffer.from(body), url: 'http://gw/v1/callbacks/V/task_1', receivedAt: NOW }, env);
+    receiveCallback({ rest: ['task_1'], query: { token }, headers: {}, rawBody: Buffer.from(body), url: 'http://gw/v1/callbacks/V/task_1', receivedAt: NOW });
 
   test.each(['succeeded', 'failed', 'expired', 'cancelled', 'some-future-status'])('status %s → one hint for the task', (status) => {
     expect(receive(JSON.stringify({ id: 'cgt-1', status }))).toEqual([{ taskId: 'task_1', upstreamTaskId: 'cgt-1' }]);
