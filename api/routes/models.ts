@@ -38,25 +38,21 @@ export function modelView(entries: readonly ModelEntry[]) {
 }
 
 export function modelRoutes(router: Router<AppState>, deps: AppDeps): void {
-  /** The key's available models, grouped by public id in catalogue order. */
-  const available = (ctx: AppContext): Map<string, ModelEntry[]> => {
-    const allowed = ctx.state.apiKey?.models;
-    const byId = new Map<string, ModelEntry[]>();
-    for (const e of deps.catalogue.available(deps.enabledPlatforms)) {
-      if (allowed && !allowed.has(e.id)) continue;
-      byId.set(e.id, [...(byId.get(e.id) ?? []), e]);
-    }
-    return byId;
-  };
+  // The catalogue and the enabled platforms are fixed for the life of the app: the views are made once, grouped
+  // by public id in catalogue order; each request only filters them by what its key may use.
+  const byId = new Map<string, ModelEntry[]>();
+  for (const e of deps.catalogue.available(deps.enabledPlatforms)) byId.set(e.id, [...(byId.get(e.id) ?? []), e]);
+  const views = new Map([...byId].map(([id, entries]) => [id, modelView(entries)]));
+  const mayUse = (ctx: AppContext, id: string): boolean => ctx.state.apiKey?.models?.has(id) ?? true;
 
   router.get('/v1/models', (ctx: AppContext) => {
-    ctx.body = { object: 'list', data: [...available(ctx).values()].map(modelView) };
+    ctx.body = { object: 'list', data: [...views.values()].filter((v) => mayUse(ctx, v.id)) };
   });
 
   router.get('/v1/models/:model_id', (ctx: AppContext) => {
     const id = String(ctx.params?.model_id ?? '');
-    const entries = available(ctx).get(id);
-    if (!entries) throw new ApiError(404, 'not_found_error', `The model '${id}' does not exist or is not available to this key; GET /v1/models lists them`, { param: 'model_id', code: 'model_not_found' });
-    ctx.body = modelView(entries);
+    const view = mayUse(ctx, id) ? views.get(id) : undefined;
+    if (!view) throw new ApiError(404, 'not_found_error', `The model '${id}' does not exist or is not available to this key; GET /v1/models lists them`, { param: 'model_id', code: 'model_not_found' });
+    ctx.body = view;
   });
 }
