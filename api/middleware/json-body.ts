@@ -104,10 +104,19 @@ function readBody(ctx: AppContext, opts: JsonBodyOptions, encoding: string): Pro
  * callbacks, whose signatures cover the exact bytes (api/routes/callbacks.ts).
  */
 export async function readRawBody(ctx: AppContext, opts: JsonBodyOptions): Promise<Buffer> {
-  const declared = ctx.get('Content-Length');
-  if (declared !== '' && Number(declared) > opts.limitBytes) throw tooLarge(opts.limitBytes);
-  if (ctx.get('Transfer-Encoding') === '' && (declared === '' || Number(declared) === 0)) return Buffer.alloc(0);
+  if (!bodyFollows(ctx, opts)) return Buffer.alloc(0);
   return readBody(ctx, opts, ctx.get('Content-Encoding').trim().toLowerCase());
+}
+
+/**
+ * Whether the request has a body to read, from its headers alone: a declared Content-Length must be a number
+ * (400) within the limit (413, before a byte is read); no length and no chunking, or a length of 0, is no body.
+ */
+function bodyFollows(ctx: AppContext, opts: JsonBodyOptions): boolean {
+  const declared = ctx.get('Content-Length');
+  if (declared !== '' && !/^\d+$/.test(declared)) throw invalidRequest('Content-Length must be a number of bytes', 'Content-Length', 'invalid_header');
+  if (declared !== '' && Number(declared) > opts.limitBytes) throw tooLarge(opts.limitBytes);
+  return ctx.get('Transfer-Encoding') !== '' || (declared !== '' && Number(declared) > 0);
 }
 
 /** The path of the first forbidden key in a parsed JSON value, if any. */
@@ -148,11 +157,7 @@ export function parseJsonBody(bytes: Buffer): unknown {
 export function jsonBody(opts: JsonBodyOptions) {
   return async (ctx: AppContext, next: Next) => {
     if (ctx.method !== 'POST' && ctx.method !== 'PUT' && ctx.method !== 'PATCH') return next();
-    const declared = ctx.get('Content-Length');
-    const chunked = ctx.get('Transfer-Encoding') !== '';
-    if (declared !== '' && !/^\d+$/.test(declared)) throw invalidRequest('Content-Length must be a number of bytes', 'Content-Length', 'invalid_header');
-    if (declared !== '' && Number(declared) > opts.limitBytes) throw tooLarge(opts.limitBytes);
-    if (!chunked && (declared === '' || Number(declared) === 0)) {
+    if (!bodyFollows(ctx, opts)) {
       // No body at all: nothing to parse, no content type needed.
       ctx.request.body = undefined;
       return next();
