@@ -146,6 +146,14 @@ export interface GeneratedDocSection {
 }
 
 /** One pushed announcement as the API received it. */
+/** Where the API receives announcements: `POST {CALLBACKS_PATH}/<platform id>[/<rest>]` (api/routes/callbacks.ts). */
+export const CALLBACKS_PATH = '/v1/callbacks';
+
+/** The URL a platform is given for its announcements: `{PUBLIC_BASE_URL}/v1/callbacks/<id>[/<segment>…]`. */
+export function callbackUrlFor(publicBaseUrl: string, platformId: string, ...segments: string[]): string {
+  return [`${publicBaseUrl.replace(/\/+$/, '')}${CALLBACKS_PATH}/${platformId}`, ...segments.map(encodeURIComponent)].join('/');
+}
+
 export interface CallbackRequest {
   /** Path segments after /v1/callbacks/<platform>/ (V: the task id). */
   rest: string[];

@@ -13,7 +13,7 @@
 import type Router from '@koa/router';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { PLATFORM_DEFINITIONS } from '../../platforms';
-import { CallbackRefused, type ReceiveCallback, type UpstreamHint } from '../../platforms/platform';
+import { CALLBACKS_PATH, CallbackRefused, type ReceiveCallback, type UpstreamHint } from '../../platforms/platform';
 import { ApiError } from '../api-error';
 import { recordCallback } from '../api-metrics';
 import type { AppContext, AppDeps, AppState } from '../context';
@@ -70,6 +70,6 @@ export function callbackRoutes(router: Router<AppState>, deps: AppDeps): void {
     ctx.body = { received: hints.length, signalled: outcomes.filter((o) => o === 'signalled').length };
   };
 
-  router.post('/v1/callbacks/:platform', receive);
-  router.post('/v1/callbacks/:platform/:rest', receive);
+  router.post(`${CALLBACKS_PATH}/:platform`, receive);
+  router.post(`${CALLBACKS_PATH}/:platform/:rest`, receive);
 }

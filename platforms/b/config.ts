@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { callbackSchema, configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
-import type { WorkerPlatform } from '../platform';
+import { callbackUrlFor, type WorkerPlatform } from '../platform';
 import { configureBCallbacks, createPlatformB, type PlatformBSettings } from './adapter';
 import { bCallbacksEnv } from './callbacks';
 import { MODELS_FILE_VARIABLE } from './models-file';
@@ -58,7 +58,7 @@ export function bWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
   if (raw.PLATFORM_B_CALLBACKS === 'manage') {
     const { PUBLIC_BASE_URL } = parseEnv(callbackSchema, env);
     if (!PUBLIC_BASE_URL) throw configError('PUBLIC_BASE_URL', 'required with PLATFORM_B_CALLBACKS=manage: where platform B sends its events');
-    settings.callbacks = { url: `${PUBLIC_BASE_URL.replace(/\/+$/, '')}/v1/callbacks/B`, signKey: raw.PLATFORM_B_CALLBACK_SIGN_KEY };
+    settings.callbacks = { url: callbackUrlFor(PUBLIC_BASE_URL, 'B'), signKey: raw.PLATFORM_B_CALLBACK_SIGN_KEY };
   }
   return {
     simulated,

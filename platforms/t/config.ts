@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { callbackSchema, configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
-import type { WorkerPlatform } from '../platform';
+import { callbackUrlFor, type WorkerPlatform } from '../platform';
 import { configureTEvents, createPlatformT, type PlatformTSettings } from './adapter';
 import { tEventsEnv } from './events';
 
@@ -53,7 +53,7 @@ export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
   if (raw.PLATFORM_T_EVENTS === 'push') {
     const { PUBLIC_BASE_URL } = parseEnv(callbackSchema, env);
     if (!PUBLIC_BASE_URL) throw configError('PUBLIC_BASE_URL', 'required with PLATFORM_T_EVENTS=push: where platform T sends its events (or use pull, which needs no public URL)');
-    settings.events = { mode: 'push', notificationUrl: `${PUBLIC_BASE_URL.replace(/\/+$/, '')}/v1/callbacks/T`, signKey: raw.PLATFORM_T_EVENTS_SIGN_KEY };
+    settings.events = { mode: 'push', notificationUrl: callbackUrlFor(PUBLIC_BASE_URL, 'T'), signKey: raw.PLATFORM_T_EVENTS_SIGN_KEY };
   } else if (raw.PLATFORM_T_EVENTS === 'pull') {
     settings.events = { mode: 'pull' };
   }

@@ -15,14 +15,14 @@ import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '../../core/constant-time';
 import { z } from 'zod';
 import { callbackSchema, parseEnv } from '../../core/config';
-import { CallbackRefused, type CallbackReceiver } from '../platform';
+import { callbackUrlFor, CallbackRefused, type CallbackReceiver } from '../platform';
 
 export function callbackToken(secret: string, taskId: string): string {
   return createHmac('sha256', secret).update(`V:${taskId}`).digest('base64url');
 }
 
 export function callbackUrl(publicBaseUrl: string, secret: string, taskId: string): string {
-  return `${publicBaseUrl.replace(/\/+$/, '')}/v1/callbacks/V/${encodeURIComponent(taskId)}?token=${callbackToken(secret, taskId)}`;
+  return `${callbackUrlFor(publicBaseUrl, 'V', taskId)}?token=${callbackToken(secret, taskId)}`;
 }
 
 /** Ark statuses of a job still under way (upstreams.md "Get"): nothing for the task to act on yet. */
