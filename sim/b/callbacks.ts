@@ -26,7 +26,7 @@ import { inappropriate } from './errors';
 import { bceTimestamp } from './bce-auth';
 import { newEventId } from './ids';
 import { bMeta, taskStatus, videoGenerateTaskInfo } from './tasks';
-import { isHttpUrl, isObject } from './json';
+import { isHttpUrl, isObject } from '../json';
 
 /** The CallbackConfig switches seen in the docs [OFF], the compose one completed from a truncated name, and ours [INF]. */
 export const EVENT_SWITCHES = [

@@ -21,7 +21,7 @@ import {
   imagePixels,
   type ImageModel,
 } from './models';
-import { isHttpUrl, isObject } from './json';
+import { isHttpUrl, isObject } from '../json';
 import type { FieldReport } from './video';
 
 export interface ImageOutput {

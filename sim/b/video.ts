@@ -10,7 +10,7 @@
  * sound) is derived from the recognised fields only, with the documented defaults for the rest.
  */
 import { inappropriate } from './errors';
-import { isHttpUrl, isObject } from './json';
+import { isHttpUrl, isObject } from '../json';
 import {
   ENFORCED,
   TASK_INPUT_FIELDS,

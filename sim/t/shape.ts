@@ -5,6 +5,7 @@
  * checked afterwards (validation.ts), per model.
  */
 import { invalidType, unknownParameter } from './errors';
+import { isObject } from '../json';
 
 export type Field =
   | 'string'
@@ -15,8 +16,6 @@ export type Field =
   | { array: Shape };
 
 export type Shape = Readonly<Record<string, Field>>;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Checks `value` against `shape`: no unknown keys, every present key of its declared JSON type. */
 export function checkShape(value: unknown, shape: Shape, path = ''): Record<string, unknown> {

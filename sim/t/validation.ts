@@ -6,6 +6,7 @@
 import { invalidValue, missingParameter, TError } from './errors';
 import { defaultDuration, describeDurations, durationAllowed, findImageModel, findVideoModel, T_IMAGE_MODELS, T_VIDEO_MODELS, type TImageModel, type TVideoModel } from './models';
 import { checkShape, CREATE_IMAGE, CREATE_VIDEO } from './shape';
+import { isHttpUrl } from '../json';
 
 /** "最长 50 个字符" (SessionId) and "最长 1000 个字符" (SessionContext), on every Create action. */
 export const SESSION_ID_MAX = 50;
@@ -43,15 +44,6 @@ const IMAGE_INPUT_FIELDS = ['ModelName', 'ModelVersion', 'FileInfos', 'Prompt', 
 
 function oneOf(name: string, value: unknown, allowed: readonly string[]): void {
   if (value !== undefined && !allowed.includes(value as string)) throw invalidValue(name, `must be one of ${allowed.join(', ')}`);
-}
-
-function isHttpUrl(v: string): boolean {
-  try {
-    const u = new URL(v);
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
 }
 
 /** SubAppId: required for the simulated account (opened after 2023-12-25: "必须将该字段填写为应用 ID"). */

@@ -9,6 +9,7 @@
  */
 import { findVModel, V_MODELS, V_RATIOS, type VMode, type VModel } from './models';
 import { invalidParameter, missingParameter, VError } from './errors';
+import { isObject } from '../json';
 
 /** The SDK's create parameters (Tasks.create). */
 const CREATE_KEYS = new Set([
@@ -54,8 +55,6 @@ export interface VCreatePlan {
   watermark: boolean;
   cameraFixed: boolean;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function isUrl(v: unknown, schemes: readonly string[]): boolean {
   if (typeof v !== 'string') return false;

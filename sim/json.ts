@@ -1,4 +1,4 @@
-/** Small JSON-shape checks shared by B's validators. */
+/** Small JSON-shape checks shared by the simulated platforms' validators. */
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
