@@ -16,10 +16,10 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpResponse } from '../http';
 import type { AdapterDeps, PlatformAdapter } from '../platform';
-import { retryable } from '../upstream-error';
+import { lostJob, retryable } from '../upstream-error';
 import { bceAuthorization, bceTimestamp, uriEncode, type BceCredentials } from './bce-auth';
 import { callbackConfig } from './callbacks';
-import { classifyBError, type BOperation } from './errors';
+import { classifyBError, isUnknownTask } from './errors';
 import { JobClaims } from './job-claims';
 import { chooseJob, findTasksWithBody } from './reconcile';
 import { fromBTaskDetail } from './task-status';
@@ -42,7 +42,6 @@ interface Call {
   path: string;
   query?: Query;
   body?: unknown;
-  operation: BOperation;
   /** Bearer with the API key (v3) instead of bce-auth-v1. */
   bearer?: string;
 }
@@ -50,7 +49,7 @@ interface Call {
 /** Points the account's VOD callback at the gateway (b-baidu-vod.md §7.1; idempotent, at worker start). */
 export async function configureBCallbacks(settings: PlatformBSettings, deps: AdapterDeps): Promise<void> {
   if (!settings.callbacks) return;
-  await bSender(settings, deps)({ method: 'PUT', path: '/v2/callback', body: callbackConfig(settings.callbacks.url, settings.callbacks.signKey), operation: 'config' });
+  await bSender(settings, deps)({ method: 'PUT', path: '/v2/callback', body: callbackConfig(settings.callbacks.url, settings.callbacks.signKey) });
 }
 
 /** Sends one call signed with bce-auth-v1 (or the API key's Bearer) and returns the 2xx answer, or throws. */
@@ -59,7 +58,7 @@ function bSender(settings: PlatformBSettings, { http, now = Date.now }: AdapterD
   /** A path prefix in the endpoint (a proxy) is part of the path sent, so of the path signed. */
   const prefix = base.pathname.replace(/\/+$/, '');
 
-  return async function send({ method, path: apiPath, query = [], body, operation, bearer }: Call): Promise<HttpResponse> {
+  return async function send({ method, path: apiPath, query = [], body, bearer }: Call): Promise<HttpResponse> {
     const path = `${prefix}${apiPath}`;
     const qs = query.map(([k, v]) => `${uriEncode(k)}=${uriEncode(v)}`).join('&');
     // Sent RFC 3986-encoded, signed decoded: the platform decodes what it receives before canonicalising it.
@@ -77,7 +76,7 @@ function bSender(settings: PlatformBSettings, { http, now = Date.now }: AdapterD
     }
     const res = await http.send(method, url.toString(), { headers, body: body === undefined ? undefined : JSON.stringify(body) });
     if (res.status >= 200 && res.status < 300) return res;
-    throw classifyBError(res, operation);
+    throw classifyBError(res);
   };
 }
 
@@ -86,13 +85,13 @@ export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps):
   const claims = new JobClaims(now);
   const send = bSender(settings, deps);
 
-  const getTask = async (id: string) => (await send({ method: 'GET', path: `/v2/tasks/${id}`, operation: 'poll' })).body;
+  const getTask = async (id: string) => (await send({ method: 'GET', path: `/v2/tasks/${id}` })).body;
 
   /** Text-to-video may go to its v3 twin with the API key; everything else is v2 with AK/SK. */
   const createCall = (create: BCreate): Call =>
     create.endpoint === 'text_to_video' && settings.apiKey
-      ? { method: 'POST', path: '/v3/aigc/text_to_video', body: create.body, operation: 'create', bearer: settings.apiKey }
-      : { method: 'POST', path: create.path, body: create.body, operation: 'create' };
+      ? { method: 'POST', path: '/v3/aigc/text_to_video', body: create.body, bearer: settings.apiKey }
+      : { method: 'POST', path: create.path, body: create.body };
 
   return {
     async submit(entry, request, { dedupKey }) {
@@ -108,13 +107,13 @@ export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps):
       const { body } = toBCreate(entry, request, { dedupKey });
       const matches = await findTasksWithBody(
         {
-          list: async (query) => (await send({ method: 'GET', path: '/v2/tasks', query, operation: 'list' })).body,
+          list: async (query) => (await send({ method: 'GET', path: '/v2/tasks', query })).body,
           detail: async (id) => {
             try {
               return await getTask(id);
             } catch (err) {
               // A task that vanished between the list and its detail is not ours to adopt.
-              if ((err as { opts?: { httpStatus?: number } }).opts?.httpStatus === 404) return undefined;
+              if (isUnknownTask(err)) return undefined;
               throw err;
             }
           },
@@ -129,7 +128,12 @@ export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps):
     },
 
     async poll(_kind, id) {
-      return fromBTaskDetail(await getTask(id));
+      try {
+        return fromBTaskDetail(await getTask(id));
+      } catch (err) {
+        if (isUnknownTask(err)) throw lostJob('B', id, err);
+        throw err;
+      }
     },
   };
 }

@@ -10,17 +10,14 @@
  *   retryable.
  * - `RequestExpired`: our signature was too old when it arrived; the retry signs afresh, so retryable. If it
  *   persists, the worker's clock is off by more than the 1800 s the signature lives.
- * - A task that is not (or no longer: 7 days, §3.1) queryable: final `upstream_lost` (the platform's loss,
- *   replayable); the 404's code is a GUESS (`TaskNotFound`, from a third-party mock), so any 404 on a task query
- *   counts, except `InvalidVersion`, which names our URI.
+ * - 404: final `upstream_failed`. On a task query it means the task is not (or no longer: 7 days, §3.1)
+ *   queryable, which the adapter's poll turns into `upstream_lost` (isUnknownTask); the 404's code is a GUESS
+ *   (`TaskNotFound`, from a third-party mock), so any 404 counts, except `InvalidVersion`, which names our URI.
  * - Anything else 4xx: the request is wrong — final `invalid_request`, or `content_policy` when it says so.
  */
 import type { HttpResponse } from '../http';
 import { final, parseRetryAfter, retryable, UpstreamError } from '../upstream-error';
 import { classifyTaskFailure } from './task-status';
-
-/** Which call failed: a task query's 404 means the task, another call's the endpoint. */
-export type BOperation = 'create' | 'poll' | 'list' | 'config';
 
 /** Baidu's common codes (and VOD's QualifyNotPass) that only an operator can fix. */
 export const AUTH_CODES: ReadonlySet<string> = new Set([
@@ -42,7 +39,7 @@ interface BErrorBody {
   message?: unknown;
 }
 
-export function classifyBError(res: Pick<HttpResponse, 'status' | 'headers' | 'body'>, operation: BOperation): UpstreamError {
+export function classifyBError(res: Pick<HttpResponse, 'status' | 'headers' | 'body'>): UpstreamError {
   const body = (typeof res.body === 'object' && res.body !== null ? res.body : {}) as BErrorBody;
   const s = res.status;
   const code = typeof body.code === 'string' && body.code !== '' ? body.code : `HTTP_${s}`;
@@ -58,12 +55,12 @@ export function classifyBError(res: Pick<HttpResponse, 'status' | 'headers' | 'b
   if (s === 401 || s === 403 || AUTH_CODES.has(code)) {
     return final(BALANCE.test(`${code} ${detail}`) ? 'insufficient_balance' : 'upstream_auth', message, code, s);
   }
-  if (s === 404) {
-    if (operation === 'poll' && code !== 'InvalidVersion') {
-      return final('upstream_lost', `${message}: the task is unknown or older than the 7 days B keeps tasks queryable`, code, s);
-    }
-    return final('upstream_failed', `${message}: B does not know this endpoint`, code, s);
-  }
+  if (s === 404) return final('upstream_failed', message, code, s);
   if (classifyTaskFailure(detail).reason === 'content_policy') return final('content_policy', message, code, s);
   return final('invalid_request', message, code, s);
+}
+
+/** A task query's answer that B does not know the task (unknown, or past the 7 days it keeps tasks queryable). */
+export function isUnknownTask(err: unknown): err is UpstreamError {
+  return err instanceof UpstreamError && err.opts.httpStatus === 404 && err.opts.code !== 'InvalidVersion';
 }

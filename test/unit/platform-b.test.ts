@@ -405,36 +405,35 @@ describe('task detail → status', () => {
 
 describe('error classification', () => {
   const res = (status: number, code: string, message = 'm', headers: Record<string, string> = {}) => ({ status, headers, body: { requestId: 'req-1', code, message } });
-  test.each<[string, ReturnType<typeof res>, 'create' | 'poll' | 'list', boolean, string]>([
-    ['InvalidAccessKeyId', res(403, 'InvalidAccessKeyId'), 'create', false, 'upstream_auth'],
-    ['SignatureDoesNotMatch', res(400, 'SignatureDoesNotMatch'), 'create', false, 'upstream_auth'],
-    ['AccessDenied', res(403, 'AccessDenied'), 'poll', false, 'upstream_auth'],
-    ['QualifyNotPass (no real-name verification)', res(403, 'QualifyNotPass', 'The User has not pass qualify.'), 'create', false, 'upstream_auth'],
-    ['OptInRequired', res(403, 'OptInRequired'), 'create', false, 'upstream_auth'],
-    ['InvalidHTTPAuthHeader', res(400, 'InvalidHTTPAuthHeader'), 'create', false, 'upstream_auth'],
-    ['a v3 API key refused', res(401, 'InvalidAccessKeyId'), 'create', false, 'upstream_auth'],
-    ['an account in arrears [GUESS]', res(403, 'AccessDenied', 'The account is in arrears'), 'create', false, 'insufficient_balance'],
-    ['InternalError', res(500, 'InternalError'), 'create', true, 'upstream_unavailable'],
-    ['Veo throttling, whatever the code', res(500, 'InternalError', 'Internal error. Please try again later.'), 'create', true, 'upstream_unavailable'],
-    ['Veo throttling as a 400', res(400, 'SomethingElse', 'Internal error. Please try again later.'), 'create', true, 'upstream_unavailable'],
-    ['RequestExpired: re-signed on retry', res(400, 'RequestExpired', 'Request has expired. Timestamp date is 2024-03-24T13:08:44Z'), 'poll', true, 'upstream_unavailable'],
-    ['429', res(429, 'TooManyRequests'), 'create', true, 'upstream_unavailable'],
-    ['503', res(503, 'ServiceUnavailable'), 'list', true, 'upstream_unavailable'],
-    ['InappropriateJSON', res(400, 'InappropriateJSON'), 'create', false, 'invalid_request'],
-    ['MalformedJSON', res(400, 'MalformedJSON'), 'create', false, 'invalid_request'],
-    ['a refusal that says moderation', res(400, 'InvalidParameter', 'prompt failed content moderation'), 'create', false, 'content_policy'],
-    ['a task no longer queryable (7 days): the platform lost it', res(404, 'TaskNotFound'), 'poll', false, 'upstream_lost'],
-    ['a task query on a URI version B refuses', res(404, 'InvalidVersion'), 'poll', false, 'upstream_failed'],
-    ['an unknown endpoint', res(404, 'NotFound'), 'create', false, 'upstream_failed'],
-  ])('%s', (_name, r, op, isRetryable, reason) => {
-    const err = classifyBError(r, op);
+  test.each<[string, ReturnType<typeof res>, boolean, string]>([
+    ['InvalidAccessKeyId', res(403, 'InvalidAccessKeyId'), false, 'upstream_auth'],
+    ['SignatureDoesNotMatch', res(400, 'SignatureDoesNotMatch'), false, 'upstream_auth'],
+    ['AccessDenied', res(403, 'AccessDenied'), false, 'upstream_auth'],
+    ['QualifyNotPass (no real-name verification)', res(403, 'QualifyNotPass', 'The User has not pass qualify.'), false, 'upstream_auth'],
+    ['OptInRequired', res(403, 'OptInRequired'), false, 'upstream_auth'],
+    ['InvalidHTTPAuthHeader', res(400, 'InvalidHTTPAuthHeader'), false, 'upstream_auth'],
+    ['a v3 API key refused', res(401, 'InvalidAccessKeyId'), false, 'upstream_auth'],
+    ['an account in arrears [GUESS]', res(403, 'AccessDenied', 'The account is in arrears'), false, 'insufficient_balance'],
+    ['InternalError', res(500, 'InternalError'), true, 'upstream_unavailable'],
+    ['Veo throttling, whatever the code', res(500, 'InternalError', 'Internal error. Please try again later.'), true, 'upstream_unavailable'],
+    ['Veo throttling as a 400', res(400, 'SomethingElse', 'Internal error. Please try again later.'), true, 'upstream_unavailable'],
+    ['RequestExpired: re-signed on retry', res(400, 'RequestExpired', 'Request has expired. Timestamp date is 2024-03-24T13:08:44Z'), true, 'upstream_unavailable'],
+    ['429', res(429, 'TooManyRequests'), true, 'upstream_unavailable'],
+    ['503', res(503, 'ServiceUnavailable'), true, 'upstream_unavailable'],
+    ['InappropriateJSON', res(400, 'InappropriateJSON'), false, 'invalid_request'],
+    ['MalformedJSON', res(400, 'MalformedJSON'), false, 'invalid_request'],
+    ['a refusal that says moderation', res(400, 'InvalidParameter', 'prompt failed content moderation'), false, 'content_policy'],
+    ['a 404 (the poll decides whether it names the task: isUnknownTask)', res(404, 'TaskNotFound'), false, 'upstream_failed'],
+    ['an unknown endpoint', res(404, 'NotFound'), false, 'upstream_failed'],
+  ])('%s', (_name, r, isRetryable, reason) => {
+    const err = classifyBError(r);
     expect({ retryable: err.retryable, reason: err.opts.reason, code: err.opts.code }).toEqual({ retryable: isRetryable, reason, code: r.body.code });
     expect(err.message).toContain('request req-1');
   });
 
   test('Retry-After is honoured; a body that is not B’s shape is classified by status', () => {
-    expect(classifyBError(res(429, 'TooManyRequests', 'slow down', { 'retry-after': '7' }), 'create').opts.retryAfterMs).toBe(7000);
-    const proxy = classifyBError({ status: 502, headers: { 'x-bce-request-id': 'hdr-9' }, body: undefined }, 'poll');
+    expect(classifyBError(res(429, 'TooManyRequests', 'slow down', { 'retry-after': '7' })).opts.retryAfterMs).toBe(7000);
+    const proxy = classifyBError({ status: 502, headers: { 'x-bce-request-id': 'hdr-9' }, body: undefined });
     expect({ retryable: proxy.retryable, code: proxy.opts.code, message: proxy.message }).toEqual({ retryable: true, code: 'HTTP_502', message: expect.stringContaining('request hdr-9') });
   });
 });
@@ -600,6 +599,19 @@ describe('adapter calls', () => {
     await expect(empty.submit(entry, request, ctx('k'))).rejects.toMatchObject({ retryable: true, opts: { code: 'MALFORMED_REPLY' } });
     const denied = createPlatformB(SETTINGS, { http: fakeHttp(() => ({ status: 403, body: { requestId: 'r', code: 'QualifyNotPass', message: 'The User has not pass qualify.' } })), now: () => NOW });
     await expect(denied.submit(entry, request, ctx('k'))).rejects.toMatchObject({ retryable: false, opts: { reason: 'upstream_auth', code: 'QualifyNotPass' } });
+  });
+
+  test('a poll answered 404 means B no longer knows the job (upstream_lost); InvalidVersion names our URI, not the job', async () => {
+    const answering = (code: string) => createPlatformB(SETTINGS, { http: fakeHttp(() => ({ status: 404, body: { requestId: 'r', code, message: 'not found' } })), now: () => NOW });
+    await expect(answering('TaskNotFound').poll('video', 'tsk-old')).rejects.toMatchObject({
+      retryable: false,
+      message: expect.stringContaining('no longer knows job tsk-old'),
+      opts: { reason: 'upstream_lost', code: 'TaskNotFound', httpStatus: 404 },
+    });
+    await expect(answering('InvalidVersion').poll('video', 'tsk-old')).rejects.toMatchObject({ retryable: false, opts: { reason: 'upstream_failed', code: 'InvalidVersion' } });
+    // A create answered 404 is an endpoint B does not have: never "lost".
+    const { entry, request } = validated('image', { model: 'NB', prompt: 'p' });
+    await expect(answering('NotFound').submit(entry, request, ctx('k'))).rejects.toMatchObject({ retryable: false, opts: { reason: 'upstream_failed' } });
   });
 });
 
