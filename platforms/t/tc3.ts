@@ -84,22 +84,3 @@ export function tc3Sign(req: Tc3Request): Tc3Signature {
     authorization: `${TC3_ALGORITHM} Credential=${req.secretId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`,
   };
 }
-
-export interface Tc3Authorization {
-  secretId: string;
-  date: string;
-  service: string;
-  /** Lower-case header names, in the order given. */
-  signedHeaders: string[];
-  signature: string;
-}
-
-/** Parses an `Authorization: TC3-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…` value; undefined if malformed. */
-export function parseTc3Authorization(value: string | undefined): Tc3Authorization | undefined {
-  const m = /^TC3-HMAC-SHA256 Credential=([^/\s,]+)\/(\d{4}-\d{2}-\d{2})\/([a-z0-9]+)\/tc3_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/.exec(
-    value?.trim() ?? '',
-  );
-  if (!m) return undefined;
-  return { secretId: m[1]!, date: m[2]!, service: m[3]!, signedHeaders: m[4]!.split(';'), signature: m[5]! };
-}
-

@@ -13,11 +13,11 @@ import { createPlatformT, T_CONTENT_TYPE, type PlatformTSettings } from '../../p
 import { tWorker } from '../../platforms/t/config';
 import { classifyTError, fromTTaskDetail, readTResponse, type TTaskDetail } from '../../platforms/t/replies';
 import { LOOKUP_CLOCK_SKEW_MS } from '../../platforms/t/session-lookup';
-import { parseTc3Authorization, tc3Sign } from '../../platforms/t/tc3';
+import { tc3Sign } from '../../platforms/t/tc3';
 import { validateGeneration } from '../../platforms/validation';
 import type { GenerationRequest } from '../../core/task';
 import { ConfigError } from '../../core/config';
-import { validateImageCreate, validateVideoCreate } from '../../sim/t';
+import { parseTc3Authorization, validateImageCreate, validateVideoCreate } from '../../sim/t';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createSubmitActivity } from '../../activities/submit';
 import { SIM_ACCOUNTS } from '../../sim/accounts';
@@ -112,9 +112,16 @@ describe('TC3-HMAC-SHA256', () => {
     expect(ours.authorization).toBe(sdk);
   });
 
-  test('parses its own Authorization header and rejects malformed ones', () => {
+  test('the Authorization header it writes is one the platform (simulator) reads back; malformed ones are refused', () => {
     const s = tc3Sign({ ...vector, secretId: 'AKIDsimulator', service: 'vod' });
-    expect(parseTc3Authorization(s.authorization)).toEqual({ secretId: 'AKIDsimulator', date: '2019-02-25', service: 'vod', signedHeaders: ['content-type', 'host'], signature: s.signature });
+    expect(parseTc3Authorization(s.authorization)).toEqual({
+      secretId: 'AKIDsimulator',
+      date: '2019-02-25',
+      service: 'vod',
+      terminator: 'tc3_request',
+      signedHeaders: ['content-type', 'host'],
+      signature: s.signature,
+    });
     expect(parseTc3Authorization('Bearer abc')).toBeUndefined();
     expect(parseTc3Authorization(undefined)).toBeUndefined();
   });
