@@ -10,6 +10,11 @@
  *   [sim:poll=500x4]            the first 4 polls of this job answer 500 (also 429, 503, reset)
  * `drop` carries the create out (the job exists and is billed) and then drops the answer; `slow` carries it out
  * and holds the answer back for the simulator's slow-answer time (POST /_sim/config {slowAnswerMs}).
+ *
+ * Read by the platforms that have them (sim/t/index.ts, sim/v/index.ts document their meaning there):
+ *   [sim:reject=CODE]           the create is refused with the platform's error code CODE
+ *   [sim:task-error=CODE]       the job fails with the platform's task error code CODE
+ *   [sim:expires=MS]            the job counts as expired MS ms after creation (V)
  */
 import type { FaultStatus } from './vocabulary';
 
@@ -23,7 +28,16 @@ export interface Directives {
   never?: boolean;
   submitFault?: { status: FaultStatus; times: number };
   pollFault?: { status: FaultStatus; times: number };
+  /** `[sim:reject=CODE]`: the platform's refusal code for the create. */
+  reject?: string;
+  /** `[sim:task-error=CODE]`: the platform's error code the failed job reports. */
+  taskError?: string;
+  /** `[sim:expires=MS]`. */
+  expiresInMs?: number;
 }
+
+/** A platform error code as a directive may name one (`InvalidParameterValue.Foo`, `QuotaExceeded`). */
+const ERROR_CODE = /^[A-Za-z0-9.]+$/;
 
 export function parseFault(v: string): { status: FaultStatus; times: number } | undefined {
   const m = /^(429|500|503|reset|drop|slow)(?:x(\d+))?$/.exec(v);
@@ -49,6 +63,28 @@ export function parseDirectives(prompt: unknown): Directives {
     if (name === 'never') d.never = true;
     if (name === 'submit') d.submitFault = parseFault(value);
     if (name === 'poll') d.pollFault = parseFault(value);
+    if (name === 'reject' && ERROR_CODE.test(value)) d.reject = value;
+    if (name === 'task-error' && ERROR_CODE.test(value)) d.taskError = value;
+    if (name === 'expires' && /^\d+$/.test(value)) d.expiresInMs = Number(value);
   }
   return d;
+}
+
+/**
+ * Per-key counts for directives that act only the first N times (`[sim:fail=…xN]`, `[sim:submit=429xN]`):
+ * take(key, n) is true for the first n calls with `key`, false after.
+ */
+export class FirstTimes {
+  private readonly seen = new Map<string, number>();
+
+  take(key: string, times: number): boolean {
+    const n = this.seen.get(key) ?? 0;
+    if (n >= times) return false;
+    this.seen.set(key, n + 1);
+    return true;
+  }
+
+  clear(): void {
+    this.seen.clear();
+  }
 }

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Directives } from './directives';
+import { FirstTimes, type Directives } from './directives';
 import type { SimKind, SimPlatform } from './vocabulary';
 
 export type SimState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
@@ -53,7 +53,7 @@ export interface JobStoreOptions {
 export class JobStore {
   private readonly jobs = new Map<string, SimJob>();
   /** Jobs created so far per platform and prompt, for `[sim:fail=…xN]` (only the first N fail). */
-  private readonly failCounts = new Map<string, number>();
+  private readonly failTimes = new FirstTimes();
   private saveTimer?: NodeJS.Timeout;
   private readonly now: () => number;
 
@@ -65,10 +65,7 @@ export class JobStore {
   create(fields: Omit<SimJob, 'id' | 'createdAt' | 'durationMs' | 'pollFaultsLeft'>, idPrefix: string, id?: string): SimJob {
     let directives = fields.directives;
     if (directives.failTimes !== undefined) {
-      const key = `${fields.platform}\n${directives.prompt ?? ''}`;
-      const seen = this.failCounts.get(key) ?? 0;
-      this.failCounts.set(key, seen + 1);
-      if (seen >= directives.failTimes) directives = { ...directives, fail: undefined };
+      if (!this.failTimes.take(`${fields.platform}\n${directives.prompt ?? ''}`, directives.failTimes)) directives = { ...directives, fail: undefined };
     }
     const job: SimJob = {
       ...fields,
@@ -146,7 +143,7 @@ export class JobStore {
 
   clear(): void {
     this.jobs.clear();
-    this.failCounts.clear();
+    this.failTimes.clear();
     this.changed();
   }
 

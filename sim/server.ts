@@ -13,7 +13,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { platformB } from './b';
 import { CallbackSender, type CallbackFault } from './callbacks';
-import { parseFault } from './directives';
+import { FirstTimes, parseFault } from './directives';
 import { SIM_PLATFORMS, type FaultStatus, type PlatformStats, type RecordedRequest, type SimHost, type SimOp, type SimPlatform, type SimPlatformModule, type TransitionListener } from './host';
 import { JobStore, type SimState } from './jobs';
 import { mediaFor } from './media';
@@ -71,7 +71,7 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
   const stats = Object.fromEntries(SIM_PLATFORMS.map((p) => [p, emptyStats()])) as Record<SimPlatform, PlatformStats>;
   const requests: RecordedRequest[] = [];
   let outages: Outage[] = [];
-  const promptFaultCounts = new Map<string, number>();
+  const promptFaults = new FirstTimes();
   const callbacks = new CallbackSender();
   const listeners = new Map<SimPlatform, TransitionListener[]>();
   const resetListeners: Array<() => void> = [];
@@ -107,11 +107,7 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
     },
     publicUrl: (ctx) => options.publicUrl ?? `${ctx.protocol}://${ctx.host}`,
     promptFault(key, fault) {
-      if (!fault) return undefined;
-      const seen = promptFaultCounts.get(key) ?? 0;
-      if (seen >= fault.times) return undefined;
-      promptFaultCounts.set(key, seen + 1);
-      return { status: fault.status };
+      return fault && promptFaults.take(key, fault.times) ? { status: fault.status } : undefined;
     },
     intercept(ctx, platform, op, render, promptFault) {
       const headers: Record<string, string> = {};
@@ -305,7 +301,7 @@ export async function startSimulator(options: SimOptions = {}): Promise<Simulato
     requests,
     reset() {
       jobs.clear();
-      promptFaultCounts.clear();
+      promptFaults.clear();
       requests.length = 0;
       outages = [];
       callbacks.reset();

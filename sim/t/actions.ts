@@ -25,33 +25,22 @@ export interface TActionDeps {
   subAppId: number;
 }
 
-/** Prompt-only directives of T's own: `[sim:task-error=CODE]` and `[sim:reject=CODE]` (see index.ts). */
-export function tDirectives(prompt: string | undefined): { taskError?: string; reject?: string } {
-  const out: { taskError?: string; reject?: string } = {};
-  for (const m of (prompt ?? '').matchAll(/\[sim:(task-error|reject)=([A-Za-z0-9.]+)\]/g)) {
-    if (m[1] === 'task-error') out.taskError = m[2];
-    else out.reject = m[2];
-  }
-  return out;
-}
-
 /** CreateAigcVideoTask / CreateAigcImageTask. */
 export function createTask(deps: TActionDeps, ctx: Context, kind: 'video' | 'image'): Record<string, unknown> {
   const { host } = deps;
   const body = ctx.request.body as unknown;
   const plan = kind === 'video' ? validateVideoCreate(body, deps.subAppId) : validateImageCreate(body, deps.subAppId);
-  const own = tDirectives(plan.prompt);
-  if (own.reject) throw new TError(own.reject, `The request was refused (${own.reject}).`);
+  const directives = parseDirectives(plan.prompt);
+  if (directives.reject) throw new TError(directives.reject, `The request was refused (${directives.reject}).`);
   if (plan.sessionId !== '' && host.jobs.byDedupKey('T', plan.sessionId, SESSION_ID_WINDOW_MS)) {
     // The code is not documented for the AIGC actions; VOD's other SessionId-taking actions answer
     // InvalidParameterValue.SessionId "去重识别码重复，请求被去重" (GUESS that AIGC does the same).
     host.stats.T.dedupRefusals++;
     throw new TError('InvalidParameterValue.SessionId', 'A request with the same SessionId was made within the last three days; this request was deduplicated.');
   }
-  const directives = parseDirectives(plan.prompt);
   // `[sim:task-error=…]` makes the task fail with that ErrCodeExt even without `[sim:fail=…]`.
-  if (own.taskError && !directives.fail) directives.fail = 'error';
-  const meta = metaFromPlan(plan, host.publicUrl(ctx), own.taskError);
+  if (directives.taskError && !directives.fail) directives.fail = 'error';
+  const meta = metaFromPlan(plan, host.publicUrl(ctx), directives.taskError);
   const job = host.jobs.create(
     {
       platform: 'T',

@@ -46,17 +46,6 @@ interface AccountFault {
   remaining?: number;
 }
 
-/** V's own prompt directives (the core's parser ignores names it does not know). */
-function vDirectives(text: string | undefined): { reject?: string; taskError?: string; expiresInMs?: number } {
-  const out: { reject?: string; taskError?: string; expiresInMs?: number } = {};
-  for (const m of (text ?? '').matchAll(/\[sim:(reject|task-error|expires)=([A-Za-z0-9.]+)\]/g)) {
-    if (m[1] === 'reject') out.reject = m[2];
-    else if (m[1] === 'task-error') out.taskError = m[2];
-    else if (/^\d+$/.test(m[2]!)) out.expiresInMs = Number(m[2]);
-  }
-  return out;
-}
-
 function promptOf(body: unknown): string | undefined {
   const content = (body as { content?: unknown } | undefined)?.content;
   if (!Array.isArray(content)) return undefined;
@@ -109,7 +98,6 @@ export function registerPlatformV(router: Router, host: SimHost): void {
     const body = ctx.request.body as unknown;
     const text = promptOf(body);
     const directives = parseDirectives(text);
-    const own = vDirectives(text);
     host.stats.V.submitRequests++;
     if (host.intercept(ctx, 'V', 'submit', renderVFault, host.promptFault(`V-submit:${text ?? ''}`, directives.submitFault))) return;
     if (!admit(ctx, 'submit')) return;
@@ -123,8 +111,8 @@ export function registerPlatformV(router: Router, host: SimHost): void {
         },
         () => randomInt(0, 2 ** 31),
       );
-      if (own.reject) throw accountError(own.reject);
-      if (own.taskError && !directives.fail) directives.fail = 'error';
+      if (directives.reject) throw accountError(directives.reject);
+      if (directives.taskError && !directives.fail) directives.fail = 'error';
       const job = host.jobs.create(
         {
           platform: 'V',
@@ -132,7 +120,7 @@ export function registerPlatformV(router: Router, host: SimHost): void {
           model: plan.model.id,
           directives,
           outputs: 1,
-          meta: metaFromPlan(plan, host.publicUrl(ctx), body, own) as unknown as Record<string, unknown>,
+          meta: metaFromPlan(plan, host.publicUrl(ctx), body, directives) as unknown as Record<string, unknown>,
         },
         'cgt-',
       );
