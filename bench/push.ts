@@ -22,11 +22,12 @@
  *                 (BENCH_PUSH_MODES); a mode stops at its first N where a measured task is more than 2 s late; the
  *                 part stops starting steps after 30 minutes.
  */
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { loadavg } from 'node:os';
 import { SimClient } from '../test/support/client';
 import { freePort, type Stack } from '../test/support/stack';
+import { temporalClient } from '../test/support/temporal';
 import { apiUrl, benchStack, metric, percentile, pool, round, scrape, sleep, submitTask, workerPolls } from './support';
 
 export type Mode = 'off' | 'on';
@@ -48,11 +49,6 @@ async function modeStack(part: string, mode: Mode): Promise<Stack> {
         }
       : { PUBLIC_BASE_URL: '', PLATFORM_T_EVENTS: 'off', PLATFORM_B_CALLBACKS: 'off' };
   return benchStack(`${part}-${mode}`, { apiPort, env: { POLL_FIRST_DELAY_MS: '3000', POLL_INTERVAL_VIDEO_MS: '5000', ...push } });
-}
-
-async function temporalClient(stack: Stack): Promise<{ client: Client; close: () => Promise<void> }> {
-  const connection = await Connection.connect({ address: stack.temporalAddress });
-  return { client: new Client({ connection, namespace: 'default' }), close: () => connection.close() };
 }
 
 interface SimJobRecord {
@@ -161,7 +157,7 @@ export interface PushDelayRow {
 
 async function delayOne(mode: Mode): Promise<PushDelayRow> {
   const stack = await modeStack('push-delay', mode);
-  const { client, close } = await temporalClient(stack);
+  const { client, close } = await temporalClient(stack.temporalAddress);
   try {
     const base = apiUrl(stack);
     // A warm-up task: a fresh worker's first workflow task is slow, and with push on the worker sees V's
@@ -222,7 +218,7 @@ export interface PushHistoryRow {
 
 async function historyOne(mode: Mode, jobMs: number): Promise<PushHistoryRow> {
   const stack = await modeStack('push-history', mode);
-  const { client, close } = await temporalClient(stack);
+  const { client, close } = await temporalClient(stack.temporalAddress);
   try {
     // As in the other parts: a short task first, whose callback shows the worker that push is healthy (a worker
     // that has seen no callback yet polls on the spec's intervals, and V wakes a task only at its end).
@@ -276,7 +272,7 @@ async function capacityOne(mode: Mode, inFlight: number, jobMs: number): Promise
   const t00 = Date.now();
   const loadBefore = load();
   const stack = await modeStack('push-capacity', mode);
-  const { client, close } = await temporalClient(stack);
+  const { client, close } = await temporalClient(stack.temporalAddress);
   try {
     const base = apiUrl(stack);
     await waitClosed(client, await submitTask(base, `bench push capacity warm-up ${mode} [sim:duration=1000]`), 60_000);

@@ -5,26 +5,25 @@
  * simulator received (signed headers, body) and did (fields recognised, the output it made) as well as what the
  * client got.
  */
-import { Client, Connection } from '@temporalio/client';
 import { parseGenerationBody } from '../../api/request-validation';
-import { SA } from '../../core/search-attributes';
 import { buildCatalogue } from '../../platforms';
 import { createPlatformB } from '../../platforms/b/adapter';
 import { createHttpClient } from '../../platforms/http';
 import { SIM_ACCOUNTS } from '../../sim/accounts';
+import { unique } from '../support/prompts';
 import { sharedStack } from '../support/shared-stack';
+import { temporalClient, upstreamIdOf as upstreamIdOfTask } from '../support/temporal';
 
 const { api, sim, simUrl, temporalAddress } = sharedStack();
 const alice = api('alice');
 
 /** Which upstream job each task followed: the workflow's GenerationUpstreamTaskId search attribute. */
-let temporal: { client: Client; connection: Connection };
+let temporal: Awaited<ReturnType<typeof temporalClient>>;
 beforeAll(async () => {
-  const connection = await Connection.connect({ address: temporalAddress });
-  temporal = { connection, client: new Client({ connection, namespace: 'default' }) };
+  temporal = await temporalClient(temporalAddress);
 });
-afterAll(() => temporal.connection.close());
-const upstreamIdOf = async (taskId: string) => (await temporal.client.workflow.getHandle(taskId).describe()).typedSearchAttributes.get(SA.upstreamTaskId);
+afterAll(() => temporal.close());
+const upstreamIdOf = (taskId: string) => upstreamIdOfTask(temporal.client, taskId);
 
 /** A result link (the gateway's stored copy) and what it serves. */
 async function content(url: string): Promise<{ type: string | null; bytes: Buffer }> {
@@ -38,8 +37,8 @@ async function content(url: string): Promise<{ type: string | null; bytes: Buffe
 const SPEC_VIDEO = ['V20', 'VQ1', 'VQ1C', 'VQ2', 'VQ2T', 'VQ2P', 'VQ2PF', 'VQ3P', 'VQ3T', 'P35', 'P40', 'P45', 'P50', 'P55', 'K16', 'K20', 'K21', 'K21M', 'K25T', 'K26', 'KO1', 'H20', 'H23', 'H23F', 'VE3.1', 'VE3.1F', 'VE3.1P', 'VE3.1FP'];
 const SPEC_IMAGE = ['NB', 'NBP', 'NB2', 'I4YG1', 'I4FG1', 'I4G1'];
 
-/** Short simulated jobs keep the sweep fast; prompts are unique so recorded requests can be told apart. */
-const unique = (text: string, ms = 300) => `${text} [sim:duration=${ms}] #${Math.random().toString(36).slice(2, 10)}`;
+/** A unique prompt (recorded requests can be told apart) whose simulated job takes `ms` (keeps the sweep fast). */
+const uniqueFast = (text: string, ms = 300) => unique(`${text} [sim:duration=${ms}]`);
 const IMG = 'https://images.test/first.png';
 const IMG2 = 'https://images.test/last.png';
 const taskInputKey = (code: string) => `model${code.replace(/\./g, '')}TaskInput`;
@@ -98,7 +97,7 @@ describe('every platform B model of spec 2.5/2.6, end to end', () => {
     // Models with both endpoints run one sync and one async; single-endpoint models alternate.
     const results = await Promise.all(
       cases.map(async ({ m, endpoint }, i) => {
-        const prompt = unique(`${m.id} ${endpoint}`);
+        const prompt = uniqueFast(`${m.id} ${endpoint}`);
         const duration = durationFor(m);
         const body = endpoint === 'text_to_video' ? { model: m.id, action: 'text_to_video', prompt, duration } : { model: m.id, prompt, duration, image: { imageUrl: IMG } };
         const sync = i % 2 === 0;
@@ -138,7 +137,7 @@ describe('every platform B model of spec 2.5/2.6, end to end', () => {
     const cases = models
       .filter((m) => m.type === 'image')
       .map((m, i) => {
-        const prompt = unique(`${m.id} image`);
+        const prompt = uniqueFast(`${m.id} image`);
         const n = m.max_images;
         const quality = m.qualities.includes('2K') ? '2K' : 'standard';
         const images = m.max_reference_images > 0 ? [{ url: IMG }, { url: IMG2 }].slice(0, m.max_reference_images) : undefined;
@@ -172,7 +171,7 @@ describe('every platform B model of spec 2.5/2.6, end to end', () => {
 
 describe('golden requests on the wire (the shared page’s examples)', () => {
   test('Vidu first + last frame, sync: the official §7.2 example’s TaskInput, and a real MP4', async () => {
-    const prompt = unique('两个人拥抱');
+    const prompt = uniqueFast('两个人拥抱');
     const r = await alice.post('/v1/videos/generations', { model: 'V20', prompt, image_url: 'https://x.test/head.jpeg', last_frame_url: 'https://x.test/tail.jpeg', duration: 4, resolution: '720p' });
     expect(r.status).toBe(200);
     const [submit] = await submitsFor(prompt);
@@ -194,7 +193,7 @@ describe('golden requests on the wire (the shared page’s examples)', () => {
   });
 
   test('Veo text-to-video, async: the §2.4 body plus the submit’s seed; pending → running → success, no progress invented', async () => {
-    const prompt = unique('a koi pond at dawn', 1500);
+    const prompt = uniqueFast('a koi pond at dawn', 1500);
     const r = await alice.post('/v1/async/videos/generations', { model: 'VE3.1', action: 'text_to_video', prompt, ratio: '9:16', duration: 6, resolution: '1080P', negative_prompt: 'blur', audio: 'true' });
     expect(r.body).toMatchObject({ status: 'pending', model: 'VE3.1' });
     const { record, seen } = await alice.watchTask(r.body.task_id);
@@ -212,8 +211,8 @@ describe('golden requests on the wire (the shared page’s examples)', () => {
   });
 
   test('Veo reference images and Kling 2.6 with sound: each field recognised', async () => {
-    const refPrompt = unique('reference');
-    const kPrompt = unique('kling sound');
+    const refPrompt = uniqueFast('reference');
+    const kPrompt = uniqueFast('kling sound');
     await Promise.all([
       run('/v1/videos/generations', { model: 'VE3.1P', action: 'image_to_video', prompt: refPrompt, images: [{ url: IMG }, { url: IMG2 }], duration: 8 }, true),
       run('/v1/videos/generations', { model: 'K26', action: 'text_to_video', prompt: kPrompt, duration: 10, resolution: '1080p', audio: 'true' }, false),
@@ -231,8 +230,8 @@ describe('a create whose answer is lost (B has no idempotency key)', () => {
   // Each waits out the submit's settling time (activities/submit.ts): run side by side.
   test.concurrent('the job is found through the task list and adopted: one upstream job, a successful task (Kling by its body, Veo by its seed)', async () => {
     const cases = [
-      { model: 'K20', action: 'text_to_video', prompt: unique('lost kling [sim:submit=drop]'), duration: 5 },
-      { model: 'VE3.1F', prompt: unique('lost veo [sim:submit=drop]'), image_url: IMG, duration: 4 },
+      { model: 'K20', action: 'text_to_video', prompt: uniqueFast('lost kling [sim:submit=drop]'), duration: 5 },
+      { model: 'VE3.1F', prompt: uniqueFast('lost veo [sim:submit=drop]'), image_url: IMG, duration: 4 },
     ];
     const before = (await sim.stats()).B;
     const done = await Promise.all(
@@ -262,7 +261,7 @@ describe('a create whose answer is lost (B has no idempotency key)', () => {
   });
 
   test.concurrent('two tasks send the very same request and one answer is lost: each ends with its own job, none is paid twice', async () => {
-    const prompt = unique('twins [sim:submit=drop]');
+    const prompt = uniqueFast('twins [sim:submit=drop]');
     const body = { model: 'K21M', action: 'text_to_video', prompt, duration: 5 };
     const [a, b] = await Promise.all([alice.post('/v1/async/videos/generations', body), alice.post('/v1/async/videos/generations', body)]);
     const [doneA, doneB] = await Promise.all([alice.waitForTask(a.body.task_id, 90_000), alice.waitForTask(b.body.task_id, 90_000)]);
@@ -277,16 +276,16 @@ describe('a create whose answer is lost (B has no idempotency key)', () => {
 
 describe('failures and what B does not have', () => {
   test('a moderation failure is a failed task (async) and a 422 naming the task (sync)', async () => {
-    const a = await alice.post('/v1/async/videos/generations', { model: 'H23', prompt: unique('forbidden [sim:fail=content_policy]'), image: { imageUrl: IMG }, duration: 6 });
+    const a = await alice.post('/v1/async/videos/generations', { model: 'H23', prompt: uniqueFast('forbidden [sim:fail=content_policy]'), image: { imageUrl: IMG }, duration: 6 });
     const done = await alice.waitForTask(a.body.task_id);
     expect(done).toMatchObject({ status: 'failed', error: { code: 'content_policy', message: expect.stringMatching(/moderation/i) } });
-    const s = await alice.post('/v1/images/generations', { model: 'NB', prompt: unique('forbidden [sim:fail=content_policy]') });
+    const s = await alice.post('/v1/images/generations', { model: 'NB', prompt: uniqueFast('forbidden [sim:fail=content_policy]') });
     expect(s.status).toBe(422);
     expect(s.body.error).toMatchObject({ code: 'content_policy', task_id: expect.any(String) });
   });
 
   test('cancel: the task ends cancelled and nothing is sent to B (it has no cancel)', async () => {
-    const prompt = unique('cancel me [sim:never]');
+    const prompt = uniqueFast('cancel me [sim:never]');
     const r = await alice.post('/v1/async/videos/generations', { model: 'P35', action: 'text_to_video', prompt, duration: 5 });
     await sim.waitForRequest('B', 'submit', (b) => promptOf(b) === prompt);
     const before = (await sim.stats()).B.cancels;
@@ -315,7 +314,7 @@ test('with an API key, text-to-video goes to /v3 with Bearer, and its task is re
   const http = createHttpClient({ connectTimeoutMs: 5_000, responseTimeoutMs: 10_000 });
   try {
     const adapter = createPlatformB({ endpoint: simUrl, accessKeyId: SIM_ACCOUNTS.B.accessKeyId, secretAccessKey: SIM_ACCOUNTS.B.secretAccessKey, apiKey: SIM_ACCOUNTS.B.apiKey }, { http });
-    const prompt = unique('v3 route');
+    const prompt = uniqueFast('v3 route');
     const { entry, request } = parseGenerationBody(buildCatalogue(), new Set(['B']), 'video', { model: 'VQ2', action: 'text_to_video', prompt, duration: 3 });
     const { upstreamTaskId } = await adapter.submit(entry, request, { taskId: 'task_v3', dedupKey: 'v3-key', deadlineAt: Date.now() + 60_000 });
     const [submit] = await submitsFor(prompt);

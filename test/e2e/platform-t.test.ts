@@ -7,13 +7,13 @@
 import { tc3Sign } from '../../platforms/t/tc3';
 import { SIM_ACCOUNTS } from '../../sim/accounts';
 import { sharedStack } from '../support/shared-stack';
+import { unique } from '../support/prompts';
 
 const { api, sim, simUrl } = sharedStack();
 const alice = api('alice');
 const simHost = new URL(simUrl).host;
 const CT = 'application/json; charset=utf-8';
 const SUB = SIM_ACCOUNTS.T.subAppId;
-const unique = (text: string) => `${text} #${Math.random().toString(36).slice(2, 10)}`;
 
 /** Our own check of a recorded request's signature: what a strict platform T would recompute. */
 function signatureOf(r: { headers: Record<string, string>; body: unknown }): string {

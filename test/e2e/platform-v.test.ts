@@ -5,10 +5,10 @@
  * reconciled through the task list: exactly one upstream job, a successful task.
  */
 import { sharedStack } from '../support/shared-stack';
+import { unique } from '../support/prompts';
 
 const { api, sim } = sharedStack();
 const alice = api('alice');
-const unique = (text: string) => `${text} #${Math.random().toString(36).slice(2, 10)}`;
 
 async function submitsFor(prompt: string) {
   return (await sim.requests('V', 'submit')).filter((r) => r.body?.content?.[0]?.text === prompt);

@@ -9,7 +9,9 @@ import { createHash, createHmac } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { ApiClient, SimClient } from '../support/client';
 import { freePort, Stack } from '../support/stack';
-import { temporalClient, until } from './faults-support';
+import { temporalClient } from '../support/temporal';
+import { until } from './faults-support';
+import { unique } from '../support/prompts';
 
 jest.setTimeout(240_000);
 
@@ -60,7 +62,6 @@ afterEach(async () => {
   await sim.clearCallbackFaults();
 });
 
-const unique = (text: string) => `${text} #${Math.random().toString(36).slice(2, 10)}`;
 
 async function callbackOutcomes(): Promise<Record<string, number>> {
   const text = await (await fetch(`${apiUrl}/metrics`)).text();

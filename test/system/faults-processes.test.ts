@@ -8,7 +8,8 @@ import { SA } from '../../core/search-attributes';
 import { ApiClient, SimClient } from '../support/client';
 import { Stack } from '../support/stack';
 import { keptLink, withoutTokens } from '../support/result-links';
-import { expectOneJobPerTask, startTasks, temporalClient, until, upstreamIds, V_MODEL, waitAll } from './faults-support';
+import { temporalClient, upstreamIds } from '../support/temporal';
+import { expectOneJobPerTask, startTasks, until, V_MODEL, waitAll } from './faults-support';
 
 jest.setTimeout(240_000);
 

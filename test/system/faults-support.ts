@@ -3,9 +3,9 @@
  * all of them, and check the invariants every fault test asserts — each task reached the terminal state it
  * should, none was lost, and each created exactly one upstream job.
  */
-import { Client, Connection } from '@temporalio/client';
-import { SA } from '../../core/search-attributes';
+import type { Client } from '@temporalio/client';
 import type { ApiClient, SimClient } from '../support/client';
+import { upstreamIds } from '../support/temporal';
 
 export const V_MODEL = 'vendor-video-1-0-pro-250528';
 
@@ -31,16 +31,6 @@ export async function until(what: string, check: () => Promise<boolean>, timeout
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-}
-
-export async function temporalClient(address: string): Promise<{ client: Client; close: () => Promise<void> }> {
-  const connection = await Connection.connect({ address });
-  return { client: new Client({ connection, namespace: 'default' }), close: () => connection.close() };
-}
-
-/** The upstream job id each task recorded (search attribute GenerationUpstreamTaskId). */
-export async function upstreamIds(client: Client, ids: string[]): Promise<(string | undefined)[]> {
-  return Promise.all(ids.map(async (id) => (await client.workflow.getHandle(id).describe()).typedSearchAttributes.get(SA.upstreamTaskId)));
 }
 
 export interface Tally {

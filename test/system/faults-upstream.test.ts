@@ -10,7 +10,8 @@ import { SA } from '../../core/search-attributes';
 import { findTemporalCli } from '../../scripts/temporal-cli';
 import { ApiClient, SimClient } from '../support/client';
 import { REPO, Stack } from '../support/stack';
-import { expectOneJobPerTask, report, startTasks, temporalClient, until, upstreamIds, V_MODEL, waitAll } from './faults-support';
+import { temporalClient, upstreamIds } from '../support/temporal';
+import { expectOneJobPerTask, report, startTasks, until, V_MODEL, waitAll } from './faults-support';
 
 jest.setTimeout(180_000);
 

@@ -14,22 +14,18 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { TaskMemo } from '../../core/task';
 import { CLEANUP_WORKFLOW_TYPE, RETENTION_SCHEDULE_ID } from '../../results/retention';
 import { startMinio, type MinioServer } from '../../scripts/minio';
 import { ApiClient } from '../support/client';
 import { Stack } from '../support/stack';
+import { temporalClient } from '../support/temporal';
 
 jest.setTimeout(180_000);
 
 const VIDEO = { model: 'vendor-video-1-0-pro-250528', prompt: 'a red fox in fresh snow', duration: 5, return_last_frame: true };
 const sha = (b: ArrayBuffer | Buffer) => createHash('sha256').update(Buffer.from(b as ArrayBuffer)).digest('hex');
-
-async function temporalClient(stack: Stack): Promise<{ client: Client; close: () => Promise<void> }> {
-  const connection = await Connection.connect({ address: stack.temporalAddress });
-  return { client: new Client({ connection, namespace: 'default' }), close: () => connection.close() };
-}
 
 /** The result as the workflow recorded it: platform links, keys, sha256. */
 async function recorded(client: Client, taskId: string) {
@@ -68,7 +64,7 @@ describe('results kept in a directory', () => {
 
   beforeAll(async () => {
     stack = await Stack.start({ name: 'results-dir', simJobDurationMs: 500 });
-    temporal = await temporalClient(stack);
+    temporal = await temporalClient(stack.temporalAddress);
     alice = new ApiClient(stack.apiUrl, 'alice');
     task = await finishedTask(alice, temporal.client, stack.simUrl);
   }, 180_000);
@@ -214,7 +210,7 @@ describe('results kept in S3 (MinIO)', () => {
     minio = await startMinio();
     await minio.createBucket('mediagate-results');
     stack = await Stack.start({ name: 'results-s3', simJobDurationMs: 500, env: { ...minio.env('mediagate-results'), RESULTS_S3_PREFIX: 'gw/' } });
-    temporal = await temporalClient(stack);
+    temporal = await temporalClient(stack.temporalAddress);
     alice = new ApiClient(stack.apiUrl, 'alice');
     task = await finishedTask(alice, temporal.client, stack.simUrl);
   }, 180_000);
