@@ -8,13 +8,13 @@
  */
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SIM_ACCOUNTS } from '../../sim/accounts';
 import { bceSign, bceTimestamp, canonicalQueryString, parseBceAuthorization, uriEncode } from '../../sim/b/bce-auth';
 import { startSimulator, type Simulator } from '../../sim/server';
+import { startReceiver, type Received, type Receiver } from '../support/receiver';
 import { waitFor } from '../support/wait-for';
 
 // The official SDK's signer (npm @baiducloud/sdk, src/auth.js): an independent reference implementation only.
@@ -764,30 +764,19 @@ describe('no idempotency, lost answers, faults', () => {
 // ------------------------------------------------------------------------------------------------ callbacks
 
 describe('callbacks', () => {
-  let receiver: Server;
+  let rx: Receiver;
   let receiverUrl: string;
-  const got: Array<{ headers: IncomingHttpHeaders; body: string; at: number }> = [];
-  let answers: number[] = [];
+  let got: Received[];
 
   beforeAll(async () => {
-    receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
-        res.statusCode = answers.shift() ?? 200;
-        res.end();
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/vod/callback`;
+    rx = await startReceiver('/vod/callback');
+    receiverUrl = rx.url;
+    got = rx.got;
   });
-  afterAll(async () => {
-    await new Promise((r) => receiver.close(r));
-  });
+  afterAll(() => rx.close());
   beforeEach(() => {
-    got.length = 0;
-    answers = [];
+    rx.got.length = 0;
+    rx.answers.length = 0;
   });
 
   const SIGN_KEY = 'my_random_token';
@@ -820,14 +809,14 @@ describe('callbacks', () => {
     const bad = (await createT2V('H23', { prompt: 'bad [sim:fail=content_policy]' })).body.taskId;
     const img = (await call('POST', '/v2/aigc/image', [], imageBody('I4YG1', { n: 2 }))).body.taskId;
     await waitFor(async () => got.length >= 3);
-    const byTask = new Map(got.map((g) => [JSON.parse(g.body).videoGenerateCompleteEvent.taskId, g]));
+    const byTask = new Map(got.map((g) => [g.body.videoGenerateCompleteEvent.taskId, g]));
     for (const g of got) {
       expect(g.headers['user-agent']).toBe('AHC/2.0');
       expect(g.headers['vod-callback-auth-user']).toBe(SIM_ACCOUNTS.B.userId);
       expect(g.headers['vod-callback-auth-timestamp']).toMatch(/^\d{13}$/);
-      expect(verifies(g.headers, g.body)).toBe(true);
+      expect(verifies(g.headers, g.raw)).toBe(true);
     }
-    const okEvent = JSON.parse(byTask.get(ok)!.body);
+    const okEvent = byTask.get(ok)!.body;
     expect(okEvent).toEqual({
       eventId: expect.stringMatching(/^evt-[a-z0-9]{16}$/),
       eventType: 'VIDEO_GENERATE_COMPLETE',
@@ -841,9 +830,9 @@ describe('callbacks', () => {
       },
     });
     expect(okEvent.videoGenerateCompleteEvent.videoGenerateTaskInfo.videoGenerateTaskOutput.mediaBasicInfos[0].source.sourceUrl).toBe(`${sim.url}/files/${ok}-0.mp4`);
-    const badEvent = JSON.parse(byTask.get(bad)!.body).videoGenerateCompleteEvent;
+    const badEvent = byTask.get(bad)!.body.videoGenerateCompleteEvent;
     expect([badEvent.status, badEvent.videoGenerateTaskInfo.status, badEvent.videoGenerateTaskInfo.errMsg]).toEqual(['FAILED', 'failed', expect.stringMatching(/moderation/i)]);
-    expect(JSON.parse(byTask.get(img)!.body).videoGenerateCompleteEvent.videoGenerateTaskInfo.videoGenerateTaskOutput.mediaBasicInfos).toHaveLength(2);
+    expect(byTask.get(img)!.body.videoGenerateCompleteEvent.videoGenerateTaskInfo.videoGenerateTaskOutput.mediaBasicInfos).toHaveLength(2);
   });
 
   test('no event without the switch; no signature headers without enableSign', async () => {
@@ -859,7 +848,7 @@ describe('callbacks', () => {
 
   test('a non-200 answer is retried', async () => {
     await configure();
-    answers = [500, 503];
+    rx.answers.push(500, 503);
     await createT2V('VQ2', { prompt: 'retry me' });
     await waitFor(async () => got.length >= 3, 8_000);
     const deliveries = await waitFor(async () => {
@@ -867,7 +856,7 @@ describe('callbacks', () => {
       return d[0]?.attempts.length === 3 ? d : undefined;
     });
     expect(deliveries[0].attempts).toEqual([500, 503, 200]);
-    expect(new Set(got.map((g) => g.body)).size).toBe(1);
+    expect(new Set(got.map((g) => g.raw)).size).toBe(1);
   });
 
   test('callback faults: drop, duplicate, late, bad-signature', async () => {
@@ -888,8 +877,8 @@ describe('callbacks', () => {
 
     await run('duplicate');
     await waitFor(async () => got.length === 2);
-    expect(got[0]!.body).toBe(got[1]!.body);
-    expect(verifies(got[1]!.headers, got[1]!.body)).toBe(true);
+    expect(got[0]!.raw).toBe(got[1]!.raw);
+    expect(verifies(got[1]!.headers, got[1]!.raw)).toBe(true);
 
     const late = await run('late', { delayMs: 800 });
     await waitFor(async () => got.length === 1, 4_000);
@@ -898,6 +887,6 @@ describe('callbacks', () => {
     await run('bad-signature');
     await waitFor(async () => got.length === 1);
     expect(got[0]!.headers['vod-callback-auth-token']).toMatch(/^[0-9a-f]{64}$/);
-    expect(verifies(got[0]!.headers, got[0]!.body)).toBe(false);
+    expect(verifies(got[0]!.headers, got[0]!.raw)).toBe(false);
   });
 });

@@ -3,11 +3,10 @@
  * SessionId dedup, the task views, injected faults, and event notification (PUSH signed with MD5(SignKey + T),
  * PULL with PullEvents/ConfirmEvents) with the callback faults.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { SIM_ACCOUNTS } from '../../sim/accounts';
 import { startSimulator, type Simulator } from '../../sim/server';
 import { md5Hex, signTRequest, tc3Authorization, tc3Signature } from '../../sim/t';
+import { startReceiver } from '../support/receiver';
 import { waitFor } from '../support/wait-for';
 
 // The official SDK's signer: an independent oracle for the simulator's own TC3 implementation.
@@ -89,26 +88,7 @@ async function finished(taskId: string): Promise<TResponse> {
 }
 
 // ------------------------------------------------------------------ a receiver for PUSH events
-interface Received {
-  body: any;
-  raw: string;
-  headers: IncomingHttpHeaders;
-  at: number;
-}
-async function receiver(): Promise<{ url: string; got: Received[]; close: () => Promise<void> }> {
-  const got: Received[] = [];
-  const server: Server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-    req.on('end', () => {
-      got.push({ body: JSON.parse(raw), raw, headers: req.headers, at: Date.now() });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/vod-events`, got, close: () => new Promise((r) => server.close(() => r())) };
-}
+const receiver = () => startReceiver('/vod-events');
 
 // ================================================================== TC3
 describe('TC3-HMAC-SHA256 (sim/t/tc3.ts)', () => {

@@ -3,10 +3,9 @@
  * 2.0), the task object (no request echo), generate_audio's default on 2.0, the list and its filters,
  * cancel-or-delete, expiry, account-level refusals, injected faults, and per-task callbacks with their faults.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { SIM_ACCOUNTS } from '../../sim/accounts';
 import { startSimulator, type Simulator } from '../../sim/server';
+import { startReceiver } from '../support/receiver';
 import { waitFor } from '../support/wait-for';
 
 let sim: Simulator;
@@ -56,20 +55,7 @@ const statusIs = (id: string, status: string) =>
   });
 const stats = async () => ((await (await fetch(`${sim.url}/_sim/stats`)).json()) as Record<string, Record<string, number>>).V!;
 
-async function receiver(): Promise<{ url: string; got: { body: any; at: number }[]; close: () => Promise<void> }> {
-  const got: { body: any; at: number }[] = [];
-  const server: Server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-    req.on('end', () => {
-      got.push({ body: JSON.parse(raw), at: Date.now() });
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/ark-callback`, got, close: () => new Promise((r) => server.close(() => r())) };
-}
+const receiver = () => startReceiver('/ark-callback');
 
 // ================================================================== auth and the task object
 test('a missing or wrong API key → 401 AuthenticationError', async () => {
