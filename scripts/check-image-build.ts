@@ -10,11 +10,12 @@
  * A file the build needs that the Dockerfile does not copy, a dev-only import in the service code, or a runtime
  * import of a devDependency fails here as it would fail `docker build` / `docker run`.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { freePort } from './free-port';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startProcess, type StartedProcess } from './child-process';
 import { startDevServer } from './dev-server';
 import { REPO_ROOT } from './tools';
 
@@ -39,35 +40,8 @@ function run(cmd: string, args: string[], cwd: string): void {
 }
 
 /** Starts `node dist/<part>/main.js` and resolves once it prints `ready`; rejects if it exits first. */
-function startPart(runtime: string, part: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join('dist', part, 'main.js')], { cwd: runtime, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`${part} did not start within 120 s:\n${output.slice(-2000)}`)), 120_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (ready.test(output)) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${part} exited with code ${code} during start-up:\n${output.slice(-2000)}`));
-    });
-  });
-}
-
-async function stop(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  child.kill('SIGTERM');
-  const force = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  const code = await exited;
-  clearTimeout(force);
-  return code;
+function startPart(runtime: string, part: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<StartedProcess> {
+  return startProcess({ name: part, command: process.execPath, args: [join('dist', part, 'main.js')], cwd: runtime, env, ready, readyTimeoutMs: 120_000 });
 }
 
 async function main(): Promise<void> {
@@ -116,7 +90,7 @@ async function main(): Promise<void> {
       RESULTS_DIR: join(dir, 'results'),
       RESULT_URL_SECRET: 'image-check-result-url-secret-0123456789',
     };
-    const parts: ChildProcess[] = [];
+    const parts: StartedProcess[] = [];
     let exitCodes: (number | null)[] = [];
     try {
       parts.push(await startPart(runtime, 'worker', env, /Worker started/));
@@ -128,7 +102,7 @@ async function main(): Promise<void> {
       if (models.status !== 200) throw new Error(`built API /v1/models answered ${models.status}`);
       console.log('built dist/: worker, API and simulator started with production dependencies only; /readyz 200, /v1/models 200');
     } finally {
-      exitCodes = await Promise.all(parts.map(stop));
+      exitCodes = await Promise.all(parts.map((p) => p.stop(30_000)));
       await temporal.stop();
     }
     if (exitCodes.some((c) => c !== 0)) throw new Error(`a built part did not stop cleanly (exit codes ${exitCodes.join(', ')})`);

@@ -8,13 +8,12 @@
  * WORKER_METRICS_HOST say otherwise. With API_KEYS unset it generates one key and keeps it in data/dev-api-key,
  * so a second `npm start` uses the same key and can read the tasks created by the first.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { loadApiConfig } from '../api/api-config';
 import { loadWorkerConfig } from '../worker/worker-config';
+import { startProcess } from './child-process';
 import { startDevServer } from './dev-server';
 import { loadEmbeddedConfig } from './embedded-config';
 import { Supervisor, type Running, type Service } from './supervisor';
@@ -67,35 +66,25 @@ export function keyLine(generated: string | undefined): string {
 function nodePart(name: string, script: string, env: NodeJS.ProcessEnv, ready: RegExp, readyTimeoutMs: number): Service {
   return {
     name,
-    start: () =>
-      new Promise<Running>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, script)], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-        const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
-        const stop = async () => {
-          if (child.exitCode !== null || child.signalCode !== null) return;
-          child.kill('SIGTERM');
-          const force = setTimeout(() => child.kill('SIGKILL'), 20_000);
-          await exited;
-          clearTimeout(force);
-        };
-        const timer = setTimeout(() => {
-          child.kill('SIGKILL');
-          reject(new Error(`${name} did not start within ${readyTimeoutMs} ms`));
-        }, readyTimeoutMs);
-        void exited.then(({ code }) => {
-          clearTimeout(timer);
-          reject(new Error(`${name} exited with code ${code} during start-up`));
-        });
-        for (const stream of [child.stdout!, child.stderr!]) {
-          createInterface({ input: stream }).on('line', (line) => {
-            process.stdout.write(`[${name}] ${line}\n`);
-            if (ready.test(line)) {
-              clearTimeout(timer);
-              resolve({ pid: child.pid, exited, stop });
-            }
-          });
-        }
-      }),
+    start: async (): Promise<Running> => {
+      const p = await startProcess({
+        name,
+        command: process.execPath,
+        args: ['--import', 'tsx', join(REPO_ROOT, script)],
+        cwd: REPO_ROOT,
+        env,
+        ready,
+        readyTimeoutMs,
+        onLine: (line) => process.stdout.write(`[${name}] ${line}\n`),
+      });
+      return {
+        pid: p.child.pid,
+        exited: p.exited,
+        stop: async () => {
+          await p.stop(20_000);
+        },
+      };
+    },
   };
 }
 

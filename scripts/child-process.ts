@@ -1,0 +1,66 @@
+/**
+ * Starting one of the gateway's processes and knowing when it is ready: it prints `ready` (a log line such as
+ * "API listening"). Used by `npm start` (scripts/start.ts) and the image check (scripts/check-image-build.ts).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface StartedProcess {
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code once it has ended. */
+  stop(graceMs: number): Promise<number | null>;
+}
+
+export interface StartOptions {
+  name: string;
+  command: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  ready: RegExp;
+  readyTimeoutMs: number;
+  /** Each line of its stdout and stderr, as it comes. */
+  onLine?: (line: string) => void;
+}
+
+/** Output kept to explain a failed start. */
+const TAIL_CHARS = 2_000;
+
+/** Spawns the process; resolves once a line matches `ready`, rejects (with its last output) if it exits or times out first. */
+export function startProcess(opts: StartOptions): Promise<StartedProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(opts.command, opts.args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+    const stop = async (graceMs: number) => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const force = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        await exited;
+        clearTimeout(force);
+      }
+      return (await exited).code;
+    };
+    let tail = '';
+    let started = false;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${opts.name} did not start within ${opts.readyTimeoutMs} ms:\n${tail}`));
+    }, opts.readyTimeoutMs);
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      if (!started) reject(new Error(`${opts.name} exited with code ${code} during start-up:\n${tail}`));
+    });
+    for (const stream of [child.stdout!, child.stderr!]) {
+      createInterface({ input: stream }).on('line', (line) => {
+        opts.onLine?.(line);
+        tail = `${tail}${line}\n`.slice(-TAIL_CHARS);
+        if (!started && opts.ready.test(line)) {
+          started = true;
+          clearTimeout(timer);
+          resolve({ child, exited, stop });
+        }
+      });
+    }
+  });
+}
