@@ -149,9 +149,13 @@ export class ResultCopier {
     req.signal?.addEventListener('abort', onCancel, { once: true });
     /** What went wrong on our side of the wire, in the terms the caller acts on. */
     const classify = (err: unknown, during: string, target: URL): Error => {
-      if (err instanceof CopyFailure || err instanceof ResultStoreError) return err;
+      if (err instanceof CopyFailure) return err;
+      // Our own abort (the activity's cancellation, or this attempt's time budget) fails whatever was under way —
+      // the store's write too, which then rejects with a ResultStoreError, possibly before the source notices.
+      // That is the cancellation or the timeout, never a failure of the store.
       if (req.signal?.aborted) return req.signal.reason instanceof Error ? req.signal.reason : new Error('cancelled');
       if (timedOut) return new CopyFailure('timeout', `${during} ${redact(target)} took longer than ${timeoutMs} ms`, true);
+      if (err instanceof ResultStoreError) return err;
       const code = String((err as { code?: unknown }).code ?? (err as { cause?: { code?: unknown } }).cause?.code ?? '');
       if (code === 'EPRIVATEADDRESS') return new CopyFailure('private_address', `${redact(target)}: ${(err as Error).message}`, false);
       if (/TIMEOUT/.test(code)) return new CopyFailure('timeout', `${during} ${redact(target)}: ${code}`, true);

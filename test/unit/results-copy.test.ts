@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { CopyFailure, ResultCopier, type CopyLimits } from '../../results/copy';
 import { DirectoryResultStore } from '../../results/directory-store';
-import { resultKey } from '../../results/result-store';
+import { resultKey, ResultStoreError, type ResultStore } from '../../results/result-store';
 
 const MP4_HEAD = Buffer.from([0, 0, 0, 0x20, ...Buffer.from('ftypisom'), 0, 0, 2, 0]);
 const PNG_HEAD = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, ...Buffer.from('IHDR')]);
@@ -277,6 +277,35 @@ describe('ResultCopier: refused, never crashing, never storing a part', () => {
     const f = await failure(c.copy({ url: `${origin}/stall`, expected: 'video', keyFor, deadline: Date.now() + 800 }));
     expect(['timeout', 'out_of_time']).toContain(f.reason);
     expect(Date.now() - started).toBeLessThan(2_000);
+    await c.close();
+  });
+
+  test('an attempt out of time while the store writes is a timeout, even when the store write fails first', async () => {
+    // A store that gives up the moment the attempt is aborted, before the source's own error can arrive (the
+    // order a loaded machine produces): the failure is still the attempt's timeout, retried, then out of time.
+    const quitting: ResultStore = {
+      kind: 'directory',
+      put: (_key, body, { signal }) =>
+        new Promise((_resolve, reject) => {
+          body.on('error', () => undefined).resume();
+          signal?.addEventListener(
+            'abort',
+            () => {
+              reject(new ResultStoreError('writing failed: aborted'));
+              body.destroy();
+            },
+            { once: true },
+          );
+        }),
+      head: async () => undefined,
+      get: async () => undefined,
+      delete: async () => undefined,
+      deleteOlderThan: async () => ({ deleted: 0, bytes: 0 }),
+    };
+    const c = new ResultCopier(quitting, { maxBytes: 1_000_000, connectTimeoutMs: 1_000, idleTimeoutMs: 10_000, attemptTimeoutMs: 200, attempts: 2, backoffMs: 10, allowPrivateOrigins: new Set([origin]) });
+    const f = await failure(c.copy({ url: `${origin}/stall`, expected: 'video', keyFor }));
+    expect({ reason: f.reason, message: f.message }).toEqual({ reason: 'timeout', message: expect.stringMatching(/^writing .*\/stall took longer than 200 ms$/) });
+    expect(hits.get('/stall')).toBe(2);
     await c.close();
   });
 
