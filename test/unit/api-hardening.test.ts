@@ -197,7 +197,7 @@ describe('authentication before the body', () => {
   test('an anonymous client is refused at once, however large and slow its body', async () => {
     const r = await raw('POST', '/v1/async/videos/generations', { 'Content-Type': 'application/json', 'Content-Length': 1_000_000 }, 'x'.repeat(10), { endBody: false });
     expect(r.status).toBe(401);
-    expect(r.ms).toBeLessThan(400);
+    expect(r.ms).toBeLessThan(2_000); // and 401, not the 408 its unfinished body would earn after bodyTimeoutMs
   });
 
   test('a declared Content-Length over the limit is 413 at once, even 2^31 and more', async () => {

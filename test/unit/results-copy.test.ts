@@ -276,7 +276,7 @@ describe('ResultCopier: refused, never crashing, never storing a part', () => {
     const started = Date.now();
     const f = await failure(c.copy({ url: `${origin}/stall`, expected: 'video', keyFor, deadline: Date.now() + 800 }));
     expect(['timeout', 'out_of_time']).toContain(f.reason);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(4_000);
     await c.close();
   });
 
