@@ -30,7 +30,7 @@ export interface Directives {
   pollFault?: { status: FaultStatus; times: number };
   /** `[sim:reject=CODE]`: the platform's refusal code for the create. */
   reject?: string;
-  /** `[sim:task-error=CODE]`: the platform's error code the failed job reports. */
+  /** `[sim:task-error=CODE]`: the platform's error code the failed job reports (implies `fail: 'error'`). */
   taskError?: string;
   /** `[sim:expires=MS]`. */
   expiresInMs?: number;
@@ -67,6 +67,8 @@ export function parseDirectives(prompt: unknown): Directives {
     if (name === 'task-error' && ERROR_CODE.test(value)) d.taskError = value;
     if (name === 'expires' && /^\d+$/.test(value)) d.expiresInMs = Number(value);
   }
+  // A task error code makes the job fail even without `[sim:fail=…]`.
+  if (d.taskError && !d.fail) d.fail = 'error';
   return d;
 }
 

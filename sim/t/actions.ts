@@ -38,8 +38,6 @@ export function createTask(deps: TActionDeps, ctx: Context, kind: 'video' | 'ima
     host.stats.T.dedupRefusals++;
     throw new TError('InvalidParameterValue.SessionId', 'A request with the same SessionId was made within the last three days; this request was deduplicated.');
   }
-  // `[sim:task-error=…]` makes the task fail with that ErrCodeExt even without `[sim:fail=…]`.
-  if (directives.taskError && !directives.fail) directives.fail = 'error';
   const meta = metaFromPlan(plan, host.publicUrl(ctx), directives.taskError);
   const job = host.jobs.create(
     {

@@ -112,7 +112,6 @@ export function registerPlatformV(router: Router, host: SimHost): void {
         () => randomInt(0, 2 ** 31),
       );
       if (directives.reject) throw accountError(directives.reject);
-      if (directives.taskError && !directives.fail) directives.fail = 'error';
       const job = host.jobs.create(
         {
           platform: 'V',
