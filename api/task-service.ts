@@ -27,7 +27,6 @@ import { isFailureReason, WORKFLOW_TYPE } from '../core/task';
 import { publicItems, type PublicResultItem, type RenderedResult, type ResultLinks } from '../results/result-links';
 import type { generationWorkflow } from '../workflows/generation';
 
-
 /** Spec 2.4. */
 export interface TaskRecord {
   task_id: string;

@@ -145,7 +145,6 @@ export interface GeneratedDocSection {
   render(): string;
 }
 
-/** One pushed announcement as the API received it. */
 /** Where the API receives announcements: `POST {CALLBACKS_PATH}/<platform id>[/<rest>]` (api/routes/callbacks.ts). */
 export const CALLBACKS_PATH = '/v1/callbacks';
 
@@ -154,6 +153,7 @@ export function callbackUrlFor(publicBaseUrl: string, platformId: string, ...seg
   return [`${publicBaseUrl.replace(/\/+$/, '')}${CALLBACKS_PATH}/${platformId}`, ...segments.map(encodeURIComponent)].join('/');
 }
 
+/** One pushed announcement as the API received it. */
 export interface CallbackRequest {
   /** Path segments after /v1/callbacks/<platform>/ (V: the task id). */
   rest: string[];

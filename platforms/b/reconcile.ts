@@ -38,7 +38,6 @@ export interface TaskLookup {
   detail(taskId: string): Promise<unknown>;
 }
 
-
 /** JSON with sorted keys and null members left out (B omits nulls in what it shows), for comparison. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;

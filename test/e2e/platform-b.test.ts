@@ -12,13 +12,13 @@ import { createHttpClient } from '../../platforms/http';
 import { SIM_ACCOUNTS } from '../../sim/accounts';
 import { unique } from '../support/prompts';
 import { sharedStack } from '../support/shared-stack';
-import { temporalClient, upstreamIdOf as upstreamIdOfTask } from '../support/temporal';
+import { temporalClient, upstreamIdOf as upstreamIdOfTask, type TemporalTestClient } from '../support/temporal';
 
 const { api, sim, simUrl, temporalAddress } = sharedStack();
 const alice = api('alice');
 
 /** Which upstream job each task followed: the workflow's GenerationUpstreamTaskId search attribute. */
-let temporal: Awaited<ReturnType<typeof temporalClient>>;
+let temporal: TemporalTestClient;
 beforeAll(async () => {
   temporal = await temporalClient(temporalAddress);
 });

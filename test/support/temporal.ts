@@ -2,7 +2,12 @@
 import { Client, Connection } from '@temporalio/client';
 import { SA } from '../../core/search-attributes';
 
-export async function temporalClient(address: string): Promise<{ client: Client; close: () => Promise<void> }> {
+export interface TemporalTestClient {
+  client: Client;
+  close(): Promise<void>;
+}
+
+export async function temporalClient(address: string): Promise<TemporalTestClient> {
   const connection = await Connection.connect({ address });
   return { client: new Client({ connection, namespace: 'default' }), close: () => connection.close() };
 }

@@ -20,7 +20,7 @@ import { CLEANUP_WORKFLOW_TYPE, RETENTION_SCHEDULE_ID } from '../../results/rete
 import { startMinio, type MinioServer } from '../../scripts/minio';
 import { ApiClient } from '../support/client';
 import { Stack } from '../support/stack';
-import { temporalClient } from '../support/temporal';
+import { temporalClient, type TemporalTestClient } from '../support/temporal';
 
 jest.setTimeout(180_000);
 
@@ -58,7 +58,7 @@ async function finishedTask(api: ApiClient, client: Client, simUrl: string, body
 
 describe('results kept in a directory', () => {
   let stack: Stack;
-  let temporal: Awaited<ReturnType<typeof temporalClient>>;
+  let temporal: TemporalTestClient;
   let alice: ApiClient;
   let task: Awaited<ReturnType<typeof finishedTask>>;
 
@@ -202,7 +202,7 @@ describe('results kept in a directory', () => {
 describe('results kept in S3 (MinIO)', () => {
   let minio: MinioServer;
   let stack: Stack;
-  let temporal: Awaited<ReturnType<typeof temporalClient>>;
+  let temporal: TemporalTestClient;
   let alice: ApiClient;
   let task: Awaited<ReturnType<typeof finishedTask>>;
 
