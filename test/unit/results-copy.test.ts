@@ -117,8 +117,8 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function copier(overrides: Partial<CopyLimits> = {}): ResultCopier {
-  return new ResultCopier(store, {
+function copier(overrides: Partial<CopyLimits> = {}, into: ResultStore = store): ResultCopier {
+  return new ResultCopier(into, {
     maxBytes: 1_000_000,
     connectTimeoutMs: 1_000,
     idleTimeoutMs: 300,
@@ -302,7 +302,7 @@ describe('ResultCopier: refused, never crashing, never storing a part', () => {
       delete: async () => undefined,
       deleteOlderThan: async () => ({ deleted: 0, bytes: 0 }),
     };
-    const c = new ResultCopier(quitting, { maxBytes: 1_000_000, connectTimeoutMs: 1_000, idleTimeoutMs: 10_000, attemptTimeoutMs: 200, attempts: 2, backoffMs: 10, allowPrivateOrigins: new Set([origin]) });
+    const c = copier({ idleTimeoutMs: 10_000, attemptTimeoutMs: 200, attempts: 2 }, quitting);
     const f = await failure(c.copy({ url: `${origin}/stall`, expected: 'video', keyFor }));
     expect({ reason: f.reason, message: f.message }).toEqual({ reason: 'timeout', message: expect.stringMatching(/^writing .*\/stall took longer than 200 ms$/) });
     expect(hits.get('/stall')).toBe(2);
