@@ -1,7 +1,7 @@
 /**
  * POST /v1/callbacks/:platform[/…]: the platforms' announcements that a job changed state (V per task, T's event
  * notification in PUSH mode, B's account-level events). Outside Bearer auth — a platform has no API key — but
- * never unauthenticated in effect: each platform's receiver (platforms/<id>/callbacks.ts) verifies a per-task
+ * never unauthenticated in effect: each platform's receiver (platforms/<id>/announcements.ts) verifies a per-task
  * token or the platform's signature and expiry before anything is believed.
  *
  * An announcement is a hint, never a result: it becomes an `upstreamEvent` signal to the task's workflow, which

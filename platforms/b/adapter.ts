@@ -1,7 +1,7 @@
 /**
  * Platform B adapter: Baidu AI Cloud VOD's AIGC API (../shared/platforms/b-baidu-vod.md). Bodies are built in
- * wire.ts, task details read in task-status.ts, errors classified in errors.ts, lost answers recovered in
- * reconcile.ts; this file signs and sends.
+ * request-body.ts, task details read in replies.ts, errors classified in replies.ts, lost answers recovered in
+ * lost-answer.ts; this file signs and sends.
  *
  *   submit         POST /v2/aigc/{text_to_video|image_to_video|image} → {"taskId": "tsk-…"}
  *   findSubmitted  GET /v2/tasks?beginTime=… (+ GET /v2/tasks/{id} per candidate) — B has no idempotency key
@@ -17,13 +17,13 @@ import { randomUUID } from 'node:crypto';
 import type { HttpResponse } from '../http';
 import type { AdapterDeps, PlatformAdapter } from '../platform';
 import { lostJob, retryable } from '../upstream-error';
-import { bceAuthorization, bceTimestamp, uriEncode, type BceCredentials } from './bce-auth';
-import { callbackConfig } from './callbacks';
-import { classifyBError, isUnknownTask } from './errors';
+import { bceAuthorization, bceTimestamp, uriEncode, type BceCredentials } from './signing';
+import { callbackConfig } from './announcements';
+import { classifyBError, fromBTaskDetail, isUnknownTask } from './replies';
 import { JobClaims } from './job-claims';
-import { chooseJob, findTasksWithBody } from './reconcile';
-import { fromBTaskDetail } from './task-status';
-import { toBCreate, type BCreate } from './wire';
+import { chooseJob, findTasksWithBody } from './lost-answer';
+import { toBCreate } from './request-body';
+import type { BCreate } from './wire-types';
 
 /** What the adapter needs to reach the platform (from platforms/b/config.ts). */
 export interface PlatformBSettings extends BceCredentials {
@@ -31,7 +31,7 @@ export interface PlatformBSettings extends BceCredentials {
   endpoint: string;
   /** `bce-v3/ALTAK-…`: Bearer on /v3/aigc/text_to_video. */
   apiKey?: string;
-  /** PLATFORM_B_CALLBACKS=manage: the account's event callback the worker sets at start (callbacks.ts). */
+  /** PLATFORM_B_CALLBACKS=manage: the account's event callback the worker sets at start (announcements.ts). */
   callbacks?: { url: string; signKey?: string };
 }
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { callbackSchema, configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
 import { callbackUrlFor, type WorkerPlatform } from '../platform';
 import { configureBCallbacks, createPlatformB, type PlatformBSettings } from './adapter';
-import { bCallbacksEnv } from './callbacks';
+import { bCallbacksEnv } from './announcements';
 import { MODELS_FILE_VARIABLE } from './models-file';
 
 /** VOD is one global service at one host, no regions (§1.1 [OFF]). */

@@ -5,12 +5,12 @@
  */
 import { parseEnv } from '../../core/config';
 import type { PlatformDefinition } from '../platform';
-import { bCallbackReceiver } from './callbacks';
+import { bCallbackReceiver } from './announcements';
 import { bPublicEnv, bWorker, bWorkerEnv } from './config';
 import { bModels } from './models';
 import { bImageFields, bVideoFields } from './request-fields';
 import { validateB } from './rules';
-import { bWireDocSection } from './wire-docs';
+import { bWireDocSection } from './doc-sections';
 
 export const platformB: PlatformDefinition = {
   id: 'B',

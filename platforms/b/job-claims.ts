@@ -1,8 +1,8 @@
 /**
  * Which submit (by dedup key) owns each upstream job this worker process created or adopted. B cannot tell two
- * jobs with identical requests apart (reconcile.ts), so when a lost answer is reconciled, a job this worker knows
+ * jobs with identical requests apart (lost-answer.ts), so when a lost answer is reconciled, a job this worker knows
  * to be another submit's is never adopted, and one it knows to be this submit's is adopted at once. Memory only,
- * bounded: it narrows the window for tasks on the same worker; across workers and restarts, reconcile.ts's rules
+ * bounded: it narrows the window for tasks on the same worker; across workers and restarts, lost-answer.ts's rules
  * alone apply (docs/operations.md, "Lost answers, per platform").
  */
 

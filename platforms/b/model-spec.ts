@@ -33,7 +33,7 @@ export type Family = (typeof FAMILIES)[number];
  * `firstLastFrames` `{headImage: {imageUrl}, tailImage: {imageUrl}}` (Vidu's first+last mode, instead of a first
  * frame); `referenceImages` a list of `{imageUrl}` (one image as a bare object when `single`); `seed` an unsigned
  * 32-bit integer the gateway derives from the submit's dedup key (no request field sets it), so the job a lost
- * answer created is recognised exactly by its echoed request (reconcile.ts).
+ * answer created is recognised exactly by its echoed request (lost-answer.ts).
  */
 export const ROLES = [
   'prompt',

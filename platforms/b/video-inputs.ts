@@ -1,6 +1,6 @@
 /**
  * Which B endpoint a video request goes to and which images it carries, read the same way by the request rules
- * (rules.ts) and the wire mapping (wire.ts). A first frame may come from B's own `image.imageUrl` (spec 2.1), the
+ * (rules.ts) and the wire mapping (request-body.ts). A first frame may come from B's own `image.imageUrl` (spec 2.1), the
  * general `image_url`, or an `images` item with role first_frame; a last frame from `last_frame_url` or an
  * `images` item; reference images from `images`. Each input remembers the request field it came from, so a
  * refusal names that field.

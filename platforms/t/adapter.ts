@@ -1,16 +1,16 @@
 /**
  * Platform T adapter: the media cloud AIGC API (upstreams.md "Platform T"). One JSON POST to `/` per action,
- * named by X-TC-Action and signed with TC3-HMAC-SHA256 (tc3.ts says why not through the official SDK). The
- * bodies are built in calls.ts, replies read in replies.ts, lost answers recovered in session-lookup.ts.
+ * named by X-TC-Action and signed with TC3-HMAC-SHA256 (signing.ts says why not through the official SDK). The
+ * bodies are built in request-body.ts, replies read in replies.ts, lost answers recovered in lost-answer.ts.
  */
 import type { AdapterDeps, PlatformAdapter } from '../platform';
 import { lostJob, retryable, UpstreamError } from '../upstream-error';
-import { toTCreateCall, toTDescribeCall, toSessionId, type TCall } from './calls';
+import { toTCreateCall, toTDescribeCall, toSessionId, type TCall } from './request-body';
 import { fromTTaskDetail, readTResponse, type TTaskDetail } from './replies';
-import { eventConfigCall, tEventQueue } from './events';
-import { findTaskBySessionId } from './session-lookup';
-import { tc3Sign } from './tc3';
-import type { CreateAigcVideoTaskResponse } from './vod-types';
+import { eventConfigCall, tEventQueue } from './announcements';
+import { findTaskBySessionId } from './lost-answer';
+import { tc3Sign } from './signing';
+import type { CreateAigcVideoTaskResponse } from './wire-types';
 
 export const T_SERVICE = 'vod';
 export const T_API_VERSION = '2018-07-17';
@@ -26,7 +26,7 @@ export interface PlatformTSettings {
   region?: string;
   /** PLATFORM_T_STORAGE_MODE: Permanent keeps results in VOD beyond the temporary links' 7 days. */
   storageMode?: 'Temporary' | 'Permanent';
-  /** PLATFORM_T_EVENTS: how T announces finished jobs (events.ts). */
+  /** PLATFORM_T_EVENTS: how T announces finished jobs (announcements.ts). */
   events?: { mode: 'push' | 'pull'; notificationUrl?: string; signKey?: string };
 }
 

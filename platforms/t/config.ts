@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { callbackSchema, configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
 import { callbackUrlFor, type WorkerPlatform } from '../platform';
 import { configureTEvents, createPlatformT, type PlatformTSettings } from './adapter';
-import { tEventsEnv } from './events';
+import { tEventsEnv } from './announcements';
 
 export const tWorkerEnv = tEventsEnv.extend({
   /** Default https://vod.tencentcloudapi.com when T is configured. */

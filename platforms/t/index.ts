@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { PlatformDefinition } from '../platform';
 import { tWorker, tWorkerEnv } from './config';
-import { tCallbackReceiver } from './events';
+import { tCallbackReceiver } from './announcements';
 import { T_MODELS } from './models';
 import { tImageFields, tVideoFields } from './request-fields';
 import { validateT } from './rules';

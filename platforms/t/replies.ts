@@ -6,7 +6,7 @@
 import type { Kind, UpstreamStatus } from '../../core/task';
 import type { HttpResponse } from '../http';
 import { final, retryable, UpstreamError } from '../upstream-error';
-import type { AigcImageTask, AigcVideoTask, DescribeTaskDetailResponse } from './vod-types';
+import type { AigcImageTask, AigcVideoTask, DescribeTaskDetailResponse } from './wire-types';
 
 /** Task failure codes that mean the content was refused: final, and the client's problem. `Voilation` is T's spelling. */
 const CONTENT_POLICY = /ContentModerationFailed|V(?:oi|io)lationContent/i;

@@ -1,15 +1,15 @@
 /**
  * Platform V adapter: Ark's content-generation task API (upstreams.md "Platform V"). The body is built in
- * create-body.ts, replies read in replies.ts, lost answers recovered in task-lookup.ts.
+ * request-body.ts, replies read in replies.ts, lost answers recovered in lost-answer.ts.
  */
 import type { AdapterDeps, PlatformAdapter } from '../platform';
 import { final, lostJob, retryable, UpstreamError } from '../upstream-error';
-import type { ArkTask, ArkTaskList } from './ark-types';
-import { callbackUrl } from './callbacks';
-import { markerSeed, toVCreateBody } from './create-body';
+import type { ArkTask, ArkTaskList } from './wire-types';
+import { callbackUrl } from './announcements';
+import { markerSeed, toVCreateBody } from './request-body';
 import { classifyVError, fromVTask } from './replies';
 import type { VVideoRequest } from './rules';
-import { findJobBySeed } from './task-lookup';
+import { findJobBySeed } from './lost-answer';
 
 const TASKS = '/contents/generations/tasks';
 
@@ -17,7 +17,7 @@ const TASKS = '/contents/generations/tasks';
 export interface PlatformVSettings {
   baseUrl: string;
   apiKey: string;
-  /** Push: each job gets a callback URL under this base, with a token under `callbackSecret` (callbacks.ts). */
+  /** Push: each job gets a callback URL under this base, with a token under `callbackSecret` (announcements.ts). */
   callbacks?: { publicBaseUrl: string; secret: string };
 }
 

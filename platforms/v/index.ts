@@ -1,6 +1,6 @@
 /** Platform V = Volcengine Ark content generation (Seedance): video only (../shared/upstreams.md, "Platform V"). */
 import type { PlatformDefinition } from '../platform';
-import { vCallbackReceiver } from './callbacks';
+import { vCallbackReceiver } from './announcements';
 import { vWorker, vWorkerEnv } from './config';
 import { vModels, vPublicEnv } from './models-file';
 import { V_MODELS } from './models';

@@ -5,7 +5,7 @@
 import type { FailureReason, UpstreamStatus } from '../../core/task';
 import type { HttpResponse } from '../http';
 import { final, parseRetryAfter, retryable, UpstreamError } from '../upstream-error';
-import type { ArkErrorBody, ArkTask } from './ark-types';
+import type { ArkErrorBody, ArkTask } from './wire-types';
 
 /** Failed-task codes that mean the content was refused: final, and the client's problem. */
 const CONTENT_POLICY = /SensitiveContent|ContentSecurity|RiskDetection/i;

@@ -4,7 +4,7 @@
  * field names, SubAppId, SessionId/SessionContext, per-model OutputConfig), and the lost-answer and transient
  * failure paths at system level: one upstream job per task.
  */
-import { tc3Sign } from '../../platforms/t/tc3';
+import { tc3Sign } from '../../platforms/t/signing';
 import { SIM_ACCOUNTS } from '../../sim/accounts';
 import { sharedStack } from '../support/shared-stack';
 import { unique } from '../support/prompts';

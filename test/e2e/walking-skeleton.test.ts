@@ -31,7 +31,7 @@ describe('platform V video, end to end', () => {
       content: [{ type: 'text', text: 'a red fox in snow' }],
       ratio: '9:16',
       duration: 5,
-      // The lost-answer marker (platforms/v/create-body.ts) and the deadline's remainder, floored at Ark's 1 h.
+      // The lost-answer marker (platforms/v/request-body.ts) and the deadline's remainder, floored at Ark's 1 h.
       seed: expect.any(Number),
       execution_expires_after: 3600,
     });

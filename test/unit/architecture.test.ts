@@ -55,7 +55,50 @@ function findCycles(): string[][] {
   return cycles;
 }
 
+/**
+ * Every platform folder has the same skeleton: one role, one file name, in every folder, so a fourth platform
+ * starts as a copy of a folder whose files are named like the others (README, "Adding a platform").
+ */
+export const PLATFORM_ROLES = {
+  'index.ts': 'the PlatformDefinition the registry lists',
+  'config.ts': "the platform's configuration slice (public and worker variables)",
+  'models.ts': "the platform's model records",
+  'request-fields.ts': 'request fields only this platform carries',
+  'rules.ts': "the platform's request rules",
+  'adapter.ts': 'the PlatformAdapter: signs and sends submit, poll, cancel',
+  'request-body.ts': 'a validated request → the create call (pure)',
+  'replies.ts': "the platform's answers read: statuses, results, classified errors (pure)",
+  'lost-answer.ts': 'finding the job a create whose answer was lost made',
+  'announcements.ts': "the platform's announcements (callbacks or pulled events) → hints",
+  'wire-types.ts': 'the wire shapes (from the official SDK where one exists)',
+} as const;
+/** Roles only some platforms have; where present, they carry this name. */
+export const OPTIONAL_PLATFORM_ROLES = {
+  'signing.ts': 'request signatures (T TC3, B bce-auth-v1; V sends a bearer key)',
+  'doc-sections.ts': 'parts of docs/api.md rendered from the platform\'s data',
+  'job-claims.ts': 'which submit owns which job, where the platform has no dedup key',
+  'video-inputs.ts': 'which endpoint and images a video request carries, where the platform splits endpoints by input',
+  'model-spec.ts': 'the shape of model facts the platform tags with evidence',
+  'model-data.ts': "the model facts' defaults, where they are too many for models.ts",
+  'models-file.ts': "the operator's models-file override",
+} as const;
+
+function platformFolders(): string[] {
+  return readdirSync(join(ROOT, 'platforms')).filter((name) => statSync(join(ROOT, 'platforms', name)).isDirectory());
+}
+
 describe('architecture', () => {
+  test.each(platformFolders())('platforms/%s/ has the shared skeleton: every role, and no file outside the roles', (folder) => {
+    const names = readdirSync(join(ROOT, 'platforms', folder)).filter((n) => n.endsWith('.ts'));
+    expect(Object.keys(PLATFORM_ROLES).filter((role) => !names.includes(role))).toEqual([]);
+    expect(names.filter((n) => !(n in PLATFORM_ROLES) && !(n in OPTIONAL_PLATFORM_ROLES))).toEqual([]);
+  });
+
+  test('the README names every role of the skeleton', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(Object.keys(PLATFORM_ROLES).filter((role) => !readme.includes(`\`${role}\``))).toEqual([]);
+  });
+
   test('the graph is real: the registry imports every platform folder', () => {
     const registry = graph.get(join(ROOT, 'platforms', 'index.ts'))!.map((p) => relative(ROOT, p));
     expect(registry).toEqual(expect.arrayContaining(['platforms/t/index.ts', 'platforms/b/index.ts', 'platforms/v/index.ts']));

@@ -8,12 +8,12 @@
 import { buildCatalogue, imageRequestSchema, videoRequestSchema } from '../../platforms';
 import type { HttpClient, HttpResponse } from '../../platforms/http';
 import { RequestRuleError } from '../../platforms/rules';
-import { toSessionId, toTCreateCall, toTListCall, type TCreateOptions } from '../../platforms/t/calls';
+import { toSessionId, toTCreateCall, toTListCall, type TCreateOptions } from '../../platforms/t/request-body';
 import { createPlatformT, T_CONTENT_TYPE, type PlatformTSettings } from '../../platforms/t/adapter';
 import { tWorker } from '../../platforms/t/config';
 import { classifyTError, fromTTaskDetail, readTResponse, type TTaskDetail } from '../../platforms/t/replies';
-import { LOOKUP_CLOCK_SKEW_MS } from '../../platforms/t/session-lookup';
-import { tc3Sign } from '../../platforms/t/tc3';
+import { LOOKUP_CLOCK_SKEW_MS } from '../../platforms/t/lost-answer';
+import { tc3Sign } from '../../platforms/t/signing';
 import { validateGeneration } from '../../platforms/validation';
 import type { GenerationRequest } from '../../core/task';
 import { ConfigError } from '../../core/config';

@@ -15,14 +15,14 @@ import type { HttpClient, HttpResponse } from '../../platforms/http';
 import { RequestRuleError } from '../../platforms/rules';
 import { validateGeneration } from '../../platforms/validation';
 import { createPlatformV } from '../../platforms/v/adapter';
-import { callbackToken, vCallbackReceiver } from '../../platforms/v/callbacks';
+import { callbackToken, vCallbackReceiver } from '../../platforms/v/announcements';
 import { CallbackRefused } from '../../platforms/platform';
-import { expiresAfterSeconds, markerSeed, toVCreateBody, V_EXPIRES_MAX_S, V_EXPIRES_MIN_S } from '../../platforms/v/create-body';
+import { expiresAfterSeconds, markerSeed, toVCreateBody, V_EXPIRES_MAX_S, V_EXPIRES_MIN_S } from '../../platforms/v/request-body';
 import { vModels } from '../../platforms/v/models-file';
 import { V_MODELS } from '../../platforms/v/models';
 import { classifyVError, fromVTask } from '../../platforms/v/replies';
 import type { VVideoRequest } from '../../platforms/v/rules';
-import { LOOKUP_CLOCK_SKEW_S } from '../../platforms/v/task-lookup';
+import { LOOKUP_CLOCK_SKEW_S } from '../../platforms/v/lost-answer';
 import { validateVCreate } from '../../sim/v';
 
 const catalogue = buildCatalogue();

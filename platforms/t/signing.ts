@@ -8,7 +8,7 @@
  * abstract_client.js), so any endpoint that is not `vod.<domain>` (the simulator at 127.0.0.1:port, a test double,
  * a proxy) is signed for service "127" and rejected; and it signs the URL's hostname without the port while
  * sending a Host header with it. Signing here keeps the service fixed and the signed Host equal to the sent one.
- * So the SDK is used for its types only (vod-types.ts), at compile time: a devDependency.
+ * So the SDK is used for its types only (wire-types.ts), at compile time: a devDependency.
  */
 import { createHash, createHmac } from 'node:crypto';
 

@@ -38,7 +38,7 @@ export interface ArkCreateTaskRequest {
   ratio?: string;
   duration?: number;
   tools?: ArkTool[];
-  /** Ark POSTs the task object here on each status change (platforms/v/callbacks.ts). */
+  /** Ark POSTs the task object here on each status change (platforms/v/announcements.ts). */
   callback_url?: string;
 }
 

@@ -20,8 +20,8 @@
  * exists — never a second job.
  */
 import type { Kind } from '../../core/task';
-import { toTDescribeCall, toTListCall, type TCall } from './calls';
-import type { DescribeTaskDetailResponse, DescribeTasksResponse } from './vod-types';
+import { toTDescribeCall, toTListCall, type TCall } from './request-body';
+import type { DescribeTaskDetailResponse, DescribeTasksResponse } from './wire-types';
 
 /** How far before the first attempt the window opens: our clock (Temporal's) and T's may differ. */
 export const LOOKUP_CLOCK_SKEW_MS = 2 * 60_000;

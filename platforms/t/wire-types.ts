@@ -4,7 +4,7 @@
  * in models.ts and rules.ts). Every request body the adapter builds and every reply field it reads is typed with
  * these, so a field the real API does not have fails `npm run typecheck` instead of a paid request.
  *
- * Type-only: nothing of the SDK is loaded at run time (the package is a devDependency; tc3.ts says why the
+ * Type-only: nothing of the SDK is loaded at run time (the package is a devDependency; signing.ts says why the
  * transport and signature are our own), so these imports are erased from the compiled code.
  */
 export type {

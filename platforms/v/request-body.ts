@@ -1,10 +1,10 @@
 /**
  * Spec 2.1 → the body of Ark's create (upstreams.md "Spec → V mapping", with the Corrections), typed with the
- * SDK's create parameters (ark-types.ts). Pure, for golden tests.
+ * SDK's create parameters (wire-types.ts). Pure, for golden tests.
  */
 import { createHash } from 'node:crypto';
 import type { ModelEntry } from '../../core/catalogue';
-import type { ArkContentItem, ArkCreateTaskRequest } from './ark-types';
+import type { ArkContentItem, ArkCreateTaskRequest } from './wire-types';
 import { V_AUDIO_DEFAULT_ON } from './models';
 import type { VVideoRequest } from './rules';
 
@@ -17,9 +17,9 @@ export const V_EXPIRES_MAX_S = 259_200;
 
 /**
  * The seed a submit sends, derived from its dedup key: Ark has no idempotency key and its task object does not
- * echo the request's content (ark-types.ts ArkTask), but it does echo `seed`. A seed drawn from the dedup key is as
+ * echo the request's content (wire-types.ts ArkTask), but it does echo `seed`. A seed drawn from the dedup key is as
  * random as any (the key holds the run's UUID), and it is the same on every attempt of one submit and different
- * for every other submit — the marker task-lookup.ts finds a lost job by. Ark's seed range is [-1, 2^32 - 1];
+ * for every other submit — the marker lost-answer.ts finds a lost job by. Ark's seed range is [-1, 2^32 - 1];
  * this is 0 … 2^32 - 1. (The gateway offers no `seed` field on V; if it ever does, the marker must move.)
  */
 export function markerSeed(dedupKey: string): number {

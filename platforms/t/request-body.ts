@@ -1,6 +1,6 @@
 /**
  * The actions the adapter sends, as pure functions from a validated spec request to T's action and body
- * (upstreams.md "Spec → T mapping"). Every body is typed with the official SDK's request type (vod-types.ts): a
+ * (upstreams.md "Spec → T mapping"). Every body is typed with the official SDK's request type (wire-types.ts): a
  * field the real API does not have is a compile error. Pure, for golden tests.
  */
 import { createHash } from 'node:crypto';
@@ -21,7 +21,7 @@ import type {
   DescribeTasksRequest,
   ModifyEventConfigRequest,
   PullEventsRequest,
-} from './vod-types';
+} from './wire-types';
 
 /** SessionId: "最长 50 个字符". */
 export const T_SESSION_ID_MAX = 50;

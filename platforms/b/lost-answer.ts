@@ -11,16 +11,16 @@
  *
  * Identical bodies are the hard part: two tasks that send the very same request (same prompt, images, options)
  * within one window create jobs B cannot tell apart. Where the model has a seed field (Veo [3P]) every submit
- * sends its own seed (wire.ts `markerSeed`), so its body is unique and the match exact. Elsewhere:
+ * sends its own seed (request-body.ts `markerSeed`), so its body is unique and the match exact. Elsewhere:
  *  - a job this worker knows belongs to another submit is skipped, one it knows is this submit's is taken
  *    (job-claims.ts);
  *  - of the rest, exactly one match is adopted; several are ambiguous, and none is adopted (a new job is paid for
  *    rather than one task handed another's result).
  * What is left is written in docs/operations.md ("Lost answers, per platform").
  */
-import { bceTimestamp } from './bce-auth';
+import { bceTimestamp } from './signing';
 import type { JobClaims } from './job-claims';
-import { asObject } from './task-status';
+import { asObject } from './replies';
 
 /** How far before the first attempt the window opens: our clock and B's may differ (createTime is in seconds). */
 export const CLOCK_SKEW_MARGIN_MS = 60_000;

@@ -9,7 +9,7 @@
  * page_num, page_size, filter.model, filter.status, filter.task_ids, filter.service_tier) returns task objects
  * that do NOT echo the request's content — no prompt, no image or video URL (ContentGenerationTask's `content` is
  * the output) — so "the echoed content" cannot be matched. What they do echo are the parameters, `seed` among
- * them. So every create carries a seed derived from its dedup key (create-body.ts `markerSeed`: the same on every
+ * them. So every create carries a seed derived from its dedup key (request-body.ts `markerSeed`: the same on every
  * attempt of one submit, different for every other submit), and a job of the same model, created since the
  * first attempt (less a clock-skew margin), with that seed is this submit's job.
  *
@@ -20,7 +20,7 @@
  * What is left (docs/operations.md "Lost answers, per platform"): a job the list does not show yet (if Ark's list
  * lags behind its creates), or beyond the pages read, is not found, and the submit is sent again.
  */
-import type { ArkTask, ArkTaskList } from './ark-types';
+import type { ArkTask, ArkTaskList } from './wire-types';
 
 /** How far before the first attempt the window opens: our clock (Temporal's) and Ark's may differ. */
 export const LOOKUP_CLOCK_SKEW_S = 120;

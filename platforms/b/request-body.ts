@@ -14,19 +14,12 @@ import { createHash } from 'node:crypto';
 import type { ModelEntry } from '../../core/catalogue';
 import type { GenerationRequest } from '../../core/task';
 import { final } from '../upstream-error';
-import { fieldFor, taskInputKey, type BImageModel, type BVideoModel, type ImageQuality, type Role, type VideoEndpoint } from './model-spec';
+import { fieldFor, taskInputKey, type BImageModel, type BVideoModel, type ImageQuality, type Role } from './model-spec';
 import { bModelOf } from './models';
 import type { BImageRequest } from './rules';
+import type { BCreate } from './wire-types';
 import { readVideoInputs, type BVideoRequest } from './video-inputs';
 
-export type BCreateEndpoint = VideoEndpoint | 'image';
-
-export interface BCreate {
-  endpoint: BCreateEndpoint;
-  /** The v2 path (AK/SK); the adapter may send text-to-video to its v3 twin with an API key instead. */
-  path: `/v2/aigc/${BCreateEndpoint}`;
-  body: Record<string, unknown>;
-}
 
 /** Spec 2.2's `standard` is 1K and `hd` 4K; B's own values pass as they are. */
 export const IMAGE_QUALITY: Readonly<Record<string, ImageQuality>> = { standard: '1K', hd: '4K', '1K': '1K', '2K': '2K', '4K': '4K' };
@@ -79,7 +72,7 @@ export function toBVideoCreate(m: BVideoModel, req: BVideoRequest, marker?: Subm
     const items = references.map((r) => imageObject(r.url));
     put('referenceImages', spec?.single && items.length === 1 ? items[0] : items, 'images', false);
   }
-  // Any seed gives a random-looking video, as an absent one does; this one also names the submit (reconcile.ts).
+  // Any seed gives a random-looking video, as an absent one does; this one also names the submit (lost-answer.ts).
   const seed = fieldFor(m, 'seed', endpoint);
   if (seed && marker) input[seed.name] = markerSeed(marker.dedupKey);
   return { endpoint, path: `/v2/aigc/${endpoint}`, body: { model: m.code, [taskInputKey(m.code)]: input } };

@@ -18,8 +18,8 @@ import { hexDigestsEqual } from '../../core/constant-time';
 import { z } from 'zod';
 import { optionalString, parseEnv } from '../../core/config';
 import { CallbackRefused, type CallbackReceiver, type PlatformEventQueue, type UpstreamHint } from '../platform';
-import type { TCall } from './calls';
-import type { EventContent, PullEventsResponse } from './vod-types';
+import type { TCall } from './request-body';
+import type { EventContent, PullEventsResponse } from './wire-types';
 
 /** ModifyEventConfig's SignKey: "由大小写字母及数字组成，最长32字符". */
 export const tSignKey = optionalString.pipe(z.string().regex(/^[A-Za-z0-9]{1,32}$/, 'must be 1 to 32 letters and digits (T\'s SignKey)').optional());
