@@ -17,7 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, isGrpcServiceError } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { commonSchema, parseEnv, temporalSchema } from '../core/config';
 import { SA } from '../core/search-attributes';
@@ -135,6 +135,24 @@ async function whyNotReplayable(client: Client, taskId: string, filter?: string)
   return filter ? `it does not match --query ${JSON.stringify(filter)}` : 'it does not match the replay query';
 }
 
+/**
+ * An error and its causes as one line. The client's errors name only the call ("Failed to list workflows") and
+ * wrap the server's gRPC error, whose `details` says why (e.g. "invalid query: ..."); that reason is what the
+ * operator needs.
+ */
+export function describeError(err: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = err, depth = 0; e != null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const details = (e as { details?: unknown }).details;
+    const text = typeof details === 'string' && details !== '' ? details : e instanceof Error ? e.message : String(e);
+    if (!parts.includes(text)) parts.push(text);
+  }
+  return parts.join(': ');
+}
+
+/** gRPC status 3: how Temporal refuses a visibility query it cannot parse. */
+const GRPC_INVALID_ARGUMENT = 3;
+
 export const USAGE = `Replays generation tasks that failed because of an outage, under the same task ids.
 
 Usage: npm run replay-failed -- [--query "<visibility filter>"] [--task-id <id>] [--dry-run] [--reason "<text>"]
@@ -180,6 +198,12 @@ async function main(): Promise<number> {
       dryRun: values['dry-run'],
       reason: values.reason,
     });
+  } catch (err) {
+    // The operator's --query is one part of the query sent: show the whole of it when Temporal refused it.
+    const cause = (err as { cause?: unknown }).cause;
+    const sent = isGrpcServiceError(cause) && cause.code === GRPC_INVALID_ARGUMENT ? `\nThe visibility query sent: ${replayQuery(values.query, values['task-id'])}` : '';
+    console.error(`replay-failed: ${describeError(err)}${sent}`);
+    return 1;
   } finally {
     await connection.close();
   }
@@ -189,8 +213,8 @@ async function main(): Promise<number> {
 if (require.main === module) {
   main().then(
     (code) => process.exit(code),
-    (err: Error) => {
-      console.error(`replay-failed: ${err.message}`);
+    (err: unknown) => {
+      console.error(`replay-failed: ${describeError(err)}`);
       process.exit(1);
     },
   );
