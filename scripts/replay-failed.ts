@@ -7,8 +7,10 @@
  *   npm run replay-failed -- [--query "<visibility filter>"] [--task-id <id>] [--dry-run] [--reason "<text>"]
  *
  * Only failed generation tasks whose reason is one an outage causes (`upstream_unavailable`, `deadline_exceeded`,
- * `upstream_lost`) are considered, unless --query names GenerationFailureReason itself. Narrow it with the platform and a time
- * window, e.g. `--query "GenerationPlatform = 'V' AND CloseTime BETWEEN '2026-05-01T10:00:00Z' AND '...'"`.
+ * `upstream_lost`) are considered, unless --query names GenerationFailureReason itself. A task the client
+ * cancelled is never replayed, whatever the query: a cancel is the client's wish, and its workflow ended Canceled,
+ * not Failed (GenerationStatus `cancelled`). Narrow the query with the platform and a time window, e.g.
+ * `--query "GenerationPlatform = 'V' AND CloseTime BETWEEN '2026-05-01T10:00:00Z' AND '...'"`.
  *
  * Safe to run twice: a task is reset only while its CURRENT run is the failed one, so a task already replayed
  * (running or succeeded again) is skipped. (A plain `temporal workflow reset --query ...` batch has no such
@@ -127,6 +129,7 @@ async function whyNotReplayable(client: Client, taskId: string, filter?: string)
   } catch {
     return 'no such task';
   }
+  if (desc.status.name === 'CANCELLED') return 'it was cancelled at the client\'s request, which a replay would undo: never replayed';
   if (desc.status.name !== 'FAILED') return `its current run is ${desc.status.name}, not failed: nothing to replay`;
   const reason = desc.typedSearchAttributes.get(SA.failureReason);
   if (reason && !(REPLAYABLE as readonly string[]).includes(reason)) {
