@@ -255,7 +255,8 @@ export interface TaskFilter {
 /**
  * Visibility clauses for a filter. The status comes from the execution status where that is exact (a closed
  * workflow has succeeded or failed whatever its last search-attribute upsert said) and from GenerationStatus
- * for the two running states.
+ * for the two running states. `failed` is every status a record reads as failed (toTaskRecord), so it lists the
+ * client's cancelled tasks too (execution Canceled, GenerationStatus `cancelled`): spec 2.4 knows no other status.
  */
 function filterClauses(filter: TaskFilter): string[] {
   const clauses: string[] = [];

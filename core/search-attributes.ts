@@ -4,6 +4,16 @@
  * The owner is the API key's *id*, never its secret: search attributes are stored unencrypted.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { TASK_STATUSES } from './task';
+
+/**
+ * The values of `GenerationStatus`: the API's task statuses (spec 2.4), plus `cancelled` for a task the client
+ * cancelled. The API reads such a task as `failed` (error.code `cancelled`: the contract knows four statuses),
+ * but in Temporal's views it has a value of its own, so that `GenerationStatus = 'failed'` lists only tasks that
+ * failed, the ones an operator may have to look into or replay, and not the client's own cancels.
+ */
+export const GENERATION_STATUSES = [...TASK_STATUSES, 'cancelled'] as const;
+export type GenerationStatus = (typeof GENERATION_STATUSES)[number];
 
 export const SA = {
   owner: defineSearchAttributeKey('GenerationOwner', SearchAttributeType.KEYWORD),

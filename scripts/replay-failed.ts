@@ -7,8 +7,10 @@
  *   npm run replay-failed -- [--query "<visibility filter>"] [--task-id <id>] [--dry-run] [--reason "<text>"]
  *
  * Only failed generation tasks whose reason is one an outage causes (`upstream_unavailable`, `deadline_exceeded`,
- * `upstream_lost`) are considered, unless --query names GenerationFailureReason itself. Narrow it with the platform and a time
- * window, e.g. `--query "GenerationPlatform = 'V' AND CloseTime BETWEEN '2026-05-01T10:00:00Z' AND '...'"`.
+ * `upstream_lost`) are considered, unless --query names GenerationFailureReason itself. A task the client
+ * cancelled is never replayed, whatever the query: a cancel is the client's wish, and its workflow ended Canceled,
+ * not Failed (GenerationStatus `cancelled`). Narrow the query with the platform and a time window, e.g.
+ * `--query "GenerationPlatform = 'V' AND CloseTime BETWEEN '2026-05-01T10:00:00Z' AND '...'"`.
  *
  * Safe to run twice: a task is reset only while its CURRENT run is the failed one, so a task already replayed
  * (running or succeeded again) is skipped. (A plain `temporal workflow reset --query ...` batch has no such
@@ -17,7 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, isGrpcServiceError } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { commonSchema, parseEnv, temporalSchema } from '../core/config';
 import { SA } from '../core/search-attributes';
@@ -127,6 +129,7 @@ async function whyNotReplayable(client: Client, taskId: string, filter?: string)
   } catch {
     return 'no such task';
   }
+  if (desc.status.name === 'CANCELLED') return 'it was cancelled at the client\'s request, which a replay would undo: never replayed';
   if (desc.status.name !== 'FAILED') return `its current run is ${desc.status.name}, not failed: nothing to replay`;
   const reason = desc.typedSearchAttributes.get(SA.failureReason);
   if (reason && !(REPLAYABLE as readonly string[]).includes(reason)) {
@@ -134,6 +137,24 @@ async function whyNotReplayable(client: Client, taskId: string, filter?: string)
   }
   return filter ? `it does not match --query ${JSON.stringify(filter)}` : 'it does not match the replay query';
 }
+
+/**
+ * An error and its causes as one line. The client's errors name only the call ("Failed to list workflows") and
+ * wrap the server's gRPC error, whose `details` says why (e.g. "invalid query: ..."); that reason is what the
+ * operator needs.
+ */
+export function describeError(err: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = err, depth = 0; e != null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const details = (e as { details?: unknown }).details;
+    const text = typeof details === 'string' && details !== '' ? details : e instanceof Error ? e.message : String(e);
+    if (!parts.includes(text)) parts.push(text);
+  }
+  return parts.join(': ');
+}
+
+/** gRPC status 3: how Temporal refuses a visibility query it cannot parse. */
+const GRPC_INVALID_ARGUMENT = 3;
 
 export const USAGE = `Replays generation tasks that failed because of an outage, under the same task ids.
 
@@ -180,6 +201,12 @@ async function main(): Promise<number> {
       dryRun: values['dry-run'],
       reason: values.reason,
     });
+  } catch (err) {
+    // The operator's --query is one part of the query sent: show the whole of it when Temporal refused it.
+    const cause = (err as { cause?: unknown }).cause;
+    const sent = isGrpcServiceError(cause) && cause.code === GRPC_INVALID_ARGUMENT ? `\nThe visibility query sent: ${replayQuery(values.query, values['task-id'])}` : '';
+    console.error(`replay-failed: ${describeError(err)}${sent}`);
+    return 1;
   } finally {
     await connection.close();
   }
@@ -189,8 +216,8 @@ async function main(): Promise<number> {
 if (require.main === module) {
   main().then(
     (code) => process.exit(code),
-    (err: Error) => {
-      console.error(`replay-failed: ${err.message}`);
+    (err: unknown) => {
+      console.error(`replay-failed: ${describeError(err)}`);
       process.exit(1);
     },
   );

@@ -27,7 +27,7 @@ import {
   type RetryPolicy,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { SA } from '../core/search-attributes';
+import { SA, type GenerationStatus } from '../core/search-attributes';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS } from '../core/timeouts';
 import type { FailureReason, GenerationInput, GenerationResult, PollTiming, ResultItem, StoreResultsInput, SubmitResult, TaskError, TaskState, UpstreamStatus } from '../core/task';
 import { isFailureReason } from '../core/task';
@@ -282,7 +282,7 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {
         if (upstreamTaskId !== undefined) await cancelUpstream(input, upstreamTaskId);
-        markFailed({ message: 'The task was cancelled at the client\'s request', code: 'cancelled' });
+        markFailed({ message: 'The task was cancelled at the client\'s request', code: 'cancelled' }, 'cancelled');
       });
     }
     throw err;
@@ -365,9 +365,13 @@ async function keepResults(input: GenerationInput, outputs: { url: string }[], l
   return { data: items.slice(0, outputs.length), ...(lastFrameUrl !== undefined ? { lastFrame: items[outputs.length] } : {}) };
 }
 
-function markFailed(error: TaskError): void {
+/**
+ * Records the end of a task that did not succeed: `failed` in the memo (the API's status) and, in Temporal's
+ * views, `failed` or, for the client's cancel, `cancelled` (core/search-attributes.ts, GENERATION_STATUSES).
+ */
+function markFailed(error: TaskError, searchStatus: Extract<GenerationStatus, 'failed' | 'cancelled'> = 'failed'): void {
   upsertSearchAttributes([
-    { key: SA.status, value: 'failed' },
+    { key: SA.status, value: searchStatus },
     { key: SA.failureReason, value: error.code },
   ]);
   upsertMemo({ status: 'failed', error });

@@ -193,7 +193,7 @@ describe('cancellation', () => {
 
     const desc = await client.workflow.getHandle(id!).describe();
     expect(desc.status.name).toBe('CANCELLED');
-    expect(desc.typedSearchAttributes.get(SA.status)).toBe('failed');
+    expect(desc.typedSearchAttributes.get(SA.status)).toBe('cancelled');
     expect(desc.typedSearchAttributes.get(SA.failureReason)).toBe('cancelled');
 
     // Cancelling it again: it has finished.

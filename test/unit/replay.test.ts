@@ -81,6 +81,15 @@ function patchesOf(name: string): string[] {
     .map((m) => (JSON.parse(Buffer.from(m!.details!['patch-data']!.payloads[0]!.data, 'base64').toString('utf8')) as { id: string }).id);
 }
 
+/** The search attributes each upsert of a recorded run wrote, decoded. */
+function searchAttributeUpsertsOf(name: string): Record<string, unknown>[] {
+  const { events } = JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), 'utf8')) as { events: { upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes: { indexedFields: Record<string, { data: string }> } } }[] };
+  return events
+    .map((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes.indexedFields)
+    .filter((fields) => fields !== undefined)
+    .map((fields) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, JSON.parse(Buffer.from(v.data, 'base64').toString('utf8')) as unknown])));
+}
+
 test('the fixtures cover the representative runs', () => {
   expect(histories().map((h) => h.workflowId)).toEqual(
     expect.arrayContaining([
@@ -103,6 +112,8 @@ test('the fixtures cover the representative runs', () => {
   expect(patchesOf('woken-by-callback')).toContain('first-poll-on-push');
   expect(patchesOf('pre-first-poll-on-push/woken-by-callback')).not.toContain('first-poll-on-push');
   expect(eventTypes('continue-as-new-first-run').at(-1)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
+  // Recorded by the current code: a client's cancel is `cancelled` in Temporal's views (core/search-attributes.ts).
+  expect(searchAttributeUpsertsOf('cancel').at(-1)).toEqual({ GenerationStatus: 'cancelled', GenerationFailureReason: 'cancelled' });
 });
 
 test('every recorded history replays against the current workflow code', async () => {

@@ -11,7 +11,7 @@ import type { Activities } from '../../activities';
 import type { GenerationInput, PollTiming, ResultItem, StoreResultsInput, SubmitResult, UpstreamStatus } from '../../core/task';
 import { findTestServer } from '../../scripts/temporal-test-server';
 import { temporal } from '@temporalio/proto';
-import { ALL_SEARCH_ATTRIBUTES } from '../../core/search-attributes';
+import { ALL_SEARCH_ATTRIBUTES, SA } from '../../core/search-attributes';
 import { workflowInterceptorModules, workflowsPath } from '../../worker/workflow-modules';
 import type { generationWorkflow } from '../../workflows/generation';
 import { upstreamEventSignal } from '../../workflows/messages';
@@ -158,7 +158,7 @@ describe('cancel', () => {
   test('cancel during a paid submit waits for the upstream id, then cancels that job and fails cancelled', async () => {
     let release!: () => void;
     const submitted = new Promise<void>((r) => (release = r));
-    const { error, calls } = await run(
+    const { error, calls, handle } = await run(
       {
         submit: async () => {
           await submitted;
@@ -176,6 +176,12 @@ describe('cancel', () => {
     expect(error).toBeInstanceOf(WorkflowFailedError);
     expect(calls.cancels).toEqual(['job-slow']);
     expect(calls.polls).toHaveLength(0);
+    // The API's record says failed (memo), while Temporal's views tell the client's cancel from a failure.
+    const described = await handle.describe();
+    expect(described.status.name).toBe('CANCELLED');
+    expect(described.typedSearchAttributes.get(SA.status)).toBe('cancelled');
+    expect(described.typedSearchAttributes.get(SA.failureReason)).toBe('cancelled');
+    expect(described.memo).toMatchObject({ status: 'failed', error: { code: 'cancelled' } });
   });
 });
 
