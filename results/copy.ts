@@ -14,7 +14,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import { guardedLookup, isPrivateAddress } from './address-guard';
-import { judgeDeclared, judgeSniffed, mediaTypeOf, SNIFF_BYTES, type Expected } from './media-type';
+import { judgeDeclared, judgeSniffed, mediaTypeOf, SNIFF_BYTES, type Expected, type Verdict } from './media-type';
 import { ResultStoreError, type ResultStore } from './result-store';
 
 export interface CopyLimits {
@@ -97,6 +97,169 @@ export function redact(url: string | URL): string {
   }
 }
 
+/**
+ * One attempt's end, whichever comes first: the caller's cancellation (the activity's signal) or the attempt's own
+ * time budget. Its signal aborts whatever the attempt has under way; `classify` says what an error then means.
+ */
+class AttemptBudget {
+  private readonly controller = new AbortController();
+  private timedOut = false;
+  private readonly timer: NodeJS.Timeout;
+  private readonly onCancel = () => this.controller.abort();
+
+  constructor(
+    private readonly cancel: AbortSignal | undefined,
+    readonly timeoutMs: number,
+  ) {
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.controller.abort();
+    }, timeoutMs);
+    cancel?.addEventListener('abort', this.onCancel, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** The attempt was ended on our side: cancelled, or out of time. */
+  get endedByUs(): boolean {
+    return Boolean(this.cancel?.aborted) || this.timedOut;
+  }
+
+  /** What went wrong on our side of the wire, in the terms the caller acts on. */
+  classify(err: unknown, during: string, target: URL): Error {
+    if (err instanceof CopyFailure) return err;
+    // Our own abort (the activity's cancellation, or this attempt's time budget) fails whatever was under way —
+    // the store's write too, which then rejects with a ResultStoreError, possibly before the source notices.
+    // That is the cancellation or the timeout, never a failure of the store.
+    if (this.cancel?.aborted) return this.cancel.reason instanceof Error ? this.cancel.reason : new Error('cancelled');
+    if (this.timedOut) return new CopyFailure('timeout', `${during} ${redact(target)} took longer than ${this.timeoutMs} ms`, true);
+    if (err instanceof ResultStoreError) return err;
+    const code = String((err as { code?: unknown }).code ?? (err as { cause?: { code?: unknown } }).cause?.code ?? '');
+    if (code === 'EPRIVATEADDRESS') return new CopyFailure('private_address', `${redact(target)}: ${(err as Error).message}`, false);
+    if (/TIMEOUT/.test(code)) return new CopyFailure('timeout', `${during} ${redact(target)}: ${code}`, true);
+    return new CopyFailure('network', `${during} ${redact(target)}: ${code || (err as Error).message}`, true);
+  }
+
+  end(): void {
+    clearTimeout(this.timer);
+    this.cancel?.removeEventListener('abort', this.onCancel);
+  }
+}
+
+/** The result URL as given by the platform; not a URL at all is refused. */
+export function parseResultUrl(raw: string): URL {
+  try {
+    return new URL(raw);
+  } catch {
+    throw new CopyFailure('bad_url', 'the result URL is not a valid URL', false);
+  }
+}
+
+/**
+ * Refuses a URL before anything is sent to it (first or reached by a redirect): only http(s), no credentials, and
+ * no literal private address unless its origin is trusted. A name is checked when it resolves (the guarded
+ * dispatcher's lookup, results/address-guard.ts).
+ */
+export function refuseUnfetchable(url: URL, trusted: boolean, hop: number): void {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CopyFailure('bad_url', `${url.protocol} URLs are not fetched (only http and https)`, false);
+  if (url.username || url.password) throw new CopyFailure('bad_url', 'URLs with credentials are not fetched', false);
+  if (!trusted && isPrivateAddress(url.hostname)) {
+    throw new CopyFailure('private_address', `${redact(url)} is a private address${hop > 0 ? ' (reached by a redirect)' : ''}`, false);
+  }
+}
+
+/** What a response's status and headers say before its body is read. */
+export interface HeaderVerdict {
+  /** Content-Length, NaN when absent (the body is then counted). */
+  declaredLength: number;
+  /** The declared media type, lower case, without parameters. */
+  declared: string;
+  /** The verdict on the declared type; undefined when it is generic and the first bytes must be sniffed. */
+  byHeader: Verdict | undefined;
+}
+
+/**
+ * Judges a response by its status and headers: anything but 200 fails (408, 429 and 5xx retryably), a declared
+ * length over `maxBytes` and a declared type that is not the expected kind are refused.
+ */
+export function judgeResponseHeaders(
+  res: { statusCode: number; headers: Record<string, string | string[] | undefined> },
+  url: URL,
+  expected: Expected,
+  maxBytes: number,
+): HeaderVerdict {
+  if (res.statusCode !== 200) {
+    const retryable = res.statusCode === 408 || res.statusCode === 429 || res.statusCode >= 500;
+    throw new CopyFailure('upstream_status', `GET ${redact(url)} answered ${res.statusCode}`, retryable);
+  }
+  const declaredLength = Number(res.headers['content-length']);
+  if (Number.isFinite(declaredLength) && declaredLength > maxBytes) {
+    throw new CopyFailure('too_large', `${redact(url)} is ${declaredLength} bytes, more than RESULTS_MAX_BYTES (${maxBytes})`, false);
+  }
+  const declared = mediaTypeOf(res.headers['content-type'] as string | undefined);
+  const byHeader = judgeDeclared(declared, expected);
+  if (byHeader && !byHeader.ok) throw new CopyFailure('content_type', `${redact(url)}: ${byHeader.reason}`, false);
+  return { declaredLength, declared, byHeader };
+}
+
+/** The body's first bytes (at least SNIFF_BYTES unless it ends sooner), for the generic types that must be sniffed. */
+async function readHead(source: AsyncIterator<Buffer>, budget: AttemptBudget, url: URL): Promise<{ head: Buffer; ended: boolean }> {
+  let head = Buffer.alloc(0);
+  try {
+    while (head.length < SNIFF_BYTES) {
+      const next = await source.next();
+      if (next.done) return { head, ended: true };
+      head = Buffer.concat([head, next.value]);
+    }
+  } catch (err) {
+    throw budget.classify(err, 'reading', url);
+  }
+  return { head, ended: false };
+}
+
+/**
+ * The body as the store receives it: the head already read, then the rest, counted against `maxBytes` and the
+ * declared length on the way (an overrun or a short body fails the write). `failure()` is the source's own error,
+ * if it was the source that failed: the store's write then fails too, and the source is the one to blame.
+ */
+function countedBody(
+  source: AsyncIterator<Buffer>,
+  start: { head: Buffer; ended: boolean },
+  limits: { maxBytes: number; declaredLength: number },
+  budget: AttemptBudget,
+  url: URL,
+  onBytes: ((delta: number) => void) | undefined,
+): { body: Readable; failure: () => Error | undefined } {
+  let total = 0;
+  let sourceError: Error | undefined;
+  const count = (chunk: Buffer) => {
+    total += chunk.length;
+    if (total > limits.maxBytes) throw new CopyFailure('too_large', `${redact(url)} sent more than RESULTS_MAX_BYTES (${limits.maxBytes}) bytes`, false);
+    onBytes?.(chunk.length);
+  };
+  async function* bytes(): AsyncGenerator<Buffer> {
+    try {
+      count(start.head);
+      yield start.head;
+      while (!start.ended) {
+        const next = await source.next();
+        if (next.done) break;
+        count(next.value);
+        yield next.value;
+      }
+      if (Number.isFinite(limits.declaredLength) && total !== limits.declaredLength) {
+        throw new CopyFailure('network', `${redact(url)} ended after ${total} of ${limits.declaredLength} bytes`, true);
+      }
+    } catch (err) {
+      sourceError = budget.classify(err, 'reading', url);
+      throw sourceError;
+    }
+  }
+  return { body: Readable.from(bytes(), { objectMode: false }), failure: () => sourceError };
+}
+
 export class ResultCopier {
   /** Sockets whose every DNS answer is checked (results/address-guard.ts). */
   private readonly guarded: Dispatcher;
@@ -138,140 +301,69 @@ export class ResultCopier {
     throw new CopyFailure('out_of_time', `the copy ran out of time${last ? ` (last attempt: ${last.message})` : ''}`, false);
   }
 
+  /** One attempt: fetch (following redirects), judge the headers, sniff the head, stream the rest into the store. */
   private async attempt(req: CopyRequest, timeoutMs: number): Promise<Omit<CopyResult, 'attempts'>> {
-    const abort = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      abort.abort();
-    }, timeoutMs);
-    const onCancel = () => abort.abort();
-    req.signal?.addEventListener('abort', onCancel, { once: true });
-    /** What went wrong on our side of the wire, in the terms the caller acts on. */
-    const classify = (err: unknown, during: string, target: URL): Error => {
-      if (err instanceof CopyFailure) return err;
-      // Our own abort (the activity's cancellation, or this attempt's time budget) fails whatever was under way —
-      // the store's write too, which then rejects with a ResultStoreError, possibly before the source notices.
-      // That is the cancellation or the timeout, never a failure of the store.
-      if (req.signal?.aborted) return req.signal.reason instanceof Error ? req.signal.reason : new Error('cancelled');
-      if (timedOut) return new CopyFailure('timeout', `${during} ${redact(target)} took longer than ${timeoutMs} ms`, true);
-      if (err instanceof ResultStoreError) return err;
-      const code = String((err as { code?: unknown }).code ?? (err as { cause?: { code?: unknown } }).cause?.code ?? '');
-      if (code === 'EPRIVATEADDRESS') return new CopyFailure('private_address', `${redact(target)}: ${(err as Error).message}`, false);
-      if (/TIMEOUT/.test(code)) return new CopyFailure('timeout', `${during} ${redact(target)}: ${code}`, true);
-      return new CopyFailure('network', `${during} ${redact(target)}: ${code || (err as Error).message}`, true);
-    };
-
-    let url: URL;
-    try {
-      url = new URL(req.url);
-    } catch {
-      throw new CopyFailure('bad_url', 'the result URL is not a valid URL', false);
-    }
+    const url = parseResultUrl(req.url);
+    const budget = new AttemptBudget(req.signal, timeoutMs);
     let res: Dispatcher.ResponseData | undefined;
     try {
-      for (let hop = 0; ; hop++) {
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CopyFailure('bad_url', `${url.protocol} URLs are not fetched (only http and https)`, false);
-        if (url.username || url.password) throw new CopyFailure('bad_url', 'URLs with credentials are not fetched', false);
-        const trusted = this.limits.allowPrivateOrigins.has(url.origin);
-        // A literal address is checked here; a name is checked when it resolves (the dispatcher's lookup).
-        if (!trusted && isPrivateAddress(url.hostname)) {
-          throw new CopyFailure('private_address', `${redact(url)} is a private address${hop > 0 ? ' (reached by a redirect)' : ''}`, false);
-        }
-        try {
-          res = await request(url, {
-            method: 'GET',
-            headers: { accept: `${req.expected}/*, application/octet-stream;q=0.5` },
-            dispatcher: trusted ? this.trusted : this.guarded,
-            signal: abort.signal,
-          });
-        } catch (err) {
-          throw classify(err, 'GET', url);
-        }
-        const location = res.headers.location;
-        if (res.statusCode >= 300 && res.statusCode < 400 && typeof location === 'string') {
-          discard(res.body);
-          res = undefined;
-          if (hop >= MAX_REDIRECTS) throw new CopyFailure('too_many_redirects', `more than ${MAX_REDIRECTS} redirects from ${redact(req.url)}`, false);
-          url = new URL(location, url);
-          continue;
-        }
-        break;
-      }
-
-      if (res.statusCode !== 200) {
-        const retryable = res.statusCode === 408 || res.statusCode === 429 || res.statusCode >= 500;
-        throw new CopyFailure('upstream_status', `GET ${redact(url)} answered ${res.statusCode}`, retryable);
-      }
-      const declaredLength = Number(res.headers['content-length']);
-      if (Number.isFinite(declaredLength) && declaredLength > this.limits.maxBytes) {
-        throw new CopyFailure('too_large', `${redact(url)} is ${declaredLength} bytes, more than RESULTS_MAX_BYTES (${this.limits.maxBytes})`, false);
-      }
-      const declared = mediaTypeOf(res.headers['content-type'] as string | undefined);
-      const byHeader = judgeDeclared(declared, req.expected);
-      if (byHeader && !byHeader.ok) throw new CopyFailure('content_type', `${redact(url)}: ${byHeader.reason}`, false);
-
-      // The first bytes, for the generic types that must be sniffed (read before the key is chosen).
+      const fetched = await this.fetchFollowingRedirects(url, req.expected, budget);
+      res = fetched.res;
+      const headers = judgeResponseHeaders(res, fetched.url, req.expected, this.limits.maxBytes);
       const source = res.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-      let head = Buffer.alloc(0);
-      let ended = false;
-      try {
-        while (head.length < SNIFF_BYTES) {
-          const next = await source.next();
-          if (next.done) {
-            ended = true;
-            break;
-          }
-          head = Buffer.concat([head, next.value]);
-        }
-      } catch (err) {
-        throw classify(err, 'reading', url);
-      }
-      const verdict = byHeader ?? judgeSniffed(head, declared, req.expected);
-      if (!verdict.ok) throw new CopyFailure('content_type', `${redact(url)}: ${verdict.reason}`, false);
-      if (head.length === 0) throw new CopyFailure('empty', `${redact(url)} returned no bytes`, true);
-
-      const { maxBytes } = this.limits;
-      let total = 0;
-      let sourceError: Error | undefined;
-      const count = (chunk: Buffer) => {
-        total += chunk.length;
-        if (total > maxBytes) throw new CopyFailure('too_large', `${redact(url)} sent more than RESULTS_MAX_BYTES (${maxBytes}) bytes`, false);
-        req.onBytes?.(chunk.length);
-      };
-      const target = url;
-      async function* bytes(): AsyncGenerator<Buffer> {
-        try {
-          count(head);
-          yield head;
-          while (!ended) {
-            const next = await source.next();
-            if (next.done) break;
-            count(next.value);
-            yield next.value;
-          }
-          if (Number.isFinite(declaredLength) && total !== declaredLength) {
-            throw new CopyFailure('network', `${redact(target)} ended after ${total} of ${declaredLength} bytes`, true);
-          }
-        } catch (err) {
-          sourceError = classify(err, 'reading', target);
-          throw sourceError;
-        }
-      }
-      const contentType = verdict.contentType;
-      const key = req.keyFor(contentType);
-      try {
-        const put = await this.store.put(key, Readable.from(bytes(), { objectMode: false }), { contentType, signal: abort.signal });
-        return { key, contentType, bytes: put.bytes, sha256: put.sha256 };
-      } catch (err) {
-        if (sourceError) throw sourceError;
-        if (req.signal?.aborted || timedOut) throw classify(err, 'writing', url);
-        throw err instanceof ResultStoreError ? err : new ResultStoreError((err as Error).message, { cause: err });
-      }
+      const start = await readHead(source, budget, fetched.url);
+      const verdict = headers.byHeader ?? judgeSniffed(start.head, headers.declared, req.expected);
+      if (!verdict.ok) throw new CopyFailure('content_type', `${redact(fetched.url)}: ${verdict.reason}`, false);
+      if (start.head.length === 0) throw new CopyFailure('empty', `${redact(fetched.url)} returned no bytes`, true);
+      const body = countedBody(source, start, { maxBytes: this.limits.maxBytes, declaredLength: headers.declaredLength }, budget, fetched.url, req.onBytes);
+      return await this.storeBody(req.keyFor(verdict.contentType), verdict.contentType, body, budget, fetched.url);
     } finally {
-      clearTimeout(timer);
-      req.signal?.removeEventListener('abort', onCancel);
+      budget.end();
       if (res) discard(res.body);
+    }
+  }
+
+  /**
+   * GETs `url`, following at most MAX_REDIRECTS redirects, each target refused before it is fetched if it must not
+   * be (refuseUnfetchable); a trusted (allow-listed private) origin goes through the unguarded dispatcher.
+   */
+  private async fetchFollowingRedirects(first: URL, expected: Expected, budget: AttemptBudget): Promise<{ res: Dispatcher.ResponseData; url: URL }> {
+    let url = first;
+    for (let hop = 0; ; hop++) {
+      const trusted = this.limits.allowPrivateOrigins.has(url.origin);
+      refuseUnfetchable(url, trusted, hop);
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(url, {
+          method: 'GET',
+          headers: { accept: `${expected}/*, application/octet-stream;q=0.5` },
+          dispatcher: trusted ? this.trusted : this.guarded,
+          signal: budget.signal,
+        });
+      } catch (err) {
+        throw budget.classify(err, 'GET', url);
+      }
+      const location = res.headers.location;
+      if (!(res.statusCode >= 300 && res.statusCode < 400 && typeof location === 'string')) return { res, url };
+      discard(res.body);
+      if (hop >= MAX_REDIRECTS) throw new CopyFailure('too_many_redirects', `more than ${MAX_REDIRECTS} redirects from ${redact(first)}`, false);
+      url = new URL(location, url);
+    }
+  }
+
+  /**
+   * Writes the counted body under `key`. A failed write is the source's failure when the source failed first, our
+   * cancellation or timeout when we ended the attempt, and otherwise the store's own (ResultStoreError).
+   */
+  private async storeBody(key: string, contentType: string, body: ReturnType<typeof countedBody>, budget: AttemptBudget, url: URL): Promise<Omit<CopyResult, 'attempts'>> {
+    try {
+      const put = await this.store.put(key, body.body, { contentType, signal: budget.signal });
+      return { key, contentType, bytes: put.bytes, sha256: put.sha256 };
+    } catch (err) {
+      const sourceError = body.failure();
+      if (sourceError) throw sourceError;
+      if (budget.endedByUs) throw budget.classify(err, 'writing', url);
+      throw err instanceof ResultStoreError ? err : new ResultStoreError((err as Error).message, { cause: err });
     }
   }
 }

@@ -62,6 +62,11 @@ export function keyLine(generated: string | undefined): string {
   return `API key:     ${generated.split(':').slice(1).join(':')}   (kept in data/dev-api-key)`;
 }
 
+/** The banner's simulator line: which platforms are simulated, and where the worker calls the simulator. */
+export function simulatedLine(simulated: readonly string[], simBaseUrl: string): string {
+  return `Simulated:   ${simulated.length ? `platforms ${simulated.join(', ')} (simulator at ${simBaseUrl})` : 'none'}`;
+}
+
 /** A gateway process (`node --import tsx <script>`), its output prefixed, ready when `ready` is printed. */
 function nodePart(name: string, script: string, env: NodeJS.ProcessEnv, ready: RegExp, readyTimeoutMs: number): Service {
   return {
@@ -157,7 +162,7 @@ mediagate is running.
   API:         ${apiUrl}
   Temporal UI: ${uiUrl} (namespace ${config.TEMPORAL_NAMESPACE})
   ${keyLine(generatedKey)}
-  Simulated:   ${simulated.length ? `platforms ${simulated.join(', ')} (simulator at ${workerConfig.SIM_BASE_URL})` : 'none'}
+  ${simulatedLine(simulated, workerConfig.SIM_BASE_URL)}
 
 Try:
   curl -s ${apiUrl}/v1/models -H "Authorization: Bearer ${secret}"

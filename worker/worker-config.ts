@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { UPSTREAM_LOST_GRACE_MS } from '../activities';
-import { callbackSchema, commonSchema, ConfigError, ms, optionalString, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
+import { callbackSchema, commonSchema, ConfigError, ms, optionalString, optionalUrl, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
 import type { Kind, PollTiming } from '../core/task';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS, ATTEMPT_HEADROOM_MS } from '../core/timeouts';
 import { loadEnabledPlatforms, PLATFORM_DEFINITIONS, platformsPublicEnv, platformsWorkerEnv, type WorkerPlatform } from '../platforms';
@@ -47,9 +47,28 @@ export const workerOwnSchema = z.object({
   /** Outbound HTTP to the platforms; together at most 43 s, inside the 45 s activity attempt (core/timeouts.ts). */
   UPSTREAM_CONNECT_TIMEOUT_MS: positiveMs(10_000),
   UPSTREAM_RESPONSE_TIMEOUT_MS: positiveMs(30_000),
-  /** Where workers reach the simulator, which serves every enabled but unconfigured platform outside production. */
-  SIM_BASE_URL: z.url().default('http://127.0.0.1:8090'),
+  /**
+   * Where workers reach the simulator, which serves every enabled but unconfigured platform outside production.
+   * Unset: derived from the simulator's own SIM_HOST and SIM_PORT (simulatorUrl), so moving the simulator to
+   * another port moves the worker with it.
+   */
+  SIM_BASE_URL: optionalUrl,
+  /** The simulator's listen address and port (sim/sim-config.ts reads the same two): SIM_BASE_URL's default. */
+  SIM_HOST: z.string().default('127.0.0.1'),
+  SIM_PORT: port(8090),
 });
+
+/**
+ * The simulator's URL as a worker calls it: SIM_BASE_URL when set (another host, a container name), otherwise
+ * the address the simulator listens on (SIM_HOST:SIM_PORT), with a wildcard listen address reached on loopback.
+ * Without a trailing slash: platforms append their paths to it.
+ */
+export function simulatorUrl(env: { SIM_BASE_URL?: string; SIM_HOST: string; SIM_PORT: number }): string {
+  if (env.SIM_BASE_URL) return env.SIM_BASE_URL.replace(/\/$/, '');
+  const listen = env.SIM_HOST.trim();
+  const host = listen === '' || listen === '0.0.0.0' || listen === '::' || listen === '[::]' ? '127.0.0.1' : listen;
+  return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${env.SIM_PORT}`;
+}
 
 /** The worker's settings outside the platforms' slices (which each platform parses itself, platforms/<id>/config.ts). */
 const workerBaseSchema = commonSchema.extend(temporalSchema.shape).extend(workerOwnSchema.shape).extend(resultStoreSchema.shape).extend(resultCopySchema.shape);
@@ -57,7 +76,9 @@ const workerBaseSchema = commonSchema.extend(temporalSchema.shape).extend(worker
 /** Everything a worker reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
 export const workerConfigSchema = workerBaseSchema.extend(callbackSchema.shape).extend(platformsPublicEnv.shape).extend(platformsWorkerEnv.shape);
 
-export type WorkerConfig = z.infer<typeof workerBaseSchema> & {
+export type WorkerConfig = Omit<z.infer<typeof workerBaseSchema>, 'SIM_BASE_URL'> & {
+    /** Resolved: the variable, or the URL derived from SIM_HOST and SIM_PORT (simulatorUrl). */
+    SIM_BASE_URL: string;
     PLATFORMS_ENABLED: Set<string>;
     /** The enabled platforms, each real or simulated. */
     platforms: Record<string, WorkerPlatform>;
@@ -80,7 +101,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   checkUpstreamTimeouts(base);
   const PLATFORMS_ENABLED = loadEnabledPlatforms(env);
   const simulate = base.NODE_ENV !== 'production';
-  const simBaseUrl = base.SIM_BASE_URL.replace(/\/$/, '');
+  const simBaseUrl = simulatorUrl(base);
   const platforms: Record<string, WorkerPlatform> = {};
   for (const p of PLATFORM_DEFINITIONS) {
     if (PLATFORMS_ENABLED.has(p.id)) platforms[p.id] = p.worker(env, { simulate, simBaseUrl });
@@ -88,6 +109,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   const timing = (interval: number, deadline: number): PollTiming => ({ firstPollDelayMs: base.POLL_FIRST_DELAY_MS, pollIntervalMs: interval, deadlineMs: deadline });
   return {
     ...base,
+    SIM_BASE_URL: simBaseUrl,
     PLATFORMS_ENABLED,
     platforms,
     timing: { video: timing(base.POLL_INTERVAL_VIDEO_MS, base.TASK_DEADLINE_VIDEO_MS), image: timing(base.POLL_INTERVAL_IMAGE_MS, base.TASK_DEADLINE_IMAGE_MS) },

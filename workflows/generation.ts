@@ -199,6 +199,7 @@ export interface GenerationResume {
 
 export async function generationWorkflow(input: GenerationInput, resume?: GenerationResume): Promise<GenerationResult> {
   const state: TaskState = resume?.state ?? { status: 'pending' };
+  if (!resume) logTransition('pending');
   setHandler(taskStateQuery, () => state);
   // A callback since the last poll: the next wait ends at once.
   let hinted = false;
@@ -325,6 +326,7 @@ function setStatus(state: TaskState, status: 'pending' | 'running', progress?: n
   const pct = progress === undefined ? state.progress : Math.max(0, Math.min(100, Math.round(progress)));
   if (state.status === status && state.progress === pct) return;
   if (state.status !== status) upsertSearchAttributes([{ key: SA.status, value: status }]);
+  if (state.status !== status) logTransition(status);
   state.status = status;
   state.progress = pct;
   upsertMemo({ status, progress: pct });
@@ -344,6 +346,7 @@ async function succeed(input: GenerationInput, state: TaskState, status: Upstrea
   if (lastFrame) result.lastFrame = lastFrame;
   upsertSearchAttributes([{ key: SA.status, value: 'success' }]);
   upsertMemo({ status: 'success', progress: 100, result });
+  logTransition('success');
   return result;
 }
 
@@ -375,6 +378,26 @@ function markFailed(error: TaskError, searchStatus: Extract<GenerationStatus, 'f
     { key: SA.failureReason, value: error.code },
   ]);
   upsertMemo({ status: 'failed', error });
+  logTransition('failed', error.code);
+}
+
+/**
+ * One line a person can read per status change, at info: task, platform, model, status, upstream job and time since
+ * the task was created. Through the workflow's `log`, which is silent on replay, so each change is told once.
+ */
+function logTransition(status: string, reason?: string): void {
+  const info = workflowInfo();
+  const fields = {
+    taskId: info.workflowId,
+    platform: info.typedSearchAttributes.get(SA.platform) ?? '-',
+    model: info.typedSearchAttributes.get(SA.model) ?? '-',
+    status,
+    ...(reason ? { reason } : {}),
+    upstreamTaskId: info.typedSearchAttributes.get(SA.upstreamTaskId) ?? '-',
+    elapsedMs: Date.now() - info.startTime.getTime(),
+  };
+  const why = reason ? ` (${reason})` : '';
+  log.info(`Task ${fields.taskId} ${status}${why}: platform ${fields.platform}, model ${fields.model}, upstream ${fields.upstreamTaskId}, after ${(fields.elapsedMs / 1000).toFixed(1)} s`, fields);
 }
 
 function fail(reason: FailureReason, message: string, upstreamCode?: string): never {

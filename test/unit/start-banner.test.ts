@@ -1,5 +1,6 @@
 /** `npm start`'s banner prints a secret only when it generated the key itself (scripts/start.ts). */
-import { keyLine } from '../../scripts/start';
+import { keyLine, simulatedLine } from '../../scripts/start';
+import { loadWorkerConfig } from '../../worker/worker-config';
 
 test('the generated key is shown, with where it is kept', () => {
   expect(keyLine('local:sk-abc123')).toBe('API key:     sk-abc123   (kept in data/dev-api-key)');
@@ -7,4 +8,10 @@ test('the generated key is shown, with where it is kept', () => {
 
 test("an operator's own keys (API_KEYS) are never printed", () => {
   expect(keyLine(undefined)).toBe('API key:     one of API_KEYS (not shown)');
+});
+
+test('the simulator line names the port the simulator listens on (SIM_PORT), not 8090', () => {
+  const worker = loadWorkerConfig({ SIM_PORT: '9123' });
+  expect(simulatedLine(['T', 'V'], worker.SIM_BASE_URL)).toBe('Simulated:   platforms T, V (simulator at http://127.0.0.1:9123)');
+  expect(simulatedLine([], worker.SIM_BASE_URL)).toBe('Simulated:   none');
 });
