@@ -378,7 +378,7 @@ function markFailed(error: TaskError, searchStatus: Extract<GenerationStatus, 'f
     { key: SA.failureReason, value: error.code },
   ]);
   upsertMemo({ status: 'failed', error });
-  logTransition('failed', error.code);
+  logTransition(searchStatus, searchStatus === 'cancelled' ? undefined : error.code);
 }
 
 /**
