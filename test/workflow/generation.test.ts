@@ -117,15 +117,19 @@ async function run(script: Script, input: Partial<GenerationInput> = {}, during?
 }
 
 const done = (url = 'https://v.example/out.mp4'): UpstreamStatus => ({ state: 'success', outputs: [{ url }] });
-/** When each poll ran, in whole seconds after the task started (workflow time). */
-const pollOffsets = (polls: number[], startedAt: number) => polls.map((t) => Math.round((t - startedAt) / 1000));
+/**
+ * The wait before each poll, in whole seconds of workflow time (the first from the task's start). Waits, not offsets
+ * from the start: the time-skipping server lets real time pass while an activity runs, so on a loaded machine each
+ * poll adds a fraction of a second that would add up across offsets (18.6 s read as 19), never across one wait.
+ */
+const pollWaits = (polls: number[], startedAt: number) => polls.map((t, i) => Math.round((t - (i === 0 ? startedAt : polls[i - 1]!)) / 1000));
 
 describe('the poll loop', () => {
   test('first poll after 3 s, then every 5 s, until success; the outputs are copied before success', async () => {
     const { result, calls, startedAt } = await run({ poll: (n) => (n < 3 ? { state: 'running', progress: 20 * n } : done()) });
     expect(result?.data).toEqual([{ url: 'https://v.example/out.mp4', stored: true, key: 'task_wf_1/0', contentType: 'video/mp4', bytes: 10, sha256: 'ab' }]);
     expect(calls.submits).toHaveLength(1);
-    expect(pollOffsets(calls.polls, startedAt)).toEqual([3, 8, 13, 18]);
+    expect(pollWaits(calls.polls, startedAt)).toEqual([3, 5, 5, 5]);
     expect(calls.stores).toEqual([{ taskId: 'task_wf_1', platform: 'V', kind: 'video', outputs: [{ url: 'https://v.example/out.mp4', role: 'result' }] }]);
   });
 
@@ -230,7 +234,7 @@ describe('callbacks', () => {
       poll: (n) => (n < 2 ? { state: 'running', pushHealthy: true } : done()),
     });
     expect(result?.data[0]?.url).toBe('https://v.example/out.mp4');
-    expect(pollOffsets(calls.polls, startedAt)).toEqual([30, 60, 90]);
+    expect(pollWaits(calls.polls, startedAt)).toEqual([30, 30, 30]);
   });
 
   test('push configured but no callbacks seen yet: the spec\'s 3 s, then 5 s, until polls say push is healthy', async () => {
@@ -238,7 +242,7 @@ describe('callbacks', () => {
       timing: PUSH_TIMING,
       poll: (n) => (n < 2 ? { state: 'running' } : n < 3 ? { state: 'running', pushHealthy: true } : done()),
     });
-    expect(pollOffsets(calls.polls, startedAt)).toEqual([3, 8, 13, 43]);
+    expect(pollWaits(calls.polls, startedAt)).toEqual([3, 5, 5, 30]);
   });
 
   test('push healthy at submit and the job ends early: its callback ends the 30 s wait, one poll in all', async () => {
