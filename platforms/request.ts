@@ -37,11 +37,19 @@ export const httpUrl = z
   .transform((s) => new URL(s).href)
   .meta({ format: 'uri', description: 'Absolute http(s) URL (forwarded in its canonical form)' });
 
-/** A prompt: not blank (a whitespace-only prompt would start a paid job for nothing), at most 5,000 characters. */
+/**
+ * Characters that show nothing: Unicode white space, format characters (zero-width space, joiners, BOM, soft
+ * hyphen), controls, the other default-ignorable code points (Hangul fillers, variation selectors) and the
+ * blank Braille pattern. A prompt of only these reads as empty to a person and to a model alike.
+ */
+const INVISIBLE = /^[\p{White_Space}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\u2800]*$/u;
+
+/** A prompt: not blank (an invisible prompt would start a paid job for nothing), at most 5,000 characters. */
 export const promptText = z
   .string()
   .max(MAX_PROMPT_LENGTH, { message: `must be at most ${MAX_PROMPT_LENGTH} characters` })
-  .refine((s) => s.trim().length > 0, { message: 'must not be blank' });
+  .refine((s) => !INVISIBLE.test(s), { message: 'must not be blank (white space and invisible characters only)' })
+  .meta({ description: 'Must contain a visible character: white space and invisible characters (zero-width, format, default-ignorable) alone are blank' });
 export const stringBool = z.enum(['true', 'false']);
 export const enabledDisabled = z.enum(['Enabled', 'Disabled']);
 
