@@ -54,6 +54,7 @@ async function main(): Promise<void> {
     enabledPlatforms: config.PLATFORMS_ENABLED,
     syncTimeoutMs: config.SYNC_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
+    inputUrlAllowPrivateOrigins: config.inputUrlAllowPrivateOrigins,
     callbackEnv: process.env,
     publicBaseUrl: config.links.publicBaseUrl,
     checkTemporal: async () => {
