@@ -44,8 +44,11 @@ const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Time
  * parser's state is unknown after an error, so nothing more can be read from it safely.
  */
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  // Nothing to answer (the client reset the connection), or the socket is not ours to write on any more.
-  if (err.code === 'ECONNRESET' || !socket.writable) {
+  // Nothing to answer (the client reset the connection), the socket is not writable any more, or an answer to an
+  // earlier request on it is already under way (a pipelined request failed): bytes written now would be spliced
+  // into that answer. Node's own handler makes the same checks (lib/_http_server.js, socketOnError).
+  const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || answering?.headersSent) {
     socket.destroy();
     return;
   }
