@@ -4,7 +4,7 @@
  * those belong to the workers (worker/worker-config.ts).
  */
 import { z } from 'zod';
-import { bool, commonSchema, optionalString, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
+import { bool, commonSchema, configError, optionalString, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
 import { loadEnabledPlatforms, platformsCallbackEnv, platformsPublicEnv } from '../platforms';
 import { resolveLinks, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
 
@@ -24,6 +24,11 @@ export const apiOwnSchema = z.object({
   API_SHUTDOWN_GRACE_MS: positiveMs(15_000),
   /** Behind a reverse proxy: trust its X-Forwarded-* headers (client address in logs). */
   TRUST_PROXY: bool(false),
+  /**
+   * Comma-separated origins (`http://10.0.0.5:9000`) that input URLs may name although their host is private or
+   * local: for test setups whose platform runs on the same network. Production platforms cannot reach them.
+   */
+  INPUT_URL_ALLOW_PRIVATE_ORIGINS: optionalString,
 });
 
 /** The API's settings apart from the platforms' (which the platform folders parse themselves). */
@@ -40,6 +45,8 @@ export type ApiConfig = z.infer<typeof commonSchema> &
     PLATFORMS_ENABLED: Set<string>;
     /** The links to stored results, checked against the store (RESULT_URL_SECRET is required in production for gateway links). */
     links: ResolvedLinks;
+    /** INPUT_URL_ALLOW_PRIVATE_ORIGINS as origins. */
+    inputUrlAllowPrivateOrigins: Set<string>;
   };
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
@@ -47,5 +54,26 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   // The callback receivers read their settings (signing keys, the token secret) when the app is made; checked
   // here too, so a bad one is a start-up error before anything connects.
   parseEnv(platformsCallbackEnv, env);
-  return { ...base, PLATFORMS_ENABLED: loadEnabledPlatforms(env), links: resolveLinks(base) };
+  return {
+    ...base,
+    PLATFORMS_ENABLED: loadEnabledPlatforms(env),
+    links: resolveLinks(base),
+    inputUrlAllowPrivateOrigins: parseOrigins('INPUT_URL_ALLOW_PRIVATE_ORIGINS', base.INPUT_URL_ALLOW_PRIVATE_ORIGINS),
+  };
+}
+
+/** A comma-separated list of http(s) origins; a malformed entry fails naming the variable. */
+function parseOrigins(variable: string, value: string | undefined): Set<string> {
+  const out = new Set<string>();
+  for (const raw of (value ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw configError(variable, `${raw} is not an origin such as http://10.0.0.5:9000`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw configError(variable, `${raw}: only http and https origins`);
+    out.add(url.origin);
+  }
+  return out;
 }

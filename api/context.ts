@@ -41,6 +41,11 @@ export interface AppDeps {
   callbackEnv: NodeJS.ProcessEnv;
   /** Where the platforms reach the gateway (PUBLIC_BASE_URL): the URL they sign callbacks for. Unset: the request's origin. */
   publicBaseUrl?: string;
+  /**
+   * Origins of private hosts that input URLs (image_url, images[].url…) may name anyway
+   * (INPUT_URL_ALLOW_PRIVATE_ORIGINS): a test setup whose platform runs on the same network. Default: none.
+   */
+  inputUrlAllowPrivateOrigins?: ReadonlySet<string>;
   /** How long a client may take to send its body (default api/app.ts BODY_TIMEOUT_MS; tests shorten it). */
   bodyTimeoutMs?: number;
   /** Aborted when the process is stopping: sync waits then answer 503 naming their task. */

@@ -14,8 +14,12 @@ import { invalidRequest } from './api-error';
 /** Printable ASCII, like the IETF draft's examples; long enough for UUIDs and client-side composite keys. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
+/**
+ * The key, or undefined when the header is absent. Present but empty is an error, not "no key": a client that
+ * sent the header meant its retries to be safe, and would get a second paid job without one.
+ */
 export function readIdempotencyKey(header: string | undefined): string | undefined {
-  if (header === undefined || header === '') return undefined;
+  if (header === undefined) return undefined;
   if (!IDEMPOTENCY_KEY.test(header)) {
     throw invalidRequest('Idempotency-Key must be 1 to 255 printable ASCII characters without spaces', 'Idempotency-Key', 'invalid_idempotency_key');
   }

@@ -5,7 +5,6 @@
  * 503 naming their task_id (the tasks keep running), then remaining connections are closed and it exits.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { ConfigError } from '../core/config';
 import { createLogger } from '../core/logger';
@@ -15,6 +14,7 @@ import { ResultLinks } from '../results/result-links';
 import { createResultStore } from '../results/results-config';
 import { loadApiConfig } from './api-config';
 import { createApp } from './app';
+import { createApiServer } from './http-server';
 import { KeyStore, parseApiKeysEnv, parseApiKeysFile } from './api-keys';
 import { KeyLimits } from './key-limits';
 import { TaskService } from './task-service';
@@ -54,6 +54,7 @@ async function main(): Promise<void> {
     enabledPlatforms: config.PLATFORMS_ENABLED,
     syncTimeoutMs: config.SYNC_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
+    inputUrlAllowPrivateOrigins: config.inputUrlAllowPrivateOrigins,
     callbackEnv: process.env,
     publicBaseUrl: config.links.publicBaseUrl,
     checkTemporal: async () => {
@@ -61,13 +62,7 @@ async function main(): Promise<void> {
     },
   });
 
-  const server = createServer(app.callback());
-  // Nothing in the HTTP stack may cut a sync wait short: the socket has no idle timeout, and the whole
-  // request may take the sync wait plus a minute to upload and answer.
-  server.requestTimeout = config.SYNC_TIMEOUT_MS + 60_000;
-  server.headersTimeout = 60_000;
-  server.timeout = 0;
-  server.keepAliveTimeout = 65_000;
+  const server = createApiServer(app.callback(), { syncTimeoutMs: config.SYNC_TIMEOUT_MS });
 
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   const addr = server.address();

@@ -7,41 +7,83 @@
  * Unknown fields are rejected with an error naming them: a misspelt option silently ignored would cost the
  * client a paid generation it did not ask for.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod';
+import { isPrivateHost } from '../core/private-address';
 
 export const MAX_PROMPT_LENGTH = 5_000;
 export const MAX_URL_LENGTH = 4_096;
 export const MAX_REFERENCE_ITEMS = 10;
 
 /**
- * An absolute http(s) URL, validated and forwarded in the same, canonical form (WHATWG serialisation: `http:/x`
- * becomes `http://x/`, backslashes become slashes). Whitespace and control characters anywhere are refused
- * rather than cleaned up: a CR/LF inside a URL is an injection attempt, not a typo, and never reaches a platform.
+ * Input URLs a platform is asked to fetch (reference images, frames, audio): which private origins an operator
+ * allows (INPUT_URL_ALLOW_PRIVATE_ORIGINS, for test setups whose "platform" runs on the same network). Set per
+ * request by the API (withInputUrlPolicy, api/app.ts), read by httpUrl while a body is validated; outside one,
+ * no private origin is allowed.
+ */
+export interface InputUrlPolicy {
+  allowPrivateOrigins: ReadonlySet<string>;
+}
+
+const inputUrlPolicy = new AsyncLocalStorage<InputUrlPolicy>();
+const STRICT_POLICY: InputUrlPolicy = { allowPrivateOrigins: new Set() };
+
+export function withInputUrlPolicy<T>(policy: InputUrlPolicy, fn: () => T): T {
+  return inputUrlPolicy.run(policy, fn);
+}
+
+/** Why a URL is refused before any platform sees it, or undefined when it may be forwarded. */
+function urlRefusal(s: string): string | undefined {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point: they are refused
+  if (/[\u0000-\u0020\u007f-\u009f\u2028\u2029]/.test(s)) return 'must not contain spaces or control characters';
+  let url: URL;
+  try {
+    url = new URL(s);
+  } catch {
+    return 'must be an absolute http(s) URL';
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname.length === 0) return 'must be an absolute http(s) URL';
+  // The platform would send them on to the host: a client's credentials are never ours to forward.
+  if (url.username !== '' || url.password !== '') return 'must not contain a user name or password';
+  // A platform fetches from the internet: a loopback, private, link-local or metadata address is either
+  // unreachable for it (a paid job that fails) or, worse, reachable inside its network. The WHATWG parser has
+  // already turned 127.1, 2130706433 and 0x7f.1 into 127.0.0.1, so the dotted form is all there is to check.
+  const policy = inputUrlPolicy.getStore() ?? STRICT_POLICY;
+  if (isPrivateHost(url.hostname) && !policy.allowPrivateOrigins.has(url.origin)) {
+    return `must be a public address: ${url.hostname} is a private, loopback or local host no platform can fetch`;
+  }
+  return undefined;
+}
+
+/**
+ * An absolute http(s) URL a platform can fetch, validated and forwarded in the same, canonical form (WHATWG
+ * serialisation: `http:/x` becomes `http://x/`, backslashes become slashes). Whitespace and control characters
+ * anywhere are refused rather than cleaned up: a CR/LF inside a URL is an injection attempt, not a typo, and
+ * never reaches a platform. So are credentials and private or local hosts (urlRefusal).
  */
 export const httpUrl = z
   .string()
   .max(MAX_URL_LENGTH, { message: `must be at most ${MAX_URL_LENGTH} characters` })
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point: they are refused
-  .refine((s) => !/[\u0000-\u0020\u007f-\u009f\u2028\u2029]/.test(s), { message: 'must not contain spaces or control characters' })
-  .refine(
-    (s) => {
-      try {
-        const u = new URL(s);
-        return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
-      } catch {
-        return false;
-      }
-    },
-    { message: 'must be an absolute http(s) URL' },
-  )
+  .superRefine((s, ctx) => {
+    const refusal = urlRefusal(s);
+    if (refusal) ctx.addIssue({ code: 'custom', message: refusal });
+  })
   .transform((s) => new URL(s).href)
-  .meta({ format: 'uri', description: 'Absolute http(s) URL (forwarded in its canonical form)' });
+  .meta({ format: 'uri', description: 'Absolute http(s) URL of a public host, without credentials (forwarded in its canonical form)' });
 
-/** A prompt: not blank (a whitespace-only prompt would start a paid job for nothing), at most 5,000 characters. */
+/**
+ * Characters that show nothing: Unicode white space, format characters (zero-width space, joiners, BOM, soft
+ * hyphen), controls, the other default-ignorable code points (Hangul fillers, variation selectors) and the
+ * blank Braille pattern. A prompt of only these reads as empty to a person and to a model alike.
+ */
+const INVISIBLE = /^[\p{White_Space}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\u2800]*$/u;
+
+/** A prompt: not blank (an invisible prompt would start a paid job for nothing), at most 5,000 characters. */
 export const promptText = z
   .string()
   .max(MAX_PROMPT_LENGTH, { message: `must be at most ${MAX_PROMPT_LENGTH} characters` })
-  .refine((s) => s.trim().length > 0, { message: 'must not be blank' });
+  .refine((s) => !INVISIBLE.test(s), { message: 'must not be blank (white space and invisible characters only)' })
+  .meta({ description: 'Must contain a visible character: white space and invisible characters (zero-width, format, default-ignorable) alone are blank' });
 export const stringBool = z.enum(['true', 'false']);
 export const enabledDisabled = z.enum(['Enabled', 'Disabled']);
 

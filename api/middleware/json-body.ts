@@ -11,7 +11,9 @@
  *   {method: 'POST'})` sends `Content-Length: 0` and no type) needs no content type;
  * - bytes that are not UTF-8: 400 (never silently replaced with U+FFFD and forwarded);
  * - malformed JSON: 400 with the parser's reason; `__proto__`, `constructor` or `prototype` keys: 400 naming
- *   the key (they have no meaning in any request and are the prototype-pollution vector).
+ *   the key (they have no meaning in any request and are the prototype-pollution vector);
+ * - nesting deeper than MAX_JSON_DEPTH: 400, found by a scan of the text before parsing (never a stack overflow);
+ * - NUL or a lone surrogate in any string (or key): 400 naming the field.
  */
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
@@ -119,21 +121,74 @@ function bodyFollows(ctx: AppContext, opts: JsonBodyOptions): boolean {
   return ctx.get('Transfer-Encoding') !== '' || (declared !== '' && Number(declared) > 0);
 }
 
-/** The path of the first forbidden key in a parsed JSON value, if any. */
-function forbiddenKey(value: unknown, path: string[] = []): string | undefined {
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = forbiddenKey(value[i], [...path, String(i)]);
-      if (found) return found;
-    }
-  } else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (FORBIDDEN_KEYS.has(k)) return [...path, k].join('.');
-      const found = forbiddenKey(v, [...path, k]);
-      if (found) return found;
+/**
+ * How deeply a request body may nest objects and arrays. A generation request nests three levels at most (the
+ * body, a list of references, each reference); JSON.parse and any walk over the value recurse once per level, so a
+ * body nested thousands deep would exhaust the stack (a 500) after burning CPU on it.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Whether the JSON text opens more than `max` nested objects or arrays, by one pass over the characters (no
+ * recursion, time linear in the body): brackets inside strings do not count. Run before JSON.parse, so the
+ * parser never sees a deep body. Malformed text is left for the parser to describe.
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth--;
     }
   }
+  return false;
+}
+
+/**
+ * What no string in a request may hold: NUL (truncates strings in C-based stacks upstream) and a lone UTF-16
+ * surrogate (a `\ud800` escape is valid JSON but not text: it cannot be encoded as UTF-8 to forward).
+ */
+function badText(s: string): string | undefined {
+  if (s.includes('\u0000')) return 'contains a NUL character (\\u0000)';
+  // In a /u regular expression a lone surrogate is a code point of its own (category Cs); a pair is not.
+  if (/\p{Cs}/u.test(s)) return 'contains an unpaired UTF-16 surrogate, which is not a character';
   return undefined;
+}
+
+/**
+ * The first thing in a parsed body no request may contain — a forbidden key, or a key or string value with
+ * NUL or a lone surrogate — as an error naming its path (`images.0.url`, as zod's issues are named). Iterative
+ * (an explicit stack), so its cost is bounded by the value's size whatever its shape.
+ */
+function checkParsedBody(root: unknown): void {
+  const stack: { value: unknown; path: string }[] = [{ value: root, path: '' }];
+  const at = (path: string, key: string) => (path === '' ? key : `${path}.${key}`);
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === 'string') {
+      const why = badText(value);
+      if (why) throw invalidRequest(`${path || 'body'} ${why}`, path || 'body', 'invalid_value');
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: at(path, String(i)) });
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (const [k] of entries) {
+        const keyPath = at(path, k);
+        if (FORBIDDEN_KEYS.has(k)) throw invalidRequest(`Field '${keyPath}' is not allowed in a request`, keyPath, 'invalid_json');
+        const why = badText(k);
+        if (why) throw invalidRequest(`A field name ${why}`, path || 'body', 'invalid_value');
+      }
+      for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], path: at(path, entries[i]![0]) });
+    }
+  }
 }
 
 export function parseJsonBody(bytes: Buffer): unknown {
@@ -143,14 +198,16 @@ export function parseJsonBody(bytes: Buffer): unknown {
   } catch {
     throw invalidRequest('The request body is not valid UTF-8', 'body', 'invalid_json');
   }
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw invalidRequest(`The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep`, 'body', 'invalid_json');
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
     throw invalidRequest(`The request body is not valid JSON: ${(err as Error).message}`, 'body', 'invalid_json');
   }
-  const key = forbiddenKey(value);
-  if (key) throw invalidRequest(`Field '${key}' is not allowed in a request`, key, 'invalid_json');
+  checkParsedBody(value);
   return value;
 }
 

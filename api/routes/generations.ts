@@ -52,12 +52,12 @@ async function syncBody(deps: AppDeps, taskId: string, result: GenerationResult)
 
 /**
  * `X-Async`: `true` (or `1`) selects async mode, `false` (or `0`) or no header sync, in any letter case; anything
- * else is an error, not a guess. On the always-async endpoints the header is checked too: `false` there is a
+ * else — an empty value too — is an error, not a guess. On the always-async endpoints the header is checked too: `false` there is a
  * contradiction, not something to ignore.
  */
-function isAsyncRequested(header: string, alwaysAsync: boolean): boolean {
-  const v = header.trim().toLowerCase();
-  const wanted = v === '' ? undefined : v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : 'invalid';
+function isAsyncRequested(header: string | undefined, alwaysAsync: boolean): boolean {
+  const v = header?.trim().toLowerCase();
+  const wanted = v === undefined ? undefined : v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : 'invalid';
   if (wanted === 'invalid') throw invalidRequest('X-Async must be "true" or "false" (or 1 or 0)', 'X-Async', 'invalid_header');
   if (alwaysAsync && wanted === false) {
     throw invalidRequest('This endpoint is always asynchronous; remove X-Async: false, or use the synchronous endpoint without /async', 'X-Async', 'invalid_header');
@@ -65,11 +65,20 @@ function isAsyncRequested(header: string, alwaysAsync: boolean): boolean {
   return alwaysAsync || wanted === true;
 }
 
+/**
+ * A request header's value, or undefined when it was not sent. Koa's ctx.get answers '' for both, but a header
+ * sent empty is a malformed value to refuse, not an absent one to default.
+ */
+function headerIfSent(ctx: AppContext, lowerCaseName: string): string | undefined {
+  const value = ctx.req.headers[lowerCaseName];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
 export function generationRoutes(router: Router<AppState>, deps: AppDeps): void {
   const submit = (kind: Kind, alwaysAsync: boolean) => async (ctx: AppContext) => {
     const key = apiKeyOf(ctx);
-    const wantsAsync = isAsyncRequested(ctx.get('X-Async'), alwaysAsync);
-    const idempotencyKey = readIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
+    const wantsAsync = isAsyncRequested(headerIfSent(ctx, 'x-async'), alwaysAsync);
+    const idempotencyKey = readIdempotencyKey(headerIfSent(ctx, 'idempotency-key'));
     const { entry, request } = parseGenerationBody(deps.catalogue, deps.enabledPlatforms, kind, ctx.request.body);
     if (key.models && !key.models.has(entry.id)) {
       throw new ApiError(403, 'permission_error', `This API key may not use the model '${entry.id}'`, { param: 'model', code: 'model_not_allowed' });
