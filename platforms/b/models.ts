@@ -1,32 +1,31 @@
 /**
- * Platform B's catalogue entries (spec 2.5 video by series, 2.6 image), built from the model data (model-data.ts)
- * with the operator's corrections (PLATFORM_B_MODELS_FILE). Each entry also carries its resolved B model (`b`):
- * the request rules and the wire mapping read field names and limits from there, so the API (which validates)
- * and the worker (which sends) follow the same data.
+ * Platform B's model records (spec 2.5 video by series, 2.6 image), built from the model data (model-data.ts)
+ * with the operator's corrections (PLATFORM_B_MODELS_FILE, models-file.ts). Each record's `extras` is its resolved
+ * B model: the request rules and the wire mapping read field names and limits from there, so the API (which
+ * validates) and the worker (which sends) follow the same data.
  */
-import type { Capability, ModelEntry } from '../../core/catalogue';
+import type { Capability, ModelRecord } from '../../core/catalogue';
+import type { ModelsFileSpec } from '../models-file';
 import { B_MODELS_DATA } from './model-data';
 import { EVIDENCE, fieldFor, type BImageModel, type BModel, type BVideoModel, type Evidence, type Tagged } from './model-spec';
-import { loadModels } from './models-file';
+import { bExtrasOverride, bFirstForm, bPlatformOverride, MODELS_FILE_VARIABLE, resolveModels, type BExtrasOverride, type BModelsFile, type BPlatformOverride } from './models-file';
 
-export interface BModelEntry extends ModelEntry {
-  readonly b: BModel;
-}
+export type BModelRecord = ModelRecord<BModel>;
 
-/** The B model behind a catalogue entry (entries come from `bModels`). */
-export function bModelOf(entry: ModelEntry): BModel {
-  const b = (entry as Partial<BModelEntry>).b;
+/** The B model behind a catalogue record (records come from `bRecords`). */
+export function bModelOf(entry: ModelRecord): BModel {
+  const b = entry.platform === 'B' ? (entry.extras as BModel | undefined) : undefined;
   if (!b) throw new Error(`${entry.id} is not a platform B catalogue entry`);
   return b;
 }
 
-export function bVideoModelOf(entry: ModelEntry): BVideoModel {
+export function bVideoModelOf(entry: ModelRecord): BVideoModel {
   const b = bModelOf(entry);
   if (b.kind !== 'video') throw new Error(`${entry.id} is not a platform B video model`);
   return b;
 }
 
-export function bImageModelOf(entry: ModelEntry): BImageModel {
+export function bImageModelOf(entry: ModelRecord): BImageModel {
   const b = bModelOf(entry);
   if (b.kind !== 'image') throw new Error(`${entry.id} is not a platform B image model`);
   return b;
@@ -50,7 +49,7 @@ function weakest(tags: Evidence[]): Evidence | undefined {
   return tags.sort((a, b) => EVIDENCE.indexOf(b) - EVIDENCE.indexOf(a))[0];
 }
 
-function videoEntry(m: BVideoModel, overridden: boolean): BModelEntry {
+function videoRecord(m: BVideoModel, overridden: boolean): BModelRecord {
   const t2v = m.endpoints.text_to_video;
   const i2v = m.endpoints.image_to_video;
   const capabilities: Capability[] = [];
@@ -86,12 +85,12 @@ function videoEntry(m: BVideoModel, overridden: boolean): BModelEntry {
       usedFields,
       overridden,
     ),
-    b: m,
+    extras: m,
   };
 }
 
 /** Spec 2.2's `standard` is 1K and `hd` 4K; B's own 1K/2K/4K pass as they are (quality.ts). */
-function imageEntry(m: BImageModel, overridden: boolean): BModelEntry {
+function imageRecord(m: BImageModel, overridden: boolean): BModelRecord {
   const wire = m.qualities.value;
   const qualities = [...(wire.includes('1K') ? ['standard'] : []), ...(wire.includes('4K') ? ['hd'] : []), ...wire];
   const capabilities: Capability[] = ['text_to_image'];
@@ -118,15 +117,32 @@ function imageEntry(m: BImageModel, overridden: boolean): BModelEntry {
       [],
       overridden,
     ),
-    b: m,
+    extras: m,
   };
 }
 
-/** B's catalogue entries with the models file at `modelsFile` applied (undefined: the defaults). */
-export function bModels(modelsFile: string | undefined): BModelEntry[] {
-  const resolved = loadModels(B_MODELS_DATA, modelsFile);
+/** B's records with a parsed models file's corrections (none: the defaults). */
+export function bRecords(file: Partial<BModelsFile> = {}): BModelRecord[] {
+  const resolved = resolveModels(B_MODELS_DATA, file);
   return [
-    ...[...resolved.video.values()].map((m) => videoEntry(m, resolved.overridden.has(m.code))),
-    ...[...resolved.image.values()].map((m) => imageEntry(m, resolved.overridden.has(m.code))),
+    ...[...resolved.video.values()].map((m) => videoRecord(m, resolved.overridden.has(m.code))),
+    ...[...resolved.image.values()].map((m) => imageRecord(m, resolved.overridden.has(m.code))),
   ];
 }
+
+export const B_MODELS: readonly BModelRecord[] = bRecords();
+
+/**
+ * PLATFORM_B_MODELS_FILE through the shared mechanism (platforms/models-file.ts). Capabilities, the prompt limit
+ * and the source follow from the TaskInput fields, endpoints and evidence tags, so B takes only the common fields
+ * that are plain limits and rebuilds its records from the file; the upstream model is the public code.
+ */
+export const B_MODELS_FILE: ModelsFileSpec<BModel, BExtrasOverride, BPlatformOverride> = {
+  variable: MODELS_FILE_VARIABLE,
+  platformName: 'platform B',
+  commonFields: ['durations', 'resolutions', 'ratios', 'maxReferenceImages', 'maxImages'],
+  extras: bExtrasOverride,
+  platform: bPlatformOverride,
+  olderForm: (json) => bFirstForm(json, B_MODELS_DATA),
+  rebuild: bRecords,
+};
