@@ -26,7 +26,6 @@
  * value the gateway cannot carry is a start-up error naming the variable and the entry.
  */
 import { z } from 'zod';
-import type { DurationRule } from '../../core/catalogue';
 import { ModelsFileError, parseModelsFilePart, type ModelOverride, type ParsedModelsFile } from '../models-file';
 import { VIDEO_RATIO_VALUES } from '../request';
 import {
