@@ -1,6 +1,6 @@
 /**
  * Platform B = Baidu AI Cloud VOD's AIGC API: video (Vidu, PixVerse, Kling, Hailuo, Veo families) and images
- * (../shared/platforms/b-baidu-vod.md). Model facts are data (model-data.ts) an operator corrects through
+ * (../shared/platforms/b-baidu-vod.md). Model facts are data (models.ts) an operator corrects through
  * PLATFORM_B_MODELS_FILE.
  */
 import { loadModelRecords } from '../models-file';

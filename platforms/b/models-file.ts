@@ -1,6 +1,6 @@
 /**
  * Platform B's part of the models file (PLATFORM_B_MODELS_FILE, read by platforms/models-file.ts like every
- * platform's): an operator's corrections to what public sources leave uncertain about B's models (model-data.ts),
+ * platform's): an operator's corrections to what public sources leave uncertain about B's models (models.ts),
  * read by the API and the worker alike so validation and the wire agree. B's facts interlock (a capability is a
  * TaskInput field; a family's field is every member's), so B rebuilds its records from the parsed file
  * (`resolveModels`) instead of overriding them one by one. In the shared form:
