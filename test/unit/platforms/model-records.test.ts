@@ -9,6 +9,7 @@ import { bModelOf } from '../../../platforms/b/models';
 import { toBCreate } from '../../../platforms/b/request-body';
 import { toTCreateCall } from '../../../platforms/t/request-body';
 import { validateGeneration } from '../../../platforms/validation';
+import { renderModelTables } from '../../../scripts/model-docs';
 import { toVCreateBody } from '../../../platforms/v/request-body';
 import type { VVideoRequest } from '../../../platforms/v/rules';
 import { startModelsApi, type ModelsApi } from './models-api';
@@ -99,6 +100,13 @@ describe('GET /v1/models', () => {
     const both = (await api.get('/v1/models/VendorK-2.1')).body;
     expect(both.image.sizes).toEqual(expect.arrayContaining(['1920x1080', '1080x1920', '1024x1024']));
     expect(both.video).not.toHaveProperty('sizes');
+  });
+
+  test("docs/api.md's model table lists the same sizes", () => {
+    const row = renderModelTables(catalogue)
+      .split('\n')
+      .find((l) => l.startsWith('| `I4YG1` |'));
+    expect(row).toContain('| 1024x1024, 512x512, 1792x1024, 1920x1080, 1024x1792, 1080x1920 |');
   });
 
   test('every size an image model lists is one its generation request takes', async () => {
