@@ -35,9 +35,9 @@ import { sizesForRatios } from './rules';
 export class ModelsFileError extends Error {
   constructor(
     readonly path: string,
-    message: string,
+    readonly detail: string,
   ) {
-    super(path ? `${path}: ${message}` : message);
+    super(path ? `${path}: ${detail}` : detail);
   }
 }
 
@@ -169,8 +169,8 @@ export function parseModelsFile<E, X, P>(json: unknown, records: readonly ModelR
   return { models, ...(platform !== undefined ? { platform } : {}) };
 }
 
-/** The default: an entry's extras keys replace the record's, null removing one. */
-function mergeExtras<E>(record: ModelRecord<E>, extras: unknown): ModelRecord<E> {
+/** The default way to apply an entry's extras: its keys replace the record's, null removing one. */
+export function mergeExtras<E>(record: ModelRecord<E>, extras: unknown): ModelRecord<E> {
   const merged: Record<string, unknown> = { ...(record.extras ?? {}) };
   for (const [k, v] of Object.entries(extras as Record<string, unknown>)) {
     if (v === null) delete merged[k];
@@ -194,7 +194,7 @@ function override<E, X, P>(record: ModelRecord<E>, entry: ModelOverride<X>, key:
     try {
       out = spec.applyExtras ? spec.applyExtras(out, extras) : mergeExtras(out, extras);
     } catch (err) {
-      if (err instanceof ModelsFileError) throw new ModelsFileError(`models.${key}.extras${err.path ? `.${err.path}` : ''}`, err.message.slice(err.path ? err.path.length + 2 : 0));
+      if (err instanceof ModelsFileError) throw new ModelsFileError([`models.${key}.extras`, err.path].filter(Boolean).join('.'), err.detail);
       throw err;
     }
     changed.push('extras');
@@ -215,7 +215,7 @@ export function withSizes<E>(records: readonly ModelRecord<E>[]): ModelRecord<E>
  */
 export function loadModelRecords<E, X, P>(env: NodeJS.ProcessEnv, records: readonly ModelRecord<E>[], spec: ModelsFileSpec<E, X, P>): ModelRecord<E>[] {
   const path = parseEnv(modelsFileEnv(spec.variable), env)[spec.variable];
-  if (path === undefined) return spec.rebuild ? withSizes(spec.rebuild({ models: new Map() })) : withSizes(records);
+  if (path === undefined) return withSizes(records);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

@@ -137,7 +137,9 @@ export function bFirstForm(json: unknown, data: BModelsData): unknown {
   const rewritten: Record<string, unknown> = {};
   for (const [code, raw] of Object.entries(parsed.models ?? {})) {
     const path = `models.${code}`;
-    if (videoCodes.has(code)) {
+    if (raw === null) {
+      rewritten[code] = null; // withdrawn, as in the shared form
+    } else if (videoCodes.has(code)) {
       const { aspectRatios, endpoints, fields, evidence: ev, note, ...common } = parseModelsFilePart(videoModelSchema, raw, path);
       rewritten[code] = { ...common, ...(aspectRatios ? { ratios: aspectRatios } : {}), extras: { endpoints, fields, evidence: ev, note } };
     } else if (imageCodes.has(code)) {

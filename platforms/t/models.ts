@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { ModelRecord } from '../../core/catalogue';
-import { ModelsFileError, type ModelsFileSpec } from '../models-file';
+import { mergeExtras, ModelsFileError, type ModelsFileSpec } from '../models-file';
 
 /** AigcVideoTaskInput: "Prompt … 最大支持1000字符" (also NegativePrompt). */
 export const T_VIDEO_PROMPT_MAX = 1000;
@@ -213,11 +213,7 @@ export const T_MODELS_FILE: ModelsFileSpec<TExtras, z.infer<typeof tExtrasOverri
   applyExtras: (record, extras) => {
     const wrongKind = record.kind === 'video' ? (['imageQuality'] as const).find((k) => k in extras) : (['lastFrameOnlyAt', 'durationsAt'] as const).find((k) => k in extras);
     if (wrongKind) throw new ModelsFileError(wrongKind, `${record.id} is ${record.kind === 'video' ? 'a video' : 'an image'} model, which has no ${wrongKind}`);
-    const merged: Record<string, unknown> = { ...(record.extras ?? {}) };
-    for (const [k, v] of Object.entries(extras)) {
-      if (v === null) delete merged[k];
-      else if (v !== undefined) merged[k] = v;
-    }
-    return { ...record, extras: merged as TExtras, ...(extras.imageQuality ? { qualities: Object.keys(extras.imageQuality) } : {}) };
+    const merged = mergeExtras(record, extras);
+    return extras.imageQuality ? { ...merged, qualities: Object.keys(extras.imageQuality) } : merged;
   },
 };

@@ -193,8 +193,9 @@ describe('PLATFORM_B_MODELS_FILE', () => {
 
   test("B's first form ({families, models} with B's keys) is still read", () => {
     expect(k21Body(buildCatalogue())).toMatchObject({ modelK21TaskInput: { imageTail: { imageUrl: IMG2 } } });
-    const cat = buildCatalogue(withFile(B, { families: { kling: { fields: { lastFrame: { name: 'tailImage' } } } }, models: { VQ2: { aspectRatios: ['16:9'] } } }));
+    const cat = buildCatalogue(withFile(B, { families: { kling: { fields: { lastFrame: { name: 'tailImage' } } } }, models: { VQ2: { aspectRatios: ['16:9'] }, NB: null } }));
     expect(k21Body(cat)).toMatchObject({ modelK21TaskInput: { tailImage: { imageUrl: IMG2 } } });
+    expect(cat.find('image', 'NB')).toBeUndefined();
     expect(refused(cat, 'video', { model: 'VQ2', action: 'text_to_video', prompt: 'p', duration: 5, ratio: '1:1' })).toBe('ratio');
   });
 
