@@ -69,7 +69,8 @@ describe('one record type for T, V and B', () => {
 
   test("B's records carry their resolved B model as extras: code, family, TaskInput fields with evidence tags", () => {
     const k21 = record('B', 'video', 'K21');
-    expect(bModelOf(k21)).toMatchObject({ code: 'K21', family: 'kling', fields: { lastFrame: { name: 'imageTail', evidence: 'GUESS' } } });
+    expect(k21.extras).toMatchObject({ kind: 'video', code: 'K21', family: 'kling', fields: { lastFrame: { name: 'imageTail', evidence: 'GUESS' } } });
+    expect(bModelOf(k21)).toBe(k21.extras);
     expect(k21.evidence).toMatch(/field names: .*GUESS/);
     const r = validated('video', { model: 'K21', image_url: IMG, last_frame_url: IMG2, duration: 5 });
     expect(toBCreate(r.entry, r.request).body).toEqual({ model: 'K21', modelK21TaskInput: { duration: 5, image: { imageUrl: IMG }, imageTail: { imageUrl: IMG2 } } });
