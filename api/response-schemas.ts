@@ -71,11 +71,16 @@ const modelLimitsShape = {
   durations: z.union([z.object({ values: z.array(z.number()) }), z.object({ min: z.number(), max: z.number() })]).optional(),
   resolutions: z.array(z.string()).optional(),
   ratios: z.array(z.string()).describe('Aspect ratios; empty when the model takes none'),
+  sizes: z
+    .array(z.string())
+    .optional()
+    .describe('Image models: the WxH sizes of the spec size table whose ratio the model takes (`size` also takes the ratios, and any other WxH of one of them)'),
   qualities: z.array(z.string()).optional(),
   max_images: z.number().int().optional(),
   max_prompt_length: z.number().int().optional().describe('Longest prompt the model takes, in characters'),
   max_reference_images: z.number().int().optional().describe('Most reference images the model takes'),
   capabilities: z.array(z.string()),
+  source: z.string().optional().describe("Where the model's facts come from (evidence tags, or what the operator's models file set); absent: the spec and the platform's official docs"),
 };
 const modelLimitsSchema = z.object(modelLimitsShape).meta({ id: 'ModelLimits' });
 
@@ -85,7 +90,8 @@ export const modelSchema = z
     object: z.literal('model'),
     owned_by: z
       .enum(PLATFORM_DEFINITIONS.map((p) => p.id) as [string, ...string[]])
-      .describe(`The platform: ${PLATFORM_DEFINITIONS.map((p) => `${p.id} = ${p.product}`).join('; ')}`),
+      .describe(`The platform's id: ${PLATFORM_DEFINITIONS.map((p) => `${p.id} = ${p.product}`).join('; ')}`),
+    platform_name: z.enum(PLATFORM_DEFINITIONS.map((p) => p.name) as [string, ...string[]]).describe('The platform in words, e.g. "platform T"'),
     type: z.enum(['video', 'image']).describe('The first of kinds (video before image)'),
     kinds: z.array(z.enum(['video', 'image'])).describe('What the model generates; the top-level limits are those of the first kind'),
     ...modelLimitsShape,

@@ -1,27 +1,30 @@
 /**
- * The model catalogue's shape: what the gateway knows about one model (spec 2.5 video, 2.6 image), and the
- * catalogue assembled from every platform's entries (platforms/index.ts). One entry drives both
- * `GET /v1/models` and request validation, so adding a model is one entry in its platform's folder.
+ * The model catalogue's shape: what the gateway knows about one model (spec 2.5 video, 2.6 image) as one record
+ * with named fields, the same type for every platform, and the catalogue assembled from every platform's records
+ * (platforms/index.ts). One record drives `GET /v1/models`, request validation and the wire, so adding a model is
+ * one record in its platform's models.ts; an operator's models file (platforms/models-file.ts) overrides any field.
  *
  * No I/O and no platform knowledge: workflows may import this file.
  */
 import type { Kind } from './task';
 
 /** What a model can do; request validation checks the request against this list. */
-export type Capability =
-  | 'text_to_video'
-  | 'image_to_video'
-  | 'first_last_frame'
-  | 'reference_images'
-  | 'reference_video'
-  | 'reference_audio'
-  | 'sound'
-  | 'draft'
-  | 'web_search'
-  | 'video_editing'
-  | 'text_to_image'
-  | 'image_to_image'
-  | 'multiple_images';
+export const CAPABILITIES = [
+  'text_to_video',
+  'image_to_video',
+  'first_last_frame',
+  'reference_images',
+  'reference_video',
+  'reference_audio',
+  'sound',
+  'draft',
+  'web_search',
+  'video_editing',
+  'text_to_image',
+  'image_to_image',
+  'multiple_images',
+] as const;
+export type Capability = (typeof CAPABILITIES)[number];
 
 /** Allowed durations in seconds: an inclusive integer range or a list of discrete values. */
 export type DurationRule = { readonly min: number; readonly max: number } | { readonly values: readonly number[] };
@@ -35,7 +38,20 @@ export interface UpstreamModelId {
   readonly modelVersion?: string;
 }
 
-export interface ModelEntry {
+/** What the upstream does when a request leaves a choice open, where that differs from the spec's default. */
+export interface ModelDefaults {
+  /**
+   * The upstream makes sound unless told not to. The spec's default is no sound, so an adapter sends its sound
+   * switch explicitly to such a model (platform V: `generate_audio`), or every video would be billed with audio.
+   */
+  readonly sound?: boolean;
+}
+
+/**
+ * One model as the gateway knows it. The common fields are what validation, `GET /v1/models` and the docs read;
+ * `extras` holds what only the model's platform reads (its rules and wire mapping), typed by that platform.
+ */
+export interface ModelRecord<Extras = unknown> {
   /** Public id, exactly as the spec names it. */
   readonly id: string;
   /** The platform's id in the registry (platforms/index.ts). */
@@ -48,6 +64,11 @@ export interface ModelEntry {
   readonly resolutions?: readonly string[];
   /** Aspect ratios (video `ratio`, image `size` after conversion); empty when the model takes none. */
   readonly ratios: readonly string[];
+  /**
+   * Image only: the `WxH` sizes of spec 2.2's size table whose ratio the model takes (any other `WxH` of such a
+   * ratio is taken too). Derived from `ratios` when the catalogue is built (platforms/models-file.ts).
+   */
+  readonly sizes?: readonly string[];
   /** Image `quality` values accepted by this model. */
   readonly qualities?: readonly string[];
   /** Largest `n` (image models that return several images). */
@@ -57,30 +78,37 @@ export interface ModelEntry {
   /** Most reference images the model takes in one request. */
   readonly maxReferenceImages?: number;
   readonly capabilities: readonly Capability[];
+  /** Upstream defaults the adapter must counter (absent: the upstream defaults match the spec's). */
+  readonly defaults?: ModelDefaults;
   /**
-   * Where the entry's facts come from, for operators and docs/api.md: e.g. "official docs" or "durations
+   * Where the record's facts come from, for operators and docs/api.md: e.g. "official docs" or "durations
    * inferred from the vendor's own API". Absent: the spec and the platform's official documentation.
    */
   readonly evidence?: string;
+  /** What only the platform reads (e.g. T's quality → Resolution map, B's TaskInput field names). */
+  readonly extras?: Extras;
 }
+
+/** The catalogue's view of a record: the extras belong to its platform, which reads them with its own type. */
+export type ModelEntry = ModelRecord;
 
 /** A catalogue indexed by kind and public id; a model in both tables (`VendorK-2.1`) resolves by endpoint. */
 export class Catalogue {
-  private readonly byKind: Record<Kind, Map<string, ModelEntry>> = { video: new Map(), image: new Map() };
+  private readonly byKind: Record<Kind, Map<string, ModelRecord>> = { video: new Map(), image: new Map() };
 
-  constructor(readonly entries: readonly ModelEntry[]) {
+  constructor(readonly entries: readonly ModelRecord[]) {
     for (const e of entries) {
       if (this.byKind[e.kind].has(e.id)) throw new Error(`catalogue: ${e.kind} model ${e.id} is listed twice`);
       this.byKind[e.kind].set(e.id, e);
     }
   }
 
-  find(kind: Kind, id: string): ModelEntry | undefined {
+  find(kind: Kind, id: string): ModelRecord | undefined {
     return this.byKind[kind].get(id);
   }
 
   /** Only models whose platform is enabled are available. */
-  available(enabled: ReadonlySet<string>): ModelEntry[] {
+  available(enabled: ReadonlySet<string>): ModelRecord[] {
     return this.entries.filter((e) => enabled.has(e.platform));
   }
 }

@@ -94,6 +94,13 @@ const SIZE_TABLE: Record<string, string> = {
   '1080x1920': '9:16',
 };
 
+/** The `WxH` values of the size table that mean one of `ratios`: what `GET /v1/models` lists as an image model's sizes. */
+export function sizesForRatios(ratios: readonly string[]): string[] {
+  return Object.entries(SIZE_TABLE)
+    .filter(([, ratio]) => ratios.includes(ratio))
+    .map(([size]) => size);
+}
+
 function gcd(a: number, b: number): number {
   return b === 0 ? a : gcd(b, a % b);
 }

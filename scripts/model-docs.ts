@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describeDurations, type Catalogue, type ModelEntry } from '../core/catalogue';
+import { describeDurations, type Catalogue, type ModelRecord } from '../core/catalogue';
 import { buildCatalogue, PLATFORM_DEFINITIONS } from '../platforms';
 import type { GeneratedDocSection } from '../platforms/platform';
 import { UNIVERSAL_FIELDS } from '../platforms/request';
@@ -18,7 +18,7 @@ export const END = '<!-- models:end -->';
 const list = (xs: readonly (string | number)[] | undefined) => (xs && xs.length > 0 ? xs.join(', ') : '—');
 const cell = (s: string) => s.replace(/\|/g, '\\|');
 
-function row(e: ModelEntry): string {
+function row(e: ModelRecord): string {
   const cells = [
     `\`${e.id}\``,
     e.platform,
@@ -26,6 +26,7 @@ function row(e: ModelEntry): string {
     e.durations ? describeDurations(e.durations).replace(' seconds', '') : '—',
     list(e.resolutions),
     e.ratios.length > 0 ? list(e.ratios) : 'none',
+    e.kind === 'image' ? list(e.sizes) : '—',
     e.kind === 'image' ? list(e.qualities) : '—',
     e.kind === 'image' ? String(e.maxImages ?? 1) : '—',
     e.maxPromptLength ? String(e.maxPromptLength) : '—',
@@ -38,8 +39,8 @@ function row(e: ModelEntry): string {
 
 export function renderModelTables(catalogue: Catalogue = buildCatalogue()): string {
   const header = [
-    '| Model | Platform | Kind | Durations (s) | Resolutions | Ratios | Qualities | n ≤ | Prompt ≤ | Ref. images ≤ | Capabilities | Source |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| Model | Platform | Kind | Durations (s) | Resolutions | Ratios | Sizes | Qualities | n ≤ | Prompt ≤ | Ref. images ≤ | Capabilities | Source |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const fields = PLATFORM_DEFINITIONS.flatMap((p) =>
     (['video', 'image'] as const).map((kind) => {
@@ -58,7 +59,7 @@ export function renderModelTables(catalogue: Catalogue = buildCatalogue()): stri
     '|---|---|---|',
     ...fields,
     '',
-    'What each model accepts (`GET /v1/models` gives the same per model):',
+    'What each model accepts (`GET /v1/models` gives the same per model). Sizes: the `WxH` values of spec 2.2\'s size table an image model takes; `size` also takes its ratios, and any other `WxH` that reduces to one of them:',
     '',
     ...header,
     ...catalogue.entries.map(row),

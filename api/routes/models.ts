@@ -2,34 +2,40 @@
  * GET /v1/models and GET /v1/models/:model_id (OpenAI SDKs' `models.list` / `models.retrieve`): the catalogue's
  * models whose platform is enabled, that the key may use. One entry per public id: an id offered for both video
  * and image (`VendorK-2.1` on platform T) lists both in `kinds`, with each kind's limits under `video`/`image`.
+ * `owned_by` stays the platform's id (what PLATFORMS_ENABLED and the task's `platform` say); `platform_name` says
+ * it in words.
  */
 import type Router from '@koa/router';
-import type { ModelEntry } from '../../core/catalogue';
+import type { ModelRecord } from '../../core/catalogue';
+import { platformById } from '../../platforms';
 import { ApiError } from '../api-error';
 import type { AppContext, AppDeps, AppState } from '../context';
 
 /** What one kind of a model accepts. */
-function limits(e: ModelEntry) {
+function limits(e: ModelRecord) {
   return {
     ...(e.durations ? { durations: 'values' in e.durations ? { values: [...e.durations.values] } : { min: e.durations.min, max: e.durations.max } } : {}),
     ...(e.resolutions ? { resolutions: [...e.resolutions] } : {}),
     ratios: [...e.ratios],
+    ...(e.sizes ? { sizes: [...e.sizes] } : {}),
     ...(e.qualities ? { qualities: [...e.qualities] } : {}),
     ...(e.maxImages ? { max_images: e.maxImages } : {}),
     ...(e.maxPromptLength ? { max_prompt_length: e.maxPromptLength } : {}),
     ...(e.maxReferenceImages !== undefined ? { max_reference_images: e.maxReferenceImages } : {}),
     capabilities: [...e.capabilities],
+    ...(e.evidence ? { source: e.evidence } : {}),
   };
 }
 
 /** One model object from the entries sharing its id (video first). */
-export function modelView(entries: readonly ModelEntry[]) {
+export function modelView(entries: readonly ModelRecord[]) {
   const [first] = entries;
   if (!first) throw new Error('modelView needs at least one entry');
   return {
     id: first.id,
     object: 'model' as const,
     owned_by: first.platform,
+    platform_name: platformById(first.platform).name,
     type: first.kind,
     kinds: entries.map((e) => e.kind),
     ...limits(first),
@@ -40,7 +46,7 @@ export function modelView(entries: readonly ModelEntry[]) {
 export function modelRoutes(router: Router<AppState>, deps: AppDeps): void {
   // The catalogue and the enabled platforms are fixed for the life of the app: the views are made once, grouped
   // by public id in catalogue order; each request only filters them by what its key may use.
-  const byId = new Map<string, ModelEntry[]>();
+  const byId = new Map<string, ModelRecord[]>();
   for (const e of deps.catalogue.available(deps.enabledPlatforms)) byId.set(e.id, [...(byId.get(e.id) ?? []), e]);
   const views = new Map([...byId].map(([id, entries]) => [id, modelView(entries)]));
   const mayUse = (ctx: AppContext, id: string): boolean => ctx.state.apiKey?.models?.has(id) ?? true;

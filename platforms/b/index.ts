@@ -1,13 +1,13 @@
 /**
  * Platform B = Baidu AI Cloud VOD's AIGC API: video (Vidu, PixVerse, Kling, Hailuo, Veo families) and images
- * (../shared/platforms/b-baidu-vod.md). Model facts are data (model-data.ts) an operator corrects through
+ * (../shared/platforms/b-baidu-vod.md). Model facts are data (models.ts) an operator corrects through
  * PLATFORM_B_MODELS_FILE.
  */
-import { parseEnv } from '../../core/config';
+import { loadModelRecords } from '../models-file';
 import type { PlatformDefinition } from '../platform';
 import { bCallbackReceiver } from './announcements';
 import { bPublicEnv, bWorker, bWorkerEnv } from './config';
-import { bModels } from './models';
+import { B_MODELS, B_MODELS_FILE } from './models';
 import { bImageFields, bVideoFields } from './request-fields';
 import { validateB } from './rules';
 import { bWireDocSection } from './doc-sections';
@@ -23,7 +23,7 @@ export const platformB: PlatformDefinition = {
     image: ['size', 'quality', 'n'],
   },
   publicEnv: bPublicEnv,
-  models: (env) => bModels(parseEnv(bPublicEnv, env).PLATFORM_B_MODELS_FILE),
+  models: (env) => loadModelRecords(env, B_MODELS, B_MODELS_FILE),
   validate: validateB,
   workerEnv: bWorkerEnv,
   worker: bWorker,

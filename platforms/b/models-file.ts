@@ -1,25 +1,32 @@
 /**
- * PLATFORM_B_MODELS_FILE: an operator's corrections to what public sources leave uncertain about B's models
- * (model-data.ts), read by the API and the worker alike so validation and the wire agree. Example:
+ * Platform B's part of the models file (PLATFORM_B_MODELS_FILE, read by platforms/models-file.ts like every
+ * platform's): an operator's corrections to what public sources leave uncertain about B's models (models.ts),
+ * read by the API and the worker alike so validation and the wire agree. B's facts interlock (a capability is a
+ * TaskInput field; a family's field is every member's), so B rebuilds its records from the parsed file
+ * (`resolveModels`) instead of overriding them one by one. In the shared form:
  *
  *   {
- *     "families": { "kling": { "fields": { "lastFrame": { "name": "tailImage" } } } },
+ *     "platform": { "families": { "kling": { "fields": { "lastFrame": { "name": "tailImage" } } } } },
  *     "models": {
- *       "K21": { "endpoints": { "image_to_video": { "promptMax": 2500 } }, "durations": [5, 10] },
- *       "VQ2": { "fields": { "bgm": { "name": "bgm" } }, "evidence": "OPERATOR" },
- *       "NB":  { "qualities": ["1K", "2K"] }
+ *       "K21": { "durations": [5, 10], "extras": { "endpoints": { "image_to_video": { "promptMax": 2500 } } } },
+ *       "VQ2": { "extras": { "fields": { "bgm": { "name": "bgm" } }, "evidence": "OFF" } },
+ *       "NB":  { "extras": { "qualities": ["1K", "2K"] } }
  *     }
  *   }
  *
+ * The common fields B takes are `durations`, `resolutions`, `ratios` (an image model's `size` ratios),
+ * `maxReferenceImages` and `maxImages`; `extras` holds `endpoints`, `fields`, `qualities` (B's wire values 1K/2K/4K),
+ * `evidence` (the tag of what the entry sets, default OPERATOR) and `note`. B's first form (`families` and
+ * `models` at the top, B's keys directly in each model, `aspectRatios`/`sizes` for the ratios) is still read: a
+ * file without `platform` and without any `extras` is read in that form.
+ *
  * A family's `fields` and `constants` are merged per key (null removes one); a model's `fields` the same, over its
- * family's; every other key replaces the default wholesale. What the file sets is tagged with its `evidence`
- * (default OPERATOR) in `GET /v1/models`'s source and docs. A file that does not parse, names an unknown model or
- * family, or gives a value the gateway cannot carry is a start-up error naming the variable and the entry.
+ * family's; every other key replaces the default wholesale. What the file sets is tagged with its evidence in
+ * `GET /v1/models`'s source and docs. A file that does not parse, names an unknown model or family, or gives a
+ * value the gateway cannot carry is a start-up error naming the variable and the entry.
  */
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { configError } from '../../core/config';
-import type { DurationRule } from '../../core/catalogue';
+import { ModelsFileError, parseModelsFilePart, type ModelOverride, type ParsedModelsFile } from '../models-file';
 import { VIDEO_RATIO_VALUES } from '../request';
 import {
   EVIDENCE,
@@ -94,32 +101,62 @@ const imageModelSchema = z.strictObject({
   note: z.string().optional(),
 });
 
-const fileSchema = z.strictObject({
+/** The first form's top level: `families` and `models` (B's keys directly in each model). */
+const firstFormSchema = z.strictObject({
   families: z.partialRecord(z.enum(FAMILIES), familySchema).optional(),
   models: z.record(z.string(), z.unknown()).optional(),
 });
 
-export type ModelsFile = z.infer<typeof fileSchema>;
+/** An entry's `extras` in the shared form: what B's records take besides the common fields. */
+export const bExtrasOverride = z.strictObject({
+  endpoints: videoModelSchema.shape.endpoints,
+  fields: fieldsSchema.optional(),
+  qualities: imageModelSchema.shape.qualities,
+  evidence: evidence.optional(),
+  note: z.string().optional(),
+});
+export type BExtrasOverride = z.infer<typeof bExtrasOverride>;
+
+/** The file-wide `platform` part: corrections to whole families. */
+export const bPlatformOverride = z.strictObject({ families: firstFormSchema.shape.families });
+export type BPlatformOverride = z.infer<typeof bPlatformOverride>;
+
+export type BModelsFile = ParsedModelsFile<BExtrasOverride, BPlatformOverride>;
+
+/**
+ * B's first form rewritten into the shared one, each model checked against B's own schema first (so a mistake is
+ * named as the operator wrote it, e.g. `models.VQ2.aspectRatios.0`); undefined when `json` is in the shared form.
+ */
+export function bFirstForm(json: unknown, data: BModelsData): unknown {
+  if (typeof json !== 'object' || json === null || Array.isArray(json) || 'platform' in json) return undefined;
+  const models = (json as { models?: unknown }).models;
+  if (typeof models === 'object' && models !== null && Object.values(models).some((m) => typeof m === 'object' && m !== null && 'extras' in m)) return undefined;
+  const parsed = parseModelsFilePart(firstFormSchema, json, '');
+  const videoCodes = new Set(data.video.map((m) => m.code));
+  const imageCodes = new Set(data.image.map((m) => m.code));
+  const rewritten: Record<string, unknown> = {};
+  for (const [code, raw] of Object.entries(parsed.models ?? {})) {
+    const path = `models.${code}`;
+    if (raw === null) {
+      rewritten[code] = null; // withdrawn, as in the shared form
+    } else if (videoCodes.has(code)) {
+      const { aspectRatios, endpoints, fields, evidence: ev, note, ...common } = parseModelsFilePart(videoModelSchema, raw, path);
+      rewritten[code] = { ...common, ...(aspectRatios ? { ratios: aspectRatios } : {}), extras: { endpoints, fields, evidence: ev, note } };
+    } else if (imageCodes.has(code)) {
+      const { sizes, qualities, evidence: ev, note, ...common } = parseModelsFilePart(imageModelSchema, raw, path);
+      rewritten[code] = { ...common, ...(sizes ? { ratios: sizes } : {}), extras: { qualities, evidence: ev, note } };
+    } else {
+      rewritten[code] = raw; // the shared check names the unknown model
+    }
+  }
+  return { models: rewritten, ...(parsed.families ? { platform: { families: parsed.families } } : {}) };
+}
 
 export interface ResolvedModels {
   video: ReadonlyMap<string, BVideoModel>;
   image: ReadonlyMap<string, BImageModel>;
   /** Model codes the models file changed (for the catalogue's evidence note). */
   overridden: ReadonlySet<string>;
-}
-
-class ModelsFileError extends Error {}
-
-function issueText(error: z.ZodError, prefix: string): string {
-  const issue = error.issues[0]!;
-  const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
-  return `${path}: ${issue.message}`;
-}
-
-function parse<S extends z.ZodType>(schema: S, value: unknown, path: string): z.infer<S> {
-  const r = schema.safeParse(value);
-  if (!r.success) throw new ModelsFileError(issueText(r.error, path));
-  return r.data;
 }
 
 const withEvidence = <T extends { evidence?: Evidence }>(x: T, fallback: Evidence): T & { evidence: Evidence } => ({ ...x, evidence: x.evidence ?? fallback });
@@ -139,15 +176,19 @@ function mergeFields(
 const present = <T>(record: Partial<Record<string, T | null>>): Record<string, T> =>
   Object.fromEntries(Object.entries(record).filter((e): e is [string, T] => e[1] !== null && e[1] !== undefined));
 
+/** The entry for `code` (by id, or by `<kind>:<id>`), if the file has one that is not a withdrawal. */
+function entryFor(file: Partial<BModelsFile>, kind: 'video' | 'image', code: string): ModelOverride<BExtrasOverride> | undefined {
+  return file.models?.get(code) ?? file.models?.get(`${kind}:${code}`) ?? undefined;
+}
+
 /** The defaults with `file`'s corrections applied; throws ModelsFileError naming the bad entry. */
-export function resolveModels(data: BModelsData, file: unknown = {}): ResolvedModels {
-  const parsed = parse(fileSchema, file, '');
+export function resolveModels(data: BModelsData, file: Partial<BModelsFile> = {}): ResolvedModels {
   const overridden = new Set<string>();
 
   const families = Object.fromEntries(
     FAMILIES.map((f): [string, FamilySpec] => {
       const base = data.families[f];
-      const over = parsed.families?.[f];
+      const over = file.platform?.families?.[f];
       if (!over) return [f, base];
       for (const m of data.video) if (m.family === f) overridden.add(m.code);
       const constants: Partial<Record<string, ConstantSpec | null>> = { ...base.constants };
@@ -158,36 +199,29 @@ export function resolveModels(data: BModelsData, file: unknown = {}): ResolvedMo
     }),
   ) as Record<Family, FamilySpec>;
 
-  const videoCodes = new Set(data.video.map((m) => m.code));
-  const imageCodes = new Set(data.image.map((m) => m.code));
-  for (const code of Object.keys(parsed.models ?? {})) {
-    if (!videoCodes.has(code) && !imageCodes.has(code)) {
-      throw new ModelsFileError(`models.${code}: not a platform B model; the models are ${[...videoCodes, ...imageCodes].join(', ')}`);
-    }
-  }
-
   const video = new Map<string, BVideoModel>();
   for (const m of data.video) {
     const family = families[m.family];
-    const raw = parsed.models?.[m.code];
-    const over = raw === undefined ? undefined : parse(videoModelSchema, raw, `models.${m.code}`);
+    const over = entryFor(file, 'video', m.code);
     if (over) overridden.add(m.code);
-    const ev: Evidence = over?.evidence ?? 'OPERATOR';
-    const t = <T>(value: T | undefined, base: Tagged<T>): Tagged<T> => (value === undefined ? base : { value, evidence: ev, ...(over?.note ? { note: over.note } : {}) });
-    const endpoints = over?.endpoints
-      ? Object.fromEntries(Object.entries(over.endpoints).map(([e, v]) => [e, { value: v!.promptMax, evidence: ev }]))
+    const extras = over?.extras;
+    const ev: Evidence = extras?.evidence ?? 'OPERATOR';
+    const t = <T>(value: T | undefined, base: Tagged<T>): Tagged<T> => (value === undefined ? base : { value, evidence: ev, ...(extras?.note ? { note: extras.note } : {}) });
+    const badRatio = over?.ratios?.find((r) => !(VIDEO_RATIO_VALUES as readonly string[]).includes(r));
+    if (badRatio) throw new ModelsFileError(`models.${m.code}.ratios`, `'${badRatio}' is not a video ratio the gateway carries (${VIDEO_RATIO_VALUES.join(', ')})`);
+    const endpoints = extras?.endpoints
+      ? Object.fromEntries(Object.entries(extras.endpoints).map(([e, v]) => [e, { value: v!.promptMax, evidence: ev }]))
       : m.endpoints;
-    const durations: DurationRule | undefined = over?.durations === undefined ? undefined : Array.isArray(over.durations) ? { values: over.durations } : over.durations;
-    const fields = present(mergeFields(mergeFields(family.fields, m.fields ?? {}, 'OPERATOR'), over?.fields, ev));
+    const fields = present(mergeFields(mergeFields(family.fields, m.fields ?? {}, 'OPERATOR'), extras?.fields, ev));
     const model: BVideoModel = {
       kind: 'video',
       code: m.code,
       family: m.family,
       familyLabel: family.label,
       endpoints,
-      durations: t(durations, m.durations),
+      durations: t(over?.durations, m.durations),
       resolutions: t(over?.resolutions, m.resolutions),
-      aspectRatios: t(over?.aspectRatios, m.aspectRatios),
+      aspectRatios: t(over?.ratios, m.aspectRatios),
       ...(over?.maxReferenceImages !== undefined ? { maxReferenceImages: { value: over.maxReferenceImages, evidence: ev } } : m.maxReferenceImages ? { maxReferenceImages: m.maxReferenceImages } : {}),
       fields,
       constants: family.constants,
@@ -199,18 +233,17 @@ export function resolveModels(data: BModelsData, file: unknown = {}): ResolvedMo
 
   const image = new Map<string, BImageModel>();
   for (const m of data.image) {
-    const raw = parsed.models?.[m.code];
-    const over = raw === undefined ? undefined : parse(imageModelSchema, raw, `models.${m.code}`);
+    const over = entryFor(file, 'image', m.code);
     if (over) overridden.add(m.code);
-    const ev: Evidence = over?.evidence ?? 'OPERATOR';
+    const ev: Evidence = over?.extras?.evidence ?? 'OPERATOR';
     const t = <T>(value: T | undefined, base: Tagged<T>): Tagged<T> => (value === undefined ? base : { value, evidence: ev });
     image.set(m.code, {
       kind: 'image',
       code: m.code,
       maxImages: t(over?.maxImages, m.maxImages),
-      qualities: t(over?.qualities, m.qualities),
+      qualities: t(over?.extras?.qualities, m.qualities),
       maxReferenceImages: t(over?.maxReferenceImages, m.maxReferenceImages),
-      sizes: t(over?.sizes, m.sizes),
+      sizes: t(over?.ratios, m.sizes),
       imageMessage: data.imageMessage,
     });
   }
@@ -220,7 +253,7 @@ export function resolveModels(data: BModelsData, file: unknown = {}): ResolvedMo
 /** What the wire mapping relies on: every model can say its prompt, duration and (on image-to-video) first frame. */
 function checkVideoModel(m: BVideoModel): void {
   const need = (role: keyof BVideoModel['fields'], why: string) => {
-    if (!m.fields[role]) throw new ModelsFileError(`models.${m.code}.fields.${role}: required (${why})`);
+    if (!m.fields[role]) throw new ModelsFileError(`models.${m.code}.fields.${role}`, `required (${why})`);
   };
   need('prompt', 'every create carries the prompt');
   need('duration', 'every B video request carries a duration (spec §4 rule 1)');
@@ -228,23 +261,6 @@ function checkVideoModel(m: BVideoModel): void {
     need('firstFrame', 'the model is listed for image_to_video');
   }
   for (const [role, spec] of Object.entries(m.fields)) {
-    if (spec?.single && role !== 'referenceImages') throw new ModelsFileError(`models.${m.code}.fields.${role}.single: only referenceImages takes "single"`);
-  }
-}
-
-/** Reads and applies PLATFORM_B_MODELS_FILE (unset: the defaults); a bad file is a ConfigError naming the variable. */
-export function loadModels(data: BModelsData, path: string | undefined): ResolvedModels {
-  if (path === undefined) return resolveModels(data);
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw configError(MODELS_FILE_VARIABLE, `${path}: ${(err as Error).message}`);
-  }
-  try {
-    return resolveModels(data, json);
-  } catch (err) {
-    if (err instanceof ModelsFileError) throw configError(MODELS_FILE_VARIABLE, `${path}: ${err.message}`);
-    throw err;
+    if (spec?.single && role !== 'referenceImages') throw new ModelsFileError(`models.${m.code}.fields.${role}.single`, 'only referenceImages takes "single"');
   }
 }

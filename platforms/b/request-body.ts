@@ -4,7 +4,7 @@
  *   POST /v2/aigc/text_to_video | /v2/aigc/image_to_video
  *   {"model": "<CODE>", "model<CODE without dots>TaskInput": {…the family's camelCase fields…}}
  *
- * with the field names, value translations and constants of the model data (model-data.ts, as corrected by
+ * with the field names, value translations and constants of the model data (models.ts, as corrected by
  * PLATFORM_B_MODELS_FILE). Image (§2.5): POST /v2/aigc/image with one user message (the prompt, then one item per
  * reference image), `n`, `size` (an aspect ratio) and `quality` (1K/2K/4K). Requests arrive validated
  * (rules.ts); a field the model data lacks here means the API and the worker read different models files, and

@@ -3,7 +3,7 @@
  * platforms/validation.ts. B ignores any TaskInput field it does not know instead of refusing it (§2.1, [OFF]
  * "对于所有无法识别的项应直接忽略"), so a request option with no field on the model would be paid for and silently
  * dropped: here it is a 400 naming the field, before anything is paid for. Every limit comes from the model data
- * (model-data.ts, with PLATFORM_B_MODELS_FILE's corrections).
+ * (models.ts, with PLATFORM_B_MODELS_FILE's corrections).
  */
 import type { ModelEntry } from '../../core/catalogue';
 import type { GenerationRequest } from '../../core/task';

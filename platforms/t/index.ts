@@ -1,9 +1,9 @@
 /** Platform T = Tencent Cloud VOD AIGC: video and image (../shared/upstreams.md, "Platform T"). */
-import { z } from 'zod';
 import type { PlatformDefinition } from '../platform';
 import { tWorker, tWorkerEnv } from './config';
 import { tCallbackReceiver } from './announcements';
-import { T_MODELS } from './models';
+import { loadModelRecords, modelsFileEnv } from '../models-file';
+import { T_MODELS, T_MODELS_FILE } from './models';
 import { tImageFields, tVideoFields } from './request-fields';
 import { validateT } from './rules';
 
@@ -16,8 +16,8 @@ export const platformT: PlatformDefinition = {
     video: ['action', 'duration', 'resolution', 'image_url', 'last_frame_url', 'ratio', 'generate_audio', 'negative_prompt', 'enhance_prompt'],
     image: ['negative_prompt', 'size', 'quality', 'n', 'enhance_prompt'],
   },
-  publicEnv: z.object({}),
-  models: () => T_MODELS,
+  publicEnv: modelsFileEnv(T_MODELS_FILE.variable),
+  models: (env) => loadModelRecords(env, T_MODELS, T_MODELS_FILE),
   validate: validateT,
   workerEnv: tWorkerEnv,
   worker: tWorker,

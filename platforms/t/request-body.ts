@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { ModelEntry } from '../../core/catalogue';
 import type { GenerationRequest } from '../../core/task';
 import { final } from '../upstream-error';
-import { T_IMAGE_QUALITY } from './models';
+import { tExtrasOf } from './models';
 import type { TImageRequest, TVideoRequest } from './rules';
 import type {
   AigcImageOutputConfig,
@@ -102,12 +102,12 @@ function videoBody(entry: ModelEntry, req: TVideoRequest, opts: TCreateOptions):
   });
 }
 
-/** Image `quality` → the model's Resolution (models.ts T_IMAGE_QUALITY); validation refused any other quality. */
+/** Image `quality` → the model's Resolution (its record's `imageQuality`); validation refused any other quality. */
 function imageResolution(entry: ModelEntry, quality: string | undefined): string | undefined {
   if (quality === undefined) return undefined;
-  const table = T_IMAGE_QUALITY[entry.id] ?? {};
+  const table = tExtrasOf(entry).imageQuality ?? {};
   if (!(quality in table)) throw final('invalid_request', `quality '${quality}' has no platform T resolution for ${entry.id}`);
-  return table[quality];
+  return table[quality] ?? undefined;
 }
 
 function imageBody(entry: ModelEntry, req: TImageRequest, opts: TCreateOptions): CreateAigcImageTaskRequest {

@@ -7,7 +7,7 @@ import type { ModelEntry } from '../../core/catalogue';
 import type { GenerationRequest } from '../../core/task';
 import type { ImageRequestOf, VideoRequestOf } from '../request';
 import { checkDuration, checkFrameRoles, checkRatio, checkTextOrImage, normaliseResolution, requireCapability, RequestRuleError, type ImageRole } from '../rules';
-import { T_VIDEO_LIMITS, T_VIDEO_PROMPT_MAX } from './models';
+import { tExtrasOf, T_VIDEO_PROMPT_MAX } from './models';
 import type { tImageFields, tVideoFields } from './request-fields';
 
 export type TVideoRequest = VideoRequestOf<typeof tVideoFields>;
@@ -25,7 +25,7 @@ function imageRoles(req: TVideoRequest): ImageRole[] {
 }
 
 function validateVideo(entry: ModelEntry, req: TVideoRequest): TVideoRequest {
-  const limits = T_VIDEO_LIMITS[entry.id] ?? {};
+  const limits = tExtrasOf(entry);
   const oc = req.output_config ? { ...req.output_config } : undefined;
   if (oc?.Resolution !== undefined) oc.Resolution = normaliseResolution(entry, oc.Resolution, 'output_config.Resolution');
   if (oc?.AspectRatio !== undefined) checkRatio(entry, oc.AspectRatio, 'output_config.AspectRatio');

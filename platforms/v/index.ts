@@ -2,8 +2,8 @@
 import type { PlatformDefinition } from '../platform';
 import { vCallbackReceiver } from './announcements';
 import { vWorker, vWorkerEnv } from './config';
-import { vModels, vPublicEnv } from './models-file';
-import { V_MODELS } from './models';
+import { loadModelRecords, modelsFileEnv } from '../models-file';
+import { V_MODELS, V_MODELS_FILE } from './models';
 import { vVideoFields } from './request-fields';
 import { validateV } from './rules';
 
@@ -16,8 +16,8 @@ export const platformV: PlatformDefinition = {
     video: ['action', 'duration', 'resolution', 'image_url', 'last_frame_url', 'ratio', 'generate_audio', 'images'],
     image: [],
   },
-  publicEnv: vPublicEnv,
-  models: (env) => vModels(env, V_MODELS),
+  publicEnv: modelsFileEnv(V_MODELS_FILE.variable),
+  models: (env) => loadModelRecords(env, V_MODELS, V_MODELS_FILE),
   validate: validateV,
   workerEnv: vWorkerEnv,
   worker: vWorker,

@@ -2,9 +2,11 @@
  * Platform V's models (spec 2.5), corrected against the Volcengine/BytePlus docs (upstreams.md "Corrections"):
  * public id → upstream model id, durations, resolutions, capabilities. The upstream ids are Volcengine Ark's;
  * they are deployment data, not a rule: BytePlus names the same models differently (`seedance-1-5-pro-251215`,
- * `dreamina-seedance-2-0-260128`), so PLATFORM_V_MODELS_FILE overrides them (models-file.ts).
+ * `dreamina-seedance-2-0-260128`), so PLATFORM_V_MODELS_FILE overrides them (V_MODELS_FILE below, platforms/models-file.ts).
  */
-import type { Capability, DurationRule, ModelEntry } from '../../core/catalogue';
+import { z } from 'zod';
+import type { ModelRecord } from '../../core/catalogue';
+import type { ModelsFileSpec } from '../models-file';
 import { VIDEO_RATIO_VALUES } from '../request';
 
 /** Ark: 480p, 720p, 1080p, lower case. */
@@ -14,61 +16,113 @@ const RESOLUTIONS = ['480p', '720p', '1080p'];
 export const V_MAX_REFERENCE_VIDEOS = 3;
 export const V_MAX_REFERENCE_AUDIOS = 3;
 
-function model(
-  id: string,
-  upstream: string,
-  durations: DurationRule,
-  capabilities: Capability[],
-  extra: { resolutions?: readonly string[]; maxReferenceImages?: number; evidence?: string } = {},
-): ModelEntry {
-  return {
-    id,
+/**
+ * `defaults.sound`: the upstream default for `generate_audio` is true (upstreams.md Corrections: "defaults to true
+ * upstream on 2.0 models"; Volcengine documents the same default for 1.5-pro), while the spec's default is false:
+ * the adapter sends `generate_audio` explicitly to them, false unless the client asked for sound, or every video
+ * would be billed with audio. 1.5-pro makes sound upstream but the spec offers sound on 2.0 only, so it always
+ * gets false. V's records have no extras.
+ */
+export const V_MODELS: readonly ModelRecord[] = [
+  {
+    id: 'vendor-video-2-0-260128',
     platform: 'V',
     kind: 'video',
-    upstream: { model: upstream },
-    durations,
-    resolutions: extra.resolutions ?? RESOLUTIONS,
+    upstream: { model: 'doubao-seedance-2-0-260128' },
+    durations: { min: 4, max: 15 },
+    resolutions: RESOLUTIONS,
     ratios: VIDEO_RATIO_VALUES,
-    capabilities,
-    ...(extra.maxReferenceImages !== undefined ? { maxReferenceImages: extra.maxReferenceImages } : {}),
-    ...(extra.evidence ? { evidence: extra.evidence } : {}),
-  };
-}
-
-export const V_MODELS: readonly ModelEntry[] = [
-  model(
-    'vendor-video-2-0-260128',
-    'doubao-seedance-2-0-260128',
-    { min: 4, max: 15 },
-    ['text_to_video', 'image_to_video', 'reference_images', 'reference_video', 'reference_audio', 'sound', 'web_search', 'video_editing'],
-    { maxReferenceImages: 9, evidence: 'official; 9 images, 3 videos, 3 audios from upstreams.md Corrections' },
-  ),
+    maxReferenceImages: 9,
+    capabilities: ['text_to_video', 'image_to_video', 'reference_images', 'reference_video', 'reference_audio', 'sound', 'web_search', 'video_editing'],
+    defaults: { sound: true },
+    evidence: 'official; 9 images, 3 videos, 3 audios from upstreams.md Corrections',
+  },
   // The spec lists 1080p-capable resolutions and draft mode for 2.0-fast; no source confirms either (upstreams.md
   // Corrections: "no 1080p reported by several sources … treat 2.0-fast draft as unverified"), so both are refused.
-  model('vendor-video-2-0-fast-260128', 'doubao-seedance-2-0-fast-260128', { min: 4, max: 12 }, ['text_to_video', 'image_to_video', 'sound'], {
+  {
+    id: 'vendor-video-2-0-fast-260128',
+    platform: 'V',
+    kind: 'video',
+    upstream: { model: 'doubao-seedance-2-0-fast-260128' },
+    durations: { min: 4, max: 12 },
     resolutions: ['480p', '720p'],
+    ratios: VIDEO_RATIO_VALUES,
+    capabilities: ['text_to_video', 'image_to_video', 'sound'],
+    defaults: { sound: true },
     evidence: 'spec; no 1080p and no draft: unconfirmed upstream',
-  }),
+  },
   // Draft (a 480p preview) is documented for 1.5-pro; durations 4–12 s, not the spec's 2–12.
-  model('vendor-video-1-5-pro-251215', 'doubao-seedance-1-5-pro-251215', { min: 4, max: 12 }, ['text_to_video', 'image_to_video', 'first_last_frame', 'draft'], {
+  {
+    id: 'vendor-video-1-5-pro-251215',
+    platform: 'V',
+    kind: 'video',
+    upstream: { model: 'doubao-seedance-1-5-pro-251215' },
+    durations: { min: 4, max: 12 },
+    resolutions: RESOLUTIONS,
+    ratios: VIDEO_RATIO_VALUES,
+    capabilities: ['text_to_video', 'image_to_video', 'first_last_frame', 'draft'],
+    defaults: { sound: true },
     evidence: 'official; 4–12 s and draft from upstreams.md Corrections',
-  }),
-  model('vendor-video-1-0-pro-250528', 'doubao-seedance-1-0-pro-250528', { min: 2, max: 12 }, ['text_to_video', 'image_to_video']),
+  },
+  {
+    id: 'vendor-video-1-0-pro-250528',
+    platform: 'V',
+    kind: 'video',
+    upstream: { model: 'doubao-seedance-1-0-pro-250528' },
+    durations: { min: 2, max: 12 },
+    resolutions: RESOLUTIONS,
+    ratios: VIDEO_RATIO_VALUES,
+    capabilities: ['text_to_video', 'image_to_video'],
+  },
   // "text-to-video and first frame only (no first/last frame)".
-  model('vendor-video-1-0-pro-fast-251015', 'doubao-seedance-1-0-pro-fast-251015', { min: 2, max: 12 }, ['text_to_video', 'image_to_video'], {
+  {
+    id: 'vendor-video-1-0-pro-fast-251015',
+    platform: 'V',
+    kind: 'video',
+    upstream: { model: 'doubao-seedance-1-0-pro-fast-251015' },
+    durations: { min: 2, max: 12 },
+    resolutions: RESOLUTIONS,
+    ratios: VIDEO_RATIO_VALUES,
+    capabilities: ['text_to_video', 'image_to_video'],
     evidence: 'official; no first/last frame from upstreams.md Corrections',
-  }),
-  model('vendor-video-1-0-lite-i2v-250428', 'doubao-seedance-1-0-lite-i2v-250428', { min: 2, max: 12 }, ['image_to_video', 'first_last_frame', 'reference_images'], {
+  },
+  {
+    id: 'vendor-video-1-0-lite-i2v-250428',
+    platform: 'V',
+    kind: 'video',
+    upstream: { model: 'doubao-seedance-1-0-lite-i2v-250428' },
+    durations: { min: 2, max: 12 },
+    resolutions: RESOLUTIONS,
+    ratios: VIDEO_RATIO_VALUES,
     maxReferenceImages: 4,
-  }),
-  model('vendor-video-1-0-lite-t2v-250428', 'doubao-seedance-1-0-lite-t2v-250428', { min: 2, max: 12 }, ['text_to_video']),
+    capabilities: ['image_to_video', 'first_last_frame', 'reference_images'],
+  },
+  {
+    id: 'vendor-video-1-0-lite-t2v-250428',
+    platform: 'V',
+    kind: 'video',
+    upstream: { model: 'doubao-seedance-1-0-lite-t2v-250428' },
+    durations: { min: 2, max: 12 },
+    resolutions: RESOLUTIONS,
+    ratios: VIDEO_RATIO_VALUES,
+    capabilities: ['text_to_video'],
+  },
 ];
 
+/** An Ark model or endpoint id (`doubao-seedance-…`, `dreamina-…`, `ep-2025…`). */
+const arkModelId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be a model or endpoint id of letters, digits, dots, dashes and underscores');
+
 /**
- * Models whose upstream default for `generate_audio` is true (upstreams.md Corrections: "defaults to true upstream
- * on 2.0 models"; Volcengine documents the same default for 1.5-pro), while the spec's default is false: the
- * adapter sends `generate_audio` explicitly to them, false unless the client asked for sound, or every video
- * would be billed with audio. 1.5-pro makes sound upstream but the spec offers sound on 2.0 only, so it always
- * gets false.
+ * PLATFORM_V_MODELS_FILE (platforms/models-file.ts): `upstream` is `{model}`, an Ark model or endpoint id. The
+ * file's first form, `{ "<public id>": "<upstream id>" | null }` (every key a model id, no "models" key), is still
+ * read: it means `{ "models": { "<public id>": { "upstream": { "model": "<upstream id>" } } | null } }`.
  */
-export const V_AUDIO_DEFAULT_ON: ReadonlySet<string> = new Set(['vendor-video-2-0-260128', 'vendor-video-2-0-fast-260128', 'vendor-video-1-5-pro-251215']);
+export const V_MODELS_FILE: ModelsFileSpec = {
+  variable: 'PLATFORM_V_MODELS_FILE',
+  platformName: 'platform V',
+  upstream: z.strictObject({ model: arkModelId }),
+  olderForm: (json) => {
+    if (typeof json !== 'object' || json === null || Array.isArray(json) || 'models' in json) return undefined;
+    return { models: Object.fromEntries(Object.entries(json).map(([id, v]) => [id, typeof v === 'string' ? { upstream: { model: v } } : v])) };
+  },
+};

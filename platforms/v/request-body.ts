@@ -5,7 +5,6 @@
 import { createHash } from 'node:crypto';
 import type { ModelEntry } from '../../core/catalogue';
 import type { ArkContentItem, ArkCreateTaskRequest } from './wire-types';
-import { V_AUDIO_DEFAULT_ON } from './models';
 import type { VVideoRequest } from './rules';
 
 /**
@@ -58,8 +57,9 @@ export function toVCreateBody(entry: ModelEntry, req: VVideoRequest, opts: VCrea
   if (req.ratio !== undefined) body.ratio = req.ratio;
   if (req.duration !== undefined) body.duration = req.duration;
   if (req.resolution !== undefined) body.resolution = req.resolution.toLowerCase();
-  // The platform's default is true on these models, the spec's is false: say it every time.
-  if (V_AUDIO_DEFAULT_ON.has(entry.id)) body.generate_audio = req.generate_audio === true;
+  // The platform's default is true on these models (their records' defaults.sound), the spec's is false: say it
+  // every time.
+  if (entry.defaults?.sound === true) body.generate_audio = req.generate_audio === true;
   else if (req.generate_audio !== undefined) body.generate_audio = req.generate_audio;
   if (req.watermark !== undefined) body.watermark = req.watermark;
   if (req.return_last_frame !== undefined) body.return_last_frame = req.return_last_frame;

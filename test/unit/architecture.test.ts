@@ -79,7 +79,6 @@ export const OPTIONAL_PLATFORM_ROLES = {
   'job-claims.ts': 'which submit owns which job, where the platform has no dedup key',
   'video-inputs.ts': 'which endpoint and images a video request carries, where the platform splits endpoints by input',
   'model-spec.ts': 'the shape of model facts the platform tags with evidence',
-  'model-data.ts': "the model facts' defaults, where they are too many for models.ts",
   'models-file.ts': "the operator's models-file override",
 } as const;
 

@@ -20,7 +20,7 @@ import { createPlatformB } from '../../platforms/b/adapter';
 import { bceAuthorization, bceTimestamp, canonicalRequest, uriEncode } from '../../platforms/b/signing';
 import { bWorker } from '../../platforms/b/config';
 import { classifyBError } from '../../platforms/b/replies';
-import { B_MODELS_DATA } from '../../platforms/b/model-data';
+import { B_MODELS_DATA } from '../../platforms/b/models';
 import { taskInputKey } from '../../platforms/b/model-spec';
 import { resolveModels } from '../../platforms/b/models-file';
 import { CLOCK_SKEW_MARGIN_MS, sameRequest } from '../../platforms/b/lost-answer';

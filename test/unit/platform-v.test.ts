@@ -18,7 +18,6 @@ import { createPlatformV } from '../../platforms/v/adapter';
 import { callbackToken, vCallbackReceiver } from '../../platforms/v/announcements';
 import { CallbackRefused } from '../../platforms/platform';
 import { expiresAfterSeconds, markerSeed, toVCreateBody, V_EXPIRES_MAX_S, V_EXPIRES_MIN_S } from '../../platforms/v/request-body';
-import { vModels } from '../../platforms/v/models-file';
 import { V_MODELS } from '../../platforms/v/models';
 import { classifyVError, fromVTask } from '../../platforms/v/replies';
 import type { VVideoRequest } from '../../platforms/v/rules';
@@ -389,7 +388,7 @@ describe('PLATFORM_V_MODELS_FILE: the public-id → upstream-id mapping is deplo
   };
 
   test('unset: the Volcengine ids', () => {
-    expect(vModels({}, V_MODELS)).toBe(V_MODELS);
+    expect(buildCatalogue({}).entries.filter((e) => e.platform === 'V')).toEqual(V_MODELS);
     expect(catalogue.find('video', V20)!.upstream.model).toBe('doubao-seedance-2-0-260128');
   });
 
@@ -409,7 +408,7 @@ describe('PLATFORM_V_MODELS_FILE: the public-id → upstream-id mapping is deplo
 
   test.each([
     ['not JSON', '{"a":', /is not JSON/],
-    ['an unknown public id', JSON.stringify({ 'vendor-video-9': 'x' }), /unknown platform V models: vendor-video-9/],
+    ['an unknown public id', JSON.stringify({ 'vendor-video-9': 'x' }), /vendor-video-9: not a platform V model/],
     ['a value that is no model id', JSON.stringify({ [V20]: 'has spaces' }), /must be a model or endpoint id/],
     ['a value of the wrong type', JSON.stringify({ [V20]: 3 }), /vendor-video-2-0-260128/],
   ])('%s → a start-up error naming PLATFORM_V_MODELS_FILE', (_name, content, why) => {
