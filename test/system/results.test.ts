@@ -11,7 +11,6 @@
  *   link and `stored: false`;
  * - the retention workflow deletes old results (run directly with a short retention), and the schedule exists.
  */
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -21,11 +20,11 @@ import { startMinio, type MinioServer } from '../../scripts/minio';
 import { ApiClient } from '../support/client';
 import { Stack } from '../support/stack';
 import { temporalClient, type TemporalTestClient } from '../support/temporal';
+import { sha } from '../support/sha';
 
 jest.setTimeout(180_000);
 
 const VIDEO = { model: 'vendor-video-1-0-pro-250528', prompt: 'a red fox in fresh snow', duration: 5, return_last_frame: true };
-const sha = (b: ArrayBuffer | Buffer) => createHash('sha256').update(Buffer.from(b as ArrayBuffer)).digest('hex');
 
 /** The result as the workflow recorded it: platform links, keys, sha256. */
 async function recorded(client: Client, taskId: string) {

@@ -5,6 +5,7 @@
  * upstream calls (activities) and the outcomes its workflows reached.
  */
 import { ApiClient } from '../support/client';
+import { metric, scrape } from '../support/metrics';
 import { Stack } from '../support/stack';
 
 jest.setTimeout(240_000);
@@ -23,23 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
-
-async function scrape(url: string | undefined): Promise<string> {
-  if (!url) throw new Error('no metrics URL for this process');
-  const res = await fetch(url);
-  expect(res.status).toBe(200);
-  return res.text();
-}
-
-/** Sum of the samples of `name` whose labels include `labels`. */
-function total(text: string, name: string, labels: Record<string, string> = {}): number {
-  let sum = 0;
-  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, 'gm'))) {
-    const have = Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[2]);
-  }
-  return sum;
-}
 
 async function submit(api: ApiClient, prompt: string): Promise<string> {
   const r = await api.post('/v1/async/videos/generations', { model: MODEL, prompt, duration: 5 });
@@ -77,7 +61,7 @@ describe('two APIs and two workers on one Temporal server', () => {
   it('counts each task started on the API that started it', async () => {
     for (const via of [0, 1] as const) {
       const text = await scrape(`http://127.0.0.1:${stack.apiPorts[via]}/metrics`);
-      expect(total(text, 'mediagate_tasks_started_total', { kind: 'video', model: MODEL, platform: 'V' })).toBe(PER_API);
+      expect(metric(text, 'mediagate_tasks_started_total', { kind: 'video', model: MODEL, platform: 'V' })).toBe(PER_API);
     }
   });
 
@@ -93,12 +77,12 @@ describe('two APIs and two workers on one Temporal server', () => {
   it('runs tasks on both workers, and counts every outcome exactly once across them', async () => {
     const texts = await Promise.all(stack.workers.map((w) => scrape(w.metricsUrl)));
     for (const text of texts) {
-      expect(total(text, 'mediagate_upstream_request_duration_seconds_count', { platform: 'V', result: 'ok' })).toBeGreaterThan(0);
+      expect(metric(text, 'mediagate_upstream_request_duration_seconds_count', { platform: 'V', result: 'ok' })).toBeGreaterThan(0);
     }
-    const outcomes = (labels: Record<string, string>) => texts.reduce((sum, t) => sum + total(t, 'mediagate_tasks_completed_total', { platform: 'V', ...labels }), 0);
+    const outcomes = (labels: Record<string, string>) => texts.reduce((sum, t) => sum + metric(t, 'mediagate_tasks_completed_total', { platform: 'V', ...labels }), 0);
     expect(outcomes({ outcome: 'success', reason: 'none' })).toBe(2 * PER_API - 2);
     expect(outcomes({ outcome: 'failed', reason: 'content_policy' })).toBe(2);
-    const submits = texts.reduce((sum, t) => sum + total(t, 'mediagate_upstream_request_duration_seconds_count', { operation: 'submit' }), 0);
+    const submits = texts.reduce((sum, t) => sum + metric(t, 'mediagate_upstream_request_duration_seconds_count', { operation: 'submit' }), 0);
     expect(submits).toBe(2 * PER_API);
   });
 
