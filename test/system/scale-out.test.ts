@@ -6,23 +6,18 @@
  */
 import { ApiClient } from '../support/client';
 import { metric, scrape } from '../support/metrics';
-import { Stack } from '../support/stack';
+import { useStack } from '../support/use-stack';
 
 jest.setTimeout(240_000);
 
 const MODEL = 'vendor-video-1-0-pro-250528';
 const PER_API = 10;
 
-let stack: Stack;
+const gw = useStack({ name: 'scale-out', workers: 2, apis: 2, simJobDurationMs: 1_000 });
 let apis: [ApiClient, ApiClient];
 
-beforeAll(async () => {
-  stack = await Stack.start({ name: 'scale-out', workers: 2, apis: 2, simJobDurationMs: 1_000 });
-  apis = [new ApiClient(`http://127.0.0.1:${stack.apiPorts[0]}`), new ApiClient(`http://127.0.0.1:${stack.apiPorts[1]}`)];
-});
-
-afterAll(async () => {
-  await stack?.stop();
+beforeAll(() => {
+  apis = [new ApiClient(`http://127.0.0.1:${gw.stack.apiPorts[0]}`), new ApiClient(`http://127.0.0.1:${gw.stack.apiPorts[1]}`)];
 });
 
 async function submit(api: ApiClient, prompt: string): Promise<string> {
@@ -60,7 +55,7 @@ describe('two APIs and two workers on one Temporal server', () => {
 
   it('counts each task started on the API that started it', async () => {
     for (const via of [0, 1] as const) {
-      const text = await scrape(`http://127.0.0.1:${stack.apiPorts[via]}/metrics`);
+      const text = await scrape(`http://127.0.0.1:${gw.stack.apiPorts[via]}/metrics`);
       expect(metric(text, 'mediagate_tasks_started_total', { kind: 'video', model: MODEL, platform: 'V' })).toBe(PER_API);
     }
   });
@@ -75,7 +70,7 @@ describe('two APIs and two workers on one Temporal server', () => {
   });
 
   it('runs tasks on both workers, and counts every outcome exactly once across them', async () => {
-    const texts = await Promise.all(stack.workers.map((w) => scrape(w.metricsUrl)));
+    const texts = await Promise.all(gw.stack.workers.map((w) => scrape(w.metricsUrl)));
     for (const text of texts) {
       expect(metric(text, 'mediagate_upstream_request_duration_seconds_count', { platform: 'V', result: 'ok' })).toBeGreaterThan(0);
     }
@@ -87,7 +82,7 @@ describe('two APIs and two workers on one Temporal server', () => {
   });
 
   it('serves the Temporal SDK runtime metrics from each worker', async () => {
-    for (const w of stack.workers) {
+    for (const w of gw.stack.workers) {
       const text = await scrape(w.sdkMetricsUrl);
       expect(text).toMatch(/^temporal_\w+/m);
     }
