@@ -17,10 +17,7 @@ const SCANNED = ['test', 'bench'];
 /** Two bodies of one name at or above this token similarity (Dice coefficient on token bigrams) are a copy. */
 const COPY_SIMILARITY = 0.8;
 
-/**
- * Bodies too small to be worth a shared module: a one-token alias cannot drift. Names with the reason they may
- * repeat; keep this list short.
- */
+/** Names allowed to repeat, each with its reason; keep it short. Empty: every copy so far was worth sharing. */
 const ALLOWED: Record<string, string> = {};
 
 export interface Helper {
