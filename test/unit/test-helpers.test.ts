@@ -5,8 +5,9 @@
  * two files declaring the same name with the same body (whitespace normalised) — or with a body that differs only
  * in its types, literals or a word here and there (token similarity at or above COPY_SIMILARITY) — fail the test.
  * A copy that drifted a little is still a copy: that is how the shared helpers this test replaced had diverged.
+ * And test files mirror the code: test/unit/platforms/<x>/ and test/unit/sim/<x>/ hold one file per production file.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { tsFiles } from '../support/source-files';
@@ -88,7 +89,7 @@ export function copiedHelpers(helpers: Helper[]): string[] {
   return copies;
 }
 
-describe('test helpers are defined once', () => {
+describe("the test suite's structure", () => {
   const helpers = SCANNED.flatMap((d) => tsFiles(join(ROOT, d), ['fixtures'])).flatMap((f) => topLevelHelpers(f));
 
   test('the scan sees the helpers (it is not vacuous)', () => {
@@ -109,5 +110,24 @@ describe('test helpers are defined once', () => {
 
   test('no top-level helper of test/ or bench/ is copied into another file', () => {
     expect(copiedHelpers(helpers)).toEqual([]);
+  });
+
+  // Test files mirror the code (README, "Tests"): a platform's and the simulator's unit tests are named after the
+  // file they test, in a folder named after the production folder.
+  test.each([
+    ['platforms', 'test/unit/platforms'],
+    ['sim', 'test/unit/sim'],
+  ])('every %s/<x>/ has its test folder, and each test file there names a file of that folder', (code, tests) => {
+    // Code folders only (sim/assets holds media, no code).
+    const folders = readdirSync(join(ROOT, code), { withFileTypes: true })
+      .filter((d) => d.isDirectory() && readdirSync(join(ROOT, code, d.name)).some((f) => f.endsWith('.ts')))
+      .map((d) => d.name);
+    expect(folders.filter((x) => !existsSync(join(ROOT, tests, x)))).toEqual([]);
+    const strays = folders.flatMap((x) =>
+      readdirSync(join(ROOT, tests, x))
+        .filter((f) => f.endsWith('.test.ts') && !existsSync(join(ROOT, code, x, f.replace(/\.test\.ts$/, '.ts'))))
+        .map((f) => `${tests}/${x}/${f}`),
+    );
+    expect(strays).toEqual([]);
   });
 });
