@@ -6,6 +6,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { metric, scrape } from '../test/support/metrics';
+import { sleep } from '../test/support/wait-for';
 import { Stack, TEST_KEYS, type StackOptions } from '../test/support/stack';
 
 export const AUTH = { Authorization: `Bearer ${TEST_KEYS.alice.secret}`, 'Content-Type': 'application/json' };
@@ -63,27 +65,14 @@ export function rssMiB(pid: number | undefined): number {
   return m ? round(Number(m[1]) / 1024) : NaN;
 }
 
-/** Sum of the samples of one metric whose labels include `labels`, from a Prometheus text page. */
-export function metric(text: string, name: string, labels: Record<string, string> = {}): number {
-  let sum = 0;
-  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, 'gm'))) {
-    const have = Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[2]);
-  }
-  return sum;
-}
-
-export async function scrape(url: string | undefined): Promise<string> {
-  if (!url) throw new Error('no metrics URL');
-  return (await fetch(url)).text();
-}
+export { metric, scrape } from '../test/support/metrics';
 
 /** Upstream polls the stack's (first) worker has made so far, from its metrics. */
 export async function workerPolls(stack: Stack): Promise<number> {
   return metric(await scrape(stack.workers[0]!.metricsUrl), 'mediagate_upstream_request_duration_seconds_count', { operation: 'poll' });
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { sleep } from '../test/support/wait-for';
 
 /** Polls `check` every `everyMs` until it returns true, for at most `timeoutMs`; false when it never did. */
 export async function until(check: () => Promise<boolean>, timeoutMs: number, everyMs = 500): Promise<boolean> {

@@ -18,11 +18,11 @@ import { startExtraApi } from '../support/extra-api';
 import { keptLink, withoutTokens } from '../support/result-links';
 import { sharedStack } from '../support/shared-stack';
 import { CAROL_LIMITS } from '../support/stack';
+import { sleep } from '../support/wait-for';
 
 const { api, apiUrl, sim } = sharedStack();
 const alice = api('alice');
 const V10 = 'vendor-video-1-0-pro-250528';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('GET /openapi.json', () => {
   test('is a valid OpenAPI 3.1 document covering every route', async () => {

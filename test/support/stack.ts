@@ -6,13 +6,13 @@
  * Logs of every process go to test-results/logs/<stack>/<part>.log.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { freePort } from '../../scripts/free-port';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startDevServer, type DevServer } from '../../scripts/dev-server';
+import { sha } from './sha';
 
 export const REPO = resolve(__dirname, '..', '..');
 export { freePort };
@@ -35,9 +35,8 @@ export const CAROL_LIMITS = { models: ['vendor-video-1-0-pro-250528', 'NB'], rat
 
 function writeKeysFile(dir: string): string {
   const file = join(dir, 'api-keys.json');
-  const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
   const keys = [
-    { id: TEST_KEYS.carol.id, sha256: sha256(TEST_KEYS.carol.secret), ...CAROL_LIMITS, models: [...CAROL_LIMITS.models] },
+    { id: TEST_KEYS.carol.id, sha256: sha(TEST_KEYS.carol.secret), ...CAROL_LIMITS, models: [...CAROL_LIMITS.models] },
     { id: TEST_KEYS.dave.id, secret: TEST_KEYS.dave.secret },
   ];
   writeFileSync(file, JSON.stringify(keys, null, 2));

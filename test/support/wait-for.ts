@@ -11,3 +11,6 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeo
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** Resolves after `ms`: for pacing load or waiting out a window, never for waiting on a result (use waitFor). */
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

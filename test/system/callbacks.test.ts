@@ -6,12 +6,11 @@
  * leave the timer to finish the task.
  */
 import { createHash, createHmac } from 'node:crypto';
-import type { Client } from '@temporalio/client';
-import { ApiClient, SimClient } from '../support/client';
+import { ApiClient } from '../support/client';
 import { freePort, Stack } from '../support/stack';
-import { temporalClient } from '../support/temporal';
 import { until } from './faults-support';
 import { unique } from '../support/prompts';
+import { useStack } from '../support/use-stack';
 
 jest.setTimeout(240_000);
 
@@ -21,22 +20,15 @@ const B_SIGN_KEY = 'b-sign-key-for-tests';
 /** Every timer of this stack: a task done well before it was woken by a callback. */
 const TIMER_MS = 15_000;
 
-let stack: Stack;
-let alice: ApiClient;
-let sim: SimClient;
-let client: Client;
-let closeClient: () => Promise<void>;
-let apiUrl: string;
-
-beforeAll(async () => {
+// The API's port is chosen first: the stack's PUBLIC_BASE_URL (where platforms call back) names it.
+const gw = useStack(async () => {
   const apiPort = await freePort();
-  apiUrl = `http://127.0.0.1:${apiPort}`;
-  stack = await Stack.start({
+  return {
     name: 'callbacks',
     apiPort,
     simJobDurationMs: 1_500,
     env: {
-      PUBLIC_BASE_URL: apiUrl,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
       CALLBACK_SECRET,
       PLATFORM_T_EVENTS: 'push',
       PLATFORM_T_EVENTS_SIGN_KEY: T_SIGN_KEY,
@@ -47,24 +39,16 @@ beforeAll(async () => {
       POLL_INTERVAL_IMAGE_MS: String(TIMER_MS),
       POLL_FALLBACK_INTERVAL_MS: String(TIMER_MS),
     },
-  });
-  alice = new ApiClient(apiUrl, 'alice');
-  sim = new SimClient(stack.simUrl);
-  ({ client, close: closeClient } = await temporalClient(stack.temporalAddress));
-}, 180_000);
-
-afterAll(async () => {
-  await closeClient?.();
-  await stack?.stop();
+  };
 });
 
 afterEach(async () => {
-  await sim.clearCallbackFaults();
+  await gw.sim.clearCallbackFaults();
 });
 
 
 async function callbackOutcomes(): Promise<Record<string, number>> {
-  const text = await (await fetch(`${apiUrl}/metrics`)).text();
+  const text = await (await fetch(`${gw.stack.apiUrl}/metrics`)).text();
   const out: Record<string, number> = {};
   for (const m of text.matchAll(/^mediagate_callbacks_total\{outcome="([^"]+)",platform="([^"]+)"\} (\d+)$/gm)) out[`${m[2]}:${m[1]}`] = Number(m[3]);
   for (const m of text.matchAll(/^mediagate_callbacks_total\{platform="([^"]+)",outcome="([^"]+)"\} (\d+)$/gm)) out[`${m[1]}:${m[2]}`] = Number(m[3]);
@@ -73,15 +57,15 @@ async function callbackOutcomes(): Promise<Record<string, number>> {
 
 /** Signals the task's workflow received (its history's WorkflowExecutionSignaled events). */
 async function signalsOf(taskId: string): Promise<number> {
-  const history = await client.workflow.getHandle(taskId).fetchHistory();
+  const history = await gw.client.workflow.getHandle(taskId).fetchHistory();
   return (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes).length;
 }
 
 /** Starts a task and waits for it; `withinMs` below the stack's timers means a callback woke it. */
 async function runTask(path: string, body: Record<string, unknown>, withinMs: number) {
-  const r = await alice.post(path, body);
+  const r = await gw.alice.post(path, body);
   expect(r.status).toBe(200);
-  const record = await alice.waitForTask(r.body.task_id, withinMs);
+  const record = await gw.alice.waitForTask(r.body.task_id, withinMs);
   return { taskId: r.body.task_id as string, record };
 }
 
@@ -90,7 +74,7 @@ describe('callbacks wake their tasks before any timer', () => {
     const prompt = unique('v callback');
     const { taskId, record } = await runTask('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt, duration: 5 }, TIMER_MS - 5_000);
     expect(record.status).toBe('success');
-    const sent = (await sim.callbacks('V')).filter((c) => c.url.includes(`/v1/callbacks/V/${taskId}?token=`));
+    const sent = (await gw.sim.callbacks('V')).filter((c) => c.url.includes(`/v1/callbacks/V/${taskId}?token=`));
     expect(sent.map((c) => c.body?.status)).toEqual(expect.arrayContaining(['queued', 'succeeded']));
     for (const c of sent) expect(c.attempts[0]).toBe(200);
     // Every status change is acknowledged, but only the end wakes the task: one signal, not one per change.
@@ -101,8 +85,8 @@ describe('callbacks wake their tasks before any timer', () => {
     const { taskId, record } = await runTask('/v1/async/images/generations', { model: 'GEM-2.5', prompt: unique('t push') }, TIMER_MS - 5_000);
     expect(record.status).toBe('success');
     expect(await signalsOf(taskId)).toBeGreaterThan(0);
-    const event = (await sim.callbacks('T')).find((c) => JSON.stringify(c.body).includes(taskId))!;
-    expect(event.url).toBe(`${apiUrl}/v1/callbacks/T`);
+    const event = (await gw.sim.callbacks('T')).find((c) => JSON.stringify(c.body).includes(taskId))!;
+    expect(event.url).toBe(`${gw.stack.apiUrl}/v1/callbacks/T`);
     expect(event.body).toMatchObject({ EventType: 'AigcImageTaskComplete', T: expect.any(Number), Sign: expect.stringMatching(/^[0-9a-f]{32}$/) });
   });
 
@@ -110,8 +94,8 @@ describe('callbacks wake their tasks before any timer', () => {
     const { taskId, record } = await runTask('/v1/async/videos/generations', { model: 'K20', action: 'text_to_video', prompt: unique('b push'), duration: 5 }, TIMER_MS - 5_000);
     expect(record.status).toBe('success');
     expect(await signalsOf(taskId)).toBeGreaterThan(0);
-    const upstream = (await client.workflow.getHandle(taskId).describe()).searchAttributes.GenerationUpstreamTaskId?.[0];
-    const event = (await sim.callbacks('B')).find((c) => c.body?.videoGenerateCompleteEvent?.taskId === upstream)!;
+    const upstream = (await gw.client.workflow.getHandle(taskId).describe()).searchAttributes.GenerationUpstreamTaskId?.[0];
+    const event = (await gw.sim.callbacks('B')).find((c) => c.body?.videoGenerateCompleteEvent?.taskId === upstream)!;
     expect(event.headers).toMatchObject({ 'vod-callback-auth-token': expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(event.attempts[0]).toBe(200);
   });
@@ -119,7 +103,7 @@ describe('callbacks wake their tasks before any timer', () => {
 
 describe('callbacks that go wrong change nothing but the wait', () => {
   test('dropped callbacks: the timer still finishes the task', async () => {
-    await sim.callbackFault({ platform: 'V', fault: 'drop', count: 10 });
+    await gw.sim.callbackFault({ platform: 'V', fault: 'drop', count: 10 });
     const { taskId, record } = await runTask('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: unique('dropped'), duration: 5 }, TIMER_MS * 3);
     expect(record.status).toBe('success');
     expect(await signalsOf(taskId)).toBe(0);
@@ -127,19 +111,19 @@ describe('callbacks that go wrong change nothing but the wait', () => {
 
   test('a duplicated callback costs at most an extra poll: one job, success', async () => {
     const prompt = unique('duplicated');
-    await sim.callbackFault({ platform: 'B', fault: 'duplicate', count: 5 });
+    await gw.sim.callbackFault({ platform: 'B', fault: 'duplicate', count: 5 });
     const { record } = await runTask('/v1/async/videos/generations', { model: 'K20', action: 'text_to_video', prompt, duration: 5 }, TIMER_MS - 5_000);
     expect(record.status).toBe('success');
-    expect((await sim.jobs('B')).filter((j) => JSON.stringify(j.meta).includes(prompt))).toHaveLength(1);
+    expect((await gw.sim.jobs('B')).filter((j) => JSON.stringify(j.meta).includes(prompt))).toHaveLength(1);
   });
 
   test('a badly signed event is refused (401) and the timer finishes the task', async () => {
     const before = await callbackOutcomes();
-    await sim.callbackFault({ platform: 'T', fault: 'bad-signature', count: 5 });
+    await gw.sim.callbackFault({ platform: 'T', fault: 'bad-signature', count: 5 });
     const { taskId, record } = await runTask('/v1/async/images/generations', { model: 'GEM-2.5', prompt: unique('bad signature') }, TIMER_MS * 3);
     expect(record.status).toBe('success');
     expect(await signalsOf(taskId)).toBe(0);
-    const refused = (await sim.callbacks('T')).filter((c) => c.fault === 'bad-signature' && JSON.stringify(c.body).includes(taskId));
+    const refused = (await gw.sim.callbacks('T')).filter((c) => c.fault === 'bad-signature' && JSON.stringify(c.body).includes(taskId));
     expect(refused.length).toBeGreaterThan(0);
     for (const c of refused) expect(c.attempts.every((s) => s === 401)).toBe(true);
     expect((await callbackOutcomes())['T:refused'] ?? 0).toBeGreaterThan(before['T:refused'] ?? 0);
@@ -150,20 +134,20 @@ describe('security: forged, expired, unknown and replayed announcements', () => 
   let running: string;
 
   beforeAll(async () => {
-    const r = await alice.post('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: unique('[sim:never] target'), duration: 5 });
+    const r = await gw.alice.post('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: unique('[sim:never] target'), duration: 5 });
     running = r.body.task_id;
-    await until('the target task is running', async () => (await alice.get(`/v1/generations/${running}`)).body.status === 'running', 60_000);
+    await until('the target task is running', async () => (await gw.alice.get(`/v1/generations/${running}`)).body.status === 'running', 60_000);
   });
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${apiUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    fetch(`${gw.stack.apiUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
   test('a V callback with a wrong token is 401 and changes nothing', async () => {
     const before = await signalsOf(running);
     const r = await post(`/v1/callbacks/V/${running}?token=forged`, { id: 'cgt-x', status: 'succeeded', content: { video_url: 'https://evil.test/x.mp4' } });
     expect(r.status).toBe(401);
     expect(await signalsOf(running)).toBe(before);
-    expect((await alice.get(`/v1/generations/${running}`)).body.status).toBe('running');
+    expect((await gw.alice.get(`/v1/generations/${running}`)).body.status).toBe('running');
   });
 
   test("a V callback with another task's token is 401", async () => {
@@ -178,7 +162,7 @@ describe('security: forged, expired, unknown and replayed announcements', () => 
     expect([r.status, ((await r.json()) as any).signalled]).toEqual([200, 1]);
     await until('the signal is in the history', async () => (await signalsOf(running)) > before, 10_000);
     await new Promise((res) => setTimeout(res, 1_500));
-    const now = (await alice.get(`/v1/generations/${running}`)).body;
+    const now = (await gw.alice.get(`/v1/generations/${running}`)).body;
     expect(now.status).toBe('running');
     expect(now.data).toBeUndefined();
   });
@@ -201,14 +185,14 @@ describe('security: forged, expired, unknown and replayed announcements', () => 
     const body = JSON.stringify({ eventType: 'VIDEO_GENERATE_COMPLETE', videoGenerateCompleteEvent: { taskId: 'tsk-forged' } });
     expect((await post('/v1/callbacks/B', body)).status).toBe(401);
     const ts = String(Date.now());
-    const wrong = createHmac('sha256', 'not-the-key').update(`POST;${apiUrl}/v1/callbacks/B;${body};${ts};someone`).digest('hex');
+    const wrong = createHmac('sha256', 'not-the-key').update(`POST;${gw.stack.apiUrl}/v1/callbacks/B;${body};${ts};someone`).digest('hex');
     expect((await post('/v1/callbacks/B', body, { 'vod-callback-auth-token': wrong, 'vod-callback-auth-timestamp': ts, 'vod-callback-auth-user': 'someone' })).status).toBe(401);
 
     // Replay an event the platform really sent, for a task that has finished: accepted, nothing to wake.
-    const genuine = (await sim.callbacks('B')).find((c) => c.attempts[0] === 200 && !c.fault)!;
+    const genuine = (await gw.sim.callbacks('B')).find((c) => c.attempts[0] === 200 && !c.fault)!;
     const raw = JSON.stringify(genuine.body);
     const fresh = String(Date.now());
-    const token = createHmac('sha256', B_SIGN_KEY).update(`POST;${apiUrl}/v1/callbacks/B;${raw};${fresh};${genuine.headers['vod-callback-auth-user']}`).digest('hex');
+    const token = createHmac('sha256', B_SIGN_KEY).update(`POST;${gw.stack.apiUrl}/v1/callbacks/B;${raw};${fresh};${genuine.headers['vod-callback-auth-user']}`).digest('hex');
     const r = await post('/v1/callbacks/B', raw, { 'vod-callback-auth-token': token, 'vod-callback-auth-timestamp': fresh, 'vod-callback-auth-user': genuine.headers['vod-callback-auth-user']! });
     expect([r.status, ((await r.json()) as any).signalled]).toEqual([200, 0]);
   });
@@ -225,7 +209,7 @@ describe("T's pull queue (no public URL needed)", () => {
 
   test('a singleton consumer workflow pulls T events and wakes tasks; a second worker does not start a second consumer', async () => {
     // A lane whose worker consumes T's queue: it switches the simulated account to PULL mode.
-    const lane = await stack.startLane(pullEnv);
+    const lane = await gw.stack.startLane(pullEnv);
     consumers.push(lane.worker);
     const laneApi = new ApiClient(lane.apiUrl, 'alice');
     const r = await laneApi.post('/v1/async/images/generations', { model: 'GEM-2.5', prompt: unique('t pull') });
@@ -233,20 +217,20 @@ describe("T's pull queue (no public URL needed)", () => {
     expect(record.status).toBe('success');
     expect(await signalsOf(r.body.task_id)).toBeGreaterThan(0);
 
-    const consumer = await client.workflow.getHandle('platform-events-T').describe();
+    const consumer = await gw.client.workflow.getHandle('platform-events-T').describe();
     expect(consumer.status.name).toBe('RUNNING');
-    consumers.push(await stack.startWorker({ TEMPORAL_TASK_QUEUE: consumer.taskQueue, ...pullEnv }));
-    const again = await client.workflow.getHandle('platform-events-T').describe();
+    consumers.push(await gw.stack.startWorker({ TEMPORAL_TASK_QUEUE: consumer.taskQueue, ...pullEnv }));
+    const again = await gw.client.workflow.getHandle('platform-events-T').describe();
     expect(again.runId).toBe(consumer.runId);
     let running = 0;
-    for await (const w of client.workflow.list({ query: `WorkflowId = 'platform-events-T' AND ExecutionStatus = 'Running'` })) if (w) running++;
+    for await (const w of gw.client.workflow.list({ query: `WorkflowId = 'platform-events-T' AND ExecutionStatus = 'Running'` })) if (w) running++;
     expect(running).toBe(1);
   });
 
   test('a worker running the consumer stops at once on SIGTERM: the consumer hands its run back instead of holding the shutdown grace', async () => {
     expect(consumers).toHaveLength(2);
     await until('the consumer is pulling', async () => {
-      const d = await client.workflow.getHandle('platform-events-T').describe();
+      const d = await gw.client.workflow.getHandle('platform-events-T').describe();
       return d.raw.pendingActivities?.some((a) => a.activityType?.name === 'consumePlatformEvents' && a.state === 2 /* STARTED */) ?? false;
     }, 30_000);
     for (const w of consumers) w.child.kill('SIGTERM');

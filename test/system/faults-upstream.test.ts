@@ -5,45 +5,30 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import type { Client } from '@temporalio/client';
 import { SA } from '../../core/search-attributes';
 import { findTemporalCli } from '../../scripts/temporal-cli';
-import { ApiClient, SimClient } from '../support/client';
-import { REPO, Stack } from '../support/stack';
-import { temporalClient, upstreamIds } from '../support/temporal';
+import { ApiClient } from '../support/client';
+import { REPO } from '../support/stack';
+import { upstreamIds } from '../support/temporal';
 import { expectOneJobPerTask, report, startTasks, until, V_MODEL, waitAll } from './faults-support';
+import { useStack } from '../support/use-stack';
 
 jest.setTimeout(180_000);
 
 /** The deadline of tasks started through the second API: short, so an outage can outlast it. */
 const SHORT_DEADLINE_MS = 6_000;
 
-let stack: Stack;
-let alice: ApiClient;
-let bob: ApiClient;
+// A job the platform forgets is retried for UPSTREAM_LOST_GRACE_MS after its submit (2 min by default).
+const gw = useStack({ name: 'faults-upstream', env: { UPSTREAM_LOST_GRACE_MS: '1000' } });
 let aliceShort: ApiClient;
-let sim: SimClient;
-let client: Client;
-let closeClient: () => Promise<void>;
 
 beforeAll(async () => {
-  // A job the platform forgets is retried for UPSTREAM_LOST_GRACE_MS after its submit (2 min by default).
-  stack = await Stack.start({ name: 'faults-upstream', env: { UPSTREAM_LOST_GRACE_MS: '1000' } });
   // The deadline is the worker's setting: a lane (its own task queue, worker and API) runs tasks with a short one.
-  const short = await stack.startLane({ TASK_DEADLINE_VIDEO_MS: String(SHORT_DEADLINE_MS) });
-  alice = new ApiClient(stack.apiUrl, 'alice');
-  bob = new ApiClient(stack.apiUrl, 'bob');
+  const short = await gw.stack.startLane({ TASK_DEADLINE_VIDEO_MS: String(SHORT_DEADLINE_MS) });
   aliceShort = new ApiClient(short.apiUrl, 'alice');
-  sim = new SimClient(stack.simUrl);
-  ({ client, close: closeClient } = await temporalClient(stack.temporalAddress));
 }, 180_000);
 
-afterAll(async () => {
-  await closeClient?.();
-  await stack?.stop();
-});
-
-afterEach(() => sim.clearFaults());
+afterEach(() => gw.sim.clearFaults());
 
 describe('an upstream outage shorter than the deadline', () => {
   test.each([
@@ -51,53 +36,53 @@ describe('an upstream outage shorter than the deadline', () => {
     { kind: '429 with Retry-After', status: 429 as const, retryAfterSeconds: 1 },
     { kind: 'refused connections (reset)', status: 'reset' as const },
   ])('$kind on submit and then on poll: no task fails, one job per task', async ({ status, retryAfterSeconds }) => {
-    const before = await sim.stats();
+    const before = await gw.sim.stats();
     // Submits fail first...
-    await sim.fault({ platform: 'V', op: 'submit', status, durationMs: 2_500, retryAfterSeconds });
-    const ids = await startTasks(alice, 5, `outage ${status} [sim:duration=3000]`);
-    await until('every task has submitted its job', async () => (await upstreamIds(client, ids)).every(Boolean), 30_000);
+    await gw.sim.fault({ platform: 'V', op: 'submit', status, durationMs: 2_500, retryAfterSeconds });
+    const ids = await startTasks(gw.alice, 5, `outage ${status} [sim:duration=3000]`);
+    await until('every task has submitted its job', async () => (await upstreamIds(gw.client, ids)).every(Boolean), 30_000);
     // ...then, while the jobs run, polls fail for ten poll intervals.
-    await sim.fault({ platform: 'V', op: 'poll', status, durationMs: 3_000, retryAfterSeconds });
-    const records = await waitAll(alice, ids, 60_000);
+    await gw.sim.fault({ platform: 'V', op: 'poll', status, durationMs: 3_000, retryAfterSeconds });
+    const records = await waitAll(gw.alice, ids, 60_000);
 
-    const after = await sim.stats();
+    const after = await gw.sim.stats();
     expect(after.V.faultsInjected - before.V.faultsInjected).toBeGreaterThanOrEqual(ids.length * 2);
-    await expectOneJobPerTask({ sim, client, ids, records, jobsBefore: before.V.jobsCreated, expected: 'success' });
+    await expectOneJobPerTask({ sim: gw.sim, client: gw.client, ids, records, jobsBefore: before.V.jobsCreated, expected: 'success' });
   });
 });
 
 describe('a job the platform loses', () => {
   test('the task fails upstream_lost naming the job; the runbook replays it as an outage victim, on a new job', async () => {
-    const before = await sim.stats();
-    const [id] = await startTasks(alice, 1, 'lost upstream [sim:never]');
-    await until('the job exists upstream', async () => (await upstreamIds(client, [id!]))[0] !== undefined, 30_000);
-    const [upstream] = await upstreamIds(client, [id!]);
+    const before = await gw.sim.stats();
+    const [id] = await startTasks(gw.alice, 1, 'lost upstream [sim:never]');
+    await until('the job exists upstream', async () => (await upstreamIds(gw.client, [id!]))[0] !== undefined, 30_000);
+    const [upstream] = await upstreamIds(gw.client, [id!]);
     // The platform forgets it, as past its retention: its task query answers 404 from now on.
-    expect((await fetch(`${stack.simUrl}/_sim/jobs/${upstream}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await fetch(`${gw.stack.simUrl}/_sim/jobs/${upstream}`, { method: 'DELETE' })).status).toBe(200);
 
-    const lost = await alice.waitForTask(id!, 60_000);
+    const lost = await gw.alice.waitForTask(id!, 60_000);
     expect(lost).toMatchObject({ status: 'failed', error: { code: 'upstream_lost', message: expect.stringContaining(upstream!) } });
-    const failed = await client.workflow.getHandle(id!).describe();
+    const failed = await gw.client.workflow.getHandle(id!).describe();
     expect(failed.typedSearchAttributes.get(SA.failureReason)).toBe('upstream_lost');
 
     const replay = (...args: string[]) =>
-      execFileSync(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/replay-failed.ts'), ...args], { cwd: REPO, env: { ...process.env, ...stack.env }, encoding: 'utf8' });
+      execFileSync(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/replay-failed.ts'), ...args], { cwd: REPO, env: { ...process.env, ...gw.stack.env }, encoding: 'utf8' });
     expect(replay('--task-id', id!)).toContain(`replay  ${id}`);
     // The replayed run submits a new job (the lost one is gone) and keeps polling it.
     await until('the replayed run has a job of its own', async () => {
-      const [now] = await upstreamIds(client, [id!]);
+      const [now] = await upstreamIds(gw.client, [id!]);
       return now !== undefined && now !== upstream;
     }, 30_000);
-    expect((await sim.stats()).V.jobsCreated - before.V.jobsCreated).toBe(2);
-    expect((await alice.get(`/v1/generations/${id}`)).body.status).toMatch(/^(pending|running)$/);
-    await client.workflow.getHandle(id!).cancel();
+    expect((await gw.sim.stats()).V.jobsCreated - before.V.jobsCreated).toBe(2);
+    expect((await gw.alice.get(`/v1/generations/${id}`)).body.status).toMatch(/^(pending|running)$/);
+    await gw.client.workflow.getHandle(id!).cancel();
   });
 });
 
 describe('an upstream outage past the deadline, and the replay runbook', () => {
   test('tasks fail with deadline_exceeded, are findable by search attribute, and a replay completes the same task ids', async () => {
-    const before = await sim.stats();
-    await sim.fault({ platform: 'V', op: '*', status: 503, durationMs: 120_000 });
+    const before = await gw.sim.stats();
+    await gw.sim.fault({ platform: 'V', op: '*', status: 503, durationMs: 120_000 });
     const ids = await startTasks(aliceShort, 4, 'down past the deadline');
     const failed = await waitAll(aliceShort, ids, 60_000);
     for (const r of failed) {
@@ -105,11 +90,11 @@ describe('an upstream outage past the deadline, and the replay runbook', () => {
       expect(r.error.code).toBe('deadline_exceeded');
       expect(r.error.message).toMatch(/could not be submitted within the task deadline \(6 s\).*could not be reached.*unavailable/i);
     }
-    expect((await sim.stats()).V.jobsCreated).toBe(before.V.jobsCreated);
+    expect((await gw.sim.stats()).V.jobsCreated).toBe(before.V.jobsCreated);
     report({ tasks: ids.length, succeeded: 0, failed: failed.length, jobsCreated: 0 });
 
     // Search attributes say why, on the execution and in a visibility query an operator would type.
-    const desc = await client.workflow.getHandle(ids[0]!).describe();
+    const desc = await gw.client.workflow.getHandle(ids[0]!).describe();
     expect(desc.status.name).toBe('FAILED');
     expect(desc.typedSearchAttributes.get(SA.status)).toBe('failed');
     expect(desc.typedSearchAttributes.get(SA.failureReason)).toBe('deadline_exceeded');
@@ -120,35 +105,35 @@ describe('an upstream outage past the deadline, and the replay runbook', () => {
     const query = "GenerationStatus = 'failed' AND GenerationFailureReason = 'deadline_exceeded' AND GenerationPlatform = 'V'";
     await until('visibility lists the failed tasks', async () => {
       const found = new Set<string>();
-      for await (const w of client.workflow.list({ query })) found.add(w.workflowId);
+      for await (const w of gw.client.workflow.list({ query })) found.add(w.workflowId);
       return ids.every((id) => found.has(id));
     }, 15_000);
 
     // The runbook (docs/operations.md): the platform is back; find the victims with the CLI...
-    await sim.clearFaults();
+    await gw.sim.clearFaults();
     const cli = findTemporalCli({ install: false });
     if (!cli) throw new Error('Temporal CLI not found (run npm run temporal:install)');
     const listed = JSON.parse(
-      execFileSync(cli, ['workflow', 'list', '--address', stack.temporalAddress, '--query', query, '--output', 'json'], { encoding: 'utf8' }),
+      execFileSync(cli, ['workflow', 'list', '--address', gw.stack.temporalAddress, '--query', query, '--output', 'json'], { encoding: 'utf8' }),
     ) as { execution: { workflowId: string } }[];
     expect(listed.map((w) => w.execution.workflowId)).toEqual(expect.arrayContaining(ids));
 
     // A task refused for its content also failed meanwhile: the runbook must leave it alone.
     const [refused] = await startTasks(aliceShort, 1, 'refused [sim:fail=content_policy]');
     expect((await aliceShort.waitForTask(refused!)).error.code).toBe('content_policy');
-    const beforeReplay = await sim.stats();
+    const beforeReplay = await gw.sim.stats();
 
     // ...see what would be replayed, then replay them with the gateway command.
     const replay = (...args: string[]) =>
       execFileSync(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/replay-failed.ts'), ...args], {
         cwd: REPO,
-        env: { ...process.env, ...stack.env },
+        env: { ...process.env, ...gw.stack.env },
         encoding: 'utf8',
       });
     const dry = replay('--query', "GenerationPlatform = 'V'", '--dry-run');
     for (const id of ids) expect(dry).toContain(`would replay ${id}`);
     expect(dry).not.toContain(refused);
-    expect((await alice.get(`/v1/generations/${ids[0]}`)).body.status).toBe('failed');
+    expect((await gw.alice.get(`/v1/generations/${ids[0]}`)).body.status).toBe('failed');
     // Named on its own, the refused task is not replayed, and the operator is told why and how to override.
     const named = replay('--task-id', refused!, '--dry-run');
     expect(named).toContain(`skip    ${refused}: it failed with content_policy, which an outage does not cause`);
@@ -160,9 +145,9 @@ describe('an upstream outage past the deadline, and the replay runbook', () => {
 
     // The same task ids go on to success, with one upstream job each (the first run never created one).
     const records = await waitAll(aliceShort, ids, 60_000);
-    await expectOneJobPerTask({ sim, client, ids, records, jobsBefore: beforeReplay.V.jobsCreated, expected: 'success' });
+    await expectOneJobPerTask({ sim: gw.sim, client: gw.client, ids, records, jobsBefore: beforeReplay.V.jobsCreated, expected: 'success' });
     expect((await aliceShort.get(`/v1/generations/${refused}`)).body.status).toBe('failed');
-    const now = await client.workflow.getHandle(ids[0]!).describe();
+    const now = await gw.client.workflow.getHandle(ids[0]!).describe();
     expect(now.typedSearchAttributes.get(SA.status)).toBe('success');
     expect(now.typedSearchAttributes.get(SA.failureReason)).toBeUndefined();
 
@@ -174,43 +159,43 @@ describe('an upstream outage past the deadline, and the replay runbook', () => {
     // Running the runbook again replays nothing: every task's current run is no longer the failed one.
     const again = replay('--query', "GenerationPlatform = 'V'");
     expect(again).toMatch(/Replayed 0 task\(s\)/);
-    expect((await sim.stats()).V.jobsCreated - beforeReplay.V.jobsCreated).toBe(ids.length);
+    expect((await gw.sim.stats()).V.jobsCreated - beforeReplay.V.jobsCreated).toBe(ids.length);
   });
 });
 
 describe('cancellation', () => {
   test('the owner cancels a queued task: 200, failed with code cancelled, and the upstream job is cancelled', async () => {
-    const before = await sim.stats();
-    const [id] = await startTasks(alice, 1, 'to be cancelled [sim:duration=20000]');
-    await until('the job is submitted', async () => Boolean((await upstreamIds(client, [id!]))[0]), 15_000);
+    const before = await gw.sim.stats();
+    const [id] = await startTasks(gw.alice, 1, 'to be cancelled [sim:duration=20000]');
+    await until('the job is submitted', async () => Boolean((await upstreamIds(gw.client, [id!]))[0]), 15_000);
 
-    expect((await bob.post(`/v1/generations/${id}/cancel`, {})).status).toBe(404);
-    const r = await alice.post(`/v1/generations/${id}/cancel`, {});
+    expect((await gw.bob.post(`/v1/generations/${id}/cancel`, {})).status).toBe(404);
+    const r = await gw.alice.post(`/v1/generations/${id}/cancel`, {});
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ task_id: id, status: 'failed', model: V_MODEL, error: { code: 'cancelled', message: expect.stringMatching(/cancelled/) } });
-    expect((await alice.get(`/v1/generations/${id}`)).body).toEqual(r.body);
-    expect((await sim.stats()).V.cancels - before.V.cancels).toBe(1);
+    expect((await gw.alice.get(`/v1/generations/${id}`)).body).toEqual(r.body);
+    expect((await gw.sim.stats()).V.cancels - before.V.cancels).toBe(1);
 
-    const desc = await client.workflow.getHandle(id!).describe();
+    const desc = await gw.client.workflow.getHandle(id!).describe();
     expect(desc.status.name).toBe('CANCELLED');
     expect(desc.typedSearchAttributes.get(SA.status)).toBe('cancelled');
     expect(desc.typedSearchAttributes.get(SA.failureReason)).toBe('cancelled');
 
     // Cancelling it again: it has finished.
-    const again = await alice.post(`/v1/generations/${id}/cancel`, {});
+    const again = await gw.alice.post(`/v1/generations/${id}/cancel`, {});
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ error: { message: expect.stringMatching(/already finished/), type: 'conflict_error', param: 'task_id', code: 'task_finished' } });
   });
 
   test('a finished task cannot be cancelled (409); an unknown task is 404', async () => {
-    const [id] = await startTasks(alice, 1, 'finishes first');
-    expect((await alice.waitForTask(id!)).status).toBe('success');
-    const r = await alice.post(`/v1/generations/${id}/cancel`, {});
+    const [id] = await startTasks(gw.alice, 1, 'finishes first');
+    expect((await gw.alice.waitForTask(id!)).status).toBe('success');
+    const r = await gw.alice.post(`/v1/generations/${id}/cancel`, {});
     expect(r.status).toBe(409);
     expect(r.body.error).toMatchObject({ type: 'conflict_error', code: 'task_finished' });
-    expect((await alice.get(`/v1/generations/${id}`)).body.status).toBe('success');
+    expect((await gw.alice.get(`/v1/generations/${id}`)).body.status).toBe('success');
 
-    const unknown = await alice.post('/v1/generations/task_doesnotexist/cancel', {});
+    const unknown = await gw.alice.post('/v1/generations/task_doesnotexist/cancel', {});
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toMatchObject({ type: 'not_found_error', code: 'task_not_found' });
   });
@@ -218,9 +203,9 @@ describe('cancellation', () => {
 
 describe('search attributes and history size', () => {
   test('a successful task carries status, model, platform, kind and owner; its history grows by a bounded amount per poll', async () => {
-    const [id] = await startTasks(alice, 1, 'measured');
-    expect((await alice.waitForTask(id!)).status).toBe('success');
-    const handle = client.workflow.getHandle(id!);
+    const [id] = await startTasks(gw.alice, 1, 'measured');
+    expect((await gw.alice.waitForTask(id!)).status).toBe('success');
+    const handle = gw.client.workflow.getHandle(id!);
     const desc = await handle.describe();
     expect(Object.fromEntries(['status', 'model', 'platform', 'kind', 'owner'].map((k) => [k, desc.typedSearchAttributes.get(SA[k as keyof typeof SA])]))).toEqual({
       status: 'success',
@@ -230,7 +215,7 @@ describe('search attributes and history size', () => {
       owner: 'alice',
     });
     await until('visibility has the final status', async () => {
-      for await (const w of client.workflow.list({ query: `GenerationStatus = 'success' AND GenerationOwner = 'alice' AND WorkflowId = '${id}'` })) return w.workflowId === id;
+      for await (const w of gw.client.workflow.list({ query: `GenerationStatus = 'success' AND GenerationOwner = 'alice' AND WorkflowId = '${id}'` })) return w.workflowId === id;
       return false;
     }, 15_000);
 

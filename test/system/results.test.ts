@@ -11,7 +11,6 @@
  *   link and `stored: false`;
  * - the retention workflow deletes old results (run directly with a short retention), and the schedule exists.
  */
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -19,13 +18,12 @@ import type { TaskMemo } from '../../core/task';
 import { CLEANUP_WORKFLOW_TYPE, RETENTION_SCHEDULE_ID } from '../../results/retention';
 import { startMinio, type MinioServer } from '../../scripts/minio';
 import { ApiClient } from '../support/client';
-import { Stack } from '../support/stack';
-import { temporalClient, type TemporalTestClient } from '../support/temporal';
+import { sha } from '../support/sha';
+import { useStack } from '../support/use-stack';
 
 jest.setTimeout(180_000);
 
 const VIDEO = { model: 'vendor-video-1-0-pro-250528', prompt: 'a red fox in fresh snow', duration: 5, return_last_frame: true };
-const sha = (b: ArrayBuffer | Buffer) => createHash('sha256').update(Buffer.from(b as ArrayBuffer)).digest('hex');
 
 /** The result as the workflow recorded it: platform links, keys, sha256. */
 async function recorded(client: Client, taskId: string) {
@@ -57,26 +55,16 @@ async function finishedTask(api: ApiClient, client: Client, simUrl: string, body
 }
 
 describe('results kept in a directory', () => {
-  let stack: Stack;
-  let temporal: TemporalTestClient;
-  let alice: ApiClient;
+  const gw = useStack({ name: 'results-dir', simJobDurationMs: 500 });
   let task: Awaited<ReturnType<typeof finishedTask>>;
 
   beforeAll(async () => {
-    stack = await Stack.start({ name: 'results-dir', simJobDurationMs: 500 });
-    temporal = await temporalClient(stack.temporalAddress);
-    alice = new ApiClient(stack.apiUrl, 'alice');
-    task = await finishedTask(alice, temporal.client, stack.simUrl);
+    task = await finishedTask(gw.alice, gw.client, gw.stack.simUrl);
   }, 180_000);
 
-  afterAll(async () => {
-    await temporal?.close();
-    await stack?.stop();
-  });
-
   test('the worker created the daily retention schedule (before any other worker on this namespace changed it)', async () => {
-    const schedule = await temporal.client.schedule.getHandle(RETENTION_SCHEDULE_ID).describe();
-    expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: CLEANUP_WORKFLOW_TYPE, taskQueue: stack.taskQueue, args: [{ retentionDays: 7 }] });
+    const schedule = await gw.temporal.client.schedule.getHandle(RETENTION_SCHEDULE_ID).describe();
+    expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: CLEANUP_WORKFLOW_TYPE, taskQueue: gw.stack.taskQueue, args: [{ retentionDays: 7 }] });
     expect(schedule.state.paused).toBe(false);
     expect(schedule.spec.calendars?.[0]).toMatchObject({ hour: [{ start: 3, end: 3, step: 1 }], minute: [{ start: 30, end: 30, step: 1 }] });
   });
@@ -85,16 +73,16 @@ describe('results kept in a directory', () => {
     const [video] = task.result.data;
     expect(video).toMatchObject({ stored: true, key: `${task.taskId}/0-result.mp4`, contentType: 'video/mp4', bytes: task.originals[0]!.length, sha256: sha(task.originals[0]!) });
     expect(task.result.lastFrame).toMatchObject({ stored: true, key: `${task.taskId}/0-last-frame.png`, contentType: 'image/png' });
-    expect(existsSync(join(stack.resultsDir, task.taskId, '0-result.mp4'))).toBe(true);
+    expect(existsSync(join(gw.stack.resultsDir, task.taskId, '0-result.mp4'))).toBe(true);
   });
 
   test('the record links to the gateway with a signed token; the link downloads byte-identical after the platform deleted its copy', async () => {
     const url = new URL(task.record.data[0].url);
-    expect(url.origin).toBe(stack.apiUrl);
+    expect(url.origin).toBe(gw.stack.apiUrl);
     expect(url.pathname).toBe(`/v1/generations/${task.taskId}/content`);
     expect(url.searchParams.get('token')).toMatch(/^\d+\.[A-Za-z0-9_-]{43}$/);
     expect(task.record.video_url).toBe(task.record.data[0].url);
-    expect(JSON.stringify(task.record)).not.toContain(stack.simUrl); // no platform link is handed out any more
+    expect(JSON.stringify(task.record)).not.toContain(gw.stack.simUrl); // no platform link is handed out any more
 
     const got = await download(url.toString()); // no Authorization header: a <video> tag's request
     expect(got.status).toBe(200);
@@ -110,10 +98,10 @@ describe('results kept in a directory', () => {
 
   test('a fresh link on every read', async () => {
     await new Promise((r) => setTimeout(r, 1_100));
-    const again = (await alice.get(`/v1/generations/${task.taskId}`)).body;
+    const again = (await gw.alice.get(`/v1/generations/${task.taskId}`)).body;
     expect(again.data[0].url).not.toBe(task.record.data[0].url);
     expect((await download(again.data[0].url)).status).toBe(200);
-    const listed = (await alice.get('/v1/tasks')).body.data.find((t: { task_id: string }) => t.task_id === task.taskId);
+    const listed = (await gw.alice.get('/v1/tasks')).body.data.find((t: { task_id: string }) => t.task_id === task.taskId);
     expect(new URL(listed.data[0].url).pathname).toBe(`/v1/generations/${task.taskId}/content`);
   });
 
@@ -129,14 +117,14 @@ describe('results kept in a directory', () => {
     expect([refused.status, ((await refused.json()) as { error: { code: string } }).error.code]).toEqual([403, 'link_invalid']);
 
     const path = `/v1/generations/${task.taskId}/content?index=0`;
-    const owner = await fetch(`${stack.apiUrl}${path}`, { headers: { Authorization: 'Bearer sk-test-alice-0123456789abcdef' } });
+    const owner = await fetch(`${gw.stack.apiUrl}${path}`, { headers: { Authorization: 'Bearer sk-test-alice-0123456789abcdef' } });
     expect([owner.status, sha(await owner.arrayBuffer())]).toEqual([200, sha(task.originals[0]!)]);
-    const bob = await new ApiClient(stack.apiUrl, 'bob').get(path);
-    const missing = await new ApiClient(stack.apiUrl, 'bob').get('/v1/generations/task_doesNotExist00000000/content?index=0');
+    const bob = await new ApiClient(gw.stack.apiUrl, 'bob').get(path);
+    const missing = await new ApiClient(gw.stack.apiUrl, 'bob').get('/v1/generations/task_doesNotExist00000000/content?index=0');
     expect([bob.status, bob.body.error.code]).toEqual([404, missing.body.error.code]);
     expect(bob.body.error.message).toBe(missing.body.error.message.replace('task_doesNotExist00000000', task.taskId));
-    expect((await new ApiClient(stack.apiUrl, null).get(path)).status).toBe(401);
-    expect((await alice.get(`/v1/generations/${task.taskId}/content?index=7`)).body.error.code).toBe('content_not_found');
+    expect((await new ApiClient(gw.stack.apiUrl, null).get(path)).status).toBe(401);
+    expect((await gw.alice.get(`/v1/generations/${task.taskId}/content?index=7`)).body.error.code).toBe('content_not_found');
   });
 
   test('ranges, HEAD, If-None-Match', async () => {
@@ -156,8 +144,8 @@ describe('results kept in a directory', () => {
   });
 
   test('a link expires after RESULT_URL_TTL', async () => {
-    const shortLived = await stack.startApi(undefined, { RESULT_URL_TTL: '2s' });
-    const port = stack.apiPorts[stack.apis.indexOf(shortLived)];
+    const shortLived = await gw.stack.startApi(undefined, { RESULT_URL_TTL: '2s' });
+    const port = gw.stack.apiPorts[gw.stack.apis.indexOf(shortLived)];
     const record = (await new ApiClient(`http://127.0.0.1:${port}`, 'alice').get(`/v1/generations/${task.taskId}`)).body;
     expect((await download(record.data[0].url)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 3_000));
@@ -167,17 +155,17 @@ describe('results kept in a directory', () => {
   });
 
   test('an output the copy must refuse leaves the task successful with the platform\'s link and stored: false', async () => {
-    const lane = await stack.startLane({ RESULTS_MAX_BYTES: '100' });
+    const lane = await gw.stack.startLane({ RESULTS_MAX_BYTES: '100' });
     const api = new ApiClient(lane.apiUrl, 'alice');
     const started = await api.post('/v1/async/videos/generations', { ...VIDEO, return_last_frame: false });
     const record = await api.waitForTask(started.body.task_id, 90_000);
     expect(record.status).toBe('success');
     expect(record.data[0].stored).toBe(false);
-    expect(new URL(record.data[0].url).origin).toBe(stack.simUrl);
+    expect(new URL(record.data[0].url).origin).toBe(gw.stack.simUrl);
     expect((await download(record.data[0].url)).status).toBe(200);
     const metrics = await (await fetch(lane.worker.metricsUrl!)).text();
     expect(metrics).toMatch(/mediagate_result_copies_total\{outcome="failed",reason="too_large",role="result"\} 1/);
-    const result = await recorded(temporal.client, started.body.task_id);
+    const result = await recorded(gw.temporal.client, started.body.task_id);
     expect(result.data[0]!.storeError).toMatch(/RESULTS_MAX_BYTES/);
     await lane.api.stop();
     await lane.worker.stop();
@@ -186,14 +174,14 @@ describe('results kept in a directory', () => {
   test('the cleanup workflow deletes old results, whose links then answer 410', async () => {
     // A retention of 1 second, run now, instead of waiting a week for 03:30.
     await new Promise((r) => setTimeout(r, 1_500));
-    const report = await temporal.client.workflow.execute(CLEANUP_WORKFLOW_TYPE, {
-      taskQueue: stack.taskQueue,
+    const report = await gw.temporal.client.workflow.execute(CLEANUP_WORKFLOW_TYPE, {
+      taskQueue: gw.stack.taskQueue,
       workflowId: `cleanup-test-${Date.now()}`,
       args: [{ retentionDays: 1 / 86_400 }],
     });
     expect((report as { deleted: number }).deleted).toBeGreaterThanOrEqual(2);
-    expect(existsSync(join(stack.resultsDir, task.taskId, '0-result.mp4'))).toBe(false);
-    const record = (await alice.get(`/v1/generations/${task.taskId}`)).body;
+    expect(existsSync(join(gw.stack.resultsDir, task.taskId, '0-result.mp4'))).toBe(false);
+    const record = (await gw.alice.get(`/v1/generations/${task.taskId}`)).body;
     const gone = await fetch(record.data[0].url);
     expect([gone.status, ((await gone.json()) as { error: { code: string } }).error.code]).toEqual([410, 'content_expired']);
   });
@@ -201,25 +189,20 @@ describe('results kept in a directory', () => {
 
 describe('results kept in S3 (MinIO)', () => {
   let minio: MinioServer;
-  let stack: Stack;
-  let temporal: TemporalTestClient;
-  let alice: ApiClient;
+  // MinIO first: the stack's env names its endpoint and bucket; it stops after the stack.
+  const gw = useStack(
+    async () => {
+      minio = await startMinio();
+      await minio.createBucket('mediagate-results');
+      return { name: 'results-s3', simJobDurationMs: 500, env: { ...minio.env('mediagate-results'), RESULTS_S3_PREFIX: 'gw/' } };
+    },
+    { afterStop: async () => minio?.stop() },
+  );
   let task: Awaited<ReturnType<typeof finishedTask>>;
 
   beforeAll(async () => {
-    minio = await startMinio();
-    await minio.createBucket('mediagate-results');
-    stack = await Stack.start({ name: 'results-s3', simJobDurationMs: 500, env: { ...minio.env('mediagate-results'), RESULTS_S3_PREFIX: 'gw/' } });
-    temporal = await temporalClient(stack.temporalAddress);
-    alice = new ApiClient(stack.apiUrl, 'alice');
-    task = await finishedTask(alice, temporal.client, stack.simUrl);
+    task = await finishedTask(gw.alice, gw.client, gw.stack.simUrl);
   }, 180_000);
-
-  afterAll(async () => {
-    await temporal?.close();
-    await stack?.stop();
-    await minio?.stop();
-  });
 
   test('the record carries presigned S3 links that download byte-identical after the platform deleted its copy', async () => {
     expect(task.result.data[0]).toMatchObject({ stored: true, key: `${task.taskId}/0-result.mp4`, sha256: sha(task.originals[0]!) });
@@ -237,20 +220,20 @@ describe('results kept in S3 (MinIO)', () => {
 
   test('the content endpoint streams from S3 to the owner, with ranges; another key gets 404', async () => {
     const path = `/v1/generations/${task.taskId}/content`;
-    const owner = await fetch(`${stack.apiUrl}${path}`, { headers: { Authorization: 'Bearer sk-test-alice-0123456789abcdef', Range: 'bytes=10-' } });
+    const owner = await fetch(`${gw.stack.apiUrl}${path}`, { headers: { Authorization: 'Bearer sk-test-alice-0123456789abcdef', Range: 'bytes=10-' } });
     const size = task.originals[0]!.length;
     expect([owner.status, owner.headers.get('content-range')]).toEqual([206, `bytes 10-${size - 1}/${size}`]);
     expect(Buffer.from(await owner.arrayBuffer()).equals(task.originals[0]!.subarray(10))).toBe(true);
-    expect((await new ApiClient(stack.apiUrl, 'bob').get(path)).status).toBe(404);
+    expect((await new ApiClient(gw.stack.apiUrl, 'bob').get(path)).status).toBe(404);
   });
 
   test('the cleanup workflow deletes old objects from the bucket', async () => {
     await new Promise((r) => setTimeout(r, 1_500)); // older than the 1-second retention below
-    const report = await temporal.client.workflow.execute(CLEANUP_WORKFLOW_TYPE, { taskQueue: stack.taskQueue, workflowId: `cleanup-s3-${Date.now()}`, args: [{ retentionDays: 1 / 86_400 }] });
+    const report = await gw.temporal.client.workflow.execute(CLEANUP_WORKFLOW_TYPE, { taskQueue: gw.stack.taskQueue, workflowId: `cleanup-s3-${Date.now()}`, args: [{ retentionDays: 1 / 86_400 }] });
     expect((report as { deleted: number }).deleted).toBeGreaterThanOrEqual(2);
-    const record = (await alice.get(`/v1/generations/${task.taskId}`)).body;
+    const record = (await gw.alice.get(`/v1/generations/${task.taskId}`)).body;
     expect((await fetch(record.data[0].url)).status).toBe(404); // S3: NoSuchKey
-    const viaApi = await alice.get(`/v1/generations/${task.taskId}/content`);
+    const viaApi = await gw.alice.get(`/v1/generations/${task.taskId}/content`);
     expect([viaApi.status, viaApi.body.error.code]).toEqual([410, 'content_expired']);
   });
 });

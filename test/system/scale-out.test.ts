@@ -5,41 +5,20 @@
  * upstream calls (activities) and the outcomes its workflows reached.
  */
 import { ApiClient } from '../support/client';
-import { Stack } from '../support/stack';
+import { metric, scrape } from '../support/metrics';
+import { useStack } from '../support/use-stack';
 
 jest.setTimeout(240_000);
 
 const MODEL = 'vendor-video-1-0-pro-250528';
 const PER_API = 10;
 
-let stack: Stack;
+const gw = useStack({ name: 'scale-out', workers: 2, apis: 2, simJobDurationMs: 1_000 });
 let apis: [ApiClient, ApiClient];
 
-beforeAll(async () => {
-  stack = await Stack.start({ name: 'scale-out', workers: 2, apis: 2, simJobDurationMs: 1_000 });
-  apis = [new ApiClient(`http://127.0.0.1:${stack.apiPorts[0]}`), new ApiClient(`http://127.0.0.1:${stack.apiPorts[1]}`)];
+beforeAll(() => {
+  apis = [new ApiClient(`http://127.0.0.1:${gw.stack.apiPorts[0]}`), new ApiClient(`http://127.0.0.1:${gw.stack.apiPorts[1]}`)];
 });
-
-afterAll(async () => {
-  await stack?.stop();
-});
-
-async function scrape(url: string | undefined): Promise<string> {
-  if (!url) throw new Error('no metrics URL for this process');
-  const res = await fetch(url);
-  expect(res.status).toBe(200);
-  return res.text();
-}
-
-/** Sum of the samples of `name` whose labels include `labels`. */
-function total(text: string, name: string, labels: Record<string, string> = {}): number {
-  let sum = 0;
-  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, 'gm'))) {
-    const have = Object.fromEntries([...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[2]);
-  }
-  return sum;
-}
 
 async function submit(api: ApiClient, prompt: string): Promise<string> {
   const r = await api.post('/v1/async/videos/generations', { model: MODEL, prompt, duration: 5 });
@@ -76,8 +55,8 @@ describe('two APIs and two workers on one Temporal server', () => {
 
   it('counts each task started on the API that started it', async () => {
     for (const via of [0, 1] as const) {
-      const text = await scrape(`http://127.0.0.1:${stack.apiPorts[via]}/metrics`);
-      expect(total(text, 'mediagate_tasks_started_total', { kind: 'video', model: MODEL, platform: 'V' })).toBe(PER_API);
+      const text = await scrape(`http://127.0.0.1:${gw.stack.apiPorts[via]}/metrics`);
+      expect(metric(text, 'mediagate_tasks_started_total', { kind: 'video', model: MODEL, platform: 'V' })).toBe(PER_API);
     }
   });
 
@@ -91,19 +70,19 @@ describe('two APIs and two workers on one Temporal server', () => {
   });
 
   it('runs tasks on both workers, and counts every outcome exactly once across them', async () => {
-    const texts = await Promise.all(stack.workers.map((w) => scrape(w.metricsUrl)));
+    const texts = await Promise.all(gw.stack.workers.map((w) => scrape(w.metricsUrl)));
     for (const text of texts) {
-      expect(total(text, 'mediagate_upstream_request_duration_seconds_count', { platform: 'V', result: 'ok' })).toBeGreaterThan(0);
+      expect(metric(text, 'mediagate_upstream_request_duration_seconds_count', { platform: 'V', result: 'ok' })).toBeGreaterThan(0);
     }
-    const outcomes = (labels: Record<string, string>) => texts.reduce((sum, t) => sum + total(t, 'mediagate_tasks_completed_total', { platform: 'V', ...labels }), 0);
+    const outcomes = (labels: Record<string, string>) => texts.reduce((sum, t) => sum + metric(t, 'mediagate_tasks_completed_total', { platform: 'V', ...labels }), 0);
     expect(outcomes({ outcome: 'success', reason: 'none' })).toBe(2 * PER_API - 2);
     expect(outcomes({ outcome: 'failed', reason: 'content_policy' })).toBe(2);
-    const submits = texts.reduce((sum, t) => sum + total(t, 'mediagate_upstream_request_duration_seconds_count', { operation: 'submit' }), 0);
+    const submits = texts.reduce((sum, t) => sum + metric(t, 'mediagate_upstream_request_duration_seconds_count', { operation: 'submit' }), 0);
     expect(submits).toBe(2 * PER_API);
   });
 
   it('serves the Temporal SDK runtime metrics from each worker', async () => {
-    for (const w of stack.workers) {
+    for (const w of gw.stack.workers) {
       const text = await scrape(w.sdkMetricsUrl);
       expect(text).toMatch(/^temporal_\w+/m);
     }

@@ -12,6 +12,7 @@ import { recordTaskStarted, trackSyncWait } from '../../api/api-metrics';
 import { KeyLimits } from '../../api/key-limits';
 import { createLogger } from '../../core/logger';
 import { buildCatalogue } from '../../platforms';
+import { scrape } from '../support/metrics';
 
 let temporalUp = true;
 let server: Server;
@@ -42,12 +43,8 @@ afterAll(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 
-async function scrape(): Promise<string> {
-  const res = await fetch(`${base}/metrics`);
-  expect(res.status).toBe(200);
-  expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
-  return res.text();
-}
+/** The API's own metrics page (scrape throws unless it answers 200). */
+const metricsPage = () => scrape(`${base}/metrics`);
 
 /** The value of one sample line, e.g. `name{a="b"} 3`, or undefined when absent. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -94,7 +91,8 @@ describe('GET /readyz', () => {
 
 describe('GET /metrics', () => {
   it('is served without authentication, with the process metrics', async () => {
-    const text = await scrape();
+    expect((await fetch(`${base}/metrics`)).headers.get('content-type')).toMatch(/^text\/plain/);
+    const text = await metricsPage();
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(text).toContain('# TYPE mediagate_http_request_duration_seconds histogram');
   });
@@ -103,7 +101,7 @@ describe('GET /metrics', () => {
     await fetch(`${base}/healthz`);
     await fetch(`${base}/readyz`);
     await fetch(`${base}/no/such/path/abc123`, { headers: { authorization: 'Bearer whatever-secret-0000' } });
-    const text = await scrape();
+    const text = await metricsPage();
     expect(sample(text, 'mediagate_http_request_duration_seconds_count', { method: 'GET', route: '/healthz', status: '200' })).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'mediagate_http_request_duration_seconds_count', { method: 'GET', route: '/readyz', status: '200' })).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'mediagate_http_request_duration_seconds_count', { route: 'unmatched' })).toBeGreaterThanOrEqual(1);
@@ -116,7 +114,7 @@ describe('GET /metrics', () => {
     expect((await fetch(`${base}/v1/generations/task_abc123/content?index=0`, { headers: bearer })).status).toBe(401);
     expect((await fetch(`${base}/healthz`, { method: 'DELETE' })).status).toBe(405);
     expect((await fetch(`${base}/healthz`, { method: 'OPTIONS' })).status).toBe(204);
-    const text = await scrape();
+    const text = await metricsPage();
     const count = (labels: Record<string, string>) => sample(text, 'mediagate_http_request_duration_seconds_count', labels);
     expect(count({ method: 'GET', route: '/v1/generations/:task_id', status: '401' })).toBeGreaterThanOrEqual(1);
     expect(count({ method: 'GET', route: '/v1/generations/:task_id/content', status: '401' })).toBeGreaterThanOrEqual(1);
@@ -127,10 +125,10 @@ describe('GET /metrics', () => {
 
   it('counts started tasks by kind, model and platform', async () => {
     const labels = { kind: 'video', model: 'vendor-video-1-0-pro-250528', platform: 'V' };
-    const before = sample(await scrape(), 'mediagate_tasks_started_total', labels) ?? 0;
+    const before = sample(await metricsPage(), 'mediagate_tasks_started_total', labels) ?? 0;
     recordTaskStarted(labels);
     recordTaskStarted(labels);
-    expect(sample(await scrape(), 'mediagate_tasks_started_total', labels)).toBe(before + 2);
+    expect(sample(await metricsPage(), 'mediagate_tasks_started_total', labels)).toBe(before + 2);
   });
 
   it('counts sync waits while they are pending, and releases them however they end', async () => {
@@ -138,9 +136,9 @@ describe('GET /metrics', () => {
     const pending = trackSyncWait(() => new Promise<string>((r) => (release = () => r('done'))));
     const failing = trackSyncWait(() => Promise.reject(new Error('gone')));
     await expect(failing).rejects.toThrow('gone');
-    expect(sample(await scrape(), 'mediagate_sync_waits_in_progress')).toBe(1);
+    expect(sample(await metricsPage(), 'mediagate_sync_waits_in_progress')).toBe(1);
     release();
     await expect(pending).resolves.toBe('done');
-    expect(sample(await scrape(), 'mediagate_sync_waits_in_progress')).toBe(0);
+    expect(sample(await metricsPage(), 'mediagate_sync_waits_in_progress')).toBe(0);
   });
 });

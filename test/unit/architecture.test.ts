@@ -5,17 +5,10 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { tsFiles } from '../support/source-files';
 
 const ROOT = resolve(__dirname, '..', '..');
 const SOURCE_DIRS = ['api', 'activities', 'core', 'platforms', 'results', 'workflows', 'worker', 'sim', 'scripts'];
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return tsFiles(path);
-    return name.endsWith('.ts') ? [path] : [];
-  });
-}
 
 /** Relative imports of a file, resolved to files (`./x` → x.ts or x/index.ts). */
 function importsOf(file: string): string[] {

@@ -5,7 +5,6 @@
  * too many redirects, oversize bodies (declared or counted), wrong content types, idle and total timeouts, and
  * transient errors retried within the bound.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,11 +14,11 @@ import { text } from 'node:stream/consumers';
 import { CopyFailure, ResultCopier, type CopyLimits } from '../../results/copy';
 import { DirectoryResultStore } from '../../results/directory-store';
 import { resultKey, ResultStoreError, type ResultStore } from '../../results/result-store';
+import { sha } from '../support/sha';
 
 const MP4_HEAD = Buffer.from([0, 0, 0, 0x20, ...Buffer.from('ftypisom'), 0, 0, 2, 0]);
 const PNG_HEAD = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, ...Buffer.from('IHDR')]);
 const VIDEO = Buffer.concat([MP4_HEAD, Buffer.alloc(300_000, 7)]);
-const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 let server: Server;
 let origin: string;

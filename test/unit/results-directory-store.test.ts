@@ -3,7 +3,6 @@
  * nothing under the key and no stray file), ranges read the right bytes, metadata survives, retention deletes by
  * age and only by age, and keys cannot leave the directory.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { DirectoryResultStore } from '../../results/directory-store';
 import { resultKey, ResultStoreError } from '../../results/result-store';
+import { sha } from '../support/sha';
 
 let dir: string;
 let store: DirectoryResultStore;
@@ -20,8 +20,6 @@ beforeEach(() => {
   store = new DirectoryResultStore(dir);
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
 /** A body that yields `chunks`, then fails (or pauses forever) before the end. */
 function failingBody(chunks: string[], error = new Error('upstream reset')): Readable {

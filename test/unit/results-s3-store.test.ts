@@ -3,17 +3,16 @@
  * CI runs it), started here on 127.0.0.1 with its data in a temp dir. Not skipped when missing: the test fails
  * and says how to install it.
  */
-import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { ListMultipartUploadsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ResultStoreError } from '../../results/result-store';
 import { S3ResultStore } from '../../results/s3-store';
 import { startMinio, type MinioServer } from '../../scripts/minio';
+import { sha } from '../support/sha';
 
 let minio: MinioServer;
 let store: S3ResultStore;
 const BUCKET = 'results-unit';
-const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 beforeAll(async () => {
   minio = await startMinio();

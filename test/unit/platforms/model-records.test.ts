@@ -4,25 +4,18 @@
  * platform's name and, for image models, the sizes `size` takes.
  */
 import type { ModelRecord } from '../../../core/catalogue';
-import { buildCatalogue, imageRequestSchema, PLATFORM_DEFINITIONS, videoRequestSchema } from '../../../platforms';
+import { PLATFORM_DEFINITIONS } from '../../../platforms';
 import { bModelOf } from '../../../platforms/b/models';
 import { toBCreate } from '../../../platforms/b/request-body';
 import { toTCreateCall } from '../../../platforms/t/request-body';
-import { validateGeneration } from '../../../platforms/validation';
 import { renderModelTables } from '../../../scripts/model-docs';
 import { toVCreateBody } from '../../../platforms/v/request-body';
 import type { VVideoRequest } from '../../../platforms/v/rules';
-import { startModelsApi, type ModelsApi } from './models-api';
+import { startModelsApi, type ModelsApi } from '../../support/models-api';
+import { catalogue, normalised } from '../../support/platform-kit';
 
-const ENABLED: ReadonlySet<string> = new Set(['T', 'B', 'V']);
-const catalogue = buildCatalogue();
 const IMG = 'https://x.test/a.png';
 const IMG2 = 'https://x.test/b.png';
-
-function validated(kind: 'video' | 'image', body: Record<string, unknown>) {
-  const parsed = kind === 'video' ? videoRequestSchema.parse(body) : imageRequestSchema.parse(body);
-  return validateGeneration(catalogue, ENABLED, kind, parsed as Record<string, unknown> & { model: string });
-}
 
 const record = (platform: string, kind: 'video' | 'image', id: string): ModelRecord => {
   const r = catalogue.entries.find((e) => e.platform === platform && e.kind === kind && e.id === id);
@@ -49,10 +42,10 @@ describe('one record type for T, V and B', () => {
     expect(record('T', 'image', 'VendorY-3.0').extras).toEqual({ imageQuality: { standard: null } });
 
     // …and what validation and the wire do with them.
-    expect(() => validated('video', { model: 'VendorK-2.1', image_url: IMG, last_frame_url: IMG2, resolution: '720P', duration: 5 })).toThrow(/only at 1080P/);
-    const img = validated('image', { model: 'VendorK-2.1', prompt: 'p', quality: '2K' });
+    expect(() => normalised('video', { model: 'VendorK-2.1', image_url: IMG, last_frame_url: IMG2, resolution: '720P', duration: 5 })).toThrow(/only at 1080P/);
+    const img = normalised('image', { model: 'VendorK-2.1', prompt: 'p', quality: '2K' });
     expect(toTCreateCall(img.entry, img.request, { subAppId: 1, dedupKey: 'k' }).body).toMatchObject({ OutputConfig: { Resolution: '2k' } });
-    const hunyuan = validated('image', { model: 'VendorY-3.0', prompt: 'p', quality: 'standard' });
+    const hunyuan = normalised('image', { model: 'VendorY-3.0', prompt: 'p', quality: 'standard' });
     expect(toTCreateCall(hunyuan.entry, hunyuan.request, { subAppId: 1, dedupKey: 'k' }).body).not.toHaveProperty('OutputConfig.Resolution');
   });
 
@@ -60,7 +53,7 @@ describe('one record type for T, V and B', () => {
     const soundOn = catalogue.entries.filter((e) => e.platform === 'V' && e.defaults?.sound === true).map((e) => e.id);
     expect(soundOn).toEqual(['vendor-video-2-0-260128', 'vendor-video-2-0-fast-260128', 'vendor-video-1-5-pro-251215']);
     const body = (id: string) => {
-      const { entry, request } = validated('video', { model: id, prompt: 'p', duration: 5 });
+      const { entry, request } = normalised('video', { model: id, prompt: 'p', duration: 5 });
       return toVCreateBody(entry, request as VVideoRequest, { dedupKey: 'k', deadlineAt: 0, now: 0 });
     };
     expect(body('vendor-video-2-0-260128').generate_audio).toBe(false);
@@ -72,7 +65,7 @@ describe('one record type for T, V and B', () => {
     expect(k21.extras).toMatchObject({ kind: 'video', code: 'K21', family: 'kling', fields: { lastFrame: { name: 'imageTail', evidence: 'GUESS' } } });
     expect(bModelOf(k21)).toBe(k21.extras);
     expect(k21.evidence).toMatch(/field names: .*GUESS/);
-    const r = validated('video', { model: 'K21', image_url: IMG, last_frame_url: IMG2, duration: 5 });
+    const r = normalised('video', { model: 'K21', image_url: IMG, last_frame_url: IMG2, duration: 5 });
     expect(toBCreate(r.entry, r.request).body).toEqual({ model: 'K21', modelK21TaskInput: { duration: 5, image: { imageUrl: IMG }, imageTail: { imageUrl: IMG2 } } });
   });
 });

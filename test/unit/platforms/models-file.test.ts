@@ -8,16 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Catalogue } from '../../../core/catalogue';
 import { ConfigError } from '../../../core/config';
-import { buildCatalogue, imageRequestSchema, videoRequestSchema } from '../../../platforms';
+import { buildCatalogue } from '../../../platforms';
 import { toBCreate } from '../../../platforms/b/request-body';
-import { RequestRuleError } from '../../../platforms/rules';
 import { toTCreateCall } from '../../../platforms/t/request-body';
-import { validateGeneration } from '../../../platforms/validation';
 import { toVCreateBody } from '../../../platforms/v/request-body';
 import type { VVideoRequest } from '../../../platforms/v/rules';
-import { startModelsApi } from './models-api';
+import { startModelsApi } from '../../support/models-api';
+import { normalised, refusedParam } from '../../support/platform-kit';
 
-const ENABLED: ReadonlySet<string> = new Set(['T', 'B', 'V']);
 const IMG = 'https://x.test/a.png';
 const IMG2 = 'https://x.test/b.png';
 const T_OPTS = { subAppId: 1, dedupKey: 'task_k' };
@@ -38,35 +36,19 @@ function withFile(variable: string, content: unknown): NodeJS.ProcessEnv {
   return { [variable]: file };
 }
 
-function validated(catalogue: Catalogue, kind: 'video' | 'image', body: Record<string, unknown>) {
-  const parsed = kind === 'video' ? videoRequestSchema.parse(body) : imageRequestSchema.parse(body);
-  return validateGeneration(catalogue, ENABLED, kind, parsed as Record<string, unknown> & { model: string });
-}
-
-/** The field a request is refused on, or undefined when accepted. */
-function refused(catalogue: Catalogue, kind: 'video' | 'image', body: Record<string, unknown>): string | undefined {
-  try {
-    validated(catalogue, kind, body);
-    return undefined;
-  } catch (err) {
-    if (err instanceof RequestRuleError) return err.param;
-    throw err;
-  }
-}
-
 describe('PLATFORM_T_MODELS_FILE', () => {
   const T = 'PLATFORM_T_MODELS_FILE';
 
   test('durations set by the file are what validation accepts, /v1/models lists and the create call carries', async () => {
     const defaults = buildCatalogue();
-    expect(refused(defaults, 'video', { model: 'GV-3.1', prompt: 'p', duration: 4 })).toBe('duration');
+    expect(refusedParam('video', { model: 'GV-3.1', prompt: 'p', duration: 4 }, defaults)).toBe('duration');
 
     const cat = buildCatalogue(withFile(T, { models: { 'GV-3.1': { durations: [4, 8] } } }));
-    const r = validated(cat, 'video', { model: 'GV-3.1', prompt: 'p', duration: 4 });
+    const r = normalised('video', { model: 'GV-3.1', prompt: 'p', duration: 4 }, cat);
     expect(toTCreateCall(r.entry, r.request, T_OPTS).body).toMatchObject({ ModelName: 'GV', ModelVersion: '3.1', OutputConfig: { Duration: 4 } });
-    expect(refused(cat, 'video', { model: 'GV-3.1', prompt: 'p', duration: 5 })).toBe('duration');
+    expect(refusedParam('video', { model: 'GV-3.1', prompt: 'p', duration: 5 }, cat)).toBe('duration');
     // Other models keep their defaults.
-    expect(refused(cat, 'video', { model: 'GV-3.1-fast', prompt: 'p', duration: 4 })).toBe('duration');
+    expect(refusedParam('video', { model: 'GV-3.1-fast', prompt: 'p', duration: 4 }, cat)).toBe('duration');
 
     const api = await startModelsApi(cat);
     try {
@@ -103,10 +85,10 @@ describe('PLATFORM_T_MODELS_FILE', () => {
         },
       }),
     );
-    const k25 = validated(cat, 'video', { model: 'VendorK-2.5', prompt: 'p', duration: 5 });
+    const k25 = normalised('video', { model: 'VendorK-2.5', prompt: 'p', duration: 5 }, cat);
     expect(toTCreateCall(k25.entry, k25.request, T_OPTS).body).toMatchObject({ ModelName: 'Kling', ModelVersion: '2.5-turbo' });
-    expect(refused(cat, 'video', { model: 'VendorK-2.1', image_url: IMG, last_frame_url: IMG2, resolution: '720P', duration: 5 })).toBeUndefined();
-    const hd = validated(cat, 'image', { model: 'VendorK-2.1', prompt: 'p', quality: 'hd' });
+    expect(refusedParam('video', { model: 'VendorK-2.1', image_url: IMG, last_frame_url: IMG2, resolution: '720P', duration: 5 }, cat)).toBeUndefined();
+    const hd = normalised('image', { model: 'VendorK-2.1', prompt: 'p', quality: 'hd' }, cat);
     expect(toTCreateCall(hd.entry, hd.request, T_OPTS).body).toMatchObject({ OutputConfig: { Resolution: '4k' } });
   });
 
@@ -131,7 +113,7 @@ describe('PLATFORM_T_MODELS_FILE', () => {
 describe('PLATFORM_V_MODELS_FILE', () => {
   const V = 'PLATFORM_V_MODELS_FILE';
   const body = (cat: Catalogue, model: string, extra: Record<string, unknown> = {}) => {
-    const { entry, request } = validated(cat, 'video', { model, prompt: 'p', duration: 5, ...extra });
+    const { entry, request } = normalised('video', { model, prompt: 'p', duration: 5, ...extra }, cat);
     return toVCreateBody(entry, request as VVideoRequest, V_OPTS);
   };
 
@@ -146,7 +128,7 @@ describe('PLATFORM_V_MODELS_FILE', () => {
   test('the shared form sets the upstream id and limits; the first form ({"<id>": "<upstream id>" | null}) still works', () => {
     const shared = buildCatalogue(withFile(V, { models: { [V20]: { upstream: { model: 'dreamina-seedance-2-0-260128' }, durations: { min: 4, max: 10 } } } }));
     expect(body(shared, V20).model).toBe('dreamina-seedance-2-0-260128');
-    expect(refused(shared, 'video', { model: V20, prompt: 'p', duration: 12 })).toBe('duration');
+    expect(refusedParam('video', { model: V20, prompt: 'p', duration: 12 }, shared)).toBe('duration');
 
     const first = buildCatalogue(withFile(V, { [V20]: 'dreamina-seedance-2-0-260128', [V10]: null }));
     expect(body(first, V20).model).toBe('dreamina-seedance-2-0-260128');
@@ -167,7 +149,7 @@ describe('PLATFORM_V_MODELS_FILE', () => {
 describe('PLATFORM_B_MODELS_FILE', () => {
   const B = 'PLATFORM_B_MODELS_FILE';
   const k21Body = (cat: Catalogue) => {
-    const r = validated(cat, 'video', { model: 'K21', image_url: IMG, last_frame_url: IMG2, duration: 5 });
+    const r = normalised('video', { model: 'K21', image_url: IMG, last_frame_url: IMG2, duration: 5 }, cat);
     return toBCreate(r.entry, r.request).body;
   };
 
@@ -183,10 +165,10 @@ describe('PLATFORM_B_MODELS_FILE', () => {
       }),
     );
     expect(k21Body(cat)).toEqual({ model: 'K21', modelK21TaskInput: { duration: 5, image: { imageUrl: IMG }, tailImage: { imageUrl: IMG2 } } });
-    const vq2 = validated(cat, 'video', { model: 'VQ2', action: 'text_to_video', prompt: 'p', duration: 8, bgm: 'true' });
+    const vq2 = normalised('video', { model: 'VQ2', action: 'text_to_video', prompt: 'p', duration: 8, bgm: 'true' }, cat);
     expect(toBCreate(vq2.entry, vq2.request).body).toEqual({ model: 'VQ2', modelVQ2TaskInput: { prompt: 'p', duration: 8, bgm: true, movementAmplitude: 'auto' } });
-    expect(refused(cat, 'video', { model: 'VQ2', action: 'text_to_video', prompt: 'p', duration: 5 })).toBe('duration');
-    expect(validated(cat, 'image', { model: 'NB', prompt: 'p', quality: '2K' }).request.quality).toBe('2K');
+    expect(refusedParam('video', { model: 'VQ2', action: 'text_to_video', prompt: 'p', duration: 5 }, cat)).toBe('duration');
+    expect(normalised('image', { model: 'NB', prompt: 'p', quality: '2K' }, cat).request.quality).toBe('2K');
     expect(cat.find('video', 'H20')).toBeUndefined();
     expect(cat.find('video', 'VQ2')!.evidence).toMatch(/OPERATOR: durations .*corrected by PLATFORM_B_MODELS_FILE/);
   });
@@ -196,7 +178,7 @@ describe('PLATFORM_B_MODELS_FILE', () => {
     const cat = buildCatalogue(withFile(B, { families: { kling: { fields: { lastFrame: { name: 'tailImage' } } } }, models: { VQ2: { aspectRatios: ['16:9'] }, NB: null } }));
     expect(k21Body(cat)).toMatchObject({ modelK21TaskInput: { tailImage: { imageUrl: IMG2 } } });
     expect(cat.find('image', 'NB')).toBeUndefined();
-    expect(refused(cat, 'video', { model: 'VQ2', action: 'text_to_video', prompt: 'p', duration: 5, ratio: '1:1' })).toBe('ratio');
+    expect(refusedParam('video', { model: 'VQ2', action: 'text_to_video', prompt: 'p', duration: 5, ratio: '1:1' }, cat)).toBe('ratio');
   });
 
   test.each<[string, unknown, RegExp]>([

@@ -5,13 +5,13 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseApiKeysEnv, KeyStore } from '../../../api/api-keys';
-import { createApp } from '../../../api/app';
-import type { AppDeps } from '../../../api/context';
-import { KeyLimits } from '../../../api/key-limits';
-import type { Catalogue } from '../../../core/catalogue';
-import { createLogger } from '../../../core/logger';
-import type { GenerationRequest } from '../../../core/task';
+import { parseApiKeysEnv, KeyStore } from '../../api/api-keys';
+import { createApp } from '../../api/app';
+import type { AppDeps } from '../../api/context';
+import { KeyLimits } from '../../api/key-limits';
+import type { Catalogue } from '../../core/catalogue';
+import { createLogger } from '../../core/logger';
+import type { GenerationRequest } from '../../core/task';
 
 const SECRET = 'sk-models-api-0123456789abcdef';
 

@@ -1,0 +1,114 @@
+/**
+ * platforms/t/lost-answer.ts: finding the first job of a SessionId through DescribeTasks (and DescribeTaskDetail
+ * where the listing lacks it), and the submit activity recovering that job when a retry is refused for its
+ * repeated SessionId.
+ */
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createSubmitActivity } from '../../../../activities/submit';
+import type { HttpClient } from '../../../../platforms/http';
+import { createPlatformT } from '../../../../platforms/t/adapter';
+import { LOOKUP_CLOCK_SKEW_MS } from '../../../../platforms/t/lost-answer';
+import { toTListCall } from '../../../../platforms/t/request-body';
+import { checkShape, DESCRIBE_TASKS } from '../../../../sim/t/shape';
+import { catalogue, normalised } from '../../../support/platform-kit';
+import { fakeT, NOW, SETTINGS, SUB } from '../../../support/platforms/t';
+
+describe('findSubmitted: the first job of a SessionId, through DescribeTasks', () => {
+  const since = NOW - 60_000;
+  const ctx = { taskId: 'task_1', dedupKey: 'task_1-runA', deadlineAt: NOW + 3_600_000, since };
+  const entryOf = (kind: 'video' | 'image', model: string) => normalised(kind, { model, prompt: 'x' });
+  const info = (TaskId: string, SessionId: string | undefined, TaskType = 'AigcVideoTask') => ({ TaskId, TaskType, Status: 'PROCESSING', CreateTime: '2026-01-01T00:00:00Z', ...(SessionId !== undefined ? { SessionId } : {}) });
+
+  test('lists the submit window oldest first and adopts the task with this SessionId', async () => {
+    const { http, sent } = fakeT({
+      DescribeTasks: [
+        { TaskSet: [info('7-AigcVideoTask-other', 'task_9-runZ'), info('7-Transcode-x', '', 'Transcode')], ScrollToken: '7-AigcVideoTask-mine' },
+        { TaskSet: [info('7-AigcVideoTask-mine', 'task_1-runA')], ScrollToken: '' },
+      ],
+    });
+    const { entry, request } = entryOf('video', 'GV-3.1');
+    await expect(createPlatformT(SETTINGS, { http, now: () => NOW }).findSubmitted!(entry, request, ctx)).resolves.toEqual({ upstreamTaskId: '7-AigcVideoTask-mine' });
+    expect(sent.map((s) => s.action)).toEqual(['DescribeTasks', 'DescribeTasks']);
+    const iso = (ms: number) => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
+    expect(sent[0]!.body).toEqual({
+      SubAppId: 7,
+      CreateTime: { After: iso(since - LOOKUP_CLOCK_SKEW_MS), Before: iso(NOW + LOOKUP_CLOCK_SKEW_MS) },
+      Sort: { Field: 'CreateTime', Order: 'Asc' },
+      Limit: 100,
+    });
+    expect(sent[1]!.body).toEqual({ ...sent[0]!.body, ScrollToken: '7-AigcVideoTask-mine' });
+  });
+
+  test('another SessionId (another task, or another run of this one) is never adopted', async () => {
+    const { http } = fakeT({ DescribeTasks: [{ TaskSet: [info('7-AigcVideoTask-1', 'task_1-runB'), info('7-AigcVideoTask-2', 'task_2-runA')], ScrollToken: '' }] });
+    const { entry, request } = entryOf('video', 'GV-3.1');
+    await expect(createPlatformT(SETTINGS, { http, now: () => NOW }).findSubmitted!(entry, request, ctx)).resolves.toBeUndefined();
+  });
+
+  test('a video task is not adopted for an image submit with the same SessionId', async () => {
+    const { http } = fakeT({ DescribeTasks: [{ TaskSet: [info('7-AigcVideoTask-1', 'task_1-runA')], ScrollToken: '' }] });
+    const { entry, request } = entryOf('image', 'GEM-3.0');
+    await expect(createPlatformT(SETTINGS, { http, now: () => NOW }).findSubmitted!(entry, request, ctx)).resolves.toBeUndefined();
+  });
+
+  test('a listing without SessionId is confirmed through DescribeTaskDetail', async () => {
+    const { http, sent } = fakeT({
+      DescribeTasks: [{ TaskSet: [info('7-AigcVideoTask-1', undefined), info('7-AigcVideoTask-2', undefined)], ScrollToken: '' }],
+      DescribeTaskDetail: (b) => ({ Status: 'PROCESSING', TaskType: 'AigcVideoTask', AigcVideoTask: { TaskId: b.TaskId, SessionId: b.TaskId === '7-AigcVideoTask-2' ? 'task_1-runA' : 'task_5-runQ' } }),
+    });
+    const { entry, request } = entryOf('video', 'GV-3.1');
+    await expect(createPlatformT(SETTINGS, { http, now: () => NOW }).findSubmitted!(entry, request, ctx)).resolves.toEqual({ upstreamTaskId: '7-AigcVideoTask-2' });
+    expect(sent.map((s) => `${s.action} ${s.body.TaskId ?? ''}`.trim())).toEqual(['DescribeTasks', 'DescribeTaskDetail 7-AigcVideoTask-1', 'DescribeTaskDetail 7-AigcVideoTask-2']);
+  });
+
+  test('a list the platform cannot answer is an error (retried), not "no job"', async () => {
+    const { http } = fakeT({ DescribeTasks: [{ Error: { Code: 'InternalError', Message: 'down' } }] });
+    const { entry, request } = entryOf('video', 'GV-3.1');
+    await expect(createPlatformT(SETTINGS, { http, now: () => NOW }).findSubmitted!(entry, request, ctx)).rejects.toMatchObject({ retryable: true });
+  });
+
+  test('the DescribeTasks body is the SDK\'s DescribeTasksRequest (the simulator\'s shape check accepts it)', () => {
+    const call = toTListCall(SUB, { after: '2026-01-01T00:00:00Z', before: '2026-01-01T01:00:00Z' }, 'tok');
+    expect(() => checkShape(call.body, DESCRIBE_TASKS)).not.toThrow();
+    expect(call).toEqual({
+      action: 'DescribeTasks',
+      body: { SubAppId: SUB, CreateTime: { After: '2026-01-01T00:00:00Z', Before: '2026-01-01T01:00:00Z' }, Sort: { Field: 'CreateTime', Order: 'Asc' }, Limit: 100, ScrollToken: 'tok' },
+    });
+  });
+});
+
+describe('the submit activity with the T adapter: a retry refused for its repeated SessionId continues with the first job', () => {
+  const submitActivity = (http: HttpClient) => {
+    const adapter = createPlatformT(SETTINGS, { http, now: () => NOW });
+    return createSubmitActivity({ catalogue, adapterFor: () => adapter, now: () => NOW });
+  };
+  const first = { TaskId: '7-AigcVideoTask-first', TaskType: 'AigcVideoTask', Status: 'PROCESSING', SessionId: 'task_1-runA' };
+
+  // The code of a repeated SessionId is undocumented: recovery must not depend on it.
+  test.each(['InvalidParameterValue.SessionId', 'FailedOperation', 'InvalidParameter'])('refused with %s → the lookup recovers the TaskId; no second job, no failed task', async (code) => {
+    let lists = 0;
+    const { http, sent } = fakeT({
+      // The lookup before re-sending misses (a listing lagging behind the create), the one after the refusal finds it.
+      DescribeTasks: () => (++lists === 1 ? { TaskSet: [], ScrollToken: '' } : { TaskSet: [first], ScrollToken: '' }),
+      CreateAigcVideoTask: [{ Error: { Code: code, Message: 'A request with the same SessionId was made within the last three days.' } }],
+    });
+    const submitGeneration = submitActivity(http);
+    const { request } = normalised('video', { model: 'GV-3.1', prompt: 'x' });
+    const env = new MockActivityEnvironment({ attempt: 2, scheduledTimestampMs: NOW - 60_000 });
+    await expect(env.run(submitGeneration, { platform: 'T', request, dedupKey: 'task_1-runA', taskId: 'task_1', deadlineAt: NOW + 60_000 })).resolves.toEqual({
+      upstreamTaskId: '7-AigcVideoTask-first',
+    });
+    expect(sent.map((r) => r.action)).toEqual(['DescribeTasks', 'CreateAigcVideoTask', 'DescribeTasks']);
+  });
+
+  test('the first attempt never looks up (nothing can have reached T before it), and a refusal stays a refusal', async () => {
+    const { http, sent } = fakeT({ CreateAigcVideoTask: [{ Error: { Code: 'InvalidParameterValue', Message: 'bad' } }] });
+    const { request } = normalised('video', { model: 'GV-3.1', prompt: 'x' });
+    const env = new MockActivityEnvironment({ attempt: 1, scheduledTimestampMs: NOW });
+    await expect(env.run(submitActivity(http), { platform: 'T', request, dedupKey: 'k', taskId: 't', deadlineAt: NOW + 60_000 })).rejects.toMatchObject({
+      retryable: false,
+      opts: { reason: 'invalid_request' },
+    });
+    expect(sent.map((r) => r.action)).toEqual(['CreateAigcVideoTask']);
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * platforms/v/replies.ts: task statuses (incl. `expired`) and error classification (quota vs rate limit,
+ * ClosedEndpoint, Retry-After).
+ */
+import { classifyVError, fromVTask } from '../../../../platforms/v/replies';
+
+describe('fromVTask', () => {
+  test.each([
+    ['queued', { state: 'pending' }],
+    ['running', { state: 'running' }],
+  ] as const)('%s', (status, expected) => {
+    expect(fromVTask({ id: 'cgt-1', status })).toEqual(expected);
+  });
+
+  test('succeeded carries the URL and the raw extras', () => {
+    const s = fromVTask({ id: 'cgt-1', status: 'succeeded', content: { video_url: 'https://cdn.test/v.mp4' }, usage: { completion_tokens: 10, total_tokens: 10 }, duration: 5, ratio: '16:9' });
+    expect(s).toEqual({ state: 'success', outputs: [{ url: 'https://cdn.test/v.mp4' }], extras: { video_url: 'https://cdn.test/v.mp4', duration: 5, ratio: '16:9', usage: { completion_tokens: 10, total_tokens: 10 } } });
+  });
+
+  test.each([
+    ['OutputVideoSensitiveContentDetected', 'content_policy'],
+    ['InputTextSensitiveContentDetected', 'content_policy'],
+    ['InvalidParameter', 'invalid_request'],
+    ['InternalServiceError', 'upstream_failed'],
+  ])('failed with %s → %s', (code, reason) => {
+    expect(fromVTask({ id: 'cgt-1', status: 'failed', error: { code, message: 'm' } })).toEqual({ state: 'failed', failure: { reason, message: 'm', code } });
+  });
+
+  test('expired is a final failure with a clear reason, never retried as an unknown state', () => {
+    const s = fromVTask({ id: 'cgt-1', status: 'expired' });
+    expect(s).toEqual({ state: 'failed', failure: { reason: 'upstream_failed', code: 'expired', message: expect.stringMatching(/execution window \(expired\)/) } });
+    expect(s.failure!.resubmit).toBeUndefined();
+  });
+
+  test('cancelled upstream is a failure; an unknown status is retried', () => {
+    expect(fromVTask({ id: 'cgt-1', status: 'cancelled' }).state).toBe('failed');
+    expect(() => fromVTask({ id: 'cgt-1', status: 'exploded' as never })).toThrow(expect.objectContaining({ retryable: true }));
+  });
+});
+
+describe('classifyVError', () => {
+  const reply = (status: number, code: string | undefined, headers: Record<string, string> = {}) => ({ status, headers, body: code ? { error: { code, message: 'm' } } : undefined });
+  test.each([
+    [400, 'InvalidParameter', false, 'invalid_request'],
+    [400, 'InputTextSensitiveContentDetected', false, 'content_policy'],
+    // "temporarily unavailable, retry later".
+    [400, 'InvalidEndpoint.ClosedEndpoint', true, 'upstream_unavailable'],
+    [401, 'AuthenticationError', false, 'upstream_auth'],
+    [403, 'AccessDenied', false, 'upstream_auth'],
+    [403, 'AccountOverdueError', false, 'insufficient_balance'],
+    [404, 'InvalidEndpointOrModel.NotFound', false, 'upstream_auth'],
+    [404, 'ModelNotOpen', false, 'upstream_auth'],
+    [408, 'RequestTimeout', true, 'upstream_unavailable'],
+    // True rate limits are retried…
+    [429, 'RateLimitExceeded.EndpointRPMExceeded', true, 'upstream_unavailable'],
+    [429, 'RateLimitExceeded.EndpointTPMExceeded', true, 'upstream_unavailable'],
+    [429, 'ServerOverloaded', true, 'upstream_unavailable'],
+    // …spend and quota limits are final and need the operator (the decorator alerts on insufficient_balance).
+    [429, 'QuotaExceeded', false, 'insufficient_balance'],
+    [429, 'SetLimitExceeded', false, 'insufficient_balance'],
+    [500, 'InternalServiceError', true, 'upstream_unavailable'],
+    [503, 'ServiceUnavailable', true, 'upstream_unavailable'],
+  ])('%i %s → retryable %s, %s', (status, code, isRetryable, reason) => {
+    const e = classifyVError(reply(status, code));
+    expect(e.retryable).toBe(isRetryable);
+    expect(e.opts).toMatchObject({ reason, code });
+  });
+
+  test('a 429 without a code (a proxy in between) is a rate limit; Retry-After is honoured', () => {
+    expect(classifyVError(reply(429, undefined))).toMatchObject({ retryable: true, opts: { code: 'HTTP_429' } });
+    expect(classifyVError(reply(429, 'RateLimitExceeded', { 'retry-after': '7' })).opts.retryAfterMs).toBe(7000);
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * sim/t/actions.ts, over real HTTP: SessionId dedup, the task list (DescribeTasks), and injected faults.
+ */
+import { detail, errCode, finished, stats, SUB, t, tRaw, useTSimulator, video } from '../../../support/sim/t';
+
+useTSimulator();
+
+describe('SessionId dedup and the task list', () => {
+  test('a repeated SessionId is an error and creates no second job; DescribeTasks shows the first with its SessionId', async () => {
+    const first = await t('CreateAigcVideoTask', video({ SessionId: 'task_abc-run1', SessionContext: 'gw-task-1' }));
+    expect(first.TaskId).toBeDefined();
+    const again = await t('CreateAigcVideoTask', video({ SessionId: 'task_abc-run1', SessionContext: 'gw-task-1' }));
+    expect(again.Error?.Code).toBe('InvalidParameterValue.SessionId');
+    expect(again.TaskId).toBeUndefined();
+    const s = await stats();
+    expect(s.jobsCreated).toBe(1);
+    expect(s.dedupRefusals).toBe(1);
+
+    const list = await t('DescribeTasks', { SubAppId: SUB });
+    expect(list.TaskSet).toHaveLength(1);
+    expect(list.TaskSet[0]).toMatchObject({ TaskId: first.TaskId, TaskType: 'AigcVideoTask', SessionId: 'task_abc-run1', SessionContext: 'gw-task-1', FileId: '' });
+    expect(Object.keys(list.TaskSet[0]).sort()).toEqual(['BeginProcessTime', 'CreateTime', 'FileId', 'FinishTime', 'SessionContext', 'SessionId', 'Status', 'TaskId', 'TaskType']);
+  });
+
+  test('an empty SessionId does not dedup', async () => {
+    await t('CreateAigcVideoTask', video({ SessionId: '' }));
+    expect((await t('CreateAigcVideoTask', video({ SessionId: '' }))).Error).toBeUndefined();
+  });
+
+  test('DescribeTasks: Status filter, CreateTime window, Limit and ScrollToken paging, sort', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push((await t('CreateAigcVideoTask', video({ Prompt: `cat ${i} [sim:duration=${i === 0 ? 60 : 60_000}]` }))).TaskId);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await finished(ids[0]!);
+    const fin = await t('DescribeTasks', { SubAppId: SUB, Status: 'FINISH' });
+    expect(fin.TaskSet.map((x: any) => x.TaskId)).toEqual([ids[0]]);
+    expect((await t('DescribeTasks', { SubAppId: SUB, Status: 'ABORTED' })).Error?.Code).toBe('InvalidParameterValue');
+
+    const page1 = await t('DescribeTasks', { SubAppId: SUB, Limit: 2 });
+    expect(page1.TaskSet.map((x: any) => x.TaskId)).toEqual([ids[4], ids[3]]);
+    expect(page1.ScrollToken).toBe(ids[2]);
+    const page2 = await t('DescribeTasks', { SubAppId: SUB, Limit: 2, ScrollToken: page1.ScrollToken });
+    expect(page2.TaskSet.map((x: any) => x.TaskId)).toEqual([ids[2], ids[1]]);
+    const page3 = await t('DescribeTasks', { SubAppId: SUB, Limit: 2, ScrollToken: page2.ScrollToken });
+    expect(page3.TaskSet.map((x: any) => x.TaskId)).toEqual([ids[0]]);
+    expect(page3.ScrollToken).toBe('');
+
+    const asc = await t('DescribeTasks', { SubAppId: SUB, Sort: { Field: 'CreateTime', Order: 'Asc' }, Limit: 1 });
+    expect(asc.TaskSet[0].TaskId).toBe(ids[0]);
+    const future = new Date(Date.now() + 60_000).toISOString();
+    expect((await t('DescribeTasks', { SubAppId: SUB, CreateTime: { After: future } })).TaskSet).toEqual([]);
+    expect((await t('DescribeTasks', { SubAppId: SUB, CreateTime: { Before: future } })).TaskSet).toHaveLength(5);
+    expect((await t('DescribeTasks', { SubAppId: SUB, Limit: 101 })).Error?.Code).toBe('InvalidParameterValue');
+  });
+
+  test('drop fault: the job is created and billed, the answer is lost; the retry with the same SessionId is refused', async () => {
+    const body = video({ Prompt: 'a dropped cat [sim:submit=drop]', SessionId: 'sess-drop' });
+    await expect(tRaw('CreateAigcVideoTask', body)).rejects.toThrow();
+    const s = await stats();
+    expect(s.jobsCreated).toBe(1);
+    expect(s.answersDropped).toBe(1);
+    const list = await t('DescribeTasks', { SubAppId: SUB });
+    expect(list.TaskSet).toHaveLength(1);
+    expect(list.TaskSet[0].SessionId).toBe('sess-drop');
+    expect((await t('CreateAigcVideoTask', body)).Error?.Code).toBe('InvalidParameterValue.SessionId');
+  });
+
+  test('429 and 500 faults answer HTTP 200 with RequestLimitExceeded / InternalError, and create nothing', async () => {
+    expect(await errCode('CreateAigcVideoTask', video({ Prompt: 'cat [sim:submit=429x1]' }))).toBe('RequestLimitExceeded');
+    expect(await errCode('CreateAigcVideoTask', video({ Prompt: 'cat [sim:submit=500x1]' }))).toBe('InternalError');
+    expect((await stats()).jobsCreated).toBe(0);
+    const { TaskId } = await t('CreateAigcVideoTask', video({ Prompt: 'cat [sim:poll=503x1]' }));
+    expect((await detail(TaskId)).Error?.Code).toBe('InternalError');
+    expect((await detail(TaskId)).Error).toBeUndefined();
+  });
+
+  test('[sim:reject=CODE] refuses the create with that code', async () => {
+    expect(await errCode('CreateAigcVideoTask', video({ Prompt: 'cat [sim:reject=UnauthorizedOperation]' }))).toBe('UnauthorizedOperation');
+    expect((await stats()).jobsCreated).toBe(0);
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * sim/v/index.ts, the routes over real HTTP: Bearer auth, the list and its filters, cancel-or-delete, account-level
+ * refusals and injected faults.
+ */
+import { TASKS, call, create, get, list, text, M, statusIs, stats, useVSimulator } from '../../../support/sim/v';
+
+useVSimulator();
+
+test('a missing or wrong API key → 401 AuthenticationError', async () => {
+  const r = await call('POST', TASKS, { model: M.pro, content: [text()] }, { 'Content-Type': 'application/json', Authorization: 'Bearer nope' });
+  expect(r.status).toBe(401);
+  expect(r.json.error).toMatchObject({ code: 'AuthenticationError', type: 'Unauthorized' });
+  expect((await call('GET', `${TASKS}/cgt-x`, undefined, {})).status).toBe(401);
+});
+
+test('list: {total, items}; filter.status, filter.task_ids (repeated), filter.model, filter.service_tier; page_num/page_size', async () => {
+  const a = (await create({ model: M.pro, content: [text('a [sim:duration=50]')] })).json.id;
+  await new Promise((r) => setTimeout(r, 5));
+  const b = (await create({ model: M.v20, content: [text('b [sim:never]')], service_tier: 'flex' })).json.id;
+  await new Promise((r) => setTimeout(r, 5));
+  const c = (await create({ model: M.v20, content: [text('c [sim:never]')] })).json.id;
+  await statusIs(a, 'succeeded');
+
+  const all = await list();
+  expect(all.status).toBe(200);
+  expect(all.json.total).toBe(3);
+  expect(all.json.items.map((x: any) => x.id)).toEqual([c, b, a]);
+  expect(all.json.items[2].status).toBe('succeeded');
+
+  expect((await list('filter.status=succeeded')).json.items.map((x: any) => x.id)).toEqual([a]);
+  expect((await list(`filter.task_ids=${a}&filter.task_ids=${c}`)).json.items.map((x: any) => x.id)).toEqual([c, a]);
+  expect((await list(`filter.model=${M.v20}`)).json.total).toBe(2);
+  expect((await list('filter.service_tier=flex')).json.items.map((x: any) => x.id)).toEqual([b]);
+  const p2 = await list('page_num=2&page_size=2');
+  expect(p2.json).toMatchObject({ total: 3 });
+  expect(p2.json.items.map((x: any) => x.id)).toEqual([a]);
+
+  expect((await list('filter.status=done')).status).toBe(400);
+  expect((await list('page_size=0')).status).toBe(400);
+  expect((await list('filter.prompt=b')).status).toBe(400);
+  expect((await stats()).lists).toBeGreaterThan(0);
+});
+
+test('DELETE: queued → cancelled; running → refused; succeeded → record deleted', async () => {
+  const q = (await create({ model: M.pro, content: [text('q [sim:duration=60000]')] })).json.id;
+  const del = await call('DELETE', `${TASKS}/${q}`);
+  expect(del.status).toBe(200);
+  expect(del.json).toEqual({});
+  expect((await get(q)).json.status).toBe('cancelled');
+  expect((await call('DELETE', `${TASKS}/${q}`)).status).toBe(400);
+
+  const r = (await create({ model: M.pro, content: [text('r [sim:never]')] })).json.id;
+  await statusIs(r, 'running');
+  const refused = await call('DELETE', `${TASKS}/${r}`);
+  expect(refused.status).toBe(400);
+  expect(refused.json.error.code).toBe('InvalidParameter');
+
+  const s = (await create({ model: M.pro, content: [text('s')] })).json.id;
+  await statusIs(s, 'succeeded');
+  expect((await call('DELETE', `${TASKS}/${s}`)).status).toBe(200);
+  const gone = await get(s);
+  expect(gone.status).toBe(404);
+  expect(gone.json.error.code).toBe('ResourceNotFound');
+  expect((await list()).json.items.map((x: any) => x.id)).not.toContain(s);
+  expect((await call('DELETE', `${TASKS}/cgt-unknown`)).status).toBe(404);
+});
+
+test.each<[string, number]>([
+  ['QuotaExceeded', 429],
+  ['SetLimitExceeded', 429],
+  ['InvalidEndpoint.ClosedEndpoint', 400],
+  ['AccountOverdueError', 403],
+  ['ModelNotOpen', 404],
+])('[sim:reject=%s] → HTTP %i with that code, nothing created', async (code, status) => {
+  const r = await create({ model: M.pro, content: [text(`cat [sim:reject=${code}]`)] });
+  expect(r.status).toBe(status);
+  expect(r.json.error.code).toBe(code);
+  expect((await stats()).jobsCreated).toBe(0);
+});
+
+test('/_sim/v/account-faults: the next N requests of an op answer the code', async () => {
+  await call('POST', '/_sim/v/account-faults', { code: 'AccountOverdueError', count: 1 });
+  const r1 = await create({ model: M.pro, content: [text()] });
+  expect(r1.status).toBe(403);
+  expect(r1.json.error).toMatchObject({ code: 'AccountOverdueError', type: 'Forbidden' });
+  expect((await create({ model: M.pro, content: [text()] })).status).toBe(200);
+  await call('POST', '/_sim/v/account-faults', { code: 'QuotaExceeded', op: 'list' });
+  expect((await list()).json.error.code).toBe('QuotaExceeded');
+  expect((await list()).json.error.code).toBe('QuotaExceeded');
+  await call('DELETE', '/_sim/v/account-faults');
+  expect((await list()).status).toBe(200);
+});
+
+test("the simulator's reset (POST /_sim/reset) clears V's account faults too", async () => {
+  await call('POST', '/_sim/v/account-faults', { code: 'QuotaExceeded', op: 'list' });
+  expect((await list()).json.error.code).toBe('QuotaExceeded');
+  await call('POST', '/_sim/reset');
+  expect((await list()).status).toBe(200);
+});
+
+test('injected 429 is a true rate limit (RateLimitExceeded.*, Retry-After); 500 InternalServiceError', async () => {
+  await call('POST', '/_sim/faults', { platform: 'V', op: 'submit', status: 429, count: 1, retryAfterSeconds: 3 });
+  const r = await create({ model: M.pro, content: [text()] });
+  expect(r.status).toBe(429);
+  expect(r.json.error.code).toBe('RateLimitExceeded.EndpointRPMExceeded');
+  expect(r.headers.get('retry-after')).toBe('3');
+  const e = await create({ model: M.pro, content: [text('x [sim:submit=500]')] });
+  expect(e.status).toBe(500);
+  expect(e.json.error.code).toBe('InternalServiceError');
+});
+
+test('drop fault: the job is created, the answer is lost; the list finds it', async () => {
+  await expect(create({ model: M.pro, content: [text('dropped [sim:submit=drop]')] })).rejects.toThrow();
+  const s = await stats();
+  expect(s).toMatchObject({ jobsCreated: 1, answersDropped: 1 });
+  expect((await list()).json.total).toBe(1);
+});
