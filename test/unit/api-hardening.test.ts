@@ -4,34 +4,22 @@
  * a scripted stand-in that records what the API asked of it (Temporal is not under test here; the e2e project
  * runs the same routes against a real stack).
  */
-import { request as httpRequest } from 'node:http';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { parseApiKeysEnv, KeyStore } from '../../api/api-keys';
-import { createApp } from '../../api/app';
 import { requestFingerprint } from '../../api/idempotency';
-import type { AppDeps } from '../../api/context';
-import { KeyLimits } from '../../api/key-limits';
 import { openApiDocument } from '../../api/openapi';
 import type { TaskRecord } from '../../api/task-service';
-import { createLogger } from '../../core/logger';
 import type { GenerationRequest } from '../../core/task';
-import { buildCatalogue } from '../../platforms';
+import { AUTH, rawRequest, useTestApi } from '../support/test-api';
 
-const SECRET = 'sk-hardening-0123456789abcdef';
-const AUTH = { Authorization: `Bearer ${SECRET}` };
 
 /** What the API asked the task service to do. */
 const started: GenerationRequest[] = [];
 const listed: unknown[] = [];
 let replay: TaskRecord | undefined;
-let server: Server;
-let base: string;
-
-beforeAll(async () => {
-  const tasks = {
+const app = useTestApi({
+  deps: { bodyTimeoutMs: 400 },
+  tasks: {
     async start(_owner: string, entry: { id: string }, request: GenerationRequest, opts: { taskId?: string }) {
       if (replay) throw new WorkflowExecutionAlreadyStartedError('exists', opts.taskId ?? 'x', 'generationWorkflow');
       started.push(request);
@@ -41,44 +29,11 @@ beforeAll(async () => {
       // The same request as the test sends: a faithful retry, not a reused key.
       return replay && { record: replay, requestHash: requestFingerprint('video', V_BODY) };
     },
-    async read() {
-      return undefined;
-    },
-    async cancel() {
-      return { outcome: 'not_found' };
-    },
     async list(_owner: string, page: number, pageSize: number, filter: unknown) {
       listed.push({ page, pageSize, filter });
       return { total: 0, records: [] };
     },
-    // A sync wait that never ends (until the client goes away).
-    awaitResult: (_id: string, signal: AbortSignal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
-    async countRunning() {
-      return 0;
-    },
-  };
-  const deps = {
-    logger: createLogger('test', 'silent'),
-    keys: new KeyStore(parseApiKeysEnv(`alice:${SECRET}`)),
-    tasks,
-    limits: new KeyLimits({ rps: 0, maxInflight: 0 }, async () => 0),
-    catalogue: buildCatalogue(),
-    enabledPlatforms: new Set(['T', 'B', 'V']),
-    syncTimeoutMs: 60_000,
-    trustProxy: false,
-    callbackEnv: {},
-    bodyTimeoutMs: 400,
-    shutdownSignal: new AbortController().signal,
-    checkTemporal: async () => undefined,
-  } as unknown as AppDeps;
-  server = createServer(createApp(deps).callback());
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
+  },
 });
 
 beforeEach(() => {
@@ -87,32 +42,12 @@ beforeEach(() => {
   replay = undefined;
 });
 
-/** A raw HTTP request (fetch refuses unusual methods and bodies that lie about themselves). */
-function raw(method: string, path: string, headers: Record<string, string | number>, body?: Buffer | string, opts: { endBody?: boolean } = {}) {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any; ms: number }>((resolve, reject) => {
-    const t0 = Date.now();
-    const req = httpRequest(`${base}${path}`, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown = text;
-        try {
-          parsed = text ? JSON.parse(text) : undefined;
-        } catch {
-          // keep text
-        }
-        resolve({ status: res.statusCode!, headers: res.headers, body: parsed, ms: Date.now() - t0 });
-      });
-    });
-    req.on('error', reject);
-    if (body !== undefined) req.write(body);
-    if (opts.endBody !== false) req.end();
-  });
-}
+/** A raw HTTP request to the app (test/support/test-api.ts rawRequest). */
+const raw = (method: string, path: string, headers: Record<string, string | number>, body?: Buffer | string, opts: { endBody?: boolean } = {}) =>
+  rawRequest(app.api.base, method, path, headers, body, opts);
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${base}${path}`, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(async (r) => ({
+  fetch(`${app.api.base}${path}`, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(async (r) => ({
     status: r.status,
     headers: r.headers,
     body: (await r.json()) as any,
@@ -163,7 +98,7 @@ describe('bodies', () => {
     const r = await raw('POST', '/v1/generations/task_abc/cancel', { ...AUTH, 'Content-Length': 0 });
     expect(r.status).toBe(404);
     expect(r.body.error.code).toBe('task_not_found');
-    const viaFetch = await fetch(`${base}/v1/generations/task_abc/cancel`, { method: 'POST', headers: AUTH });
+    const viaFetch = await fetch(`${app.api.base}/v1/generations/task_abc/cancel`, { method: 'POST', headers: AUTH });
     expect(viaFetch.status).toBe(404);
   });
 
@@ -271,7 +206,7 @@ describe('X-Async', () => {
 
 describe('task list query', () => {
   test.each([['page=0x10'], ['page=1.0'], ['page_size=1e2'], ['page=-1'], ['page_size=101'], ['color=red'], ['status=done'], ['page=1&page=2']])('%s is 400 naming the parameter', async (query) => {
-    const r = await fetch(`${base}/v1/tasks?${query}`, { headers: AUTH });
+    const r = await fetch(`${app.api.base}/v1/tasks?${query}`, { headers: AUTH });
     expect(r.status).toBe(400);
     const body = (await r.json()) as any;
     expect(query).toContain(body.error.param);
@@ -279,7 +214,7 @@ describe('task list query', () => {
   });
 
   test('status and model filter the list', async () => {
-    const r = await fetch(`${base}/v1/tasks?status=failed&model=K21&page=2&page_size=5`, { headers: AUTH });
+    const r = await fetch(`${app.api.base}/v1/tasks?status=failed&model=K21&page=2&page_size=5`, { headers: AUTH });
     expect(r.status).toBe(200);
     expect(listed).toEqual([{ page: 2, pageSize: 5, filter: { status: 'failed', model: 'K21' } }]);
   });
@@ -293,14 +228,14 @@ describe('OpenAI SDK compatibility', () => {
   });
 
   test('GET /v1/models lists each id once with its kinds; GET /v1/models/:id retrieves one', async () => {
-    const list = (await (await fetch(`${base}/v1/models`, { headers: AUTH })).json()) as any;
+    const list = (await (await fetch(`${app.api.base}/v1/models`, { headers: AUTH })).json()) as any;
     const ids = list.data.map((m: any) => m.id);
     expect(new Set(ids).size).toBe(ids.length);
     const k = list.data.find((m: any) => m.id === 'VendorK-2.1');
     expect(k).toMatchObject({ kinds: ['video', 'image'], video: { durations: expect.any(Object) }, image: { qualities: expect.any(Array) } });
-    const one = await fetch(`${base}/v1/models/VendorK-2.1`, { headers: AUTH });
+    const one = await fetch(`${app.api.base}/v1/models/VendorK-2.1`, { headers: AUTH });
     expect(await one.json()).toEqual(k);
-    expect((await fetch(`${base}/v1/models/nope`, { headers: AUTH })).status).toBe(404);
+    expect((await fetch(`${app.api.base}/v1/models/nope`, { headers: AUTH })).status).toBe(404);
   });
 });
 
@@ -318,14 +253,14 @@ describe('idempotent replays', () => {
 describe('client disconnects', () => {
   test('a sync client that goes away is recorded as 499, not 404', async () => {
     const abort = new AbortController();
-    const pending = fetch(`${base}/v1/videos/generations`, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'application/json' }, body: JSON.stringify(V_BODY), signal: abort.signal }).catch(
+    const pending = fetch(`${app.api.base}/v1/videos/generations`, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'application/json' }, body: JSON.stringify(V_BODY), signal: abort.signal }).catch(
       () => undefined,
     );
     await new Promise((r) => setTimeout(r, 200));
     abort.abort();
     await pending;
     await new Promise((r) => setTimeout(r, 200));
-    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const metrics = await (await fetch(`${app.api.base}/metrics`)).text();
     expect(metrics).toMatch(/mediagate_http_request_duration_seconds_count\{method="POST",route="\/v1\/videos\/generations",status="499"\} 1/);
     expect(metrics).not.toMatch(/route="\/v1\/videos\/generations",status="404"/);
   });

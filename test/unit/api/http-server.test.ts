@@ -5,7 +5,7 @@
  * production timeouts, over raw sockets.
  */
 import { connect, type Socket } from 'node:net';
-import { AUTH, startTestApi, type TestApi } from './harness';
+import { AUTH, startTestApi, type TestApi } from '../../support/test-api';
 
 let api: TestApi;
 let port: number;

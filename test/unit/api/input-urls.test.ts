@@ -4,7 +4,7 @@
  * for; an operator's allowlist (INPUT_URL_ALLOW_PRIVATE_ORIGINS) lets a test setup name its own hosts.
  */
 import { loadApiConfig } from '../../../api/api-config';
-import { postJson, startTestApi, type TestApi } from './harness';
+import { postJson, startTestApi, type TestApi } from '../../support/test-api';
 
 let api: TestApi;
 let allowing: TestApi;

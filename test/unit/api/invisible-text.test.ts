@@ -1,18 +1,11 @@
 /**
  * Issue 18 item 7: a prompt that shows nothing — Unicode spaces, zero-width and other format characters — is
- * blank, like one of ASCII spaces (docs/api.md: a prompt must contain more than whitespace); NUL and lone
+ * blank, like one of ASCII spaces (docs/app.api.md: a prompt must contain more than whitespace); NUL and lone
  * surrogates are refused in every string of a body, nested ones included, naming the field. Nothing starts.
  */
-import { postJson, startTestApi, type TestApi } from './harness';
+import { postJson, useTestApi } from '../../support/test-api';
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.close());
-beforeEach(() => {
-  api.started.length = 0;
-});
+const app = useTestApi();
 
 const VIDEO = '/v1/async/videos/generations';
 const IMAGE = '/v1/async/images/generations';
@@ -28,26 +21,26 @@ describe('invisible prompts are blank', () => {
     ['a mix with ASCII white space', ' \u200b\n\u2028\t\u180e '],
     ['the blank Braille pattern', '\u2800\u2800'],
   ])('%s: 400 naming prompt, on video and image', async (_what, prompt) => {
-    const video = await postJson(api.base, VIDEO, { ...V_BODY, prompt });
+    const video = await postJson(app.api.base, VIDEO, { ...V_BODY, prompt });
     expect([video.status, video.body.error.param]).toEqual([400, 'prompt']);
     expect(video.body.error.message).toMatch(/blank/);
-    const image = await postJson(api.base, IMAGE, { model: 'GEM-2.5', prompt });
+    const image = await postJson(app.api.base, IMAGE, { model: 'GEM-2.5', prompt });
     expect([image.status, image.body.error.param]).toEqual([400, 'prompt']);
-    expect(api.started).toHaveLength(0);
+    expect(app.api.started).toHaveLength(0);
   });
 
   test('negative_prompt too', async () => {
-    const r = await postJson(api.base, IMAGE, { model: 'VendorK-2.1', prompt: 'a cat', negative_prompt: '\u200b' });
+    const r = await postJson(app.api.base, IMAGE, { model: 'VendorK-2.1', prompt: 'a cat', negative_prompt: '\u200b' });
     expect([r.status, r.body.error.param]).toEqual([400, 'negative_prompt']);
     expect(r.body.error.message).toMatch(/blank/);
   });
 
   test('visible text with invisible characters around it, emoji and combining marks are prompts', async () => {
     for (const prompt of ['\u200ba fox\u200b', '🦊', 'e\u0301', '狐狸']) {
-      const r = await postJson(api.base, VIDEO, { ...V_BODY, prompt });
+      const r = await postJson(app.api.base, VIDEO, { ...V_BODY, prompt });
       expect([prompt, r.status]).toEqual([prompt, 200]);
     }
-    expect(api.started.map((s) => s.prompt)).toEqual(['\u200ba fox\u200b', '🦊', 'e\u0301', '狐狸']);
+    expect(app.api.started.map((s) => s.prompt)).toEqual(['\u200ba fox\u200b', '🦊', 'e\u0301', '狐狸']);
   });
 });
 
@@ -62,15 +55,15 @@ describe('NUL and lone surrogates are refused in any string, naming the field', 
     ['output_config.Resolution', IMAGE, '{"model":"GG","prompt":"a cat","output_config":{"Resolution":"1K\\u0000"}}'],
     ['model', IMAGE, '{"model":"GEM-2.5\\u0000","prompt":"a cat"}'],
   ])('%s (%s)', async (param, path, body) => {
-    const r = await postJson(api.base, path, body);
+    const r = await postJson(app.api.base, path, body);
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ param, code: 'invalid_value', message: expect.stringMatching(/NUL|surrogate/) });
-    expect(api.started).toHaveLength(0);
+    expect(app.api.started).toHaveLength(0);
   });
 
   test('a surrogate pair (an emoji written as escapes) is text, and goes through', async () => {
-    const r = await postJson(api.base, VIDEO, '{"model":"vendor-video-1-0-pro-250528","duration":5,"prompt":"a fox \\ud83e\\udd8a"}');
+    const r = await postJson(app.api.base, VIDEO, '{"model":"vendor-video-1-0-pro-250528","duration":5,"prompt":"a fox \\ud83e\\udd8a"}');
     expect(r.status).toBe(200);
-    expect(api.started[0]!.prompt).toBe('a fox 🦊');
+    expect(app.api.started[0]!.prompt).toBe('a fox 🦊');
   });
 });

@@ -4,51 +4,44 @@
  * stack overflow, and never enough work to hold up other requests.
  */
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../../api/middleware/json-body';
-import { postJson, rawRequest, startTestApi, type TestApi } from './harness';
+import { postJson, rawRequest, useTestApi } from '../../support/test-api';
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.close());
-beforeEach(() => {
-  api.started.length = 0;
-});
+const app = useTestApi();
 
 const V_BODY = { model: 'vendor-video-1-0-pro-250528', prompt: 'a fox', duration: 5 };
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
 describe('deeply nested JSON', () => {
   test.each([5_000, 100_000])('%i levels in an unknown field is 400 invalid_json naming the limit; nothing started', async (depth) => {
-    const r = await postJson(api.base, '/v1/async/videos/generations', `{"model":"vendor-video-1-0-pro-250528","prompt":"a fox","duration":5,"extra":${nested(depth)}}`);
+    const r = await postJson(app.api.base, '/v1/async/videos/generations', `{"model":"vendor-video-1-0-pro-250528","prompt":"a fox","duration":5,"extra":${nested(depth)}}`);
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'invalid_json', param: 'body', message: expect.stringContaining(`more than ${MAX_JSON_DEPTH} levels`) });
-    expect(api.started).toHaveLength(0);
+    expect(app.api.started).toHaveLength(0);
   });
 
   test('objects count as levels too, and a cancel body (which needs none) is checked the same', async () => {
     const deepObjects = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
-    const r = await postJson(api.base, '/v1/generations/task_abc/cancel', deepObjects);
+    const r = await postJson(app.api.base, '/v1/generations/task_abc/cancel', deepObjects);
     expect([r.status, r.body.error.code]).toEqual([400, 'invalid_json']);
   });
 
   test('the limit itself is accepted; one level more is not; brackets inside strings do not count', async () => {
     const atLimit = { ...V_BODY, extra: JSON.parse(nested(MAX_JSON_DEPTH - 1)) };
     // At the limit the depth check passes and validation speaks: the unknown field, not the nesting.
-    const ok = await postJson(api.base, '/v1/async/videos/generations', atLimit);
+    const ok = await postJson(app.api.base, '/v1/async/videos/generations', atLimit);
     expect(ok.body.error).toMatchObject({ code: 'unknown_parameter', param: 'extra' });
-    const over = await postJson(api.base, '/v1/async/videos/generations', { ...V_BODY, extra: JSON.parse(nested(MAX_JSON_DEPTH)) });
+    const over = await postJson(app.api.base, '/v1/async/videos/generations', { ...V_BODY, extra: JSON.parse(nested(MAX_JSON_DEPTH)) });
     expect(over.body.error.code).toBe('invalid_json');
-    const bracketsInText = await postJson(api.base, '/v1/async/videos/generations', { ...V_BODY, prompt: `a fox ${'[{'.repeat(500)} \\" ${'['.repeat(100)}` });
+    const bracketsInText = await postJson(app.api.base, '/v1/async/videos/generations', { ...V_BODY, prompt: `a fox ${'[{'.repeat(500)} \\" ${'['.repeat(100)}` });
     expect(bracketsInText.status).toBe(200);
-    expect(api.started).toHaveLength(1);
+    expect(app.api.started).toHaveLength(1);
   });
 
   test('20 deep bodies at once leave /healthz answering at once', async () => {
     const deep = `{"model":"x","extra":${nested(200_000)}}`;
-    const flood = Array.from({ length: 20 }, () => postJson(api.base, '/v1/async/videos/generations', deep));
+    const flood = Array.from({ length: 20 }, () => postJson(app.api.base, '/v1/async/videos/generations', deep));
     const t0 = Date.now();
-    const health = await rawRequest(api.base, 'GET', '/healthz', {});
+    const health = await rawRequest(app.api.base, 'GET', '/healthz', {});
     const healthMs = Date.now() - t0;
     const answers = await Promise.all(flood);
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(400));

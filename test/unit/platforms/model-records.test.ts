@@ -11,7 +11,7 @@ import { toTCreateCall } from '../../../platforms/t/request-body';
 import { renderModelTables } from '../../../scripts/model-docs';
 import { toVCreateBody } from '../../../platforms/v/request-body';
 import type { VVideoRequest } from '../../../platforms/v/rules';
-import { startModelsApi, type ModelsApi } from '../../support/models-api';
+import { startTestApi, type TestApi } from '../../support/test-api';
 import { catalogue, normalised } from '../../support/platform-kit';
 
 const IMG = 'https://x.test/a.png';
@@ -71,9 +71,9 @@ describe('one record type for T, V and B', () => {
 });
 
 describe('GET /v1/models', () => {
-  let api: ModelsApi;
+  let api: TestApi;
   beforeAll(async () => {
-    api = await startModelsApi(catalogue);
+    api = await startTestApi({ deps: { catalogue } });
   });
   afterAll(() => api.close());
 

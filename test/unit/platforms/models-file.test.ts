@@ -13,7 +13,7 @@ import { toBCreate } from '../../../platforms/b/request-body';
 import { toTCreateCall } from '../../../platforms/t/request-body';
 import { toVCreateBody } from '../../../platforms/v/request-body';
 import type { VVideoRequest } from '../../../platforms/v/rules';
-import { startModelsApi } from '../../support/models-api';
+import { startTestApi } from '../../support/test-api';
 import { normalised, refusedParam } from '../../support/platform-kit';
 
 const IMG = 'https://x.test/a.png';
@@ -50,7 +50,7 @@ describe('PLATFORM_T_MODELS_FILE', () => {
     // Other models keep their defaults.
     expect(refusedParam('video', { model: 'GV-3.1-fast', prompt: 'p', duration: 4 }, cat)).toBe('duration');
 
-    const api = await startModelsApi(cat);
+    const api = await startTestApi({ deps: { catalogue: cat } });
     try {
       const gv = (await api.get('/v1/models/GV-3.1')).body;
       expect(gv).toMatchObject({ durations: { values: [4, 8] }, source: expect.stringMatching(/durations set by PLATFORM_T_MODELS_FILE/) });
@@ -66,7 +66,7 @@ describe('PLATFORM_T_MODELS_FILE', () => {
     expect(cat.find('video', 'VendorH-2.3')).toBeUndefined();
     expect(cat.find('video', 'VendorK-2.1')).toBeUndefined();
     expect(cat.find('image', 'VendorK-2.1')).toBeDefined();
-    const api = await startModelsApi(cat);
+    const api = await startTestApi({ deps: { catalogue: cat } });
     try {
       expect((await api.get('/v1/models/VendorH-2.3')).status).toBe(404);
       expect((await api.get('/v1/models/VendorK-2.1')).body).toMatchObject({ kinds: ['image'] });

@@ -5,14 +5,14 @@
  */
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseApiKeysEnv, KeyStore } from '../../../api/api-keys';
-import { createApp } from '../../../api/app';
-import type { AppDeps } from '../../../api/context';
-import { createApiServer, type ApiServerOptions } from '../../../api/http-server';
-import { KeyLimits } from '../../../api/key-limits';
-import { createLogger } from '../../../core/logger';
-import type { GenerationRequest } from '../../../core/task';
-import { buildCatalogue } from '../../../platforms';
+import { parseApiKeysEnv, KeyStore } from '../../api/api-keys';
+import { createApp } from '../../api/app';
+import type { AppDeps } from '../../api/context';
+import { createApiServer, type ApiServerOptions } from '../../api/http-server';
+import { KeyLimits } from '../../api/key-limits';
+import { createLogger } from '../../core/logger';
+import type { GenerationRequest } from '../../core/task';
+import { buildCatalogue } from '../../platforms';
 
 export const SECRET = 'sk-api-harness-0123456789abcdef';
 export const AUTH = { Authorization: `Bearer ${SECRET}` };
@@ -24,10 +24,21 @@ export interface TestApi {
   started: GenerationRequest[];
   /** Requests with the options the API started them with (idempotency shows as a task id). */
   starts: { request: GenerationRequest; taskId?: string }[];
+  /** A JSON request with the test key: status and parsed body. */
+  get(path: string): Promise<{ status: number; body: any }>;
+  post(path: string, body: unknown): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 }
 
-export async function startTestApi(opts: { deps?: Partial<AppDeps>; server?: Partial<ApiServerOptions> } = {}): Promise<TestApi> {
+export interface TestApiOptions {
+  /** Replaces the app's dependencies (e.g. a catalogue read from a models file, a tighter body timeout). */
+  deps?: Partial<AppDeps>;
+  /** Replaces task-service methods (e.g. a start that finds the task already started); the rest are recorded. */
+  tasks?: Record<string, unknown>;
+  server?: Partial<ApiServerOptions>;
+}
+
+export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
   const started: GenerationRequest[] = [];
   const starts: TestApi['starts'] = [];
   const tasks = {
@@ -53,6 +64,7 @@ export async function startTestApi(opts: { deps?: Partial<AppDeps>; server?: Par
     async countRunning() {
       return 0;
     },
+    ...opts.tasks,
   };
   const deps = {
     logger: createLogger('test', 'silent'),
@@ -71,11 +83,21 @@ export async function startTestApi(opts: { deps?: Partial<AppDeps>; server?: Par
   const server = createApiServer(createApp(deps).callback(), { syncTimeoutMs: 60_000, ...opts.server });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const r = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...AUTH, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: r.status, body: await r.json() };
+  };
   return {
     base,
     server,
     started,
     starts,
+    get: (path) => call('GET', path),
+    post: (path, body) => call('POST', path, body),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
@@ -90,8 +112,40 @@ export interface RawAnswer {
   ms: number;
 }
 
-/** A request through node:http, which sends what it is given (fetch refuses empty or odd headers). */
-export function rawRequest(base: string, method: string, path: string, headers: Record<string, string | number>, body?: Buffer | string): Promise<RawAnswer> {
+/**
+ * The app for one test file: started before its tests, closed after them, and its record of started tasks cleared
+ * before each test. Read `.api` inside tests (it is set in beforeAll).
+ */
+export function useTestApi(opts: TestApiOptions = {}): { readonly api: TestApi } {
+  let api: TestApi | undefined;
+  beforeAll(async () => {
+    api = await startTestApi(opts);
+  });
+  afterAll(() => api?.close());
+  beforeEach(() => {
+    api!.started.length = 0;
+    api!.starts.length = 0;
+  });
+  return {
+    get api(): TestApi {
+      if (!api) throw new Error('useTestApi: the app starts in beforeAll; read .api inside a test');
+      return api;
+    },
+  };
+}
+
+/**
+ * A request through node:http, which sends what it is given (fetch refuses empty or odd headers, unusual methods
+ * and bodies that lie about themselves). `endBody: false` leaves the request body open.
+ */
+export function rawRequest(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string | number>,
+  body?: Buffer | string,
+  opts: { endBody?: boolean } = {},
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const t0 = Date.now();
     const req = httpRequest(`${base}${path}`, { method, headers }, (res) => {
@@ -110,7 +164,7 @@ export function rawRequest(base: string, method: string, path: string, headers: 
     });
     req.on('error', reject);
     if (body !== undefined) req.write(body);
-    req.end();
+    if (opts.endBody !== false) req.end();
   });
 }
 
