@@ -19,7 +19,7 @@ import {
   type WorkflowExecutionDescription,
   type WorkflowExecutionInfo,
 } from '@temporalio/client';
-import type { ModelEntry } from '../core/catalogue';
+import type { ModelRecord } from '../core/catalogue';
 import { SA } from '../core/search-attributes';
 import { hintTask, type HintOutcome, type TaskHint } from '../core/task-hints';
 import type { GenerationInput, GenerationRequest, GenerationResult, TaskError, TaskMemo, TaskStatus } from '../core/task';
@@ -85,7 +85,7 @@ export class TaskService {
    * Starts the task's workflow. Throws WorkflowExecutionAlreadyStartedError (see isAlreadyStarted) when a
    * workflow with this task id exists or existed: task ids are never reused.
    */
-  async start(ownerId: string, entry: ModelEntry, request: GenerationRequest, opts: { taskId?: string; requestHash?: string } = {}): Promise<StartedTask> {
+  async start(ownerId: string, entry: ModelRecord, request: GenerationRequest, opts: { taskId?: string; requestHash?: string } = {}): Promise<StartedTask> {
     const taskId = opts.taskId ?? newTaskId();
     const input: GenerationInput = {
       kind: entry.kind,

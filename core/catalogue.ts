@@ -89,9 +89,6 @@ export interface ModelRecord<Extras = unknown> {
   readonly extras?: Extras;
 }
 
-/** The catalogue's view of a record: the extras belong to its platform, which reads them with its own type. */
-export type ModelEntry = ModelRecord;
-
 /** A catalogue indexed by kind and public id; a model in both tables (`VendorK-2.1`) resolves by endpoint. */
 export class Catalogue {
   private readonly byKind: Record<Kind, Map<string, ModelRecord>> = { video: new Map(), image: new Map() };

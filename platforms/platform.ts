@@ -5,7 +5,7 @@
  * adapters are all derived from it.
  */
 import type { z } from 'zod';
-import type { ModelEntry } from '../core/catalogue';
+import type { ModelRecord } from '../core/catalogue';
 import type { GenerationRequest, Kind, SubmitResult, UpstreamStatus } from '../core/task';
 import type { HttpClient } from './http';
 import type { GeneralImageField, GeneralVideoField } from './request';
@@ -35,13 +35,13 @@ export interface PlatformAdapter {
    */
   readonly dedupSubmit?: boolean;
   /** Creates the upstream job: this is the call that costs money. */
-  submit(entry: ModelEntry, request: GenerationRequest, ctx: SubmitContext): Promise<SubmitResult>;
+  submit(entry: ModelRecord, request: GenerationRequest, ctx: SubmitContext): Promise<SubmitResult>;
   /**
    * The job an earlier attempt of this same submit created although its answer never arrived (a timeout, a
    * reset connection, a worker that died mid-call), or undefined when there is none. The submit activity asks
    * before it sends a submit again, so a lost answer never becomes a second paid job.
    */
-  findSubmitted?(entry: ModelEntry, request: GenerationRequest, ctx: ReconcileContext): Promise<SubmitResult | undefined>;
+  findSubmitted?(entry: ModelRecord, request: GenerationRequest, ctx: ReconcileContext): Promise<SubmitResult | undefined>;
   poll(kind: Kind, upstreamTaskId: string): Promise<UpstreamStatus>;
   /**
    * Best effort; resolves when the platform accepted the cancel or the job can no longer be cancelled. Absent
@@ -108,12 +108,12 @@ export interface PlatformDefinition {
   /** Configuration both the API and the worker read: never a secret (e.g. a models file). */
   readonly publicEnv: z.ZodObject;
   /** The platform's catalogue entries (spec 2.5/2.6 → upstream identifiers and limits), with `env`'s overrides. */
-  models(env: NodeJS.ProcessEnv): readonly ModelEntry[];
+  models(env: NodeJS.ProcessEnv): readonly ModelRecord[];
   /**
    * The platform's request rules, after the schema and the general checks (platforms/validation.ts). Throws a
    * RequestRuleError naming the field; returns the request normalised for the adapter.
    */
-  validate(entry: ModelEntry, request: GenerationRequest): GenerationRequest;
+  validate(entry: ModelRecord, request: GenerationRequest): GenerationRequest;
 
   /** Configuration only the worker reads (endpoints, credentials, tuning). */
   readonly workerEnv: z.ZodObject;

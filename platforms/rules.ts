@@ -2,7 +2,7 @@
  * Rule helpers the platforms' request rules share (platforms/<id>/rules.ts): every rejection names the field
  * (`param`) and says what would be accepted.
  */
-import { describeDurations, durationAllowed, type Capability, type ModelEntry } from '../core/catalogue';
+import { describeDurations, durationAllowed, type Capability, type ModelRecord } from '../core/catalogue';
 
 export class RequestRuleError extends Error {
   override name = 'RequestRuleError';
@@ -15,14 +15,14 @@ export class RequestRuleError extends Error {
   }
 }
 
-export function requireCapability(entry: ModelEntry, cap: Capability, param: string, what: string): void {
+export function requireCapability(entry: ModelRecord, cap: Capability, param: string, what: string): void {
   if (!entry.capabilities.includes(cap)) {
     throw new RequestRuleError(param, `${entry.id} does not support ${what}`, 'unsupported_parameter');
   }
 }
 
 /** The model's spelling of a resolution, matched case-insensitively (`1080p` → `1080P`). */
-export function normaliseResolution(entry: ModelEntry, value: string, param: string): string {
+export function normaliseResolution(entry: ModelRecord, value: string, param: string): string {
   const match = entry.resolutions?.find((r) => r.toLowerCase() === value.toLowerCase());
   if (!match) {
     throw new RequestRuleError(param, `${param} '${value}' is not supported by ${entry.id}; use one of ${(entry.resolutions ?? []).join(', ')}`);
@@ -30,20 +30,20 @@ export function normaliseResolution(entry: ModelEntry, value: string, param: str
   return match;
 }
 
-export function checkDuration(entry: ModelEntry, seconds: number, param: string): void {
+export function checkDuration(entry: ModelRecord, seconds: number, param: string): void {
   if (entry.durations && !durationAllowed(entry.durations, seconds)) {
     throw new RequestRuleError(param, `${param} ${seconds} is not supported by ${entry.id}; use ${describeDurations(entry.durations)}`);
   }
 }
 
-export function requireDuration(entry: ModelEntry, seconds: number | undefined, hint = ''): void {
+export function requireDuration(entry: ModelRecord, seconds: number | undefined, hint = ''): void {
   if (seconds === undefined) {
     throw new RequestRuleError('duration', `duration is required for ${entry.id}: ${describeDurations(entry.durations!)}${hint}`, 'missing_parameter');
   }
   checkDuration(entry, seconds, 'duration');
 }
 
-export function checkRatio(entry: ModelEntry, value: string, param: string): void {
+export function checkRatio(entry: ModelRecord, value: string, param: string): void {
   if (entry.ratios.length === 0) {
     throw new RequestRuleError(param, `${entry.id} takes no aspect ratio; remove ${param}`, 'unsupported_parameter');
   }
@@ -56,7 +56,7 @@ export function checkRatio(entry: ModelEntry, value: string, param: string): voi
 export type ImageRole = 'first_frame' | 'last_frame' | 'reference_image';
 
 /** Text-to-video needs a prompt and the capability; image-to-video needs the capability and no text-only action. */
-export function checkTextOrImage(entry: ModelEntry, req: { prompt?: string; action?: string }, roles: readonly ImageRole[], imageParam = 'image_url'): void {
+export function checkTextOrImage(entry: ModelRecord, req: { prompt?: string; action?: string }, roles: readonly ImageRole[], imageParam = 'image_url'): void {
   if (roles.length === 0) {
     requireCapability(entry, 'text_to_video', imageParam, `text-to-video; it needs an input image (${imageParam})`);
     if (!req.prompt) throw new RequestRuleError('prompt', 'prompt is required for text-to-video', 'missing_parameter');
@@ -69,7 +69,7 @@ export function checkTextOrImage(entry: ModelEntry, req: { prompt?: string; acti
 }
 
 /** First/last frame and reference images: at most one of each frame, modes exclusive, each a capability. */
-export function checkFrameRoles(entry: ModelEntry, roles: readonly ImageRole[], params: { frames: string; references: string }): void {
+export function checkFrameRoles(entry: ModelRecord, roles: readonly ImageRole[], params: { frames: string; references: string }): void {
   const first = roles.filter((r) => r === 'first_frame').length;
   const last = roles.filter((r) => r === 'last_frame').length;
   const reference = roles.filter((r) => r === 'reference_image').length;
@@ -106,7 +106,7 @@ function gcd(a: number, b: number): number {
 }
 
 /** Converts spec 2.2 `size` (a listed size, a ratio, or any `WxH`) to the aspect ratio actually used. */
-export function sizeToRatio(entry: ModelEntry, size: string): string {
+export function sizeToRatio(entry: ModelRecord, size: string): string {
   const s = size.trim().toLowerCase();
   let ratio: string | undefined = SIZE_TABLE[s];
   if (!ratio) {

@@ -4,7 +4,7 @@
  * (platforms/<id>/rules.ts), all driven by the catalogue. Every rejection names the field (`param`); nothing a
  * client sends is silently dropped.
  */
-import type { Catalogue, ModelEntry } from '../core/catalogue';
+import type { Catalogue, ModelRecord } from '../core/catalogue';
 import type { GenerationRequest, Kind } from '../core/task';
 import { PLATFORM_DEFINITIONS, platformById } from './index';
 import type { PlatformDefinition } from './platform';
@@ -14,7 +14,7 @@ import { normaliseResolution, requireCapability, RequestRuleError, sizeToRatio }
 export { RequestRuleError } from './rules';
 
 export interface ValidatedRequest {
-  entry: ModelEntry;
+  entry: ModelRecord;
   request: GenerationRequest;
 }
 
@@ -23,7 +23,7 @@ function carries(p: PlatformDefinition, kind: Kind, field: string): boolean {
 }
 
 /** A field the model's platform cannot carry is an error naming the platforms that can. */
-function checkPlatformFields(body: Record<string, unknown>, kind: Kind, entry: ModelEntry): void {
+function checkPlatformFields(body: Record<string, unknown>, kind: Kind, entry: ModelRecord): void {
   const own = platformById(entry.platform);
   for (const field of Object.keys(body)) {
     if (body[field] === undefined || carries(own, kind, field)) continue;
@@ -32,7 +32,7 @@ function checkPlatformFields(body: Record<string, unknown>, kind: Kind, entry: M
   }
 }
 
-export function lookupModel(catalogue: Catalogue, kind: Kind, model: string, enabled: ReadonlySet<string>): ModelEntry {
+export function lookupModel(catalogue: Catalogue, kind: Kind, model: string, enabled: ReadonlySet<string>): ModelRecord {
   const entry = catalogue.find(kind, model);
   if (!entry || !enabled.has(entry.platform)) {
     throw new RequestRuleError('model', `The model '${model}' does not exist or is not available for ${kind} generation; GET /v1/models lists the available models`, 'model_not_found');
@@ -41,13 +41,13 @@ export function lookupModel(catalogue: Catalogue, kind: Kind, model: string, ena
 }
 
 /** A prompt longer than the model takes is refused before anything is paid for. */
-function checkPromptLength(entry: ModelEntry, req: GenerationRequest): void {
+function checkPromptLength(entry: ModelRecord, req: GenerationRequest): void {
   if (entry.maxPromptLength !== undefined && typeof req.prompt === 'string' && req.prompt.length > entry.maxPromptLength) {
     throw new RequestRuleError('prompt', `prompt is ${req.prompt.length} characters; ${entry.id} takes at most ${entry.maxPromptLength}`);
   }
 }
 
-function generalVideoRules(entry: ModelEntry, req: GenerationRequest): GenerationRequest {
+function generalVideoRules(entry: ModelRecord, req: GenerationRequest): GenerationRequest {
   checkPromptLength(entry, req);
   const out = { ...req };
   if (typeof req.resolution === 'string') out.resolution = normaliseResolution(entry, req.resolution, 'resolution');
@@ -55,7 +55,7 @@ function generalVideoRules(entry: ModelEntry, req: GenerationRequest): Generatio
   return out;
 }
 
-function generalImageRules(entry: ModelEntry, req: GenerationRequest): GenerationRequest {
+function generalImageRules(entry: ModelRecord, req: GenerationRequest): GenerationRequest {
   checkPromptLength(entry, req);
   if (req.response_format === 'b64_json') {
     throw new RequestRuleError('response_format', 'response_format "b64_json" is not supported: results are returned as URLs that stay valid for 7 days; use "url" (the default)', 'unsupported_parameter');

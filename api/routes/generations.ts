@@ -7,7 +7,7 @@
  * keeps running, so nothing is lost.
  */
 import type Router from '@koa/router';
-import type { ModelEntry } from '../../core/catalogue';
+import type { ModelRecord } from '../../core/catalogue';
 import type { GenerationRequest, GenerationResult, Kind } from '../../core/task';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
 import { ApiError, invalidRequest } from '../api-error';
@@ -119,7 +119,7 @@ export function generationRoutes(router: Router<AppState>, deps: AppDeps): void 
 async function startOrReplay(
   ctx: AppContext,
   deps: AppDeps,
-  t: { taskId: string; requestHash: string; idempotent: boolean; entry: ModelEntry; request: GenerationRequest },
+  t: { taskId: string; requestHash: string; idempotent: boolean; entry: ModelRecord; request: GenerationRequest },
 ): Promise<{ replayed?: TaskRecord }> {
   const key = apiKeyOf(ctx);
   const release = await deps.limits.reserveInflight(key);

@@ -11,7 +11,7 @@
  * fails the task as an invalid request rather than being dropped.
  */
 import { createHash } from 'node:crypto';
-import type { ModelEntry } from '../../core/catalogue';
+import type { ModelRecord } from '../../core/catalogue';
 import type { GenerationRequest } from '../../core/task';
 import { final } from '../upstream-error';
 import { fieldFor, taskInputKey, type BImageModel, type BVideoModel, type ImageQuality, type Role } from './model-spec';
@@ -90,7 +90,7 @@ export function toBImageCreate(m: BImageModel, req: BImageRequest): BCreate {
 }
 
 /** The create call for a validated request on a B catalogue entry, as the submit identified by `marker` sends it. */
-export function toBCreate(entry: ModelEntry, request: GenerationRequest, marker?: SubmitMarker): BCreate {
+export function toBCreate(entry: ModelRecord, request: GenerationRequest, marker?: SubmitMarker): BCreate {
   const m = bModelOf(entry);
   if (m.kind !== request.kind) throw final('invalid_request', `${entry.id} is a platform B ${m.kind} model, not ${request.kind}`);
   return m.kind === 'video' ? toBVideoCreate(m, request as BVideoRequest, marker) : toBImageCreate(m, request as BImageRequest);

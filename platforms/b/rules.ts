@@ -5,7 +5,7 @@
  * dropped: here it is a 400 naming the field, before anything is paid for. Every limit comes from the model data
  * (models.ts, with PLATFORM_B_MODELS_FILE's corrections).
  */
-import type { ModelEntry } from '../../core/catalogue';
+import type { ModelRecord } from '../../core/catalogue';
 import type { GenerationRequest } from '../../core/task';
 import type { ImageRequestOf } from '../request';
 import { checkRatio, requireDuration, RequestRuleError } from '../rules';
@@ -48,7 +48,7 @@ function checkImageFormat(m: BVideoModel, input: ImageInput): void {
   }
 }
 
-function validateVideo(entry: ModelEntry, req: BVideoRequest): BVideoRequest {
+function validateVideo(entry: ModelRecord, req: BVideoRequest): BVideoRequest {
   const m = bVideoModelOf(entry);
   const { endpoint, first, last, references } = readVideoInputs(req);
   const images = [first, last, ...references].filter((i): i is ImageInput => i !== undefined);
@@ -107,7 +107,7 @@ function validateVideo(entry: ModelEntry, req: BVideoRequest): BVideoRequest {
   return req;
 }
 
-function validateImage(entry: ModelEntry, req: BImageRequest): BImageRequest {
+function validateImage(entry: ModelRecord, req: BImageRequest): BImageRequest {
   const m = bImageModelOf(entry);
   const references = req.images?.length ?? 0;
   const max = m.maxReferenceImages.value;
@@ -116,6 +116,6 @@ function validateImage(entry: ModelEntry, req: BImageRequest): BImageRequest {
   return req;
 }
 
-export function validateB(entry: ModelEntry, request: GenerationRequest): GenerationRequest {
+export function validateB(entry: ModelRecord, request: GenerationRequest): GenerationRequest {
   return request.kind === 'video' ? validateVideo(entry, request as BVideoRequest) : validateImage(entry, request as BImageRequest);
 }

@@ -4,7 +4,7 @@
  * field the real API does not have is a compile error. Pure, for golden tests.
  */
 import { createHash } from 'node:crypto';
-import type { ModelEntry } from '../../core/catalogue';
+import type { ModelRecord } from '../../core/catalogue';
 import type { GenerationRequest } from '../../core/task';
 import { final } from '../upstream-error';
 import { tExtrasOf } from './models';
@@ -63,7 +63,7 @@ function compact<T extends object>(o: T): T {
 
 const nonEmpty = <T extends object>(o: T): T | undefined => (Object.keys(o).length > 0 ? o : undefined);
 
-function modelIds(entry: ModelEntry): { ModelName: string; ModelVersion: string } {
+function modelIds(entry: ModelRecord): { ModelName: string; ModelVersion: string } {
   const { modelName, modelVersion } = entry.upstream;
   if (!modelName || !modelVersion) throw final('invalid_request', `Model ${entry.id} has no platform T ModelName/ModelVersion configured`);
   return { ModelName: modelName, ModelVersion: modelVersion };
@@ -74,7 +74,7 @@ function sessionContext(taskId: string | undefined): string | undefined {
   return taskId !== undefined && taskId.length <= T_SESSION_CONTEXT_MAX ? taskId : undefined;
 }
 
-function videoBody(entry: ModelEntry, req: TVideoRequest, opts: TCreateOptions): CreateAigcVideoTaskRequest {
+function videoBody(entry: ModelRecord, req: TVideoRequest, opts: TCreateOptions): CreateAigcVideoTaskRequest {
   const fileInfos: AigcVideoTaskInputFileInfo[] = [];
   if (req.image_url !== undefined) fileInfos.push({ Type: 'Url', Url: req.image_url, Category: 'Image', Usage: 'FirstFrame' });
   for (const f of req.file_infos ?? []) fileInfos.push(compact<AigcVideoTaskInputFileInfo>({ Type: f.Type, Url: f.Url, Category: f.Category, Usage: f.Usage }));
@@ -103,14 +103,14 @@ function videoBody(entry: ModelEntry, req: TVideoRequest, opts: TCreateOptions):
 }
 
 /** Image `quality` → the model's Resolution (its record's `imageQuality`); validation refused any other quality. */
-function imageResolution(entry: ModelEntry, quality: string | undefined): string | undefined {
+function imageResolution(entry: ModelRecord, quality: string | undefined): string | undefined {
   if (quality === undefined) return undefined;
   const table = tExtrasOf(entry).imageQuality ?? {};
   if (!(quality in table)) throw final('invalid_request', `quality '${quality}' has no platform T resolution for ${entry.id}`);
   return table[quality] ?? undefined;
 }
 
-function imageBody(entry: ModelEntry, req: TImageRequest, opts: TCreateOptions): CreateAigcImageTaskRequest {
+function imageBody(entry: ModelRecord, req: TImageRequest, opts: TCreateOptions): CreateAigcImageTaskRequest {
   const mapped: AigcImageOutputConfig = {
     StorageMode: opts.storageMode === 'Permanent' ? 'Permanent' : undefined,
     // `ratio` is what validation derived from `size` (spec 2.2).
@@ -136,7 +136,7 @@ function imageBody(entry: ModelEntry, req: TImageRequest, opts: TCreateOptions):
 }
 
 /** Validated spec request → CreateAigcVideoTask / CreateAigcImageTask. */
-export function toTCreateCall(entry: ModelEntry, request: GenerationRequest, opts: TCreateOptions): TCall {
+export function toTCreateCall(entry: ModelRecord, request: GenerationRequest, opts: TCreateOptions): TCall {
   return request.kind === 'video'
     ? { action: 'CreateAigcVideoTask', body: videoBody(entry, request as TVideoRequest, opts) }
     : { action: 'CreateAigcImageTask', body: imageBody(entry, request as TImageRequest, opts) };

@@ -3,7 +3,7 @@
  * the general checks of platforms/validation.ts, driven by the catalogue (models.ts). A request a model cannot
  * take is a 400 naming the field, before anything is paid for.
  */
-import type { ModelEntry } from '../../core/catalogue';
+import type { ModelRecord } from '../../core/catalogue';
 import type { GenerationRequest } from '../../core/task';
 import type { ImageRequestOf, VideoRequestOf } from '../request';
 import { checkDuration, checkFrameRoles, checkRatio, checkTextOrImage, normaliseResolution, requireCapability, RequestRuleError, type ImageRole } from '../rules';
@@ -24,7 +24,7 @@ function imageRoles(req: TVideoRequest): ImageRole[] {
   return roles;
 }
 
-function validateVideo(entry: ModelEntry, req: TVideoRequest): TVideoRequest {
+function validateVideo(entry: ModelRecord, req: TVideoRequest): TVideoRequest {
   const limits = tExtrasOf(entry);
   const oc = req.output_config ? { ...req.output_config } : undefined;
   if (oc?.Resolution !== undefined) oc.Resolution = normaliseResolution(entry, oc.Resolution, 'output_config.Resolution');
@@ -60,14 +60,14 @@ function validateVideo(entry: ModelEntry, req: TVideoRequest): TVideoRequest {
 }
 
 /** An explicit image Resolution in the model's spelling (`2K` → `2k` on Kling); a model without one refuses it. */
-function imageResolution(entry: ModelEntry, value: string): string {
+function imageResolution(entry: ModelRecord, value: string): string {
   if ((entry.resolutions ?? []).length === 0) {
     throw new RequestRuleError('output_config.Resolution', `${entry.id} takes no resolution; remove output_config.Resolution`, 'unsupported_parameter');
   }
   return normaliseResolution(entry, value, 'output_config.Resolution');
 }
 
-function validateImage(entry: ModelEntry, req: TImageRequest): TImageRequest {
+function validateImage(entry: ModelRecord, req: TImageRequest): TImageRequest {
   const oc = req.output_config ? { ...req.output_config } : undefined;
   if (oc?.AspectRatio !== undefined) checkRatio(entry, oc.AspectRatio, 'output_config.AspectRatio');
   if (oc?.Resolution !== undefined) oc.Resolution = imageResolution(entry, oc.Resolution);
@@ -81,6 +81,6 @@ function validateImage(entry: ModelEntry, req: TImageRequest): TImageRequest {
   return oc ? { ...req, output_config: oc } : req;
 }
 
-export function validateT(entry: ModelEntry, request: GenerationRequest): GenerationRequest {
+export function validateT(entry: ModelRecord, request: GenerationRequest): GenerationRequest {
   return request.kind === 'video' ? validateVideo(entry, request as TVideoRequest) : validateImage(entry, request as TImageRequest);
 }

@@ -3,7 +3,7 @@
  * SDK's create parameters (wire-types.ts). Pure, for golden tests.
  */
 import { createHash } from 'node:crypto';
-import type { ModelEntry } from '../../core/catalogue';
+import type { ModelRecord } from '../../core/catalogue';
 import type { ArkContentItem, ArkCreateTaskRequest } from './wire-types';
 import type { VVideoRequest } from './rules';
 
@@ -52,7 +52,7 @@ export interface VCreateOptions {
   now: number;
 }
 
-export function toVCreateBody(entry: ModelEntry, req: VVideoRequest, opts: VCreateOptions): ArkCreateTaskRequest {
+export function toVCreateBody(entry: ModelRecord, req: VVideoRequest, opts: VCreateOptions): ArkCreateTaskRequest {
   const body: ArkCreateTaskRequest = { model: entry.upstream.model ?? entry.id, content: contentOf(req) };
   if (req.ratio !== undefined) body.ratio = req.ratio;
   if (req.duration !== undefined) body.duration = req.duration;

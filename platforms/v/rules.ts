@@ -3,7 +3,7 @@
  * the catalogue (models.ts). Ark's modes are exclusive: first frame, first + last frame, or reference media
  * (images, videos, audios); reference audio never comes alone (upstreams.md Corrections).
  */
-import type { ModelEntry } from '../../core/catalogue';
+import type { ModelRecord } from '../../core/catalogue';
 import type { GenerationRequest } from '../../core/task';
 import type { VideoRequestOf } from '../request';
 import { checkFrameRoles, checkTextOrImage, requireCapability, requireDuration, RequestRuleError, type ImageRole } from '../rules';
@@ -23,7 +23,7 @@ function imageRoles(req: VVideoRequest): ImageRole[] {
   return roles;
 }
 
-export function validateV(entry: ModelEntry, request: GenerationRequest): GenerationRequest {
+export function validateV(entry: ModelRecord, request: GenerationRequest): GenerationRequest {
   if (request.kind !== 'video') throw new RequestRuleError('model', `${entry.id} generates video only`);
   const req = request as VVideoRequest;
   if (req.service_tier === 'draft') {

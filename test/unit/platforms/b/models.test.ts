@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ModelEntry } from '../../../../core/catalogue';
+import type { ModelRecord } from '../../../../core/catalogue';
 import { ConfigError } from '../../../../core/config';
 import { buildCatalogue } from '../../../../platforms';
 import { B_MODELS_DATA } from '../../../../platforms/b/models';
@@ -44,7 +44,7 @@ describe('PLATFORM_B_MODELS_FILE', () => {
     expect(() => validated('video', { model: 'VQ2', action: 'text_to_video', prompt: 'p', duration: 5 }, cat)).toThrow(/duration 5 is not supported/);
     expect(() => validated('video', { model: 'K21', image_url: IMG, prompt: 'x'.repeat(101), duration: 5 }, cat)).toThrow(/at most 100/);
     expect(validated('image', { model: 'NB', prompt: 'p', quality: '2K' }, cat).request.quality).toBe('2K');
-    const entry = (id: string) => cat.entries.find((e) => e.id === id && e.platform === 'B') as ModelEntry;
+    const entry = (id: string) => cat.entries.find((e) => e.id === id && e.platform === 'B') as ModelRecord;
     expect(entry('VQ2').evidence).toMatch(/OPERATOR: durations .*corrected by PLATFORM_B_MODELS_FILE/);
     expect(entry('K20').evidence).toMatch(/corrected by PLATFORM_B_MODELS_FILE/);
     expect(entry('P35').evidence).not.toMatch(/corrected/);
