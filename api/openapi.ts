@@ -87,14 +87,21 @@ function registerGeneration(registry: OpenAPIRegistry, kind: 'video' | 'image'):
   });
 }
 
-export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocument']> {
-  const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' });
+/** The document's header: its version, its title, and the envelope every error answer shares. */
+const DOCUMENT_HEADER: Parameters<OpenApiGeneratorV31['generateDocument']>[0] = {
+  openapi: '3.1.0',
+  info: {
+    title: 'mediagate',
+    version: '1.0.0',
+    description: 'One HTTP API in front of AI video and image generation platforms T, B and V. Every non-2xx answer is {"error":{"message","type","param","code"}}.',
+  },
+  security: [{ bearerAuth: [] }],
+};
 
-  registerGeneration(registry, 'video');
-  registerGeneration(registry, 'image');
+const taskParams = z.object({ task_id: z.string().describe('The id returned at submission') });
 
-  const taskParams = z.object({ task_id: z.string().describe('The id returned at submission') });
+/** GET /v1/generations/{task_id} and its legacy twin. */
+function registerTaskQueries(registry: OpenAPIRegistry): void {
   for (const path of ['/v1/generations/{task_id}', '/v1/videos/generations/{task_id}']) {
     registry.registerPath({
       method: 'get',
@@ -105,6 +112,9 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
       responses: { 200: { description: 'The task record', content: json(taskRecordSchema) }, 404: errorResponse("No such task (or another key's)"), ...COMMON_ERRORS },
     });
   }
+}
+
+function registerCancel(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/v1/generations/{task_id}/cancel',
@@ -121,6 +131,10 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
       ...COMMON_ERRORS,
     },
   });
+}
+
+/** GET /v1/generations/{task_id}/content: a kept result file. */
+function registerContent(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/v1/generations/{task_id}/content',
@@ -145,6 +159,10 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
       ...COMMON_ERRORS,
     },
   });
+}
+
+/** The platforms' announcements (api/routes/callbacks.ts). */
+function registerCallbacks(registry: OpenAPIRegistry): void {
   const callbackAnswer = z.object({ received: z.number().int(), signalled: z.number().int() });
   for (const path of ['/v1/callbacks/{platform}', '/v1/callbacks/{platform}/{task_id}']) {
     registry.registerPath({
@@ -166,6 +184,9 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
       },
     });
   }
+}
+
+function registerTaskList(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/v1/tasks',
@@ -178,6 +199,9 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
       ...COMMON_ERRORS,
     },
   });
+}
+
+function registerModels(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/v1/models',
@@ -193,6 +217,10 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
     request: { params: z.object({ model_id: z.string().describe('A model id of GET /v1/models') }) },
     responses: { 200: { description: 'The model', content: json(modelSchema) }, 404: errorResponse('No such model available to this key'), ...COMMON_ERRORS },
   });
+}
+
+/** Health, metrics and this document: no key. */
+function registerOperational(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/healthz',
@@ -221,16 +249,22 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
     security: [],
     responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: z.object({}).passthrough() } } } },
   });
+}
 
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
-    openapi: '3.1.0',
-    info: {
-      title: 'mediagate',
-      version: '1.0.0',
-      description: 'One HTTP API in front of AI video and image generation platforms T, B and V. Every non-2xx answer is {"error":{"message","type","param","code"}}.',
-    },
-    security: [{ bearerAuth: [] }],
-  });
+/** The document, assembled route group by route group; each group's function registers its paths. */
+export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocument']> {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' });
+  registerGeneration(registry, 'video');
+  registerGeneration(registry, 'image');
+  registerTaskQueries(registry);
+  registerCancel(registry);
+  registerContent(registry);
+  registerCallbacks(registry);
+  registerTaskList(registry);
+  registerModels(registry);
+  registerOperational(registry);
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument(DOCUMENT_HEADER);
 }
 
 let cached: ReturnType<typeof buildOpenApiDocument> | undefined;
