@@ -32,7 +32,16 @@ const COMMON_ERRORS: Record<string, ResponseConfig> = {
 
 const submitHeaders = (async: boolean) =>
   z.object({
-    ...(async ? {} : { 'X-Async': z.enum(['true', 'false']).optional().describe('"true" selects asynchronous mode') }),
+    ...(async
+      ? {}
+      : {
+          // api/routes/generations.ts reads it trimmed and in any letter case; an empty value is no header.
+          'X-Async': z
+            .string()
+            .regex(/^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)?$/)
+            .optional()
+            .describe('true or 1 (any letter case) selects asynchronous mode; false, 0 or none synchronous; anything else is 400'),
+        }),
     'Idempotency-Key': z
       .string()
       .max(255)
@@ -159,33 +168,52 @@ function mediaContent(): ZodContentObject {
 
 /** GET /v1/generations/{task_id}/content: a kept result file. */
 function registerContent(registry: OpenAPIRegistry): void {
+  const request = {
+    params: taskParams,
+    query: z.object({
+      index: z.int().min(0).max(9999).optional().describe('Which result (data[index]); default 0. Not with which=last_frame (400)'),
+      which: z.enum(['result', 'last_frame']).optional().describe("result (the default: data[index]), or V's last frame; which=last_frame takes no index"),
+      token: z.string().optional().describe('From a link the API handed out'),
+    }),
+    headers: z.object({ Range: z.string().optional().describe('bytes=start-end') }),
+  };
+  const failures: Record<string, string> = {
+    400: 'index or which malformed, given twice, or index with which=last_frame (error.param names it)',
+    403: 'The link token has expired (link_expired: read the task again for a fresh link) or is not valid (link_invalid)',
+    404: "No such task, result or kept copy (or another key's)",
+    410: 'The kept copy was deleted after RESULT_RETENTION_DAYS (content_expired)',
+    416: 'The range cannot be satisfied',
+  };
+  const description =
+    "The owner's Bearer key, or the expiring signed token of a link the API handed out (so a browser <video> tag needs no header). HTTP Range is supported (206/416); ETag is the sha256 of the bytes.";
   registry.registerPath({
     method: 'get',
     path: '/v1/generations/{task_id}/content',
-    summary: "A finished task's kept result file (HEAD too); data[].url links here",
-    description:
-      "The owner's Bearer key, or the expiring signed token of a link the API handed out (so a browser <video> tag needs no header). HTTP Range is supported (206/416); ETag is the sha256 of the bytes.",
+    summary: "A finished task's kept result file; data[].url links here",
+    description,
     security: [{ bearerAuth: [] }, {}],
-    request: {
-      params: taskParams,
-      query: z.object({
-        index: z.int().min(0).max(9999).optional().describe('Which result (data[index]); default 0. Not with which=last_frame (400)'),
-        which: z.enum(['result', 'last_frame']).optional().describe("result (the default: data[index]), or V's last frame; which=last_frame takes no index"),
-        token: z.string().optional().describe('From a link the API handed out'),
-      }),
-      headers: z.object({ Range: z.string().optional().describe('bytes=start-end') }),
-    },
+    request,
     responses: {
       200: { description: 'The file, served as the media type it was kept with', content: mediaContent() },
       206: { description: 'The requested byte range', content: mediaContent() },
       304: { description: 'If-None-Match names the current ETag' },
-      400: errorResponse('index or which malformed, given twice, or index with which=last_frame (error.param names it)'),
-      403: errorResponse('The link token has expired (link_expired: read the task again for a fresh link) or is not valid (link_invalid)'),
-      404: errorResponse("No such task, result or kept copy (or another key's)"),
-      410: errorResponse('The kept copy was deleted after RESULT_RETENTION_DAYS (content_expired)'),
-      416: errorResponse('The range cannot be satisfied'),
+      ...Object.fromEntries(Object.entries(failures).map(([status, why]) => [status, errorResponse(why)])),
       ...COMMON_ERRORS,
     },
+  });
+  // HEAD answers as GET does, with the headers and no body (error answers included).
+  registry.registerPath({
+    method: 'head',
+    path: '/v1/generations/{task_id}/content',
+    summary: "The headers GET would answer with (Content-Type, Content-Length, ETag…), without the file",
+    description,
+    security: [{ bearerAuth: [] }, {}],
+    request,
+    responses: Object.fromEntries(
+      Object.entries({ 200: 'The file is there', 206: 'The requested byte range', 304: 'If-None-Match names the current ETag', ...failures, ...Object.fromEntries(Object.entries(COMMON_ERRORS).map(([s, r]) => [s, r.description])) }).map(
+        ([status, why]) => [status, { description: why }],
+      ),
+    ),
   });
 }
 

@@ -15,7 +15,7 @@ interface Parameter {
   name: string;
   in: string;
   description?: string;
-  schema: { type?: string; minimum?: number; maximum?: number; enum?: string[] };
+  schema: { type?: string; minimum?: number; maximum?: number; enum?: string[]; pattern?: string };
 }
 const parameter = (path: string, method: string, name: string): Parameter => {
   const found = (doc.paths[path][method].parameters as Parameter[]).find((p) => p.name === name);
@@ -78,6 +78,23 @@ describe(`GET ${CONTENT}`, () => {
     const index = parameter(CONTENT, 'get', 'index');
     expect(index.schema).toMatchObject({ type: 'integer', minimum: 0, maximum: 9999 });
     expect(index.description).toMatch(/Not with which=last_frame \(400\)/);
+  });
+});
+
+describe('HEAD ' + CONTENT, () => {
+  test('is documented (the route serves it), answering the statuses GET does, without a body', () => {
+    const head = doc.paths[CONTENT].head;
+    expect(Object.keys(head.responses).sort()).toEqual(Object.keys(doc.paths[CONTENT].get.responses).sort());
+    for (const response of Object.values(head.responses)) expect(response).not.toHaveProperty('content');
+    expect(head.parameters).toEqual(doc.paths[CONTENT].get.parameters);
+  });
+});
+
+describe('POST /v1/videos/generations: X-Async', () => {
+  test('takes true/1 and false/0 in any letter case, or nothing, as api/routes/generations.ts reads it', () => {
+    const pattern = new RegExp(parameter('/v1/videos/generations', 'post', 'X-Async').schema.pattern!);
+    for (const value of ['true', 'TRUE', 'True', '1', 'false', 'False', '0', '']) expect([value, pattern.test(value)]).toEqual([value, true]);
+    for (const value of ['yes', '2', 'maybe', 'truex', ' true1']) expect([value, pattern.test(value)]).toEqual([value, false]);
   });
 });
 
