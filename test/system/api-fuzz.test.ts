@@ -15,7 +15,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findSchemathesis, SCHEMATHESIS_MODULE, SCHEMATHESIS_VERSION } from '../../scripts/schemathesis';
-import { REPO, Stack, TEST_KEYS } from '../support/stack';
+import { ApiClient } from '../support/client';
+import { freePort, REPO, Stack, TEST_KEYS } from '../support/stack';
 
 jest.setTimeout(420_000);
 
@@ -40,13 +41,43 @@ const REPORT_DIR = join(REPO, 'test-results', 'schemathesis');
 
 let stack: Stack;
 let python: string;
+/** Finished tasks of alice's, so the task-id operations reach a real record, result file and last frame too. */
+let taskIds: string[] = [];
 
 beforeAll(async () => {
   // Self-installing, as the Temporal CLI is: `npm test` works on a fresh machine; CI installs it in a step first.
   const found = findSchemathesis();
   if (!found) throw new Error(`schemathesis ${SCHEMATHESIS_VERSION} could not be installed from PyPI (scripts/schemathesis.ts)`);
   python = found;
-  stack = await Stack.start({ name: 'api-fuzz', simJobDurationMs: 300 });
+  // Every platform's callbacks on, so fuzzed announcements reach the receivers' token, signature and body checks.
+  const apiPort = await freePort();
+  stack = await Stack.start({
+    name: 'api-fuzz',
+    apiPort,
+    simJobDurationMs: 300,
+    env: {
+      PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
+      CALLBACK_SECRET: 'callback-secret-for-the-fuzz-run-0123456789',
+      PLATFORM_T_EVENTS: 'push',
+      PLATFORM_T_EVENTS_SIGN_KEY: 'fuzzSignKey1',
+      PLATFORM_B_CALLBACKS: 'manage',
+      PLATFORM_B_CALLBACK_SIGN_KEY: 'b-sign-key-for-the-fuzz-run',
+    },
+  });
+  const alice = new ApiClient(stack.apiUrl, 'alice');
+  const submissions = [
+    { path: '/v1/async/videos/generations', body: { model: 'vendor-video-2-0-260128', prompt: 'a lighthouse at dusk', duration: 5, return_last_frame: true } },
+    { path: '/v1/async/images/generations', body: { model: 'NB', prompt: 'a lighthouse at dusk' } },
+  ];
+  taskIds = await Promise.all(
+    submissions.map(async ({ path, body }) => {
+      const r = await alice.post(path, body);
+      if (r.status !== 200) throw new Error(`POST ${path}: ${r.status} ${JSON.stringify(r.body)}`);
+      const record = await alice.waitForTask(r.body.task_id);
+      if (record.status !== 'success') throw new Error(`task ${r.body.task_id} did not succeed: ${JSON.stringify(record)}`);
+      return r.body.task_id as string;
+    }),
+  );
 }, 240_000);
 
 afterAll(async () => {
@@ -74,9 +105,26 @@ function run(cmd: string, args: string[]): Promise<{ code: number | null; output
 test(`schemathesis ${SCHEMATHESIS_VERSION}: no 5xx, and every answer is the one GET /openapi.json documents`, async () => {
   rmSync(REPORT_DIR, { recursive: true, force: true });
   mkdirSync(REPORT_DIR, { recursive: true });
+  // Half of the generated task_id and platform values are real ones (the rest are generated, mostly unknown: 404).
+  const config = join(REPORT_DIR, 'schemathesis.toml');
+  writeFileSync(
+    config,
+    [
+      '[dictionaries.tasks]',
+      `values = ${JSON.stringify(taskIds)}`,
+      '[dictionaries.platforms]',
+      'values = ["T", "V", "B", "t", "v", "b"]',
+      '[parameters]',
+      '"path.task_id" = { dictionary = "tasks", probability = 0.5 }',
+      '"path.platform" = { dictionary = "platforms", probability = 0.5 }',
+      '',
+    ].join('\n'),
+  );
   const started = Date.now();
   const { code, output } = await run(python, [
     ...SCHEMATHESIS_MODULE,
+    '--config-file',
+    config,
     'run',
     `${stack.apiUrl}/openapi.json`,
     '--checks',
