@@ -46,6 +46,8 @@ export function findSchemathesis(opts: { install?: boolean; log?: Log } = {}): s
     if (!existsSync(target)) renameSync(tmp, target);
     return works(python, [...SCHEMATHESIS_MODULE, '--version']) ? python : undefined;
   } catch (err) {
+    // Another process may have renamed its own install into place first.
+    if (existsSync(python) && works(python, [...SCHEMATHESIS_MODULE, '--version'])) return python;
     log(`PyPI install of schemathesis ${SCHEMATHESIS_VERSION} failed: ${(err as Error).message}`);
     return undefined;
   } finally {
