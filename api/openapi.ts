@@ -186,6 +186,13 @@ function registerContent(registry: OpenAPIRegistry): void {
   };
   const description =
     "The owner's Bearer key, or the expiring signed token of a link the API handed out (so a browser <video> tag needs no header). HTTP Range is supported (206/416); ETag is the sha256 of the bytes.";
+  const responses: Record<string, ResponseConfig> = {
+    200: { description: 'The file, served as the media type it was kept with', content: mediaContent() },
+    206: { description: 'The requested byte range', content: mediaContent() },
+    304: { description: 'If-None-Match names the current ETag' },
+    ...Object.fromEntries(Object.entries(failures).map(([status, why]) => [status, errorResponse(why)])),
+    ...COMMON_ERRORS,
+  };
   registry.registerPath({
     method: 'get',
     path: '/v1/generations/{task_id}/content',
@@ -193,27 +200,17 @@ function registerContent(registry: OpenAPIRegistry): void {
     description,
     security: [{ bearerAuth: [] }, {}],
     request,
-    responses: {
-      200: { description: 'The file, served as the media type it was kept with', content: mediaContent() },
-      206: { description: 'The requested byte range', content: mediaContent() },
-      304: { description: 'If-None-Match names the current ETag' },
-      ...Object.fromEntries(Object.entries(failures).map(([status, why]) => [status, errorResponse(why)])),
-      ...COMMON_ERRORS,
-    },
+    responses,
   });
   // HEAD answers as GET does, with the headers and no body (error answers included).
   registry.registerPath({
     method: 'head',
     path: '/v1/generations/{task_id}/content',
-    summary: "The headers GET would answer with (Content-Type, Content-Length, ETag…), without the file",
+    summary: 'The headers GET would answer with (Content-Type, Content-Length, ETag…), without the file',
     description,
     security: [{ bearerAuth: [] }, {}],
     request,
-    responses: Object.fromEntries(
-      Object.entries({ 200: 'The file is there', 206: 'The requested byte range', 304: 'If-None-Match names the current ETag', ...failures, ...Object.fromEntries(Object.entries(COMMON_ERRORS).map(([s, r]) => [s, r.description])) }).map(
-        ([status, why]) => [status, { description: why }],
-      ),
-    ),
+    responses: Object.fromEntries(Object.entries(responses).map(([status, r]) => [status, { description: r.description }])),
   });
 }
 
