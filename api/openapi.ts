@@ -2,9 +2,10 @@
  * GET /openapi.json: an OpenAPI 3.1 document generated from the zod schemas the server validates requests with
  * (platforms/index.ts, assembled from every platform's fields) and builds responses from (api/response-schemas.ts). Built once, on first request.
  */
-import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type ZodContentObject } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { buildCatalogue, imageRequestSchema, videoRequestSchema } from '../platforms';
+import { MEDIA_EXTENSIONS } from '../results/result-store';
 import {
   errorSchema,
   generationResultSchema,
@@ -31,7 +32,16 @@ const COMMON_ERRORS: Record<string, ResponseConfig> = {
 
 const submitHeaders = (async: boolean) =>
   z.object({
-    ...(async ? {} : { 'X-Async': z.enum(['true', 'false']).optional().describe('"true" selects asynchronous mode') }),
+    ...(async
+      ? {}
+      : {
+          // api/routes/generations.ts reads it trimmed and in any letter case; an empty value is no header.
+          'X-Async': z
+            .string()
+            .regex(/^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)?$/)
+            .optional()
+            .describe('true or 1 (any letter case) selects asynchronous mode; false, 0 or none synchronous; anything else is 400'),
+        }),
     'Idempotency-Key': z
       .string()
       .max(255)
@@ -46,10 +56,24 @@ function modelIds(kind: 'video' | 'image'): [string, ...string[]] {
   return ids as [string, ...string[]];
 }
 
+/**
+ * The prompt fields as the document states them. The validator's rule is a refinement ("not blank", trimmed),
+ * which zod-to-openapi cannot see: stated here as JSON Schema says it, at least one character that is not
+ * whitespace (ECMA-262's `\S`, the same set `String.prototype.trim` removes).
+ */
+function promptFieldsOf(schema: typeof videoRequestSchema | typeof imageRequestSchema): Record<string, z.ZodType> {
+  const shape = schema.shape as Record<string, z.ZodType>;
+  const fields: Record<string, z.ZodType> = {};
+  for (const name of ['prompt', 'negative_prompt']) {
+    if (shape[name]) fields[name] = shape[name].meta({ minLength: 1, pattern: '\\S' });
+  }
+  return fields;
+}
+
 function registerGeneration(registry: OpenAPIRegistry, kind: 'video' | 'image'): void {
   const schema = kind === 'video' ? videoRequestSchema : imageRequestSchema;
   const body = schema
-    .extend({ model: z.enum(modelIds(kind)).describe('A model id of GET /v1/models') })
+    .extend({ model: z.enum(modelIds(kind)).describe('A model id of GET /v1/models'), ...promptFieldsOf(schema) })
     .meta({ id: kind === 'video' ? 'VideoGenerationRequest' : 'ImageGenerationRequest', description: schema.description });
   const plural = `${kind}s`;
   const failures = {
@@ -87,14 +111,21 @@ function registerGeneration(registry: OpenAPIRegistry, kind: 'video' | 'image'):
   });
 }
 
-export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocument']> {
-  const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' });
+/** The document's header: its version, its title, and the envelope every error answer shares. */
+const DOCUMENT_HEADER: Parameters<OpenApiGeneratorV31['generateDocument']>[0] = {
+  openapi: '3.1.0',
+  info: {
+    title: 'mediagate',
+    version: '1.0.0',
+    description: 'One HTTP API in front of AI video and image generation platforms T, B and V. Every non-2xx answer is {"error":{"message","type","param","code"}}.',
+  },
+  security: [{ bearerAuth: [] }],
+};
 
-  registerGeneration(registry, 'video');
-  registerGeneration(registry, 'image');
+const taskParams = z.object({ task_id: z.string().describe('The id returned at submission') });
 
-  const taskParams = z.object({ task_id: z.string().describe('The id returned at submission') });
+/** GET /v1/generations/{task_id} and its legacy twin. */
+function registerTaskQueries(registry: OpenAPIRegistry): void {
   for (const path of ['/v1/generations/{task_id}', '/v1/videos/generations/{task_id}']) {
     registry.registerPath({
       method: 'get',
@@ -105,6 +136,9 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
       responses: { 200: { description: 'The task record', content: json(taskRecordSchema) }, 404: errorResponse("No such task (or another key's)"), ...COMMON_ERRORS },
     });
   }
+}
+
+function registerCancel(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/v1/generations/{task_id}/cancel',
@@ -121,44 +155,89 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
       ...COMMON_ERRORS,
     },
   });
+}
+
+/**
+ * A kept file's media types: the type it was stored with (every type the result store keeps), or
+ * application/octet-stream when the store knows none.
+ */
+function mediaContent(): ZodContentObject {
+  const binary = { schema: z.string().meta({ format: 'binary' }) };
+  return Object.fromEntries([...Object.keys(MEDIA_EXTENSIONS), 'application/octet-stream'].map((type) => [type, binary]));
+}
+
+/** GET /v1/generations/{task_id}/content: a kept result file. */
+function registerContent(registry: OpenAPIRegistry): void {
+  const request = {
+    params: taskParams,
+    query: z.object({
+      index: z.int().min(0).max(9999).optional().describe('Which result (data[index]); default 0. Not with which=last_frame (400)'),
+      which: z.enum(['result', 'last_frame']).optional().describe("result (the default: data[index]), or V's last frame; which=last_frame takes no index"),
+      token: z.string().optional().describe('From a link the API handed out'),
+    }),
+    headers: z.object({ Range: z.string().optional().describe('bytes=start-end') }),
+  };
+  const failures: Record<string, string> = {
+    400: 'index or which malformed, given twice, or index with which=last_frame (error.param names it)',
+    403: 'The link token has expired (link_expired: read the task again for a fresh link) or is not valid (link_invalid)',
+    404: "No such task, result or kept copy (or another key's)",
+    410: 'The kept copy was deleted after RESULT_RETENTION_DAYS (content_expired)',
+    416: 'The range cannot be satisfied',
+  };
+  const description =
+    "The owner's Bearer key, or the expiring signed token of a link the API handed out (so a browser <video> tag needs no header). HTTP Range is supported (206/416); ETag is the sha256 of the bytes.";
+  const responses: Record<string, ResponseConfig> = {
+    200: { description: 'The file, served as the media type it was kept with', content: mediaContent() },
+    206: { description: 'The requested byte range', content: mediaContent() },
+    304: { description: 'If-None-Match names the current ETag' },
+    ...Object.fromEntries(Object.entries(failures).map(([status, why]) => [status, errorResponse(why)])),
+    ...COMMON_ERRORS,
+  };
   registry.registerPath({
     method: 'get',
     path: '/v1/generations/{task_id}/content',
-    summary: "A finished task's kept result file (HEAD too); data[].url links here",
-    description:
-      "The owner's Bearer key, or the expiring signed token of a link the API handed out (so a browser <video> tag needs no header). HTTP Range is supported (206/416); ETag is the sha256 of the bytes.",
+    summary: "A finished task's kept result file; data[].url links here",
+    description,
     security: [{ bearerAuth: [] }, {}],
-    request: {
-      params: taskParams,
-      query: z.object({
-        index: z.string().regex(/^\d+$/).optional().describe('Which result (data[index]); default 0'),
-        which: z.enum(['last_frame']).optional().describe("V's last frame instead of a result"),
-        token: z.string().optional().describe('From a link the API handed out'),
-      }),
-      headers: z.object({ Range: z.string().optional().describe('bytes=start-end') }),
-    },
-    responses: {
-      200: { description: 'The file', content: { 'application/octet-stream': { schema: z.string().describe('binary') } } },
-      206: { description: 'The requested byte range', content: { 'application/octet-stream': { schema: z.string().describe('binary') } } },
-      404: errorResponse("No such task, result or kept copy (or another key's)"),
-      416: errorResponse('The range cannot be satisfied'),
-      ...COMMON_ERRORS,
-    },
+    request,
+    responses,
   });
+  // HEAD answers as GET does, with the headers and no body (error answers included).
+  registry.registerPath({
+    method: 'head',
+    path: '/v1/generations/{task_id}/content',
+    summary: 'The headers GET would answer with (Content-Type, Content-Length, ETag…), without the file',
+    description,
+    security: [{ bearerAuth: [] }, {}],
+    request,
+    responses: Object.fromEntries(Object.entries(responses).map(([status, r]) => [status, { description: r.description }])),
+  });
+}
+
+/** The platforms' announcements (api/routes/callbacks.ts). */
+function registerCallbacks(registry: OpenAPIRegistry): void {
   const callbackAnswer = z.object({ received: z.number().int(), signalled: z.number().int() });
-  for (const path of ['/v1/callbacks/{platform}', '/v1/callbacks/{platform}/{task_id}']) {
+  for (const perTask of [false, true]) {
     registry.registerPath({
       method: 'post',
-      path,
+      path: perTask ? '/v1/callbacks/{platform}/{task_id}' : '/v1/callbacks/{platform}',
       summary: "For the platforms: an announcement that a job changed state (a hint: the task polls and trusts only the poll)",
       description:
         "No API key: V's URL carries a per-task token, T's and B's events are verified by the platform's signature and expiry. The answer is 200 once the announcement is handed on to its task.",
       security: [],
-      request: { params: z.object({ platform: z.string(), ...(path.endsWith('{task_id}') ? { task_id: z.string() } : {}) }) },
+      request: {
+        params: z.object({ platform: z.string().describe('T, V or B (any case)'), ...(perTask ? { task_id: z.string() } : {}) }),
+        // T's and B's events are JSON, and an empty or non-JSON body is refused (400). V's per-task callback
+        // believes nothing of its body (the task polls), so it may be empty or malformed.
+        body: perTask
+          ? { required: false, description: "V's task object; not required", content: json(z.unknown()) }
+          : { required: true, description: "The platform's event (JSON)", content: json(z.looseObject({})) },
+      },
       responses: {
         200: { description: 'Handed on', content: json(callbackAnswer) },
         400: errorResponse('Malformed announcement'),
         401: errorResponse('Bad token or signature, or expired'),
+        403: errorResponse('Callbacks of this platform are not enabled on this gateway (CALLBACK_SECRET, PLATFORM_T_EVENTS, PLATFORM_B_CALLBACKS)'),
         404: errorResponse('No callbacks for this platform'),
         413: errorResponse('Body too large'),
         429: errorResponse('Too many callbacks'),
@@ -166,18 +245,37 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
       },
     });
   }
+}
+
+/**
+ * GET /v1/tasks' query as the document states it. The validator reads page and page_size as decimal strings
+ * and coerces them (api/routes/tasks.ts), which zod-to-openapi renders as bare patterned strings; stated here
+ * as the integers and bounds they are (test/unit/openapi.test.ts holds the two to the same bounds).
+ */
+function listQueryParameters() {
+  const { page, page_size } = listQuerySchema.shape;
+  return listQuerySchema.extend({
+    page: page.meta({ type: 'integer', minimum: 1, maximum: 10_000 }),
+    page_size: page_size.meta({ type: 'integer', minimum: 1, maximum: 100 }),
+  });
+}
+
+function registerTaskList(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/v1/tasks',
     summary: "The calling key's tasks: running first, then finished ones by most recent close time",
     security: [{ bearerAuth: [] }],
-    request: { query: listQuerySchema },
+    request: { query: listQueryParameters() },
     responses: {
       200: { description: 'One page of task records', content: json(taskListSchema) },
       400: errorResponse('Invalid or unknown query parameter (error.param names it)'),
       ...COMMON_ERRORS,
     },
   });
+}
+
+function registerModels(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/v1/models',
@@ -193,6 +291,10 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
     request: { params: z.object({ model_id: z.string().describe('A model id of GET /v1/models') }) },
     responses: { 200: { description: 'The model', content: json(modelSchema) }, 404: errorResponse('No such model available to this key'), ...COMMON_ERRORS },
   });
+}
+
+/** Health, metrics and this document: no key. */
+function registerOperational(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/healthz',
@@ -221,16 +323,22 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
     security: [],
     responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: z.object({}).passthrough() } } } },
   });
+}
 
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
-    openapi: '3.1.0',
-    info: {
-      title: 'mediagate',
-      version: '1.0.0',
-      description: 'One HTTP API in front of AI video and image generation platforms T, B and V. Every non-2xx answer is {"error":{"message","type","param","code"}}.',
-    },
-    security: [{ bearerAuth: [] }],
-  });
+/** The document, assembled route group by route group; each group's function registers its paths. */
+export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocument']> {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' });
+  registerGeneration(registry, 'video');
+  registerGeneration(registry, 'image');
+  registerTaskQueries(registry);
+  registerCancel(registry);
+  registerContent(registry);
+  registerCallbacks(registry);
+  registerTaskList(registry);
+  registerModels(registry);
+  registerOperational(registry);
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument(DOCUMENT_HEADER);
 }
 
 let cached: ReturnType<typeof buildOpenApiDocument> | undefined;
