@@ -17,6 +17,8 @@
  *   [sim:reject=CODE]           the create is refused with the platform's error code CODE
  *   [sim:task-error=CODE]       the job fails with the platform's task error code CODE
  *   [sim:expires=MS]            the job counts as expired MS ms after creation (V)
+ *   [sim:detail-error=CODE xN]  the first N reads of the job answer the platform's error CODE although it exists
+ *                               (T: DescribeTaskDetail answers `InvalidParameterValue`, its generic parameter error)
  */
 import type { FaultStatus } from './vocabulary';
 
@@ -36,6 +38,8 @@ export interface Directives {
   taskError?: string;
   /** `[sim:expires=MS]`. */
   expiresInMs?: number;
+  /** `[sim:detail-error=CODE xN]`: the first N reads of the job answer CODE (N = 1 when not given). */
+  detailError?: { code: string; times: number };
 }
 
 /** A platform error code as a directive may name one (`InvalidParameterValue.Foo`, `QuotaExceeded`). */
@@ -69,6 +73,8 @@ export function parseDirectives(prompt: unknown): Directives {
     if (name === 'reject' && ERROR_CODE.test(value)) d.reject = value;
     if (name === 'task-error' && ERROR_CODE.test(value)) d.taskError = value;
     if (name === 'expires' && /^\d+$/.test(value)) d.expiresInMs = Number(value);
+    const detailError = /^([A-Za-z0-9.]+?)(?:\s*x(\d+))?$/.exec(value.trim());
+    if (name === 'detail-error' && detailError) d.detailError = { code: detailError[1]!, times: detailError[2] ? Number(detailError[2]) : 1 };
   }
   // A task error code makes the job fail even without `[sim:fail=…]`.
   if (d.taskError && !d.fail) d.fail = 'error';
