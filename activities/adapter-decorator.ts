@@ -4,6 +4,8 @@
  * - Timing and failure counts of every call, reported to an observer (the worker's Prometheus metrics).
  * - The operator alert: a credentials or balance failure (`upstream_auth`, `insufficient_balance`) means a
  *   human must act, so it is reported loudly, once per platform and code, whichever platform raised it.
+ * - The operator notice: a transient failure an operator should still hear of (`operatorNotice`, e.g. a usage
+ *   quota that resets later): the call is retried as usual, and the notice says so — it is not the alert above.
  * - Cancel never fails on a final answer: a job that can no longer be cancelled (already running or finished,
  *   or unknown) has nothing left to undo; only transient errors propagate, to be retried.
  */
@@ -17,6 +19,8 @@ export interface AdapterObserver {
   started(platform: string, operation: AdapterOperation): (outcome: { error?: unknown }) => void;
   /** A failure an operator must act on (bad credentials, no balance). */
   alert(platform: string, code: string, message: string): void;
+  /** A transient failure an operator should know of (a usage quota): the task is retried, nothing has failed. */
+  notice?(platform: string, code: string, message: string): void;
 }
 
 function needsOperator(err: unknown): err is UpstreamError {
@@ -35,6 +39,7 @@ export function decorateAdapter(platform: string, adapter: PlatformAdapter, obse
       } catch (error) {
         done({ error });
         if (needsOperator(error)) observer.alert(platform, error.opts.code ?? error.opts.reason, error.message);
+        else if (error instanceof UpstreamError && error.retryable && error.opts.operatorNotice) observer.notice?.(platform, error.opts.code ?? error.opts.reason, error.message);
         throw error;
       }
     };

@@ -24,6 +24,12 @@ export class UpstreamError extends Error {
        * carried out upstream. The submit activity reconciles before sending again (activities/submit.ts).
        */
       noAnswer?: boolean;
+      /**
+       * Transient for the task, but an operator should know (V's `QuotaExceeded`: a usage quota that resets
+       * later): the task is retried as usual and the adapter decorator logs a notice — never the "action needed"
+       * alert of a refused account, and never a failure.
+       */
+      operatorNotice?: boolean;
     },
   ) {
     super(message);
@@ -34,7 +40,7 @@ export class UpstreamError extends Error {
   }
 }
 
-export const retryable = (message: string, code?: string, extra: { httpStatus?: number; retryAfterMs?: number; noAnswer?: boolean } = {}) =>
+export const retryable = (message: string, code?: string, extra: { httpStatus?: number; retryAfterMs?: number; noAnswer?: boolean; operatorNotice?: boolean } = {}) =>
   new UpstreamError(message, { retryable: true, reason: 'upstream_unavailable', code, ...extra });
 
 export const final = (reason: FailureReason, message: string, code?: string, httpStatus?: number) =>

@@ -7,6 +7,8 @@
  *   [sim:duration=1500]         the job takes 1500 ms instead of the simulator's default
  *   [sim:never]                 the job never finishes
  *   [sim:submit=429x3]          the first 3 creates carrying this prompt answer 429 (also 500, 503, reset, drop, slow)
+ *   [sim:submit=429:CODE x2]    the first 2 creates answer 429 with the platform's error code CODE (V: any of Ark's
+ *                               429 codes, sim/v/errors.ts, with Retry-After where Ark's table says it may be sent)
  *   [sim:poll=500x4]            the first 4 polls of this job answer 500 (also 429, 503, reset)
  * `drop` carries the create out (the job exists and is billed) and then drops the answer; `slow` carries it out
  * and holds the answer back for the simulator's slow-answer time (POST /_sim/config {slowAnswerMs}).
@@ -15,6 +17,8 @@
  *   [sim:reject=CODE]           the create is refused with the platform's error code CODE
  *   [sim:task-error=CODE]       the job fails with the platform's task error code CODE
  *   [sim:expires=MS]            the job counts as expired MS ms after creation (V)
+ *   [sim:detail-error=CODE xN]  the first N reads of the job answer the platform's error CODE although it exists
+ *                               (T: DescribeTaskDetail answers `InvalidParameterValue`, its generic parameter error)
  */
 import type { FaultStatus } from './vocabulary';
 
@@ -26,7 +30,7 @@ export interface Directives {
   prompt?: string;
   durationMs?: number;
   never?: boolean;
-  submitFault?: { status: FaultStatus; times: number };
+  submitFault?: { status: FaultStatus; times: number; code?: string };
   pollFault?: { status: FaultStatus; times: number };
   /** `[sim:reject=CODE]`: the platform's refusal code for the create. */
   reject?: string;
@@ -34,16 +38,19 @@ export interface Directives {
   taskError?: string;
   /** `[sim:expires=MS]`. */
   expiresInMs?: number;
+  /** `[sim:detail-error=CODE xN]`: the first N reads of the job answer CODE (N = 1 when not given). */
+  detailError?: { code: string; times: number };
 }
 
 /** A platform error code as a directive may name one (`InvalidParameterValue.Foo`, `QuotaExceeded`). */
 const ERROR_CODE = /^[A-Za-z0-9.]+$/;
 
-export function parseFault(v: string): { status: FaultStatus; times: number } | undefined {
-  const m = /^(429|500|503|reset|drop|slow)(?:x(\d+))?$/.exec(v);
+export function parseFault(v: string): { status: FaultStatus; times: number; code?: string } | undefined {
+  // `429x3`, `429:QuotaExceeded x2` (the code is lazy so that `…Exceededx2` still reads its count).
+  const m = /^(429|500|503|reset|drop|slow)(?::([A-Za-z0-9.]+?))?(?:\s*x(\d+))?$/.exec(v.trim());
   if (!m) return undefined;
   const status: FaultStatus = m[1] === 'reset' || m[1] === 'drop' || m[1] === 'slow' ? m[1] : (Number(m[1]) as 429 | 500 | 503);
-  return { status, times: m[2] ? Number(m[2]) : 1 };
+  return { status, times: m[3] ? Number(m[3]) : 1, ...(m[2] && typeof status === 'number' ? { code: m[2] } : {}) };
 }
 
 export function parseDirectives(prompt: unknown): Directives {
@@ -66,6 +73,8 @@ export function parseDirectives(prompt: unknown): Directives {
     if (name === 'reject' && ERROR_CODE.test(value)) d.reject = value;
     if (name === 'task-error' && ERROR_CODE.test(value)) d.taskError = value;
     if (name === 'expires' && /^\d+$/.test(value)) d.expiresInMs = Number(value);
+    const detailError = /^([A-Za-z0-9.]+?)(?:\s*x(\d+))?$/.exec(value.trim());
+    if (name === 'detail-error' && detailError) d.detailError = { code: detailError[1]!, times: detailError[2] ? Number(detailError[2]) : 1 };
   }
   // A task error code makes the job fail even without `[sim:fail=…]`.
   if (d.taskError && !d.fail) d.fail = 'error';

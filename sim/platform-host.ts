@@ -27,7 +27,7 @@ function recordRequest(ctx: Context, platform: SimPlatform, op: SimOp): Recorded
  * Applies a fault to the request: `drop` and `slow` let the handler run and act on its answer (sim/answers.ts),
  * `reset` destroys the connection, a status is rendered in the platform's own error shape. True when answered.
  */
-function applyFault(ctx: Context, platform: SimPlatform, status: FaultStatus, render: FaultRenderer, retryAfterSeconds: number | undefined): boolean {
+function applyFault(ctx: Context, platform: SimPlatform, status: FaultStatus, render: FaultRenderer, retryAfterSeconds: number | undefined, code?: string): boolean {
   if (status === 'drop') {
     // Carry the request out, then lose the answer.
     ctx.state.simDropAnswer = platform;
@@ -42,7 +42,7 @@ function applyFault(ctx: Context, platform: SimPlatform, status: FaultStatus, re
     ctx.req.socket.destroy();
     ctx.respond = false;
   } else {
-    render(ctx, status, retryAfterSeconds);
+    render(ctx, status, retryAfterSeconds, code);
   }
   return true;
 }
@@ -57,7 +57,7 @@ export function createSimHost(state: SimulatorState, publicUrl: string | undefin
     onReset: (listener) => void state.resetListeners.push(listener),
     publicUrl: (ctx) => publicUrl ?? `${ctx.protocol}://${ctx.host}`,
     promptFault(key, fault) {
-      return fault && state.promptFaults.take(key, fault.times) ? { status: fault.status } : undefined;
+      return fault && state.promptFaults.take(key, fault.times) ? { status: fault.status, ...(fault.code ? { code: fault.code } : {}) } : undefined;
     },
     intercept(ctx, platform, op, render, promptFault) {
       const record = recordRequest(ctx, platform, op);
@@ -69,7 +69,7 @@ export function createSimHost(state: SimulatorState, publicUrl: string | undefin
       if (status === undefined) return false;
       if (outage && !promptFault && outage.remaining !== undefined) outage.remaining--;
       state.stats[platform].faultsInjected++;
-      return applyFault(ctx, platform, status, render, outage?.retryAfterSeconds);
+      return applyFault(ctx, platform, status, render, outage?.retryAfterSeconds, promptFault?.code);
     },
   };
 }

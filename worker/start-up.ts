@@ -111,6 +111,8 @@ export function createResults(config: WorkerConfig, logger: Logger): { store: Re
 export function createAdapters(config: WorkerConfig, http: HttpClient, metrics: WorkerMetrics, logger: Logger): Adapters {
   const observer = metricsObserver(metrics, (platform, code, message) => {
     logger.error({ platform, code }, `OPERATOR ACTION NEEDED: platform ${platform} rejected our credentials or account (${code}): ${message}`);
+  }, (platform, code, message) => {
+    logger.warn({ platform, code }, `OPERATOR NOTICE: platform ${platform} answered ${code}, which an operator should know of; its tasks are retried, nothing has failed: ${message}`);
   });
   const adapters: Adapters = {};
   for (const [platform, p] of Object.entries(config.platforms)) adapters[platform] = decorateAdapter(platform, p.createAdapter({ http }), observer);

@@ -108,10 +108,15 @@ export function errorReason(err: unknown): string {
 
 /**
  * The adapter decorator's observer (activities/adapter-decorator.ts): every call timed, every failure counted,
- * operator alerts logged loudly once per platform and code.
+ * operator alerts logged loudly once per platform and code, operator notices (transient) once per platform and code.
  */
-export function metricsObserver(metrics: WorkerMetrics, onAlert: (platform: string, code: string, message: string) => void): AdapterObserver {
+export function metricsObserver(
+  metrics: WorkerMetrics,
+  onAlert: (platform: string, code: string, message: string) => void,
+  onNotice?: (platform: string, code: string, message: string) => void,
+): AdapterObserver {
   const alerted = new Set<string>();
+  const noticed = new Set<string>();
   return {
     started(platform, operation) {
       const stop = metrics.upstreamDuration.startTimer({ platform, operation });
@@ -125,6 +130,12 @@ export function metricsObserver(metrics: WorkerMetrics, onAlert: (platform: stri
       if (alerted.has(key)) return;
       alerted.add(key);
       onAlert(platform, code, message);
+    },
+    notice(platform, code, message) {
+      const key = `${platform}:${code}`;
+      if (noticed.has(key)) return;
+      noticed.add(key);
+      onNotice?.(platform, code, message);
     },
   };
 }

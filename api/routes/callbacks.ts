@@ -8,7 +8,8 @@
  * polls at once and trusts only the poll. A forged, replayed, duplicated, late or unknown announcement can at
  * worst cause one extra poll. The answer is 2xx only once every signal was accepted by Temporal (durably handed
  * on); 401/403 for a bad token or signature, 400 for a malformed body, 413 past the size bound, 429 past the
- * rate limit, 503 when Temporal is unreachable (the platform retries).
+ * rate limit, 503 when Temporal is unreachable (the platform retries). Signatures that keep failing are reported
+ * once at warn (api/callback-verification.ts).
  */
 import type Router from '@koa/router';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
@@ -16,6 +17,7 @@ import { PLATFORM_DEFINITIONS } from '../../platforms';
 import { CALLBACKS_PATH, CallbackRefused, type ReceiveCallback, type UpstreamHint } from '../../platforms/platform';
 import { ApiError } from '../api-error';
 import { recordCallback } from '../api-metrics';
+import { CallbackVerificationWatch } from '../callback-verification';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { readRawBody } from '../middleware/json-body';
 
@@ -30,6 +32,13 @@ export function callbackRoutes(router: Router<AppState>, deps: AppDeps): void {
   // Each receiver reads its settings (signing keys, the token secret) once, here.
   const receivers = new Map<string, ReceiveCallback>();
   for (const p of PLATFORM_DEFINITIONS) if (p.callbacks) receivers.set(p.id, p.callbacks.create(deps.callbackEnv));
+  const verification = new CallbackVerificationWatch((platform, failures, lastReason) => {
+    deps.logger.warn(
+      { platform, consecutiveFailures: failures, lastReason },
+      `Callbacks from platform ${platform} keep failing verification (${failures} in a row; last: ${lastReason}). ` +
+        "Its tasks are carried by polling meanwhile. Check the platform's callback signing key setting (docs/operations.md, Platform callbacks).",
+    );
+  });
 
   const receive = async (ctx: AppContext) => {
     const id = String(ctx.params?.platform ?? '').toUpperCase();
@@ -57,10 +66,13 @@ export function callbackRoutes(router: Router<AppState>, deps: AppDeps): void {
     } catch (err) {
       if (!(err instanceof CallbackRefused)) throw err;
       recordCallback(id, 'refused');
+      // 401: a signature or token that is missing, expired or wrong (403 is "not enabled", 400 a malformed body).
+      if (err.status === 401) verification.failed(id, err.message);
       ctx.state.log.warn({ platform: id, reason: err.message }, 'Callback refused');
       const type = err.status === 400 ? 'invalid_request_error' : 'authentication_error';
       throw new ApiError(err.status, type, err.message, { code: 'callback_refused' });
     }
+    verification.verified(id);
     const outcomes = await Promise.all(hints.map((hint) => deps.tasks.hint(id, hint)));
     for (const o of outcomes) recordCallback(id, o);
     // Verified, but nothing a task needs to act on (V's `queued`/`running`): acknowledged, counted, dropped.

@@ -5,14 +5,15 @@
  * finished job VOD POSTs a `VIDEO_GENERATE_COMPLETE` event naming the job (`videoGenerateCompleteEvent.taskId`),
  * so the API finds the task through the GenerationUpstreamTaskId search attribute.
  *
- * Signed when a key is set (§7.3): `vod-callback-auth-token` = hex HMAC-SHA256(signKey,
- * `POST;{callbackUrl};{body};{timestamp};{user}`) [INF: the doc's sentence defining SHA256-HEX(token, content) was
- * cut off; HMAC with the key is the reading two arguments suggest], with `vod-callback-auth-timestamp` in ms —
- * refused beyond 5 minutes either way. Delivery is best effort by Baidu's own words: the timers stay the safety
+ * Signed when a key is set (§7.3): `vod-callback-auth-token` = SHA256-HEX(token = signKey, content), content =
+ * `POST;{callbackUrl};{body};{timestamp};{user}` with {body} "回调请求body进行json压缩后的字符串" (the body compacted
+ * as JSON; the raw body is verified too, and both readings of SHA256-HEX: verifyBCallbackToken), with
+ * `vod-callback-auth-timestamp` in ms — refused beyond 5 minutes either way. Signatures that keep failing are
+ * reported once at warn by the API (api/callback-verification.ts): polling carries the tasks meanwhile. Delivery is best effort by Baidu's own words: the timers stay the safety
  * net. Enabling callbacks replaces the account's callback URL, which other consumers of the same VOD account may
  * use: it is opt-in (PLATFORM_B_CALLBACKS=manage).
  */
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { hexDigestsEqual } from '../../core/constant-time';
 import { z } from 'zod';
 import { optionalString, parseEnv } from '../../core/config';
@@ -31,8 +32,63 @@ export const bCallbacksEnv = z.object({
 /** How far a signed event's timestamp may be from the API's clock. */
 const MAX_SKEW_MS = 5 * 60_000;
 
-export function bCallbackToken(signKey: string, callbackUrl: string, body: string, timestamp: string, user: string): string {
-  return createHmac('sha256', signKey).update(`POST;${callbackUrl};${body};${timestamp};${user}`).digest('hex');
+/**
+ * The two readings of `SHA256-HEX(token, content)`: the sentence of §7.3 that defines it is cut off in every copy
+ * (b-baidu-vod.md §7.3, upstreams.md "Corrections, 2026-11-25"), and the page's worked example cannot settle it (its
+ * body was edited). Two arguments suggest an HMAC keyed with the token (`hmac`); a plain hash of the token followed
+ * by the content (`sha256-prefix`) is the other plausible reading. Both are accepted (docs/operations.md §9).
+ */
+export const B_SIGNATURE_READINGS = ['hmac', 'sha256-prefix'] as const;
+export type BSignatureReading = (typeof B_SIGNATURE_READINGS)[number];
+
+/** Which bytes stand for {body}: the body compacted as JSON (the documented form), or the bytes as received. */
+export type BSignedBody = 'compacted' | 'raw';
+
+/** §7.3's content: `POST;{callbackUrl};{body};{vod-callback-auth-timestamp};{vod-callback-auth-user}`. */
+export function bCallbackContent(callbackUrl: string, body: string, timestamp: string, user: string): string {
+  return `POST;${callbackUrl};${body};${timestamp};${user}`;
+}
+
+/** lower-hex SHA256-HEX(signKey, content) in one reading (HMAC-SHA256 keyed with signKey, by default). */
+export function bCallbackToken(signKey: string, callbackUrl: string, body: string, timestamp: string, user: string, reading: BSignatureReading = 'hmac'): string {
+  const content = bCallbackContent(callbackUrl, body, timestamp, user);
+  return reading === 'hmac' ? createHmac('sha256', signKey).update(content, 'utf8').digest('hex') : createHash('sha256').update(`${signKey}${content}`, 'utf8').digest('hex');
+}
+
+/**
+ * The body "compacted as JSON": re-serialised without whitespace, as JSON.stringify writes it. Undefined when the
+ * body is not JSON. A sender whose compaction writes numbers or escapes differently (`1.0`, `\u4e2d`) is still
+ * matched by the raw form when it sent the body compact already.
+ */
+export function compactedJson(raw: string): string | undefined {
+  try {
+    return JSON.stringify(JSON.parse(raw));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The forms a genuine event may be signed in, and so the ones verified: each reading of SHA256-HEX over the
+ * compacted body (the documented form) and over the raw body (when the two differ). Returns the form that
+ * matched, or undefined. Each accepted form still needs the signKey: accepting four does not let anyone else sign.
+ */
+export function verifyBCallbackToken(
+  token: string,
+  signKey: string,
+  callbackUrl: string,
+  rawBody: string,
+  timestamp: string,
+  user: string,
+): { body: BSignedBody; reading: BSignatureReading } | undefined {
+  const compacted = compactedJson(rawBody);
+  const bodies: [BSignedBody, string][] = compacted !== undefined && compacted !== rawBody ? [['compacted', compacted], ['raw', rawBody]] : [['compacted', rawBody]];
+  for (const [body, text] of bodies) {
+    for (const reading of B_SIGNATURE_READINGS) {
+      if (hexDigestsEqual(token, bCallbackToken(signKey, callbackUrl, text, timestamp, user, reading))) return { body, reading };
+    }
+  }
+  return undefined;
 }
 
 /** The account's callback configuration the worker sets (b-baidu-vod.md §7.1). */
@@ -55,7 +111,7 @@ export const bCallbackReceiver: CallbackReceiver = {
         if (!/^\d{1,15}$/.test(timestamp) || Math.abs(req.receivedAt - Number(timestamp)) > MAX_SKEW_MS) {
           throw new CallbackRefused(401, 'The event signature has expired or is dated in the future');
         }
-        if (!hexDigestsEqual(token, bCallbackToken(signKey, req.url, body, timestamp, user))) throw new CallbackRefused(401, 'The event signature does not match');
+        if (!verifyBCallbackToken(token, signKey, req.url, body, timestamp, user)) throw new CallbackRefused(401, 'The event signature does not match');
       }
       let event: { eventType?: unknown; videoGenerateCompleteEvent?: { taskId?: unknown } };
       try {

@@ -63,8 +63,21 @@ export function tCaller(config: PlatformTSettings, { http, now = Date.now }: Ada
   return call;
 }
 
-/** The codes with which T may refuse a TaskId it does not know (see poll). */
-const isTaskUnknown = (code: string | undefined): boolean => code !== undefined && /^(InvalidParameterValue|ResourceNotFound)(\.|$)/.test(code);
+/**
+ * Evidence that T does not know a TaskId: only a not-found code. The error list of VOD's task-detail actions
+ * (tencentcloud-sdk-go vod/v20180717 client.go, DescribeTaskDetailForDY "可能返回的错误码": FailedOperation.InvalidVodUser,
+ * InternalError, InvalidParameterValue, ResourceNotFound, UnauthorizedOperation; Tencent Cloud's common codes name
+ * sub-codes such as `ResourceNotFound.TaskNotExist`) has exactly one family that says "no such resource".
+ */
+export const isTaskNotFound = (code: string | undefined): boolean => code === 'ResourceNotFound' || (code !== undefined && code.startsWith('ResourceNotFound.'));
+
+/**
+ * `InvalidParameterValue` (bare, or naming the TaskId) is Tencent Cloud's generic "a parameter value is wrong":
+ * T may send it for a TaskId it does not know, but also for anything else it disliked in a request that carried
+ * only the TaskId it gave us and our SubAppId. Not proof that the job is gone: the poll is retried (the task keeps
+ * polling on its backoff until its deadline), and never turned into `upstream_lost` by itself.
+ */
+export const isGenericParameterError = (code: string | undefined): boolean => code === 'InvalidParameterValue' || code === 'InvalidParameterValue.TaskId';
 
 export function createPlatformT(config: PlatformTSettings, deps: AdapterDeps): PlatformAdapter {
   const call = tCaller(config, deps);
@@ -86,14 +99,24 @@ export function createPlatformT(config: PlatformTSettings, deps: AdapterDeps): P
       return taskId === undefined ? undefined : { upstreamTaskId: taskId };
     },
     async poll(kind, taskId) {
+      const describe = async () => fromTTaskDetail(kind, (await call(toTDescribeCall(taskId, config.subAppId))) as TTaskDetail);
       try {
-        return fromTTaskDetail(kind, (await call(toTDescribeCall(taskId, config.subAppId))) as TTaskDetail);
+        return await describe();
       } catch (err) {
-        // DescribeTaskDetail sends only the TaskId T gave us and the SubAppId every other call already used: a
-        // refused value or a missing resource is the task — unknown, or older than the 3 days T keeps it
-        // queryable. The exact code is not documented [GUESS: InvalidParameterValue(.TaskId) or ResourceNotFound*].
-        if (err instanceof UpstreamError && isTaskUnknown(err.opts.code)) throw lostJob('T', taskId, err);
-        throw err;
+        if (!(err instanceof UpstreamError)) throw err;
+        if (isGenericParameterError(err.opts.code)) {
+          throw retryable(`${err.message} (T's generic parameter error on DescribeTaskDetail ${taskId}: not proof the job is lost; polling again)`, err.opts.code);
+        }
+        if (!isTaskNotFound(err.opts.code)) throw err;
+        // A not-found answer (the job unknown, or older than the 3 days T keeps it queryable) is confirmed by a
+        // second read before the job is called lost; the poll activity then still holds it back for
+        // UPSTREAM_LOST_GRACE_MS after the submit, in case T's reads lag its writes.
+        try {
+          return await describe();
+        } catch (again) {
+          if (again instanceof UpstreamError && isTaskNotFound(again.opts.code)) throw lostJob('T', taskId, again);
+          throw again;
+        }
       }
     },
     // No cancel: platform T has no action to cancel an AIGC task; the job runs to its end upstream and the

@@ -48,10 +48,47 @@ export function fromVTask(task: ArkTask): UpstreamStatus {
   }
 }
 
-/** A true rate limit (retry later): Ark's `RateLimitExceeded.*` and `ServerOverloaded`. */
-const RATE_LIMIT = /^(RateLimitExceeded|ServerOverloaded)(\.|$)/;
+/**
+ * Ark's 429 codes (HTTP 429 `TooManyRequests`), from its error-code table (volcengine.com/docs/82379/1299023, as
+ * quoted in upstreams.md "Corrections, 2026-11-25"). A 429 is throttling — wait and retry — unless its exact code
+ * says otherwise; codes are compared whole, never by prefix, and a 429 with a code not listed here (or none: a
+ * proxy in between) is throttling too, so a new throttling code never fails a paid-for task.
+ */
+export const V_THROTTLING_429 = new Set([
+  'RateLimitExceeded.EndpointRPMExceeded',
+  'RateLimitExceeded.EndpointTPMExceeded',
+  'RateLimitExceeded.EndpointFlexTPMExceeded',
+  'ModelAccountRpmRateLimitExceeded',
+  'ModelAccountTpmRateLimitExceeded',
+  'ModelAccountIpmRateLimitExceeded',
+  'APIAccountRpmRateLimitExceeded',
+  'AccountRateLimitExceeded',
+  // "Retry-After may be sent" for these two: honoured (activities/activity-failure.ts).
+  'RequestBurstTooFast',
+  'ServerOverloaded',
+  // "the maximum concurrency for the current recharge amount": fewer at once — a retry succeeds once one of the
+  // account's running jobs ends, so it is throttling, not money.
+  'InflightBatchsizeExceeded',
+]);
 
-/** V error reply → classified UpstreamError (upstreams.md "Errors" and Corrections). */
+/**
+ * "Exceeded the 5-hour/weekly/monthly usage quota; it will reset at {reset_time}" (also: too many queued tasks):
+ * retried like throttling (Retry-After when sent, else the submit's backoff, within the task's deadline), and the
+ * operator is told — a notice, not the "out of money" alert, since the account is neither overdue nor closed.
+ */
+export const V_QUOTA_429 = 'QuotaExceeded';
+
+/**
+ * "The account's own inference limit (Safe Experience Mode) paused the model": a spending cap the account set on
+ * itself. Retrying cannot lift it — only the operator can, in the console — and no job was created, so the task
+ * fails at once, as money (`insufficient_balance`: the account may not spend more), with the operator alert.
+ */
+export const V_SPEND_CAP_429 = 'SetLimitExceeded';
+
+/** 403 codes that mean money (Ark: overdue balance, service suspended for arrears); other 403s are the account. */
+export const V_MONEY_403 = new Set(['AccountOverdueError', 'OperationDenied.ServiceOverdue']);
+
+/** V error reply → classified UpstreamError (upstreams.md "Errors" and both Corrections). */
 export function classifyVError(res: Pick<HttpResponse, 'status' | 'headers' | 'body'>): UpstreamError {
   const err = (res.body as ArkErrorBody | undefined)?.error;
   const code = err?.code || `HTTP_${res.status}`;
@@ -59,17 +96,17 @@ export function classifyVError(res: Pick<HttpResponse, 'status' | 'headers' | 'b
   const s = res.status;
   const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
   if (s === 429) {
-    // 429 also covers spend and quota limits (QuotaExceeded, SetLimitExceeded…): retrying for an hour does not
-    // help, the operator must act (the adapter decorator alerts on insufficient_balance). A 429 without a code came
-    // from something in between: a rate limit.
-    if (!err?.code || RATE_LIMIT.test(code)) return retryable(message, code, { httpStatus: s, retryAfterMs });
-    return final('insufficient_balance', message, code, s);
+    if (code === V_SPEND_CAP_429) return final('insufficient_balance', message, code, s);
+    if (code === V_QUOTA_429) return retryable(message, code, { httpStatus: s, retryAfterMs, operatorNotice: true });
+    // V_THROTTLING_429, any other code, or none.
+    return retryable(message, code, { httpStatus: s, retryAfterMs });
   }
   // "The request targeted an endpoint that is currently closed or temporarily unavailable": retry later.
-  if (/^InvalidEndpoint\.ClosedEndpoint/.test(code)) return retryable(message, code, { httpStatus: s, retryAfterMs });
+  if (code === 'InvalidEndpoint.ClosedEndpoint') return retryable(message, code, { httpStatus: s, retryAfterMs });
   if (s === 408 || s === 409 || s >= 500) return retryable(message, code, { httpStatus: s, retryAfterMs });
   if (s === 401) return final('upstream_auth', message, code, s);
-  if (s === 403) return final(/Overdue|Balance/i.test(code) ? 'insufficient_balance' : 'upstream_auth', message, code, s);
+  // Money (V_MONEY_403) or the account itself (InvalidAccountStatus, AccessDenied…): the operator must act.
+  if (s === 403) return final(V_MONEY_403.has(code) ? 'insufficient_balance' : 'upstream_auth', message, code, s);
   if (CONTENT_POLICY.test(code)) return final('content_policy', message, code, s);
   // The model is not opened on this account, or the deployment's model id is wrong (PLATFORM_V_MODELS_FILE).
   if (s === 404 && /Model|Endpoint/i.test(code)) return final('upstream_auth', message, code, s);

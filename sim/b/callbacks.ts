@@ -12,10 +12,13 @@
  *  - The configuration lives in memory: it is lost when the simulator restarts and cleared by /_sim/reset.
  *
  * Signing (§7.3), when `enableSign` is on: headers `vod-callback-auth-user` (the account id),
- * `vod-callback-auth-timestamp` (milliseconds), `vod-callback-auth-token` = lower-hex
- * HMAC-SHA256(key = signKey, msg = "POST;{callbackUrl};{body};{timestamp};{user}") [INF: the doc's SHA256-HEX(token,
- * content) read as an HMAC], over the exact body bytes sent. `user-agent: AHC/2.0` as observed. Delivery retries
- * on a non-2xx answer are the shared sender's (VOD "连续重试若干次").
+ * `vod-callback-auth-timestamp` (milliseconds), `vod-callback-auth-token` = SHA256-HEX(token = signKey, content) with
+ * content = "POST;{callbackUrl};{body};{timestamp};{user}" and {body} "回调请求body进行json压缩后的字符串": the body
+ * compacted as JSON, which says the bytes sent need not be compact — so the simulator sends the event indented
+ * and signs its compacted form, and a receiver that signs the raw bytes fails as it would against VOD. SHA256-HEX is
+ * read as lower-hex HMAC-SHA256(key = signKey, msg = content) [INF: the sentence defining it is cut off; two
+ * arguments suggest a keyed hash]. `user-agent: AHC/2.0` as observed. Delivery retries on a non-2xx answer are the
+ * shared sender's (VOD "连续重试若干次").
  */
 import { createHmac } from 'node:crypto';
 import { SIM_ACCOUNTS } from '../accounts';
@@ -92,9 +95,9 @@ export function updateCallbackConfig(current: CallbackConfig, body: unknown): Ca
   return next;
 }
 
-/** lower-hex HMAC-SHA256(signKey, "POST;{url};{body};{timestamp};{user}") */
-export function callbackToken(signKey: string, callbackUrl: string, body: string, timestamp: string, user: string): string {
-  return createHmac('sha256', signKey).update(`POST;${callbackUrl};${body};${timestamp};${user}`, 'utf8').digest('hex');
+/** lower-hex HMAC-SHA256(signKey, "POST;{url};{compacted body};{timestamp};{user}") (§7.3). */
+export function callbackToken(signKey: string, callbackUrl: string, compactBody: string, timestamp: string, user: string): string {
+  return createHmac('sha256', signKey).update(`POST;${callbackUrl};${compactBody};${timestamp};${user}`, 'utf8').digest('hex');
 }
 
 /** The VIDEO_GENERATE_COMPLETE event for a finished job, shaped as the official example (null fields omitted). */
@@ -117,20 +120,22 @@ export function completeEvent(host: SimHost, job: SimJob): Record<string, unknow
 
 /** Builds the signed request for one event (the shared sender delivers it, retries, and applies faults). */
 export function callbackRequest(config: CallbackConfig, event: Record<string, unknown>, now: number): CallbackRequest {
-  const body = JSON.stringify(event);
+  // Sent indented, signed compacted (see the header).
+  const body = JSON.stringify(event, null, 2);
+  const compacted = JSON.stringify(event);
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'AHC/2.0' };
   if (!config.enableSign) return { url: config.callbackUrl, body, headers };
   const user = SIM_ACCOUNTS.B.userId;
   const timestamp = String(now);
   headers['vod-callback-auth-user'] = user;
   headers['vod-callback-auth-timestamp'] = timestamp;
-  headers['vod-callback-auth-token'] = callbackToken(config.signKey, config.callbackUrl, body, timestamp, user);
+  headers['vod-callback-auth-token'] = callbackToken(config.signKey, config.callbackUrl, compacted, timestamp, user);
   return {
     url: config.callbackUrl,
     body,
     headers,
     // The bad-signature fault: a token of the right form that does not verify.
-    corrupt: (h, b) => ({ headers: { ...h, 'vod-callback-auth-token': callbackToken(`${config.signKey}-wrong`, config.callbackUrl, b, timestamp, user) }, body: b }),
+    corrupt: (h, b) => ({ headers: { ...h, 'vod-callback-auth-token': callbackToken(`${config.signKey}-wrong`, config.callbackUrl, compacted, timestamp, user) }, body: b }),
   };
 }
 

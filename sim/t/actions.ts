@@ -69,8 +69,15 @@ export function describeTaskDetail(deps: TActionDeps, ctx: Context): Record<stri
   checkSubAppId(body, deps.subAppId);
   if (body.TaskId === undefined) throw missingParameter('TaskId');
   const job = visibleTask(deps, body.TaskId as string);
-  // GUESS: an unknown TaskId answers InvalidParameterValue (what VOD users report for DescribeTaskDetail).
+  // GUESS: an unknown TaskId answers InvalidParameterValue (what VOD users report for DescribeTaskDetail). The gateway
+  // does not take that generic code as proof of a lost job (only ResourceNotFound*): such a task polls on to its deadline.
   if (!job) throw invalidValue('TaskId', `the task ${String(body.TaskId)} does not exist`);
+  // `[sim:detail-error=CODE xN]`: the job exists, yet its first N reads are refused with CODE — as T may answer
+  // its generic InvalidParameterValue ("参数取值错误") for reasons of its own. Counted per job (the prompt-fault count).
+  const refusal = job.directives.detailError;
+  if (refusal && deps.host.promptFault(`T-detail:${job.id}`, { status: 500, times: refusal.times })) {
+    throw new TError(refusal.code, `The value of parameter \`TaskId\` is not valid (${refusal.code}).`);
+  }
   return taskDetail(deps.host, job, deps.host.publicUrl(ctx));
 }
 

@@ -42,21 +42,34 @@ export const invalidParameter = (param: string, why: string) => new VError(400, 
 export const missingParameter = (param: string) => new VError(400, 'MissingParameter', `The request failed because it is missing one or multiple required parameters: \`${param}\`.`, param);
 
 /**
- * Account- and endpoint-level refusals a test can trigger (`[sim:reject=CODE]`, POST /_sim/v/account-faults).
- * Statuses and wording from Ark's common error table; 429 covers both a true rate limit (retry later) and spend or
- * quota limits (QuotaExceeded, SetLimitExceeded: the operator must act, retrying does not help).
+ * Account- and endpoint-level refusals a test can trigger (`[sim:reject=CODE]`, `[sim:submit=429:CODE xN]`,
+ * POST /_sim/v/account-faults). Statuses and wording from Ark's common error table (upstreams.md "Corrections,
+ * 2026-11-25"): HTTP 429 `TooManyRequests` is mostly throttling (endpoint, per-model and account RPM/TPM/IPM limits,
+ * burst protection, overload, in-flight concurrency), plus the usage quota (`QuotaExceeded`, resets later) and the
+ * account's own inference limit (`SetLimitExceeded`); money and account state come as 403. `retryAfterSeconds`:
+ * the table says `Retry-After` may be sent with these (burst protection, overload); the simulator sends it.
  */
-export const ACCOUNT_ERRORS: Readonly<Record<string, { status: number; message: string }>> = {
+export const ACCOUNT_ERRORS: Readonly<Record<string, { status: number; message: string; retryAfterSeconds?: number }>> = {
   AuthenticationError: { status: 401, message: 'The API key or AK/SK in the request is missing or invalid.' },
   AccountOverdueError: { status: 403, message: 'The request failed because your account has an overdue balance.' },
+  'OperationDenied.ServiceOverdue': { status: 403, message: 'The service is suspended because your account has an overdue payment.' },
+  InvalidAccountStatus: { status: 403, message: 'The request failed because the status of your account is abnormal.' },
   AccessDenied: { status: 403, message: 'The request failed because you do not have access to the requested resource.' },
   'InvalidEndpointOrModel.NotFound': { status: 404, message: 'The model or endpoint does not exist or you do not have access to it.' },
   ModelNotOpen: { status: 404, message: 'Your account has not activated the model service. Please activate the model service in the Ark console.' },
   'InvalidEndpoint.ClosedEndpoint': { status: 400, message: 'The request targeted an endpoint that is currently closed or temporarily unavailable.' },
   'RateLimitExceeded.EndpointRPMExceeded': { status: 429, message: 'The request has exceeded the RPM limit of the endpoint. Please retry later.' },
   'RateLimitExceeded.EndpointTPMExceeded': { status: 429, message: 'The request has exceeded the TPM limit of the endpoint. Please retry later.' },
-  ServerOverloaded: { status: 429, message: 'The service is currently unable to handle additional requests due to server overload. Please retry later.' },
-  QuotaExceeded: { status: 429, message: 'The request has exceeded the quota of your account. Please check your quota or raise it in the console.' },
+  'RateLimitExceeded.EndpointFlexTPMExceeded': { status: 429, message: 'The request has exceeded the flex TPM limit of the endpoint. Please retry later.' },
+  ModelAccountRpmRateLimitExceeded: { status: 429, message: 'The request has exceeded the RPM limit of your account for this model. Please retry later.' },
+  ModelAccountTpmRateLimitExceeded: { status: 429, message: 'The request has exceeded the TPM limit of your account for this model. Please retry later.' },
+  ModelAccountIpmRateLimitExceeded: { status: 429, message: 'The request has exceeded the IPM limit of your account for this model. Please retry later.' },
+  APIAccountRpmRateLimitExceeded: { status: 429, message: 'The request has exceeded the RPM limit of your account. Please reduce your request frequency, wait a short moment, and retry.' },
+  AccountRateLimitExceeded: { status: 429, message: 'The request has exceeded the rate limit of your account. Please reduce your request frequency, wait a short moment, and retry.' },
+  RequestBurstTooFast: { status: 429, message: 'The request rate increased too fast (burst protection). Please retry later.', retryAfterSeconds: 4 },
+  ServerOverloaded: { status: 429, message: 'The service is currently unable to handle additional requests due to server overload. Please retry later.', retryAfterSeconds: 4 },
+  InflightBatchsizeExceeded: { status: 429, message: 'The request has exceeded the maximum concurrency for the current recharge amount. Please retry when a running task ends.' },
+  QuotaExceeded: { status: 429, message: 'You have exceeded the 5-hour usage quota; it will reset at a later time.' },
   SetLimitExceeded: { status: 429, message: 'Your account has reached the inference limit you set (safe experience mode). Raise or disable the limit in the console.' },
   InputTextSensitiveContentDetected: { status: 400, message: 'The request failed because the input text may contain sensitive information.' },
   InputImageSensitiveContentDetected: { status: 400, message: 'The request failed because the input image may contain sensitive information.' },
@@ -68,11 +81,17 @@ export function accountError(code: string): VError {
   return new VError(known?.status ?? 400, code, known?.message ?? `The request was refused (${code}).`);
 }
 
-/** Injected faults in V's shape: 429 a true rate limit (with Retry-After when the test gives one), 5xx server errors. */
-export const renderVFault: FaultRenderer = (ctx, status, retryAfter) => {
+/**
+ * Injected faults in V's shape: 429 an endpoint rate limit, or the 429 code a directive named (`[sim:submit=429:CODE]`),
+ * with Retry-After when the test gives one or the code's table row says it may be sent; 5xx server errors.
+ */
+export const renderVFault: FaultRenderer = (ctx, status, retryAfter, code) => {
   if (status === 429) {
-    if (retryAfter !== undefined) ctx.set('Retry-After', String(retryAfter));
-    sendVError(ctx, accountError('RateLimitExceeded.EndpointRPMExceeded'));
+    const err = accountError(code ?? 'RateLimitExceeded.EndpointRPMExceeded');
+    const wait = retryAfter ?? (code ? ACCOUNT_ERRORS[code]?.retryAfterSeconds : undefined);
+    if (wait !== undefined) ctx.set('Retry-After', String(wait));
+    // A code of another status (e.g. AccountOverdueError) keeps its own: the directive names a code, not a status.
+    sendVError(ctx, err);
   } else if (status === 503) {
     sendVError(ctx, new VError(503, 'ServiceUnavailable', 'The service is temporarily unavailable. Please retry later.'));
   } else {

@@ -14,6 +14,8 @@
  * Test controls of V's own (besides the core's /_sim endpoints and prompt directives):
  *   [sim:reject=CODE]          the create answers CODE (ACCOUNT_ERRORS in errors.ts: QuotaExceeded, SetLimitExceeded,
  *                              InvalidEndpoint.ClosedEndpoint, AccountOverdueError, ModelNotOpen…) and creates nothing
+ *   [sim:submit=429:CODE xN]   the first N creates of the prompt answer 429 CODE (any of Ark's 429 codes in
+ *                              errors.ts, Retry-After where its table says it may be sent), then the job is created
  *   [sim:task-error=CODE]      the task fails with error.code CODE
  *   [sim:expires=MS]           the task counts as past execution_expires_after MS ms after creation (→ expired)
  *   POST /_sim/v/account-faults {code, count?, op?}   the next `count` requests (default: all, until DELETE) of

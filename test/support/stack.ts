@@ -54,7 +54,8 @@ export class Proc {
   constructor(
     readonly name: string,
     readonly child: ChildProcess,
-    logFile: string,
+    /** Everything the process wrote (stdout and stderr), as test-results/logs/<stack>/<part>.log. */
+    readonly logFile: string,
   ) {
     const log = createWriteStream(logFile, { flags: 'a' });
     for (const stream of [child.stdout!, child.stderr!]) {

@@ -74,6 +74,18 @@ describe('decorateAdapter with the metrics observer', () => {
     expect(alerts).toEqual(['T:AuthFailure', 'V:AuthFailure', 'B:Overdue']);
   });
 
+  it('a transient failure marked for the operator (a usage quota) gives a notice once per platform and code, never the alert; the call still fails retryably', async () => {
+    const alerts: string[] = [];
+    const notices: string[] = [];
+    const observer = metricsObserver(new WorkerMetrics(), (p, code) => alerts.push(`${p}:${code}`), (p, code) => notices.push(`${p}:${code}`));
+    const quota = decorateAdapter('V', fakeAdapter(async () => Promise.reject(retryable('quota', 'QuotaExceeded', { operatorNotice: true }))), observer);
+    for (let i = 0; i < 3; i++) await expect(quota.poll('video', 'x')).rejects.toMatchObject({ retryable: true });
+    const throttled = decorateAdapter('V', fakeAdapter(async () => Promise.reject(retryable('slow down', 'ModelAccountRpmRateLimitExceeded'))), observer);
+    await expect(throttled.poll('video', 'x')).rejects.toThrow('slow down');
+    expect(notices).toEqual(['V:QuotaExceeded']);
+    expect(alerts).toEqual([]);
+  });
+
   it('a cancel the platform refuses for good resolves; a transient failure propagates; no cancel stays no cancel', async () => {
     const observer = metricsObserver(new WorkerMetrics(), () => undefined);
     const running = decorateAdapter('V', fakeAdapter(async () => ({ state: 'running' }), async () => Promise.reject(final('invalid_request', 'not cancellable'))), observer);

@@ -1,6 +1,6 @@
 /**
- * platforms/v/replies.ts: task statuses (incl. `expired`) and error classification (quota vs rate limit,
- * ClosedEndpoint, Retry-After).
+ * platforms/v/replies.ts: task statuses (incl. `expired`) and error classification (Ark's 429 table: throttling,
+ * quota, spend cap; money and account 403s; ClosedEndpoint, Retry-After).
  */
 import { classifyVError, fromVTask } from '../../../../platforms/v/replies';
 
@@ -51,19 +51,55 @@ describe('classifyVError', () => {
     [404, 'InvalidEndpointOrModel.NotFound', false, 'upstream_auth'],
     [404, 'ModelNotOpen', false, 'upstream_auth'],
     [408, 'RequestTimeout', true, 'upstream_unavailable'],
-    // True rate limits are retried…
-    [429, 'RateLimitExceeded.EndpointRPMExceeded', true, 'upstream_unavailable'],
-    [429, 'RateLimitExceeded.EndpointTPMExceeded', true, 'upstream_unavailable'],
-    [429, 'ServerOverloaded', true, 'upstream_unavailable'],
-    // …spend and quota limits are final and need the operator (the decorator alerts on insufficient_balance).
-    [429, 'QuotaExceeded', false, 'insufficient_balance'],
-    [429, 'SetLimitExceeded', false, 'insufficient_balance'],
+    [403, 'OperationDenied.ServiceOverdue', false, 'insufficient_balance'],
+    // A closed or frozen account: the operator must act, but it is not money.
+    [403, 'InvalidAccountStatus', false, 'upstream_auth'],
+    // The whole code decides, not a part of it.
+    [403, 'NotAccountOverdueError', false, 'upstream_auth'],
     [500, 'InternalServiceError', true, 'upstream_unavailable'],
     [503, 'ServiceUnavailable', true, 'upstream_unavailable'],
   ])('%i %s → retryable %s, %s', (status, code, isRetryable, reason) => {
     const e = classifyVError(reply(status, code));
     expect(e.retryable).toBe(isRetryable);
     expect(e.opts).toMatchObject({ reason, code });
+  });
+
+  // Every 429 code of Ark's table (upstreams.md "Corrections, 2026-11-25").
+  describe.each([
+    'RateLimitExceeded.EndpointRPMExceeded',
+    'RateLimitExceeded.EndpointTPMExceeded',
+    'RateLimitExceeded.EndpointFlexTPMExceeded',
+    'ModelAccountRpmRateLimitExceeded',
+    'ModelAccountTpmRateLimitExceeded',
+    'ModelAccountIpmRateLimitExceeded',
+    'APIAccountRpmRateLimitExceeded',
+    'AccountRateLimitExceeded',
+    'RequestBurstTooFast',
+    'ServerOverloaded',
+    'InflightBatchsizeExceeded',
+    // Not in the table: an unknown 429 code is throttling too; prefixes of known codes decide nothing.
+    'SomeFutureRateLimitCode',
+    'SetLimitExceededSoon',
+    'QuotaExceeded.Daily',
+  ])('429 %s', (code) => {
+    test('is throttling: retried, no operator notice, Retry-After kept', () => {
+      const e = classifyVError(reply(429, code, { 'retry-after': '3' }));
+      expect(e.retryable).toBe(true);
+      expect(e.opts).toMatchObject({ reason: 'upstream_unavailable', code, httpStatus: 429, retryAfterMs: 3000 });
+      expect(e.opts.operatorNotice).toBeUndefined();
+    });
+  });
+
+  test('429 QuotaExceeded is retried (after Retry-After when sent) and tells the operator, never as money', () => {
+    const e = classifyVError(reply(429, 'QuotaExceeded', { 'retry-after': '60' }));
+    expect(e.retryable).toBe(true);
+    expect(e.opts).toMatchObject({ reason: 'upstream_unavailable', code: 'QuotaExceeded', retryAfterMs: 60_000, operatorNotice: true });
+  });
+
+  test('429 SetLimitExceeded (the account\'s own spend cap, only the operator lifts it) fails at once as money', () => {
+    const e = classifyVError(reply(429, 'SetLimitExceeded'));
+    expect(e.retryable).toBe(false);
+    expect(e.opts).toMatchObject({ reason: 'insufficient_balance', code: 'SetLimitExceeded', httpStatus: 429 });
   });
 
   test('a 429 without a code (a proxy in between) is a rate limit; Retry-After is honoured', () => {

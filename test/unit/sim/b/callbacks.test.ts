@@ -30,11 +30,18 @@ describe('callbacks', () => {
   const SIGN_KEY = 'my_random_token';
   const configure = (extra: Record<string, unknown> = {}) =>
     call('PUT', '/v2/callback', [], { callbackUrl: receiverUrl, enableSign: true, signKey: SIGN_KEY, enableVideoGenerateCompleteEvent: true, ...extra });
-  /** The receiver's check, written from §7.3 (not from the simulator's code). */
+  /**
+   * The receiver's check, written from §7.3 (not from the simulator's code): SHA256-HEX(token, content) read as
+   * HMAC-SHA256 keyed with the signKey, content = POST;{url};{body compacted as JSON};{timestamp};{user}.
+   */
   const verifies = (h: IncomingHttpHeaders, body: string) => {
-    const content = `POST;${receiverUrl};${body};${h['vod-callback-auth-timestamp']};${h['vod-callback-auth-user']}`;
+    const compacted = JSON.stringify(JSON.parse(body));
+    const content = `POST;${receiverUrl};${compacted};${h['vod-callback-auth-timestamp']};${h['vod-callback-auth-user']}`;
     return createHmac('sha256', SIGN_KEY).update(content).digest('hex') === h['vod-callback-auth-token'];
   };
+  /** The same over the bytes as received: what a receiver that skips the compaction computes. */
+  const verifiesRaw = (h: IncomingHttpHeaders, body: string) =>
+    createHmac('sha256', SIGN_KEY).update(`POST;${receiverUrl};${body};${h['vod-callback-auth-timestamp']};${h['vod-callback-auth-user']}`).digest('hex') === h['vod-callback-auth-token'];
 
   test('configuration: partial PUT, GET, validation', async () => {
     let r = await call('PUT', '/v2/callback', [], { callbackUrl: receiverUrl });
@@ -63,6 +70,9 @@ describe('callbacks', () => {
       expect(g.headers['vod-callback-auth-user']).toBe(SIM_ACCOUNTS.B.userId);
       expect(g.headers['vod-callback-auth-timestamp']).toMatch(/^\d{13}$/);
       expect(verifies(g.headers, g.raw)).toBe(true);
+      // Signed over the compacted JSON, not the bytes sent: the body arrives indented, so the two differ.
+      expect(g.raw).not.toBe(JSON.stringify(JSON.parse(g.raw)));
+      expect(verifiesRaw(g.headers, g.raw)).toBe(false);
     }
     const okEvent = byTask.get(ok)!.body;
     expect(okEvent).toEqual({

@@ -81,3 +81,24 @@ describe('SessionId dedup and the task list', () => {
     expect((await stats()).jobsCreated).toBe(0);
   });
 });
+
+describe('[sim:detail-error=CODE xN]', () => {
+  test('the first N DescribeTaskDetail of an existing job answer CODE, then the job reads as it is', async () => {
+    const { TaskId } = await t('CreateAigcVideoTask', video({ Prompt: 'a heron [sim:detail-error=InvalidParameterValue x2] [sim:duration=50]' }));
+    for (let i = 0; i < 2; i++) {
+      const refused = await detail(TaskId);
+      expect(refused.Error?.Code).toBe('InvalidParameterValue');
+      expect(refused.RequestId).toEqual(expect.any(String));
+    }
+    const done = await finished(TaskId);
+    expect(done.AigcVideoTask).toMatchObject({ TaskId, ErrCode: 0 });
+  });
+
+  test('without a count it refuses once; another job is not affected', async () => {
+    const { TaskId } = await t('CreateAigcVideoTask', video({ Prompt: 'an ibis [sim:detail-error=InvalidParameterValue]' }));
+    const other = await t('CreateAigcVideoTask', video({ Prompt: 'a crane' }));
+    expect((await detail(other.TaskId)).Error).toBeUndefined();
+    expect((await detail(TaskId)).Error?.Code).toBe('InvalidParameterValue');
+    expect((await detail(TaskId)).Error).toBeUndefined();
+  });
+});

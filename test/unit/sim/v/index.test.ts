@@ -109,6 +109,34 @@ test('injected 429 is a true rate limit (RateLimitExceeded.*, Retry-After); 500 
   expect(e.json.error.code).toBe('InternalServiceError');
 });
 
+// Ark's 429 table (upstreams.md "Corrections, 2026-11-25"): Retry-After only where the table says it may be sent.
+test.each([
+  ['ModelAccountRpmRateLimitExceeded', null],
+  ['ModelAccountTpmRateLimitExceeded', null],
+  ['ModelAccountIpmRateLimitExceeded', null],
+  ['APIAccountRpmRateLimitExceeded', null],
+  ['AccountRateLimitExceeded', null],
+  ['RequestBurstTooFast', '4'],
+  ['ServerOverloaded', '4'],
+  ['InflightBatchsizeExceeded', null],
+  ['QuotaExceeded', null],
+  ['SetLimitExceeded', null],
+])('[sim:submit=429:%s x2]: the first two creates of the prompt answer that 429 in Ark\'s shape, the third creates the job', async (code, retryAfter) => {
+  const prompt = `throttled ${code} [sim:submit=429:${code} x2]`;
+  for (let i = 0; i < 2; i++) {
+    const r = await create({ model: M.pro, content: [text(prompt)] });
+    expect(r.status).toBe(429);
+    expect(r.json.error).toMatchObject({ code, type: 'TooManyRequests', param: '', message: expect.stringMatching(/Request id: \w+$/) });
+    expect(r.headers.get('retry-after')).toBe(retryAfter);
+  }
+  // Another prompt is not affected; the same prompt's third create goes through.
+  expect((await create({ model: M.pro, content: [text(`unthrottled ${code}`)] })).status).toBe(200);
+  const third = await create({ model: M.pro, content: [text(prompt)] });
+  expect(third.status).toBe(200);
+  expect(third.json.id).toMatch(/^cgt-/);
+  expect(await stats()).toMatchObject({ jobsCreated: 2 });
+});
+
 test('drop fault: the job is created, the answer is lost; the list finds it', async () => {
   await expect(create({ model: M.pro, content: [text('dropped [sim:submit=drop]')] })).rejects.toThrow();
   const s = await stats();
