@@ -118,18 +118,25 @@ async function run(script: Script, input: Partial<GenerationInput> = {}, during?
 
 const done = (url = 'https://v.example/out.mp4'): UpstreamStatus => ({ state: 'success', outputs: [{ url }] });
 /**
- * The wait before each poll, in whole seconds of workflow time (the first from the task's start). Waits, not offsets
- * from the start: the time-skipping server lets real time pass while an activity runs, so on a loaded machine each
- * poll adds a fraction of a second that would add up across offsets (18.6 s read as 19), never across one wait.
+ * The wait before each poll, in whole seconds of workflow time (the first from the task's start), or where it ran
+ * long, the seconds the schedule asked for. The time-skipping server lets real time pass while anything runs (the
+ * workflow start, the submit, each poll), so on a loaded machine a wait reads up to a second or two longer than its
+ * timer (30.6 s, 31.2 s) — never shorter, and never as long as the next step of any schedule here (3 → 5 → 30 s).
  */
-const pollWaits = (polls: number[], startedAt: number) => polls.map((t, i) => Math.round((t - (i === 0 ? startedAt : polls[i - 1]!)) / 1000));
+function pollWaits(polls: number[], startedAt: number, schedule: readonly number[]): number[] {
+  return polls.map((t, i) => {
+    const waited = (t - (i === 0 ? startedAt : polls[i - 1]!)) / 1000;
+    const asked = schedule[i];
+    return asked !== undefined && waited >= asked && waited < asked + 2 ? asked : Math.round(waited);
+  });
+}
 
 describe('the poll loop', () => {
   test('first poll after 3 s, then every 5 s, until success; the outputs are copied before success', async () => {
     const { result, calls, startedAt } = await run({ poll: (n) => (n < 3 ? { state: 'running', progress: 20 * n } : done()) });
     expect(result?.data).toEqual([{ url: 'https://v.example/out.mp4', stored: true, key: 'task_wf_1/0', contentType: 'video/mp4', bytes: 10, sha256: 'ab' }]);
     expect(calls.submits).toHaveLength(1);
-    expect(pollWaits(calls.polls, startedAt)).toEqual([3, 5, 5, 5]);
+    expect(pollWaits(calls.polls, startedAt, [3, 5, 5, 5])).toEqual([3, 5, 5, 5]);
     expect(calls.stores).toEqual([{ taskId: 'task_wf_1', platform: 'V', kind: 'video', outputs: [{ url: 'https://v.example/out.mp4', role: 'result' }] }]);
   });
 
@@ -234,7 +241,7 @@ describe('callbacks', () => {
       poll: (n) => (n < 2 ? { state: 'running', pushHealthy: true } : done()),
     });
     expect(result?.data[0]?.url).toBe('https://v.example/out.mp4');
-    expect(pollWaits(calls.polls, startedAt)).toEqual([30, 30, 30]);
+    expect(pollWaits(calls.polls, startedAt, [30, 30, 30])).toEqual([30, 30, 30]);
   });
 
   test('push configured but no callbacks seen yet: the spec\'s 3 s, then 5 s, until polls say push is healthy', async () => {
@@ -242,7 +249,7 @@ describe('callbacks', () => {
       timing: PUSH_TIMING,
       poll: (n) => (n < 2 ? { state: 'running' } : n < 3 ? { state: 'running', pushHealthy: true } : done()),
     });
-    expect(pollWaits(calls.polls, startedAt)).toEqual([3, 5, 5, 30]);
+    expect(pollWaits(calls.polls, startedAt, [3, 5, 5, 30])).toEqual([3, 5, 5, 30]);
   });
 
   test('push healthy at submit and the job ends early: its callback ends the 30 s wait, one poll in all', async () => {
