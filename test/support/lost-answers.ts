@@ -6,6 +6,7 @@
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createSubmitActivity, type LostAnswerReport, type SubmitInput } from '../../activities/submit';
+import type { Catalogue } from '../../core/catalogue';
 import type { SubmitResult } from '../../core/task';
 import { PLATFORM_DEFINITIONS } from '../../platforms';
 import { createHttpClient } from '../../platforms/http';
@@ -68,12 +69,12 @@ export interface AttemptsOutcome {
 export async function runSubmitAttempts(
   adapter: PlatformAdapter,
   input: SubmitInput,
-  opts: { maxAttempts?: number; lostAnswerSearchMs?: number; clockStepMs?: number } = {},
+  opts: { maxAttempts?: number; lostAnswerSearchMs?: number; clockStepMs?: number; catalogue?: Catalogue } = {},
 ): Promise<AttemptsOutcome> {
   const reports: LostAnswerReport[] = [];
   let clock = Date.now();
   const submit = createSubmitActivity({
-    catalogue,
+    catalogue: opts.catalogue ?? catalogue,
     adapterFor: () => adapter,
     now: () => clock,
     onLostAnswer: (r) => reports.push(r),
