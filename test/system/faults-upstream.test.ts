@@ -231,3 +231,32 @@ describe('search attributes and history size', () => {
     expect(fixed).toBeLessThanOrEqual(30);
   });
 });
+
+/**
+ * Issue 19 A.2 on a real stack: a create answer lost on platform B while the simulator echoes requests the way
+ * no public source rules out — with its defaults filled in (/_sim/b/echo "defaults"). The worker reconciles
+ * through the task list, recognises its job by the normalised echo, and the task succeeds on that one job.
+ */
+describe('a lost create answer on B, which echoes its requests with defaults filled in', () => {
+  const setEcho = (echo: string) => fetch(`${gw.stack.simUrl}/_sim/b/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ echo }) });
+  afterEach(async () => {
+    await setEcho('exact');
+  });
+
+  test('[sim:submit=drop]: the job is adopted, the task succeeds, B made one job', async () => {
+    await setEcho('defaults');
+    const before = await gw.sim.stats();
+    const reply = await gw.alice.post('/v1/async/videos/generations', { model: 'K20', action: 'text_to_video', prompt: `lost answer, echo with defaults ${Date.now()} [sim:submit=dropx1] [sim:duration=2000]`, duration: 5 });
+    expect(reply.status).toBe(200);
+    const record = await gw.alice.waitForTask(reply.body.task_id as string, 90_000);
+    expect(record.status).toBe('success');
+    const after = await gw.sim.stats();
+    expect(after.B.answersDropped - before.B.answersDropped).toBe(1);
+    expect(after.B.jobsCreated - before.B.jobsCreated).toBe(1);
+    expect(after.B.submitRequests - before.B.submitRequests).toBe(1);
+    const [upstream] = await upstreamIds(gw.client, [reply.body.task_id as string]);
+    const job = (await gw.sim.jobs('B')).find((j) => j.id === upstream);
+    // B showed the request with a default it filled in, not as sent.
+    expect(job?.meta.echo).toBeDefined();
+  });
+});
