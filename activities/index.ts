@@ -54,9 +54,11 @@ export interface ActivityDeps {
   results: ResultActivityDeps;
   /** A task whose job could not be found ended `upstream_lost` (activities/submit.ts): count it, alert the operator. */
   onLostAnswer?: SubmitDeps['onLostAnswer'];
+  /** LOST_ANSWER_SEARCH_MS (activities/submit.ts). */
+  lostAnswerSearchMs?: number;
 }
 
-export function createActivities({ catalogue, adapters, timing, push, fallbackPollIntervalMs, upstreamLostGraceMs = UPSTREAM_LOST_GRACE_MS, results, hint, stopping, onLostAnswer }: ActivityDeps) {
+export function createActivities({ catalogue, adapters, timing, push, fallbackPollIntervalMs, upstreamLostGraceMs = UPSTREAM_LOST_GRACE_MS, results, hint, stopping, onLostAnswer, lostAnswerSearchMs }: ActivityDeps) {
   function adapterFor(platform: string): PlatformAdapter {
     const adapter = adapters[platform];
     if (!adapter) {
@@ -69,7 +71,7 @@ export function createActivities({ catalogue, adapters, timing, push, fallbackPo
     return adapter;
   }
 
-  const submit = createSubmitActivity({ catalogue, adapterFor, onLostAnswer });
+  const submit = createSubmitActivity({ catalogue, adapterFor, onLostAnswer, lostAnswerSearchMs });
 
   /** Marks an answer with `pushHealthy` while this worker sees the platform's callbacks (the longer wait applies). */
   const withPushHealth = <T extends { pushHealthy?: boolean }>(platform: string, answer: T): T => (push?.healthy(platform) ? { ...answer, pushHealthy: true } : answer);

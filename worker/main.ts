@@ -63,6 +63,7 @@ async function main(): Promise<void> {
       push: pushMonitor,
       fallbackPollIntervalMs: config.POLL_FALLBACK_INTERVAL_MS,
       upstreamLostGraceMs: config.UPSTREAM_LOST_GRACE_MS,
+      lostAnswerSearchMs: config.LOST_ANSWER_SEARCH_MS,
       results: { store: results.store, copier: results.copier, observer: metrics.resultObserver() },
       hint: (platform, hint) => hintTask(client, platform, hint),
       stopping,
