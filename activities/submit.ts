@@ -4,7 +4,8 @@
  *
  * An attempt heartbeats while it waits on the platform (every second; the workflow's heartbeat timeout is 5 s),
  * so a worker that dies mid-submit is noticed within seconds and another worker takes over. The heartbeat's
- * details say where the attempt stands: `sending` (a create request is out, no answer yet) or `answered`.
+ * details say where the attempt stands: `sending` (a create request is out, no answer yet) or `answered`, and
+ * what every later attempt must still know (SubmitMemory: a create went out unanswered; the search began).
  * A later attempt therefore knows whether an earlier one may have created a job whose answer never arrived:
  *
  * - always, on any attempt after the first, it asks the platform for that job first (`findSubmitted`: T by
@@ -13,8 +14,7 @@
  *   attempt was cut off mid-request, it first lets that request settle (SUBMIT_SETTLE_MS after it was sent):
  *   a platform registers a create within moments of receiving it, so the reconciliation then sees the job;
  * - when the platform refuses the new attempt with a final error (T answers a repeated SessionId with an error,
- *   not the first job), it asks again before giving up.
- *
+ *   not the first job), it asks again before giving up;
  * - when that second look misses too on a platform with a dedup key (T), although an earlier attempt may have
  *   created a job, the refusal is taken for what it most likely is — the platform saying the job exists — and the
  *   submit keeps looking (the next attempts only look, they never send again) for LOST_ANSWER_SEARCH_MS;
