@@ -46,6 +46,7 @@ export function decorateAdapter(platform: string, adapter: PlatformAdapter, obse
 
   const decorated: PlatformAdapter = {
     ...(adapter.dedupSubmit ? { dedupSubmit: true } : {}),
+    ...(adapter.account !== undefined ? { account: adapter.account } : {}),
     submit: observed('submit', adapter.submit.bind(adapter)),
     poll: observed('poll', adapter.poll.bind(adapter)),
   };

@@ -13,7 +13,7 @@ import { UpstreamError } from '../platforms/upstream-error';
 import { toActivityFailure } from './activity-failure';
 import { createResultActivities, type ResultActivityDeps } from './store-results';
 import { createPlatformEventsActivity, type PlatformEventsDeps } from './platform-events';
-import { createSubmitActivity, type SubmitInput } from './submit';
+import { createSubmitActivity, type SubmitDeps, type SubmitInput } from './submit';
 
 export type Adapters = Partial<Record<string, PlatformAdapter>>;
 
@@ -52,9 +52,13 @@ export interface ActivityDeps {
   stopping?: AbortSignal;
   /** The result store and the copy into it (activities/store-results.ts: storeResults, cleanupResults). */
   results: ResultActivityDeps;
+  /** A task whose job could not be found ended `upstream_lost` (activities/submit.ts): count it, alert the operator. */
+  onLostAnswer?: SubmitDeps['onLostAnswer'];
+  /** LOST_ANSWER_SEARCH_MS (activities/submit.ts). */
+  lostAnswerSearchMs?: number;
 }
 
-export function createActivities({ catalogue, adapters, timing, push, fallbackPollIntervalMs, upstreamLostGraceMs = UPSTREAM_LOST_GRACE_MS, results, hint, stopping }: ActivityDeps) {
+export function createActivities({ catalogue, adapters, timing, push, fallbackPollIntervalMs, upstreamLostGraceMs = UPSTREAM_LOST_GRACE_MS, results, hint, stopping, onLostAnswer, lostAnswerSearchMs }: ActivityDeps) {
   function adapterFor(platform: string): PlatformAdapter {
     const adapter = adapters[platform];
     if (!adapter) {
@@ -67,7 +71,7 @@ export function createActivities({ catalogue, adapters, timing, push, fallbackPo
     return adapter;
   }
 
-  const submit = createSubmitActivity({ catalogue, adapterFor });
+  const submit = createSubmitActivity({ catalogue, adapterFor, onLostAnswer, lostAnswerSearchMs });
 
   /** Marks an answer with `pushHealthy` while this worker sees the platform's callbacks (the longer wait applies). */
   const withPushHealth = <T extends { pushHealthy?: boolean }>(platform: string, answer: T): T => (push?.healthy(platform) ? { ...answer, pushHealthy: true } : answer);

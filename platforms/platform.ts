@@ -34,6 +34,12 @@ export interface PlatformAdapter {
    * a submit retried after a lost answer then needs no settling time before it reconciles.
    */
   readonly dedupSubmit?: boolean;
+  /**
+   * Which account of the platform this adapter speaks for, as an operator finds it in the platform's console
+   * (T's SubAppId, V's API host, B's endpoint and AccessKey id prefix): never a secret. Named in the error of a
+   * task whose job could not be found (activities/submit.ts).
+   */
+  readonly account?: string;
   /** Creates the upstream job: this is the call that costs money. */
   submit(entry: ModelRecord, request: GenerationRequest, ctx: SubmitContext): Promise<SubmitResult>;
   /**
@@ -86,9 +92,10 @@ export interface WorkerPlatform {
   push?: boolean;
   /**
    * Done once when a worker starts, where the platform's announcements are configured on the account rather than
-   * per job (T's ModifyEventConfig, B's PUT /v2/callback). Idempotent.
+   * per job (T's ModifyEventConfig, B's PUT /v2/callback). Idempotent. May return what it did, for the log; throws
+   * when it must not or could not (the worker then alerts and relies on polling).
    */
-  configurePush?(deps: AdapterDeps): Promise<void>;
+  configurePush?(deps: AdapterDeps): Promise<string | void>;
   createAdapter(deps: AdapterDeps): PlatformAdapter;
 }
 

@@ -8,6 +8,7 @@ import { Client, Connection, WorkflowIdConflictPolicy } from '@temporalio/client
 import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import type { Adapters } from '../activities';
 import { decorateAdapter } from '../activities/adapter-decorator';
+import type { LostAnswerReport } from '../activities/submit';
 import type { Logger } from '../core/logger';
 import { platformEventsWorkflowId } from '../core/task-hints';
 import { temporalConnectionOptions } from '../core/temporal-connection';
@@ -120,6 +121,19 @@ export function createAdapters(config: WorkerConfig, http: HttpClient, metrics: 
 }
 
 /**
+ * A task ended `upstream_lost` because the job its lost create answer may have made could not be found
+ * (activities/submit.ts): `mediagate_upstream_lost_total{platform,reason}`, and the operator alert — every time,
+ * since each one names a job someone must look for (account, dedup key, window, request digest).
+ */
+export function lostAnswerReporter(metrics: WorkerMetrics, logger: Logger): (report: LostAnswerReport) => void {
+  return (report) => {
+    metrics.upstreamLost.inc({ platform: report.platform, reason: report.reason });
+    const { message, ...fields } = report;
+    logger.error(fields, `OPERATOR ACTION NEEDED: ${message}`);
+  };
+}
+
+/**
  * Where a platform's announcements are an account setting (T's event notification, B's callback URL), set it now.
  * A failure leaves polling alone to find finished jobs: loud, not fatal.
  */
@@ -127,10 +141,10 @@ export async function configureAnnouncements(config: WorkerConfig, http: HttpCli
   for (const [platform, p] of Object.entries(config.platforms)) {
     if (!p.push || !p.configurePush) continue;
     try {
-      await p.configurePush({ http });
-      logger.info({ platform }, `Platform ${platform} announces finished jobs to the gateway`);
+      const done = await p.configurePush({ http });
+      logger.info({ platform }, `Platform ${platform} announces finished jobs to the gateway${done ? `: ${done}` : ''}`);
     } catch (err) {
-      logger.error({ platform, err: (err as Error).message }, `OPERATOR ACTION NEEDED: could not configure platform ${platform}'s announcements; its tasks rely on polling`);
+      logger.error({ platform, err: (err as Error).message }, `OPERATOR ACTION NEEDED: could not configure platform ${platform}'s announcements; its tasks rely on polling: ${(err as Error).message}`);
     }
   }
 }

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { UPSTREAM_LOST_GRACE_MS } from '../activities';
+import { LOST_ANSWER_SEARCH_MS } from '../activities/submit';
 import { callbackSchema, commonSchema, ConfigError, ms, optionalString, optionalUrl, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
 import type { Kind, PollTiming } from '../core/task';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS, ATTEMPT_HEADROOM_MS } from '../core/timeouts';
@@ -43,6 +44,8 @@ export const workerOwnSchema = z.object({
    * `upstream_lost` (a platform's reads may lag its writes; none documents this).
    */
   UPSTREAM_LOST_GRACE_MS: ms(UPSTREAM_LOST_GRACE_MS),
+  /** How long a submit looks for a job its platform refused to create again (dedup key) before upstream_lost. */
+  LOST_ANSWER_SEARCH_MS: ms(LOST_ANSWER_SEARCH_MS),
 
   /** Outbound HTTP to the platforms; together at most 43 s, inside the 45 s activity attempt (core/timeouts.ts). */
   UPSTREAM_CONNECT_TIMEOUT_MS: positiveMs(10_000),

@@ -37,6 +37,13 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  readonly upstreamLost = new Counter({
+    name: 'mediagate_upstream_lost_total',
+    help: 'Tasks ended upstream_lost because their job could not be found after a lost create answer, by platform and reason (an operator must look for the job)',
+    labelNames: ['platform', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly tasksCompleted = new Counter({
     name: 'mediagate_tasks_completed_total',
     help: 'Tasks that reached a terminal state on this worker, by platform, outcome and failure reason (none on success)',

@@ -94,6 +94,8 @@ export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps):
       : { method: 'POST', path: create.path, body: create.body };
 
   return {
+    // The endpoint (region) and the first characters of the AccessKey id: enough to pick the account, never its secret.
+    account: `${new URL(settings.endpoint).host} AK ${settings.accessKeyId.slice(0, 6)}…`,
     async submit(entry, request, { dedupKey }) {
       const res = await send(createCall(toBCreate(entry, request, { dedupKey })));
       const taskId = (res.body as { taskId?: unknown } | undefined)?.taskId;

@@ -7,10 +7,10 @@ import type { AdapterDeps, PlatformAdapter } from '../platform';
 import { lostJob, retryable, UpstreamError } from '../upstream-error';
 import { toTCreateCall, toTDescribeCall, toSessionId, type TCall } from './request-body';
 import { fromTTaskDetail, readTResponse, type TTaskDetail } from './replies';
-import { eventConfigCall, tEventQueue } from './announcements';
+import { eventConfigCall, eventConfigChange, tEventQueue } from './announcements';
 import { findTaskBySessionId } from './lost-answer';
 import { tc3Sign } from './signing';
-import type { CreateAigcVideoTaskResponse } from './wire-types';
+import type { CreateAigcVideoTaskResponse, DescribeEventConfigResponse } from './wire-types';
 
 export const T_SERVICE = 'vod';
 export const T_API_VERSION = '2018-07-17';
@@ -27,7 +27,13 @@ export interface PlatformTSettings {
   /** PLATFORM_T_STORAGE_MODE: Permanent keeps results in VOD beyond the temporary links' 7 days. */
   storageMode?: 'Temporary' | 'Permanent';
   /** PLATFORM_T_EVENTS: how T announces finished jobs (announcements.ts). */
-  events?: { mode: 'push' | 'pull'; notificationUrl?: string; signKey?: string };
+  events?: {
+    mode: 'push' | 'pull';
+    notificationUrl?: string;
+    signKey?: string;
+    /** PLATFORM_T_EVENTS_TAKE_OVER: replace an event configuration the gateway did not set (configureTEvents). */
+    takeOver?: boolean;
+  };
 }
 
 /** Sends one signed action to T and returns its `Response`, or throws the classified error. */
@@ -86,6 +92,8 @@ export function createPlatformT(config: PlatformTSettings, deps: AdapterDeps): P
   return {
     // T refuses a repeated SessionId instead of creating a second job: a retried submit needs no settling time.
     dedupSubmit: true,
+    // The VOD sub-application every call names: where an operator looks for a job in T's console.
+    account: `SubAppId ${config.subAppId}`,
     async submit(entry, request, { dedupKey, taskId }) {
       // SessionId is the submit's dedup key: a re-send after a lost answer is refused by T (not answered with
       // the first TaskId), and the submit activity then recovers the first job through findSubmitted.
@@ -125,8 +133,29 @@ export function createPlatformT(config: PlatformTSettings, deps: AdapterDeps): P
   };
 }
 
-/** Sets the SubAppId's event notification to what PLATFORM_T_EVENTS asks for (idempotent; at worker start). */
-export async function configureTEvents(config: PlatformTSettings, deps: AdapterDeps): Promise<void> {
+/**
+ * Sets the SubAppId's event notification to what PLATFORM_T_EVENTS asks for (idempotent; at worker start).
+ *
+ * The configuration belongs to the whole sub-application, not to the gateway: ModifyEventConfig switching it to
+ * PULL, or replacing its NotificationUrl, takes the events away from whatever else uses that SubAppId. So the
+ * current one is read first (DescribeEventConfig) and replaced only when it is ours already, or unset (PUSH with
+ * no URL, what a never-configured application reads), or when the operator says so (PLATFORM_T_EVENTS_TAKE_OVER).
+ * Otherwise this throws, naming both configurations: the worker logs OPERATOR ACTION NEEDED and its tasks rely
+ * on polling. Returns what was done, for the start-up log.
+ */
+export async function configureTEvents(config: PlatformTSettings, deps: AdapterDeps): Promise<string | void> {
   if (!config.events) return;
-  await tCaller(config, deps)(eventConfigCall(config.subAppId, config.events.mode, config.events.notificationUrl, config.events.signKey));
+  const call = tCaller(config, deps);
+  const current = (await call({ action: 'DescribeEventConfig', body: { SubAppId: config.subAppId } })) as DescribeEventConfigResponse;
+  const verdict = eventConfigChange(current, config.events);
+  const modify = eventConfigCall(config.subAppId, config.events.mode, config.events.notificationUrl, config.events.signKey);
+  if (verdict.kind === 'foreign' && !config.events.takeOver) {
+    throw new Error(
+      `SubAppId ${config.subAppId}'s event notification is ${verdict.from}, which this gateway did not set; setting it to ${verdict.to} would take its events away from whatever uses it. ` +
+        'Left as it is (push off: polling carries the tasks). Set PLATFORM_T_EVENTS_TAKE_OVER=true to replace it, or PLATFORM_T_EVENTS=off.',
+    );
+  }
+  await call(modify);
+  if (verdict.kind === 'foreign') return `Replaced SubAppId ${config.subAppId}'s event notification ${verdict.from} with ${verdict.to} (PLATFORM_T_EVENTS_TAKE_OVER)`;
+  return verdict.kind === 'unset' ? `Set SubAppId ${config.subAppId}'s event notification (unset until now) to ${verdict.to}` : `SubAppId ${config.subAppId}'s event notification stays ${verdict.to}`;
 }

@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { optionalString, parseEnv } from '../../core/config';
 import { CallbackRefused, type CallbackReceiver, type PlatformEventQueue, type UpstreamHint } from '../platform';
 import type { TCall } from './request-body';
-import type { EventContent, PullEventsResponse } from './wire-types';
+import type { DescribeEventConfigResponse, EventContent, PullEventsResponse } from './wire-types';
 
 /** ModifyEventConfig's SignKey: "由大小写字母及数字组成，最长32字符". */
 export const tSignKey = optionalString.pipe(z.string().regex(/^[A-Za-z0-9]{1,32}$/, 'must be 1 to 32 letters and digits (T\'s SignKey)').optional());
@@ -58,6 +58,29 @@ export function eventConfigCall(subAppId: number, mode: 'push' | 'pull', notific
       ...(signKey ? { SignKey: signKey } : {}),
     },
   };
+}
+
+/**
+ * How the SubAppId's current event configuration relates to the one the gateway wants:
+ * - `same`: already what the gateway sets (its SignKey cannot be read back: DescribeEventConfigResponse has none);
+ * - `unset`: PUSH with no NotificationUrl — a SubAppId never configured reads so, and its events go nowhere;
+ * - `foreign`: anything else (another mode, another URL): someone else's, since the gateway sets only what
+ *   PLATFORM_T_EVENTS and PUBLIC_BASE_URL say. In PULL mode the URL does not matter (events are queued).
+ */
+export function eventConfigChange(
+  current: DescribeEventConfigResponse,
+  wanted: { mode: 'push' | 'pull'; notificationUrl?: string },
+): { kind: 'same' | 'unset' | 'foreign'; from: string; to: string } {
+  const describe = (mode: string, url: string) => (mode === 'PULL' ? 'PULL' : `PUSH to ${url === '' ? '(no URL)' : url}`);
+  const mode = current.Mode ?? 'PUSH';
+  const url = current.NotificationUrl ?? '';
+  const wantMode = wanted.mode === 'push' ? 'PUSH' : 'PULL';
+  const wantUrl = wanted.mode === 'push' ? (wanted.notificationUrl ?? '') : '';
+  const from = describe(mode, url);
+  const to = describe(wantMode, wantUrl);
+  if (mode === wantMode && (mode === 'PULL' || url === wantUrl)) return { kind: 'same', from, to };
+  if (mode === 'PUSH' && url === '') return { kind: 'unset', from, to };
+  return { kind: 'foreign', from, to };
 }
 
 /** T's event queue (PULL mode) as the pull consumer sees it. */

@@ -3,7 +3,7 @@
  * configuration is a start-up error naming the missing variable.
  */
 import { z } from 'zod';
-import { callbackSchema, configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
+import { bool, callbackSchema, configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
 import { callbackUrlFor, type WorkerPlatform } from '../platform';
 import { configureTEvents, createPlatformT, type PlatformTSettings } from './adapter';
 import { tEventsEnv } from './announcements';
@@ -21,6 +21,11 @@ export const tWorkerEnv = tEventsEnv.extend({
    * stored as VOD media, billed as storage, and outlive the links).
    */
   PLATFORM_T_STORAGE_MODE: z.enum(['Temporary', 'Permanent']).default('Temporary'),
+  /**
+   * The SubAppId's event configuration is the whole application's: with `true` the worker replaces one it did not
+   * set (another mode or URL); by default it refuses and leaves push off (adapter.ts configureTEvents).
+   */
+  PLATFORM_T_EVENTS_TAKE_OVER: bool(false),
 });
 
 /** The simulator's test account for platform T (sim/accounts.ts plays the platform's side). */
@@ -53,9 +58,9 @@ export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
   if (raw.PLATFORM_T_EVENTS === 'push') {
     const { PUBLIC_BASE_URL } = parseEnv(callbackSchema, env);
     if (!PUBLIC_BASE_URL) throw configError('PUBLIC_BASE_URL', 'required with PLATFORM_T_EVENTS=push: where platform T sends its events (or use pull, which needs no public URL)');
-    settings.events = { mode: 'push', notificationUrl: callbackUrlFor(PUBLIC_BASE_URL, 'T'), signKey: raw.PLATFORM_T_EVENTS_SIGN_KEY };
+    settings.events = { mode: 'push', notificationUrl: callbackUrlFor(PUBLIC_BASE_URL, 'T'), signKey: raw.PLATFORM_T_EVENTS_SIGN_KEY, takeOver: raw.PLATFORM_T_EVENTS_TAKE_OVER };
   } else if (raw.PLATFORM_T_EVENTS === 'pull') {
-    settings.events = { mode: 'pull' };
+    settings.events = { mode: 'pull', takeOver: raw.PLATFORM_T_EVENTS_TAKE_OVER };
   }
   return {
     simulated,

@@ -17,6 +17,7 @@ import type {
   CreateAigcImageTaskRequest,
   CreateAigcVideoTaskRequest,
   ConfirmEventsRequest,
+  DescribeEventConfigRequest,
   DescribeTaskDetailRequest,
   DescribeTasksRequest,
   ModifyEventConfigRequest,
@@ -34,6 +35,7 @@ export type TCall =
   | { action: 'DescribeTaskDetail'; body: DescribeTaskDetailRequest }
   | { action: 'DescribeTasks'; body: DescribeTasksRequest }
   | { action: 'ModifyEventConfig'; body: ModifyEventConfigRequest }
+  | { action: 'DescribeEventConfig'; body: DescribeEventConfigRequest }
   | { action: 'PullEvents'; body: PullEventsRequest }
   | { action: 'ConfirmEvents'; body: ConfirmEventsRequest };
 

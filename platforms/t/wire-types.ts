@@ -24,6 +24,8 @@ export type {
   DescribeTasksResponse,
   TaskSimpleInfo,
   ModifyEventConfigRequest,
+  DescribeEventConfigRequest,
+  DescribeEventConfigResponse,
   PullEventsRequest,
   PullEventsResponse,
   ConfirmEventsRequest,

@@ -32,6 +32,8 @@ export function createPlatformV(config: PlatformVSettings, { http, now = Date.no
   }
 
   return {
+    // Ark keys carry no public id; the API host tells an operator which account (region, BytePlus or Volcengine) to open.
+    account: new URL(config.baseUrl).host,
     async submit(entry, generation, { dedupKey, deadlineAt, taskId }) {
       if (generation.kind !== 'video') throw final('invalid_request', 'Platform V only generates video');
       // No idempotency key on Ark: a lost answer is recovered by findSubmitted, through the seed marker.

@@ -17,6 +17,12 @@
  * re-submission), so their seeds differ except for a 1 in 2^32 coincidence, and the job must also be of the same
  * model and within the window.
  *
+ * A model entry may name an inference endpoint (`ep-…`) instead of a model (models.ts). Whether a task created
+ * through one lists the endpoint id or the endpoint's model as its `model` — and so which of them `filter.model`
+ * matches — no source states. So for an endpoint the list is read without `filter.model`, and a task showing
+ * either is taken on its seed: the endpoint id, or any model name (the gateway does not know which model the
+ * account's endpoint serves; the seed and the window identify the job).
+ *
  * What is left (docs/operations.md "Lost answers, per platform"): a job the list does not show yet (if Ark's list
  * lags behind its creates), or beyond the pages read, is not found, and the submit is sent again.
  */
@@ -33,14 +39,20 @@ export interface TaskLookupDeps {
   list(query: URLSearchParams): Promise<ArkTaskList>;
 }
 
+/** An Ark inference endpoint id rather than a model name. */
+export const isEndpointId = (model: string): boolean => model.startsWith('ep-');
+
 export function listQuery(model: string, page: number): URLSearchParams {
-  return new URLSearchParams({ page_num: String(page), page_size: String(LOOKUP_PAGE_SIZE), 'filter.model': model });
+  const query = new URLSearchParams({ page_num: String(page), page_size: String(LOOKUP_PAGE_SIZE) });
+  // An endpoint's tasks may list its model's name instead (file comment): no filter, the seed decides.
+  if (!isEndpointId(model)) query.set('filter.model', model);
+  return query;
 }
 
 /** Does `task` carry this submit's marker? */
 export function isSubmittedJob(task: ArkTask, want: { model: string; seed: number; sinceS: number }): boolean {
   if (task.seed !== want.seed) return false;
-  if (task.model !== undefined && task.model !== want.model) return false;
+  if (task.model !== undefined && task.model !== want.model && !isEndpointId(want.model)) return false;
   return task.created_at === undefined || task.created_at >= want.sinceS;
 }
 

@@ -20,7 +20,10 @@
  * identical creates are two billed tasks.
  *
  * Control surface (tests): GET/POST /_sim/b/quirks {innerStatusLeads} — the inner-status-first quirk for every job
- * (also per job with the `[sim:b-inner-first]` prompt directive). Everything else is the shared /_sim surface.
+ * (also per job with the `[sim:b-inner-first]` prompt directive); GET/POST /_sim/b/echo {echo: "exact" | "defaults" |
+ * "known-only"} — how a task echoes its request (not documented: exactly as sent, the default; with the model's
+ * defaults filled in for the settings left out; without the fields B ignored). Everything else is the shared
+ * /_sim surface.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -34,7 +37,7 @@ import { newTaskId } from './ids';
 import { imageInputType, imagePromptOf, validateImageCreate } from './image';
 import { listTasks, queryable, renderTaskDetail, type BJobMeta } from './tasks';
 import { VIDEO_INPUT_TYPE, videoPromptOf, validateVideoCreate } from './video';
-import type { VideoEndpoint } from './models';
+import { taskInputKey, type VideoEndpoint } from './models';
 
 type ApiVersion = 'v2' | 'v3';
 type CreateEndpoint = VideoEndpoint | 'image';
@@ -88,18 +91,33 @@ async function readUntypedBody(ctx: Context): Promise<void> {
   }
 }
 
+type EchoMode = 'exact' | 'defaults' | 'known-only';
+
 interface BState {
   callbacks: CallbackConfig;
   quirks: { innerStatusLeads: boolean };
+  echo: EchoMode;
+}
+
+/** `body` without the dotted paths B ignored (FieldReport.ignored: top-level keys and TaskInput members). */
+function withoutIgnored(body: unknown, ignored: readonly string[]): unknown {
+  const copy = JSON.parse(JSON.stringify(body)) as Record<string, unknown>;
+  for (const path of ignored) {
+    const [first, second] = path.split('.');
+    if (second === undefined) delete copy[first!];
+    else if (typeof copy[first!] === 'object' && copy[first!] !== null) delete (copy[first!] as Record<string, unknown>)[second];
+  }
+  return copy;
 }
 
 function register(router: Router, host: SimHost): void {
   // Read on every use: /_sim/reset replaces the stats objects.
   const stats = () => host.stats.B;
-  const state: BState = { callbacks: emptyCallbackConfig(), quirks: { innerStatusLeads: false } };
+  const state: BState = { callbacks: emptyCallbackConfig(), quirks: { innerStatusLeads: false }, echo: 'exact' };
   host.onReset(() => {
     state.callbacks = emptyCallbackConfig();
     state.quirks = { innerStatusLeads: false };
+    state.echo = 'exact';
   });
   watchCompletions(host, () => state.callbacks);
 
@@ -149,12 +167,18 @@ function register(router: Router, host: SimHost): void {
           const v = validateVideoCreate(endpoint, body);
           const t = VIDEO_INPUT_TYPE[endpoint];
           meta = { endpoint, inputType: t.label, requestKey: t.requestKey, request: body, fields: v.fields, output: v.output, mode: v.mode };
+          if (state.echo === 'defaults' && Object.keys(v.defaults).length > 0) {
+            const key = taskInputKey(v.model.code);
+            const sent = body as Record<string, Record<string, unknown>>;
+            meta.echo = { ...sent, [key]: { ...sent[key], ...v.defaults } };
+          }
           model = v.model.code;
         }
       } catch (err) {
         refuse(ctx, err);
         return;
       }
+      if (state.echo === 'known-only' && meta.fields.ignored.length > 0) meta.echo = withoutIgnored(body, meta.fields.ignored);
       const clientRequestId = ctx.get('x-bce-request-id') || undefined;
       const fullMeta: BJobMeta = {
         ...meta,
@@ -236,6 +260,14 @@ function register(router: Router, host: SimHost): void {
   // ---------------------------------------------------------------- control (tests)
   router.get('/_sim/b/quirks', (ctx) => {
     ctx.body = state.quirks;
+  });
+  router.get('/_sim/b/echo', (ctx) => {
+    ctx.body = { echo: state.echo };
+  });
+  router.post('/_sim/b/echo', (ctx) => {
+    const b = ctx.request.body as { echo?: unknown } | undefined;
+    state.echo = b?.echo === 'defaults' || b?.echo === 'known-only' ? b.echo : 'exact';
+    ctx.body = { echo: state.echo };
   });
   router.post('/_sim/b/quirks', (ctx) => {
     const b = ctx.request.body as { innerStatusLeads?: unknown } | undefined;

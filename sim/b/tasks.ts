@@ -37,6 +37,12 @@ export interface BJobMeta {
   requestKey: string;
   /** The request body exactly as received (unknown fields included). */
   request: unknown;
+  /**
+   * What the task shows as its request (`videoGenerateTaskInput`), when not the body as received: whether B
+   * echoes the request exactly, with its defaults filled in, or without the fields it ignored is not documented
+   * (/_sim/b/echo).
+   */
+  echo?: unknown;
   /** Which received fields B acted on and which it ignored. */
   fields: FieldReport;
   /** What the job produces, derived from the recognised fields only. */
@@ -132,7 +138,7 @@ export function videoGenerateTaskInfo(job: SimJob, status: TaskStatus, baseUrl: 
   const info: Record<string, unknown> = { status: status.inner };
   if (status.state === 'failed') info.errMsg = failureMessage(job);
   info.unitPrice = 0; // [3P] present in observed responses; the simulator bills nothing.
-  info.videoGenerateTaskInput = { type: meta.inputType, [meta.requestKey]: meta.request };
+  info.videoGenerateTaskInput = { type: meta.inputType, [meta.requestKey]: meta.echo ?? meta.request };
   if (status.outputAt !== undefined) info.videoGenerateTaskOutput = { mediaBasicInfos: mediaBasicInfos(job, meta, baseUrl, status.outputAt) };
   return info;
 }

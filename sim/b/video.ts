@@ -49,6 +49,11 @@ export interface VideoCreate {
   mode: string;
   fields: FieldReport;
   output: VideoOutput;
+  /**
+   * The settings the request left out, under their TaskInput names, with the model's defaults: what B would show
+   * in its echo if it echoed the request with its defaults filled in (/_sim/b/echo "defaults").
+   */
+  defaults: Record<string, unknown>;
 }
 
 /** The label B puts in `videoGenerateTaskInput.type`: "图生视频" [OFF callback], "文生视频" [INF]. */
@@ -195,11 +200,18 @@ export function validateVideoCreate(endpoint: VideoEndpoint, body: unknown): Vid
   const res = resolution ?? (kling ? (kling === 'pro' ? '1080p' : '720p') : model.resolution.default);
   const ar = aspectRatio ?? model.aspectRatio.default;
   const px = videoPixels(res, ar);
+  const defaults: Record<string, unknown> = {};
+  const nameFor = (role: FieldRole) => specs.find((s) => s.role === role)?.name;
+  for (const [role, value] of [['duration', model.duration.default], ['resolution', res], ['aspectRatio', ar]] as const) {
+    const name = nameFor(role);
+    if (name && !byRole.has(role)) defaults[name] = value;
+  }
   return {
     model,
     prompt,
     mode,
     fields,
+    defaults,
     output: {
       mediaType: 'video',
       durationInSecond: duration ?? model.duration.default,

@@ -19,10 +19,25 @@ const QUERY_WINDOW_MS = 3 * 24 * 3600_000;
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 100;
 
+/**
+ * What T's documents leave open, as a test sets it (/_sim/t/behaviour); the defaults are the simulator's reading.
+ * - `listsAigcTasks`: DescribeTasks' documented TaskType values (Procedure, EditMedia, …) name no AIGC type, so
+ *   whether it lists AIGC tasks at all is unknown; `true` (default) lists them, `false` lists none of them.
+ * - `sessionIdRepeatCode`: the Error.Code answering a create whose SessionId was seen within three days (not
+ *   documented for the AIGC actions; VOD's other SessionId actions answer `InvalidParameterValue.SessionId`).
+ */
+export interface TBehaviour {
+  listsAigcTasks: boolean;
+  sessionIdRepeatCode: string;
+}
+
+export const DEFAULT_T_BEHAVIOUR: TBehaviour = { listsAigcTasks: true, sessionIdRepeatCode: 'InvalidParameterValue.SessionId' };
+
 export interface TActionDeps {
   host: SimHost;
   events: TEvents;
   subAppId: number;
+  behaviour: TBehaviour;
 }
 
 /** CreateAigcVideoTask / CreateAigcImageTask. */
@@ -36,7 +51,7 @@ export function createTask(deps: TActionDeps, ctx: Context, kind: 'video' | 'ima
     // The code is not documented for the AIGC actions; VOD's other SessionId-taking actions answer
     // InvalidParameterValue.SessionId "去重识别码重复，请求被去重" (GUESS that AIGC does the same).
     host.stats.T.dedupRefusals++;
-    throw new TError('InvalidParameterValue.SessionId', 'A request with the same SessionId was made within the last three days; this request was deduplicated.');
+    throw new TError(deps.behaviour.sessionIdRepeatCode, 'A request with the same SessionId was made within the last three days; this request was deduplicated.', true);
   }
   const meta = metaFromPlan(plan, host.publicUrl(ctx), directives.taskError);
   const job = host.jobs.create(
@@ -125,6 +140,8 @@ export function describeTasks(deps: TActionDeps, ctx: Context): Record<string, u
   const rows = host.jobs
     .all('T')
     .filter((job) => tMeta(job).subAppId === deps.subAppId && now - job.createdAt <= QUERY_WINDOW_MS)
+    // Every simulated T job is an AIGC task: a DescribeTasks that does not list AIGC tasks lists none.
+    .filter(() => deps.behaviour.listsAigcTasks)
     .filter((job) => body.Status === undefined || TOP_STATUS[host.jobs.view(job, now).state] === body.Status)
     // AIGC tasks carry no source FileId: a FileId filter matches none of them.
     .filter(() => body.FileId === undefined)

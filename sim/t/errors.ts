@@ -12,6 +12,8 @@ export class TError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** A create refused for its repeated SessionId: counted as a dedup refusal, not as an invalid request. */
+    readonly dedupRefusal = false,
   ) {
     super(message);
   }

@@ -11,14 +11,16 @@
  *   [sim:task-error=CODE]   the task fails with ErrCodeExt CODE (e.g. FailedOperation, the model backlog)
  *   [sim:reject=CODE]       the Create answers Error.Code CODE and creates nothing
  *   GET/POST /_sim/t/config {pullWaitMs?, confirmWindowMs?}   PullEvents' long-poll and confirm windows
- *   POST /_sim/t/reset      forgets event configurations and queued events
+ *   GET/POST /_sim/t/behaviour {listsAigcTasks?, sessionIdRepeatCode?}   what the documents leave open (actions.ts)
+ *   POST /_sim/t/event-config {Mode?, NotificationUrl?}   the SubAppId's events as another system configured them
+ *   POST /_sim/t/reset      forgets event configurations, queued events and the behaviour settings
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { SIM_ACCOUNTS } from '../accounts';
 import { parseDirectives } from '../directives';
 import type { FaultStatus, SimHost, SimOp, SimPlatformModule } from '../host';
-import { confirmEvents, createTask, describeEventConfig, describeTaskDetail, describeTasks, modifyEventConfig, pullEvents, type TActionDeps } from './actions';
+import { confirmEvents, createTask, DEFAULT_T_BEHAVIOUR, describeEventConfig, describeTaskDetail, describeTasks, modifyEventConfig, pullEvents, type TActionDeps } from './actions';
 import { renderTFault, sendT, sendTError, TError } from './errors';
 import { DEFAULT_EVENT_SETTINGS, TEvents } from './events';
 import { verifyTc3 } from './tc3';
@@ -70,7 +72,7 @@ function checkEnvelope(ctx: Context, now: number): void {
 
 export function registerPlatformT(router: Router, host: SimHost): void {
   const events = new TEvents(host);
-  const deps: TActionDeps = { host, events, subAppId: SIM_ACCOUNTS.T.subAppId };
+  const deps: TActionDeps = { host, events, subAppId: SIM_ACCOUNTS.T.subAppId, behaviour: { ...DEFAULT_T_BEHAVIOUR } };
   host.onTransition('T', (job, _from, to) => {
     if (to === 'succeeded' || to === 'failed') events.taskFinished(job);
   });
@@ -109,7 +111,7 @@ export function registerPlatformT(router: Router, host: SimHost): void {
     } catch (err) {
       if (!(err instanceof TError)) throw err;
       // A SessionId repeat is counted in stats.T.dedupRefusals (actions.ts), not as an invalid request.
-      if (err.code !== 'InvalidParameterValue.SessionId') stats.rejected++;
+      if (!err.dedupRefusal) stats.rejected++;
       sendTError(ctx, err.code, err.message);
     }
   });
@@ -126,9 +128,33 @@ export function registerPlatformT(router: Router, host: SimHost): void {
     events.settings.confirmWindowMs = num(b.confirmWindowMs) ?? DEFAULT_EVENT_SETTINGS.confirmWindowMs;
     ctx.body = events.settings;
   });
+  /** Body: {listsAigcTasks?, sessionIdRepeatCode?} (actions.ts TBehaviour); `{}` restores the defaults. */
+  router.get('/_sim/t/behaviour', (ctx) => {
+    ctx.body = deps.behaviour;
+  });
+  router.post('/_sim/t/behaviour', (ctx) => {
+    const b = (ctx.request.body ?? {}) as { listsAigcTasks?: unknown; sessionIdRepeatCode?: unknown };
+    deps.behaviour.listsAigcTasks = typeof b.listsAigcTasks === 'boolean' ? b.listsAigcTasks : DEFAULT_T_BEHAVIOUR.listsAigcTasks;
+    deps.behaviour.sessionIdRepeatCode =
+      typeof b.sessionIdRepeatCode === 'string' && /^[A-Za-z.]+$/.test(b.sessionIdRepeatCode) ? b.sessionIdRepeatCode : DEFAULT_T_BEHAVIOUR.sessionIdRepeatCode;
+    ctx.body = deps.behaviour;
+  });
+  /**
+   * Body: {Mode?, NotificationUrl?}: the SubAppId's event configuration as another system using the same
+   * application left it (what DescribeEventConfig then answers), without a signed ModifyEventConfig.
+   */
+  router.post('/_sim/t/event-config', (ctx) => {
+    const b = (ctx.request.body ?? {}) as { Mode?: unknown; NotificationUrl?: unknown };
+    events.modify(deps.subAppId, {
+      ...(b.Mode === 'PUSH' || b.Mode === 'PULL' ? { Mode: b.Mode } : {}),
+      ...(typeof b.NotificationUrl === 'string' ? { NotificationUrl: b.NotificationUrl } : {}),
+    });
+    ctx.body = events.config(deps.subAppId);
+  });
   const resetEvents = () => {
     events.reset();
     Object.assign(events.settings, DEFAULT_EVENT_SETTINGS);
+    Object.assign(deps.behaviour, DEFAULT_T_BEHAVIOUR);
   };
   // The simulator's own reset (POST /_sim/reset) forgets T's event state too.
   host.onReset(resetEvents);

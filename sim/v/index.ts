@@ -21,6 +21,10 @@
  *   POST /_sim/v/account-faults {code, count?, op?}   the next `count` requests (default: all, until DELETE) of
  *                              `op` (submit by default; poll, list, cancel or *) answer CODE
  *   DELETE /_sim/v/account-faults
+ *   POST /_sim/v/endpoints {endpoints?: {"ep-…": "<model id>"}, listedModel?: "endpoint" | "model"}   the account's
+ *                              inference endpoints (creates may name one instead of a model), and what a task made
+ *                              through one shows as `model` (and matches in filter.model): the endpoint id
+ *                              (default) or the model's name — not documented; `{}` restores none and the default
  */
 import { randomInt } from 'node:crypto';
 import type Router from '@koa/router';
@@ -59,9 +63,14 @@ export function registerPlatformV(router: Router, host: SimHost): void {
   // host.stats.V is read at each use: the simulator's reset replaces the object.
   const callbacks = new VCallbacks(host);
   let accountFaults: AccountFault[] = [];
-  // The simulator's own reset (POST /_sim/reset) clears V's account faults too.
+  /** Inference endpoints of the simulated account: endpoint id → the model it serves. */
+  let endpoints = new Map<string, string>();
+  let listedModel: 'endpoint' | 'model' = 'endpoint';
+  // The simulator's own reset (POST /_sim/reset) clears V's account faults and endpoints too.
   host.onReset(() => {
     accountFaults = [];
+    endpoints = new Map();
+    listedModel = 'endpoint';
   });
 
   /** Auth, then an account fault for this op; answers and returns false when the request must stop. */
@@ -104,8 +113,11 @@ export function registerPlatformV(router: Router, host: SimHost): void {
     if (host.intercept(ctx, 'V', 'submit', renderVFault, host.promptFault(`V-submit:${text ?? ''}`, directives.submitFault))) return;
     if (!admit(ctx, 'submit')) return;
     try {
+      // A create may name one of the account's endpoints: it runs the endpoint's model.
+      const named = (body as { model?: unknown } | undefined)?.model;
+      const endpointId = typeof named === 'string' && endpoints.has(named) ? named : undefined;
       const plan = validateVCreate(
-        body,
+        endpointId ? { ...(body as object), model: endpoints.get(endpointId) } : body,
         (id) => {
           const draft = host.jobs.get(id);
           if (!draft || !visible(host, draft)) return undefined;
@@ -121,7 +133,10 @@ export function registerPlatformV(router: Router, host: SimHost): void {
           model: plan.model.id,
           directives,
           outputs: 1,
-          meta: metaFromPlan(plan, host.publicUrl(ctx), body, directives) as unknown as Record<string, unknown>,
+          meta: {
+            ...metaFromPlan(plan, host.publicUrl(ctx), body, directives),
+            ...(endpointId && listedModel === 'endpoint' ? { listedModel: endpointId } : {}),
+          } as unknown as Record<string, unknown>,
         },
         'cgt-',
       );
@@ -185,7 +200,8 @@ export function registerPlatformV(router: Router, host: SimHost): void {
         .filter((job) => visible(host, job, now))
         .filter((job) => status === undefined || vStatus(host, job, now) === (status as VStatus))
         .filter((job) => ids === undefined || ids.has(job.id))
-        .filter((job) => model === undefined || job.model === model)
+        // GUESS: filter.model matches what the task shows as its model.
+        .filter((job) => model === undefined || (vMeta(job).listedModel ?? job.model) === model)
         .filter((job) => tier === undefined || vMeta(job).serviceTier === tier)
         .sort((a, b) => b.createdAt - a.createdAt || b.id.localeCompare(a.id));
       const base = host.publicUrl(ctx);
@@ -239,6 +255,13 @@ export function registerPlatformV(router: Router, host: SimHost): void {
   router.delete('/_sim/v/account-faults', (ctx) => {
     accountFaults = [];
     ctx.body = { ok: true };
+  });
+  router.post('/_sim/v/endpoints', (ctx) => {
+    const b = (ctx.request.body ?? {}) as { endpoints?: unknown; listedModel?: unknown };
+    const given = typeof b.endpoints === 'object' && b.endpoints !== null ? Object.entries(b.endpoints as Record<string, unknown>) : [];
+    endpoints = new Map(given.filter((e): e is [string, string] => /^ep-[A-Za-z0-9-]+$/.test(e[0]) && typeof e[1] === 'string'));
+    listedModel = b.listedModel === 'model' ? 'model' : 'endpoint';
+    ctx.body = { endpoints: Object.fromEntries(endpoints), listedModel };
   });
 }
 

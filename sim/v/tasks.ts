@@ -38,6 +38,11 @@ export type VJobMeta = Omit<VCreatePlan, 'model' | 'text' | 'mode' | 'watermark'
   deletedAt?: number;
   /** The create body as received: for /_sim/jobs only, never shown in the task object. */
   request: unknown;
+  /**
+   * What the task object shows as `model` when the job was created through an endpoint id (`ep-…`): that id, or
+   * the endpoint's model — the documents do not say which (/_sim/v/endpoints `listedModel`).
+   */
+  listedModel?: string;
 };
 
 export function vMeta(job: SimJob): VJobMeta {
@@ -125,7 +130,7 @@ export function taskObject(host: SimHost, job: SimJob, baseUrl: string, now = ho
   const status = vStatus(host, job, now);
   const task: Record<string, unknown> = {
     id: job.id,
-    model: job.model,
+    model: meta.listedModel ?? job.model,
     status,
     error: null,
   };

@@ -204,7 +204,9 @@ describe('security: forged, expired, unknown and replayed announcements', () => 
 
 describe("T's pull queue (no public URL needed)", () => {
   // A shutdown grace far longer than a stop may take: a consumer holding its worker's stop for it would show.
-  const pullEnv = { PLATFORM_T_EVENTS: 'pull', PUBLIC_BASE_URL: '', PLATFORM_B_CALLBACKS: 'off', WORKER_SHUTDOWN_GRACE_MS: '60000' };
+  // The stack's first worker set the SubAppId to PUSH to its URL: to a PULL worker that is a configuration it did
+  // not set, replaced only when told to (PLATFORM_T_EVENTS_TAKE_OVER, issue 19 A.3).
+  const pullEnv = { PLATFORM_T_EVENTS: 'pull', PLATFORM_T_EVENTS_TAKE_OVER: 'true', PUBLIC_BASE_URL: '', PLATFORM_B_CALLBACKS: 'off', WORKER_SHUTDOWN_GRACE_MS: '60000' };
   const consumers: Awaited<ReturnType<Stack['startWorker']>>[] = [];
 
   test('a singleton consumer workflow pulls T events and wakes tasks; a second worker does not start a second consumer', async () => {

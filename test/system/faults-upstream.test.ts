@@ -18,8 +18,9 @@ jest.setTimeout(180_000);
 /** The deadline of tasks started through the second API: short, so an outage can outlast it. */
 const SHORT_DEADLINE_MS = 6_000;
 
-// A job the platform forgets is retried for UPSTREAM_LOST_GRACE_MS after its submit (2 min by default).
-const gw = useStack({ name: 'faults-upstream', env: { UPSTREAM_LOST_GRACE_MS: '1000' } });
+// A job the platform forgets is retried for UPSTREAM_LOST_GRACE_MS after its submit (2 min by default); a job T
+// refuses to create again is looked for LOST_ANSWER_SEARCH_MS (5 min by default).
+const gw = useStack({ name: 'faults-upstream', env: { UPSTREAM_LOST_GRACE_MS: '1000', LOST_ANSWER_SEARCH_MS: '20000' } });
 let aliceShort: ApiClient;
 
 beforeAll(async () => {
@@ -229,5 +230,69 @@ describe('search attributes and history size', () => {
     // marker and one timer (with their workflow task). So a 60-minute video task at 5 s polls stays near 4.3k
     // events over its runs, and continue-as-new keeps each run under 2,500.
     expect(fixed).toBeLessThanOrEqual(30);
+  });
+});
+
+/**
+ * Issue 19 A.2 on a real stack: a create answer lost on platform B while the simulator echoes requests the way
+ * no public source rules out — with its defaults filled in (/_sim/b/echo "defaults"). The worker reconciles
+ * through the task list, recognises its job by the normalised echo, and the task succeeds on that one job.
+ */
+describe('a lost create answer on B, which echoes its requests with defaults filled in', () => {
+  const setEcho = (echo: string) => fetch(`${gw.stack.simUrl}/_sim/b/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ echo }) });
+  afterEach(async () => {
+    await setEcho('exact');
+  });
+
+  test('[sim:submit=drop]: the job is adopted, the task succeeds, B made one job', async () => {
+    await setEcho('defaults');
+    const before = await gw.sim.stats();
+    const reply = await gw.alice.post('/v1/async/videos/generations', { model: 'K20', action: 'text_to_video', prompt: `lost answer, echo with defaults ${Date.now()} [sim:submit=dropx1] [sim:duration=2000]`, duration: 5 });
+    expect(reply.status).toBe(200);
+    const record = await gw.alice.waitForTask(reply.body.task_id as string, 90_000);
+    expect(record.status).toBe('success');
+    const after = await gw.sim.stats();
+    expect(after.B.answersDropped - before.B.answersDropped).toBe(1);
+    expect(after.B.jobsCreated - before.B.jobsCreated).toBe(1);
+    expect(after.B.submitRequests - before.B.submitRequests).toBe(1);
+    const [upstream] = await upstreamIds(gw.client, [reply.body.task_id as string]);
+    const job = (await gw.sim.jobs('B')).find((j) => j.id === upstream);
+    // B showed the request with a default it filled in, not as sent.
+    expect(job?.meta.echo).toBeDefined();
+  });
+});
+
+/**
+ * Issue 19 A.2 on a real stack, T as silent as it could be: DescribeTasks lists no AIGC task and a repeated
+ * SessionId is refused with a generic code (/_sim/t/behaviour). The create's answer is lost: the worker cannot find
+ * the job, T refuses a second one, and the task ends upstream_lost — naming what finds the job, counted, alerted —
+ * instead of failing with T's refusal; the replay runbook then completes it.
+ */
+describe('a lost create answer on T, whose task list shows no AIGC task', () => {
+  const setBehaviour = (b: object) => fetch(`${gw.stack.simUrl}/_sim/t/behaviour`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
+  afterEach(async () => {
+    await setBehaviour({});
+  });
+
+  test('[sim:submit=drop]: one job, no second create, the task ends upstream_lost with account, dedup key, window and digest; replayable', async () => {
+    await setBehaviour({ listsAigcTasks: false, sessionIdRepeatCode: 'FailedOperation' });
+    const before = await gw.sim.stats();
+    const reply = await gw.alice.post('/v1/async/videos/generations', { model: 'GV-3.1', prompt: `lost answer, silent T ${Date.now()} [sim:submit=dropx1] [sim:duration=2000]`, duration: 8 });
+    expect(reply.status).toBe(200);
+    const id = reply.body.task_id as string;
+    const lost = await gw.alice.waitForTask(id, 120_000);
+    expect(lost).toMatchObject({ status: 'failed', error: { code: 'upstream_lost' } });
+    for (const part of ['account SubAppId ', 'dedup key ', 'created ', 'request sha256:']) expect(lost.error.message).toContain(part);
+    const after = await gw.sim.stats();
+    expect(after.T.jobsCreated - before.T.jobsCreated).toBe(1);
+    expect(after.T.dedupRefusals - before.T.dedupRefusals).toBe(1);
+    const metrics = await (await fetch(gw.stack.workers[0]!.metricsUrl!)).text();
+    expect(metrics).toMatch(/mediagate_upstream_lost_total\{platform="T",reason="not_found_after_refusal"\} [1-9]/);
+
+    // Replayable: a new run, a new SessionId, a new job (the operator accepted paying again).
+    const replay = execFileSync(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/replay-failed.ts'), '--task-id', id], { cwd: REPO, env: { ...process.env, ...gw.stack.env }, encoding: 'utf8' });
+    expect(replay).toContain(`replay  ${id}`);
+    await until('the replayed task succeeds', async () => (await gw.alice.get(`/v1/generations/${id}`)).body.status === 'success', 60_000);
+    expect((await gw.sim.stats()).T.jobsCreated - before.T.jobsCreated).toBe(2);
   });
 });

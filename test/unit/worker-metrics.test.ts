@@ -4,9 +4,11 @@
  * succeed swallowed; task outcomes from the interceptor's sink; the /metrics endpoint serving them over HTTP.
  */
 import type { Server } from 'node:http';
+import pino from 'pino';
 import { decorateAdapter } from '../../activities/adapter-decorator';
 import type { PlatformAdapter } from '../../platforms/platform';
 import { final, retryable } from '../../platforms/upstream-error';
+import { lostAnswerReporter } from '../../worker/start-up';
 import { boundPort, errorReason, metricsObserver, serveMetrics, WorkerMetrics } from '../../worker/worker-metrics';
 
 function fakeAdapter(poll: () => Promise<never> | Promise<{ state: 'running' }>, cancel?: () => Promise<void>): PlatformAdapter {
@@ -134,5 +136,29 @@ describe('serveMetrics', () => {
     expect(text).toContain('mediagate_tasks_completed_total{platform="T",outcome="success",reason="none"} 1');
     expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
     expect((await fetch(`${base}/`)).status).toBe(404);
+  });
+});
+
+describe('lostAnswerReporter: a task whose job could not be found (issue 19 A.2)', () => {
+  it('counts mediagate_upstream_lost_total{platform,reason} and logs OPERATOR ACTION NEEDED with the facts, every time', async () => {
+    const metrics = new WorkerMetrics();
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) });
+    const report = lostAnswerReporter(metrics, logger);
+    const facts = {
+      platform: 'T',
+      reason: 'not_found_after_refusal',
+      taskId: 'task_1',
+      account: 'SubAppId 7',
+      dedupKey: 'task_1-run',
+      window: { from: '2026-01-01T00:00:00Z', to: '2026-01-01T00:10:00Z' },
+      requestDigest: 'sha256:ab',
+      message: 'Platform T may hold a job …',
+    };
+    report(facts);
+    report({ ...facts, taskId: 'task_2' });
+    expect(await value(metrics, 'mediagate_upstream_lost_total', { platform: 'T', reason: 'not_found_after_refusal' })).toBe(2);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({ level: 50, msg: 'OPERATOR ACTION NEEDED: Platform T may hold a job …', account: 'SubAppId 7', dedupKey: 'task_1-run', requestDigest: 'sha256:ab' });
   });
 });

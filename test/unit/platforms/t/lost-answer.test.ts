@@ -12,6 +12,7 @@ import { toTListCall } from '../../../../platforms/t/request-body';
 import { checkShape, DESCRIBE_TASKS } from '../../../../sim/t/shape';
 import { catalogue, normalised } from '../../../support/platform-kit';
 import { fakeT, NOW, SETTINGS, SUB } from '../../../support/platforms/t';
+import { runSubmitAttempts, useLostAnswerSimulator } from '../../../support/lost-answers';
 
 describe('findSubmitted: the first job of a SessionId, through DescribeTasks', () => {
   const since = NOW - 60_000;
@@ -110,5 +111,51 @@ describe('the submit activity with the T adapter: a retry refused for its repeat
       opts: { reason: 'invalid_request' },
     });
     expect(sent.map((r) => r.action)).toEqual(['CreateAigcVideoTask']);
+  });
+});
+
+/**
+ * Issue 19 A.2 — what T's documents leave open, each way it could be (the simulator's /_sim/t/behaviour): whether
+ * DescribeTasks lists AIGC tasks at all, and which code refuses a repeated SessionId. A create's answer is lost
+ * (`[sim:submit=drop]`: T makes the job, the answer never arrives); in every setting T makes exactly one job, the
+ * task continues with it where the listing shows it, and otherwise ends `upstream_lost` with what an operator
+ * needs to find it — never with T's refusal.
+ */
+describe('a lost create answer on T, against the simulator set each way T could behave', () => {
+  const kit = useLostAnswerSimulator(['/_sim/t/reset']);
+  const REPEAT_CODES = ['InvalidParameterValue.SessionId', 'InvalidParameter', 'FailedOperation', 'ResourceInUse'];
+  const input = () => {
+    const { request } = normalised('video', { model: 'GV-3.1', prompt: 'a heron [sim:submit=dropx1]' });
+    return { platform: 'T', request, dedupKey: 'task_lost-run1', taskId: 'task_lost', deadlineAt: Date.now() + 3_600_000 };
+  };
+
+  test.each(REPEAT_CODES)('DescribeTasks lists AIGC tasks, repeat refused with %s: the job is adopted, one create sent', async (code) => {
+    await kit.post('/_sim/t/behaviour', { listsAigcTasks: true, sessionIdRepeatCode: code });
+    const outcome = await runSubmitAttempts(kit.adapter('T'), input());
+    const jobs = (await (await fetch(`${kit.sim().url}/_sim/jobs?platform=T`)).json()) as { id: string }[];
+    expect(jobs).toHaveLength(1);
+    expect(outcome.result).toEqual({ upstreamTaskId: jobs[0]!.id });
+    expect(await kit.stats('T')).toMatchObject({ jobsCreated: 1, submitRequests: 1, dedupRefusals: 0 });
+    expect(outcome.reports).toEqual([]);
+  });
+
+  test.each(REPEAT_CODES)('DescribeTasks lists no AIGC task, repeat refused with %s: T keeps one job, the search is bounded, the task ends upstream_lost (never the refusal)', async (code) => {
+    await kit.post('/_sim/t/behaviour', { listsAigcTasks: false, sessionIdRepeatCode: code });
+    const outcome = await runSubmitAttempts(kit.adapter('T'), input(), { lostAnswerSearchMs: 60_000, clockStepMs: 20_000 });
+    const stats = await kit.stats('T');
+    // One job; the re-send T refused for its SessionId; from then on only looks (no further create).
+    expect(stats).toMatchObject({ jobsCreated: 1, submitRequests: 2, dedupRefusals: 1 });
+    expect(outcome.error?.opts).toMatchObject({ retryable: false, reason: 'upstream_lost' });
+    // Looking went on until the bound (attempt 2 refused, 3 and 4 looked within 60 s, 5 passed it).
+    expect(outcome.attempts).toBe(5);
+    const jobs = (await (await fetch(`${kit.sim().url}/_sim/jobs?platform=T`)).json()) as { id: string }[];
+    expect(jobs).toHaveLength(1);
+    const [report] = outcome.reports;
+    expect(outcome.reports).toHaveLength(1);
+    expect(report).toMatchObject({ platform: 'T', reason: 'not_found_after_refusal', taskId: 'task_lost', account: 'SubAppId 1500000001', dedupKey: 'task_lost-run1' });
+    expect(report!.requestDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(Date.parse(report!.window.from)).toBeLessThan(Date.parse(report!.window.to));
+    // The task's error says all of it (it is what GET /v1/generations/:id shows).
+    for (const part of ['SubAppId 1500000001', 'task_lost-run1', report!.requestDigest, report!.window.from]) expect(outcome.error!.message).toContain(part);
   });
 });

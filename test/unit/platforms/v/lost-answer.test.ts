@@ -2,9 +2,15 @@
  * platforms/v/lost-answer.ts: the lost job found through the task list and the seed marker, never another
  * submit's job, and a list that cannot be read is an error rather than "no job".
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Catalogue } from '../../../../core/catalogue';
+import { buildCatalogue } from '../../../../platforms';
 import { createPlatformV } from '../../../../platforms/v/adapter';
 import { LOOKUP_CLOCK_SKEW_S } from '../../../../platforms/v/lost-answer';
 import { markerSeed } from '../../../../platforms/v/request-body';
+import { runSubmitAttempts, useLostAnswerSimulator } from '../../../support/lost-answers';
 import { normalised } from '../../../support/platform-kit';
 import { fakeV, KEY, NOW, SEED, SETTINGS, V10 } from '../../../support/platforms/v';
 
@@ -55,5 +61,40 @@ describe('findSubmitted: the lost job, through the task list and the seed marker
     const { http } = fakeV(() => ({ status: 503, body: { error: { code: 'ServiceUnavailable', message: 'down' } } }));
     const { entry: e, request } = entry();
     await expect(createPlatformV(SETTINGS, { http }).findSubmitted!(e, request, ctx)).rejects.toMatchObject({ retryable: true });
+  });
+});
+
+/**
+ * Issue 19 A.2 — a model entry naming an inference endpoint (`ep-…`, which the models file allows): whether Ark
+ * lists such a task's `model` as the endpoint id or as the model's name is not documented. Against the simulator
+ * set each way (/_sim/v/endpoints listedModel), a create whose answer is lost (`[sim:submit=drop]`) is recovered:
+ * one job, adopted, never a second create.
+ */
+describe('a lost create answer through an endpoint id, against the simulator set each way Ark could list it', () => {
+  const kit = useLostAnswerSimulator();
+  const ENDPOINT = 'ep-20250601120000-abcde';
+  let dir: string;
+  let endpointCatalogue: Catalogue;
+  let env: Record<string, string>;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'v-endpoint-'));
+    const file = join(dir, 'models.json');
+    writeFileSync(file, JSON.stringify({ models: { [V10]: { upstream: { model: ENDPOINT } } } }));
+    env = { PLATFORM_V_MODELS_FILE: file };
+    endpointCatalogue = buildCatalogue(env);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test.each(['endpoint', 'model'] as const)('the list shows the %s as the task\'s model: the job is adopted, one job, no second create', async (listedModel) => {
+    await kit.post('/_sim/v/endpoints', { endpoints: { [ENDPOINT]: 'doubao-seedance-1-0-pro-250528' }, listedModel });
+    const { request } = normalised('video', { model: V10, prompt: 'a red fox [sim:submit=dropx1]', duration: 5 }, endpointCatalogue);
+    const outcome = await runSubmitAttempts(kit.adapter('V', env), { platform: 'V', request, dedupKey: 'task_ep-run1', taskId: 'task_ep', deadlineAt: Date.now() + 3_600_000 }, { catalogue: endpointCatalogue });
+    const jobs = (await (await fetch(`${kit.sim().url}/_sim/jobs?platform=V`)).json()) as { id: string; view: unknown }[];
+    expect(jobs).toHaveLength(1);
+    expect(outcome.result).toEqual({ upstreamTaskId: jobs[0]!.id });
+    expect(await kit.stats('V')).toMatchObject({ jobsCreated: 1, submitRequests: 1 });
+    // What the list showed, as Ark would (the simulator's setting took effect).
+    const listed = (await (await fetch(`${kit.sim().url}/_sim/requests?platform=V&op=list`)).json()) as { response: { items: { model: string }[] } }[];
+    expect(listed.at(-1)!.response.items[0]!.model).toBe(listedModel === 'endpoint' ? ENDPOINT : 'doubao-seedance-1-0-pro-250528');
   });
 });

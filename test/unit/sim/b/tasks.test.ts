@@ -182,3 +182,27 @@ describe('task list', () => {
     expect((await sim_.stats()).lists).toBeGreaterThan(5);
   }, 30_000);
 });
+
+describe('/_sim/b/echo: how a task echoes its request, each way B could (not documented)', () => {
+  const echoOf = async (taskId: string) => (await getTask(taskId)).body.videoGenerateTaskInfo.videoGenerateTaskInput.textToVideoRequest;
+
+  test('exact (default): the body as sent, unknown members included', async () => {
+    expect(await getJson('/_sim/b/echo')).toEqual({ echo: 'exact' });
+    const id = (await createT2V('K20', { prompt: 'p', duration: 5, foo: 1 })).body.taskId;
+    expect(await echoOf(id)).toEqual(t2v('K20', { prompt: 'p', duration: 5, foo: 1 }));
+  });
+
+  test('defaults: the settings left out are shown with the model\'s defaults', async () => {
+    expect(await (await sim_.post('/_sim/b/echo', { echo: 'defaults' })).json()).toEqual({ echo: 'defaults' });
+    const id = (await createT2V('K20', { prompt: 'p', duration: 5 })).body.taskId;
+    expect(await echoOf(id)).toEqual(t2v('K20', { prompt: 'p', duration: 5, aspectRatio: '16:9' }));
+  });
+
+  test('known-only: the members B ignored are dropped; a reset restores exact', async () => {
+    await sim_.post('/_sim/b/echo', { echo: 'known-only' });
+    const id = (await createT2V('K20', { prompt: 'p', duration: 5, foo: 1 })).body.taskId;
+    expect(await echoOf(id)).toEqual(t2v('K20', { prompt: 'p', duration: 5 }));
+    await sim_.post('/_sim/reset', {});
+    expect(await getJson('/_sim/b/echo')).toEqual({ echo: 'exact' });
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * sim/t/actions.ts, over real HTTP: SessionId dedup, the task list (DescribeTasks), and injected faults.
  */
-import { detail, errCode, finished, stats, SUB, t, tRaw, useTSimulator, video } from '../../../support/sim/t';
+import { detail, errCode, finished, sim, stats, SUB, t, tRaw, useTSimulator, video } from '../../../support/sim/t';
 
 useTSimulator();
 
@@ -100,5 +100,25 @@ describe('[sim:detail-error=CODE xN]', () => {
     expect((await detail(other.TaskId)).Error).toBeUndefined();
     expect((await detail(TaskId)).Error?.Code).toBe('InvalidParameterValue');
     expect((await detail(TaskId)).Error).toBeUndefined();
+  });
+});
+
+describe('/_sim/t/behaviour: what T\'s documents leave open, set each way', () => {
+  const setBehaviour = async (b: Record<string, unknown>) =>
+    (await fetch(`${sim.url}/_sim/t/behaviour`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) })).json();
+
+  test('sessionIdRepeatCode: the code of a repeated SessionId (still a dedup refusal, still no second job); {} restores the default', async () => {
+    expect(await setBehaviour({ sessionIdRepeatCode: 'FailedOperation' })).toEqual({ listsAigcTasks: true, sessionIdRepeatCode: 'FailedOperation' });
+    await t('CreateAigcVideoTask', video({ SessionId: 'k-1' }));
+    expect(await errCode('CreateAigcVideoTask', video({ SessionId: 'k-1' }))).toBe('FailedOperation');
+    expect(await stats()).toMatchObject({ jobsCreated: 1, dedupRefusals: 1, rejected: 0 });
+    expect(await setBehaviour({})).toEqual({ listsAigcTasks: true, sessionIdRepeatCode: 'InvalidParameterValue.SessionId' });
+  });
+
+  test('listsAigcTasks: false → DescribeTasks lists none of the AIGC tasks (DescribeTaskDetail still reads them)', async () => {
+    await setBehaviour({ listsAigcTasks: false });
+    const { TaskId } = await t('CreateAigcVideoTask', video({ SessionId: 'k-2' }));
+    expect((await t('DescribeTasks', { SubAppId: SUB })).TaskSet).toEqual([]);
+    expect((await detail(TaskId as string)).AigcVideoTask?.SessionId).toBe('k-2');
   });
 });

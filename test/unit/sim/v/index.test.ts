@@ -2,7 +2,7 @@
  * sim/v/index.ts, the routes over real HTTP: Bearer auth, the list and its filters, cancel-or-delete, account-level
  * refusals and injected faults.
  */
-import { TASKS, call, create, get, list, text, M, statusIs, stats, useVSimulator } from '../../../support/sim/v';
+import { TASKS, call, create, get, list, text, M, sim, statusIs, stats, useVSimulator } from '../../../support/sim/v';
 
 useVSimulator();
 
@@ -142,4 +142,26 @@ test('drop fault: the job is created, the answer is lost; the list finds it', as
   const s = await stats();
   expect(s).toMatchObject({ jobsCreated: 1, answersDropped: 1 });
   expect((await list()).json.total).toBe(1);
+});
+
+describe('/_sim/v/endpoints: the account\'s inference endpoints, and what a task made through one lists as model', () => {
+  const setEndpoints = async (b: object) => (await fetch(`${sim.url}/_sim/v/endpoints`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) })).json();
+  const EP = 'ep-20250601120000-abcde';
+
+  test('unknown endpoint → 404; a registered one runs its model and lists the endpoint id (default), filter.model on it', async () => {
+    expect((await create({ model: EP, content: [text()] })).status).toBe(404);
+    expect(await setEndpoints({ endpoints: { [EP]: M.pro } })).toEqual({ endpoints: { [EP]: M.pro }, listedModel: 'endpoint' });
+    const id = (await create({ model: EP, content: [text()] })).json.id;
+    expect((await get(id)).json.model).toBe(EP);
+    expect((await list(`filter.model=${EP}`)).json.items.map((x: any) => x.id)).toEqual([id]);
+    expect((await list(`filter.model=${M.pro}`)).json.items).toEqual([]);
+  });
+
+  test('listedModel "model": the task lists the endpoint\'s model name instead', async () => {
+    await setEndpoints({ endpoints: { [EP]: M.pro }, listedModel: 'model' });
+    const id = (await create({ model: EP, content: [text()] })).json.id;
+    expect((await get(id)).json.model).toBe(M.pro);
+    expect((await list(`filter.model=${M.pro}`)).json.items.map((x: any) => x.id)).toEqual([id]);
+    expect((await list(`filter.model=${EP}`)).json.items).toEqual([]);
+  });
 });
