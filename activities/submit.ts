@@ -15,6 +15,12 @@
  * - when the platform refuses the new attempt with a final error (T answers a repeated SessionId with an error,
  *   not the first job), it asks again before giving up.
  *
+ * With several accounts (activities/accounts.ts, docs/operations.md "Accounts and failover"), the submit picks a
+ * healthy account by weight and fails over to another only on an answer that proves no job was created: a
+ * refusal of the account (credentials, balance, overdue) or a throttle (429). A lost answer proves nothing, so
+ * the next attempt reconciles on every account the model may have gone to and sends again to the same account.
+ * With every account out, the submit waits (a retryable error) within the task's deadline.
+ *
  * What remains (docs/operations.md, "Lost answers"): a create the platform registers more than
  * SUBMIT_SETTLE_MS after receiving it, from an attempt whose worker died, on a platform without a dedup key.
  */
@@ -23,6 +29,7 @@ import type { Catalogue } from '../core/catalogue';
 import type { GenerationRequest, SubmitResult } from '../core/task';
 import type { PlatformAdapter, SubmitContext } from '../platforms/platform';
 import { UpstreamError } from '../platforms/upstream-error';
+import { AccountPool, type PoolAccount } from './accounts';
 
 export interface SubmitInput {
   platform: string;
@@ -35,8 +42,11 @@ export interface SubmitInput {
   deadlineAt?: number;
 }
 
-/** Where an attempt stands, as its heartbeats record it for the next attempt. */
-export type SubmitProgress = { phase: 'reconciling' } | { phase: 'sending'; sentAt: number } | { phase: 'answered' };
+/**
+ * Where an attempt stands, as its heartbeats record it for the next attempt; `account` is where a create was
+ * (or is being) sent, so a retry after a lost answer stays on it.
+ */
+export type SubmitProgress = { phase: 'reconciling' } | { phase: 'sending'; sentAt: number; account?: string } | { phase: 'answered'; account?: string };
 
 /** How often the submit heartbeats while it waits on the platform (the workflow's heartbeat timeout is 5 s). */
 export const SUBMIT_HEARTBEAT_MS = 1_000;
@@ -45,17 +55,43 @@ export const SUBMIT_SETTLE_MS = 10_000;
 
 export interface SubmitDeps {
   catalogue: Catalogue;
-  adapterFor(platform: string): PlatformAdapter;
+  /** The platform's accounts (activities/accounts.ts). */
+  poolFor?(platform: string): AccountPool;
+  /** A platform of one account, without a pool (unit tests of one adapter). */
+  adapterFor?(platform: string): PlatformAdapter;
   now?: () => number;
 }
 
-export function createSubmitActivity({ catalogue, adapterFor, now = Date.now }: SubmitDeps) {
+/**
+ * An error answer that proves the platform created no job and that another account may succeed: the account
+ * was refused (credentials, balance, overdue) or throttled (429). Not a timeout, reset or 5xx, which may have
+ * created a job.
+ */
+export function failoverKind(err: unknown): 'refused' | 'throttled' | undefined {
+  if (!(err instanceof UpstreamError) || err.opts.noAnswer) return undefined;
+  const status = err.opts.httpStatus;
+  if (status !== undefined && status >= 500) return undefined;
+  if (!err.retryable && (err.opts.reason === 'upstream_auth' || err.opts.reason === 'insufficient_balance')) return 'refused';
+  if (err.retryable && status === 429) return 'throttled';
+  return undefined;
+}
+
+export function createSubmitActivity({ catalogue, poolFor, adapterFor, now = Date.now }: SubmitDeps) {
+  const singles = new Map<string, AccountPool>();
+  const accountsOf = (platform: string): AccountPool => {
+    if (poolFor) return poolFor(platform);
+    if (!adapterFor) throw new Error('createSubmitActivity needs poolFor or adapterFor');
+    let pool = singles.get(platform);
+    if (!pool) singles.set(platform, (pool = AccountPool.single(platform, adapterFor(platform))));
+    return pool;
+  };
+
   return async function submitGeneration({ platform, request, dedupKey, taskId, deadlineAt }: SubmitInput): Promise<SubmitResult> {
     const entry = catalogue.find(request.kind, request.model);
     if (!entry || entry.platform !== platform) {
       throw new UpstreamError(`Unknown ${request.kind} model '${request.model}' on platform ${platform}`, { retryable: false, reason: 'invalid_request' });
     }
-    const adapter = adapterFor(platform);
+    const pool = accountsOf(platform);
     const info = activityInfo();
     const ctx: SubmitContext = {
       taskId: taskId ?? info.workflowExecution?.workflowId ?? dedupKey,
@@ -63,6 +99,7 @@ export function createSubmitActivity({ catalogue, adapterFor, now = Date.now }: 
       deadlineAt: deadlineAt ?? info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs,
     };
     const earlier = info.attempt > 1 ? (info.heartbeatDetails as SubmitProgress | undefined) : undefined;
+    const earlierAccount = earlier && earlier.phase !== 'reconciling' ? earlier.account : undefined;
 
     let progress: SubmitProgress = { phase: 'reconciling' };
     const ticker = setInterval(() => heartbeat(progress), SUBMIT_HEARTBEAT_MS);
@@ -71,16 +108,28 @@ export function createSubmitActivity({ catalogue, adapterFor, now = Date.now }: 
       heartbeat(progress);
     };
     try {
-      const reconcile = async (why: string): Promise<SubmitResult | undefined> => {
-        if (info.attempt === 1 || !adapter.findSubmitted) return undefined;
-        const found = await adapter.findSubmitted(entry, request, { ...ctx, since: info.scheduledTimestampMs });
-        if (found) log.warn(`Adopted the job an earlier submit attempt created (${why})`, { platform, upstreamTaskId: found.upstreamTaskId, attempt: info.attempt });
-        return found;
+      /**
+       * The job an earlier attempt created, on any account the model may have gone to: heartbeats are throttled,
+       * so the last recorded account may not be the last one sent to. The earlier attempt's account is asked first.
+       */
+      const reconcile = async (why: string, only?: PoolAccount): Promise<SubmitResult | undefined> => {
+        if (info.attempt === 1) return undefined;
+        const where = only ? [only] : pool.accounts.filter((a) => pool.serves(a, request.model)).sort((a, b) => Number(b.id === earlierAccount) - Number(a.id === earlierAccount));
+        for (const account of where) {
+          if (!account.adapter.findSubmitted) continue;
+          const found = await account.adapter.findSubmitted(entry, request, { ...ctx, since: info.scheduledTimestampMs });
+          if (found) {
+            log.warn(`Adopted the job an earlier submit attempt created (${why})`, { platform, account: account.id, upstreamTaskId: found.upstreamTaskId, attempt: info.attempt });
+            return { ...found, account: account.id };
+          }
+        }
+        return undefined;
       };
 
       if (info.attempt > 1) {
         heartbeat(progress);
-        if (earlier?.phase === 'sending' && !adapter.dedupSubmit) {
+        const dedupSubmit = pool.accounts.every((a) => a.adapter.dedupSubmit);
+        if (earlier?.phase === 'sending' && !dedupSubmit) {
           const settleMs = earlier.sentAt + SUBMIT_SETTLE_MS - now();
           if (settleMs > 0) {
             log.info('An earlier submit attempt was cut off mid-request; letting it settle before reconciling', { platform, settleMs, attempt: info.attempt });
@@ -91,22 +140,49 @@ export function createSubmitActivity({ catalogue, adapterFor, now = Date.now }: 
         if (adopted) return adopted;
       }
 
-      advance({ phase: 'sending', sentAt: now() });
-      let result: SubmitResult;
-      try {
-        result = await adapter.submit(entry, request, ctx);
-      } catch (err) {
-        // The platform answered (an error response): nothing of this attempt is in flight any more.
-        if (err instanceof UpstreamError && !err.opts.noAnswer) advance({ phase: 'answered' });
-        if (err instanceof UpstreamError && !err.retryable) {
-          const adopted = await reconcile(`the platform refused the retry: ${err.opts.code ?? err.message}`);
-          if (adopted) return adopted;
+      // After a lost answer the create goes to the same account again (its dedup key, where it has one, is that
+      // account's); otherwise to a healthy account drawn by weight, failing over on answers that prove no job.
+      const tried = new Set<string>();
+      let lastRefusal: UpstreamError | undefined;
+      for (;;) {
+        const sticky = earlierAccount !== undefined && tried.size === 0 ? pool.get(earlierAccount) : undefined;
+        const account = sticky && pool.available(sticky.id) ? sticky : pool.pick(request.model, tried);
+        if (!account) {
+          if (lastRefusal && (!pool.failover || lastRefusal.retryable)) throw lastRefusal;
+          const { message, retryAfterMs } = pool.noAccount(request.model);
+          log.warn(message, { platform, model: request.model });
+          throw new UpstreamError(message, { retryable: true, reason: 'upstream_unavailable', code: 'no_account_available', retryAfterMs });
         }
-        throw err;
+        tried.add(account.id);
+        advance({ phase: 'sending', sentAt: now(), account: account.id });
+        let result: SubmitResult;
+        try {
+          result = await account.adapter.submit(entry, request, ctx);
+        } catch (err) {
+          // The platform answered (an error response): nothing of this attempt is in flight any more.
+          if (err instanceof UpstreamError && !err.opts.noAnswer) advance({ phase: 'answered', account: account.id });
+          const failover = failoverKind(err);
+          if (failover && (pool.failover || failover === 'throttled')) {
+            const refusal = err as UpstreamError;
+            if (failover === 'refused') pool.refused(account.id, refusal.opts.code ?? refusal.opts.reason);
+            else pool.throttled(account.id, refusal.opts.retryAfterMs);
+            if (pool.failover) {
+              log.warn('The platform refused the account without creating a job; trying another account', { platform, account: account.id, code: refusal.opts.code, failover });
+              lastRefusal = refusal;
+              continue;
+            }
+          }
+          if (err instanceof UpstreamError && !err.retryable) {
+            const adopted = await reconcile(`the platform refused the retry: ${err.opts.code ?? err.message}`, account);
+            if (adopted) return adopted;
+          }
+          throw err;
+        }
+        advance({ phase: 'answered', account: account.id });
+        pool.succeeded(account.id);
+        log.info('Submitted upstream job', { platform, account: account.id, model: request.model, upstreamTaskId: result.upstreamTaskId });
+        return { ...result, account: account.id };
       }
-      advance({ phase: 'answered' });
-      log.info('Submitted upstream job', { platform, model: request.model, upstreamTaskId: result.upstreamTaskId });
-      return result;
     } finally {
       clearInterval(ticker);
     }

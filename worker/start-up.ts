@@ -6,7 +6,8 @@
 import type { Server } from 'node:http';
 import { Client, Connection, WorkflowIdConflictPolicy } from '@temporalio/client';
 import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
-import type { Adapters } from '../activities';
+import type { AccountPools, Adapters } from '../activities';
+import { AccountPool } from '../activities/accounts';
 import { decorateAdapter } from '../activities/adapter-decorator';
 import type { Logger } from '../core/logger';
 import { platformEventsWorkflowId } from '../core/task-hints';
@@ -107,14 +108,35 @@ export function createResults(config: WorkerConfig, logger: Logger): { store: Re
   return { store, copier };
 }
 
-/** Every enabled platform's adapter, decorated once for metrics and the operator alert on rejected credentials. */
-export function createAdapters(config: WorkerConfig, http: HttpClient, metrics: WorkerMetrics, logger: Logger): Adapters {
+/**
+ * Every enabled platform's accounts and their adapters, each decorated once for metrics and the operator alert on
+ * rejected credentials; `adapters` holds each platform's first account (its event queue's).
+ */
+export function createAdapters(
+  config: WorkerConfig,
+  http: HttpClient,
+  metrics: WorkerMetrics,
+  logger: Logger,
+): { adapters: Adapters; pools: AccountPools } {
   const observer = metricsObserver(metrics, (platform, code, message) => {
     logger.error({ platform, code }, `OPERATOR ACTION NEEDED: platform ${platform} rejected our credentials or account (${code}): ${message}`);
   });
+  const health = metrics.accountHealthObserver((platform, message) => logger.error({ platform }, `OPERATOR ACTION NEEDED: ${message}`));
+  const options = { observer: health, cooldownMs: config.ACCOUNT_COOLDOWN_MS, throttleMs: config.ACCOUNT_THROTTLE_MS };
   const adapters: Adapters = {};
-  for (const [platform, p] of Object.entries(config.platforms)) adapters[platform] = decorateAdapter(platform, p.createAdapter({ http }), observer);
-  return adapters;
+  const pools: AccountPools = {};
+  for (const [platform, p] of Object.entries(config.platforms)) {
+    if (p.accounts) {
+      const accounts = p.accounts.map((a) => ({ id: a.id, weight: a.weight, ...(a.models ? { models: a.models } : {}), adapter: decorateAdapter(platform, a.createAdapter({ http }), observer) }));
+      pools[platform] = new AccountPool(platform, accounts, true, options);
+      adapters[platform] = accounts[0]!.adapter;
+      logger.info({ platform, accounts: accounts.map((a) => ({ id: a.id, weight: a.weight, models: a.models ?? 'all' })) }, `Platform ${platform} spreads its jobs over ${accounts.length} accounts`);
+    } else {
+      adapters[platform] = decorateAdapter(platform, p.createAdapter({ http }), observer);
+      pools[platform] = AccountPool.single(platform, adapters[platform], options);
+    }
+  }
+  return { adapters, pools };
 }
 
 /**

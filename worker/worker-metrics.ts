@@ -10,7 +10,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { InjectedSinks } from '@temporalio/worker';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { AccountHealthObserver } from '../activities/accounts';
 import type { AdapterObserver } from '../activities/adapter-decorator';
 import type { ResultObserver } from '../activities/store-results';
 import { UpstreamError } from '../platforms/upstream-error';
@@ -71,6 +72,22 @@ export class WorkerMetrics {
     help: 'Stored results deleted by the retention cleanup',
     registers: [this.registry],
   });
+
+  /** 1 while an account is in the rotation (throttled included), 0 while it is out for its cool-down (activities/accounts.ts). */
+  readonly upstreamAccountHealthy = new Gauge({
+    name: 'mediagate_upstream_account_healthy',
+    help: 'Platform accounts in the rotation (1) or out for a cool-down after their credentials or balance were refused (0), by platform and account id',
+    labelNames: ['platform', 'account'] as const,
+    registers: [this.registry],
+  });
+
+  /** The account pools' observer: the gauge, and `onAlert` for what an operator must act on. */
+  accountHealthObserver(onAlert: (platform: string, message: string) => void): AccountHealthObserver {
+    return {
+      health: (platform, account, healthy) => this.upstreamAccountHealthy.set({ platform, account }, healthy ? 1 : 0),
+      alert: onAlert,
+    };
+  }
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });

@@ -38,6 +38,8 @@ export type VJobMeta = Omit<VCreatePlan, 'model' | 'text' | 'mode' | 'watermark'
   deletedAt?: number;
   /** The create body as received: for /_sim/jobs only, never shown in the task object. */
   request: unknown;
+  /** The API key of the account that created it (absent in jobs kept before accounts: the default key's). */
+  apiKey?: string;
 };
 
 export function vMeta(job: SimJob): VJobMeta {

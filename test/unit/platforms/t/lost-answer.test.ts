@@ -97,6 +97,8 @@ describe('the submit activity with the T adapter: a retry refused for its repeat
     const env = new MockActivityEnvironment({ attempt: 2, scheduledTimestampMs: NOW - 60_000 });
     await expect(env.run(submitGeneration, { platform: 'T', request, dedupKey: 'task_1-runA', taskId: 'task_1', deadlineAt: NOW + 60_000 })).resolves.toEqual({
       upstreamTaskId: '7-AigcVideoTask-first',
+      // The one-account shorthand's account (activities/accounts.ts), recorded on the task like any account.
+      account: 'default',
     });
     expect(sent.map((r) => r.action)).toEqual(['DescribeTasks', 'CreateAigcVideoTask', 'DescribeTasks']);
   });
