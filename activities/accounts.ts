@@ -172,6 +172,18 @@ export class AccountPool {
     });
   }
 
+  /** Why every account of the platform is out (for the worker's /readyz); undefined while one is in the rotation. */
+  noAccountAtAll(): string | undefined {
+    if (this.accounts.some((a) => this.available(a.id))) return undefined;
+    const now = this.now();
+    return this.accounts
+      .map((a) => {
+        const s = this.state.get(a.id)!;
+        return `${a.id}: ${s.outReason ?? 'refused'}, probed again in ${Math.ceil(Math.max(0, (s.outUntil ?? now) - now) / 1000)} s`;
+      })
+      .join('; ');
+  }
+
   /** Every account serving `model` is out: alerts once (until an account is back), and says when the first returns. */
   noAccount(model: string): { message: string; retryAfterMs: number } {
     const out = this.outFor(model);

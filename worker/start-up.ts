@@ -36,7 +36,7 @@ export function installRuntime(config: WorkerConfig, logger: Logger): void {
 
 /** The gateway's own metrics endpoint (WORKER_METRICS_PORT). */
 export async function startMetrics(metrics: WorkerMetrics, config: WorkerConfig, logger: Logger): Promise<Server> {
-  const server = await serveMetrics(metrics.registry, config.WORKER_METRICS_HOST, config.WORKER_METRICS_PORT);
+  const server = await serveMetrics(metrics.registry, config.WORKER_METRICS_HOST, config.WORKER_METRICS_PORT, () => metrics.platformsWithoutAccount());
   logger.info(
     { metricsPort: config.WORKER_METRICS_PORT, sdkMetricsPort: config.WORKER_SDK_METRICS_PORT },
     `Metrics on :${config.WORKER_METRICS_PORT}/metrics (gateway) and :${config.WORKER_SDK_METRICS_PORT}/metrics (Temporal SDK)`,
@@ -136,6 +136,14 @@ export function createAdapters(
       pools[platform] = AccountPool.single(platform, adapters[platform], options);
     }
   }
+  metrics.platformsWithoutAccount = () => {
+    const out: Record<string, string> = {};
+    for (const [platform, pool] of Object.entries(pools)) {
+      const why = pool?.noAccountAtAll();
+      if (why !== undefined) out[platform] = why;
+    }
+    return out;
+  };
   return { adapters, pools };
 }
 

@@ -81,6 +81,9 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  /** Platforms whose every account is out, with why (the worker's /readyz); set once the pools exist (worker/start-up.ts). */
+  platformsWithoutAccount: () => Record<string, string> = () => ({});
+
   /** The account pools' observer: the gauge, and `onAlert` for what an operator must act on. */
   accountHealthObserver(onAlert: (platform: string, message: string) => void): AccountHealthObserver {
     return {
@@ -146,11 +149,22 @@ export function metricsObserver(metrics: WorkerMetrics, onAlert: (platform: stri
   };
 }
 
-/** Serves GET /metrics from `registry` on host:port; resolves once listening. */
-export async function serveMetrics(registry: Registry, host: string, port: number): Promise<Server> {
+/**
+ * Serves GET /metrics from `registry`, and GET /readyz: 200 while every platform has an account in the rotation,
+ * 503 naming each platform whose accounts are all out (`platformsWithoutAccount`, activities/accounts.ts) — its
+ * tasks wait until an account is back. Resolves once listening.
+ */
+export async function serveMetrics(registry: Registry, host: string, port: number, platformsWithoutAccount: () => Record<string, string> = () => ({})): Promise<Server> {
   const server = createServer((req, res) => {
-    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: metrics are at GET /metrics\n');
+    const path = req.url?.split('?')[0];
+    if (req.method === 'GET' && path === '/readyz') {
+      const out = platformsWithoutAccount();
+      const ready = Object.keys(out).length === 0;
+      res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(`${JSON.stringify(ready ? { status: 'ready' } : { status: 'no_account', platforms: out })}\n`);
+      return;
+    }
+    if (req.method !== 'GET' || path !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: metrics are at GET /metrics, readiness at GET /readyz\n');
       return;
     }
     registry.metrics().then(

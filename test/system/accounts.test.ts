@@ -181,12 +181,16 @@ describe('every V account out', () => {
     await new Promise((r) => setTimeout(r, 4_000));
     for (const id of ids) expect((await api.get(`/v1/generations/${id}`)).body.status).toBe('pending');
     expect(await healthGauge(started.worker)).toEqual({ one: '0', two: '0' });
+    const notReady = await fetch(started.worker.metricsUrl!.replace(/\/metrics$/, '/readyz'));
+    expect(notReady.status).toBe(503);
+    expect(await notReady.json()).toEqual({ status: 'no_account', platforms: { V: expect.stringMatching(/^one: AccountOverdueError, probed again in \d+ s; two: AccountOverdueError/) } });
 
     await fetch(`${gw.stack.simUrl}/_sim/v/account-faults`, { method: 'DELETE' });
     const records = await waitAll(api, ids, 90_000);
     expect(records.map((r) => r.status)).toEqual(ids.map(() => 'success'));
     expect(await jobsTagged(tag)).toHaveLength(ids.length);
     await started.worker.waitForLine(/created a job again: back in the rotation/, 5_000);
+    expect((await fetch(started.worker.metricsUrl!.replace(/\/metrics$/, '/readyz'))).status).toBe(200);
     await started.worker.stop(5_000);
     await started.api.stop(5_000);
   });

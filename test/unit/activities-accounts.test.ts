@@ -123,6 +123,18 @@ describe('health', () => {
     expect(p.pick('m')!.id).toBe('a');
   });
 
+  test("the platform's readiness: every account out, or not", () => {
+    const { p, advance } = pool([{ id: 'a' }, { id: 'b', models: ['other'] }]);
+    p.refused('a', 'AccountOverdueError');
+    // b still serves another model: the platform has an account.
+    expect(p.noAccountAtAll()).toBeUndefined();
+    advance(15_000);
+    p.refused('b', 'AuthenticationError');
+    expect(p.noAccountAtAll()).toBe('a: AccountOverdueError, probed again in 45 s; b: AuthenticationError, probed again in 60 s');
+    advance(45_000);
+    expect(p.noAccountAtAll()).toBeUndefined();
+  });
+
   test('the one-account shorthand has one account, `default`, and no failover', () => {
     const single = AccountPool.single('V', adapter);
     expect(single.failover).toBe(false);

@@ -124,3 +124,22 @@ describe('serveMetrics', () => {
     expect((await fetch(`${base}/`)).status).toBe(404);
   });
 });
+
+describe("the worker's /readyz names each platform whose accounts are all out", () => {
+  it('200 while every platform has an account, 503 naming the platform and why while one has none', async () => {
+    let out: Record<string, string> = {};
+    const server = await serveMetrics(new WorkerMetrics().registry, '127.0.0.1', 0, () => out);
+    try {
+      const base = `http://127.0.0.1:${boundPort(server)}`;
+      let res = await fetch(`${base}/readyz`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ status: 'ready' });
+      out = { V: 'one: AccountOverdueError, probed again in 60 s; two: AuthenticationError, probed again in 45 s' };
+      res = await fetch(`${base}/readyz`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual({ status: 'no_account', platforms: out });
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+});

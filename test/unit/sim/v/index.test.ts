@@ -146,7 +146,7 @@ describe('several accounts: every sim-v-key-<name> is an account of its own', ()
     expect(refused.status).toBe(403);
     expect(refused.json.error.code).toBe('AccountOverdueError');
     expect((await call('POST', TASKS, { model: M.pro, content: [text('fine')] }, TWO)).status).toBe(200);
-    expect((await stats()).jobsCreated - before.jobsCreated).toBe(1);
+    expect((await stats()).jobsCreated! - before.jobsCreated!).toBe(1);
     expect((await call('POST', '/_sim/v/account-faults', { code: 'AccountOverdueError', api_key: 'someone-else' })).status).toBe(400);
   });
 });
