@@ -64,15 +64,15 @@ export interface SubmitDeps {
 
 /**
  * An error answer that proves the platform created no job and that another account may succeed: the account
- * was refused (credentials, balance, overdue) or throttled (429). Not a timeout, reset or 5xx, which may have
- * created a job.
+ * was refused (credentials, balance, overdue) or throttled (an answered 429, or a throttle code the adapter marks,
+ * e.g. T's RequestLimitExceeded inside HTTP 200). Not a timeout, reset or 5xx, which may have created a job.
  */
 export function failoverKind(err: unknown): 'refused' | 'throttled' | undefined {
   if (!(err instanceof UpstreamError) || err.opts.noAnswer) return undefined;
   const status = err.opts.httpStatus;
   if (status !== undefined && status >= 500) return undefined;
   if (!err.retryable && (err.opts.reason === 'upstream_auth' || err.opts.reason === 'insufficient_balance')) return 'refused';
-  if (err.retryable && status === 429) return 'throttled';
+  if (err.retryable && (status === 429 || err.opts.throttled === true)) return 'throttled';
   return undefined;
 }
 

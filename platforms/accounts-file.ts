@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { configError, optionalString } from '../core/config';
+import { configError } from '../core/config';
 
 /** What every account has besides its credentials. */
 export interface AccountEntry {
@@ -29,16 +29,6 @@ const accountBase = z.object({
   weight: z.number().positive('must be a positive number').default(1),
   models: z.array(z.string().min(1)).min(1, 'must list at least one model id, or be left out to serve every model').optional(),
 });
-
-/** The environment variable naming a platform's accounts file, e.g. PLATFORM_V_ACCOUNTS_FILE. */
-export function accountsFileVariable(platformId: string): string {
-  return `PLATFORM_${platformId}_ACCOUNTS_FILE`;
-}
-
-/** The worker-env entry for a platform's accounts file (a path; read when the worker starts). */
-export function accountsFileEnv(platformId: string) {
-  return z.object({ [accountsFileVariable(platformId)]: optionalString });
-}
 
 /**
  * Parses an accounts file's text: a JSON array of accounts whose credentials `credentials` describes. Throws a

@@ -24,6 +24,11 @@ export class UpstreamError extends Error {
        * carried out upstream. The submit activity reconciles before sending again (activities/submit.ts).
        */
       noAnswer?: boolean;
+      /**
+       * The platform answered that this account is over its rate or concurrency limit and created nothing: with
+       * several accounts the submit moves to another (activities/submit.ts). An answered HTTP 429 counts as one too.
+       */
+      throttled?: boolean;
     },
   ) {
     super(message);
@@ -34,7 +39,7 @@ export class UpstreamError extends Error {
   }
 }
 
-export const retryable = (message: string, code?: string, extra: { httpStatus?: number; retryAfterMs?: number; noAnswer?: boolean } = {}) =>
+export const retryable = (message: string, code?: string, extra: { httpStatus?: number; retryAfterMs?: number; noAnswer?: boolean; throttled?: boolean } = {}) =>
   new UpstreamError(message, { retryable: true, reason: 'upstream_unavailable', code, ...extra });
 
 export const final = (reason: FailureReason, message: string, code?: string, httpStatus?: number) =>

@@ -7,18 +7,18 @@
  */
 import { z } from 'zod';
 import { callbackSchema, configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
-import { accountsFileVariable, loadAccounts } from '../accounts-file';
+import { loadAccounts } from '../accounts-file';
 import type { WorkerAccount, WorkerPlatform } from '../platform';
 import { createPlatformV, type PlatformVSettings } from './adapter';
 
-const ACCOUNTS_FILE = accountsFileVariable('V');
+const ACCOUNTS_FILE = 'PLATFORM_V_ACCOUNTS_FILE';
 
 export const vWorkerEnv = z.object({
   /** Platform V API base URL, e.g. https://ark.cn-beijing.volces.com/api/v3 (with PLATFORM_V_API_KEY). */
   PLATFORM_V_BASE_URL: optionalUrl,
   PLATFORM_V_API_KEY: optionalString,
   /** Several accounts: a JSON file (docs/operations.md, "Accounts and failover"). */
-  [ACCOUNTS_FILE]: optionalString,
+  PLATFORM_V_ACCOUNTS_FILE: optionalString,
 });
 
 /** One account's credentials in PLATFORM_V_ACCOUNTS_FILE: the single-account variables, lower case, unprefixed. */

@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { parseAccounts } from '../../../platforms/accounts-file';
+import { bWorker } from '../../../platforms/b/config';
+import { tWorker } from '../../../platforms/t/config';
 import { vWorker } from '../../../platforms/v/config';
 
 const creds = z.object({ api_key: z.string().min(1), base_url: z.url() });
@@ -82,5 +84,42 @@ describe("platform V's accounts", () => {
     }
     expect(message).toMatch(/PLATFORM_V_ACCOUNTS_FILE: entry 0 \(id 'a'\): base_url:/);
     expect(message).not.toContain('secret-key-value');
+  });
+});
+
+describe("platforms T and B read their accounts files the same way", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'accounts-tb-'));
+  const file = (name: string, content: unknown) => {
+    const path = join(dir, name);
+    writeFileSync(path, JSON.stringify(content));
+    return path;
+  };
+  const opts = { simulate: false, simBaseUrl: 'http://127.0.0.1:1' };
+
+  test('T: secret_id, secret_key, subapp_id (region, endpoint optional)', () => {
+    const path = file('t.json', [
+      { id: 't1', secret_id: 'AKID1', secret_key: 's1', subapp_id: 1500000001 },
+      { id: 't2', secret_id: 'AKID2', secret_key: 's2', subapp_id: 1500000002, region: 'ap-guangzhou', weight: 2, models: ['GV-3.1'] },
+    ]);
+    const w = tWorker({ PLATFORM_T_ACCOUNTS_FILE: path }, opts);
+    expect(w.accounts?.map((a) => [a.id, a.weight, a.models])).toEqual([['t1', 1, undefined], ['t2', 2, ['GV-3.1']]]);
+    expect(w.endpoint).toBe('https://vod.tencentcloudapi.com (accounts t1, t2)');
+    expect(() => tWorker({ PLATFORM_T_ACCOUNTS_FILE: file('t-bad.json', [{ id: 't1', secret_id: 'AKID1', secret_key: 's1' }]) }, opts)).toThrow(
+      /PLATFORM_T_ACCOUNTS_FILE: entry 0 \(id 't1'\): subapp_id:/,
+    );
+    expect(() => tWorker({ PLATFORM_T_ACCOUNTS_FILE: path, PLATFORM_T_SECRET_ID: 'x' }, opts)).toThrow(/PLATFORM_T_ACCOUNTS_FILE: set either/);
+  });
+
+  test('B: access_key_id, secret_access_key (api_key, endpoint optional)', () => {
+    const path = file('b.json', [
+      { id: 'b1', access_key_id: 'ak1', secret_access_key: 'sk1' },
+      { id: 'b2', access_key_id: 'ak2', secret_access_key: 'sk2', api_key: 'bce-v3/ALTAK-x/y', endpoint: 'https://vod.example' },
+    ]);
+    const w = bWorker({ PLATFORM_B_ACCOUNTS_FILE: path }, opts);
+    expect(w.accounts?.map((a) => a.id)).toEqual(['b1', 'b2']);
+    expect(w.endpoint).toBe('https://vod.bj.baidubce.com, https://vod.example (accounts b1, b2)');
+    expect(() => bWorker({ PLATFORM_B_ACCOUNTS_FILE: file('b-bad.json', [{ id: 'b1', access_key_id: 'ak1', secret_access_key: 'sk1', api_key: 'plain' }]) }, opts)).toThrow(
+      /PLATFORM_B_ACCOUNTS_FILE: entry 0 \(id 'b1'\): api_key: a VOD API key starts with bce-v3\//,
+    );
   });
 });
