@@ -25,7 +25,7 @@
  * SUBMIT_SETTLE_MS after receiving it, from an attempt whose worker died, on a platform without a dedup key.
  */
 import { activityInfo, heartbeat, log, sleep } from '@temporalio/activity';
-import type { Catalogue } from '../core/catalogue';
+import type { Catalogue, ModelRecord } from '../core/catalogue';
 import type { GenerationRequest, SubmitResult } from '../core/task';
 import type { PlatformAdapter, SubmitContext } from '../platforms/platform';
 import { UpstreamError } from '../platforms/upstream-error';
@@ -76,6 +76,111 @@ export function failoverKind(err: unknown): 'refused' | 'throttled' | undefined 
   return undefined;
 }
 
+/** One attempt of a submit: what its steps share. */
+interface Attempt {
+  platform: string;
+  entry: ModelRecord;
+  request: GenerationRequest;
+  ctx: SubmitContext;
+  pool: AccountPool;
+  /** Temporal's attempt number (1: nothing can have been sent before) and when the first attempt was scheduled. */
+  number: number;
+  since: number;
+  /** What the previous attempt's last heartbeat recorded. */
+  earlier: SubmitProgress | undefined;
+  /** Records where this attempt stands (a heartbeat at once, and every second). */
+  advance(next: SubmitProgress): void;
+}
+
+const accountOf = (p: SubmitProgress | undefined) => (p && p.phase !== 'reconciling' ? p.account : undefined);
+
+/**
+ * The job an earlier attempt created, on `only` or else on every account the model may have gone to (heartbeats
+ * are throttled, so the last recorded account may not be the last one sent to; it is asked first).
+ */
+async function reconcile(a: Attempt, why: string, only?: PoolAccount): Promise<SubmitResult | undefined> {
+  if (a.number === 1) return undefined;
+  const first = accountOf(a.earlier);
+  const where = only ? [only] : a.pool.accounts.filter((x) => a.pool.serves(x, a.request.model)).sort((x, y) => Number(y.id === first) - Number(x.id === first));
+  for (const account of where) {
+    if (!account.adapter.findSubmitted) continue;
+    const found = await account.adapter.findSubmitted(a.entry, a.request, { ...a.ctx, since: a.since });
+    if (found) {
+      log.warn(`Adopted the job an earlier submit attempt created (${why})`, { platform: a.platform, account: account.id, upstreamTaskId: found.upstreamTaskId, attempt: a.number });
+      return { ...found, account: account.id };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Before anything is sent again: where the platform has no dedup key and the earlier attempt was cut off
+ * mid-request, let that request settle; then look for its job.
+ */
+async function recoverEarlierAttempt(a: Attempt, now: () => number): Promise<SubmitResult | undefined> {
+  const dedupSubmit = a.pool.accounts.every((x) => x.adapter.dedupSubmit);
+  if (a.earlier?.phase === 'sending' && !dedupSubmit) {
+    const settleMs = a.earlier.sentAt + SUBMIT_SETTLE_MS - now();
+    if (settleMs > 0) {
+      log.info('An earlier submit attempt was cut off mid-request; letting it settle before reconciling', { platform: a.platform, settleMs, attempt: a.number });
+      await sleep(settleMs);
+    }
+  }
+  return reconcile(a, 'its answer was lost');
+}
+
+/** Every account is out, throttled or refused this attempt: why the submit waits (a retryable error). */
+function nothingLeft(a: Attempt, lastThrottle: UpstreamError | undefined): UpstreamError {
+  // Accounts remain in the rotation but throttled this attempt: wait as the platform asked (Retry-After).
+  if (lastThrottle && a.pool.outFor(a.request.model).length === 0) return lastThrottle;
+  const { message, retryAfterMs } = a.pool.noAccount(a.request.model);
+  log.warn(message, { platform: a.platform, model: a.request.model });
+  return new UpstreamError(message, { retryable: true, reason: 'upstream_unavailable', code: 'no_account_available', retryAfterMs });
+}
+
+/**
+ * Sends the create: after a lost answer to the same account again (its dedup key, where it has one, is that
+ * account's), otherwise to a healthy account drawn by weight, failing over on answers that prove no job.
+ */
+async function sendWithFailover(a: Attempt, now: () => number): Promise<SubmitResult> {
+  const { pool, platform } = a;
+  const tried = new Set<string>();
+  const earlierAccount = accountOf(a.earlier);
+  const sticky = earlierAccount === undefined ? undefined : pool.get(earlierAccount);
+  let lastThrottle: UpstreamError | undefined;
+  for (;;) {
+    const account = sticky && tried.size === 0 && pool.available(sticky.id) ? sticky : pool.pick(a.request.model, tried);
+    if (!account) throw nothingLeft(a, lastThrottle);
+    tried.add(account.id);
+    a.advance({ phase: 'sending', sentAt: now(), account: account.id });
+    let result: SubmitResult;
+    try {
+      result = await account.adapter.submit(a.entry, a.request, a.ctx);
+    } catch (err) {
+      // The platform answered (an error response): nothing of this attempt is in flight any more.
+      if (err instanceof UpstreamError && !err.opts.noAnswer) a.advance({ phase: 'answered', account: account.id });
+      const failover = failoverKind(err);
+      const refusal = err as UpstreamError;
+      if (failover === 'throttled') pool.throttled(account.id, refusal.opts.retryAfterMs);
+      if (failover === 'refused' && pool.failover) pool.refused(account.id, refusal.opts.code ?? refusal.opts.reason);
+      if (failover && pool.failover) {
+        log.warn('The platform refused the account without creating a job; trying another account', { platform, account: account.id, code: refusal.opts.code, failover });
+        if (failover === 'throttled') lastThrottle = refusal;
+        continue;
+      }
+      if (err instanceof UpstreamError && !err.retryable) {
+        const adopted = await reconcile(a, `the platform refused the retry: ${err.opts.code ?? err.message}`, account);
+        if (adopted) return adopted;
+      }
+      throw err;
+    }
+    a.advance({ phase: 'answered', account: account.id });
+    pool.succeeded(account.id);
+    log.info('Submitted upstream job', { platform, account: account.id, model: a.request.model, upstreamTaskId: result.upstreamTaskId });
+    return { ...result, account: account.id };
+  }
+}
+
 export function createSubmitActivity({ catalogue, poolFor, adapterFor, now = Date.now }: SubmitDeps) {
   const singles = new Map<string, AccountPool>();
   const accountsOf = (platform: string): AccountPool => {
@@ -91,98 +196,30 @@ export function createSubmitActivity({ catalogue, poolFor, adapterFor, now = Dat
     if (!entry || entry.platform !== platform) {
       throw new UpstreamError(`Unknown ${request.kind} model '${request.model}' on platform ${platform}`, { retryable: false, reason: 'invalid_request' });
     }
-    const pool = accountsOf(platform);
     const info = activityInfo();
-    const ctx: SubmitContext = {
-      taskId: taskId ?? info.workflowExecution?.workflowId ?? dedupKey,
-      dedupKey,
-      deadlineAt: deadlineAt ?? info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs,
-    };
-    const earlier = info.attempt > 1 ? (info.heartbeatDetails as SubmitProgress | undefined) : undefined;
-    const earlierAccount = earlier && earlier.phase !== 'reconciling' ? earlier.account : undefined;
-
     let progress: SubmitProgress = { phase: 'reconciling' };
     const ticker = setInterval(() => heartbeat(progress), SUBMIT_HEARTBEAT_MS);
-    const advance = (next: SubmitProgress) => {
-      progress = next;
-      heartbeat(progress);
+    const attempt: Attempt = {
+      platform,
+      entry,
+      request,
+      ctx: { taskId: taskId ?? info.workflowExecution?.workflowId ?? dedupKey, dedupKey, deadlineAt: deadlineAt ?? info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs },
+      pool: accountsOf(platform),
+      number: info.attempt,
+      since: info.scheduledTimestampMs,
+      earlier: info.attempt > 1 ? (info.heartbeatDetails as SubmitProgress | undefined) : undefined,
+      advance(next) {
+        progress = next;
+        heartbeat(progress);
+      },
     };
     try {
-      /**
-       * The job an earlier attempt created, on any account the model may have gone to: heartbeats are throttled,
-       * so the last recorded account may not be the last one sent to. The earlier attempt's account is asked first.
-       */
-      const reconcile = async (why: string, only?: PoolAccount): Promise<SubmitResult | undefined> => {
-        if (info.attempt === 1) return undefined;
-        const where = only ? [only] : pool.accounts.filter((a) => pool.serves(a, request.model)).sort((a, b) => Number(b.id === earlierAccount) - Number(a.id === earlierAccount));
-        for (const account of where) {
-          if (!account.adapter.findSubmitted) continue;
-          const found = await account.adapter.findSubmitted(entry, request, { ...ctx, since: info.scheduledTimestampMs });
-          if (found) {
-            log.warn(`Adopted the job an earlier submit attempt created (${why})`, { platform, account: account.id, upstreamTaskId: found.upstreamTaskId, attempt: info.attempt });
-            return { ...found, account: account.id };
-          }
-        }
-        return undefined;
-      };
-
       if (info.attempt > 1) {
         heartbeat(progress);
-        const dedupSubmit = pool.accounts.every((a) => a.adapter.dedupSubmit);
-        if (earlier?.phase === 'sending' && !dedupSubmit) {
-          const settleMs = earlier.sentAt + SUBMIT_SETTLE_MS - now();
-          if (settleMs > 0) {
-            log.info('An earlier submit attempt was cut off mid-request; letting it settle before reconciling', { platform, settleMs, attempt: info.attempt });
-            await sleep(settleMs);
-          }
-        }
-        const adopted = await reconcile('its answer was lost');
+        const adopted = await recoverEarlierAttempt(attempt, now);
         if (adopted) return adopted;
       }
-
-      // After a lost answer the create goes to the same account again (its dedup key, where it has one, is that
-      // account's); otherwise to a healthy account drawn by weight, failing over on answers that prove no job.
-      const tried = new Set<string>();
-      let lastRefusal: UpstreamError | undefined;
-      for (;;) {
-        const sticky = earlierAccount !== undefined && tried.size === 0 ? pool.get(earlierAccount) : undefined;
-        const account = sticky && pool.available(sticky.id) ? sticky : pool.pick(request.model, tried);
-        if (!account) {
-          if (lastRefusal && (!pool.failover || lastRefusal.retryable)) throw lastRefusal;
-          const { message, retryAfterMs } = pool.noAccount(request.model);
-          log.warn(message, { platform, model: request.model });
-          throw new UpstreamError(message, { retryable: true, reason: 'upstream_unavailable', code: 'no_account_available', retryAfterMs });
-        }
-        tried.add(account.id);
-        advance({ phase: 'sending', sentAt: now(), account: account.id });
-        let result: SubmitResult;
-        try {
-          result = await account.adapter.submit(entry, request, ctx);
-        } catch (err) {
-          // The platform answered (an error response): nothing of this attempt is in flight any more.
-          if (err instanceof UpstreamError && !err.opts.noAnswer) advance({ phase: 'answered', account: account.id });
-          const failover = failoverKind(err);
-          if (failover && (pool.failover || failover === 'throttled')) {
-            const refusal = err as UpstreamError;
-            if (failover === 'refused') pool.refused(account.id, refusal.opts.code ?? refusal.opts.reason);
-            else pool.throttled(account.id, refusal.opts.retryAfterMs);
-            if (pool.failover) {
-              log.warn('The platform refused the account without creating a job; trying another account', { platform, account: account.id, code: refusal.opts.code, failover });
-              lastRefusal = refusal;
-              continue;
-            }
-          }
-          if (err instanceof UpstreamError && !err.retryable) {
-            const adopted = await reconcile(`the platform refused the retry: ${err.opts.code ?? err.message}`, account);
-            if (adopted) return adopted;
-          }
-          throw err;
-        }
-        advance({ phase: 'answered', account: account.id });
-        pool.succeeded(account.id);
-        log.info('Submitted upstream job', { platform, account: account.id, model: request.model, upstreamTaskId: result.upstreamTaskId });
-        return { ...result, account: account.id };
-      }
+      return await sendWithFailover(attempt, now);
     } finally {
       clearInterval(ticker);
     }
