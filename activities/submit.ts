@@ -196,6 +196,8 @@ export function createSubmitActivity({ catalogue, poolFor, adapterFor, now = Dat
     if (!entry || entry.platform !== platform) {
       throw new UpstreamError(`Unknown ${request.kind} model '${request.model}' on platform ${platform}`, { retryable: false, reason: 'invalid_request' });
     }
+    // Before the heartbeat ticker starts: a platform this worker lacks throws here, and must not leave it running.
+    const pool = accountsOf(platform);
     const info = activityInfo();
     let progress: SubmitProgress = { phase: 'reconciling' };
     const ticker = setInterval(() => heartbeat(progress), SUBMIT_HEARTBEAT_MS);
@@ -204,7 +206,7 @@ export function createSubmitActivity({ catalogue, poolFor, adapterFor, now = Dat
       entry,
       request,
       ctx: { taskId: taskId ?? info.workflowExecution?.workflowId ?? dedupKey, dedupKey, deadlineAt: deadlineAt ?? info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs },
-      pool: accountsOf(platform),
+      pool,
       number: info.attempt,
       since: info.scheduledTimestampMs,
       earlier: info.attempt > 1 ? (info.heartbeatDetails as SubmitProgress | undefined) : undefined,
