@@ -68,7 +68,8 @@ async function healthGauge(worker: Proc): Promise<Record<string, string>> {
 }
 
 beforeAll(async () => {
-  const env = { TEMPORAL_TASK_QUEUE: `${gw.stack.taskQueue}-accounts`, PLATFORM_V_ACCOUNTS_FILE: accountsFile(gw.stack.simUrl) };
+  // A throttled account is slowed for 1 s (ACCOUNT_THROTTLE_MS), so the test sees it back at full weight.
+  const env = { TEMPORAL_TASK_QUEUE: `${gw.stack.taskQueue}-accounts`, PLATFORM_V_ACCOUNTS_FILE: accountsFile(gw.stack.simUrl), ACCOUNT_THROTTLE_MS: '1000' };
   const started = await gw.stack.startLane(env);
   lane = { api: new ApiClient(started.apiUrl, 'alice'), env, worker: started.worker };
   await lane.worker.waitForLine(/spreads its jobs over 2 accounts/, 10_000);
@@ -85,7 +86,11 @@ describe('two V accounts', () => {
     const before = (await gw.sim.stats()).V.jobsCreated;
     // Account one's first two creates are throttled (Ark's RateLimitExceeded.EndpointRPMExceeded, 429: nothing created).
     await accountFault({ code: 'RateLimitExceeded.EndpointRPMExceeded', api_key: KEYS.one, count: 2 });
-    const ids = await startTasks(lane.api, 20, `${tag} [sim:duration=1500]`);
+    const during = await startTasks(lane.api, 20, `${tag} [sim:duration=1500]`);
+    await waitAll(lane.api, during, 90_000);
+    // Past the throttle window: the account is back at its full weight.
+    const after = await startTasks(lane.api, 10, `${tag} after [sim:duration=500]`);
+    const ids = [...during, ...after];
     const records = await waitAll(lane.api, ids, 90_000);
     expect(records.map((r) => r.status)).toEqual(ids.map(() => 'success'));
 
