@@ -14,8 +14,11 @@ import { toActivityFailure } from './activity-failure';
 import { createResultActivities, type ResultActivityDeps } from './store-results';
 import { createPlatformEventsActivity, type PlatformEventsDeps } from './platform-events';
 import { createSubmitActivity, type SubmitDeps, type SubmitInput } from './submit';
+import { AccountPool } from './accounts';
 
 export type Adapters = Partial<Record<string, PlatformAdapter>>;
+/** Each platform's accounts (activities/accounts.ts). */
+export type AccountPools = Partial<Record<string, AccountPool>>;
 
 export interface PollInput {
   platform: string;
@@ -23,6 +26,8 @@ export interface PollInput {
   upstreamTaskId: string;
   /** When the workflow received the job's id (epoch ms); absent in runs that predate it or were continued. */
   submittedAt?: number;
+  /** The account that created the job (SubmitResult.account); absent in runs that predate accounts: the first. */
+  account?: string;
 }
 
 export type CancelInput = Omit<PollInput, 'submittedAt'>;
@@ -32,7 +37,10 @@ export const UPSTREAM_LOST_GRACE_MS = 2 * 60_000;
 
 export interface ActivityDeps {
   catalogue: Catalogue;
+  /** Each platform's adapter: of its one account, or of its first (the event queue's). */
   adapters: Adapters;
+  /** Each platform's accounts; a platform missing here has the one account of `adapters`. */
+  pools?: AccountPools;
   /** The worker's polling and deadline settings (POLL_*, TASK_DEADLINE_*), by kind. */
   timing: Record<Kind, PollTiming>;
   /** Which platforms' callbacks are arriving (worker/push-monitor.ts); absent: push is off. */
@@ -58,7 +66,7 @@ export interface ActivityDeps {
   lostAnswerSearchMs?: number;
 }
 
-export function createActivities({ catalogue, adapters, timing, push, fallbackPollIntervalMs, upstreamLostGraceMs = UPSTREAM_LOST_GRACE_MS, results, hint, stopping, onLostAnswer, lostAnswerSearchMs }: ActivityDeps) {
+export function createActivities({ catalogue, adapters, pools = {}, timing, push, fallbackPollIntervalMs, upstreamLostGraceMs = UPSTREAM_LOST_GRACE_MS, results, hint, stopping, onLostAnswer, lostAnswerSearchMs }: ActivityDeps) {
   function adapterFor(platform: string): PlatformAdapter {
     const adapter = adapters[platform];
     if (!adapter) {
@@ -71,7 +79,27 @@ export function createActivities({ catalogue, adapters, timing, push, fallbackPo
     return adapter;
   }
 
-  const submit = createSubmitActivity({ catalogue, adapterFor, onLostAnswer, lostAnswerSearchMs });
+  const singles: AccountPools = {};
+  function poolFor(platform: string): AccountPool {
+    const pool = pools[platform] ?? singles[platform];
+    if (pool) return pool;
+    return (singles[platform] = AccountPool.single(platform, adapterFor(platform)));
+  }
+
+  /** The adapter of the account that owns a job: polls, cancels and lookups go where the job was created. */
+  function accountAdapter(platform: string, account: string | undefined): PlatformAdapter {
+    const found = poolFor(platform).get(account);
+    if (!found) {
+      // The task's account was removed from this worker's accounts file (or the fleet's files differ): retryable,
+      // so a worker that has it takes the task, and loud. Its job is on that account alone.
+      const message = `Account ${account} of platform ${platform} is not configured on this worker (PLATFORM_${platform}_ACCOUNTS_FILE); its jobs can only be read through it`;
+      log.error(message, { platform, account });
+      throw ApplicationFailure.create({ type: 'account_not_configured', message, nonRetryable: false });
+    }
+    return found.adapter;
+  }
+
+  const submit = createSubmitActivity({ catalogue, poolFor, onLostAnswer, lostAnswerSearchMs });
 
   /** Marks an answer with `pushHealthy` while this worker sees the platform's callbacks (the longer wait applies). */
   const withPushHealth = <T extends { pushHealthy?: boolean }>(platform: string, answer: T): T => (push?.healthy(platform) ? { ...answer, pushHealthy: true } : answer);
@@ -99,10 +127,10 @@ export function createActivities({ catalogue, adapters, timing, push, fallbackPo
       return withPushHealth(input.platform, await guarded(() => submit(input)));
     },
 
-    async pollGeneration({ platform, kind, upstreamTaskId, submittedAt }: PollInput): Promise<UpstreamStatus> {
+    async pollGeneration({ platform, kind, upstreamTaskId, submittedAt, account }: PollInput): Promise<UpstreamStatus> {
       const status = await guarded(async () => {
         try {
-          return await adapterFor(platform).poll(kind, upstreamTaskId);
+          return await accountAdapter(platform, account).poll(kind, upstreamTaskId);
         } catch (err) {
           if (err instanceof UpstreamError && err.opts.reason === 'upstream_lost' && submittedAt !== undefined && Date.now() - submittedAt < upstreamLostGraceMs) {
             throw new UpstreamError(`${err.message} (submitted ${Math.round((Date.now() - submittedAt) / 1000)} s ago: polling again in case it is not visible yet)`, {
@@ -120,9 +148,9 @@ export function createActivities({ catalogue, adapters, timing, push, fallbackPo
     /** The pull consumer's turn at a platform's event queue (workflows/platform-events.ts). */
     consumePlatformEvents,
 
-    async cancelGeneration({ platform, kind, upstreamTaskId }: CancelInput): Promise<void> {
+    async cancelGeneration({ platform, kind, upstreamTaskId, account }: CancelInput): Promise<void> {
       return guarded(async () => {
-        const adapter = adapterFor(platform);
+        const adapter = accountAdapter(platform, account);
         if (!adapter.cancel) {
           log.info('Platform has no cancel: the upstream job runs to its end, no longer polled', { platform, upstreamTaskId });
           return;

@@ -23,15 +23,22 @@
  *   (account, dedup key, time window, request digest), counted and alerted (`onLostAnswer`). A second paid job is
  *   never sent on a guess, and a task whose job may be running never fails with the platform's refusal.
  *
+ * With several accounts (activities/accounts.ts, docs/operations.md "Accounts and failover"), the submit picks a
+ * healthy account by weight and fails over to another only on an answer that proves no job was created: a
+ * refusal of the account (credentials, balance, overdue) or a throttle (429). A lost answer proves nothing, so
+ * the next attempt reconciles on every account the model may have gone to and sends again to the same account.
+ * With every account out, the submit waits (a retryable error) within the task's deadline.
+ *
  * What remains (docs/operations.md, "Lost answers"): a create the platform registers more than
  * SUBMIT_SETTLE_MS after receiving it, from an attempt whose worker died, on a platform without a dedup key.
  */
 import { createHash } from 'node:crypto';
 import { activityInfo, heartbeat, log, sleep } from '@temporalio/activity';
-import type { Catalogue } from '../core/catalogue';
+import type { Catalogue, ModelRecord } from '../core/catalogue';
 import type { GenerationRequest, SubmitResult } from '../core/task';
 import type { PlatformAdapter, SubmitContext } from '../platforms/platform';
 import { retryable, UpstreamError } from '../platforms/upstream-error';
+import { AccountPool, type PoolAccount } from './accounts';
 
 export interface SubmitInput {
   platform: string;
@@ -44,8 +51,17 @@ export interface SubmitInput {
   deadlineAt?: number;
 }
 
-/** Where an attempt stands, as its heartbeats record it for the next attempt. */
-export type SubmitProgress = ({ phase: 'reconciling' } | { phase: 'sending'; sentAt: number } | { phase: 'answered' } | { phase: 'searching' }) & SubmitMemory;
+/**
+ * Where an attempt stands, as its heartbeats record it for the next attempt; `account` is where a create was
+ * (or is being) sent, so a retry after a lost answer stays on it.
+ */
+export type SubmitProgress = (
+  | { phase: 'reconciling' }
+  | { phase: 'sending'; sentAt: number; account?: string }
+  | { phase: 'answered'; account?: string }
+  | { phase: 'searching'; account?: string }
+) &
+  SubmitMemory;
 
 /** What every later attempt must still know, whatever its own phase: carried on in every heartbeat. */
 export interface SubmitMemory {
@@ -86,7 +102,10 @@ export const SUBMIT_SETTLE_MS = 10_000;
 
 export interface SubmitDeps {
   catalogue: Catalogue;
-  adapterFor(platform: string): PlatformAdapter;
+  /** The platform's accounts (activities/accounts.ts). */
+  poolFor?(platform: string): AccountPool;
+  /** A platform of one account, without a pool (unit tests of one adapter). */
+  adapterFor?(platform: string): PlatformAdapter;
   now?: () => number;
   /** A task ended `upstream_lost` because its job could not be found: the worker counts it and alerts the operator. */
   onLostAnswer?: (report: LostAnswerReport) => void;
@@ -111,109 +130,228 @@ const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$
 /** How far the reported window reaches around the submit's attempts: the platforms' clocks and ours may differ. */
 const REPORT_WINDOW_MARGIN_MS = 2 * 60_000;
 
-export function createSubmitActivity({ catalogue, adapterFor, now = Date.now, onLostAnswer, lostAnswerSearchMs = LOST_ANSWER_SEARCH_MS }: SubmitDeps) {
+/**
+ * An error answer that proves the platform created no job and that another account may succeed: the account
+ * was refused (credentials, balance, overdue) or throttled (an answered 429, or a throttle code the adapter marks,
+ * e.g. T's RequestLimitExceeded inside HTTP 200). Not a timeout, reset or 5xx, which may have created a job.
+ */
+export function failoverKind(err: unknown): 'refused' | 'throttled' | undefined {
+  if (!(err instanceof UpstreamError) || err.opts.noAnswer) return undefined;
+  const status = err.opts.httpStatus;
+  if (status !== undefined && status >= 500) return undefined;
+  if (!err.retryable && (err.opts.reason === 'upstream_auth' || err.opts.reason === 'insufficient_balance')) return 'refused';
+  if (err.retryable && (status === 429 || err.opts.throttled === true)) return 'throttled';
+  return undefined;
+}
+
+/** One attempt of a submit: what its steps share. */
+interface Attempt {
+  platform: string;
+  entry: ModelRecord;
+  request: GenerationRequest;
+  ctx: SubmitContext;
+  pool: AccountPool;
+  /** Temporal's attempt number (1: nothing can have been sent before) and when the first attempt was scheduled. */
+  number: number;
+  since: number;
+  /** What the previous attempt's last heartbeat recorded. */
+  earlier: SubmitProgress | undefined;
+  /** What this and every later attempt must still know (carried on in every heartbeat). */
+  memory: SubmitMemory;
+  /** Records where this attempt stands (a heartbeat at once, and every second). */
+  advance(next: SubmitProgress): void;
+  /** The task ends `upstream_lost` with everything an operator needs to find the job on `account`; counted and alerted. */
+  lost(account: PoolAccount, reason: string, why: string, code?: string): UpstreamError;
+}
+
+const accountOf = (p: SubmitProgress | undefined) => (p && p.phase !== 'reconciling' ? p.account : undefined);
+
+/** What an earlier attempt's heartbeat says every later attempt must still know. */
+function memoryFrom(earlier: SubmitProgress | undefined): SubmitMemory {
+  return {
+    ...(earlier?.phase === 'sending' || earlier?.mayHaveCreated ? { mayHaveCreated: true } : {}),
+    ...(earlier?.searchingSince !== undefined ? { searchingSince: earlier.searchingSince } : {}),
+  };
+}
+
+/**
+ * The job an earlier attempt created, on `only` or else on every account the model may have gone to (heartbeats
+ * are throttled, so the last recorded account may not be the last one sent to; it is asked first).
+ */
+async function reconcile(a: Attempt, why: string, only?: PoolAccount): Promise<SubmitResult | undefined> {
+  if (a.number === 1) return undefined;
+  const first = accountOf(a.earlier);
+  const where = only ? [only] : a.pool.accounts.filter((x) => a.pool.serves(x, a.request.model)).sort((x, y) => Number(y.id === first) - Number(x.id === first));
+  for (const account of where) {
+    if (!account.adapter.findSubmitted) continue;
+    let found: SubmitResult | undefined;
+    try {
+      found = await account.adapter.findSubmitted(a.entry, a.request, { ...a.ctx, since: a.since });
+    } catch (err) {
+      // The adapter's lookup saw jobs it cannot tell apart (B: identical requests): undecided, not "none".
+      if (err instanceof UpstreamError && err.opts.reason === 'upstream_lost') throw a.lost(account, err.opts.code ?? 'undecided', err.message, err.opts.code);
+      throw err;
+    }
+    if (found) {
+      log.warn(`Adopted the job an earlier submit attempt created (${why})`, { platform: a.platform, account: account.id, upstreamTaskId: found.upstreamTaskId, attempt: a.number });
+      return { ...found, account: account.id };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The platform refused a re-send for its dedup key while an earlier create may have made the job: only look.
+ * Within the bound, the next attempt looks again later (Temporal keeps the wait); past it, the task is lost.
+ */
+function keepLooking(a: Attempt, account: PoolAccount, lostAnswerSearchMs: number, now: () => number): never {
+  if (now() - a.memory.searchingSince! >= lostAnswerSearchMs) {
+    throw a.lost(account, 'not_found_after_refusal', `the platform refused to create it again for its dedup key, and its task list did not show it within ${Math.round(lostAnswerSearchMs / 1000)} s`);
+  }
+  a.advance({ phase: 'searching', account: account.id });
+  throw retryable(`Platform ${a.platform} refused to create this task's job again (its dedup key): still looking for the job`, 'LostAnswerSearch', { retryAfterMs: LOST_ANSWER_LOOK_INTERVAL_MS });
+}
+
+/**
+ * Before anything is sent again: where the platform has no dedup key and the earlier attempt was cut off
+ * mid-request, let that request settle; then look for its job.
+ */
+async function recoverEarlierAttempt(a: Attempt, now: () => number): Promise<SubmitResult | undefined> {
+  const dedupSubmit = a.pool.accounts.every((x) => x.adapter.dedupSubmit);
+  if (a.earlier?.phase === 'sending' && !dedupSubmit) {
+    const settleMs = a.earlier.sentAt + SUBMIT_SETTLE_MS - now();
+    if (settleMs > 0) {
+      log.info('An earlier submit attempt was cut off mid-request; letting it settle before reconciling', { platform: a.platform, settleMs, attempt: a.number });
+      await sleep(settleMs);
+    }
+  }
+  return reconcile(a, 'its answer was lost');
+}
+
+/** Every account is out, throttled or refused this attempt: why the submit waits (a retryable error). */
+function nothingLeft(a: Attempt, lastThrottle: UpstreamError | undefined): UpstreamError {
+  // Accounts remain in the rotation but throttled this attempt: wait as the platform asked (Retry-After).
+  if (lastThrottle && a.pool.outFor(a.request.model).length === 0) return lastThrottle;
+  const { message, retryAfterMs } = a.pool.noAccount(a.request.model);
+  log.warn(message, { platform: a.platform, model: a.request.model });
+  return new UpstreamError(message, { retryable: true, reason: 'upstream_unavailable', code: 'no_account_available', retryAfterMs });
+}
+
+/**
+ * Sends the create: after a lost answer to the same account again (its dedup key, where it has one, is that
+ * account's), otherwise to a healthy account drawn by weight, failing over on answers that prove no job.
+ */
+async function sendWithFailover(a: Attempt, now: () => number, lostAnswerSearchMs: number): Promise<SubmitResult> {
+  const { pool, platform } = a;
+  const tried = new Set<string>();
+  const earlierAccount = accountOf(a.earlier);
+  const sticky = earlierAccount === undefined ? undefined : pool.get(earlierAccount);
+  let lastThrottle: UpstreamError | undefined;
+  for (;;) {
+    const account = sticky && tried.size === 0 && pool.available(sticky.id) ? sticky : pool.pick(a.request.model, tried);
+    if (!account) throw nothingLeft(a, lastThrottle);
+    tried.add(account.id);
+    a.advance({ phase: 'sending', sentAt: now(), account: account.id });
+    let result: SubmitResult;
+    try {
+      result = await account.adapter.submit(a.entry, a.request, a.ctx);
+    } catch (err) {
+      // No answer: this create may have made a job, which every later attempt must keep in mind.
+      if (err instanceof UpstreamError && err.opts.noAnswer) a.memory.mayHaveCreated = true;
+      // The platform answered (an error response): nothing of this attempt is in flight any more.
+      if (err instanceof UpstreamError && !err.opts.noAnswer) a.advance({ phase: 'answered', account: account.id });
+      const failover = failoverKind(err);
+      const refusal = err as UpstreamError;
+      if (failover === 'throttled') pool.throttled(account.id, refusal.opts.retryAfterMs);
+      if (failover === 'refused' && pool.failover) pool.refused(account.id, refusal.opts.code ?? refusal.opts.reason);
+      if (failover && pool.failover) {
+        log.warn('The platform refused the account without creating a job; trying another account', { platform, account: account.id, code: refusal.opts.code, failover });
+        if (failover === 'throttled') lastThrottle = refusal;
+        continue;
+      }
+      if (err instanceof UpstreamError && !err.retryable) {
+        const adopted = await reconcile(a, `the platform refused the retry: ${err.opts.code ?? err.message}`, account);
+        if (adopted) return adopted;
+        // A platform with a dedup key refused a re-send although an earlier create may have made the job: the
+        // refusal most likely says the job exists (T's code for a repeated SessionId is not documented), so
+        // failing the task with it would lose a running, paid job. Keep looking instead.
+        if (account.adapter.dedupSubmit && a.memory.mayHaveCreated) {
+          a.memory.searchingSince = now();
+          log.warn('The platform refused to create the job again for its dedup key; looking for the first job', { platform, account: account.id, code: err.opts.code, attempt: a.number });
+          return keepLooking(a, account, lostAnswerSearchMs, now);
+        }
+      }
+      throw err;
+    }
+    a.advance({ phase: 'answered', account: account.id });
+    pool.succeeded(account.id);
+    log.info('Submitted upstream job', { platform, account: account.id, model: a.request.model, upstreamTaskId: result.upstreamTaskId });
+    return { ...result, account: account.id };
+  }
+}
+
+export function createSubmitActivity({ catalogue, poolFor, adapterFor, now = Date.now, onLostAnswer, lostAnswerSearchMs = LOST_ANSWER_SEARCH_MS }: SubmitDeps) {
+  const singles = new Map<string, AccountPool>();
+  const accountsOf = (platform: string): AccountPool => {
+    if (poolFor) return poolFor(platform);
+    if (!adapterFor) throw new Error('createSubmitActivity needs poolFor or adapterFor');
+    let pool = singles.get(platform);
+    if (!pool) singles.set(platform, (pool = AccountPool.single(platform, adapterFor(platform))));
+    return pool;
+  };
+
   return async function submitGeneration({ platform, request, dedupKey, taskId, deadlineAt }: SubmitInput): Promise<SubmitResult> {
     const entry = catalogue.find(request.kind, request.model);
     if (!entry || entry.platform !== platform) {
       throw new UpstreamError(`Unknown ${request.kind} model '${request.model}' on platform ${platform}`, { retryable: false, reason: 'invalid_request' });
     }
-    const adapter = adapterFor(platform);
+    // Before the heartbeat ticker starts: a platform this worker lacks throws here, and must not leave it running.
+    const pool = accountsOf(platform);
     const info = activityInfo();
-    const ctx: SubmitContext = {
-      taskId: taskId ?? info.workflowExecution?.workflowId ?? dedupKey,
-      dedupKey,
-      deadlineAt: deadlineAt ?? info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs,
-    };
     const earlier = info.attempt > 1 ? (info.heartbeatDetails as SubmitProgress | undefined) : undefined;
-    const memory: SubmitMemory = {
-      ...(earlier?.phase === 'sending' || earlier?.mayHaveCreated ? { mayHaveCreated: true } : {}),
-      ...(earlier?.searchingSince !== undefined ? { searchingSince: earlier.searchingSince } : {}),
-    };
-
+    const memory = memoryFrom(earlier);
     let progress: SubmitProgress = { phase: 'reconciling', ...memory };
     const ticker = setInterval(() => heartbeat(progress), SUBMIT_HEARTBEAT_MS);
-    const advance = (next: SubmitProgress) => {
-      progress = { ...memory, ...next };
-      heartbeat(progress);
+    const ctx: SubmitContext = { taskId: taskId ?? info.workflowExecution?.workflowId ?? dedupKey, dedupKey, deadlineAt: deadlineAt ?? info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs };
+    const attempt: Attempt = {
+      platform,
+      entry,
+      request,
+      ctx,
+      pool,
+      number: info.attempt,
+      since: info.scheduledTimestampMs,
+      earlier,
+      memory,
+      advance(next) {
+        progress = { ...memory, ...next };
+        heartbeat(progress);
+      },
+      lost(account, reason, why, code) {
+        // The platform's own name for the account (T's SubAppId…) where the adapter gives one, else the accounts file's id.
+        const where = account.adapter.account ?? account.id;
+        const window = { from: isoSeconds(info.scheduledTimestampMs - REPORT_WINDOW_MARGIN_MS), to: isoSeconds(now() + REPORT_WINDOW_MARGIN_MS) };
+        const digest = requestDigest(request);
+        const message =
+          `Platform ${platform} may hold a job for this task that the gateway could not find (${why}); it was not sent again. ` +
+          `Find it upstream before replaying: account ${where}, dedup key ${dedupKey}, created ${window.from} to ${window.to}, request ${digest}`;
+        log.error(message, { platform, reason, taskId: ctx.taskId, account: where, dedupKey, window, requestDigest: digest });
+        onLostAnswer?.({ platform, reason, taskId: ctx.taskId, account: where, dedupKey, window, requestDigest: digest, message });
+        return new UpstreamError(message, { retryable: false, reason: 'upstream_lost', code });
+      },
     };
-
-    /** The task ends `upstream_lost` with everything an operator needs to find the job; counted and alerted. */
-    const lost = (reason: string, why: string, code?: string): UpstreamError => {
-      const account = adapter.account ?? 'default';
-      const window = { from: isoSeconds(info.scheduledTimestampMs - REPORT_WINDOW_MARGIN_MS), to: isoSeconds(now() + REPORT_WINDOW_MARGIN_MS) };
-      const digest = requestDigest(request);
-      const message =
-        `Platform ${platform} may hold a job for this task that the gateway could not find (${why}); it was not sent again. ` +
-        `Find it upstream before replaying: account ${account}, dedup key ${dedupKey}, created ${window.from} to ${window.to}, request ${digest}`;
-      log.error(message, { platform, reason, taskId: ctx.taskId, account, dedupKey, window, requestDigest: digest });
-      onLostAnswer?.({ platform, reason, taskId: ctx.taskId, account, dedupKey, window, requestDigest: digest, message });
-      return new UpstreamError(message, { retryable: false, reason: 'upstream_lost', code });
-    };
-
-    const reconcile = async (why: string): Promise<SubmitResult | undefined> => {
-      if (info.attempt === 1 || !adapter.findSubmitted) return undefined;
-      let found: SubmitResult | undefined;
-      try {
-        found = await adapter.findSubmitted(entry, request, { ...ctx, since: info.scheduledTimestampMs });
-      } catch (err) {
-        // The adapter's lookup saw jobs it cannot tell apart (B: identical requests): undecided, not "none".
-        if (err instanceof UpstreamError && err.opts.reason === 'upstream_lost') throw lost(err.opts.code ?? 'undecided', err.message, err.opts.code);
-        throw err;
-      }
-      if (found) log.warn(`Adopted the job an earlier submit attempt created (${why})`, { platform, upstreamTaskId: found.upstreamTaskId, attempt: info.attempt });
-      return found;
-    };
-
-    /** Within the bound, the next attempt looks again later (Temporal keeps the wait); past it, the task is lost. */
-    const keepLooking = (): never => {
-      if (now() - memory.searchingSince! >= lostAnswerSearchMs) {
-        throw lost('not_found_after_refusal', `the platform refused to create it again for its dedup key, and its task list did not show it within ${Math.round(lostAnswerSearchMs / 1000)} s`);
-      }
-      advance({ phase: 'searching' });
-      throw retryable(`Platform ${platform} refused to create this task's job again (its dedup key): still looking for the job`, 'LostAnswerSearch', { retryAfterMs: LOST_ANSWER_LOOK_INTERVAL_MS });
-    };
-
     try {
       if (info.attempt > 1) {
         heartbeat(progress);
-        if (memory.searchingSince !== undefined) return (await reconcile('the platform refused to create it again')) ?? keepLooking();
-        if (earlier?.phase === 'sending' && !adapter.dedupSubmit) {
-          const settleMs = earlier.sentAt + SUBMIT_SETTLE_MS - now();
-          if (settleMs > 0) {
-            log.info('An earlier submit attempt was cut off mid-request; letting it settle before reconciling', { platform, settleMs, attempt: info.attempt });
-            await sleep(settleMs);
-          }
+        if (memory.searchingSince !== undefined) {
+          // Only look, on the account the refused re-send went to: nothing is sent again.
+          const account = pool.get(accountOf(earlier)) ?? pool.accounts[0]!;
+          return (await reconcile(attempt, 'the platform refused to create it again', account)) ?? keepLooking(attempt, account, lostAnswerSearchMs, now);
         }
-        const adopted = await reconcile('its answer was lost');
+        const adopted = await recoverEarlierAttempt(attempt, now);
         if (adopted) return adopted;
       }
-
-      advance({ phase: 'sending', sentAt: now() });
-      let result: SubmitResult;
-      try {
-        result = await adapter.submit(entry, request, ctx);
-      } catch (err) {
-        // No answer: this create may have made a job, which every later attempt must keep in mind.
-        if (err instanceof UpstreamError && err.opts.noAnswer) memory.mayHaveCreated = true;
-        // The platform answered (an error response): nothing of this attempt is in flight any more.
-        if (err instanceof UpstreamError && !err.opts.noAnswer) advance({ phase: 'answered' });
-        if (err instanceof UpstreamError && !err.retryable) {
-          const adopted = await reconcile(`the platform refused the retry: ${err.opts.code ?? err.message}`);
-          if (adopted) return adopted;
-          // A platform with a dedup key refused a re-send although an earlier create may have made the job: the
-          // refusal most likely says the job exists (T's code for a repeated SessionId is not documented), so
-          // failing the task with it would lose a running, paid job. Keep looking instead.
-          if (adapter.dedupSubmit && memory.mayHaveCreated) {
-            memory.searchingSince = now();
-            log.warn('The platform refused to create the job again for its dedup key; looking for the first job', { platform, code: err.opts.code, attempt: info.attempt });
-            return keepLooking();
-          }
-        }
-        throw err;
-      }
-      advance({ phase: 'answered' });
-      log.info('Submitted upstream job', { platform, model: request.model, upstreamTaskId: result.upstreamTaskId });
-      return result;
+      return await sendWithFailover(attempt, now, lostAnswerSearchMs);
     } finally {
       clearInterval(ticker);
     }

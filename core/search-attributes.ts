@@ -23,6 +23,8 @@ export const SA = {
   kind: defineSearchAttributeKey('GenerationKind', SearchAttributeType.KEYWORD),
   failureReason: defineSearchAttributeKey('GenerationFailureReason', SearchAttributeType.KEYWORD),
   upstreamTaskId: defineSearchAttributeKey('GenerationUpstreamTaskId', SearchAttributeType.KEYWORD),
+  /** The platform account that owns the job (PLATFORM_<X>_ACCOUNTS_FILE's id, or `default`): never a secret. */
+  upstreamAccount: defineSearchAttributeKey('UpstreamAccount', SearchAttributeType.KEYWORD),
 } as const;
 
 export const ALL_SEARCH_ATTRIBUTES = Object.values(SA);

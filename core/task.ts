@@ -141,6 +141,11 @@ export interface UpstreamStatus {
 export interface SubmitResult {
   upstreamTaskId: string;
   /**
+   * Set by the submit activity, not the adapter: the platform account that created the job (its id in
+   * PLATFORM_<X>_ACCOUNTS_FILE, or `default`). Polls and cancels go to it. Absent in runs recorded before accounts.
+   */
+  account?: string;
+  /**
    * Set by the submit activity, not the adapter (as UpstreamStatus.pushHealthy): the platform's callbacks are
    * arriving, so the task may wait the fallback interval before its first poll too.
    */
@@ -158,6 +163,8 @@ export interface TaskState {
   status: TaskStatus;
   progress?: number;
   upstreamTaskId?: string;
+  /** The platform account that owns the job (SubmitResult.account). */
+  upstreamAccount?: string;
 }
 
 /** The `error` of a failed task (spec 2.4), as the workflow records it. */

@@ -96,6 +96,22 @@ export interface WorkerPlatform {
    * when it must not or could not (the worker then alerts and relies on polling).
    */
   configurePush?(deps: AdapterDeps): Promise<string | void>;
+  /** The adapter of the platform's one account (the single-account variables), or of its first listed account. */
+  createAdapter(deps: AdapterDeps): PlatformAdapter;
+  /**
+   * The accounts of PLATFORM_<X>_ACCOUNTS_FILE (platforms/accounts-file.ts): new jobs are spread over them by
+   * weight and fail over between them (activities/accounts.ts). Absent: the one account `createAdapter` reaches.
+   */
+  accounts?: readonly WorkerAccount[];
+}
+
+/** One of a platform's accounts, as the worker reaches it. */
+export interface WorkerAccount {
+  /** Recorded on the task (`UpstreamAccount`), in logs and metrics: never a secret. */
+  id: string;
+  weight: number;
+  /** The public model ids it serves; undefined: all. */
+  models?: readonly string[];
   createAdapter(deps: AdapterDeps): PlatformAdapter;
 }
 

@@ -30,6 +30,11 @@ export class UpstreamError extends Error {
        * alert of a refused account, and never a failure.
        */
       operatorNotice?: boolean;
+      /**
+       * The platform answered that this account is over its rate or concurrency limit and created nothing: with
+       * several accounts the submit moves to another (activities/submit.ts). An answered HTTP 429 counts as one too.
+       */
+      throttled?: boolean;
     },
   ) {
     super(message);
@@ -40,7 +45,11 @@ export class UpstreamError extends Error {
   }
 }
 
-export const retryable = (message: string, code?: string, extra: { httpStatus?: number; retryAfterMs?: number; noAnswer?: boolean; operatorNotice?: boolean } = {}) =>
+export const retryable = (
+  message: string,
+  code?: string,
+  extra: { httpStatus?: number; retryAfterMs?: number; noAnswer?: boolean; operatorNotice?: boolean; throttled?: boolean } = {},
+) =>
   new UpstreamError(message, { retryable: true, reason: 'upstream_unavailable', code, ...extra });
 
 export const final = (reason: FailureReason, message: string, code?: string, httpStatus?: number) =>

@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   const pushConfigured = new Set(Object.entries(config.platforms).filter(([, p]) => p.push).map(([id]) => id));
   const pushMonitor = new PushMonitor(pushConfigured, config.PUSH_HEALTH_WINDOW_MS);
   const results = createResults(config, logger);
-  const adapters = createAdapters(config, http, metrics, logger);
+  const { adapters, pools } = createAdapters(config, http, metrics, logger);
   await configureAnnouncements(config, http, logger);
   const stopping = stopSignal();
 
@@ -59,6 +59,7 @@ async function main(): Promise<void> {
     activities: createActivities({
       catalogue: buildCatalogue(process.env),
       adapters,
+      pools,
       timing: config.timing,
       push: pushMonitor,
       fallbackPollIntervalMs: config.POLL_FALLBACK_INTERVAL_MS,

@@ -6,7 +6,8 @@
 import type { Server } from 'node:http';
 import { Client, Connection, WorkflowIdConflictPolicy } from '@temporalio/client';
 import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
-import type { Adapters } from '../activities';
+import type { AccountPools, Adapters } from '../activities';
+import { AccountPool } from '../activities/accounts';
 import { decorateAdapter } from '../activities/adapter-decorator';
 import type { LostAnswerReport } from '../activities/submit';
 import type { Logger } from '../core/logger';
@@ -36,7 +37,7 @@ export function installRuntime(config: WorkerConfig, logger: Logger): void {
 
 /** The gateway's own metrics endpoint (WORKER_METRICS_PORT). */
 export async function startMetrics(metrics: WorkerMetrics, config: WorkerConfig, logger: Logger): Promise<Server> {
-  const server = await serveMetrics(metrics.registry, config.WORKER_METRICS_HOST, config.WORKER_METRICS_PORT);
+  const server = await serveMetrics(metrics.registry, config.WORKER_METRICS_HOST, config.WORKER_METRICS_PORT, () => metrics.platformsWithoutAccount());
   logger.info(
     { metricsPort: config.WORKER_METRICS_PORT, sdkMetricsPort: config.WORKER_SDK_METRICS_PORT },
     `Metrics on :${config.WORKER_METRICS_PORT}/metrics (gateway) and :${config.WORKER_SDK_METRICS_PORT}/metrics (Temporal SDK)`,
@@ -108,16 +109,45 @@ export function createResults(config: WorkerConfig, logger: Logger): { store: Re
   return { store, copier };
 }
 
-/** Every enabled platform's adapter, decorated once for metrics and the operator alert on rejected credentials. */
-export function createAdapters(config: WorkerConfig, http: HttpClient, metrics: WorkerMetrics, logger: Logger): Adapters {
+/**
+ * Every enabled platform's accounts and their adapters, each decorated once for metrics and the operator alert on
+ * rejected credentials; `adapters` holds each platform's first account (its event queue's).
+ */
+export function createAdapters(
+  config: WorkerConfig,
+  http: HttpClient,
+  metrics: WorkerMetrics,
+  logger: Logger,
+): { adapters: Adapters; pools: AccountPools } {
   const observer = metricsObserver(metrics, (platform, code, message) => {
     logger.error({ platform, code }, `OPERATOR ACTION NEEDED: platform ${platform} rejected our credentials or account (${code}): ${message}`);
   }, (platform, code, message) => {
     logger.warn({ platform, code }, `OPERATOR NOTICE: platform ${platform} answered ${code}, which an operator should know of; its tasks are retried, nothing has failed: ${message}`);
   });
+  const health = metrics.accountHealthObserver((platform, message) => logger.error({ platform }, `OPERATOR ACTION NEEDED: ${message}`));
+  const options = { observer: health, cooldownMs: config.ACCOUNT_COOLDOWN_MS, throttleMs: config.ACCOUNT_THROTTLE_MS };
   const adapters: Adapters = {};
-  for (const [platform, p] of Object.entries(config.platforms)) adapters[platform] = decorateAdapter(platform, p.createAdapter({ http }), observer);
-  return adapters;
+  const pools: AccountPools = {};
+  for (const [platform, p] of Object.entries(config.platforms)) {
+    if (p.accounts) {
+      const accounts = p.accounts.map((a) => ({ id: a.id, weight: a.weight, ...(a.models ? { models: a.models } : {}), adapter: decorateAdapter(platform, a.createAdapter({ http }), observer) }));
+      pools[platform] = new AccountPool(platform, accounts, true, options);
+      adapters[platform] = accounts[0]!.adapter;
+      logger.info({ platform, accounts: accounts.map((a) => ({ id: a.id, weight: a.weight, models: a.models ?? 'all' })) }, `Platform ${platform} spreads its jobs over ${accounts.length} accounts`);
+    } else {
+      adapters[platform] = decorateAdapter(platform, p.createAdapter({ http }), observer);
+      pools[platform] = AccountPool.single(platform, adapters[platform], options);
+    }
+  }
+  metrics.platformsWithoutAccount = () => {
+    const out: Record<string, string> = {};
+    for (const [platform, pool] of Object.entries(pools)) {
+      const why = pool?.noAccountAtAll();
+      if (why !== undefined) out[platform] = why;
+    }
+    return out;
+  };
+  return { adapters, pools };
 }
 
 /**

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { UPSTREAM_LOST_GRACE_MS } from '../activities';
 import { LOST_ANSWER_SEARCH_MS } from '../activities/submit';
+import { ACCOUNT_COOLDOWN_MS, ACCOUNT_THROTTLE_MS } from '../activities/accounts';
 import { callbackSchema, commonSchema, ConfigError, ms, optionalString, optionalUrl, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
 import type { Kind, PollTiming } from '../core/task';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS, ATTEMPT_HEADROOM_MS } from '../core/timeouts';
@@ -46,6 +47,13 @@ export const workerOwnSchema = z.object({
   UPSTREAM_LOST_GRACE_MS: ms(UPSTREAM_LOST_GRACE_MS),
   /** How long a submit looks for a job its platform refused to create again (dedup key) before upstream_lost. */
   LOST_ANSWER_SEARCH_MS: ms(LOST_ANSWER_SEARCH_MS),
+  /**
+   * Several accounts per platform (PLATFORM_<X>_ACCOUNTS_FILE): how long an account whose credentials or balance
+   * were refused stays out of the rotation before a create probes it again.
+   */
+  ACCOUNT_COOLDOWN_MS: positiveMs(ACCOUNT_COOLDOWN_MS),
+  /** How long a throttled account (a 429 that created nothing) keeps a quarter of its weight, without a Retry-After. */
+  ACCOUNT_THROTTLE_MS: positiveMs(ACCOUNT_THROTTLE_MS),
 
   /** Outbound HTTP to the platforms; together at most 43 s, inside the 45 s activity attempt (core/timeouts.ts). */
   UPSTREAM_CONNECT_TIMEOUT_MS: positiveMs(10_000),

@@ -10,7 +10,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { InjectedSinks } from '@temporalio/worker';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { AccountHealthObserver } from '../activities/accounts';
 import type { AdapterObserver } from '../activities/adapter-decorator';
 import type { ResultObserver } from '../activities/store-results';
 import { UpstreamError } from '../platforms/upstream-error';
@@ -78,6 +79,25 @@ export class WorkerMetrics {
     help: 'Stored results deleted by the retention cleanup',
     registers: [this.registry],
   });
+
+  /** 1 while an account is in the rotation (throttled included), 0 while it is out for its cool-down (activities/accounts.ts). */
+  readonly upstreamAccountHealthy = new Gauge({
+    name: 'mediagate_upstream_account_healthy',
+    help: 'Platform accounts in the rotation (1) or out for a cool-down after their credentials or balance were refused (0), by platform and account id',
+    labelNames: ['platform', 'account'] as const,
+    registers: [this.registry],
+  });
+
+  /** Platforms whose every account is out, with why (the worker's /readyz); set once the pools exist (worker/start-up.ts). */
+  platformsWithoutAccount: () => Record<string, string> = () => ({});
+
+  /** The account pools' observer: the gauge, and `onAlert` for what an operator must act on. */
+  accountHealthObserver(onAlert: (platform: string, message: string) => void): AccountHealthObserver {
+    return {
+      health: (platform, account, healthy) => this.upstreamAccountHealthy.set({ platform, account }, healthy ? 1 : 0),
+      alert: onAlert,
+    };
+  }
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -147,11 +167,22 @@ export function metricsObserver(
   };
 }
 
-/** Serves GET /metrics from `registry` on host:port; resolves once listening. */
-export async function serveMetrics(registry: Registry, host: string, port: number): Promise<Server> {
+/**
+ * Serves GET /metrics from `registry`, and GET /readyz: 200 while every platform has an account in the rotation,
+ * 503 naming each platform whose accounts are all out (`platformsWithoutAccount`, activities/accounts.ts) — its
+ * tasks wait until an account is back. Resolves once listening.
+ */
+export async function serveMetrics(registry: Registry, host: string, port: number, platformsWithoutAccount: () => Record<string, string> = () => ({})): Promise<Server> {
   const server = createServer((req, res) => {
-    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: metrics are at GET /metrics\n');
+    const path = req.url?.split('?')[0];
+    if (req.method === 'GET' && path === '/readyz') {
+      const out = platformsWithoutAccount();
+      const ready = Object.keys(out).length === 0;
+      res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(`${JSON.stringify(ready ? { status: 'ready' } : { status: 'no_account', platforms: out })}\n`);
+      return;
+    }
+    if (req.method !== 'GET' || path !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: metrics are at GET /metrics, readiness at GET /readyz\n');
       return;
     }
     registry.metrics().then(

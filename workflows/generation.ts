@@ -189,6 +189,8 @@ const MAX_EVENTS_PER_RUN = 2_500;
 /** Where a continued run picks up. */
 export interface GenerationResume {
   upstreamTaskId: string;
+  /** The account that owns the job (absent in runs continued before accounts). */
+  upstreamAccount?: string;
   deadlineAt: number;
   state: TaskState;
   /** The timing the first run settled on (absent in runs continued before patch `timing-from-worker`). */
@@ -210,6 +212,11 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
   const timing = resume?.timing ?? input.timing ?? (await startTiming(input));
   const deadlineAt = resume?.deadlineAt ?? Date.now() + timing.deadlineMs;
   let upstreamTaskId = resume?.upstreamTaskId;
+  // The platform account that created the job: every poll and cancel goes to it. Set from the submit's recorded
+  // answer, so histories from before accounts (no `account`) replay without it and without its upsert.
+  let upstreamAccount = resume?.upstreamAccount;
+  const owner = () => (upstreamAccount === undefined ? {} : { account: upstreamAccount });
+  const job = (): UpstreamJob | undefined => (upstreamTaskId === undefined ? undefined : { upstreamTaskId, ...owner() });
   let resubmissions = resume?.resubmissions ?? 0;
   let failedPolls = 0;
   // When this run submitted the current job (workflow time, so replays agree); unknown in a continued run, whose
@@ -229,30 +236,40 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
       if (upstreamTaskId === undefined) {
         const submitted = await submitJob(input, timing, deadlineAt, resubmissions);
         upstreamTaskId = submitted.upstreamTaskId;
+        upstreamAccount = submitted.account;
         submittedAt = Date.now();
         state.upstreamTaskId = upstreamTaskId;
-        upsertSearchAttributes([{ key: SA.upstreamTaskId, value: upstreamTaskId }]);
+        if (upstreamAccount === undefined) {
+          delete state.upstreamAccount;
+          upsertSearchAttributes([{ key: SA.upstreamTaskId, value: upstreamTaskId }]);
+        } else {
+          state.upstreamAccount = upstreamAccount;
+          upsertSearchAttributes([
+            { key: SA.upstreamTaskId, value: upstreamTaskId },
+            { key: SA.upstreamAccount, value: upstreamAccount },
+          ]);
+        }
         const fallbackMs = fallbackWhilePushHealthy(timing, submitted);
         await waitForNextPoll(fallbackMs !== undefined && patched(FIRST_POLL_ON_PUSH_PATCH) ? fallbackMs : timing.firstPollDelayMs);
       }
 
-      if (remaining(deadlineAt) <= 0) return await deadlineExceeded(input, timing, upstreamTaskId);
+      if (remaining(deadlineAt) <= 0) return await deadlineExceeded(input, timing, job());
       const poll = pollActivity(remaining(deadlineAt));
       let status: UpstreamStatus;
       try {
-        status = await poll({ platform: input.platform, kind: input.kind, upstreamTaskId, ...(submittedAt === undefined ? {} : { submittedAt }) });
+        status = await poll({ platform: input.platform, kind: input.kind, upstreamTaskId, ...(submittedAt === undefined ? {} : { submittedAt }), ...owner() });
         failedPolls = 0;
       } catch (err) {
-        if (isActivityTimeout(err) && remaining(deadlineAt) <= 0) return await deadlineExceeded(input, timing, upstreamTaskId, lastFailureMessage(err));
+        if (isActivityTimeout(err) && remaining(deadlineAt) <= 0) return await deadlineExceeded(input, timing, job(), lastFailureMessage(err));
         if (isTransientPollFailure(err) && patched(BOUNDED_LOCAL_POLL_PATCH)) {
           // The poll's own budget ran out (an outage): back off on a durable timer, then poll again.
           failedPolls += 1;
           const backoff = Math.min(POLL_BACKOFF.maxMs, POLL_BACKOFF.initialMs * 2 ** (failedPolls - 1));
-          if (remaining(deadlineAt) <= backoff) return await deadlineExceeded(input, timing, upstreamTaskId, lastFailureMessage(err));
+          if (remaining(deadlineAt) <= backoff) return await deadlineExceeded(input, timing, job(), lastFailureMessage(err));
           await sleep(backoff);
           continue;
         }
-        if (isActivityTimeout(err)) return await deadlineExceeded(input, timing, upstreamTaskId, lastFailureMessage(err));
+        if (isActivityTimeout(err)) return await deadlineExceeded(input, timing, job(), lastFailureMessage(err));
         return failFromActivity(err, 'poll');
       }
       if (status.state === 'success') return await succeed(input, state, status);
@@ -274,7 +291,7 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
       if (info.historyLength >= (input.maxEventsPerRun ?? MAX_EVENTS_PER_RUN) || info.continueAsNewSuggested) {
         // Memo and search attributes are passed on explicitly: they are the task's record for reads.
         const next = makeContinueAsNewFunc<typeof generationWorkflow>({ memo: info.memo, typedSearchAttributes: info.typedSearchAttributes });
-        return await next(input, { upstreamTaskId, deadlineAt, state, ...(input.timing ? {} : { timing }), ...(resubmissions > 0 ? { resubmissions } : {}) });
+        return await next(input, { upstreamTaskId, ...(upstreamAccount === undefined ? {} : { upstreamAccount }), deadlineAt, state, ...(input.timing ? {} : { timing }), ...(resubmissions > 0 ? { resubmissions } : {}) });
       }
       const interval = fallbackWhilePushHealthy(timing, status) ?? timing.pollIntervalMs;
       await waitForNextPoll(interval);
@@ -282,7 +299,8 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
   } catch (err) {
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {
-        if (upstreamTaskId !== undefined) await cancelUpstream(input, upstreamTaskId);
+        const current = job();
+        if (current) await cancelUpstream(input, current);
         markFailed({ message: 'The task was cancelled at the client\'s request', code: 'cancelled' }, 'cancelled');
       });
     }
@@ -438,9 +456,15 @@ function isActivityTimeout(err: unknown): boolean {
   return err instanceof ActivityFailure && (err.retryState === 'TIMEOUT' || err.cause instanceof TimeoutFailure);
 }
 
-async function cancelUpstream(input: GenerationInput, upstreamTaskId: string): Promise<void> {
+/** The task's upstream job and the account that owns it. */
+interface UpstreamJob {
+  upstreamTaskId: string;
+  account?: string;
+}
+
+async function cancelUpstream(input: GenerationInput, job: UpstreamJob): Promise<void> {
   try {
-    await cancelGeneration({ platform: input.platform, kind: input.kind, upstreamTaskId });
+    await cancelGeneration({ platform: input.platform, kind: input.kind, ...job });
   } catch {
     // Best effort: the platform may not allow cancelling a running job. The task ends either way.
   }
@@ -453,10 +477,10 @@ function lastFailureMessage(err: unknown): string | undefined {
   return last instanceof Error ? last.message : undefined;
 }
 
-async function deadlineExceeded(input: GenerationInput, timing: PollTiming, upstreamTaskId: string | undefined, lastError?: string): Promise<never> {
-  if (upstreamTaskId !== undefined) await cancelUpstream(input, upstreamTaskId);
+async function deadlineExceeded(input: GenerationInput, timing: PollTiming, job: UpstreamJob | undefined, lastError?: string): Promise<never> {
+  if (job !== undefined) await cancelUpstream(input, job);
   const why = lastError ? `; the platform could not be reached: ${lastError}` : '';
-  const step = upstreamTaskId === undefined ? 'could not be submitted' : 'did not finish';
+  const step = job === undefined ? 'could not be submitted' : 'did not finish';
   return fail('deadline_exceeded', `The job ${step} within the task deadline (${formatDuration(timing.deadlineMs)})${why}`);
 }
 

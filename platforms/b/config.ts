@@ -2,10 +2,15 @@
  * Platform B's configuration. The worker slice (endpoint, AK/SK, optional API key) only the worker reads: the API
  * needs no upstream secret. The public slice (PLATFORM_B_MODELS_FILE) both read, so validation and the wire follow
  * the same model data. Half a configuration is a start-up error naming the missing variable.
+ *
+ * One account (PLATFORM_B_ACCESS_KEY_ID, PLATFORM_B_SECRET_ACCESS_KEY…), or several (PLATFORM_B_ACCOUNTS_FILE:
+ * `{id, access_key_id, secret_access_key, api_key?, endpoint?, weight?, models?}`, platforms/accounts-file.ts); not
+ * both. Callbacks (PLATFORM_B_CALLBACKS=manage) are set on every account.
  */
 import { z } from 'zod';
 import { callbackSchema, configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
-import { callbackUrlFor, type WorkerPlatform } from '../platform';
+import { loadAccounts } from '../accounts-file';
+import { callbackUrlFor, type WorkerAccount, type WorkerPlatform } from '../platform';
 import { configureBCallbacks, createPlatformB, type PlatformBSettings } from './adapter';
 import { bCallbacksEnv } from './announcements';
 import { MODELS_FILE_VARIABLE } from './models-file';
@@ -18,13 +23,28 @@ export const bPublicEnv = z.object({
   [MODELS_FILE_VARIABLE]: optionalString,
 });
 
+const ACCOUNTS_FILE = 'PLATFORM_B_ACCOUNTS_FILE';
+
+/** A VOD API key: Bearer for text-to-video on /v3 (adapter.ts). */
+const bApiKey = z.string().startsWith('bce-v3/', { message: 'a VOD API key starts with bce-v3/' });
+
+/** One account's credentials in PLATFORM_B_ACCOUNTS_FILE: the single-account variables, lower case, unprefixed. */
+const bAccountCredentials = z.object({
+  access_key_id: z.string().trim().min(1, 'required: the account\'s AccessKey ID (bce-auth-v1)'),
+  secret_access_key: z.string().trim().min(1, 'required: the account\'s Secret Access Key'),
+  api_key: bApiKey.optional(),
+  endpoint: z.url({ protocol: /^https?$/ }).optional(),
+});
+
 export const bWorkerEnv = bCallbacksEnv.extend({
+  /** Several accounts: a JSON file (docs/operations.md, "Accounts and failover"). */
+  PLATFORM_B_ACCOUNTS_FILE: optionalString,
   /** Default https://vod.bj.baidubce.com when B is configured. */
   PLATFORM_B_ENDPOINT: optionalUrl,
   PLATFORM_B_ACCESS_KEY_ID: optionalString,
   PLATFORM_B_SECRET_ACCESS_KEY: optionalString,
   /** `bce-v3/ALTAK-…`: Bearer for text-to-video on /v3 (adapter.ts); AK/SK stay required for everything else. */
-  PLATFORM_B_API_KEY: optionalString.pipe(z.string().startsWith('bce-v3/', { message: 'a VOD API key starts with bce-v3/' }).optional()),
+  PLATFORM_B_API_KEY: optionalString.pipe(bApiKey.optional()),
 });
 
 /** The simulator's test account for platform B (sim/accounts.ts plays the platform's side). */
@@ -37,9 +57,21 @@ export function bWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
   const raw = parseEnv(bWorkerEnv, env);
   const ak = raw.PLATFORM_B_ACCESS_KEY_ID;
   const sk = raw.PLATFORM_B_SECRET_ACCESS_KEY;
+  const listed = loadAccounts(env, ACCOUNTS_FILE, bAccountCredentials);
   let settings: PlatformBSettings;
   let simulated = false;
-  if (ak && sk) {
+  if (listed && (ak || sk || raw.PLATFORM_B_API_KEY)) {
+    throw configError(ACCOUNTS_FILE, 'set either PLATFORM_B_ACCOUNTS_FILE or PLATFORM_B_ACCESS_KEY_ID and PLATFORM_B_SECRET_ACCESS_KEY (the one-account shorthand), not both');
+  }
+  const fromEntry = (a: NonNullable<typeof listed>[number]): PlatformBSettings => ({
+    endpoint: a.endpoint ?? raw.PLATFORM_B_ENDPOINT ?? DEFAULT_ENDPOINT,
+    accessKeyId: a.access_key_id,
+    secretAccessKey: a.secret_access_key,
+    ...(a.api_key ? { apiKey: a.api_key } : {}),
+  });
+  if (listed) {
+    settings = fromEntry(listed[0]!);
+  } else if (ak && sk) {
     settings = { endpoint: raw.PLATFORM_B_ENDPOINT ?? DEFAULT_ENDPOINT, accessKeyId: ak, secretAccessKey: sk, ...(raw.PLATFORM_B_API_KEY ? { apiKey: raw.PLATFORM_B_API_KEY } : {}) };
   } else if (ak || sk) {
     throw configError(ak ? 'PLATFORM_B_SECRET_ACCESS_KEY' : 'PLATFORM_B_ACCESS_KEY_ID', 'required when the other is set (AK/SK, bce-auth-v1)');
@@ -60,11 +92,20 @@ export function bWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
     if (!PUBLIC_BASE_URL) throw configError('PUBLIC_BASE_URL', 'required with PLATFORM_B_CALLBACKS=manage: where platform B sends its events');
     settings.callbacks = { url: callbackUrlFor(PUBLIC_BASE_URL, 'B'), signKey: raw.PLATFORM_B_CALLBACK_SIGN_KEY };
   }
+  const callbacks = settings.callbacks;
+  const accounts = listed
+    ? listed.map((a) => ({ id: a.id, weight: a.weight, ...(a.models ? { models: a.models } : {}), settings: { ...fromEntry(a), ...(callbacks ? { callbacks } : {}) } }))
+    : [{ id: 'default', weight: 1, settings }];
+  const workerAccounts: WorkerAccount[] = accounts.map(({ settings: s, ...a }) => ({ ...a, createAdapter: (deps) => createPlatformB(s, deps) }));
   return {
     simulated,
-    endpoint: settings.endpoint,
-    push: settings.callbacks !== undefined,
-    createAdapter: (deps) => createPlatformB(settings, deps),
-    configurePush: (deps) => configureBCallbacks(settings, deps),
+    endpoint: listed ? `${[...new Set(accounts.map((a) => a.settings.endpoint))].join(', ')} (accounts ${accounts.map((a) => a.id).join(', ')})` : settings.endpoint,
+    push: callbacks !== undefined,
+    createAdapter: workerAccounts[0]!.createAdapter,
+    // The callback URL is an account setting: every account's is set.
+    configurePush: async (deps) => {
+      for (const a of accounts) await configureBCallbacks(a.settings, deps);
+    },
+    ...(listed ? { accounts: workerAccounts } : {}),
   };
 }

@@ -1,14 +1,32 @@
 /**
  * Platform T's configuration slice. Only the worker reads it: the API needs no upstream secret. Half a
  * configuration is a start-up error naming the missing variable.
+ *
+ * One account (PLATFORM_T_SECRET_ID, PLATFORM_T_SECRET_KEY, PLATFORM_T_SUBAPP_ID…), or several
+ * (PLATFORM_T_ACCOUNTS_FILE: `{id, secret_id, secret_key, subapp_id, region?, endpoint?, weight?, models?}`,
+ * platforms/accounts-file.ts); not both. Events (PLATFORM_T_EVENTS) are configured on every account's SubAppId.
  */
 import { z } from 'zod';
 import { bool, callbackSchema, configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
-import { callbackUrlFor, type WorkerPlatform } from '../platform';
+import { loadAccounts } from '../accounts-file';
+import { callbackUrlFor, type WorkerAccount, type WorkerPlatform } from '../platform';
 import { configureTEvents, createPlatformT, type PlatformTSettings } from './adapter';
 import { tEventsEnv } from './announcements';
 
+const ACCOUNTS_FILE = 'PLATFORM_T_ACCOUNTS_FILE';
+
+/** One account's credentials in PLATFORM_T_ACCOUNTS_FILE: the single-account variables, lower case, unprefixed. */
+const tAccountCredentials = z.object({
+  secret_id: z.string().trim().min(1, 'required: the account\'s SecretId'),
+  secret_key: z.string().trim().min(1, 'required: the account\'s SecretKey'),
+  subapp_id: z.number().int().positive('required: the VOD sub-application id (SubAppId) every AIGC action names'),
+  region: z.string().trim().min(1).optional(),
+  endpoint: z.url({ protocol: /^https?$/ }).optional(),
+});
+
 export const tWorkerEnv = tEventsEnv.extend({
+  /** Several accounts: a JSON file (docs/operations.md, "Accounts and failover"). */
+  PLATFORM_T_ACCOUNTS_FILE: optionalString,
   /** Default https://vod.tencentcloudapi.com when T is configured. */
   PLATFORM_T_ENDPOINT: optionalUrl,
   PLATFORM_T_SECRET_ID: optionalString,
@@ -33,9 +51,16 @@ const SIMULATOR_ACCOUNT = { secretId: 'AKIDsimulator', secretKey: 'sim-t-secret-
 
 export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBaseUrl: string }): WorkerPlatform {
   const raw = parseEnv(tWorkerEnv, env);
+  const listed = loadAccounts(env, ACCOUNTS_FILE, tAccountCredentials);
   let settings: PlatformTSettings;
   let simulated = false;
-  if (raw.PLATFORM_T_SECRET_ID && raw.PLATFORM_T_SECRET_KEY) {
+  if (listed && (raw.PLATFORM_T_SECRET_ID || raw.PLATFORM_T_SECRET_KEY || raw.PLATFORM_T_SUBAPP_ID !== undefined)) {
+    throw configError(ACCOUNTS_FILE, 'set either PLATFORM_T_ACCOUNTS_FILE or PLATFORM_T_SECRET_ID, PLATFORM_T_SECRET_KEY and PLATFORM_T_SUBAPP_ID (the one-account shorthand), not both');
+  }
+  if (listed) {
+    const first = listed[0]!;
+    settings = { endpoint: first.endpoint ?? raw.PLATFORM_T_ENDPOINT ?? 'https://vod.tencentcloudapi.com', secretId: first.secret_id, secretKey: first.secret_key, subAppId: first.subapp_id, region: first.region, storageMode: raw.PLATFORM_T_STORAGE_MODE };
+  } else if (raw.PLATFORM_T_SECRET_ID && raw.PLATFORM_T_SECRET_KEY) {
     if (raw.PLATFORM_T_SUBAPP_ID === undefined) {
       throw configError('PLATFORM_T_SUBAPP_ID', 'required with PLATFORM_T_SECRET_ID: the VOD sub-application id (SubAppId) every AIGC action names');
     }
@@ -62,11 +87,30 @@ export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
   } else if (raw.PLATFORM_T_EVENTS === 'pull') {
     settings.events = { mode: 'pull', takeOver: raw.PLATFORM_T_EVENTS_TAKE_OVER };
   }
+  // Every account gets the same event settings, on its own SubAppId.
+  const accounts: { id: string; weight: number; models?: readonly string[]; settings: PlatformTSettings }[] = listed
+    ? listed.map((a) => ({
+        id: a.id,
+        weight: a.weight,
+        ...(a.models ? { models: a.models } : {}),
+        settings: { ...settings, endpoint: a.endpoint ?? raw.PLATFORM_T_ENDPOINT ?? 'https://vod.tencentcloudapi.com', secretId: a.secret_id, secretKey: a.secret_key, subAppId: a.subapp_id, region: a.region },
+      }))
+    : [{ id: 'default', weight: 1, settings }];
+  const workerAccounts: WorkerAccount[] = accounts.map(({ settings: s, ...a }) => ({ ...a, createAdapter: (deps) => createPlatformT(s, deps) }));
   return {
     simulated,
-    endpoint: settings.endpoint,
+    endpoint: listed ? `${[...new Set(accounts.map((a) => a.settings.endpoint))].join(', ')} (accounts ${accounts.map((a) => a.id).join(', ')})` : settings.endpoint,
     push: settings.events !== undefined,
-    createAdapter: (deps) => createPlatformT(settings, deps),
-    configurePush: (deps) => configureTEvents(settings, deps),
+    createAdapter: workerAccounts[0]!.createAdapter,
+    // Each account's SubAppId has its own event configuration; what changed on each is told in one start-up line.
+    configurePush: async (deps) => {
+      const changes: string[] = [];
+      for (const a of accounts) {
+        const change = await configureTEvents(a.settings, deps);
+        if (change) changes.push(listed ? `account ${a.id}: ${change}` : change);
+      }
+      return changes.length > 0 ? changes.join('; ') : undefined;
+    },
+    ...(listed ? { accounts: workerAccounts } : {}),
   };
 }

@@ -73,7 +73,9 @@ export function fromTTaskDetail(kind: Kind, detail: TTaskDetail): UpstreamStatus
 /** `Response.Error` → classified UpstreamError (upstreams.md "Error codes"). */
 export function classifyTError(code: string, message: string): UpstreamError {
   const text = `Platform T: ${message || code}`;
-  if (/^(RequestLimitExceeded|InternalError)/.test(code)) return retryable(text, code);
+  // RequestLimitExceeded: the account's request rate (answered inside HTTP 200, nothing created): another account may take it.
+  if (/^RequestLimitExceeded/.test(code)) return retryable(text, code, { throttled: true });
+  if (/^InternalError/.test(code)) return retryable(text, code);
   // Balance first: it can come as an UnauthorizedOperation or FailedOperation sub-code.
   if (BALANCE.test(code)) return final('insufficient_balance', text, code);
   if (/^(AuthFailure|UnauthorizedOperation)/.test(code)) return final('upstream_auth', text, code);

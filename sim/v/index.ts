@@ -18,8 +18,13 @@
  *                              errors.ts, Retry-After where its table says it may be sent), then the job is created
  *   [sim:task-error=CODE]      the task fails with error.code CODE
  *   [sim:expires=MS]           the task counts as past execution_expires_after MS ms after creation (→ expired)
- *   POST /_sim/v/account-faults {code, count?, op?}   the next `count` requests (default: all, until DELETE) of
- *                              `op` (submit by default; poll, list, cancel or *) answer CODE
+ *   POST /_sim/v/account-faults {code, count?, op?, api_key?}   the next `count` requests (default: all, until
+ *                              DELETE) of `op` (submit by default; poll, list, cancel or *) answer CODE; with
+ *                              `api_key`, only that account's requests (one overdue or throttled account of several)
+ *
+ * Accounts: besides the default key, every `sim-v-key-<name>` is an account of its own (sim/accounts.ts); a task is
+ * read, listed and cancelled only through the account that created it (another account gets 404, as for a task
+ * that does not exist).
  *   DELETE /_sim/v/account-faults
  *   POST /_sim/v/endpoints {endpoints?: {"ep-…": "<model id>"}, listedModel?: "endpoint" | "model"}   the account's
  *                              inference endpoints (creates may name one instead of a model), and what a task made
@@ -29,9 +34,10 @@
 import { randomInt } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { SIM_ACCOUNTS } from '../accounts';
+import { isSimVApiKey, SIM_ACCOUNTS } from '../accounts';
 import { parseDirectives } from '../directives';
 import type { FaultStatus, SimHost, SimOp, SimPlatformModule } from '../host';
+import type { SimJob } from '../jobs';
 import { VCallbacks } from './callbacks';
 import { ACCOUNT_ERRORS, accountError, invalidParameter, renderVFault, sendVError, VError } from './errors';
 import { metaFromPlan, taskObject, visible, vMeta, vStatus, V_STATUSES, type VStatus } from './tasks';
@@ -50,6 +56,18 @@ interface AccountFault {
   code: string;
   op: SimOp | '*';
   remaining?: number;
+  /** Only this account's requests; undefined: every account's. */
+  apiKey?: string;
+}
+
+/** The API key a request carries (admit() has checked it). */
+function apiKeyOf(ctx: Context): string {
+  return ctx.get('Authorization').replace(/^Bearer /, '');
+}
+
+/** The account that created a job: jobs from before accounts belong to the default key. */
+function ownerOf(job: SimJob): string {
+  return vMeta(job).apiKey ?? SIM_ACCOUNTS.V.apiKey;
 }
 
 function promptOf(body: unknown): string | undefined {
@@ -75,12 +93,14 @@ export function registerPlatformV(router: Router, host: SimHost): void {
 
   /** Auth, then an account fault for this op; answers and returns false when the request must stop. */
   function admit(ctx: Context, op: SimOp): boolean {
-    if (ctx.get('Authorization') !== `Bearer ${SIM_ACCOUNTS.V.apiKey}`) {
+    const auth = ctx.get('Authorization');
+    if (!auth.startsWith('Bearer ') || !isSimVApiKey(apiKeyOf(ctx))) {
       host.stats.V.rejected++;
       sendVError(ctx, accountError('AuthenticationError'));
       return false;
     }
-    const fault = accountFaults.find((f) => f.op === '*' || f.op === op);
+    const key = apiKeyOf(ctx);
+    const fault = accountFaults.find((f) => (f.op === '*' || f.op === op) && (f.apiKey === undefined || f.apiKey === key));
     if (!fault) return true;
     if (fault.remaining !== undefined) fault.remaining--;
     accountFaults = accountFaults.filter((f) => f.remaining === undefined || f.remaining > 0);
@@ -95,10 +115,10 @@ export function registerPlatformV(router: Router, host: SimHost): void {
     sendVError(ctx, err);
   }
 
-  /** A readable V task, or a 404 answered. */
+  /** A readable V task of the caller's account, or a 404 answered. */
   function findTask(ctx: Context) {
     const job = host.jobs.get(ctx.params.id ?? '');
-    if (job && visible(host, job)) return job;
+    if (job && visible(host, job) && ownerOf(job) === apiKeyOf(ctx)) return job;
     sendVError(ctx, new VError(404, 'ResourceNotFound', `The specified task ${ctx.params.id} is not found.`, 'id'));
     host.stats.V.rejected++;
     return undefined;
@@ -136,6 +156,7 @@ export function registerPlatformV(router: Router, host: SimHost): void {
           meta: {
             ...metaFromPlan(plan, host.publicUrl(ctx), body, directives),
             ...(endpointId && listedModel === 'endpoint' ? { listedModel: endpointId } : {}),
+            apiKey: apiKeyOf(ctx),
           } as unknown as Record<string, unknown>,
         },
         'cgt-',
@@ -198,6 +219,7 @@ export function registerPlatformV(router: Router, host: SimHost): void {
       const matching = host.jobs
         .all('V')
         .filter((job) => visible(host, job, now))
+        .filter((job) => ownerOf(job) === apiKeyOf(ctx))
         .filter((job) => status === undefined || vStatus(host, job, now) === (status as VStatus))
         .filter((job) => ids === undefined || ids.has(job.id))
         // GUESS: filter.model matches what the task shows as its model.
@@ -237,7 +259,7 @@ export function registerPlatformV(router: Router, host: SimHost): void {
   // ------------------------------------------------------------------ V's own test controls
   /** Body: {code, count?, op?: 'submit'|'poll'|'list'|'cancel'|'*'} */
   router.post('/_sim/v/account-faults', (ctx) => {
-    const b = (ctx.request.body ?? {}) as { code?: unknown; count?: unknown; op?: unknown };
+    const b = (ctx.request.body ?? {}) as { code?: unknown; count?: unknown; op?: unknown; api_key?: unknown };
     const ops = ['submit', 'poll', 'list', 'cancel', '*'];
     if (typeof b.code !== 'string' || !b.code) {
       ctx.status = 400;
@@ -249,7 +271,17 @@ export function registerPlatformV(router: Router, host: SimHost): void {
       ctx.body = { error: `op must be one of ${ops.join(', ')}` };
       return;
     }
-    accountFaults.push({ code: b.code, op: (b.op as SimOp | '*' | undefined) ?? 'submit', ...(typeof b.count === 'number' ? { remaining: b.count } : {}) });
+    if (b.api_key !== undefined && (typeof b.api_key !== 'string' || !isSimVApiKey(b.api_key))) {
+      ctx.status = 400;
+      ctx.body = { error: `api_key must be one of the simulator's V keys (${SIM_ACCOUNTS.V.apiKey} or ${SIM_ACCOUNTS.V.apiKey}-<name>)` };
+      return;
+    }
+    accountFaults.push({
+      code: b.code,
+      op: (b.op as SimOp | '*' | undefined) ?? 'submit',
+      ...(typeof b.count === 'number' ? { remaining: b.count } : {}),
+      ...(typeof b.api_key === 'string' ? { apiKey: b.api_key } : {}),
+    });
     ctx.body = { ok: true, active: accountFaults.length };
   });
   router.delete('/_sim/v/account-faults', (ctx) => {

@@ -43,6 +43,8 @@ export type VJobMeta = Omit<VCreatePlan, 'model' | 'text' | 'mode' | 'watermark'
    * the endpoint's model — the documents do not say which (/_sim/v/endpoints `listedModel`).
    */
   listedModel?: string;
+  /** The API key of the account that created it (absent in jobs kept before accounts: the default key's). */
+  apiKey?: string;
 };
 
 export function vMeta(job: SimJob): VJobMeta {

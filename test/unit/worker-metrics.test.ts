@@ -162,3 +162,22 @@ describe('lostAnswerReporter: a task whose job could not be found (issue 19 A.2)
     expect(lines[0]).toMatchObject({ level: 50, msg: 'OPERATOR ACTION NEEDED: Platform T may hold a job …', account: 'SubAppId 7', dedupKey: 'task_1-run', requestDigest: 'sha256:ab' });
   });
 });
+
+describe("the worker's /readyz names each platform whose accounts are all out", () => {
+  it('200 while every platform has an account, 503 naming the platform and why while one has none', async () => {
+    let out: Record<string, string> = {};
+    const server = await serveMetrics(new WorkerMetrics().registry, '127.0.0.1', 0, () => out);
+    try {
+      const base = `http://127.0.0.1:${boundPort(server)}`;
+      let res = await fetch(`${base}/readyz`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ status: 'ready' });
+      out = { V: 'one: AccountOverdueError, probed again in 60 s; two: AuthenticationError, probed again in 45 s' };
+      res = await fetch(`${base}/readyz`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual({ status: 'no_account', platforms: out });
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+});

@@ -98,6 +98,8 @@ describe('the submit activity with the T adapter: a retry refused for its repeat
     const env = new MockActivityEnvironment({ attempt: 2, scheduledTimestampMs: NOW - 60_000 });
     await expect(env.run(submitGeneration, { platform: 'T', request, dedupKey: 'task_1-runA', taskId: 'task_1', deadlineAt: NOW + 60_000 })).resolves.toEqual({
       upstreamTaskId: '7-AigcVideoTask-first',
+      // The one-account shorthand's account (activities/accounts.ts), recorded on the task like any account.
+      account: 'default',
     });
     expect(sent.map((r) => r.action)).toEqual(['DescribeTasks', 'CreateAigcVideoTask', 'DescribeTasks']);
   });
@@ -134,7 +136,7 @@ describe('a lost create answer on T, against the simulator set each way T could 
     const outcome = await runSubmitAttempts(kit.adapter('T'), input());
     const jobs = (await (await fetch(`${kit.sim().url}/_sim/jobs?platform=T`)).json()) as { id: string }[];
     expect(jobs).toHaveLength(1);
-    expect(outcome.result).toEqual({ upstreamTaskId: jobs[0]!.id });
+    expect(outcome.result).toEqual({ upstreamTaskId: jobs[0]!.id, account: 'default' });
     expect(await kit.stats('T')).toMatchObject({ jobsCreated: 1, submitRequests: 1, dedupRefusals: 0 });
     expect(outcome.reports).toEqual([]);
   });

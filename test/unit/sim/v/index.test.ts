@@ -165,3 +165,38 @@ describe('/_sim/v/endpoints: the account\'s inference endpoints, and what a task
     expect((await list(`filter.model=${EP}`)).json.items).toEqual([]);
   });
 });
+
+describe('several accounts: every sim-v-key-<name> is an account of its own', () => {
+  const as = (key: string) => ({ Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' });
+  const ONE = as('sim-v-key-one');
+  const TWO = as('sim-v-key-two');
+
+  test("a task is read, listed and cancelled only through the account that created it", async () => {
+    const id = (await call('POST', TASKS, { model: M.pro, content: [text('mine [sim:never]')] }, ONE)).json.id as string;
+    expect((await call('GET', `${TASKS}/${id}`, undefined, ONE)).status).toBe(200);
+    const other = await call('GET', `${TASKS}/${id}`, undefined, TWO);
+    expect(other.status).toBe(404);
+    expect(other.json.error.code).toBe('ResourceNotFound');
+    expect((await get(id)).status).toBe(404);
+    expect((await call('GET', TASKS, undefined, TWO)).json.items.map((t: { id: string }) => t.id)).not.toContain(id);
+    expect((await call('GET', TASKS, undefined, ONE)).json.items.map((t: { id: string }) => t.id)).toContain(id);
+    expect((await call('DELETE', `${TASKS}/${id}`, undefined, TWO)).status).toBe(404);
+    expect((await call('DELETE', `${TASKS}/${id}`, undefined, ONE)).status).toBe(200);
+  });
+
+  test('a key outside the simulator\'s accounts is refused', async () => {
+    const r = await call('POST', TASKS, { model: M.pro, content: [text()] }, as('sim-v-keyX'));
+    expect(r.status).toBe(401);
+  });
+
+  test('an account fault with api_key applies to that account only, and creates nothing there', async () => {
+    await call('POST', '/_sim/v/account-faults', { code: 'AccountOverdueError', api_key: 'sim-v-key-one' });
+    const before = await stats();
+    const refused = await call('POST', TASKS, { model: M.pro, content: [text('overdue')] }, ONE);
+    expect(refused.status).toBe(403);
+    expect(refused.json.error.code).toBe('AccountOverdueError');
+    expect((await call('POST', TASKS, { model: M.pro, content: [text('fine')] }, TWO)).status).toBe(200);
+    expect((await stats()).jobsCreated! - before.jobsCreated!).toBe(1);
+    expect((await call('POST', '/_sim/v/account-faults', { code: 'AccountOverdueError', api_key: 'someone-else' })).status).toBe(400);
+  });
+});
