@@ -32,7 +32,7 @@ export interface PlatformBSettings extends BceCredentials {
   /** `bce-v3/ALTAK-…`: Bearer on /v3/aigc/text_to_video. */
   apiKey?: string;
   /** PLATFORM_B_CALLBACKS=manage: the account's event callback the worker sets at start (announcements.ts). */
-  callbacks?: { url: string; signKey?: string };
+  callbacks?: { url: string; signKey?: string; /** PLATFORM_B_CALLBACK_SWITCH. */ videoEventSwitch?: string };
 }
 
 type Query = ReadonlyArray<readonly [string, string]>;
@@ -49,7 +49,7 @@ interface Call {
 /** Points the account's VOD callback at the gateway (b-baidu-vod.md §7.1; idempotent, at worker start). */
 export async function configureBCallbacks(settings: PlatformBSettings, deps: AdapterDeps): Promise<void> {
   if (!settings.callbacks) return;
-  await bSender(settings, deps)({ method: 'PUT', path: '/v2/callback', body: callbackConfig(settings.callbacks.url, settings.callbacks.signKey) });
+  await bSender(settings, deps)({ method: 'PUT', path: '/v2/callback', body: callbackConfig(settings.callbacks.url, settings.callbacks.signKey, settings.callbacks.videoEventSwitch) });
 }
 
 /** Sends one call signed with bce-auth-v1 (or the API key's Bearer) and returns the 2xx answer, or throws. */

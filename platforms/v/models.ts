@@ -5,7 +5,7 @@
  * `dreamina-seedance-2-0-260128`), so PLATFORM_V_MODELS_FILE overrides them (V_MODELS_FILE below, platforms/models-file.ts).
  */
 import { z } from 'zod';
-import type { ModelRecord } from '../../core/catalogue';
+import type { ModelRecord, UnconfirmedFact } from '../../core/catalogue';
 import type { ModelsFileSpec } from '../models-file';
 import { VIDEO_RATIO_VALUES } from '../request';
 
@@ -23,6 +23,16 @@ export const V_MAX_REFERENCE_AUDIOS = 3;
  * would be billed with audio. 1.5-pro makes sound upstream but the spec offers sound on 2.0 only, so it always
  * gets false. V's records have no extras.
  */
+/** 2.0's first+last frame mode: no source lists it for 2.0 (upstreams.md lists the modes, not per 2.0 model). */
+function noFirstLastFrame(id: string, capabilities: readonly string[]): UnconfirmedFact {
+  return {
+    id: `v.${id.replace(/^vendor-video-|-\d{6}$/g, '')}-first-last-frame`,
+    fact: `${id} takes no first+last frame (\`last_frame_url\` is refused with 400)`,
+    why: 'no source lists first/last frame for the 2.0 models; the gateway keeps the stricter reading',
+    override: `PLATFORM_V_MODELS_FILE {"models": {"${id}": {"capabilities": ${JSON.stringify([...capabilities, 'first_last_frame'])}}}}`,
+  };
+}
+
 export const V_MODELS: readonly ModelRecord[] = [
   {
     id: 'vendor-video-2-0-260128',
@@ -36,6 +46,16 @@ export const V_MODELS: readonly ModelRecord[] = [
     capabilities: ['text_to_video', 'image_to_video', 'reference_images', 'reference_video', 'reference_audio', 'sound', 'web_search', 'video_editing'],
     defaults: { sound: true },
     evidence: 'official; 9 images, 3 videos, 3 audios from upstreams.md Corrections',
+    unconfirmed: [
+      noFirstLastFrame('vendor-video-2-0-260128', ['text_to_video', 'image_to_video', 'reference_images', 'reference_video', 'reference_audio', 'sound', 'web_search', 'video_editing']),
+      {
+        id: 'v.2-0-references',
+        fact: 'vendor-video-2-0-260128 takes up to 9 reference images, 3 reference videos and 3 reference audios',
+        why: 'upstreams.md Corrections (third-party reports); no official page lists the counts',
+        override:
+          'PLATFORM_V_MODELS_FILE {"models": {"vendor-video-2-0-260128": {"maxReferenceImages": <n>}}} for images; drop "reference_video" / "reference_audio" from its "capabilities" for videos / audios',
+      },
+    ],
   },
   // The spec lists 1080p-capable resolutions and draft mode for 2.0-fast; no source confirms either (upstreams.md
   // Corrections: "no 1080p reported by several sources … treat 2.0-fast draft as unverified"), so both are refused.
@@ -50,6 +70,7 @@ export const V_MODELS: readonly ModelRecord[] = [
     capabilities: ['text_to_video', 'image_to_video', 'sound'],
     defaults: { sound: true },
     evidence: 'spec; no 1080p and no draft: unconfirmed upstream',
+    unconfirmed: [noFirstLastFrame('vendor-video-2-0-fast-260128', ['text_to_video', 'image_to_video', 'sound'])],
   },
   // Draft (a 480p preview) is documented for 1.5-pro; durations 4–12 s, not the spec's 2–12.
   {
