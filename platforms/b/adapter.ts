@@ -80,7 +80,16 @@ function bSender(settings: PlatformBSettings, { http, now = Date.now }: AdapterD
   };
 }
 
-export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps): PlatformAdapter {
+/**
+ * Read-only account calls beyond the worker's needs, for the conformance run (scripts/conformance/b.ts): the
+ * adapter B's worker builds carries them too, so the run reads the account with the worker's own signing.
+ */
+export interface BAccountReads {
+  /** GET /v2/callback: the account's CallbackConfig as B shows it (which switch names it has). */
+  readCallbackConfig(): Promise<Record<string, unknown>>;
+}
+
+export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps): PlatformAdapter & BAccountReads {
   const now = deps.now ?? Date.now;
   const claims = new JobClaims(now);
   const send = bSender(settings, deps);
@@ -127,6 +136,10 @@ export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps):
       if (id === undefined) return undefined;
       claims.claim(id, dedupKey);
       return { upstreamTaskId: id };
+    },
+
+    async readCallbackConfig() {
+      return ((await send({ method: 'GET', path: '/v2/callback' })).body ?? {}) as Record<string, unknown>;
     },
 
     async poll(_kind, id) {
