@@ -6,7 +6,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildCatalogue, platformById } from '../../platforms';
+import { buildCatalogue, platformById, videoRequestSchema } from '../../platforms';
 import { createHttpClient } from '../../platforms/http';
 import { RequestRuleError, validateGeneration } from '../../platforms/validation';
 import { renderUnconfirmedTable, unconfirmedFacts } from '../../scripts/model-docs';
@@ -76,6 +76,20 @@ test("a V models file giving 2.0 first+last frame makes last_frame_url accepted 
   const override = unconfirmedFacts().find((f) => f.id === 'v.2-0-first-last-frame')!.override;
   const catalogue = buildCatalogue({ PLATFORM_V_MODELS_FILE: modelsFile(JSON.parse(override.slice(override.indexOf('{'), override.lastIndexOf('}') + 1))) });
   expect(refusedParam(() => validateGeneration(catalogue, ALL, 'video', { ...request }))).toBeUndefined();
+});
+
+test("a V models file changing 2.0's reference video count (extras.maxReferenceVideos) changes what is accepted", () => {
+  const many = (n: number) => Array.from({ length: n }, (_, i) => ({ url: `https://example.com/v${i}.mp4` }));
+  // Through the request schema first, as the API does: 4 videos in all (video_url and 3 in videos).
+  const request = (n: number) => videoRequestSchema.parse({ model: 'vendor-video-2-0-260128', prompt: 'edit it', duration: 5, video_url: 'https://example.com/v.mp4', videos: many(n) }) as Record<string, unknown> & { model: string };
+  expect(refusedParam(() => validateGeneration(buildCatalogue(), ALL, 'video', request(3)))).toBe('video_url');
+  const override = unconfirmedFacts().find((f) => f.id === 'v.2-0-references')!.override;
+  expect(override).toContain('maxReferenceVideos');
+  const raised = buildCatalogue({ PLATFORM_V_MODELS_FILE: modelsFile({ models: { 'vendor-video-2-0-260128': { extras: { maxReferenceVideos: 4 } } } }) });
+  expect(refusedParam(() => validateGeneration(raised, ALL, 'video', request(3)))).toBeUndefined();
+  const lowered = buildCatalogue({ PLATFORM_V_MODELS_FILE: modelsFile({ models: { 'vendor-video-2-0-260128': { extras: { maxReferenceVideos: 1 } } } }) });
+  expect(refusedParam(() => validateGeneration(lowered, ALL, 'video', request(1)))).toBe('video_url');
+  expect(refusedParam(() => validateGeneration(buildCatalogue(), ALL, 'video', request(1)))).toBeUndefined();
 });
 
 test("a B models file renaming Kling's last frame field changes what is sent", () => {
