@@ -6,7 +6,7 @@
  * and, for each fact that did not hold, the setting or models-file entry to change.
  *
  *   npm run conformance -- --platform T|V|B [--spend --max-jobs N | --spend-limit <amount> <currency>]
- *                          [--json] [--simulator <url>]
+ *                          [--json] [--wait <seconds>] [--poll <seconds>] [--simulator <url>]
  *
  * Exit code: 0 every assumption held; 1 one did not hold; 2 some could not be checked (none failed); 3 the run
  * was refused (bad arguments, no credentials). Never run by CI against a real platform: its tests run it against
@@ -31,12 +31,15 @@ export interface ConformanceOptions {
   json: boolean;
   simulator?: string;
   imageUrl?: string;
+  /** Seconds a check waits for a job to finish, and between its polls. */
+  waitSeconds: number;
+  pollSeconds: number;
 }
 
 class UsageError extends Error {}
 
 export function parseArgs(argv: readonly string[]): ConformanceOptions {
-  const opts: Partial<ConformanceOptions> & { spend: boolean; json: boolean; maxJobs: number } = { spend: false, json: false, maxJobs: 0 };
+  const opts: Partial<ConformanceOptions> & { spend: boolean; json: boolean; maxJobs: number; waitSeconds: number; pollSeconds: number } = { spend: false, json: false, maxJobs: 0, waitSeconds: 900, pollSeconds: 10 };
   const value = (i: number, flag: string) => {
     const v = argv[i + 1];
     if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
@@ -49,7 +52,15 @@ export function parseArgs(argv: readonly string[]): ConformanceOptions {
     else if (a === '--json') opts.json = true;
     else if (a === '--simulator') opts.simulator = value(i++, a);
     else if (a === '--image-url') opts.imageUrl = value(i++, a);
-    else if (a === '--max-jobs') {
+    else if (a === '--wait') {
+      const n = Number(value(i++, a));
+      if (!Number.isFinite(n) || n <= 0) throw new UsageError('--wait takes seconds');
+      opts.waitSeconds = n;
+    } else if (a === '--poll') {
+      const n = Number(value(i++, a));
+      if (!Number.isFinite(n) || n <= 0) throw new UsageError('--poll takes seconds');
+      opts.pollSeconds = n;
+    } else if (a === '--max-jobs') {
       const n = Number(value(i++, a));
       if (!Number.isInteger(n) || n < 0) throw new UsageError('--max-jobs must be a whole number');
       opts.maxJobs = n;
@@ -80,7 +91,7 @@ export async function runConformance(opts: ConformanceOptions, env: NodeJS.Proce
     const records = platform.models(runEnv);
     const budget = new SpendBudget({ spend: opts.spend, ...(opts.limit ? { limit: opts.limit } : {}), maxJobs: opts.maxJobs });
     const assumptions = ASSUMPTIONS[platform.id] ?? [];
-    const ctx = { platform, records, adapter, http, budget, env: runEnv, runId: newRunId(), shared: new Map<string, unknown>(), ...(opts.imageUrl ? { imageUrl: opts.imageUrl } : {}) };
+    const ctx = { platform, records, adapter, http, budget, env: runEnv, runId: newRunId(), shared: new Map<string, unknown>(), waitMs: opts.waitSeconds * 1000, pollMs: opts.pollSeconds * 1000, ...(opts.imageUrl ? { imageUrl: opts.imageUrl } : {}) };
     const rows = await runChecks(ctx, assumptions);
     const checked = new Set(assumptions.map((a) => a.id));
     const unchecked = [...factsOf(platform, records).values()].filter((f) => !checked.has(f.id)).map((f) => ({ id: f.id, fact: f.fact, override: f.override }));

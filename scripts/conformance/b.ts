@@ -1,9 +1,11 @@
 /**
  * Platform B's assumptions (platforms/b/unconfirmed.ts), checked through the B adapter the worker uses. The cheapest
  * job: one text-to-video at the shortest duration and lowest resolution of a documented (Vidu) model, VQ2 by
- * default (1 s, 540p); it serves both spending checks. The family field names (Kling, PixVerse, Hailuo) are not
- * checked here: B ignores unknown fields (§1 "对于所有无法识别的项应直接忽略"), so only a finished video's
- * duration and size would tell, by hand (docs/operations.md, "Conformance run").
+ * default (1 s, 540p); it serves both spending checks. The family field names (Kling, PixVerse, Hailuo) cannot be
+ * read back: B ignores unknown fields (§1 "对于所有无法识别的项应直接忽略") and its echo may keep them. What shows a
+ * name is its effect, so each family gets one text-to-video at its lowest resolution asking a duration other than
+ * the shortest, and the finished video's `durationInSecond` [3P] says whether `duration` was heard. That settles
+ * the duration field's name only; the others stay for a person to judge from the video (the table says so).
  */
 import type { ModelRecord } from '../../core/catalogue';
 import type { BAccountReads } from '../../platforms/b/adapter';
@@ -102,4 +104,53 @@ const v3ReadsThroughV2: Assumption = {
   },
 };
 
-export const B_ASSUMPTIONS: readonly Assumption[] = [callbackSwitch, echoExact, v3ReadsThroughV2];
+/** The first `durationInSecond` anywhere in a task detail (mediaBasicInfos[].sourceMetadata [3P]). */
+function outputDuration(detail: unknown): number | undefined {
+  if (Array.isArray(detail)) {
+    for (const item of detail) {
+      const d = outputDuration(item);
+      if (d !== undefined) return d;
+    }
+    return undefined;
+  }
+  if (typeof detail !== 'object' || detail === null) return undefined;
+  const o = detail as Record<string, unknown>;
+  if (typeof o.durationInSecond === 'number') return o.durationInSecond;
+  return outputDuration(Object.values(o));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One family's TaskInput names, by the duration its finished video has. */
+function familyFields(family: 'kling' | 'pixverse' | 'hailuo'): Assumption {
+  return {
+    id: `b.${family}-fields`,
+    spends: true,
+    async check(ctx) {
+      const record = ctx.records.find((r) => r.kind === 'video' && r.capabilities.includes('text_to_video') && (r.extras as { family?: string } | undefined)?.family === family);
+      if (!record?.durations) return cannotCheck(`no ${family} text-to-video model is offered`);
+      const allowed = 'values' in record.durations ? [...record.durations.values].sort((a, b) => a - b) : [record.durations.min, record.durations.min + 1];
+      const asked = allowed[1] ?? allowed[0]!;
+      const { entry, request } = validated(ctx, 'video', { model: record.id, action: 'text_to_video', prompt: `${ctx.runId}: a clock ticking`, duration: asked, resolution: record.resolutions?.[0] });
+      const result = await spendOneJob(ctx, `${family} ${asked} s`, entry, request, submitContext(ctx, `${family}-fields`));
+      if ('refused' in result) return notHeld(`a ${record.id} create was refused: ${describeRefusal(result.refused)}`);
+      const id = result.upstreamTaskId;
+      const deadline = Date.now() + ctx.waitMs;
+      for (;;) {
+        const status = await ctx.adapter.poll('video', id);
+        if (status.state === 'failed') return cannotCheck(`${record.id} job ${id} failed upstream: ${status.failure?.message ?? 'no message'}`);
+        if (status.state === 'success') break;
+        if (Date.now() > deadline) return cannotCheck(`${record.id} job ${id} did not finish within ${Math.round(ctx.waitMs / 1000)} s (--wait)`);
+        await sleep(ctx.pollMs);
+      }
+      const detail = [...ctx.http.exchanges].reverse().find((e) => e.method === 'GET' && e.url.includes(`/tasks/${id}`));
+      const got = outputDuration(detail?.response.body);
+      if (got === undefined) return cannotCheck(`${record.id} job ${id} finished without a durationInSecond to compare`);
+      return Math.round(got) === asked
+        ? held(`${record.id} job ${id} asked ${asked} s and made ${got} s: the duration field's name was heard (the other names are not settled by this job)`)
+        : notHeld(`${record.id} job ${id} asked ${asked} s and made ${got} s: B ignored the duration field's name`);
+    },
+  };
+}
+
+export const B_ASSUMPTIONS: readonly Assumption[] = [callbackSwitch, echoExact, v3ReadsThroughV2, familyFields('kling'), familyFields('pixverse'), familyFields('hailuo')];

@@ -115,6 +115,9 @@ export interface ConformanceContext {
   runId: string;
   /** Memory between checks of one run (e.g. the job one check made, that the next reuses). */
   shared: Map<string, unknown>;
+  /** How long a check waits for a job to finish (`--wait <seconds>`), and between its polls. */
+  waitMs: number;
+  pollMs: number;
 }
 
 export function newRunId(): string {

@@ -103,10 +103,21 @@ interface BState {
    * (callbacks.ts), and whether a task created through /v3 is read and listed through /v2 — the API-key page says
    * v3 requests equal v2's, not that their tasks are one list [OFF Mmmleact0]; default: they are.
    */
-  behaviour: { videoEventSwitch: string; v3TasksOnV2: boolean };
+  behaviour: { videoEventSwitch: string; v3TasksOnV2: boolean; fieldNames: Record<string, Record<string, string>> };
 }
 
-const DEFAULT_B_BEHAVIOUR: BState['behaviour'] = { videoEventSwitch: VIDEO_EVENT_SWITCH, v3TasksOnV2: true };
+/** `fieldNames`: TaskInput names no page documents (Kling, PixVerse, Hailuo), renamed per family by a test (video.ts). */
+const DEFAULT_B_BEHAVIOUR: BState['behaviour'] = { videoEventSwitch: VIDEO_EVENT_SWITCH, v3TasksOnV2: true, fieldNames: {} };
+
+function fieldNamesOf(value: unknown): Record<string, Record<string, string>> {
+  if (typeof value !== 'object' || value === null) return {};
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([family, names]) => [
+      family,
+      Object.fromEntries(Object.entries(typeof names === 'object' && names !== null ? names : {}).filter((e): e is [string, string] => typeof e[1] === 'string')),
+    ]),
+  );
+}
 
 /** `body` without the dotted paths B ignored (FieldReport.ignored: top-level keys and TaskInput members). */
 function withoutIgnored(body: unknown, ignored: readonly string[]): unknown {
@@ -174,7 +185,7 @@ function register(router: Router, host: SimHost): void {
           model = v.model.code;
           outputs = v.output.n;
         } else {
-          const v = validateVideoCreate(endpoint, body);
+          const v = validateVideoCreate(endpoint, body, state.behaviour.fieldNames);
           const t = VIDEO_INPUT_TYPE[endpoint];
           meta = { endpoint, inputType: t.label, requestKey: t.requestKey, request: body, fields: v.fields, output: v.output, mode: v.mode };
           if (state.echo === 'defaults' && Object.keys(v.defaults).length > 0) {
@@ -282,14 +293,14 @@ function register(router: Router, host: SimHost): void {
     state.echo = b?.echo === 'defaults' || b?.echo === 'known-only' ? b.echo : 'exact';
     ctx.body = { echo: state.echo };
   });
-  /** Body: {videoEventSwitch?, v3TasksOnV2?}; `{}` restores the defaults. A new switch name starts a new, empty configuration. */
+  /** Body: {videoEventSwitch?, v3TasksOnV2?, fieldNames?}; `{}` restores the defaults. A new switch name starts a new, empty configuration. */
   router.get('/_sim/b/behaviour', (ctx) => {
     ctx.body = state.behaviour;
   });
   router.post('/_sim/b/behaviour', (ctx) => {
-    const b = (ctx.request.body ?? {}) as { videoEventSwitch?: unknown; v3TasksOnV2?: unknown };
+    const b = (ctx.request.body ?? {}) as { videoEventSwitch?: unknown; v3TasksOnV2?: unknown; fieldNames?: unknown };
     const name = typeof b.videoEventSwitch === 'string' && /^enable[A-Za-z]+Event$/.test(b.videoEventSwitch) ? b.videoEventSwitch : DEFAULT_B_BEHAVIOUR.videoEventSwitch;
-    state.behaviour = { videoEventSwitch: name, v3TasksOnV2: typeof b.v3TasksOnV2 === 'boolean' ? b.v3TasksOnV2 : DEFAULT_B_BEHAVIOUR.v3TasksOnV2 };
+    state.behaviour = { videoEventSwitch: name, v3TasksOnV2: typeof b.v3TasksOnV2 === 'boolean' ? b.v3TasksOnV2 : DEFAULT_B_BEHAVIOUR.v3TasksOnV2, fieldNames: fieldNamesOf(b.fieldNames) };
     if (state.callbacks.videoSwitch !== name) state.callbacks = emptyCallbackConfig(name);
     ctx.body = state.behaviour;
   });

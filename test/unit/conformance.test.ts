@@ -1,7 +1,8 @@
 /**
  * Issue 19 C: `npm run conformance` (scripts/conformance.ts), run as a child process the way an operator runs it,
  * against a started simulator: as it is, every assumption holds; set to break each assumption in turn (the A.2
- * switches, and /_sim/t/behaviour silentKlingVersions, /_sim/b/behaviour videoEventSwitch and v3TasksOnV2), that
+ * switches, and /_sim/t/behaviour silentKlingVersions, /_sim/b/behaviour videoEventSwitch, v3TasksOnV2 and
+ * fieldNames), that
  * one is reported as not holding, with the override its fact names; without --spend nothing is created; and with
  * no credentials and no --simulator it refuses to run.
  */
@@ -46,6 +47,8 @@ async function control(path: string, body: unknown): Promise<void> {
 
 beforeEach(async () => {
   await control('/_sim/reset', {});
+  // B's field checks wait for their jobs to finish.
+  await control('/_sim/config', { jobDurationMs: 300 });
   await control('/_sim/t/behaviour', {});
   await control('/_sim/b/behaviour', {});
   await control('/_sim/b/echo', { echo: 'exact' });
@@ -83,7 +86,7 @@ const bAccountEnv = () =>
     PLATFORM_B_API_KEY: SIM_ACCOUNTS.B.apiKey,
   });
 
-const spending = ['--spend', '--max-jobs', '5', '--json'];
+const spending = ['--spend', '--max-jobs', '5', '--wait', '30', '--poll', '0.2', '--json'];
 
 function runFor(platform: 'T' | 'V' | 'B', args: string[] = spending): Promise<Run> {
   if (platform === 'B') return conformance(['--platform', 'B', ...args], bAccountEnv());
@@ -109,6 +112,9 @@ const BREAKS: { id: string; platform: 'T' | 'V' | 'B'; path: string; body: unkno
   { id: 'b.echo-exact', platform: 'B', path: '/_sim/b/echo', body: { echo: 'defaults' } },
   { id: 'b.callback-switch', platform: 'B', path: '/_sim/b/behaviour', body: { videoEventSwitch: 'enableAigcTaskCompleteEvent' } },
   { id: 'b.v3-reads-through-v2', platform: 'B', path: '/_sim/b/behaviour', body: { v3TasksOnV2: false } },
+  { id: 'b.kling-fields', platform: 'B', path: '/_sim/b/behaviour', body: { fieldNames: { kling: { duration: 'durationSeconds' } } } },
+  { id: 'b.pixverse-fields', platform: 'B', path: '/_sim/b/behaviour', body: { fieldNames: { pixverse: { duration: 'length' } } } },
+  { id: 'b.hailuo-fields', platform: 'B', path: '/_sim/b/behaviour', body: { fieldNames: { hailuo: { duration: 'durationSeconds' } } } },
 ];
 
 test.each(BREAKS)('the simulator set to break $id: it is reported as not holding, with its override, exit 1', async ({ id, platform, path, body }) => {
@@ -118,7 +124,7 @@ test.each(BREAKS)('the simulator set to break $id: it is reported as not holding
   expect(row).toMatchObject({ outcome: 'did not hold', override: overrideOf(id) });
   expect(run.code).toBe(1);
   // The table says what to change.
-  const table = await runFor(platform, ['--spend', '--max-jobs', '5']);
+  const table = await runFor(platform, ['--spend', '--max-jobs', '5', '--wait', '30', '--poll', '0.2']);
   expect(table.stdout).toContain('Did not hold — what to change:');
   expect(table.stdout).toContain(`- ${id}: ${overrideOf(id)}`);
 });
