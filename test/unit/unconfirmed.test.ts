@@ -7,6 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCatalogue, platformById, videoRequestSchema } from '../../platforms';
+import { toBCreate } from '../../platforms/b/request-body';
 import { createHttpClient } from '../../platforms/http';
 import { RequestRuleError, validateGeneration } from '../../platforms/validation';
 import { renderUnconfirmedTable, unconfirmedFacts } from '../../scripts/model-docs';
@@ -95,11 +96,15 @@ test("a V models file changing 2.0's reference video count (extras.maxReferenceV
 test("a B models file renaming Kling's last frame field changes what is sent", () => {
   const override = unconfirmedFacts().find((f) => f.id === 'b.kling-fields')!.override;
   expect(override).toContain('PLATFORM_B_MODELS_FILE');
-  const file = modelsFile({ platform: { families: { kling: { fields: { lastFrame: { name: 'tailImage' } } } } } });
-  const entry = buildCatalogue({ PLATFORM_B_MODELS_FILE: file }).entries.find((e) => e.platform === 'B' && /kling/i.test(JSON.stringify(e.extras ?? {})) && e.capabilities.includes('first_last_frame'));
-  expect(entry).toBeDefined();
-  expect(JSON.stringify(entry!.extras)).toContain('"tailImage"');
-  expect(JSON.stringify(buildCatalogue().find('video', entry!.id)!.extras)).not.toContain('"tailImage"');
+  const body = { model: 'K16', action: 'image_to_video', prompt: 'a cat', duration: 5, image_url: 'https://example.com/a.png', last_frame_url: 'https://example.com/b.png' };
+  const sent = (catalogue: ReturnType<typeof buildCatalogue>) => {
+    const { entry, request } = validateGeneration(catalogue, ALL, 'video', { ...body });
+    return JSON.stringify(toBCreate(entry, request).body);
+  };
+  expect(sent(buildCatalogue())).toContain('"imageTail"');
+  const renamed = sent(buildCatalogue({ PLATFORM_B_MODELS_FILE: modelsFile({ platform: { families: { kling: { fields: { lastFrame: { name: 'tailImage' } } } } } }) }));
+  expect(renamed).toContain('"tailImage"');
+  expect(renamed).not.toContain('"imageTail"');
 });
 
 describe("B's callback switch name (PLATFORM_B_CALLBACK_SWITCH)", () => {
