@@ -48,6 +48,24 @@ export interface ModelDefaults {
 }
 
 /**
+ * A fact the gateway relies on that no public source confirms (issue 19 A.6): it stays data, is listed in
+ * docs/api.md's "unconfirmed with a real account" table, is checked by the conformance run
+ * (scripts/conformance.ts) where a real account can settle it, and names the setting or models-file entry that
+ * changes it without a code change. Model facts sit on their record; facts about a platform's protocol
+ * (settings rather than model data) on its PlatformDefinition.
+ */
+export interface UnconfirmedFact {
+  /** Stable id, e.g. `t.kling-2.1-sound`: the conformance run's assumption of the same id checks it. */
+  readonly id: string;
+  /** What the gateway assumes, as a sentence. */
+  readonly fact: string;
+  /** Why no source settles it. */
+  readonly why: string;
+  /** What to change when a real account disagrees: a setting or a models-file entry. */
+  readonly override: string;
+}
+
+/**
  * One model as the gateway knows it. The common fields are what validation, `GET /v1/models` and the docs read;
  * `extras` holds what only the model's platform reads (its rules and wire mapping), typed by that platform.
  */
@@ -85,6 +103,8 @@ export interface ModelRecord<Extras = unknown> {
    * inferred from the vendor's own API". Absent: the spec and the platform's official documentation.
    */
   readonly evidence?: string;
+  /** Facts of this record no public source confirms (docs/api.md "Unconfirmed with a real account"). */
+  readonly unconfirmed?: readonly UnconfirmedFact[];
   /** What only the platform reads (e.g. T's quality → Resolution map, B's TaskInput field names). */
   readonly extras?: Extras;
 }

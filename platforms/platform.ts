@@ -5,7 +5,7 @@
  * adapters are all derived from it.
  */
 import type { z } from 'zod';
-import type { ModelRecord } from '../core/catalogue';
+import type { ModelRecord, UnconfirmedFact } from '../core/catalogue';
 import type { GenerationRequest, Kind, SubmitResult, UpstreamStatus } from '../core/task';
 import type { HttpClient } from './http';
 import type { GeneralImageField, GeneralVideoField } from './request';
@@ -159,6 +159,13 @@ export interface PlatformDefinition {
    * and test/unit/model-docs.test.ts fails while one is stale.
    */
   readonly docSections?: readonly GeneratedDocSection[];
+
+  /**
+   * Facts about the platform's protocol (not one model's) no public source confirms, each with the setting that
+   * changes it (issue 19 A.6; the model facts are on their records). Listed in docs/api.md, checked by the
+   * conformance run.
+   */
+  readonly unconfirmed?: readonly UnconfirmedFact[];
 }
 
 /** A generated part of docs/api.md: everything from `begin` to `end` (both markers included) is `render()`. */

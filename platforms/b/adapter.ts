@@ -32,7 +32,7 @@ export interface PlatformBSettings extends BceCredentials {
   /** `bce-v3/ALTAK-…`: Bearer on /v3/aigc/text_to_video. */
   apiKey?: string;
   /** PLATFORM_B_CALLBACKS=manage: the account's event callback the worker sets at start (announcements.ts). */
-  callbacks?: { url: string; signKey?: string };
+  callbacks?: { url: string; signKey?: string; /** PLATFORM_B_CALLBACK_SWITCH. */ videoEventSwitch?: string };
 }
 
 type Query = ReadonlyArray<readonly [string, string]>;
@@ -49,7 +49,7 @@ interface Call {
 /** Points the account's VOD callback at the gateway (b-baidu-vod.md §7.1; idempotent, at worker start). */
 export async function configureBCallbacks(settings: PlatformBSettings, deps: AdapterDeps): Promise<void> {
   if (!settings.callbacks) return;
-  await bSender(settings, deps)({ method: 'PUT', path: '/v2/callback', body: callbackConfig(settings.callbacks.url, settings.callbacks.signKey) });
+  await bSender(settings, deps)({ method: 'PUT', path: '/v2/callback', body: callbackConfig(settings.callbacks.url, settings.callbacks.signKey, settings.callbacks.videoEventSwitch) });
 }
 
 /** Sends one call signed with bce-auth-v1 (or the API key's Bearer) and returns the 2xx answer, or throws. */
@@ -80,7 +80,16 @@ function bSender(settings: PlatformBSettings, { http, now = Date.now }: AdapterD
   };
 }
 
-export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps): PlatformAdapter {
+/**
+ * Read-only account calls beyond the worker's needs, for the conformance run (scripts/conformance/b.ts): the
+ * adapter B's worker builds carries them too, so the run reads the account with the worker's own signing.
+ */
+export interface BAccountReads {
+  /** GET /v2/callback: the account's CallbackConfig as B shows it (which switch names it has). */
+  readCallbackConfig(): Promise<Record<string, unknown>>;
+}
+
+export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps): PlatformAdapter & BAccountReads {
   const now = deps.now ?? Date.now;
   const claims = new JobClaims(now);
   const send = bSender(settings, deps);
@@ -127,6 +136,10 @@ export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps):
       if (id === undefined) return undefined;
       claims.claim(id, dedupKey);
       return { upstreamTaskId: id };
+    },
+
+    async readCallbackConfig() {
+      return ((await send({ method: 'GET', path: '/v2/callback' })).body ?? {}) as Record<string, unknown>;
     },
 
     async poll(_kind, id) {

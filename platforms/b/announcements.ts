@@ -19,6 +19,9 @@ import { z } from 'zod';
 import { optionalString, parseEnv } from '../../core/config';
 import { CallbackRefused, type CallbackReceiver } from '../platform';
 
+/** The video-generation event switch's name as inferred [INF]; PLATFORM_B_CALLBACK_SWITCH overrides it. */
+export const DEFAULT_VIDEO_EVENT_SWITCH = 'enableVideoGenerateCompleteEvent';
+
 export const bCallbacksEnv = z.object({
   /**
    * `manage`: at start the worker points the account's VOD callback at PUBLIC_BASE_URL/v1/callbacks/B (replacing
@@ -27,6 +30,14 @@ export const bCallbacksEnv = z.object({
   PLATFORM_B_CALLBACKS: z.enum(['off', 'manage']).default('off'),
   /** The callback signKey: events are then signed by VOD and verified by the API. */
   PLATFORM_B_CALLBACK_SIGN_KEY: optionalString,
+  /**
+   * The CallbackConfig switch that turns video-generation events on. Its name is inferred from its documented
+   * siblings [INF] (issue 19 A.6): if GET /v2/callback shows another name (the conformance run reads it), set it here.
+   */
+  PLATFORM_B_CALLBACK_SWITCH: z
+    .string()
+    .regex(/^enable[A-Za-z]+Event$/, { message: 'a CallbackConfig switch is named enable…Event' })
+    .default(DEFAULT_VIDEO_EVENT_SWITCH),
 });
 
 /** How far a signed event's timestamp may be from the API's clock. */
@@ -92,8 +103,8 @@ export function verifyBCallbackToken(
 }
 
 /** The account's callback configuration the worker sets (b-baidu-vod.md §7.1). */
-export function callbackConfig(callbackUrl: string, signKey: string | undefined): Record<string, unknown> {
-  return { callbackUrl, enableVideoGenerateCompleteEvent: true, enableSign: Boolean(signKey), ...(signKey ? { signKey } : {}) };
+export function callbackConfig(callbackUrl: string, signKey: string | undefined, videoEventSwitch: string = DEFAULT_VIDEO_EVENT_SWITCH): Record<string, unknown> {
+  return { callbackUrl, [videoEventSwitch]: true, enableSign: Boolean(signKey), ...(signKey ? { signKey } : {}) };
 }
 
 export const bCallbackReceiver: CallbackReceiver = {

@@ -90,7 +90,7 @@ export function bWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
   if (raw.PLATFORM_B_CALLBACKS === 'manage') {
     const { PUBLIC_BASE_URL } = parseEnv(callbackSchema, env);
     if (!PUBLIC_BASE_URL) throw configError('PUBLIC_BASE_URL', 'required with PLATFORM_B_CALLBACKS=manage: where platform B sends its events');
-    settings.callbacks = { url: callbackUrlFor(PUBLIC_BASE_URL, 'B'), signKey: raw.PLATFORM_B_CALLBACK_SIGN_KEY };
+    settings.callbacks = { url: callbackUrlFor(PUBLIC_BASE_URL, 'B'), signKey: raw.PLATFORM_B_CALLBACK_SIGN_KEY, videoEventSwitch: raw.PLATFORM_B_CALLBACK_SWITCH };
   }
   const callbacks = settings.callbacks;
   const accounts = listed

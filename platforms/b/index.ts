@@ -11,6 +11,8 @@ import { B_MODELS, B_MODELS_FILE } from './models';
 import { bImageFields, bVideoFields } from './request-fields';
 import { validateB } from './rules';
 import { bWireDocSection } from './doc-sections';
+import { B_PROTOCOL_UNCONFIRMED, familyFieldFacts } from './unconfirmed';
+import { B_MODELS_DATA } from './models';
 
 export const platformB: PlatformDefinition = {
   id: 'B',
@@ -29,4 +31,5 @@ export const platformB: PlatformDefinition = {
   worker: bWorker,
   callbacks: bCallbackReceiver,
   docSections: [bWireDocSection],
+  unconfirmed: [...B_PROTOCOL_UNCONFIRMED, ...familyFieldFacts(B_MODELS_DATA)],
 };

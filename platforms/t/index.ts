@@ -6,6 +6,7 @@ import { loadModelRecords, modelsFileEnv } from '../models-file';
 import { T_MODELS, T_MODELS_FILE } from './models';
 import { tImageFields, tVideoFields } from './request-fields';
 import { validateT } from './rules';
+import { T_UNCONFIRMED } from './unconfirmed';
 
 export const platformT: PlatformDefinition = {
   id: 'T',
@@ -22,4 +23,5 @@ export const platformT: PlatformDefinition = {
   workerEnv: tWorkerEnv,
   worker: tWorker,
   callbacks: tCallbackReceiver,
+  unconfirmed: T_UNCONFIRMED,
 };

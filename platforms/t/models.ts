@@ -5,7 +5,7 @@
  * table written from the same sources, so a disagreement fails a test.
  */
 import { z } from 'zod';
-import type { ModelRecord } from '../../core/catalogue';
+import type { ModelRecord, UnconfirmedFact } from '../../core/catalogue';
 import { mergeExtras, ModelsFileError, type ModelsFileSpec } from '../models-file';
 
 /** AigcVideoTaskInput: "Prompt … 最大支持1000字符" (also NegativePrompt). */
@@ -48,6 +48,16 @@ const KLING_IMAGE_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4', '3:2', '2:3', '
 
 const GG_QUALITY = { standard: '1K', hd: '4K' };
 
+/** Kling's sound by version: AudioGeneration names "Kling" without a version (upstreams.md, facts no source confirms). */
+function klingSound(version: string, withoutSound: readonly string[]): UnconfirmedFact {
+  return {
+    id: `t.kling-${version}-sound`,
+    fact: `VendorK-${version} (Kling ${version}) makes sound: \`generate_audio: true\` is sent as AudioGeneration=Enabled`,
+    why: 'AigcVideoOutputConfig.AudioGeneration lists "Kling" without naming a version',
+    override: `PLATFORM_T_MODELS_FILE {"models": {"video:VendorK-${version}": {"capabilities": ${JSON.stringify(withoutSound)}}}} (generate_audio: true then refused with 400)`,
+  };
+}
+
 /**
  * Sound: AigcVideoOutputConfig.AudioGeneration "支持的模型包括 GV、OS、Vidu、Jimeng、Kling" (not Hailuo).
  * Last frame: LastFrameUrl "只支持模型 GV 、Kling、Vidu … Kling 2.1 … 1080P … Vidu q2-pro、q2-turbo" — so not Kling 2.5
@@ -88,6 +98,7 @@ export const T_MODELS: readonly TModelRecord[] = [
     maxPromptLength: T_VIDEO_PROMPT_MAX,
     capabilities: ['text_to_video', 'image_to_video', 'first_last_frame', 'sound'],
     evidence: 'official; a last frame only at 1080P',
+    unconfirmed: [klingSound('2.1', ['text_to_video', 'image_to_video', 'first_last_frame'])],
     extras: { lastFrameOnlyAt: '1080P' },
   },
   {
@@ -100,6 +111,7 @@ export const T_MODELS: readonly TModelRecord[] = [
     ratios: KLING_RATIOS,
     maxPromptLength: T_VIDEO_PROMPT_MAX,
     capabilities: ['text_to_video', 'image_to_video', 'sound'],
+    unconfirmed: [klingSound('2.5', ['text_to_video', 'image_to_video'])],
   },
   {
     id: 'VendorQ-q2',

@@ -6,6 +6,7 @@ import { loadModelRecords, modelsFileEnv } from '../models-file';
 import { V_MODELS, V_MODELS_FILE } from './models';
 import { vVideoFields } from './request-fields';
 import { validateV } from './rules';
+import { V_UNCONFIRMED } from './unconfirmed';
 
 export const platformV: PlatformDefinition = {
   id: 'V',
@@ -22,4 +23,5 @@ export const platformV: PlatformDefinition = {
   workerEnv: vWorkerEnv,
   worker: vWorker,
   callbacks: vCallbackReceiver,
+  unconfirmed: V_UNCONFIRMED,
 };

@@ -5,24 +5,50 @@
  * `dreamina-seedance-2-0-260128`), so PLATFORM_V_MODELS_FILE overrides them (V_MODELS_FILE below, platforms/models-file.ts).
  */
 import { z } from 'zod';
-import type { ModelRecord } from '../../core/catalogue';
+import type { ModelRecord, UnconfirmedFact } from '../../core/catalogue';
 import type { ModelsFileSpec } from '../models-file';
-import { VIDEO_RATIO_VALUES } from '../request';
+import { MAX_REFERENCE_ITEMS, VIDEO_RATIO_VALUES } from '../request';
 
 /** Ark: 480p, 720p, 1080p, lower case. */
 const RESOLUTIONS = ['480p', '720p', '1080p'];
 
-/** 2.0 takes reference videos and audios besides images (upstreams.md Corrections: "3 reference videos and 3 reference audios"). */
+/**
+ * 2.0 takes reference videos and audios besides images (upstreams.md Corrections: "3 reference videos and 3
+ * reference audios"): the default; a record's extras (from the models file) may say otherwise, up to the
+ * gateway-wide MAX_REFERENCE_ITEMS the request schema allows (issue 19 A.6: unconfirmed counts stay data).
+ */
 export const V_MAX_REFERENCE_VIDEOS = 3;
 export const V_MAX_REFERENCE_AUDIOS = 3;
+
+/** What only V's rules read about a model: reference video and audio counts, where a models file set them. */
+export interface VExtras {
+  readonly maxReferenceVideos?: number;
+  readonly maxReferenceAudios?: number;
+}
+
+/** The most reference videos and audios `record` takes. */
+export function vReferenceLimits(record: ModelRecord): { videos: number; audios: number } {
+  const extras = (record.extras ?? {}) as VExtras;
+  return { videos: extras.maxReferenceVideos ?? V_MAX_REFERENCE_VIDEOS, audios: extras.maxReferenceAudios ?? V_MAX_REFERENCE_AUDIOS };
+}
 
 /**
  * `defaults.sound`: the upstream default for `generate_audio` is true (upstreams.md Corrections: "defaults to true
  * upstream on 2.0 models"; Volcengine documents the same default for 1.5-pro), while the spec's default is false:
  * the adapter sends `generate_audio` explicitly to them, false unless the client asked for sound, or every video
  * would be billed with audio. 1.5-pro makes sound upstream but the spec offers sound on 2.0 only, so it always
- * gets false. V's records have no extras.
+ * gets false. V's records carry extras only where a models file sets them (VExtras).
  */
+/** 2.0's first+last frame mode: no source lists it for 2.0 (upstreams.md lists the modes, not per 2.0 model). */
+function noFirstLastFrame(id: string, capabilities: readonly string[]): UnconfirmedFact {
+  return {
+    id: `v.${id.replace(/^vendor-video-|-\d{6}$/g, '')}-first-last-frame`,
+    fact: `${id} takes no first+last frame (\`last_frame_url\` is refused with 400)`,
+    why: 'no source lists first/last frame for the 2.0 models; the gateway keeps the stricter reading',
+    override: `PLATFORM_V_MODELS_FILE {"models": {"${id}": {"capabilities": ${JSON.stringify([...capabilities, 'first_last_frame'])}}}}`,
+  };
+}
+
 export const V_MODELS: readonly ModelRecord[] = [
   {
     id: 'vendor-video-2-0-260128',
@@ -36,6 +62,16 @@ export const V_MODELS: readonly ModelRecord[] = [
     capabilities: ['text_to_video', 'image_to_video', 'reference_images', 'reference_video', 'reference_audio', 'sound', 'web_search', 'video_editing'],
     defaults: { sound: true },
     evidence: 'official; 9 images, 3 videos, 3 audios from upstreams.md Corrections',
+    unconfirmed: [
+      noFirstLastFrame('vendor-video-2-0-260128', ['text_to_video', 'image_to_video', 'reference_images', 'reference_video', 'reference_audio', 'sound', 'web_search', 'video_editing']),
+      {
+        id: 'v.2-0-references',
+        fact: 'vendor-video-2-0-260128 takes up to 9 reference images, 3 reference videos and 3 reference audios',
+        why: 'upstreams.md Corrections (third-party reports); no official page lists the counts',
+        override:
+          'PLATFORM_V_MODELS_FILE {"models": {"vendor-video-2-0-260128": {"maxReferenceImages": <n>, "extras": {"maxReferenceVideos": <n>, "maxReferenceAudios": <n>}}}} (0 to 10; or drop "reference_video" / "reference_audio" from its "capabilities")',
+      },
+    ],
   },
   // The spec lists 1080p-capable resolutions and draft mode for 2.0-fast; no source confirms either (upstreams.md
   // Corrections: "no 1080p reported by several sources … treat 2.0-fast draft as unverified"), so both are refused.
@@ -50,6 +86,7 @@ export const V_MODELS: readonly ModelRecord[] = [
     capabilities: ['text_to_video', 'image_to_video', 'sound'],
     defaults: { sound: true },
     evidence: 'spec; no 1080p and no draft: unconfirmed upstream',
+    unconfirmed: [noFirstLastFrame('vendor-video-2-0-fast-260128', ['text_to_video', 'image_to_video', 'sound'])],
   },
   // Draft (a 480p preview) is documented for 1.5-pro; durations 4–12 s, not the spec's 2–12.
   {
@@ -113,7 +150,8 @@ export const V_MODELS: readonly ModelRecord[] = [
 const arkModelId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be a model or endpoint id of letters, digits, dots, dashes and underscores');
 
 /**
- * PLATFORM_V_MODELS_FILE (platforms/models-file.ts): `upstream` is `{model}`, an Ark model or endpoint id. The
+ * PLATFORM_V_MODELS_FILE (platforms/models-file.ts): `upstream` is `{model}`, an Ark model or endpoint id;
+ * `extras` may set (or clear, null) `maxReferenceVideos` and `maxReferenceAudios` (VExtras). The
  * file's first form, `{ "<public id>": "<upstream id>" | null }` (every key a model id, no "models" key), is still
  * read: it means `{ "models": { "<public id>": { "upstream": { "model": "<upstream id>" } } | null } }`.
  */
@@ -121,6 +159,10 @@ export const V_MODELS_FILE: ModelsFileSpec = {
   variable: 'PLATFORM_V_MODELS_FILE',
   platformName: 'platform V',
   upstream: z.strictObject({ model: arkModelId }),
+  extras: z.strictObject({
+    maxReferenceVideos: z.number().int().min(0).max(MAX_REFERENCE_ITEMS).nullable().optional(),
+    maxReferenceAudios: z.number().int().min(0).max(MAX_REFERENCE_ITEMS).nullable().optional(),
+  }),
   olderForm: (json) => {
     if (typeof json !== 'object' || json === null || Array.isArray(json) || 'models' in json) return undefined;
     return { models: Object.fromEntries(Object.entries(json).map(([id, v]) => [id, typeof v === 'string' ? { upstream: { model: v } } : v])) };

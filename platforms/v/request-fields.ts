@@ -4,8 +4,7 @@
  * (sent as `tools: [{"type": "web_search"}]`, the only way Ark turns it on).
  */
 import { z } from 'zod';
-import { httpUrl, IMAGE_ROLES } from '../request';
-import { V_MAX_REFERENCE_AUDIOS, V_MAX_REFERENCE_VIDEOS } from './models';
+import { httpUrl, IMAGE_ROLES, MAX_REFERENCE_ITEMS } from '../request';
 
 export const vVideoFields = {
   service_tier: z.enum(['standard', 'draft']).optional(),
@@ -15,12 +14,13 @@ export const vVideoFields = {
   videos: z
     .array(z.strictObject({ url: httpUrl, role: z.literal('reference_video').default('reference_video') }))
     .min(1)
-    .max(V_MAX_REFERENCE_VIDEOS)
+    // The model's own limit (3 on 2.0 by default, a models file may change it) is its rule's (rules.ts).
+    .max(MAX_REFERENCE_ITEMS)
     .optional(),
   audios: z
     .array(z.strictObject({ url: httpUrl, role: z.literal('reference_audio').default('reference_audio') }))
     .min(1)
-    .max(V_MAX_REFERENCE_AUDIOS)
+    .max(MAX_REFERENCE_ITEMS)
     .optional()
     .meta({ description: 'Platform V: reference audios (2.0 models, with at least one reference image or video).' }),
   web_search: z.boolean().optional().meta({ description: 'Platform V: let the model search the web for the prompt (2.0 only).' }),

@@ -7,7 +7,7 @@ import type { ModelRecord } from '../../core/catalogue';
 import type { GenerationRequest } from '../../core/task';
 import type { VideoRequestOf } from '../request';
 import { checkFrameRoles, checkTextOrImage, requireCapability, requireDuration, RequestRuleError, type ImageRole } from '../rules';
-import { V_MAX_REFERENCE_AUDIOS, V_MAX_REFERENCE_VIDEOS } from './models';
+import { vReferenceLimits } from './models';
 import type { vVideoFields } from './request-fields';
 
 export type VVideoRequest = VideoRequestOf<typeof vVideoFields>;
@@ -38,8 +38,9 @@ export function validateV(entry: ModelRecord, request: GenerationRequest): Gener
   const audioParam = req.audio_url !== undefined ? 'audio_url' : 'audios';
   if (videos > 0) requireCapability(entry, 'reference_video', videoParam, 'reference videos (video editing)');
   if (audios > 0) requireCapability(entry, 'reference_audio', audioParam, 'reference audio');
-  if (videos > V_MAX_REFERENCE_VIDEOS) throw new RequestRuleError(videoParam, `at most ${V_MAX_REFERENCE_VIDEOS} reference videos are accepted (video_url and videos together)`);
-  if (audios > V_MAX_REFERENCE_AUDIOS) throw new RequestRuleError(audioParam, `at most ${V_MAX_REFERENCE_AUDIOS} reference audios are accepted (audio_url and audios together)`);
+  const limits = vReferenceLimits(entry);
+  if (videos > limits.videos) throw new RequestRuleError(videoParam, `at most ${limits.videos} reference videos are accepted by ${entry.id} (video_url and videos together)`);
+  if (audios > limits.audios) throw new RequestRuleError(audioParam, `at most ${limits.audios} reference audios are accepted by ${entry.id} (audio_url and audios together)`);
   if (req.web_search === true) requireCapability(entry, 'web_search', 'web_search', 'web search');
   requireDuration(entry, req.duration, ' (5 to 10 recommended)');
 

@@ -30,8 +30,9 @@ import type { Context } from 'koa';
 import { SIM_ACCOUNTS } from '../accounts';
 import { parseDirectives } from '../directives';
 import type { SimHost, SimOp, SimPlatformModule } from '../host';
+import type { SimJob } from '../jobs';
 import { verifyBceRequest } from './bce-auth';
-import { emptyCallbackConfig, renderCallbackConfig, updateCallbackConfig, watchCompletions, type CallbackConfig } from './callbacks';
+import { emptyCallbackConfig, renderCallbackConfig, updateCallbackConfig, VIDEO_EVENT_SWITCH, watchCompletions, type CallbackConfig } from './callbacks';
 import { BError, malformed, notFound, renderBFault, sendError, sendJson, taskNotFound } from './errors';
 import { newTaskId } from './ids';
 import { imageInputType, imagePromptOf, validateImageCreate } from './image';
@@ -97,6 +98,25 @@ interface BState {
   callbacks: CallbackConfig;
   quirks: { innerStatusLeads: boolean };
   echo: EchoMode;
+  /**
+   * What the documents leave open besides the echo (/_sim/b/behaviour): the video-generation event switch's name
+   * (callbacks.ts), and whether a task created through /v3 is read and listed through /v2 — the API-key page says
+   * v3 requests equal v2's, not that their tasks are one list [OFF Mmmleact0]; default: they are.
+   */
+  behaviour: { videoEventSwitch: string; v3TasksOnV2: boolean; fieldNames: Record<string, Record<string, string>> };
+}
+
+/** `fieldNames`: TaskInput names no page documents (Kling, PixVerse, Hailuo), renamed per family by a test (video.ts). */
+const DEFAULT_B_BEHAVIOUR: BState['behaviour'] = { videoEventSwitch: VIDEO_EVENT_SWITCH, v3TasksOnV2: true, fieldNames: {} };
+
+function fieldNamesOf(value: unknown): Record<string, Record<string, string>> {
+  if (typeof value !== 'object' || value === null) return {};
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([family, names]) => [
+      family,
+      Object.fromEntries(Object.entries(typeof names === 'object' && names !== null ? names : {}).filter((e): e is [string, string] => typeof e[1] === 'string')),
+    ]),
+  );
 }
 
 /** `body` without the dotted paths B ignored (FieldReport.ignored: top-level keys and TaskInput members). */
@@ -113,8 +133,9 @@ function withoutIgnored(body: unknown, ignored: readonly string[]): unknown {
 function register(router: Router, host: SimHost): void {
   // Read on every use: /_sim/reset replaces the stats objects.
   const stats = () => host.stats.B;
-  const state: BState = { callbacks: emptyCallbackConfig(), quirks: { innerStatusLeads: false }, echo: 'exact' };
+  const state: BState = { callbacks: emptyCallbackConfig(), quirks: { innerStatusLeads: false }, echo: 'exact', behaviour: { ...DEFAULT_B_BEHAVIOUR } };
   host.onReset(() => {
+    state.behaviour = { ...DEFAULT_B_BEHAVIOUR };
     state.callbacks = emptyCallbackConfig();
     state.quirks = { innerStatusLeads: false };
     state.echo = 'exact';
@@ -164,7 +185,7 @@ function register(router: Router, host: SimHost): void {
           model = v.model.code;
           outputs = v.output.n;
         } else {
-          const v = validateVideoCreate(endpoint, body);
+          const v = validateVideoCreate(endpoint, body, state.behaviour.fieldNames);
           const t = VIDEO_INPUT_TYPE[endpoint];
           meta = { endpoint, inputType: t.label, requestKey: t.requestKey, request: body, fields: v.fields, output: v.output, mode: v.mode };
           if (state.echo === 'defaults' && Object.keys(v.defaults).length > 0) {
@@ -204,12 +225,15 @@ function register(router: Router, host: SimHost): void {
   router.post('/v3/aigc/text_to_video', create('text_to_video', 'v3'));
   router.post('/v3/aigc/image', create('image', 'v3'));
 
+  /** A v3 task is read through v2 unless a test says otherwise (/_sim/b/behaviour v3TasksOnV2). */
+  const visibleOn = (job: SimJob, version: ApiVersion) => version === 'v3' || state.behaviour.v3TasksOnV2 || (job.meta as unknown as BJobMeta).apiVersion !== 'v3';
+
   function detail(version: ApiVersion) {
     return (ctx: Context) => {
       stats().polls++;
       const id = ctx.params.taskId ?? '';
       const found = host.jobs.get(id);
-      const job = found && queryable(host, found) ? found : undefined;
+      const job = found && queryable(host, found) && visibleOn(found, version) ? found : undefined;
       let pollFault;
       if (job && job.pollFaultsLeft > 0) {
         job.pollFaultsLeft--;
@@ -233,7 +257,7 @@ function register(router: Router, host: SimHost): void {
     stats().lists++;
     if (!admit(ctx, 'list', 'v2')) return;
     try {
-      sendJson(ctx, listTasks(host, ctx.query));
+      sendJson(ctx, listTasks(host, ctx.query, (job) => visibleOn(job, 'v2')));
     } catch (err) {
       refuse(ctx, err);
     }
@@ -268,6 +292,17 @@ function register(router: Router, host: SimHost): void {
     const b = ctx.request.body as { echo?: unknown } | undefined;
     state.echo = b?.echo === 'defaults' || b?.echo === 'known-only' ? b.echo : 'exact';
     ctx.body = { echo: state.echo };
+  });
+  /** Body: {videoEventSwitch?, v3TasksOnV2?, fieldNames?}; `{}` restores the defaults. A new switch name starts a new, empty configuration. */
+  router.get('/_sim/b/behaviour', (ctx) => {
+    ctx.body = state.behaviour;
+  });
+  router.post('/_sim/b/behaviour', (ctx) => {
+    const b = (ctx.request.body ?? {}) as { videoEventSwitch?: unknown; v3TasksOnV2?: unknown; fieldNames?: unknown };
+    const name = typeof b.videoEventSwitch === 'string' && /^enable[A-Za-z]+Event$/.test(b.videoEventSwitch) ? b.videoEventSwitch : DEFAULT_B_BEHAVIOUR.videoEventSwitch;
+    state.behaviour = { videoEventSwitch: name, v3TasksOnV2: typeof b.v3TasksOnV2 === 'boolean' ? b.v3TasksOnV2 : DEFAULT_B_BEHAVIOUR.v3TasksOnV2, fieldNames: fieldNamesOf(b.fieldNames) };
+    if (state.callbacks.videoSwitch !== name) state.callbacks = emptyCallbackConfig(name);
+    ctx.body = state.behaviour;
   });
   router.post('/_sim/b/quirks', (ctx) => {
     const b = ctx.request.body as { innerStatusLeads?: unknown } | undefined;

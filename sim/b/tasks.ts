@@ -179,7 +179,7 @@ const single = (v: string | string[] | undefined): string | undefined => (Array.
  * [GUESS]: newest first; `marker` names the first task of the page asked for (a previous answer's nextMarker);
  * `nextMarker` (present only when `isTruncated`) names the first task of the next page.
  */
-export function listTasks(host: SimHost, query: Record<string, string | string[] | undefined>): Record<string, unknown> {
+export function listTasks(host: SimHost, query: Record<string, string | string[] | undefined>, visible: (job: SimJob) => boolean = () => true): Record<string, unknown> {
   const q = (k: string) => single(query[k]);
   const maxSizeRaw = q('maxSize');
   let maxSize = 10;
@@ -198,7 +198,7 @@ export function listTasks(host: SimHost, query: Record<string, string | string[]
   const createdSec = (job: SimJob) => Math.floor(job.createdAt / 1000) * 1000;
   const all = host.jobs
     .all('B')
-    .filter((j) => queryable(host, j))
+    .filter((j) => queryable(host, j) && visible(j))
     .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
   const matches = all.filter((job) => {
     if (taskId !== undefined && job.id !== taskId) return false;

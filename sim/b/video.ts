@@ -138,7 +138,11 @@ function checkRule<T extends string | number>(rule: ValueRule<T> & { caseInsensi
   }
 }
 
-export function validateVideoCreate(endpoint: VideoEndpoint, body: unknown): VideoCreate {
+/**
+ * `renamed`: field names a test gives a family instead of the table's (`{"kling": {"duration": "durationSeconds"}}`,
+ * by the table's name): what a real account would show if a guessed name were wrong (/_sim/b/behaviour fieldNames).
+ */
+export function validateVideoCreate(endpoint: VideoEndpoint, body: unknown, renamed: Readonly<Record<string, Readonly<Record<string, string>>>> = {}): VideoCreate {
   if (!isObject(body)) throw inappropriate('The request body must be a JSON object');
   if (body.model === undefined) throw inappropriate('model is required');
   if (typeof body.model !== 'string') throw inappropriate('model must be a string');
@@ -155,7 +159,8 @@ export function validateVideoCreate(endpoint: VideoEndpoint, body: unknown): Vid
   fields.recognised.push(key);
 
   // Classify the TaskInput's fields against the family's table for this endpoint.
-  const specs = TASK_INPUT_FIELDS[model.family][endpoint].filter((s) => !s.models || s.models.includes(model.code));
+  const renames = renamed[model.family] ?? {};
+  const specs = TASK_INPUT_FIELDS[model.family][endpoint].filter((s) => !s.models || s.models.includes(model.code)).map((s) => (renames[s.name] ? { ...s, name: renames[s.name]! } : s));
   const byRole = new Map<FieldRole, Parsed>();
   for (const [name, value] of Object.entries(input)) {
     const path = `${key}.${name}`;

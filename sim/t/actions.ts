@@ -25,13 +25,16 @@ const MAX_LIMIT = 100;
  *   whether it lists AIGC tasks at all is unknown; `true` (default) lists them, `false` lists none of them.
  * - `sessionIdRepeatCode`: the Error.Code answering a create whose SessionId was seen within three days (not
  *   documented for the AIGC actions; VOD's other SessionId actions answer `InvalidParameterValue.SessionId`).
+ * - `silentKlingVersions`: Kling versions that refuse AudioGeneration `Enabled`. AigcVideoOutputConfig.AudioGeneration
+ *   names "Kling" without a version, so whether 2.1 and 2.5 take it is unknown; default none (every Kling takes it).
  */
 export interface TBehaviour {
   listsAigcTasks: boolean;
   sessionIdRepeatCode: string;
+  silentKlingVersions: string[];
 }
 
-export const DEFAULT_T_BEHAVIOUR: TBehaviour = { listsAigcTasks: true, sessionIdRepeatCode: 'InvalidParameterValue.SessionId' };
+export const DEFAULT_T_BEHAVIOUR: TBehaviour = { listsAigcTasks: true, sessionIdRepeatCode: 'InvalidParameterValue.SessionId', silentKlingVersions: [] };
 
 export interface TActionDeps {
   host: SimHost;
@@ -45,6 +48,10 @@ export function createTask(deps: TActionDeps, ctx: Context, kind: 'video' | 'ima
   const { host } = deps;
   const body = ctx.request.body as unknown;
   const plan = kind === 'video' ? validateVideoCreate(body, deps.subAppId) : validateImageCreate(body, deps.subAppId);
+  const output = (body as { ModelName?: unknown; ModelVersion?: unknown; OutputConfig?: { AudioGeneration?: unknown } }) ?? {};
+  if (kind === 'video' && output.ModelName === 'Kling' && output.OutputConfig?.AudioGeneration === 'Enabled' && deps.behaviour.silentKlingVersions.includes(String(output.ModelVersion))) {
+    throw invalidValue('OutputConfig.AudioGeneration', `Kling ${String(output.ModelVersion)} does not generate audio`);
+  }
   const directives = parseDirectives(plan.prompt);
   if (directives.reject) throw new TError(directives.reject, `The request was refused (${directives.reject}).`);
   if (plan.sessionId !== '' && host.jobs.byDedupKey('T', plan.sessionId, SESSION_ID_WINDOW_MS)) {

@@ -11,7 +11,7 @@
  *   [sim:task-error=CODE]   the task fails with ErrCodeExt CODE (e.g. FailedOperation, the model backlog)
  *   [sim:reject=CODE]       the Create answers Error.Code CODE and creates nothing
  *   GET/POST /_sim/t/config {pullWaitMs?, confirmWindowMs?}   PullEvents' long-poll and confirm windows
- *   GET/POST /_sim/t/behaviour {listsAigcTasks?, sessionIdRepeatCode?}   what the documents leave open (actions.ts)
+ *   GET/POST /_sim/t/behaviour {listsAigcTasks?, sessionIdRepeatCode?, silentKlingVersions?}   what the documents leave open (actions.ts)
  *   POST /_sim/t/event-config {Mode?, NotificationUrl?}   the SubAppId's events as another system configured them
  *   POST /_sim/t/reset      forgets event configurations, queued events and the behaviour settings
  */
@@ -128,15 +128,16 @@ export function registerPlatformT(router: Router, host: SimHost): void {
     events.settings.confirmWindowMs = num(b.confirmWindowMs) ?? DEFAULT_EVENT_SETTINGS.confirmWindowMs;
     ctx.body = events.settings;
   });
-  /** Body: {listsAigcTasks?, sessionIdRepeatCode?} (actions.ts TBehaviour); `{}` restores the defaults. */
+  /** Body: {listsAigcTasks?, sessionIdRepeatCode?, silentKlingVersions?} (actions.ts TBehaviour); `{}` restores the defaults. */
   router.get('/_sim/t/behaviour', (ctx) => {
     ctx.body = deps.behaviour;
   });
   router.post('/_sim/t/behaviour', (ctx) => {
-    const b = (ctx.request.body ?? {}) as { listsAigcTasks?: unknown; sessionIdRepeatCode?: unknown };
+    const b = (ctx.request.body ?? {}) as { listsAigcTasks?: unknown; sessionIdRepeatCode?: unknown; silentKlingVersions?: unknown };
     deps.behaviour.listsAigcTasks = typeof b.listsAigcTasks === 'boolean' ? b.listsAigcTasks : DEFAULT_T_BEHAVIOUR.listsAigcTasks;
     deps.behaviour.sessionIdRepeatCode =
       typeof b.sessionIdRepeatCode === 'string' && /^[A-Za-z.]+$/.test(b.sessionIdRepeatCode) ? b.sessionIdRepeatCode : DEFAULT_T_BEHAVIOUR.sessionIdRepeatCode;
+    deps.behaviour.silentKlingVersions = Array.isArray(b.silentKlingVersions) ? b.silentKlingVersions.map(String) : [...DEFAULT_T_BEHAVIOUR.silentKlingVersions];
     ctx.body = deps.behaviour;
   });
   /**
@@ -154,7 +155,7 @@ export function registerPlatformT(router: Router, host: SimHost): void {
   const resetEvents = () => {
     events.reset();
     Object.assign(events.settings, DEFAULT_EVENT_SETTINGS);
-    Object.assign(deps.behaviour, DEFAULT_T_BEHAVIOUR);
+    Object.assign(deps.behaviour, DEFAULT_T_BEHAVIOUR, { silentKlingVersions: [...DEFAULT_T_BEHAVIOUR.silentKlingVersions] });
   };
   // The simulator's own reset (POST /_sim/reset) forgets T's event state too.
   host.onReset(resetEvents);

@@ -64,6 +64,7 @@ export const PLATFORM_ROLES = {
   'lost-answer.ts': 'finding the job a create whose answer was lost made',
   'announcements.ts': "the platform's announcements (callbacks or pulled events) → hints",
   'wire-types.ts': 'the wire shapes (from the official SDK where one exists)',
+  'unconfirmed.ts': "the platform's facts no public source confirms, each with its override",
 } as const;
 /** Roles only some platforms have; where present, they carry this name. */
 export const OPTIONAL_PLATFORM_ROLES = {

@@ -108,11 +108,22 @@ describe('/_sim/t/behaviour: what T\'s documents leave open, set each way', () =
     (await fetch(`${sim.url}/_sim/t/behaviour`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) })).json();
 
   test('sessionIdRepeatCode: the code of a repeated SessionId (still a dedup refusal, still no second job); {} restores the default', async () => {
-    expect(await setBehaviour({ sessionIdRepeatCode: 'FailedOperation' })).toEqual({ listsAigcTasks: true, sessionIdRepeatCode: 'FailedOperation' });
+    expect(await setBehaviour({ sessionIdRepeatCode: 'FailedOperation' })).toEqual({ listsAigcTasks: true, sessionIdRepeatCode: 'FailedOperation', silentKlingVersions: [] });
     await t('CreateAigcVideoTask', video({ SessionId: 'k-1' }));
     expect(await errCode('CreateAigcVideoTask', video({ SessionId: 'k-1' }))).toBe('FailedOperation');
     expect(await stats()).toMatchObject({ jobsCreated: 1, dedupRefusals: 1, rejected: 0 });
-    expect(await setBehaviour({})).toEqual({ listsAigcTasks: true, sessionIdRepeatCode: 'InvalidParameterValue.SessionId' });
+    expect(await setBehaviour({})).toEqual({ listsAigcTasks: true, sessionIdRepeatCode: 'InvalidParameterValue.SessionId', silentKlingVersions: [] });
+  });
+
+  test('silentKlingVersions: the Kling versions named refuse AudioGeneration Enabled; others, and Disabled, are taken; {} restores every Kling', async () => {
+    const kling = (version: string, audio: string) => video({ ModelName: 'Kling', ModelVersion: version, OutputConfig: { Duration: 5, Resolution: '720P', AudioGeneration: audio } });
+    expect((await t('CreateAigcVideoTask', kling('2.1', 'Enabled'))).TaskId).toBeDefined();
+    await setBehaviour({ silentKlingVersions: ['2.1'] });
+    expect(await errCode('CreateAigcVideoTask', kling('2.1', 'Enabled'))).toBe('InvalidParameterValue');
+    expect((await t('CreateAigcVideoTask', kling('2.1', 'Disabled'))).TaskId).toBeDefined();
+    expect((await t('CreateAigcVideoTask', kling('2.5', 'Enabled'))).TaskId).toBeDefined();
+    await setBehaviour({});
+    expect((await t('CreateAigcVideoTask', kling('2.1', 'Enabled'))).TaskId).toBeDefined();
   });
 
   test('listsAigcTasks: false → DescribeTasks lists none of the AIGC tasks (DescribeTaskDetail still reads them)', async () => {

@@ -1,0 +1,51 @@
+/**
+ * Platform B's facts no public source confirms (issue 19 A.6; b-baidu-vod.md §2.4, §7, §10; upstreams.md "Facts
+ * no public source confirms"): the protocol's, each with the setting that changes it, and the TaskInput field
+ * names of the families no official page documents, generated from the model data (models.ts) so the list
+ * follows it. The conformance run (scripts/conformance/b.ts) checks them by the same ids.
+ */
+import type { UnconfirmedFact } from '../../core/catalogue';
+import { DEFAULT_VIDEO_EVENT_SWITCH } from './announcements';
+import type { BModelsData, Family } from './model-spec';
+import { MODELS_FILE_VARIABLE } from './models-file';
+
+/** The families whose VOD TaskInput names no official page gives (b-baidu-vod.md §2.4). */
+const UNDOCUMENTED_FAMILIES: readonly Family[] = ['kling', 'pixverse', 'hailuo'];
+
+export const B_PROTOCOL_UNCONFIRMED: readonly UnconfirmedFact[] = [
+  {
+    id: 'b.callback-switch',
+    fact: `The CallbackConfig switch for video-generation events is named \`${DEFAULT_VIDEO_EVENT_SWITCH}\``,
+    why: 'not visible in the docs; inferred from its documented siblings (enableMediaTranscodeCompleteEvent, …) [INF]',
+    override: 'PLATFORM_B_CALLBACK_SWITCH=<the name GET /v2/callback shows> (worker)',
+  },
+  {
+    id: 'b.v3-reads-through-v2',
+    fact: 'A text-to-video task created through /v3 (PLATFORM_B_API_KEY) is read, listed and recovered through /v2 (AK/SK)',
+    why: 'the API-key page says v3 requests equal v2\'s, not that their tasks are one list',
+    override: 'unset PLATFORM_B_API_KEY (worker): text-to-video is then created through /v2 with AK/SK like everything else',
+  },
+  {
+    id: 'b.echo-exact',
+    fact: 'A task\'s detail echoes its create request exactly (videoGenerateTaskInput), so a lost answer is adopted on exact equality',
+    why: 'no source says whether defaults are filled in or ignored fields dropped',
+    override:
+      'none needed: when no echo is exact, normalised echoes are compared (docs/operations.md §7); identical requests on a family without a seed may then end upstream_lost (ambiguous) rather than be adopted',
+  },
+];
+
+/** One fact per undocumented family: its TaskInput field names, as the model data has them. */
+export function familyFieldFacts(data: BModelsData): UnconfirmedFact[] {
+  return UNDOCUMENTED_FAMILIES.map((family) => {
+    const spec = data.families[family];
+    const names = Object.entries(spec.fields)
+      .filter(([, f]) => f && f.evidence !== 'OFF' && f.evidence !== 'OPERATOR')
+      .map(([role, f]) => `${role}→\`${f!.name}\``);
+    return {
+      id: `b.${family}-fields`,
+      fact: `${spec.label}'s TaskInput field names: ${names.join(', ')}`,
+      why: `no official page documents ${spec.label}'s VOD TaskInput (b-baidu-vod.md §2.4: GUESS/INF)`,
+      override: `${MODELS_FILE_VARIABLE} {"platform": {"families": {"${family}": {"fields": {"<role>": {"name": "<name>"}}}}}}`,
+    };
+  });
+}

@@ -1,0 +1,23 @@
+/**
+ * Platform T's protocol facts no public source confirms (issue 19 A.6; upstreams.md "Facts no public source
+ * confirms"). The model facts (Kling's sound) are on their records (models.ts). Each names what to change when a
+ * real account disagrees; the conformance run (scripts/conformance/t.ts) checks each by the same id.
+ */
+import type { UnconfirmedFact } from '../../core/catalogue';
+
+export const T_UNCONFIRMED: readonly UnconfirmedFact[] = [
+  {
+    id: 't.describe-tasks-lists-aigc',
+    fact: 'DescribeTasks lists AIGC tasks (AigcVideoTask, AigcImageTask) with their SessionId, so a lost create answer is found by its SessionId',
+    why: 'DescribeTasks documents TaskType values Procedure, EditMedia, … and no AIGC type',
+    override:
+      'LOST_ANSWER_SEARCH_MS (worker): when the list never shows AIGC tasks a lost answer can only end upstream_lost, so a short search (e.g. 30000) ends it sooner; no second job either way',
+  },
+  {
+    id: 't.session-id-repeat-code',
+    fact: 'A create repeating a SessionId is refused with InvalidParameterValue.SessionId, and no second job is created',
+    why: 'the SDK says only that such a request "会返回错误" (returns an error), not which',
+    override:
+      'none for the code: the gateway does not key on it (any final refusal after an unanswered create means "keep looking", docs/operations.md §7); were a second job created, no setting makes a repeat safe: report it and take T out of PLATFORMS_ENABLED',
+  },
+];

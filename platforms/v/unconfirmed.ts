@@ -1,0 +1,16 @@
+/**
+ * Platform V's protocol facts no public source confirms (issue 19 A.6; upstreams.md "Facts no public source
+ * confirms"). The model facts (2.0's first/last frame and references) are on their records (models.ts); the
+ * conformance run (scripts/conformance/v.ts) checks each by the same id.
+ */
+import type { UnconfirmedFact } from '../../core/catalogue';
+
+export const V_UNCONFIRMED: readonly UnconfirmedFact[] = [
+  {
+    id: 'v.endpoint-listed-model',
+    fact: 'A task created through an endpoint id (ep-…) is listed with that endpoint id as its `model`',
+    why: 'Ark does not say whether `model` shows the endpoint id or the model behind it',
+    override:
+      'none needed: for an ep-… upstream id the lost-answer lookup reads the list unfiltered and adopts the task by its seed whatever `model` shows (docs/operations.md §7); a models file naming the model (not the endpoint) in "upstream" also avoids it',
+  },
+];

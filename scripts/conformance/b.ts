@@ -1,0 +1,156 @@
+/**
+ * Platform B's assumptions (platforms/b/unconfirmed.ts), checked through the B adapter the worker uses. The cheapest
+ * job: one text-to-video at the shortest duration and lowest resolution of a documented (Vidu) model, VQ2 by
+ * default (1 s, 540p); it serves both spending checks. The family field names (Kling, PixVerse, Hailuo) cannot be
+ * read back: B ignores unknown fields (§1 "对于所有无法识别的项应直接忽略") and its echo may keep them. What shows a
+ * name is its effect, so each family gets one text-to-video at its lowest resolution asking a duration other than
+ * the shortest, and the finished video's `durationInSecond` [3P] says whether `duration` was heard. That settles
+ * the duration field's name only; the others stay for a person to judge from the video (the table says so).
+ */
+import type { ModelRecord } from '../../core/catalogue';
+import type { BAccountReads } from '../../platforms/b/adapter';
+import { DEFAULT_VIDEO_EVENT_SWITCH, bCallbacksEnv } from '../../platforms/b/announcements';
+import { echoedRequests, echoMatches, sameRequest } from '../../platforms/b/lost-answer';
+import { parseEnv } from '../../core/config';
+import { UpstreamError } from '../../platforms/upstream-error';
+import { cannotCheck, describeRefusal, held, notHeld, shortest, spendOneJob, submitContext, validated, type Assumption, type ConformanceContext } from './framework';
+
+const callbackSwitch: Assumption = {
+  id: 'b.callback-switch',
+  spends: false,
+  async check(ctx) {
+    const reads = ctx.adapter as Partial<BAccountReads>;
+    if (!reads.readCallbackConfig) return cannotCheck('this adapter cannot read the callback configuration');
+    const config = await reads.readCallbackConfig();
+    const name = parseEnv(bCallbacksEnv, ctx.env).PLATFORM_B_CALLBACK_SWITCH ?? DEFAULT_VIDEO_EVENT_SWITCH;
+    const switches = Object.keys(config).filter((k) => /^enable.+Event$/.test(k));
+    if (name in config) return held(`read-only: GET /v2/callback shows \`${name}\` (${switches.length} switches)`);
+    const candidates = switches.filter((k) => /video|generate|aigc/i.test(k));
+    return notHeld(`read-only: GET /v2/callback has no \`${name}\`; its switches: ${switches.join(', ') || 'none'}${candidates.length ? `; likely: ${candidates.join(', ')}` : ''}`);
+  },
+};
+
+/** The cheapest B text-to-video record: VQ2 when the deployment has it, else the one with the shortest duration. */
+function cheapestRecord(records: readonly ModelRecord[]): ModelRecord | undefined {
+  const t2v = records.filter((r) => r.kind === 'video' && r.capabilities.includes('text_to_video'));
+  return t2v.find((r) => r.id === 'VQ2') ?? [...t2v].sort((a, b) => (shortest(a.durations) ?? 99) - (shortest(b.durations) ?? 99))[0];
+}
+
+/** The cheapest job, made once per run: its record, request, submit context, the create as sent, and its id. */
+async function cheapJob(ctx: ConformanceContext) {
+  const cached = ctx.shared.get('b.cheap-job') as Awaited<ReturnType<typeof makeCheapJob>> | undefined;
+  if (cached) return cached;
+  const made = await makeCheapJob(ctx);
+  ctx.shared.set('b.cheap-job', made);
+  return made;
+}
+
+async function makeCheapJob(ctx: ConformanceContext) {
+  const record = cheapestRecord(ctx.records);
+  if (!record) throw new Error('no text-to-video model is offered on B');
+  const { entry, request } = validated(ctx, 'video', {
+    model: record.id,
+    action: 'text_to_video',
+    prompt: `${ctx.runId}: a paper boat on still water`,
+    duration: shortest(record.durations),
+    resolution: record.resolutions?.[0],
+  });
+  const submit = submitContext(ctx, 'cheap');
+  const before = ctx.http.exchanges.length;
+  const result = await spendOneJob(ctx, 'cheapest B job', entry, request, submit);
+  const create = ctx.http.exchanges.slice(before).find((e) => e.method === 'POST' && /\/aigc\//.test(e.url));
+  return { entry, request, submit, result, create };
+}
+
+const echoExact: Assumption = {
+  id: 'b.echo-exact',
+  spends: true,
+  async check(ctx) {
+    const job = await cheapJob(ctx);
+    if ('refused' in job.result) return cannotCheck(`the cheapest job was refused: ${describeRefusal(job.result.refused)}`);
+    const id = job.result.upstreamTaskId;
+    const before = ctx.http.exchanges.length;
+    const found = await ctx.adapter.findSubmitted!(job.entry, job.request, job.submit);
+    const detail = ctx.http.exchanges.slice(before).find((e) => e.method === 'GET' && e.url.includes(`/v2/tasks/${id}`));
+    if (!detail) return cannotCheck(`created ${id}; the task list did not show it (read through /v2/tasks), so its echo could not be read`);
+    const sent = job.create?.requestBody;
+    const echoes = echoedRequests(detail.response.body);
+    if (echoes.some((e) => sameRequest(e, sent))) return held(`created ${id}; its detail echoes the create exactly${found?.upstreamTaskId === id ? ', and the lost-answer lookup found it' : ''}`);
+    const normalised = echoes.some((e) => echoMatches(e, sent));
+    return notHeld(
+      `created ${id}; its echo differs from the create (${normalised ? 'defaults filled in or ignored fields dropped: the normalised comparison matches' : 'even the normalised comparison does not match'}): sent ${JSON.stringify(sent).slice(0, 300)}, echoed ${JSON.stringify(echoes[0]).slice(0, 300)}`,
+    );
+  },
+};
+
+const v3ReadsThroughV2: Assumption = {
+  id: 'b.v3-reads-through-v2',
+  spends: true,
+  async check(ctx) {
+    const job = await cheapJob(ctx);
+    if ('refused' in job.result) return cannotCheck(`the cheapest job was refused: ${describeRefusal(job.result.refused)}`);
+    if (!job.create || !job.create.url.includes('/v3/')) return cannotCheck('the create went through /v2: set PLATFORM_B_API_KEY to check v3 (without it, nothing depends on this)');
+    const id = job.result.upstreamTaskId;
+    try {
+      const status = await ctx.adapter.poll('video', id);
+      const found = await ctx.adapter.findSubmitted!(job.entry, job.request, job.submit);
+      return found?.upstreamTaskId === id
+        ? held(`created ${id} through /v3; GET /v2/tasks/${id} read it (${status.state}) and the /v2 task list showed it`)
+        : notHeld(`created ${id} through /v3; GET /v2/tasks/${id} read it, but the /v2 task list did not show it (a lost answer could not be found)`);
+    } catch (err) {
+      if (err instanceof UpstreamError) return notHeld(`created ${id} through /v3; GET /v2/tasks/${id} answered ${describeRefusal(err)}`);
+      throw err;
+    }
+  },
+};
+
+/** The first `durationInSecond` anywhere in a task detail (mediaBasicInfos[].sourceMetadata [3P]). */
+function outputDuration(detail: unknown): number | undefined {
+  if (Array.isArray(detail)) {
+    for (const item of detail) {
+      const d = outputDuration(item);
+      if (d !== undefined) return d;
+    }
+    return undefined;
+  }
+  if (typeof detail !== 'object' || detail === null) return undefined;
+  const o = detail as Record<string, unknown>;
+  if (typeof o.durationInSecond === 'number') return o.durationInSecond;
+  return outputDuration(Object.values(o));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One family's TaskInput names, by the duration its finished video has. */
+function familyFields(family: 'kling' | 'pixverse' | 'hailuo'): Assumption {
+  return {
+    id: `b.${family}-fields`,
+    spends: true,
+    async check(ctx) {
+      const record = ctx.records.find((r) => r.kind === 'video' && r.capabilities.includes('text_to_video') && (r.extras as { family?: string } | undefined)?.family === family);
+      if (!record?.durations) return cannotCheck(`no ${family} text-to-video model is offered`);
+      const allowed = 'values' in record.durations ? [...record.durations.values].sort((a, b) => a - b) : [record.durations.min, record.durations.min + 1];
+      const asked = allowed[1] ?? allowed[0]!;
+      const { entry, request } = validated(ctx, 'video', { model: record.id, action: 'text_to_video', prompt: `${ctx.runId}: a clock ticking`, duration: asked, resolution: record.resolutions?.[0] });
+      const result = await spendOneJob(ctx, `${family} ${asked} s`, entry, request, submitContext(ctx, `${family}-fields`));
+      if ('refused' in result) return notHeld(`a ${record.id} create was refused: ${describeRefusal(result.refused)}`);
+      const id = result.upstreamTaskId;
+      const deadline = Date.now() + ctx.waitMs;
+      for (;;) {
+        const status = await ctx.adapter.poll('video', id);
+        if (status.state === 'failed') return cannotCheck(`${record.id} job ${id} failed upstream: ${status.failure?.message ?? 'no message'}`);
+        if (status.state === 'success') break;
+        if (Date.now() > deadline) return cannotCheck(`${record.id} job ${id} did not finish within ${Math.round(ctx.waitMs / 1000)} s (--wait)`);
+        await sleep(ctx.pollMs);
+      }
+      const detail = [...ctx.http.exchanges].reverse().find((e) => e.method === 'GET' && e.url.includes(`/tasks/${id}`));
+      const got = outputDuration(detail?.response.body);
+      if (got === undefined) return cannotCheck(`${record.id} job ${id} finished without a durationInSecond to compare`);
+      return Math.round(got) === asked
+        ? held(`${record.id} job ${id} asked ${asked} s and made ${got} s: the duration field's name was heard (the other names are not settled by this job)`)
+        : notHeld(`${record.id} job ${id} asked ${asked} s and made ${got} s: B ignored the duration field's name`);
+    },
+  };
+}
+
+export const B_ASSUMPTIONS: readonly Assumption[] = [callbackSwitch, echoExact, v3ReadsThroughV2, familyFields('kling'), familyFields('pixverse'), familyFields('hailuo')];

@@ -1,0 +1,161 @@
+/**
+ * Issue 19 C: `npm run conformance` (scripts/conformance.ts), run as a child process the way an operator runs it,
+ * against a started simulator: as it is, every assumption holds; set to break each assumption in turn (the A.2
+ * switches, and /_sim/t/behaviour silentKlingVersions, /_sim/b/behaviour videoEventSwitch, v3TasksOnV2 and
+ * fieldNames), that
+ * one is reported as not holding, with the override its fact names; without --spend nothing is created; and with
+ * no credentials and no --simulator it refuses to run.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { unconfirmedFacts } from '../../scripts/model-docs';
+import { SIM_ACCOUNTS } from '../../sim/accounts';
+import { startSimulator, type Simulator } from '../../sim/server';
+
+const REPO = resolve(__dirname, '..', '..');
+const ENDPOINT = 'ep-20251125-conformance';
+
+interface Row {
+  id: string;
+  outcome: 'held' | 'did not hold' | 'could not check';
+  how: string;
+  override: string;
+}
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json?: { rows: Row[]; spent: { jobs: unknown[] } };
+}
+
+let sim: Simulator;
+let vModelsFile: string;
+
+beforeAll(async () => {
+  sim = await startSimulator({ port: 0 });
+  vModelsFile = join(mkdtempSync(join(tmpdir(), 'conformance-')), 'v-models.json');
+  writeFileSync(vModelsFile, JSON.stringify({ models: { 'vendor-video-1-0-lite-t2v-250428': { upstream: { model: ENDPOINT } } } }));
+});
+afterAll(() => sim.close());
+
+async function control(path: string, body: unknown): Promise<void> {
+  const res = await fetch(`${sim.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect(res.ok).toBe(true);
+}
+
+beforeEach(async () => {
+  await control('/_sim/reset', {});
+  // B's field checks wait for their jobs to finish.
+  await control('/_sim/config', { jobDurationMs: 300 });
+  await control('/_sim/t/behaviour', {});
+  await control('/_sim/b/behaviour', {});
+  await control('/_sim/b/echo', { echo: 'exact' });
+  await control('/_sim/v/endpoints', { endpoints: { [ENDPOINT]: 'doubao-seedance-1-0-lite-t2v-250428' }, listedModel: 'endpoint' });
+});
+
+/** The environment without anything of the developer's platforms (never a real account from a test). */
+function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PLATFORM'))), ...extra };
+}
+
+function conformance(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  return new Promise((done) => {
+    execFile(process.execPath, ['--import', 'tsx', join(REPO, 'scripts', 'conformance.ts'), ...args], { cwd: REPO, env, timeout: 60_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      let json: Run['json'];
+      if (args.includes('--json')) {
+        try {
+          json = JSON.parse(stdout) as Run['json'];
+        } catch {
+          json = undefined;
+        }
+      }
+      done({ code, stdout, stderr, ...(json ? { json } : {}) });
+    });
+  });
+}
+
+/** B through its configured-account variables (not --simulator), pointed at the simulator, with the API key: v3 is then checked too. */
+const bAccountEnv = () =>
+  cleanEnv({
+    PLATFORM_B_ENDPOINT: sim.url,
+    PLATFORM_B_ACCESS_KEY_ID: SIM_ACCOUNTS.B.accessKeyId,
+    PLATFORM_B_SECRET_ACCESS_KEY: SIM_ACCOUNTS.B.secretAccessKey,
+    PLATFORM_B_API_KEY: SIM_ACCOUNTS.B.apiKey,
+  });
+
+const spending = ['--spend', '--max-jobs', '5', '--wait', '30', '--poll', '0.2', '--json'];
+
+function runFor(platform: 'T' | 'V' | 'B', args: string[] = spending): Promise<Run> {
+  if (platform === 'B') return conformance(['--platform', 'B', ...args], bAccountEnv());
+  return conformance(['--platform', platform, '--simulator', sim.url, ...args], cleanEnv(platform === 'V' ? { PLATFORM_V_MODELS_FILE: vModelsFile } : {}));
+}
+
+const overrideOf = (id: string) => unconfirmedFacts().find((f) => f.id === id)!.override;
+
+test.each(['T', 'V', 'B'] as const)('platform %s against the simulator as it is: every assumption held, exit 0', async (platform) => {
+  const run = await runFor(platform);
+  expect(run.stderr).toBe('');
+  expect(run.json!.rows.map((r) => [r.id, r.outcome])).toEqual(run.json!.rows.map((r) => [r.id, 'held']));
+  expect(run.json!.rows.length).toBeGreaterThan(0);
+  expect(run.code).toBe(0);
+});
+
+const BREAKS: { id: string; platform: 'T' | 'V' | 'B'; path: string; body: unknown }[] = [
+  { id: 't.describe-tasks-lists-aigc', platform: 'T', path: '/_sim/t/behaviour', body: { listsAigcTasks: false } },
+  { id: 't.session-id-repeat-code', platform: 'T', path: '/_sim/t/behaviour', body: { sessionIdRepeatCode: 'FailedOperation' } },
+  { id: 't.kling-2.1-sound', platform: 'T', path: '/_sim/t/behaviour', body: { silentKlingVersions: ['2.1'] } },
+  { id: 't.kling-2.5-sound', platform: 'T', path: '/_sim/t/behaviour', body: { silentKlingVersions: ['2.5'] } },
+  { id: 'v.endpoint-listed-model', platform: 'V', path: '/_sim/v/endpoints', body: { endpoints: { [ENDPOINT]: 'doubao-seedance-1-0-lite-t2v-250428' }, listedModel: 'model' } },
+  { id: 'b.echo-exact', platform: 'B', path: '/_sim/b/echo', body: { echo: 'defaults' } },
+  { id: 'b.callback-switch', platform: 'B', path: '/_sim/b/behaviour', body: { videoEventSwitch: 'enableAigcTaskCompleteEvent' } },
+  { id: 'b.v3-reads-through-v2', platform: 'B', path: '/_sim/b/behaviour', body: { v3TasksOnV2: false } },
+  { id: 'b.kling-fields', platform: 'B', path: '/_sim/b/behaviour', body: { fieldNames: { kling: { duration: 'durationSeconds' } } } },
+  { id: 'b.pixverse-fields', platform: 'B', path: '/_sim/b/behaviour', body: { fieldNames: { pixverse: { duration: 'length' } } } },
+  { id: 'b.hailuo-fields', platform: 'B', path: '/_sim/b/behaviour', body: { fieldNames: { hailuo: { duration: 'durationSeconds' } } } },
+];
+
+test.each(BREAKS)('the simulator set to break $id: it is reported as not holding, with its override, exit 1', async ({ id, platform, path, body }) => {
+  await control(path, body);
+  const run = await runFor(platform);
+  const row = run.json!.rows.find((r) => r.id === id)!;
+  expect(row).toMatchObject({ outcome: 'did not hold', override: overrideOf(id) });
+  expect(run.code).toBe(1);
+  // The table says what to change.
+  const table = await runFor(platform, ['--spend', '--max-jobs', '5', '--wait', '30', '--poll', '0.2']);
+  expect(table.stdout).toContain('Did not hold — what to change:');
+  expect(table.stdout).toContain(`- ${id}: ${overrideOf(id)}`);
+});
+
+test('without --spend no create reaches the simulator; what needs a job could not be checked (exit 2)', async () => {
+  for (const platform of ['T', 'V', 'B'] as const) {
+    const run = await runFor(platform, ['--json']);
+    expect(run.code).toBe(2);
+    expect(run.json!.rows.filter((r) => r.outcome === 'could not check').length).toBeGreaterThan(0);
+    expect(run.json!.spent.jobs).toEqual([]);
+  }
+  const requests = (await (await fetch(`${sim.url}/_sim/requests`)).json()) as { op: string; platform: string }[];
+  expect(requests.filter((r) => r.op === 'submit')).toEqual([]);
+  // The read-only checks did reach it.
+  expect(requests.filter((r) => r.op !== 'submit').length).toBeGreaterThan(0);
+});
+
+test('--max-jobs caps the jobs: with 1, one create, and the checks that need more could not be checked', async () => {
+  const run = await runFor('T', ['--spend', '--max-jobs', '1', '--json']);
+  expect(run.json!.spent.jobs).toHaveLength(1);
+  const requests = (await (await fetch(`${sim.url}/_sim/requests?platform=T&op=submit`)).json()) as unknown[];
+  // The cheapest job, and the repeated SessionId T refuses (a refused create is no job).
+  expect(requests.length).toBeLessThanOrEqual(2);
+  expect(run.json!.rows.filter((r) => r.id.startsWith('t.kling')).map((r) => r.outcome)).toEqual(['could not check', 'could not check']);
+});
+
+test('no credentials and no --simulator: refused, exit 3, naming the variable; --spend without a cap: refused', async () => {
+  const run = await conformance(['--platform', 'T'], cleanEnv());
+  expect(run.code).toBe(3);
+  expect(run.stderr).toContain('PLATFORM_T_SECRET_ID');
+  const uncapped = await conformance(['--platform', 'T', '--simulator', sim.url, '--spend'], cleanEnv());
+  expect(uncapped.code).toBe(3);
+  expect(uncapped.stderr).toContain('--max-jobs');
+});
