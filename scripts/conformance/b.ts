@@ -13,7 +13,7 @@ import { DEFAULT_VIDEO_EVENT_SWITCH, bCallbacksEnv } from '../../platforms/b/ann
 import { echoedRequests, echoMatches, sameRequest } from '../../platforms/b/lost-answer';
 import { parseEnv } from '../../core/config';
 import { UpstreamError } from '../../platforms/upstream-error';
-import { cannotCheck, describeRefusal, held, notHeld, shortest, spendOneJob, submitContext, validated, type Assumption, type ConformanceContext } from './framework';
+import { cannotCheck, describeRefusal, held, notHeld, oncePerRun, shortest, spendOneJob, submitContext, validated, type Assumption, type ConformanceContext } from './framework';
 
 const callbackSwitch: Assumption = {
   id: 'b.callback-switch',
@@ -37,13 +37,7 @@ function cheapestRecord(records: readonly ModelRecord[]): ModelRecord | undefine
 }
 
 /** The cheapest job, made once per run: its record, request, submit context, the create as sent, and its id. */
-async function cheapJob(ctx: ConformanceContext) {
-  const cached = ctx.shared.get('b.cheap-job') as Awaited<ReturnType<typeof makeCheapJob>> | undefined;
-  if (cached) return cached;
-  const made = await makeCheapJob(ctx);
-  ctx.shared.set('b.cheap-job', made);
-  return made;
-}
+const cheapJob = (ctx: ConformanceContext) => oncePerRun(ctx, 'b.cheap-job', () => makeCheapJob(ctx));
 
 async function makeCheapJob(ctx: ConformanceContext) {
   const record = cheapestRecord(ctx.records);

@@ -120,6 +120,12 @@ export interface ConformanceContext {
   pollMs: number;
 }
 
+/** What `make` gives, made once per run under `key` and handed to every later check that asks (e.g. the cheapest job). */
+export async function oncePerRun<T>(ctx: ConformanceContext, key: string, make: () => Promise<T>): Promise<T> {
+  if (!ctx.shared.has(key)) ctx.shared.set(key, await make());
+  return ctx.shared.get(key) as T;
+}
+
 export function newRunId(): string {
   return `conformance-${new Date().toISOString().slice(0, 10)}-${randomUUID().slice(0, 8)}`;
 }

@@ -4,7 +4,7 @@
  */
 import { buildCatalogue } from '../../platforms';
 import type { TModelRecord } from '../../platforms/t/models';
-import { cannotCheck, describeRefusal, held, notHeld, recordOf, spendOneJob, submitContext, validated, type Assumption, type ConformanceContext } from './framework';
+import { cannotCheck, describeRefusal, held, notHeld, oncePerRun, recordOf, spendOneJob, submitContext, validated, type Assumption, type ConformanceContext } from './framework';
 
 const AIGC_TYPES = new Set(['AigcVideoTask', 'AigcImageTask']);
 const DESCRIBE_WINDOW_MS = 71 * 3600_000;
@@ -19,13 +19,7 @@ function listedAigcTasks(ctx: ConformanceContext, from: number): { TaskId?: stri
 }
 
 /** The cheapest T job, made once per run and shared by the checks that need a job of their own. */
-async function cheapJob(ctx: ConformanceContext) {
-  const cached = ctx.shared.get('t.cheap-job') as Awaited<ReturnType<typeof makeCheapJob>> | undefined;
-  if (cached) return cached;
-  const made = await makeCheapJob(ctx);
-  ctx.shared.set('t.cheap-job', made);
-  return made;
-}
+const cheapJob = (ctx: ConformanceContext) => oncePerRun(ctx, 't.cheap-job', () => makeCheapJob(ctx));
 
 async function makeCheapJob(ctx: ConformanceContext) {
   if (!recordOf(ctx, 'image', 'VendorY-3.0')) throw new Error('VendorY-3.0 is withdrawn by the models file: no cheap job to check with');
