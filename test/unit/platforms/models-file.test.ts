@@ -136,7 +136,8 @@ describe('PLATFORM_V_MODELS_FILE', () => {
   });
 
   test.each<[string, unknown, RegExp]>([
-    ['an extras part (V has none)', { models: { [V20]: { extras: {} } } }, /models\.vendor-video-2-0-260128: Unrecognized key: "extras"/],
+    ['an extras key V does not know', { models: { [V20]: { extras: { frameRate: 24 } } } }, /models\.vendor-video-2-0-260128\.extras: Unrecognized key: "frameRate"/],
+    ['a reference video count over 10', { models: { [V20]: { extras: { maxReferenceVideos: 11 } } } }, /models\.vendor-video-2-0-260128\.extras\.maxReferenceVideos: Too big/],
     ['an upstream id with spaces, in the first form', { [V20]: 'has spaces' }, /models\.vendor-video-2-0-260128\.upstream\.model: must be a model or endpoint id/],
   ])('%s → a start-up ConfigError naming the variable and the entry', (_name, content, message) => {
     const env = withFile(V, content);
