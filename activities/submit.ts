@@ -36,7 +36,7 @@ import { createHash } from 'node:crypto';
 import { activityInfo, heartbeat, log, sleep } from '@temporalio/activity';
 import type { Catalogue, ModelRecord } from '../core/catalogue';
 import type { GenerationRequest, SubmitResult } from '../core/task';
-import type { PlatformAdapter, SubmitContext } from '../platforms/platform';
+import type { SubmitContext } from '../platforms/platform';
 import { retryable, UpstreamError } from '../platforms/upstream-error';
 import { AccountPool, type PoolAccount } from './accounts';
 
@@ -102,10 +102,8 @@ export const SUBMIT_SETTLE_MS = 10_000;
 
 export interface SubmitDeps {
   catalogue: Catalogue;
-  /** The platform's accounts (activities/accounts.ts). */
-  poolFor?(platform: string): AccountPool;
-  /** A platform of one account, without a pool (unit tests of one adapter). */
-  adapterFor?(platform: string): PlatformAdapter;
+  /** The platform's accounts (activities/accounts.ts; one account: AccountPool.single). */
+  poolFor(platform: string): AccountPool;
   now?: () => number;
   /** A task ended `upstream_lost` because its job could not be found: the worker counts it and alerts the operator. */
   onLostAnswer?: (report: LostAnswerReport) => void;
@@ -290,23 +288,14 @@ async function sendWithFailover(a: Attempt, now: () => number, lostAnswerSearchM
   }
 }
 
-export function createSubmitActivity({ catalogue, poolFor, adapterFor, now = Date.now, onLostAnswer, lostAnswerSearchMs = LOST_ANSWER_SEARCH_MS }: SubmitDeps) {
-  const singles = new Map<string, AccountPool>();
-  const accountsOf = (platform: string): AccountPool => {
-    if (poolFor) return poolFor(platform);
-    if (!adapterFor) throw new Error('createSubmitActivity needs poolFor or adapterFor');
-    let pool = singles.get(platform);
-    if (!pool) singles.set(platform, (pool = AccountPool.single(platform, adapterFor(platform))));
-    return pool;
-  };
-
+export function createSubmitActivity({ catalogue, poolFor, now = Date.now, onLostAnswer, lostAnswerSearchMs = LOST_ANSWER_SEARCH_MS }: SubmitDeps) {
   return async function submitGeneration({ platform, request, dedupKey, taskId, deadlineAt }: SubmitInput): Promise<SubmitResult> {
     const entry = catalogue.find(request.kind, request.model);
     if (!entry || entry.platform !== platform) {
       throw new UpstreamError(`Unknown ${request.kind} model '${request.model}' on platform ${platform}`, { retryable: false, reason: 'invalid_request' });
     }
     // Before the heartbeat ticker starts: a platform this worker lacks throws here, and must not leave it running.
-    const pool = accountsOf(platform);
+    const pool = poolFor(platform);
     const info = activityInfo();
     const earlier = info.attempt > 1 ? (info.heartbeatDetails as SubmitProgress | undefined) : undefined;
     const memory = memoryFrom(earlier);

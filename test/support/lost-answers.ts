@@ -5,6 +5,7 @@
  * how the task ends.
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { AccountPool } from '../../activities/accounts';
 import { createSubmitActivity, type LostAnswerReport, type SubmitInput } from '../../activities/submit';
 import type { Catalogue } from '../../core/catalogue';
 import type { SubmitResult } from '../../core/task';
@@ -75,7 +76,7 @@ export async function runSubmitAttempts(
   let clock = Date.now();
   const submit = createSubmitActivity({
     catalogue: opts.catalogue ?? catalogue,
-    adapterFor: () => adapter,
+    poolFor: (platform) => AccountPool.single(platform, adapter),
     now: () => clock,
     onLostAnswer: (r) => reports.push(r),
     lostAnswerSearchMs: opts.lostAnswerSearchMs,

@@ -4,6 +4,7 @@
  * repeated SessionId.
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { AccountPool } from '../../../../activities/accounts';
 import { createSubmitActivity } from '../../../../activities/submit';
 import type { HttpClient } from '../../../../platforms/http';
 import { createPlatformT } from '../../../../platforms/t/adapter';
@@ -80,8 +81,8 @@ describe('findSubmitted: the first job of a SessionId, through DescribeTasks', (
 
 describe('the submit activity with the T adapter: a retry refused for its repeated SessionId continues with the first job', () => {
   const submitActivity = (http: HttpClient) => {
-    const adapter = createPlatformT(SETTINGS, { http, now: () => NOW });
-    return createSubmitActivity({ catalogue, adapterFor: () => adapter, now: () => NOW });
+    const pool = AccountPool.single('T', createPlatformT(SETTINGS, { http, now: () => NOW }));
+    return createSubmitActivity({ catalogue, poolFor: () => pool, now: () => NOW });
   };
   const first = { TaskId: '7-AigcVideoTask-first', TaskType: 'AigcVideoTask', Status: 'PROCESSING', SessionId: 'task_1-runA' };
 
