@@ -46,6 +46,9 @@ export const tWorkerEnv = tEventsEnv.extend({
   PLATFORM_T_EVENTS_TAKE_OVER: bool(false),
 });
 
+/** TencentCloud API 3.0's VOD endpoint, when neither the account nor PLATFORM_T_ENDPOINT names one. */
+const DEFAULT_ENDPOINT = 'https://vod.tencentcloudapi.com';
+
 /** The simulator's test account for platform T (sim/accounts.ts plays the platform's side). */
 const SIMULATOR_ACCOUNT = { secretId: 'AKIDsimulator', secretKey: 'sim-t-secret-key', subAppId: 1500000001 };
 
@@ -57,15 +60,22 @@ export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
   if (listed && (raw.PLATFORM_T_SECRET_ID || raw.PLATFORM_T_SECRET_KEY || raw.PLATFORM_T_SUBAPP_ID !== undefined)) {
     throw configError(ACCOUNTS_FILE, 'set either PLATFORM_T_ACCOUNTS_FILE or PLATFORM_T_SECRET_ID, PLATFORM_T_SECRET_KEY and PLATFORM_T_SUBAPP_ID (the one-account shorthand), not both');
   }
+  const fromEntry = (a: NonNullable<typeof listed>[number]): PlatformTSettings => ({
+    endpoint: a.endpoint ?? raw.PLATFORM_T_ENDPOINT ?? DEFAULT_ENDPOINT,
+    secretId: a.secret_id,
+    secretKey: a.secret_key,
+    subAppId: a.subapp_id,
+    region: a.region,
+    storageMode: raw.PLATFORM_T_STORAGE_MODE,
+  });
   if (listed) {
-    const first = listed[0]!;
-    settings = { endpoint: first.endpoint ?? raw.PLATFORM_T_ENDPOINT ?? 'https://vod.tencentcloudapi.com', secretId: first.secret_id, secretKey: first.secret_key, subAppId: first.subapp_id, region: first.region, storageMode: raw.PLATFORM_T_STORAGE_MODE };
+    settings = fromEntry(listed[0]!);
   } else if (raw.PLATFORM_T_SECRET_ID && raw.PLATFORM_T_SECRET_KEY) {
     if (raw.PLATFORM_T_SUBAPP_ID === undefined) {
       throw configError('PLATFORM_T_SUBAPP_ID', 'required with PLATFORM_T_SECRET_ID: the VOD sub-application id (SubAppId) every AIGC action names');
     }
     settings = {
-      endpoint: raw.PLATFORM_T_ENDPOINT ?? 'https://vod.tencentcloudapi.com',
+      endpoint: raw.PLATFORM_T_ENDPOINT ?? DEFAULT_ENDPOINT,
       secretId: raw.PLATFORM_T_SECRET_ID,
       secretKey: raw.PLATFORM_T_SECRET_KEY,
       subAppId: raw.PLATFORM_T_SUBAPP_ID,
@@ -93,7 +103,8 @@ export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
         id: a.id,
         weight: a.weight,
         ...(a.models ? { models: a.models } : {}),
-        settings: { ...settings, endpoint: a.endpoint ?? raw.PLATFORM_T_ENDPOINT ?? 'https://vod.tencentcloudapi.com', secretId: a.secret_id, secretKey: a.secret_key, subAppId: a.subapp_id, region: a.region },
+        // The account's own credentials and endpoint; the event settings are every account's.
+        settings: { ...settings, ...fromEntry(a) },
       }))
     : [{ id: 'default', weight: 1, settings }];
   const workerAccounts: WorkerAccount[] = accounts.map(({ settings: s, ...a }) => ({ ...a, createAdapter: (deps) => createPlatformT(s, deps) }));
