@@ -161,27 +161,26 @@ export class AccountPool {
     if (s) s.throttledUntil = this.now() + Math.max(retryAfterMs ?? 0, this.throttleMs);
   }
 
-  /** The accounts serving `model` that are out, with why; empty when at least one is available. */
-  outFor(model: string): { id: string; reason: string; backInMs: number }[] {
-    const serving = this.accounts.filter((a) => this.serves(a, model));
-    if (serving.some((a) => this.available(a.id))) return [];
+  /** Of `accounts`, each out with why and when it is probed again; empty when at least one is available. */
+  private outOf(accounts: readonly PoolAccount[]): { id: string; reason: string; backInMs: number }[] {
+    if (accounts.some((a) => this.available(a.id))) return [];
     const now = this.now();
-    return serving.map((a) => {
+    return accounts.map((a) => {
       const s = this.state.get(a.id)!;
       return { id: a.id, reason: s.outReason ?? 'refused', backInMs: Math.max(0, (s.outUntil ?? now) - now) };
     });
   }
 
+  /** The accounts serving `model` that are out, with why; empty when at least one is available. */
+  outFor(model: string): { id: string; reason: string; backInMs: number }[] {
+    return this.outOf(this.accounts.filter((a) => this.serves(a, model)));
+  }
+
   /** Why every account of the platform is out (for the worker's /readyz); undefined while one is in the rotation. */
   noAccountAtAll(): string | undefined {
-    if (this.accounts.some((a) => this.available(a.id))) return undefined;
-    const now = this.now();
-    return this.accounts
-      .map((a) => {
-        const s = this.state.get(a.id)!;
-        return `${a.id}: ${s.outReason ?? 'refused'}, probed again in ${Math.ceil(Math.max(0, (s.outUntil ?? now) - now) / 1000)} s`;
-      })
-      .join('; ');
+    // A pool is never empty (the constructor refuses one), so an empty list means an account is available.
+    const out = this.outOf(this.accounts);
+    return out.length === 0 ? undefined : out.map((o) => `${o.id}: ${o.reason}, probed again in ${Math.ceil(o.backInMs / 1000)} s`).join('; ');
   }
 
   /** Every account serving `model` is out: alerts once (until an account is back), and says when the first returns. */
@@ -194,7 +193,8 @@ export class AccountPool {
       this.allOutAlerted = true;
       this.observer?.alert(this.platform, message);
     }
-    // The next try costs no upstream call while every account is out: soon enough to notice one coming back.
-    return { message, retryAfterMs: Math.min(Math.max(backInMs, 1_000), NO_ACCOUNT_RETRY_MAX_MS) };
+    // The next try costs no upstream call while every account is out: soon enough to notice one coming back (the
+    // activity's failure applies the shortest retry delay, RETRY_AFTER_MIN_MS, to this as to every Retry-After).
+    return { message, retryAfterMs: Math.min(backInMs, NO_ACCOUNT_RETRY_MAX_MS) };
   }
 }
