@@ -4,7 +4,7 @@
  * those belong to the workers (worker/worker-config.ts).
  */
 import { z } from 'zod';
-import { bool, commonSchema, configError, optionalString, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
+import { bool, commonSchema, optionalString, parseEnv, parseOriginList, port, positiveMs, temporalSchema } from '../core/config';
 import { loadEnabledPlatforms, platformsCallbackEnv, platformsPublicEnv } from '../platforms';
 import { resolveLinks, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
 
@@ -58,22 +58,6 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     ...base,
     PLATFORMS_ENABLED: loadEnabledPlatforms(env),
     links: resolveLinks(base),
-    inputUrlAllowPrivateOrigins: parseOrigins('INPUT_URL_ALLOW_PRIVATE_ORIGINS', base.INPUT_URL_ALLOW_PRIVATE_ORIGINS),
+    inputUrlAllowPrivateOrigins: parseOriginList('INPUT_URL_ALLOW_PRIVATE_ORIGINS', base.INPUT_URL_ALLOW_PRIVATE_ORIGINS),
   };
-}
-
-/** A comma-separated list of http(s) origins; a malformed entry fails naming the variable. */
-function parseOrigins(variable: string, value: string | undefined): Set<string> {
-  const out = new Set<string>();
-  for (const raw of (value ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw configError(variable, `${raw} is not an origin such as http://10.0.0.5:9000`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw configError(variable, `${raw}: only http and https origins`);
-    out.add(url.origin);
-  }
-  return out;
 }

@@ -62,3 +62,22 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv)
 export function configError(variable: string, message: string): ConfigError {
   return new ConfigError(`Invalid configuration:\n  ${variable}: ${message}`);
 }
+
+/**
+ * A comma-separated list of http(s) origins (an operator's allowlist, e.g. RESULTS_ALLOW_PRIVATE_ORIGINS) as a set
+ * of `URL.origin`s, with `extra` entries added; a malformed entry fails naming `variable`.
+ */
+export function parseOriginList(variable: string, value: string | undefined, extra: readonly string[] = []): Set<string> {
+  const out = new Set<string>();
+  for (const raw of [...(value ?? '').split(','), ...extra].map((s) => s.trim()).filter(Boolean)) {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw configError(variable, `${raw} is not an origin such as http://10.0.0.5:9000`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw configError(variable, `${raw}: only http and https origins`);
+    out.add(url.origin);
+  }
+  return out;
+}

@@ -10,7 +10,7 @@
  * test/unit/env-docs.test.ts and scripts/check-compose.ts see every variable.
  */
 import { z } from 'zod';
-import { configError, optionalString, optionalUrl, positiveMs } from '../core/config';
+import { configError, optionalString, optionalUrl, parseOriginList, positiveMs } from '../core/config';
 import { DirectoryResultStore } from './directory-store';
 import type { ResultStore } from './result-store';
 import { S3ResultStore } from './s3-store';
@@ -127,16 +127,5 @@ export function resolveLinks(config: ResultLinksConfig & ResultStoreConfig & { N
 
 /** RESULTS_ALLOW_PRIVATE_ORIGINS as a set of origins; a malformed entry fails naming the variable. */
 export function allowedPrivateOrigins(config: ResultCopyConfig, extra: string[] = []): Set<string> {
-  const out = new Set<string>();
-  for (const raw of [...(config.RESULTS_ALLOW_PRIVATE_ORIGINS ?? '').split(','), ...extra].map((s) => s.trim()).filter(Boolean)) {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw configError('RESULTS_ALLOW_PRIVATE_ORIGINS', `${raw} is not an origin such as http://10.0.0.5:9000`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw configError('RESULTS_ALLOW_PRIVATE_ORIGINS', `${raw}: only http and https origins`);
-    out.add(url.origin);
-  }
-  return out;
+  return parseOriginList('RESULTS_ALLOW_PRIVATE_ORIGINS', config.RESULTS_ALLOW_PRIVATE_ORIGINS, extra);
 }
