@@ -2,7 +2,7 @@
  * The API's HTTP server: Node's, with the timeouts the gateway needs and the error envelope on the answers
  * Node's own parser gives before any request reaches Koa (api/main.ts starts it; tests start the same one).
  */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from './api-error';
 
@@ -35,8 +35,6 @@ function parserRefusal(code: string | undefined): ApiError {
   }
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
-
 /**
  * Node answers a request its parser refuses (431 for oversized headers, 400 for a malformed or ambiguous one, 408
  * for headers that never finish) with an empty body; the API promises its envelope on every non-2xx answer.
@@ -55,7 +53,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   const refusal = parserRefusal(err.code);
   const body = JSON.stringify(refusal.toBody());
   socket.end(
-    `HTTP/1.1 ${refusal.status} ${REASONS[refusal.status]}\r\n` +
+    `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       'Connection: close\r\n' +
