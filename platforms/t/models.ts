@@ -5,7 +5,7 @@
  * table written from the same sources, so a disagreement fails a test.
  */
 import { z } from 'zod';
-import type { ModelRecord, UnconfirmedFact } from '../../core/catalogue';
+import type { Capability, ModelRecord, UnconfirmedFact } from '../../core/catalogue';
 import { mergeExtras, ModelsFileError, type ModelsFileSpec } from '../models-file';
 
 /** AigcVideoTaskInput: "Prompt … 最大支持1000字符" (also NegativePrompt). */
@@ -47,9 +47,16 @@ const GG_IMAGE_RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16'
 const KLING_IMAGE_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4', '3:2', '2:3', '21:9'];
 
 const GG_QUALITY = { standard: '1K', hd: '4K' };
+// "Kling 2.1：1k、2k" (no 4K, so `hd` is refused); Hunyuan 3.0 takes no Resolution: `standard` is its default output.
+const KLING_IMAGE_QUALITY = { standard: '1k', '2K': '2k' };
+const HUNYUAN_QUALITY = { standard: null };
+const KLING_21_CAPABILITIES: readonly Capability[] = ['text_to_video', 'image_to_video', 'first_last_frame', 'sound'];
+const KLING_25_CAPABILITIES: readonly Capability[] = ['text_to_video', 'image_to_video', 'sound'];
 
 /** Kling's sound by version: AudioGeneration names "Kling" without a version (upstreams.md, facts no source confirms). */
-function klingSound(version: string, withoutSound: readonly string[]): UnconfirmedFact {
+/** Kling's sound is unconfirmed per version: its override is the record's capabilities without `sound`. */
+function klingSound(version: string, capabilities: readonly Capability[]): UnconfirmedFact {
+  const withoutSound = capabilities.filter((c) => c !== 'sound');
   return {
     id: `t.kling-${version}-sound`,
     fact: `VendorK-${version} (Kling ${version}) makes sound: \`generate_audio: true\` is sent as AudioGeneration=Enabled`,
@@ -96,9 +103,9 @@ export const T_MODELS: readonly TModelRecord[] = [
     resolutions: VIDEO_RES,
     ratios: KLING_RATIOS,
     maxPromptLength: T_VIDEO_PROMPT_MAX,
-    capabilities: ['text_to_video', 'image_to_video', 'first_last_frame', 'sound'],
+    capabilities: KLING_21_CAPABILITIES,
     evidence: 'official; a last frame only at 1080P',
-    unconfirmed: [klingSound('2.1', ['text_to_video', 'image_to_video', 'first_last_frame'])],
+    unconfirmed: [klingSound('2.1', KLING_21_CAPABILITIES)],
     extras: { lastFrameOnlyAt: '1080P' },
   },
   {
@@ -110,8 +117,8 @@ export const T_MODELS: readonly TModelRecord[] = [
     resolutions: VIDEO_RES,
     ratios: KLING_RATIOS,
     maxPromptLength: T_VIDEO_PROMPT_MAX,
-    capabilities: ['text_to_video', 'image_to_video', 'sound'],
-    unconfirmed: [klingSound('2.5', ['text_to_video', 'image_to_video'])],
+    capabilities: KLING_25_CAPABILITIES,
+    unconfirmed: [klingSound('2.5', KLING_25_CAPABILITIES)],
   },
   {
     id: 'VendorQ-q2',
@@ -182,11 +189,11 @@ export const T_MODELS: readonly TModelRecord[] = [
     // "Hunyuan 3.0：暂不支持本字段" (Resolution) and "Hunyuan 3.0：不支持" (AspectRatio).
     resolutions: [],
     ratios: [],
-    qualities: ['standard'],
+    qualities: Object.keys(HUNYUAN_QUALITY),
     maxReferenceImages: 3,
     capabilities: ['text_to_image', 'image_to_image'],
     // Hunyuan 3.0 takes no Resolution; its default output is about 1K, which is what `standard` means (spec 2.2).
-    extras: { imageQuality: { standard: null } },
+    extras: { imageQuality: HUNYUAN_QUALITY },
   },
   {
     id: 'VendorK-2.1',
@@ -195,11 +202,11 @@ export const T_MODELS: readonly TModelRecord[] = [
     upstream: { modelName: 'Kling', modelVersion: '2.1' },
     resolutions: ['1k', '2k'],
     ratios: KLING_IMAGE_RATIOS,
-    qualities: ['standard', '2K'],
+    qualities: Object.keys(KLING_IMAGE_QUALITY),
     maxImages: 4,
     maxReferenceImages: 4,
     capabilities: ['text_to_image', 'image_to_image', 'multiple_images'],
-    extras: { imageQuality: { standard: '1k', '2K': '2k' } },
+    extras: { imageQuality: KLING_IMAGE_QUALITY },
   },
 ];
 

@@ -5,7 +5,7 @@
  * `dreamina-seedance-2-0-260128`), so PLATFORM_V_MODELS_FILE overrides them (V_MODELS_FILE below, platforms/models-file.ts).
  */
 import { z } from 'zod';
-import type { ModelRecord, UnconfirmedFact } from '../../core/catalogue';
+import type { Capability, ModelRecord, UnconfirmedFact } from '../../core/catalogue';
 import type { ModelsFileSpec } from '../models-file';
 import { MAX_REFERENCE_ITEMS, VIDEO_RATIO_VALUES } from '../request';
 
@@ -32,15 +32,8 @@ export function vReferenceLimits(record: ModelRecord): { videos: number; audios:
   return { videos: extras.maxReferenceVideos ?? V_MAX_REFERENCE_VIDEOS, audios: extras.maxReferenceAudios ?? V_MAX_REFERENCE_AUDIOS };
 }
 
-/**
- * `defaults.sound`: the upstream default for `generate_audio` is true (upstreams.md Corrections: "defaults to true
- * upstream on 2.0 models"; Volcengine documents the same default for 1.5-pro), while the spec's default is false:
- * the adapter sends `generate_audio` explicitly to them, false unless the client asked for sound, or every video
- * would be billed with audio. 1.5-pro makes sound upstream but the spec offers sound on 2.0 only, so it always
- * gets false. V's records carry extras only where a models file sets them (VExtras).
- */
 /** 2.0's first+last frame mode: no source lists it for 2.0 (upstreams.md lists the modes, not per 2.0 model). */
-function noFirstLastFrame(id: string, capabilities: readonly string[]): UnconfirmedFact {
+function noFirstLastFrame(id: string, capabilities: readonly Capability[]): UnconfirmedFact {
   return {
     id: `v.${id.replace(/^vendor-video-|-\d{6}$/g, '')}-first-last-frame`,
     fact: `${id} takes no first+last frame (\`last_frame_url\` is refused with 400)`,
@@ -49,6 +42,17 @@ function noFirstLastFrame(id: string, capabilities: readonly string[]): Unconfir
   };
 }
 
+/** What the 2.0 models take; their "unconfirmed" marks name the same lists plus first_last_frame as their override. */
+const V20_CAPABILITIES: readonly Capability[] = ['text_to_video', 'image_to_video', 'reference_images', 'reference_video', 'reference_audio', 'sound', 'web_search', 'video_editing'];
+const V20_FAST_CAPABILITIES: readonly Capability[] = ['text_to_video', 'image_to_video', 'sound'];
+
+/**
+ * `defaults.sound`: the upstream default for `generate_audio` is true (upstreams.md Corrections: "defaults to true
+ * upstream on 2.0 models"; Volcengine documents the same default for 1.5-pro), while the spec's default is false:
+ * the adapter sends `generate_audio` explicitly to them, false unless the client asked for sound, or every video
+ * would be billed with audio. 1.5-pro makes sound upstream but the spec offers sound on 2.0 only, so it always
+ * gets false.
+ */
 export const V_MODELS: readonly ModelRecord[] = [
   {
     id: 'vendor-video-2-0-260128',
@@ -59,11 +63,11 @@ export const V_MODELS: readonly ModelRecord[] = [
     resolutions: RESOLUTIONS,
     ratios: VIDEO_RATIO_VALUES,
     maxReferenceImages: 9,
-    capabilities: ['text_to_video', 'image_to_video', 'reference_images', 'reference_video', 'reference_audio', 'sound', 'web_search', 'video_editing'],
+    capabilities: V20_CAPABILITIES,
     defaults: { sound: true },
     evidence: 'official; 9 images, 3 videos, 3 audios from upstreams.md Corrections',
     unconfirmed: [
-      noFirstLastFrame('vendor-video-2-0-260128', ['text_to_video', 'image_to_video', 'reference_images', 'reference_video', 'reference_audio', 'sound', 'web_search', 'video_editing']),
+      noFirstLastFrame('vendor-video-2-0-260128', V20_CAPABILITIES),
       {
         id: 'v.2-0-references',
         fact: 'vendor-video-2-0-260128 takes up to 9 reference images, 3 reference videos and 3 reference audios',
@@ -83,10 +87,10 @@ export const V_MODELS: readonly ModelRecord[] = [
     durations: { min: 4, max: 12 },
     resolutions: ['480p', '720p'],
     ratios: VIDEO_RATIO_VALUES,
-    capabilities: ['text_to_video', 'image_to_video', 'sound'],
+    capabilities: V20_FAST_CAPABILITIES,
     defaults: { sound: true },
     evidence: 'spec; no 1080p and no draft: unconfirmed upstream',
-    unconfirmed: [noFirstLastFrame('vendor-video-2-0-fast-260128', ['text_to_video', 'image_to_video', 'sound'])],
+    unconfirmed: [noFirstLastFrame('vendor-video-2-0-fast-260128', V20_FAST_CAPABILITIES)],
   },
   // Draft (a 480p preview) is documented for 1.5-pro; durations 4–12 s, not the spec's 2–12.
   {
