@@ -11,7 +11,6 @@ import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { routeGuard } from './middleware/route-guard';
 import { openApiDocument } from './openapi';
-import { withInputUrlPolicy } from '../platforms/request';
 import { withRequestOrigin } from '../results/result-links';
 import { callbackRoutes } from './routes/callbacks';
 import { cancelRoutes } from './routes/cancel';
@@ -66,10 +65,6 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // Links to stored results rendered during this request are based on the origin the client reached (unless
   // PUBLIC_BASE_URL says otherwise); with TRUST_PROXY that is X-Forwarded-Proto/-Host.
   app.use((ctx, next) => withRequestOrigin(`${ctx.protocol}://${ctx.host}`, next));
-  // Input URLs in request bodies are checked against the operator's private-origin allowlist
-  // (INPUT_URL_ALLOW_PRIVATE_ORIGINS; none by default), wherever the body is validated.
-  const inputUrls = { allowPrivateOrigins: deps.inputUrlAllowPrivateOrigins ?? new Set<string>() };
-  app.use((ctx, next) => withInputUrlPolicy(inputUrls, next));
   app.use(httpMetrics());
   app.use(errorEnvelope());
   app.use(routeGuard([health, v1, content, callbacks]));

@@ -18,7 +18,7 @@ export const MAX_REFERENCE_ITEMS = 10;
 /**
  * Input URLs a platform is asked to fetch (reference images, frames, audio): which private origins an operator
  * allows (INPUT_URL_ALLOW_PRIVATE_ORIGINS, for test setups whose "platform" runs on the same network). Set per
- * request by the API (withInputUrlPolicy, api/app.ts), read by httpUrl while a body is validated; outside one,
+ * request by the API (withInputUrlPolicy, api/routes/generations.ts), read by httpUrl while a body is validated; outside one,
  * no private origin is allowed.
  */
 export interface InputUrlPolicy {

@@ -13,6 +13,7 @@ import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../conte
 import { ApiError, invalidRequest } from '../api-error';
 import { idempotentTaskId, readIdempotencyKey, requestFingerprint } from '../idempotency';
 import { recordTaskStarted, trackSyncWait } from '../api-metrics';
+import { withInputUrlPolicy } from '../../platforms/request';
 import { parseGenerationBody } from '../request-validation';
 import { GenerationFailed, isAlreadyStarted, newTaskId, type StartedTask, type TaskRecord } from '../task-service';
 
@@ -75,11 +76,14 @@ function headerIfSent(ctx: AppContext, lowerCaseName: string): string | undefine
 }
 
 export function generationRoutes(router: Router<AppState>, deps: AppDeps): void {
+  // Input URLs in a generation body are checked against the operator's private-origin allowlist
+  // (INPUT_URL_ALLOW_PRIVATE_ORIGINS; none by default) while the body is validated, the one place they are read.
+  const inputUrls = { allowPrivateOrigins: deps.inputUrlAllowPrivateOrigins ?? new Set<string>() };
   const submit = (kind: Kind, alwaysAsync: boolean) => async (ctx: AppContext) => {
     const key = apiKeyOf(ctx);
     const wantsAsync = isAsyncRequested(headerIfSent(ctx, 'x-async'), alwaysAsync);
     const idempotencyKey = readIdempotencyKey(headerIfSent(ctx, 'idempotency-key'));
-    const { entry, request } = parseGenerationBody(deps.catalogue, deps.enabledPlatforms, kind, ctx.request.body);
+    const { entry, request } = withInputUrlPolicy(inputUrls, () => parseGenerationBody(deps.catalogue, deps.enabledPlatforms, kind, ctx.request.body));
     if (key.models && !key.models.has(entry.id)) {
       throw new ApiError(403, 'permission_error', `This API key may not use the model '${entry.id}'`, { param: 'model', code: 'model_not_allowed' });
     }
