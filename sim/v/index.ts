@@ -60,7 +60,7 @@ interface AccountFault {
   apiKey?: string;
 }
 
-/** The API key a request carries (admit() has checked it). */
+/** The API key a request carries (checked by admit()). */
 function apiKeyOf(ctx: Context): string {
   return ctx.get('Authorization').replace(/^Bearer /, '');
 }
@@ -93,13 +93,12 @@ export function registerPlatformV(router: Router, host: SimHost): void {
 
   /** Auth, then an account fault for this op; answers and returns false when the request must stop. */
   function admit(ctx: Context, op: SimOp): boolean {
-    const auth = ctx.get('Authorization');
-    if (!auth.startsWith('Bearer ') || !isSimVApiKey(apiKeyOf(ctx))) {
+    const key = apiKeyOf(ctx);
+    if (!ctx.get('Authorization').startsWith('Bearer ') || !isSimVApiKey(key)) {
       host.stats.V.rejected++;
       sendVError(ctx, accountError('AuthenticationError'));
       return false;
     }
-    const key = apiKeyOf(ctx);
     const fault = accountFaults.find((f) => (f.op === '*' || f.op === op) && (f.apiKey === undefined || f.apiKey === key));
     if (!fault) return true;
     if (fault.remaining !== undefined) fault.remaining--;
@@ -215,11 +214,12 @@ export function registerPlatformV(router: Router, host: SimHost): void {
       const rawIds = q['filter.task_ids'];
       const ids = rawIds === undefined ? undefined : new Set(Array.isArray(rawIds) ? rawIds : [rawIds]);
       const now = host.now();
+      const key = apiKeyOf(ctx);
       // GUESS: newest first.
       const matching = host.jobs
         .all('V')
         .filter((job) => visible(host, job, now))
-        .filter((job) => ownerOf(job) === apiKeyOf(ctx))
+        .filter((job) => ownerOf(job) === key)
         .filter((job) => status === undefined || vStatus(host, job, now) === (status as VStatus))
         .filter((job) => ids === undefined || ids.has(job.id))
         // GUESS: filter.model matches what the task shows as its model.
