@@ -9,11 +9,11 @@
  */
 import type { ModelRecord } from '../../core/catalogue';
 import type { BAccountReads } from '../../platforms/b/adapter';
-import { DEFAULT_VIDEO_EVENT_SWITCH, bCallbacksEnv } from '../../platforms/b/announcements';
+import { bCallbacksEnv } from '../../platforms/b/announcements';
 import { echoedRequests, echoMatches, sameRequest } from '../../platforms/b/lost-answer';
 import { parseEnv } from '../../core/config';
 import { UpstreamError } from '../../platforms/upstream-error';
-import { cannotCheck, describeRefusal, held, notHeld, oncePerRun, shortest, spendOneJob, submitContext, validated, type Assumption, type ConformanceContext } from './framework';
+import { cannotCheck, describeRefusal, held, notHeld, oncePerRun, recorded, shortest, spendOneJob, submitContext, validated, type Assumption, type ConformanceContext } from './framework';
 
 const callbackSwitch: Assumption = {
   id: 'b.callback-switch',
@@ -22,7 +22,7 @@ const callbackSwitch: Assumption = {
     const reads = ctx.adapter as Partial<BAccountReads>;
     if (!reads.readCallbackConfig) return cannotCheck('this adapter cannot read the callback configuration');
     const config = await reads.readCallbackConfig();
-    const name = parseEnv(bCallbacksEnv, ctx.env).PLATFORM_B_CALLBACK_SWITCH ?? DEFAULT_VIDEO_EVENT_SWITCH;
+    const name = parseEnv(bCallbacksEnv, ctx.env).PLATFORM_B_CALLBACK_SWITCH;
     const switches = Object.keys(config).filter((k) => /^enable.+Event$/.test(k));
     if (name in config) return held(`read-only: GET /v2/callback shows \`${name}\` (${switches.length} switches)`);
     const candidates = switches.filter((k) => /video|generate|aigc/i.test(k));
@@ -50,9 +50,8 @@ async function makeCheapJob(ctx: ConformanceContext) {
     resolution: record.resolutions?.[0],
   });
   const submit = submitContext(ctx, 'cheap');
-  const before = ctx.http.exchanges.length;
-  const result = await spendOneJob(ctx, 'cheapest B job', entry, request, submit);
-  const create = ctx.http.exchanges.slice(before).find((e) => e.method === 'POST' && /\/aigc\//.test(e.url));
+  const { result, exchanges } = await recorded(ctx, () => spendOneJob(ctx, 'cheapest B job', entry, request, submit));
+  const create = exchanges.find((e) => e.method === 'POST' && /\/aigc\//.test(e.url));
   return { entry, request, submit, result, create };
 }
 
@@ -63,9 +62,8 @@ const echoExact: Assumption = {
     const job = await cheapJob(ctx);
     if ('refused' in job.result) return cannotCheck(`the cheapest job was refused: ${describeRefusal(job.result.refused)}`);
     const id = job.result.upstreamTaskId;
-    const before = ctx.http.exchanges.length;
-    const found = await ctx.adapter.findSubmitted!(job.entry, job.request, job.submit);
-    const detail = ctx.http.exchanges.slice(before).find((e) => e.method === 'GET' && e.url.includes(`/v2/tasks/${id}`));
+    const { result: found, exchanges } = await recorded(ctx, () => ctx.adapter.findSubmitted!(job.entry, job.request, job.submit));
+    const detail = exchanges.find((e) => e.method === 'GET' && e.url.includes(`/v2/tasks/${id}`));
     if (!detail) return cannotCheck(`created ${id}; the task list did not show it (read through /v2/tasks), so its echo could not be read`);
     const sent = job.create?.requestBody;
     const echoes = echoedRequests(detail.response.body);

@@ -120,6 +120,13 @@ export interface ConformanceContext {
   pollMs: number;
 }
 
+/** Runs `fn` and hands back, beside its result, the HTTP exchanges it made (what the platform answered). */
+export async function recorded<T>(ctx: ConformanceContext, fn: () => Promise<T>): Promise<{ result: T; exchanges: Exchange[] }> {
+  const from = ctx.http.exchanges.length;
+  const result = await fn();
+  return { result, exchanges: ctx.http.exchanges.slice(from) };
+}
+
 /** What `make` gives, made once per run under `key` and handed to every later check that asks (e.g. the cheapest job). */
 export async function oncePerRun<T>(ctx: ConformanceContext, key: string, make: () => Promise<T>): Promise<T> {
   if (!ctx.shared.has(key)) ctx.shared.set(key, await make());

@@ -4,14 +4,14 @@
  */
 import { buildCatalogue } from '../../platforms';
 import type { TModelRecord } from '../../platforms/t/models';
-import { cannotCheck, describeRefusal, held, notHeld, oncePerRun, recordOf, spendOneJob, submitContext, validated, type Assumption, type ConformanceContext } from './framework';
+import { cannotCheck, describeRefusal, held, notHeld, oncePerRun, recorded, recordOf, spendOneJob, submitContext, validated, type Assumption, type ConformanceContext, type Exchange } from './framework';
 
 const AIGC_TYPES = new Set(['AigcVideoTask', 'AigcImageTask']);
 const DESCRIBE_WINDOW_MS = 71 * 3600_000;
 
-/** The AIGC tasks DescribeTasks listed in the exchanges recorded from `from` on. */
-function listedAigcTasks(ctx: ConformanceContext, from: number): { TaskId?: string; TaskType?: string }[] {
-  return ctx.http.exchanges.slice(from).flatMap((e) => {
+/** The AIGC tasks DescribeTasks listed in `exchanges`. */
+function listedAigcTasks(exchanges: readonly Exchange[]): { TaskId?: string; TaskType?: string }[] {
+  return exchanges.flatMap((e) => {
     if (e.requestHeaders['x-tc-action'] !== 'DescribeTasks') return [];
     const set = ((e.response.body as { Response?: { TaskSet?: unknown[] } } | undefined)?.Response?.TaskSet ?? []) as { TaskId?: string; TaskType?: string }[];
     return set.filter((t) => t.TaskType !== undefined && AIGC_TYPES.has(t.TaskType));
@@ -35,10 +35,9 @@ const describeTasksListsAigc: Assumption = {
   async check(ctx) {
     // Read-only first: any AIGC task of the last 72 h settles it without a job.
     const { entry, request } = validated(ctx, 'image', { model: 'VendorY-3.0', prompt: 'read-only lookup' });
-    const from = ctx.http.exchanges.length;
     const probe = submitContext(ctx, 'probe');
-    await ctx.adapter.findSubmitted!(entry, request, { ...probe, since: Date.now() - DESCRIBE_WINDOW_MS });
-    const seen = listedAigcTasks(ctx, from);
+    const { exchanges } = await recorded(ctx, () => ctx.adapter.findSubmitted!(entry, request, { ...probe, since: Date.now() - DESCRIBE_WINDOW_MS }));
+    const seen = listedAigcTasks(exchanges);
     if (seen.length > 0) return held(`read-only: DescribeTasks over the last 71 h listed ${seen.length} AIGC task(s) (${[...new Set(seen.map((t) => t.TaskType))].join(', ')})`);
     // None listed: the account may have none, or the list may not show them. A job of ours settles it.
     const job = await cheapJob(ctx);

@@ -5,7 +5,7 @@
  * checked here (docs/operations.md, "Conformance run").
  */
 import { isEndpointId } from '../../platforms/v/lost-answer';
-import { cannotCheck, describeRefusal, held, notHeld, shortest, spendOneJob, submitContext, validated, type Assumption } from './framework';
+import { cannotCheck, describeRefusal, held, notHeld, recorded, shortest, spendOneJob, submitContext, validated, type Assumption } from './framework';
 
 const endpointListedModel: Assumption = {
   id: 'v.endpoint-listed-model',
@@ -24,10 +24,8 @@ const endpointListedModel: Assumption = {
     const submit = submitContext(ctx, 'endpoint');
     const result = await spendOneJob(ctx, `job through ${endpoint}`, entry, request, submit);
     if ('refused' in result) return cannotCheck(`the job through ${endpoint} was refused: ${describeRefusal(result.refused)}`);
-    const before = ctx.http.exchanges.length;
-    const found = await ctx.adapter.findSubmitted!(entry, request, submit);
-    const listed = ctx.http.exchanges
-      .slice(before)
+    const { result: found, exchanges } = await recorded(ctx, () => ctx.adapter.findSubmitted!(entry, request, submit));
+    const listed = exchanges
       .flatMap((e) => ((e.response.body as { items?: { id?: string; model?: string }[] } | undefined)?.items ?? []))
       .find((t) => t.id === result.upstreamTaskId);
     if (!listed) return cannotCheck(`created ${result.upstreamTaskId} through ${endpoint}; the task list did not show it`);
