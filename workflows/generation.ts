@@ -239,16 +239,12 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
         upstreamAccount = submitted.account;
         submittedAt = Date.now();
         state.upstreamTaskId = upstreamTaskId;
-        if (upstreamAccount === undefined) {
-          delete state.upstreamAccount;
-          upsertSearchAttributes([{ key: SA.upstreamTaskId, value: upstreamTaskId }]);
-        } else {
-          state.upstreamAccount = upstreamAccount;
-          upsertSearchAttributes([
-            { key: SA.upstreamTaskId, value: upstreamTaskId },
-            { key: SA.upstreamAccount, value: upstreamAccount },
-          ]);
-        }
+        if (upstreamAccount === undefined) delete state.upstreamAccount;
+        else state.upstreamAccount = upstreamAccount;
+        upsertSearchAttributes([
+          { key: SA.upstreamTaskId, value: upstreamTaskId },
+          ...(upstreamAccount === undefined ? [] : [{ key: SA.upstreamAccount, value: upstreamAccount }]),
+        ]);
         const fallbackMs = fallbackWhilePushHealthy(timing, submitted);
         await waitForNextPoll(fallbackMs !== undefined && patched(FIRST_POLL_ON_PUSH_PATCH) ? fallbackMs : timing.firstPollDelayMs);
       }
@@ -343,8 +339,10 @@ function remaining(deadlineAt: number): number {
 function setStatus(state: TaskState, status: 'pending' | 'running', progress?: number): void {
   const pct = progress === undefined ? state.progress : Math.max(0, Math.min(100, Math.round(progress)));
   if (state.status === status && state.progress === pct) return;
-  if (state.status !== status) upsertSearchAttributes([{ key: SA.status, value: status }]);
-  if (state.status !== status) logTransition(status);
+  if (state.status !== status) {
+    upsertSearchAttributes([{ key: SA.status, value: status }]);
+    logTransition(status);
+  }
   state.status = status;
   state.progress = pct;
   upsertMemo({ status, progress: pct });
