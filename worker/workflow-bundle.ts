@@ -4,8 +4,9 @@
  * whole stats report at info, one line of several kilobytes on every start; ours keeps webpack's warnings and
  * errors and says the rest in one short line (size and time).
  */
-import { bundleWorkflowCode, type Logger as TemporalLogger, type LogMetadata, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, type Logger as TemporalLogger, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from '../core/logger';
+import { temporalLogger } from './temporal-logger';
 import { workflowInterceptorModules, workflowsPath } from './workflow-modules';
 
 /**
@@ -13,16 +14,14 @@ import { workflowInterceptorModules, workflowsPath } from './workflow-modules';
  * ours; its info and debug lines (the stats report on every successful build) are dropped.
  */
 export function bundlerLogger(logger: Logger): TemporalLogger {
+  const sdk = temporalLogger(logger);
   const drop = () => undefined;
-  const warn = (message: string, meta?: LogMetadata) => logger.warn(meta ?? {}, message);
-  const error = (message: string, meta?: LogMetadata) => logger.error(meta ?? {}, message);
   return {
-    log: (level, message, meta) => (level === 'WARN' ? warn(message, meta) : level === 'ERROR' ? error(message, meta) : undefined),
+    ...sdk,
+    log: (level, message, meta) => (level === 'WARN' || level === 'ERROR' ? sdk.log(level, message, meta) : undefined),
     trace: drop,
     debug: drop,
     info: drop,
-    warn,
-    error,
   };
 }
 
