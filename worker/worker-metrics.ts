@@ -142,8 +142,16 @@ export function metricsObserver(
   onAlert: (platform: string, code: string, message: string) => void,
   onNotice?: (platform: string, code: string, message: string) => void,
 ): AdapterObserver {
-  const alerted = new Set<string>();
-  const noticed = new Set<string>();
+  /** `fn` at most once per platform and code (a refused account or a quota is said once, not on every task). */
+  const oncePerCode = (fn?: (platform: string, code: string, message: string) => void) => {
+    const said = new Set<string>();
+    return (platform: string, code: string, message: string) => {
+      const key = `${platform}:${code}`;
+      if (said.has(key)) return;
+      said.add(key);
+      fn?.(platform, code, message);
+    };
+  };
   return {
     started(platform, operation) {
       const stop = metrics.upstreamDuration.startTimer({ platform, operation });
@@ -152,18 +160,8 @@ export function metricsObserver(
         if (error !== undefined) metrics.upstreamErrors.inc({ platform, operation, reason: errorReason(error) });
       };
     },
-    alert(platform, code, message) {
-      const key = `${platform}:${code}`;
-      if (alerted.has(key)) return;
-      alerted.add(key);
-      onAlert(platform, code, message);
-    },
-    notice(platform, code, message) {
-      const key = `${platform}:${code}`;
-      if (noticed.has(key)) return;
-      noticed.add(key);
-      onNotice?.(platform, code, message);
-    },
+    alert: oncePerCode(onAlert),
+    notice: oncePerCode(onNotice),
   };
 }
 
