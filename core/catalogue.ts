@@ -82,11 +82,6 @@ export interface ModelRecord<Extras = unknown> {
   readonly resolutions?: readonly string[];
   /** Aspect ratios (video `ratio`, image `size` after conversion); empty when the model takes none. */
   readonly ratios: readonly string[];
-  /**
-   * Image only: the `WxH` sizes of spec 2.2's size table whose ratio the model takes (any other `WxH` of such a
-   * ratio is taken too). Derived from `ratios` when the catalogue is built (platforms/models-file.ts).
-   */
-  readonly sizes?: readonly string[];
   /** Image `quality` values accepted by this model. */
   readonly qualities?: readonly string[];
   /** Largest `n` (image models that return several images). */

@@ -29,7 +29,6 @@ import { z } from 'zod';
 import { CAPABILITIES, type DurationRule, type ModelRecord, type UpstreamModelId } from '../core/catalogue';
 import { configError, optionalString, parseEnv } from '../core/config';
 import type { Kind } from '../core/task';
-import { sizesForRatios } from './rules';
 
 /** A mistake in a models file, at `path` inside it (e.g. `models.GV-3.1.durations`). */
 export class ModelsFileError extends Error {
@@ -179,11 +178,11 @@ export function mergeExtras<E>(record: ModelRecord<E>, extras: unknown): ModelRe
   return { ...record, extras: merged as E };
 }
 
-/** Applies a parsed file to the platform's records: overrides, withdrawals, then every image record's sizes. */
+/** Applies a parsed file to the platform's records: overrides, then withdrawals. */
 export function applyModelsFile<E, X, P>(records: readonly ModelRecord<E>[], file: ParsedModelsFile<X, P>, spec: ModelsFileSpec<E, X, P>): ModelRecord<E>[] {
   const entriesFor = (r: ModelRecord<E>) => keyOf(r).flatMap((key) => (file.models.has(key) ? [{ key, entry: file.models.get(key)! }] : []));
   const rebuilt = spec.rebuild ? spec.rebuild(file) : records.map((r) => entriesFor(r).reduce((acc, { key, entry }) => (entry ? override(acc, entry, key, spec) : acc), r));
-  return withSizes(rebuilt.filter((r) => !entriesFor(r).some(({ entry }) => entry === null)));
+  return rebuilt.filter((r) => !entriesFor(r).some(({ entry }) => entry === null));
 }
 
 function override<E, X, P>(record: ModelRecord<E>, entry: ModelOverride<X>, key: string, spec: ModelsFileSpec<E, X, P>): ModelRecord<E> {
@@ -204,18 +203,13 @@ function override<E, X, P>(record: ModelRecord<E>, entry: ModelOverride<X>, key:
   return { ...out, evidence: note };
 }
 
-/** Image records list the sizes of spec 2.2's size table their ratios take. */
-export function withSizes<E>(records: readonly ModelRecord<E>[]): ModelRecord<E>[] {
-  return records.map((r) => (r.kind === 'image' ? { ...r, sizes: sizesForRatios(r.ratios) } : r));
-}
-
 /**
- * The platform's records with `env`'s models file applied (none set: the records as written, with their sizes).
+ * The platform's records with `env`'s models file applied (none set: the records as written).
  * Throws a ConfigError naming the variable, the file and the entry.
  */
 export function loadModelRecords<E, X, P>(env: NodeJS.ProcessEnv, records: readonly ModelRecord<E>[], spec: ModelsFileSpec<E, X, P>): ModelRecord<E>[] {
   const path = parseEnv(modelsFileEnv(spec.variable), env)[spec.variable];
-  if (path === undefined) return withSizes(records);
+  if (path === undefined) return [...records];
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { describeDurations, type Catalogue, type ModelRecord, type UnconfirmedFact } from '../core/catalogue';
 import { buildCatalogue, PLATFORM_DEFINITIONS } from '../platforms';
 import type { GeneratedDocSection } from '../platforms/platform';
+import { sizesForRatios } from '../platforms/rules';
 import { UNIVERSAL_FIELDS } from '../platforms/request';
 
 export const DOC_FILE = resolve(__dirname, '..', 'docs', 'api.md');
@@ -26,7 +27,7 @@ function row(e: ModelRecord): string {
     e.durations ? describeDurations(e.durations).replace(' seconds', '') : '—',
     list(e.resolutions),
     e.ratios.length > 0 ? list(e.ratios) : 'none',
-    e.kind === 'image' ? list(e.sizes) : '—',
+    e.kind === 'image' ? list(sizesForRatios(e.ratios)) : '—',
     e.kind === 'image' ? list(e.qualities) : '—',
     e.kind === 'image' ? String(e.maxImages ?? 1) : '—',
     e.maxPromptLength ? String(e.maxPromptLength) : '—',

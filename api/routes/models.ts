@@ -8,6 +8,7 @@
 import type Router from '@koa/router';
 import type { ModelRecord } from '../../core/catalogue';
 import { platformById } from '../../platforms';
+import { sizesForRatios } from '../../platforms/rules';
 import { ApiError } from '../api-error';
 import type { AppContext, AppDeps, AppState } from '../context';
 
@@ -17,7 +18,8 @@ function limits(e: ModelRecord) {
     ...(e.durations ? { durations: 'values' in e.durations ? { values: [...e.durations.values] } : { min: e.durations.min, max: e.durations.max } } : {}),
     ...(e.resolutions ? { resolutions: [...e.resolutions] } : {}),
     ratios: [...e.ratios],
-    ...(e.sizes ? { sizes: [...e.sizes] } : {}),
+    // Image models: the WxH sizes of spec 2.2's size table whose ratio the model takes (validation's own table).
+    ...(e.kind === 'image' ? { sizes: sizesForRatios(e.ratios) } : {}),
     ...(e.qualities ? { qualities: [...e.qualities] } : {}),
     ...(e.maxImages ? { max_images: e.maxImages } : {}),
     ...(e.maxPromptLength ? { max_prompt_length: e.maxPromptLength } : {}),
