@@ -49,7 +49,8 @@ export interface PricedRequest {
 }
 
 /** The price-deciding fields of a validated request (everything else in it is ignored). */
-export function pricedRequest(request: { kind: Kind; model: string; [field: string]: unknown }): PricedRequest {
+export function pricedRequest(from: { kind: Kind; model: string; [field: string]: unknown } | PricedRequest): PricedRequest {
+  const request = from as { kind: Kind; model: string; [field: string]: unknown };
   const out: PricedRequest = { kind: request.kind, model: request.model };
   if (typeof request.duration === 'number') out.duration = request.duration;
   if (typeof request.resolution === 'string') out.resolution = request.resolution;

@@ -23,9 +23,9 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Catalogue, ModelRecord } from '../core/catalogue';
 import { configError, optionalString, parseEnv } from '../core/config';
-import type { ReportedUsage } from '../core/task';
+import type { GenerationRequest, ReportedUsage } from '../core/task';
 import { PLATFORM_DEFINITIONS } from '../platforms';
-import { estimateTaskCost, finalTaskCost, type PricedRequest, type TaskOutcome, type UsageAndCost } from './cost';
+import { estimateTaskCost, finalTaskCost, pricedRequest, type PricedRequest, type TaskOutcome, type UsageAndCost } from './cost';
 import { CURRENCIES, decimalOf, micros, type ModelPrice, type Rate } from './price';
 
 export const PRICES_FILE_VARIABLE = 'PRICES_FILE';
@@ -157,13 +157,22 @@ export class TaskPricing {
     return record;
   }
 
-  /** The estimate of a validated request (cost.ts estimateTaskCost). */
-  estimateTaskCost(request: PricedRequest): UsageAndCost {
-    return estimateTaskCost(request, this.record(request), this.priceOf(request.model));
+  /**
+   * The estimate of a validated request (cost.ts estimateTaskCost): what the API shows while the task runs and
+   * what a budget reserves. Takes the request as validated (GenerationRequest) or its price-deciding fields.
+   * Throws for a model the catalogue does not list.
+   */
+  estimateTaskCost(request: GenerationRequest | PricedRequest): UsageAndCost {
+    const priced = pricedRequest(request);
+    return estimateTaskCost(priced, this.record(priced), this.priceOf(priced.model));
   }
 
-  /** The final figure of an ended task (cost.ts finalTaskCost). */
-  finalTaskCost(request: PricedRequest, reported: ReportedUsage, outcome: TaskOutcome): UsageAndCost {
-    return finalTaskCost(request, this.record(request), this.priceOf(request.model), reported, outcome);
+  /**
+   * The final figure of an ended task (cost.ts finalTaskCost): `reported` is what the platform said it billed
+   * (GenerationResult.usage; `{}` when it said nothing), `outcome` how the task ended.
+   */
+  finalTaskCost(request: GenerationRequest | PricedRequest, reported: ReportedUsage, outcome: TaskOutcome): UsageAndCost {
+    const priced = pricedRequest(request);
+    return finalTaskCost(priced, this.record(priced), this.priceOf(priced.model), reported, outcome);
   }
 }

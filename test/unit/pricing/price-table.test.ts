@@ -72,3 +72,12 @@ describe('PRICES_FILE', () => {
     expect(() => TaskPricing.load(catalogue, { PRICES_FILE: writeJsonFile(json) })).toThrow(message);
   });
 });
+
+test('TaskPricing takes a validated request as the API starts it (every other field ignored), and refuses an unknown model', () => {
+  const pricing = TaskPricing.load(catalogue, {});
+  const request = { kind: 'video' as const, model: 'VQ1', prompt: 'a fox', duration: 5, resolution: '1080p', image_url: 'https://x.test/a.png' };
+  expect(pricing.estimateTaskCost(request)).toEqual({ usage: { seconds: 5 }, cost: { amount: 2_500_000, currency: 'CNY', estimated: true } });
+  expect(pricing.finalTaskCost(request, { seconds: 5 }, 'success').cost).toEqual({ amount: 2_500_000, currency: 'CNY', estimated: false });
+  expect(pricing.finalTaskCost(request, {}, 'failed').cost).toEqual({ amount: 0, currency: 'CNY', estimated: false });
+  expect(() => pricing.estimateTaskCost({ kind: 'video', model: 'no-such-model' })).toThrow(/no video model no-such-model/);
+});
