@@ -4,7 +4,7 @@
  * fields (`billing`, written at start) and, on success, what the platform reported it billed (`result.usage`) —
  * with this API's prices (pricing/, PRICES_FILE).
  */
-import type { GenerationResult, TaskStatus } from '../core/task';
+import type { GenerationResult } from '../core/task';
 import { costJson, pricedRequest, type TaskCost, type TaskOutcome, type TaskUsage } from '../pricing/cost';
 import type { TaskPricing } from '../pricing/price-table';
 
@@ -14,11 +14,11 @@ export interface RecordCost {
   cost: ReturnType<typeof costJson>;
 }
 
-/** What a record says about how the task ended: a record's `failed` covers cancelled tasks too (both cost zero). */
+/** How the task ended, if it has: a record's `failed` covers cancelled tasks too (both cost zero). */
 export interface TaskEnd {
-  status: TaskStatus;
-  /** Set when the task has ended (its workflow closed). */
+  /** Set when the task has ended (its workflow closed); absent while it runs: the estimate. */
   outcome?: TaskOutcome;
+  /** The recorded result of a task that succeeded (its `usage`: what the platform reported it billed). */
   result?: GenerationResult;
 }
 

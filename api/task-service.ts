@@ -161,7 +161,7 @@ export class TaskService {
     const memo = info.memo as TaskMemo | undefined;
     const result = info.status.name === 'COMPLETED' ? memo?.result : undefined;
     const record = toTaskRecord(info, result ? await this.renderResult(info.workflowId, result) : undefined);
-    const end: TaskEnd = { status: record.status, result };
+    const end: TaskEnd = { result };
     if (info.status.name !== 'RUNNING') end.outcome = record.status === 'success' ? 'success' : record.error?.code === 'cancelled' ? 'cancelled' : 'failed';
     return withCost(record, recordCost(this.opts.pricing, memo?.billing, end));
   }

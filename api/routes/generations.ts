@@ -50,7 +50,7 @@ export function asyncRecord(task: StartedTask) {
 /** Spec 2.3 with fresh links to the stored outputs (results/result-links.ts). */
 async function syncBody(deps: AppDeps, taskId: string, request: GenerationRequest, result: GenerationResult) {
   const shown = await deps.tasks.renderResult(taskId, result);
-  return withCost({ created: result.created, data: shown.data, ...shown.extras, task_id: taskId }, recordCost(deps.pricing, { ...pricedRequest(request) }, { status: 'success', outcome: 'success', result }));
+  return withCost({ created: result.created, data: shown.data, ...shown.extras, task_id: taskId }, recordCost(deps.pricing, { ...pricedRequest(request) }, { outcome: 'success', result }));
 }
 
 /**

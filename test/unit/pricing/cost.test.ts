@@ -100,9 +100,9 @@ describe('no price, no charge', () => {
   const seedance = record('video', 'vendor-video-1-0-pro-250528');
   const req = { kind: 'video' as const, model: 'vendor-video-1-0-pro-250528', duration: 5, resolution: '720p' };
 
-  test('a model without a price has usage and a null cost', () => {
+  test('a model without a price has usage (the tokens the platform reported among it) and a null cost', () => {
     expect(estimateTaskCost(req, seedance, null)).toEqual({ usage: { seconds: 5 }, cost: null });
-    expect(finalTaskCost(req, seedance, null, { tokens: 1000 }, 'success')).toEqual({ usage: { seconds: 5 }, cost: null });
+    expect(finalTaskCost(req, seedance, null, { tokens: 1000 }, 'success')).toEqual({ usage: { seconds: 5, tokens: 1000 }, cost: null });
   });
 
   test.each(['failed', 'cancelled'] as const)('a %s task costs zero, final, whatever the platform reported', (outcome) => {
