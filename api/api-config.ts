@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { bool, commonSchema, optionalString, parseEnv, parseOriginList, port, positiveMs, temporalSchema } from '../core/config';
 import { loadEnabledPlatforms, platformsCallbackEnv, platformsPublicEnv } from '../platforms';
+import { pricesEnv } from '../pricing/price-table';
 import { resolveLinks, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
 
 export const apiOwnSchema = z.object({
@@ -35,7 +36,7 @@ export const apiOwnSchema = z.object({
 const apiSettingsSchema = commonSchema.extend(temporalSchema.shape).extend(apiOwnSchema.shape).extend(resultStoreSchema.shape).extend(resultLinksSchema.shape);
 
 /** Everything the API reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
-export const apiConfigSchema = apiSettingsSchema.extend(platformsCallbackEnv.shape).extend(platformsPublicEnv.shape);
+export const apiConfigSchema = apiSettingsSchema.extend(platformsCallbackEnv.shape).extend(platformsPublicEnv.shape).extend(pricesEnv.shape);
 
 export type ApiConfig = z.infer<typeof commonSchema> &
   z.infer<typeof temporalSchema> &

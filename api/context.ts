@@ -2,6 +2,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { Catalogue } from '../core/catalogue';
 import type { Logger } from '../core/logger';
+import type { TaskPricing } from '../pricing/price-table';
 import type { ResultLinks } from '../results/result-links';
 import type { ResultStore } from '../results/result-store';
 import type { ApiKey, KeyStore } from './api-keys';
@@ -33,6 +34,8 @@ export interface AppDeps {
   results: { store: ResultStore; links: ResultLinks };
   limits: KeyLimits;
   catalogue: Catalogue;
+  /** The models' prices (platforms' prices.ts, PRICES_FILE): `GET /v1/models` `price`, sync answers' `cost`. */
+  pricing: TaskPricing;
   enabledPlatforms: ReadonlySet<string>;
   syncTimeoutMs: number;
   /** Behind a reverse proxy: trust its X-Forwarded-* headers (TRUST_PROXY). */

@@ -28,7 +28,9 @@ export function fromVTask(task: ArkTask): UpstreamStatus {
       const url = task.content?.video_url;
       const extras: Record<string, unknown> = { video_url: url, duration: task.duration, ratio: task.ratio, usage: task.usage };
       if (task.content?.last_frame_url) extras.last_frame_url = task.content.last_frame_url;
-      return { state: 'success', outputs: url ? [{ url }] : [], extras };
+      // Ark bills Seedance by the output tokens it reports (upstreams.md "Get": usage.completion_tokens).
+      const tokens = task.usage?.completion_tokens;
+      return { state: 'success', outputs: url ? [{ url }] : [], extras, ...(typeof tokens === 'number' ? { usage: { tokens } } : {}) };
     }
     case 'failed': {
       const code = task.error?.code;

@@ -12,9 +12,18 @@ describe('fromVTask', () => {
     expect(fromVTask({ id: 'cgt-1', status })).toEqual(expected);
   });
 
-  test('succeeded carries the URL and the raw extras', () => {
-    const s = fromVTask({ id: 'cgt-1', status: 'succeeded', content: { video_url: 'https://cdn.test/v.mp4' }, usage: { completion_tokens: 10, total_tokens: 10 }, duration: 5, ratio: '16:9' });
-    expect(s).toEqual({ state: 'success', outputs: [{ url: 'https://cdn.test/v.mp4' }], extras: { video_url: 'https://cdn.test/v.mp4', duration: 5, ratio: '16:9', usage: { completion_tokens: 10, total_tokens: 10 } } });
+  test('succeeded carries the URL, the raw extras and the billed tokens (usage.completion_tokens) as the usage', () => {
+    const s = fromVTask({ id: 'cgt-1', status: 'succeeded', content: { video_url: 'https://cdn.test/v.mp4' }, usage: { completion_tokens: 10, total_tokens: 12 }, duration: 5, ratio: '16:9' });
+    expect(s).toEqual({
+      state: 'success',
+      outputs: [{ url: 'https://cdn.test/v.mp4' }],
+      extras: { video_url: 'https://cdn.test/v.mp4', duration: 5, ratio: '16:9', usage: { completion_tokens: 10, total_tokens: 12 } },
+      usage: { tokens: 10 },
+    });
+  });
+
+  test('succeeded without usage reports none (the cost then follows the request)', () => {
+    expect(fromVTask({ id: 'cgt-1', status: 'succeeded', content: { video_url: 'https://cdn.test/v.mp4' } }).usage).toBeUndefined();
   });
 
   test.each([
