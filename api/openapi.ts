@@ -305,9 +305,21 @@ function registerOperational(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/readyz',
-    summary: 'Readiness: Temporal reachable',
+    summary: 'Readiness: Temporal reachable; with WORKER_READY_URLS, the platforms whose every account is out',
     security: [],
-    responses: { 200: { description: 'Ready', content: json(z.object({ status: z.literal('ready') })) }, 503: errorResponse('Temporal unreachable') },
+    responses: {
+      200: {
+        description: "Ready. `degraded`: a platform has no account in the rotation (its tasks wait within their deadline); the workers' words say why",
+        content: json(
+          z.object({
+            status: z.enum(['ready', 'degraded']),
+            platforms_without_account: z.record(z.string(), z.string()).optional(),
+            workers_unreachable: z.array(z.string()).optional(),
+          }),
+        ),
+      },
+      503: errorResponse('Temporal unreachable'),
+    },
   });
   registry.registerPath({
     method: 'get',
