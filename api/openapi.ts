@@ -35,12 +35,12 @@ const submitHeaders = (async: boolean) =>
     ...(async
       ? {}
       : {
-          // api/routes/generations.ts reads it trimmed and in any letter case; an empty value is no header.
+          // api/routes/generations.ts reads it in any letter case; sent empty it is a malformed value (400), as anything else.
           'X-Async': z
             .string()
-            .regex(/^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)?$/)
+            .regex(/^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$/)
             .optional()
-            .describe('true or 1 (any letter case) selects asynchronous mode; false, 0 or none synchronous; anything else is 400'),
+            .describe('true or 1 (any letter case) selects asynchronous mode; false, 0 or no header synchronous; anything else, an empty value too, is 400'),
         }),
     'Idempotency-Key': z
       .string()
