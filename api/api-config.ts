@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { bool, commonSchema, optionalString, parseEnv, parseOriginList, port, positiveMs, temporalSchema } from '../core/config';
 import { loadEnabledPlatforms, platformsCallbackEnv, platformsPublicEnv } from '../platforms';
 import { pricesEnv } from '../pricing/price-table';
+import { parseWorkerReadyUrls } from './worker-readiness';
 import { resolveLinks, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
 
 export const apiOwnSchema = z.object({
@@ -30,6 +31,11 @@ export const apiOwnSchema = z.object({
    * local: for test setups whose platform runs on the same network. Production platforms cannot reach them.
    */
   INPUT_URL_ALLOW_PRIVATE_ORIGINS: optionalString,
+  /**
+   * Comma-separated URLs of the workers' readiness (`http://worker:9464/readyz`): the API's /readyz then says
+   * which platform has no account in the rotation (api/worker-readiness.ts). Unset: it says nothing of accounts.
+   */
+  WORKER_READY_URLS: optionalString,
 });
 
 /** The API's settings apart from the platforms' (which the platform folders parse themselves). */
@@ -48,6 +54,8 @@ export type ApiConfig = z.infer<typeof commonSchema> &
     links: ResolvedLinks;
     /** INPUT_URL_ALLOW_PRIVATE_ORIGINS as origins. */
     inputUrlAllowPrivateOrigins: Set<string>;
+    /** WORKER_READY_URLS as URLs. */
+    workerReadyUrls: string[];
   };
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
@@ -60,5 +68,6 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     PLATFORMS_ENABLED: loadEnabledPlatforms(env),
     links: resolveLinks(base),
     inputUrlAllowPrivateOrigins: parseOriginList('INPUT_URL_ALLOW_PRIVATE_ORIGINS', base.INPUT_URL_ALLOW_PRIVATE_ORIGINS),
+    workerReadyUrls: parseWorkerReadyUrls(base.WORKER_READY_URLS),
   };
 }

@@ -55,6 +55,8 @@ export interface AppDeps {
   shutdownSignal: AbortSignal;
   /** Readiness: can we reach Temporal right now? */
   checkTemporal: () => Promise<void>;
+  /** The workers' readiness URLs (WORKER_READY_URLS): /readyz names each platform with no account. Default: none. */
+  workerReadyUrls?: readonly string[];
 }
 
 /** The authenticated key; the auth middleware guarantees it on every /v1 route. */

@@ -65,6 +65,7 @@ async function main(): Promise<void> {
     checkTemporal: async () => {
       await connection.healthService.check({});
     },
+    workerReadyUrls: config.workerReadyUrls,
   });
 
   const server = createApiServer(app.callback(), { syncTimeoutMs: config.SYNC_TIMEOUT_MS });

@@ -86,10 +86,6 @@ describe('classifyVError', () => {
     'RequestBurstTooFast',
     'ServerOverloaded',
     'InflightBatchsizeExceeded',
-    // Not in the table: an unknown 429 code is throttling too; prefixes of known codes decide nothing.
-    'SomeFutureRateLimitCode',
-    'SetLimitExceededSoon',
-    'QuotaExceeded.Daily',
   ])('429 %s', (code) => {
     test('is throttling: retried, no operator notice, Retry-After kept', () => {
       const e = classifyVError(reply(429, code, { 'retry-after': '3' }));
@@ -99,13 +95,21 @@ describe('classifyVError', () => {
     });
   });
 
+  // Not in the table: an unknown 429 code is throttling too (prefixes of known codes decide nothing), and the
+  // operator hears of it (a notice, once per code), so the table can learn it.
+  test.each(['SomeFutureRateLimitCode', 'SetLimitExceededSoon', 'QuotaExceeded.Daily'])('429 %s (not in the table) is throttling, with an operator notice', (code) => {
+    const e = classifyVError(reply(429, code, { 'retry-after': '3' }));
+    expect(e.retryable).toBe(true);
+    expect(e.opts).toMatchObject({ reason: 'upstream_unavailable', code, httpStatus: 429, retryAfterMs: 3000, operatorNotice: true });
+  });
+
   test('429 QuotaExceeded is retried (after Retry-After when sent) and tells the operator, never as money', () => {
     const e = classifyVError(reply(429, 'QuotaExceeded', { 'retry-after': '60' }));
     expect(e.retryable).toBe(true);
     expect(e.opts).toMatchObject({ reason: 'upstream_unavailable', code: 'QuotaExceeded', retryAfterMs: 60_000, operatorNotice: true });
   });
 
-  test('429 SetLimitExceeded (the account\'s own spend cap, only the operator lifts it) fails at once as money', () => {
+  test('429 SetLimitExceeded (the account\'s own spend cap, only the operator lifts it) is a final refusal as money (the account leaves the rotation)', () => {
     const e = classifyVError(reply(429, 'SetLimitExceeded'));
     expect(e.retryable).toBe(false);
     expect(e.opts).toMatchObject({ reason: 'insufficient_balance', code: 'SetLimitExceeded', httpStatus: 429 });
