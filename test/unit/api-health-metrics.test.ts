@@ -13,6 +13,7 @@ import { KeyLimits } from '../../api/key-limits';
 import { parseWorkerReadyUrls } from '../../api/worker-readiness';
 import { createLogger } from '../../core/logger';
 import { buildCatalogue } from '../../platforms';
+import { TaskPricing } from '../../pricing/price-table';
 import { serveMetrics, WorkerMetrics } from '../../worker/worker-metrics';
 import { scrape } from '../support/metrics';
 
@@ -28,6 +29,7 @@ async function startApp(extra: Partial<AppDeps> = {}): Promise<{ server: Server;
     tasks: {},
     limits: new KeyLimits({ rps: 0, maxInflight: 0 }, async () => 0),
     catalogue: buildCatalogue(),
+    pricing: TaskPricing.load(buildCatalogue(), {}),
     enabledPlatforms: new Set(['V']),
     syncTimeoutMs: 1_000,
     trustProxy: false,
