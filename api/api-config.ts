@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { bool, commonSchema, optionalString, parseEnv, parseOriginList, port, positiveMs, temporalSchema } from '../core/config';
 import { loadEnabledPlatforms, platformsCallbackEnv, platformsPublicEnv } from '../platforms';
-import { resolveLinks, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
+import { resolveLinks, resultCopySchema, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
 
 export const apiOwnSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
@@ -29,6 +29,8 @@ export const apiOwnSchema = z.object({
    * local: for test setups whose platform runs on the same network. Production platforms cannot reach them.
    */
   INPUT_URL_ALLOW_PRIVATE_ORIGINS: optionalString,
+  /** When the workers' retention deletes stored results: the Videos API states it as a video's `expires_at`. */
+  RESULT_RETENTION_DAYS: resultCopySchema.shape.RESULT_RETENTION_DAYS,
 });
 
 /** The API's settings apart from the platforms' (which the platform folders parse themselves). */
