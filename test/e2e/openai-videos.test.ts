@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
+import { multipartForm } from '../support/forms';
 import { sharedStack } from '../support/shared-stack';
 import { REPO, TEST_KEYS } from '../support/stack';
 import { waitFor } from '../support/wait-for';
@@ -24,13 +25,6 @@ async function completed(id: string): Promise<OpenAI.Videos.Video> {
   }, 60_000);
 }
 
-/** A form as the SDK would send it, built by hand where the SDK cannot (wrong files, oversize ones). */
-function form(fields: Record<string, string>, file?: { bytes: Buffer; type: string; name: string }): FormData {
-  const f = new FormData();
-  for (const [k, v] of Object.entries(fields)) f.append(k, v);
-  if (file) f.append('input_reference', new Blob([new Uint8Array(file.bytes)], { type: file.type }), file.name);
-  return f;
-}
 
 const postForm = (body: FormData) => fetch(`${apiUrl}/v1/videos`, { method: 'POST', headers: { Authorization: `Bearer ${TEST_KEYS.alice.secret}` }, body });
 
@@ -173,7 +167,7 @@ describe('POST /v1/videos: bad input, and the other door', () => {
     const asNumber = await alice.post('/v1/videos', { model: V_MODEL, prompt: 'seconds as a number', seconds: 6 });
     expect(asNumber.status).toBe(200);
     expect(asNumber.body).toMatchObject({ seconds: '6', status: 'queued' });
-    const asString = await postForm(form({ model: V_MODEL, prompt: 'seconds as a string', seconds: '6', generate_audio: 'false' }));
+    const asString = await postForm(multipartForm({ model: V_MODEL, prompt: 'seconds as a string', seconds: '6', generate_audio: 'false' }));
     expect(asString.status).toBe(200);
     expect(await asString.json()).toMatchObject({ seconds: '6' });
     for (const text of ['seconds as a number', 'seconds as a string']) {
@@ -182,11 +176,11 @@ describe('POST /v1/videos: bad input, and the other door', () => {
   });
 
   test('an upload over 10 MiB is 413, a file that is not an image 415, an unknown variant 400', async () => {
-    const big = await postForm(form({ model: V_MODEL, prompt: 'big' }, { bytes: Buffer.concat([PNG, Buffer.alloc(10 * 1024 * 1024)]), type: 'image/png', name: 'big.png' }));
+    const big = await postForm(multipartForm({ model: V_MODEL, prompt: 'big' }, { bytes: Buffer.concat([PNG, Buffer.alloc(10 * 1024 * 1024)]), type: 'image/png', name: 'big.png' }));
     expect(big.status).toBe(413);
     expect(((await big.json()) as any).error).toMatchObject({ param: 'input_reference', code: 'file_too_large' });
 
-    const text = await postForm(form({ model: V_MODEL, prompt: 'not an image' }, { bytes: Buffer.from('just text, honestly'), type: 'image/png', name: 'fake.png' }));
+    const text = await postForm(multipartForm({ model: V_MODEL, prompt: 'not an image' }, { bytes: Buffer.from('just text, honestly'), type: 'image/png', name: 'fake.png' }));
     expect(text.status).toBe(415);
     expect(((await text.json()) as any).error).toMatchObject({ param: 'input_reference', code: 'unsupported_media_type' });
 

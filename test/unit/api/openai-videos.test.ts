@@ -11,6 +11,7 @@ import type { TaskView } from '../../../api/task-service';
 import type { GenerationRequest } from '../../../core/task';
 import { DirectoryResultStore } from '../../../results/directory-store';
 import { ResultLinks } from '../../../results/result-links';
+import { multipartForm } from '../../support/forms';
 import { AUTH, postJson, useTestApi } from '../../support/test-api';
 import { REPO } from '../../support/stack';
 
@@ -47,12 +48,6 @@ async function postForm(form: FormData): Promise<{ status: number; body: any }> 
   return { status: r.status, body: await r.json() };
 }
 
-function form(fields: Record<string, string>, ...files: { field?: string; bytes: Buffer; type: string }[]): FormData {
-  const f = new FormData();
-  for (const [k, v] of Object.entries(fields)) f.append(k, v);
-  for (const file of files) f.append(file.field ?? 'input_reference', new Blob([new Uint8Array(file.bytes)], { type: file.type }), 'upload.png');
-  return f;
-}
 
 describe('size and seconds, per model from the catalogue', () => {
   test.each([
@@ -106,13 +101,13 @@ describe('size and seconds, per model from the catalogue', () => {
 
 describe('forms (as the OpenAI SDKs send videos.create)', () => {
   test('text fields read as their JSON twins: booleans, numbers and nested input_reference[image_url]', async () => {
-    const r = await postForm(form({ model: 'vendor-video-1-0-pro-250528', prompt: 'a form', seconds: '4', watermark: 'true', 'input_reference[image_url]': 'https://example.com/b.png' }));
+    const r = await postForm(multipartForm({ model: 'vendor-video-1-0-pro-250528', prompt: 'a form', seconds: '4', watermark: 'true', 'input_reference[image_url]': 'https://example.com/b.png' }));
     expect(r.status).toBe(200);
     expect(lastStarted?.request).toMatchObject({ duration: 4, watermark: true, image_url: 'https://example.com/b.png' });
   });
 
   test('an uploaded image is kept in the result store and the platform is handed a signed link to it', async () => {
-    const r = await postForm(form({ model: 'vendor-video-1-0-pro-250528', prompt: 'an upload', seconds: '4' }, { bytes: PNG, type: 'application/octet-stream' }));
+    const r = await postForm(multipartForm({ model: 'vendor-video-1-0-pro-250528', prompt: 'an upload', seconds: '4' }, { bytes: PNG, type: 'application/octet-stream' }));
     expect(r.status).toBe(200);
     const link = String(lastStarted?.request.image_url);
     expect(link).toMatch(new RegExp(`^${app.api.base}/v1/videos/inputs/[0-9a-f]{64}\\.png\\?token=`));
@@ -124,11 +119,11 @@ describe('forms (as the OpenAI SDKs send videos.create)', () => {
 
   test('two files, a file under another name, an oversize or a non-image upload are refused naming input_reference', async () => {
     const model = { model: 'vendor-video-1-0-pro-250528', prompt: 'bad upload', seconds: '4' };
-    expect((await postForm(form(model, { bytes: PNG, type: 'image/png' }, { bytes: PNG, type: 'image/png' }))).body.error).toMatchObject({ param: 'input_reference' });
-    expect((await postForm(form(model, { field: 'image', bytes: PNG, type: 'image/png' }))).body.error).toMatchObject({ param: 'image', code: 'unknown_parameter' });
-    const big = await postForm(form(model, { bytes: Buffer.concat([PNG, Buffer.alloc(10 * 1024 * 1024)]), type: 'image/png' }));
+    expect((await postForm(multipartForm(model, { bytes: PNG, type: 'image/png' }, { bytes: PNG, type: 'image/png' }))).body.error).toMatchObject({ param: 'input_reference' });
+    expect((await postForm(multipartForm(model, { field: 'image', bytes: PNG, type: 'image/png' }))).body.error).toMatchObject({ param: 'image', code: 'unknown_parameter' });
+    const big = await postForm(multipartForm(model, { bytes: Buffer.concat([PNG, Buffer.alloc(10 * 1024 * 1024)]), type: 'image/png' }));
     expect([big.status, big.body.error.param]).toEqual([413, 'input_reference']);
-    const text = await postForm(form(model, { bytes: Buffer.from('%PDF-1.4 not an image'), type: 'image/png' }));
+    const text = await postForm(multipartForm(model, { bytes: Buffer.from('%PDF-1.4 not an image'), type: 'image/png' }));
     expect([text.status, text.body.error.param]).toEqual([415, 'input_reference']);
     expect(lastStarted).toBeUndefined();
   });
