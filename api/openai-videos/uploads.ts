@@ -37,10 +37,12 @@ export function inputKeyOf(file: UploadedFile): { key: string; contentType: stri
   return { key: `${INPUTS_PREFIX}/${sha256}.${MEDIA_EXTENSIONS[sniffed]}`, contentType: sniffed, sha256 };
 }
 
-/** Keeps the image (once: the key is its digest) and answers the link a platform fetches it from. */
+/** Keeps the image (one object per content: the key is its digest) and answers the link a platform fetches it from. */
 export async function storeInput(store: ResultStore, links: ResultLinks, file: UploadedFile): Promise<string> {
   const { key, contentType } = inputKeyOf(file);
-  if (!(await store.head(key))) await store.put(key, Readable.from([file.bytes]), { contentType });
+  // Written again even when kept already: retention deletes by the time an object was last written, and this
+  // upload's job needs it from now on.
+  await store.put(key, Readable.from([file.bytes]), { contentType });
   return links.inputLink(key);
 }
 
