@@ -60,6 +60,20 @@ async function createBodyOf(ctx: AppContext, deps: AppDeps): Promise<MultipartBo
 }
 
 /**
+ * `input_reference: {"image_url": "data:image/png;base64,…"}` (OpenAI takes a data URL there) is an upload by
+ * another name: it is kept and linked like one, since no platform is handed a data URL of ours.
+ */
+function dataUrlAsUpload(body: MultipartBody): MultipartBody {
+  const reference = body.fields.input_reference as { image_url?: unknown } | undefined;
+  const url = typeof reference === 'object' && reference !== null ? reference.image_url : undefined;
+  if (body.file || typeof url !== 'string' || !url.startsWith('data:')) return body;
+  const m = /^data:([a-z]+\/[a-z0-9.+-]+)?;base64,([A-Za-z0-9+/=\s]+)$/i.exec(url);
+  if (!m) throw invalidRequest('input_reference.image_url: a data URL must be base64 (data:image/png;base64,…)', 'input_reference.image_url');
+  const { input_reference: _dropped, ...fields } = body.fields;
+  return { fields, file: { field: 'input_reference', declaredType: m[1] ?? '', bytes: Buffer.from(m[2]!, 'base64') } };
+}
+
+/**
  * The validated request: OpenAI's fields mapped (create-request.ts), an uploaded image stored and linked, then
  * the one validation every video request passes. The link to the gateway's own copy is allowed although the
  * gateway may sit on a private address (a local stack): it is ours, not an address a client chose.
@@ -102,7 +116,7 @@ function checkModelAllowed(ctx: AppContext, entry: ModelRecord): void {
 async function createVideo(ctx: AppContext, deps: AppDeps, objectOf: (id: string) => Promise<VideoObject | undefined>): Promise<void> {
   const key = apiKeyOf(ctx);
   const idempotencyKey = readIdempotencyKey(ctx.req.headers['idempotency-key'] as string | undefined);
-  const form = await createBodyOf(ctx, deps);
+  const form = dataUrlAsUpload(await createBodyOf(ctx, deps));
   const { entry, request, size } = await validatedCreate(ctx, deps, form);
   checkModelAllowed(ctx, entry);
   // The fingerprint is of what the client sent: an uploaded image by its digest, not by the link made for it.

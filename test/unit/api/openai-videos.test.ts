@@ -117,6 +117,16 @@ describe('forms (as the OpenAI SDKs send videos.create)', () => {
     expect((await fetch(link.replace(/\?token=.*/, ''))).status).toBe(403);
   });
 
+  test('input_reference {image_url} as a base64 data URL is kept and linked like an upload', async () => {
+    const r = await create({ model: 'vendor-video-1-0-pro-250528', prompt: 'a data url', seconds: 4, input_reference: { image_url: `data:image/png;base64,${PNG.toString('base64')}` } });
+    expect(r.status).toBe(200);
+    const link = String(lastStarted?.request.image_url);
+    expect(link).toMatch(/\/v1\/videos\/inputs\/[0-9a-f]{64}\.png\?token=/);
+    expect(Buffer.from(await (await fetch(link)).arrayBuffer()).equals(PNG)).toBe(true);
+    const notImage = await create({ model: 'vendor-video-1-0-pro-250528', prompt: 'a data url', seconds: 4, input_reference: { image_url: `data:image/png;base64,${Buffer.from('hello').toString('base64')}` } });
+    expect([notImage.status, notImage.body.error.param]).toEqual([415, 'input_reference']);
+  });
+
   test('two files, a file under another name, an oversize or a non-image upload are refused naming input_reference', async () => {
     const model = { model: 'vendor-video-1-0-pro-250528', prompt: 'bad upload', seconds: '4' };
     expect((await postForm(multipartForm(model, { bytes: PNG, type: 'image/png' }, { bytes: PNG, type: 'image/png' }))).body.error).toMatchObject({ param: 'input_reference' });
