@@ -51,7 +51,8 @@ const createForm = z.looseObject({
   input_reference: z.string().meta({ format: 'binary' }).optional().describe(`A PNG, JPEG or WebP image of at most ${UPLOAD_MAX_BYTES / (1024 * 1024)} MiB`),
 });
 
-const idParams = z.object({ video_id: z.string().describe('A video id (a task id)') });
+/** Video ids are task ids, which start `task_` (the router matches only those: routes.ts VIDEO_PATH). */
+const idParams = z.object({ video_id: z.string().regex(/^task_[A-Za-z0-9_-]{1,123}$/).describe('A video id (a task id)') });
 const binary = { schema: z.string().meta({ format: 'binary' }) };
 const media = { 'video/mp4': binary, 'image/jpeg': binary, 'image/png': binary, 'image/webp': binary, 'application/octet-stream': binary };
 
@@ -139,7 +140,14 @@ function registerNotOffered(registry: OpenAPIRegistry): void {
   for (const path of ['/v1/videos/edits', '/v1/videos/extensions', '/v1/videos/characters']) {
     registry.registerPath({ method: 'post', path, summary: 'Not offered (404)', security: [{ bearerAuth: [] }], responses: notOffered });
   }
-  registry.registerPath({ method: 'post', path: '/v1/videos/{video_id}/remix', summary: 'Not offered (404)', security: [{ bearerAuth: [] }], request: { params: idParams }, responses: notOffered });
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/videos/{video_id}/remix',
+    summary: 'Not offered (404)',
+    security: [{ bearerAuth: [] }],
+    request: { params: z.object({ video_id: z.string() }) },
+    responses: notOffered,
+  });
   registry.registerPath({
     method: 'get',
     path: '/v1/videos/characters/{character_id}',

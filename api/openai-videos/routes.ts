@@ -135,8 +135,16 @@ function resultOf(view: TaskView): GenerationResult | undefined {
   return view.record.status === 'success' ? view.memo.result : undefined;
 }
 
+/**
+ * A video's path: its id is a task id, and every task id starts `task_` (api/task-service.ts newTaskId,
+ * api/idempotency.ts). Matching only those keeps /v1/videos/edits, /characters… and the legacy
+ * /v1/videos/generations from reading as ids (a GET there would otherwise be a 404 for a video named "edits",
+ * and OPTIONS would advertise GET and DELETE on them).
+ */
+const VIDEO_PATH = '/v1/videos/task_:video_ref';
+
 function videoIdOf(ctx: AppContext): string {
-  const id = String(ctx.params?.video_id ?? '');
+  const id = `task_${String(ctx.params?.video_ref ?? '')}`;
   if (!TASK_ID.test(id)) throw videoNotFound(id);
   return id;
 }
@@ -145,7 +153,7 @@ function videoIdOf(ctx: AppContext): string {
 async function variantItem(deps: AppDeps, id: string, result: GenerationResult, variant: (typeof VARIANTS)[number]): Promise<Pick<ResultItem, 'key' | 'contentType' | 'sha256' | 'bytes'> | undefined> {
   const video = result.data[0];
   if (variant === 'video') return video?.stored === true && video.key ? video : undefined;
-  // The platform's last frame, where it returned one (V's return_last_frame), is the thumbnail as it made it.
+  // The platform's last frame, where it returned one (result.lastFrame), is the thumbnail as the platform made it.
   if (variant === 'thumbnail' && result.lastFrame?.stored === true && result.lastFrame.key) return result.lastFrame;
   if (video?.stored !== true || !video.key) return undefined;
   const made = await ensureDerived(deps.results.store, id, video.key, variant);
@@ -203,7 +211,7 @@ export function videoRoutes(router: Router<AppState>, deps: AppDeps): void {
     return view && view.memo.kind === 'video' ? toVideoObject(view, objectOptions) : undefined;
   };
 
-  // Not offered (issue 22): registered before /v1/videos/:video_id, so their paths are never read as ids.
+  // Not offered (issue 22).
   router.post('/v1/videos/edits', notOffered('Editing a video (POST /v1/videos/edits)'));
   router.post('/v1/videos/extensions', notOffered('Extending a video (POST /v1/videos/extensions)'));
   router.post('/v1/videos/characters', notOffered('Characters (POST /v1/videos/characters)'));
@@ -217,12 +225,12 @@ export function videoRoutes(router: Router<AppState>, deps: AppDeps): void {
     const data = page.map((v) => toVideoObject(v, objectOptions));
     ctx.body = { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: hasMore };
   });
-  router.get('/v1/videos/:video_id', async (ctx: AppContext) => {
+  router.get(VIDEO_PATH, async (ctx: AppContext) => {
     const id = videoIdOf(ctx);
     const video = await objectFor(apiKeyOf(ctx).id)(id);
     if (!video) throw videoNotFound(id);
     ctx.body = video;
   });
-  router.delete('/v1/videos/:video_id', (ctx: AppContext) => deleteVideo(ctx, deps));
-  router.get('/v1/videos/:video_id/content', (ctx: AppContext) => serveContent(ctx, deps));
+  router.delete(VIDEO_PATH, (ctx: AppContext) => deleteVideo(ctx, deps));
+  router.get(`${VIDEO_PATH}/content`, (ctx: AppContext) => serveContent(ctx, deps));
 }

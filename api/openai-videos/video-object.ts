@@ -45,7 +45,7 @@ export function toVideoObject(view: TaskView, opts: VideoObjectOptions): VideoOb
   const asked = memo.asked ?? {};
   const finished = record.status === 'success' || record.status === 'failed';
   const completedAt = finished && view.closeTime ? unixSeconds(view.closeTime) : null;
-  // The platform's own report of the length (V's `duration`) where the request named none.
+  // The platform's own report of the length (the result's `duration` extra) where the request named none.
   const seconds = asked.seconds ?? (typeof record.duration === 'number' ? record.duration : undefined);
   const ratio = asked.ratio ?? (typeof record.ratio === 'string' ? record.ratio : undefined);
   const entry = opts.catalogue.find('video', record.model);

@@ -120,7 +120,7 @@ describe('the Videos API (api/openai-videos/)', () => {
     videoRoutes(router as never, { catalogue: buildCatalogue() } as never);
     const inputs = videoInputRoutes({} as never);
     const served = [...router.stack, ...inputs.stack].flatMap((layer) =>
-      layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} ${String(layer.path).replace(/:([a-z_]+)/g, '{$1}')}`),
+      layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} ${String(layer.path).replace('task_:video_ref', '{video_id}').replace(/:([a-z_]+)/g, '{$1}')}`),
     );
     expect(served.length).toBeGreaterThanOrEqual(10);
     const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`));
@@ -132,5 +132,7 @@ describe('the Videos API (api/openai-videos/)', () => {
     expect(body['application/json'].schema.properties.seconds.anyOf.map((s: { type: string }) => s.type).sort()).toEqual(['number', 'string']);
     expect(body['multipart/form-data'].schema.properties.input_reference).toMatchObject({ type: 'string', format: 'binary' });
     expect(doc.paths['/v1/videos/{video_id}'].delete.responses).toHaveProperty('409');
+    // The router matches only task ids there (api/openai-videos/routes.ts VIDEO_PATH); the document says so.
+    expect(parameter('/v1/videos/{video_id}', 'get', 'video_id').schema.pattern).toBe('^task_[A-Za-z0-9_-]{1,123}$');
   });
 });

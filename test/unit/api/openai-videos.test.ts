@@ -152,3 +152,10 @@ describe('what is not offered', () => {
     expect(((await r.json()) as any).error).toMatchObject({ code: 'not_supported', message: expect.stringContaining('not offered') });
   });
 });
+
+test('the paths beside /v1/videos/{id} are not read as video ids: OPTIONS lists only what each serves', async () => {
+  const allow = async (path: string) => (await fetch(`${app.api.base}${path}`, { method: 'OPTIONS' })).headers.get('allow');
+  expect(await allow('/v1/videos/edits')).toBe('POST');
+  expect(await allow('/v1/videos/generations')).toBe('POST');
+  expect((await allow('/v1/videos/task_abc'))?.split(', ').sort()).toEqual(['DELETE', 'GET', 'HEAD']);
+});
