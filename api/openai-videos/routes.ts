@@ -115,7 +115,8 @@ function checkModelAllowed(ctx: AppContext, entry: ModelRecord): void {
 
 async function createVideo(ctx: AppContext, deps: AppDeps, objectOf: (id: string) => Promise<VideoObject | undefined>): Promise<void> {
   const key = apiKeyOf(ctx);
-  const idempotencyKey = readIdempotencyKey(ctx.req.headers['idempotency-key'] as string | undefined);
+  const sentKey = ctx.req.headers['idempotency-key'];
+  const idempotencyKey = readIdempotencyKey(Array.isArray(sentKey) ? sentKey.join(', ') : sentKey);
   const form = dataUrlAsUpload(await createBodyOf(ctx, deps));
   const { entry, request, size } = await validatedCreate(ctx, deps, form);
   checkModelAllowed(ctx, entry);
