@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import ffmpeg from '@ffmpeg-installer/ffmpeg';
 import type { ResultStore } from '../../results/result-store';
 
 export type DerivedVariant = 'thumbnail' | 'spritesheet';
@@ -28,9 +27,24 @@ export function derivedKey(taskId: string, variant: DerivedVariant): string {
   return `${taskId}/${variant}.jpg`;
 }
 
-function run(args: string[]): Promise<{ ok: boolean; stderr: string }> {
+/**
+ * The ffmpeg binary, loaded on first use: @ffmpeg-installer/ffmpeg throws when no binary exists for this
+ * platform, and that must cost the thumbnails (404 variant_unavailable), never the API's start.
+ */
+let ffmpegPath: Promise<string | undefined> | undefined;
+function ffmpegBinary(): Promise<string | undefined> {
+  ffmpegPath ??= import('@ffmpeg-installer/ffmpeg').then(
+    (m) => (m.default ?? m).path,
+    () => undefined,
+  );
+  return ffmpegPath;
+}
+
+async function run(args: string[]): Promise<{ ok: boolean; stderr: string }> {
+  const binary = await ffmpegBinary();
+  if (!binary) return { ok: false, stderr: 'no ffmpeg binary for this platform (@ffmpeg-installer/ffmpeg)' };
   return new Promise((resolve) => {
-    execFile(ffmpeg.path, ['-hide_banner', ...args], { timeout: FFMPEG_TIMEOUT_MS, maxBuffer: 1024 * 1024 }, (err, _stdout, stderr) => resolve({ ok: !err, stderr }));
+    execFile(binary, ['-hide_banner', ...args], { timeout: FFMPEG_TIMEOUT_MS, maxBuffer: 1024 * 1024 }, (err, _stdout, stderr) => resolve({ ok: !err, stderr }));
   });
 }
 
