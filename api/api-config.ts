@@ -8,7 +8,7 @@ import { bool, commonSchema, optionalString, parseEnv, parseOriginList, port, po
 import { loadEnabledPlatforms, platformsCallbackEnv, platformsPublicEnv } from '../platforms';
 import { pricesEnv } from '../pricing/price-table';
 import { parseWorkerReadyUrls } from './worker-readiness';
-import { resolveLinks, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
+import { resolveLinks, resultCopySchema, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
 
 export const apiOwnSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
@@ -36,6 +36,8 @@ export const apiOwnSchema = z.object({
    * which platform has no account in the rotation (api/worker-readiness.ts). Unset: it says nothing of accounts.
    */
   WORKER_READY_URLS: optionalString,
+  /** When the workers' retention deletes stored results: the Videos API states it as a video's `expires_at`. */
+  RESULT_RETENTION_DAYS: resultCopySchema.shape.RESULT_RETENTION_DAYS,
 });
 
 /** The API's settings apart from the platforms' (which the platform folders parse themselves). */

@@ -49,6 +49,8 @@ export interface AppDeps {
    * (INPUT_URL_ALLOW_PRIVATE_ORIGINS): a test setup whose platform runs on the same network. Default: none.
    */
   inputUrlAllowPrivateOrigins?: ReadonlySet<string>;
+  /** RESULT_RETENTION_DAYS: when stored outputs are deleted (the Videos API's `expires_at`; default 7). */
+  resultRetentionDays?: number;
   /** How long a client may take to send its body (default api/app.ts BODY_TIMEOUT_MS; tests shorten it). */
   bodyTimeoutMs?: number;
   /** Aborted when the process is stopping: sync waits then answer 503 naming their task. */

@@ -60,6 +60,7 @@ async function main(): Promise<void> {
     syncTimeoutMs: config.SYNC_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
     inputUrlAllowPrivateOrigins: config.inputUrlAllowPrivateOrigins,
+    resultRetentionDays: config.RESULT_RETENTION_DAYS,
     callbackEnv: process.env,
     publicBaseUrl: config.links.publicBaseUrl,
     checkTemporal: async () => {

@@ -15,6 +15,7 @@ import {
   taskListSchema,
   taskRecordSchema,
 } from './response-schemas';
+import { registerVideosApi } from './openai-videos/openapi';
 
 const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
 
@@ -349,6 +350,7 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   registerCallbacks(registry);
   registerTaskList(registry);
   registerModels(registry);
+  registerVideosApi(registry);
   registerOperational(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument(DOCUMENT_HEADER);
 }

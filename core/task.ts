@@ -204,8 +204,26 @@ export interface TaskMemo {
    * estimate and final cost are computed from the memo alone.
    */
   billing?: Record<string, unknown>;
+  /** What a video task was asked for, for GET /v1/videos (set at start, never changed; absent on older tasks). */
+  asked?: TaskAsked;
   status?: TaskStatus;
   progress?: number;
   result?: GenerationResult;
   error?: TaskError;
+}
+
+/**
+ * What a video task was asked for, as a client reads it back (the OpenAI `video` object: prompt, seconds, size),
+ * whichever endpoint created it. Kept in the memo at start so a read needs no workflow history.
+ */
+export interface TaskAsked {
+  prompt?: string;
+  /** `duration` as validated. */
+  seconds?: number;
+  ratio?: string;
+  resolution?: string;
+  /** OpenAI's `WxH` as the client sent it (POST /v1/videos). */
+  size?: string;
+  /** `videos`: created at POST /v1/videos (webhooks name its events `video.*`). */
+  via?: 'videos';
 }

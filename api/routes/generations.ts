@@ -8,7 +8,7 @@
  */
 import type Router from '@koa/router';
 import type { ModelRecord } from '../../core/catalogue';
-import type { GenerationRequest, GenerationResult, Kind } from '../../core/task';
+import type { GenerationRequest, GenerationResult, Kind, TaskAsked } from '../../core/task';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
 import { ApiError, invalidRequest } from '../api-error';
 import { idempotentTaskId, readIdempotencyKey, requestFingerprint } from '../idempotency';
@@ -121,16 +121,17 @@ export function generationRoutes(router: Router<AppState>, deps: AppDeps): void 
 /**
  * Starts the workflow, or — for a repeated Idempotency-Key — finds the task it started before: the same request
  * gets that task back (never a second workflow or upstream job), a different request under the same key is 409.
+ * The one way a task is started, whichever endpoint asks (POST /v1/videos too: api/openai-videos/).
  */
-async function startOrReplay(
+export async function startOrReplay(
   ctx: AppContext,
   deps: AppDeps,
-  t: { taskId: string; requestHash: string; idempotent: boolean; entry: ModelRecord; request: GenerationRequest },
+  t: { taskId: string; requestHash: string; idempotent: boolean; entry: ModelRecord; request: GenerationRequest; asked?: Pick<TaskAsked, 'size' | 'via'> },
 ): Promise<{ replayed?: TaskRecord }> {
   const key = apiKeyOf(ctx);
   const release = await deps.limits.reserveInflight(key);
   try {
-    await deps.tasks.start(key.id, t.entry, t.request, { taskId: t.taskId, requestHash: t.requestHash });
+    await deps.tasks.start(key.id, t.entry, t.request, { taskId: t.taskId, requestHash: t.requestHash, ...(t.asked ? { asked: t.asked } : {}) });
     recordTaskStarted({ kind: t.entry.kind, model: t.entry.id, platform: t.entry.platform });
     return {};
   } catch (err) {
