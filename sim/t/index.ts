@@ -12,8 +12,8 @@
  *   [sim:reject=CODE]       the Create answers Error.Code CODE and creates nothing
  *   GET/POST /_sim/t/config {pullWaitMs?, confirmWindowMs?}   PullEvents' long-poll and confirm windows
  *   GET/POST /_sim/t/behaviour {listsAigcTasks?, sessionIdRepeatCode?, silentKlingVersions?}   what the documents leave open (actions.ts)
- *   POST /_sim/t/event-config {Mode?, NotificationUrl?}   the SubAppId's events as another system configured them
- *   POST /_sim/t/event-config {Mode?, NotificationUrl?, SubAppId?}   … of another account's SubAppId when named
+ *   POST /_sim/t/event-config {Mode?, NotificationUrl?, SubAppId?}   the SubAppId's events (the default account's
+ *                           unless named) as another system configured them
  *   POST /_sim/t/account-faults {code, count?, op?, secret_id?}   the next `count` requests (default: all, until
  *                           DELETE) of `op` (submit by default; poll, list, config, events or *) answer Error.Code CODE
  *                           (T_ACCOUNT_ERRORS in errors.ts: AuthFailure.UnauthorizedOperation, ResourceUnavailable.InArrears,

@@ -4,7 +4,7 @@
  * faults (POST /_sim/t/account-faults).
  */
 import { simTAccount } from '../../../../sim/accounts';
-import { accountFaults, ACC, type CallOptions, detail, errCode, signedBy, SUB, t, useTSimulator, video } from '../../../support/sim/t';
+import { accountFaults, ACC, type CallOptions, detail, errCode, signedBy, sim, SUB, t, useTSimulator, video } from '../../../support/sim/t';
 
 useTSimulator();
 
@@ -75,6 +75,13 @@ describe('several accounts (sim/accounts.ts simTAccount): each with its own SubA
     expect((await t('CreateAigcVideoTask', video({ SubAppId: two.subAppId }), signedBy(two))).TaskId).toBeDefined();
     expect((await accountFaults('DELETE')).status).toBe(200);
     expect((await t('CreateAigcVideoTask', video({ SubAppId: one.subAppId }), signedBy(one))).TaskId).toBeDefined();
+  });
+
+  test('each account has its own event configuration; /_sim/t/event-config sets a named SubAppId\'s', async () => {
+    await fetch(`${sim.url}/_sim/t/event-config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Mode: 'PULL', SubAppId: one.subAppId }) });
+    expect((await t('DescribeEventConfig', { SubAppId: one.subAppId }, signedBy(one))).Mode).toBe('PULL');
+    expect((await t('DescribeEventConfig', { SubAppId: two.subAppId }, signedBy(two))).Mode).toBe('PUSH');
+    expect((await t('DescribeEventConfig', { SubAppId: SUB })).Mode).toBe('PUSH');
   });
 
   test('account faults: count and op; without secret_id every account; a bad body is a 400 naming the field', async () => {
