@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { bool, commonSchema, optionalString, parseEnv, parseOriginList, port, positiveMs, temporalSchema } from '../core/config';
 import { loadEnabledPlatforms, platformsCallbackEnv, platformsPublicEnv } from '../platforms';
 import { resolveLinks, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
+import { webhookAllowedOrigins, webhookSharedSchema } from '../core/webhook-config';
 
 export const apiOwnSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
@@ -29,10 +30,17 @@ export const apiOwnSchema = z.object({
    * local: for test setups whose platform runs on the same network. Production platforms cannot reach them.
    */
   INPUT_URL_ALLOW_PRIVATE_ORIGINS: optionalString,
+  /** The heartbeat comment interval of GET /v1/generations/:id/events (issue 21 §6: 15 s). */
+  SSE_HEARTBEAT_MS: positiveMs(15_000),
 });
 
 /** The API's settings apart from the platforms' (which the platform folders parse themselves). */
-const apiSettingsSchema = commonSchema.extend(temporalSchema.shape).extend(apiOwnSchema.shape).extend(resultStoreSchema.shape).extend(resultLinksSchema.shape);
+const apiSettingsSchema = commonSchema
+  .extend(temporalSchema.shape)
+  .extend(apiOwnSchema.shape)
+  .extend(resultStoreSchema.shape)
+  .extend(resultLinksSchema.shape)
+  .extend(webhookSharedSchema.shape);
 
 /** Everything the API reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
 export const apiConfigSchema = apiSettingsSchema.extend(platformsCallbackEnv.shape).extend(platformsPublicEnv.shape);
@@ -41,12 +49,15 @@ export type ApiConfig = z.infer<typeof commonSchema> &
   z.infer<typeof temporalSchema> &
   z.infer<typeof apiOwnSchema> &
   z.infer<typeof resultStoreSchema> &
-  z.infer<typeof resultLinksSchema> & {
+  z.infer<typeof resultLinksSchema> &
+  z.infer<typeof webhookSharedSchema> & {
     PLATFORMS_ENABLED: Set<string>;
     /** The links to stored results, checked against the store (RESULT_URL_SECRET is required in production for gateway links). */
     links: ResolvedLinks;
     /** INPUT_URL_ALLOW_PRIVATE_ORIGINS as origins. */
     inputUrlAllowPrivateOrigins: Set<string>;
+    /** WEBHOOK_ALLOW_PRIVATE_ORIGINS as origins. */
+    webhookAllowPrivateOrigins: Set<string>;
   };
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
@@ -59,5 +70,6 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     PLATFORMS_ENABLED: loadEnabledPlatforms(env),
     links: resolveLinks(base),
     inputUrlAllowPrivateOrigins: parseOriginList('INPUT_URL_ALLOW_PRIVATE_ORIGINS', base.INPUT_URL_ALLOW_PRIVATE_ORIGINS),
+    webhookAllowPrivateOrigins: webhookAllowedOrigins(base),
   };
 }

@@ -18,6 +18,8 @@ import { contentRoutes } from './routes/content';
 import { generationRoutes } from './routes/generations';
 import { modelRoutes } from './routes/models';
 import { taskRoutes } from './routes/tasks';
+import { eventRoutes } from './routes/events';
+import { webhookRoutes } from './routes/webhooks';
 
 /** Largest request body (after decompression): a generation request is a few KiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -50,6 +52,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   taskRoutes(v1, deps);
   cancelRoutes(v1, deps);
   modelRoutes(v1, deps);
+  webhookRoutes(v1, deps);
+  eventRoutes(v1, deps);
 
   // The order is the request's path: who asks and how it goes (logs, metrics, the error envelope); is the
   // route and method known (404/405, nothing read yet); who is calling (401, 429); only then the body.

@@ -18,6 +18,9 @@ import { createApiServer } from './http-server';
 import { KeyStore, parseApiKeysEnv, parseApiKeysFile } from './api-keys';
 import { KeyLimits } from './key-limits';
 import { TaskService } from './task-service';
+import { WebhookService } from './webhook-service';
+import { webhookMasterSecret } from '../core/webhook-config';
+import { webhookSecrets } from '../core/webhook-signing';
 
 async function main(): Promise<void> {
   const config = loadApiConfig();
@@ -42,6 +45,13 @@ async function main(): Promise<void> {
   const resultLinks = new ResultLinks({ ...config.links, secret: secret ?? '', store: resultStore });
   const tasks = new TaskService(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, resultLinks });
 
+  // A key's webhook secret: its own (API_KEYS_FILE `webhook_secret`), else derived from WEBHOOK_SIGNING_SECRET.
+  const secrets = webhookSecrets({
+    masterSecret: webhookMasterSecret(config),
+    previousMasterSecret: config.WEBHOOK_SIGNING_SECRET_PREVIOUS,
+    explicit: async (keyId) => keys.byId(keyId)?.webhookSecret,
+  });
+
   const shutdown = new AbortController();
   const app = createApp({
     shutdownSignal: shutdown.signal,
@@ -57,6 +67,9 @@ async function main(): Promise<void> {
     inputUrlAllowPrivateOrigins: config.inputUrlAllowPrivateOrigins,
     callbackEnv: process.env,
     publicBaseUrl: config.links.publicBaseUrl,
+    webhooks: { secrets, allowPrivateOrigins: config.webhookAllowPrivateOrigins },
+    webhookService: new WebhookService(client, tasks, config.TEMPORAL_TASK_QUEUE),
+    sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
     checkTemporal: async () => {
       await connection.healthService.check({});
     },

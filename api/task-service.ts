@@ -24,6 +24,7 @@ import { SA } from '../core/search-attributes';
 import { hintTask, type HintOutcome, type TaskHint } from '../core/task-hints';
 import type { GenerationInput, GenerationRequest, GenerationResult, TaskError, TaskMemo, TaskStatus } from '../core/task';
 import { isFailureReason, WORKFLOW_TYPE } from '../core/task';
+import type { WebhookTarget } from '../core/webhooks';
 import { publicItems, type PublicResultItem, type RenderedResult, type ResultLinks } from '../results/result-links';
 import type { generationWorkflow } from '../workflows/generation';
 
@@ -85,7 +86,7 @@ export class TaskService {
    * Starts the task's workflow. Throws WorkflowExecutionAlreadyStartedError (see isAlreadyStarted) when a
    * workflow with this task id exists or existed: task ids are never reused.
    */
-  async start(ownerId: string, entry: ModelRecord, request: GenerationRequest, opts: { taskId?: string; requestHash?: string } = {}): Promise<StartedTask> {
+  async start(ownerId: string, entry: ModelRecord, request: GenerationRequest, opts: { taskId?: string; requestHash?: string; webhook?: WebhookTarget } = {}): Promise<StartedTask> {
     const taskId = opts.taskId ?? newTaskId();
     const input: GenerationInput = {
       kind: entry.kind,
@@ -93,6 +94,7 @@ export class TaskService {
       model: entry.id,
       request,
       ownerId,
+      ...(opts.webhook ? { webhook: opts.webhook } : {}),
     };
     const memo: TaskMemo = { model: entry.id, kind: entry.kind, platform: entry.platform, status: 'pending', requestHash: opts.requestHash };
     await this.client.workflow.start<typeof generationWorkflow>(WORKFLOW_TYPE, {
