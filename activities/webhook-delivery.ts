@@ -26,7 +26,7 @@ import {
   type WebhookTarget,
   type WebhookTiming,
 } from '../core/webhooks';
-import { guardedLookup } from '../results/address-guard';
+import { guardedLookup, guardedLookupVia, type Resolver } from '../results/address-guard';
 
 /** How much of a receiver's answer is read and kept (issue 21 §4: a status and a short excerpt only). */
 export const MAX_ANSWER_BYTES = 1024;
@@ -50,6 +50,8 @@ export interface WebhookDeps {
   readRecord: WebhookRecordReader;
   allowPrivateOrigins: ReadonlySet<string>;
   observer?: WebhookObserver;
+  /** How host names are resolved at connect time (default: the system's, dns.lookup); tests stand in a changed DNS answer. */
+  resolve?: Resolver;
 }
 
 export interface AnnounceInput {
@@ -61,7 +63,7 @@ export interface AnnounceInput {
 }
 
 export function createWebhookActivities(deps: WebhookDeps) {
-  const guarded = new Agent({ connect: { lookup: guardedLookup } });
+  const guarded = new Agent({ connect: { lookup: deps.resolve ? guardedLookupVia(deps.resolve) : guardedLookup } });
   const open = new Agent();
   return {
     /** Starts the task's delivery workflow if needed and gives it the event (idempotent: the workflow deduplicates). */

@@ -110,3 +110,20 @@ describe('POST /v1/callbacks/{platform}', () => {
     expect(doc.paths['/v1/callbacks/{platform}/{task_id}'].post.requestBody).toMatchObject({ required: false });
   });
 });
+
+describe('client webhooks and the event stream (issue 21)', () => {
+  test('every route is documented: the secret, the deliveries, the redelivery and the SSE stream', () => {
+    expect(doc.paths['/v1/webhooks/default/secret'].get).toBeDefined();
+    expect(doc.paths['/v1/generations/{task_id}/deliveries'].get).toBeDefined();
+    expect(doc.paths['/v1/generations/{task_id}/deliveries/redeliver'].post.responses['202']).toBeDefined();
+    expect(Object.keys(doc.paths['/v1/generations/{task_id}/events'].get.responses['200'].content)).toEqual(['text/event-stream']);
+  });
+
+  test('both generation requests take webhook_url and webhook_events (the three events)', () => {
+    for (const id of ['VideoGenerationRequest', 'ImageGenerationRequest']) {
+      const props = doc.components.schemas[id].properties;
+      expect(props.webhook_url).toMatchObject({ type: 'string' });
+      expect(props.webhook_events.items.enum).toEqual(['running', 'succeeded', 'failed']);
+    }
+  });
+});
