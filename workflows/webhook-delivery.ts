@@ -9,7 +9,7 @@
  * GET /v1/generations/:id/deliveries reads without a worker. The run ends once the task's final event is settled;
  * a redelivery (POST .../deliveries/redeliver) starts a new run that carries the record on.
  */
-import { condition, proxyActivities, setHandler, sleep, upsertMemo } from '@temporalio/workflow';
+import { condition, proxyLocalActivities, setHandler, sleep, upsertMemo } from '@temporalio/workflow';
 import { defineSignal } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
@@ -76,7 +76,9 @@ function settled(input: WebhookDeliveryInput, events: DeliveryEventRecord[]): bo
 async function deliver(input: WebhookDeliveryInput, ev: DeliveryEventRecord, events: DeliveryEventRecord[], queuedAt: number, record: () => void): Promise<void> {
   const { timing } = input;
   // The activity reports the receiver's answer, it does not throw for it; only a lost worker fails an attempt.
-  const { deliverWebhook } = proxyActivities<Activities>({ startToCloseTimeout: timing.attemptTimeoutMs + 5_000, retry: { maximumAttempts: 1 } });
+  // A local activity: it runs in the workflow task that decided it, with no activity task to queue and dispatch,
+  // so a burst of tasks ending together is not delayed by a queue hop each, and an attempt is one marker event.
+  const { deliverWebhook } = proxyLocalActivities<Activities>({ startToCloseTimeout: timing.attemptTimeoutMs + 5_000, retry: { maximumAttempts: 1 } });
   for (let failures = 0; ; failures++) {
     if (ev.event === 'running' && events.some((e) => isFinal(e.event))) {
       ev.state = 'superseded';

@@ -120,11 +120,12 @@ test('the fixtures cover the representative runs', () => {
   // Recorded by the current code: a client's cancel is `cancelled` in Temporal's views (core/search-attributes.ts).
   expect(searchAttributeUpsertsOf('cancel').at(-1)).toEqual({ GenerationStatus: 'cancelled', GenerationFailureReason: 'cancelled' });
   // A task with a webhook announces its two events with one local-activity marker each, and no more: the
-  // delivery's attempts are in the delivery workflow's own history. There, the running event's first attempt was
-  // answered 500 and the task had ended by its retry, so it was superseded: two attempts in all, no third.
+  // delivery's attempts (the first answered 500, so at least one retry or a superseded running event) are in the
+  // delivery workflow's own history, each a local activity: a marker, no activity task.
   const markers = (name: string) => eventTypes(name).filter((t) => t === 'EVENT_TYPE_MARKER_RECORDED').length;
   expect(markers('webhook-running-and-succeeded') - markers('success')).toBe(2);
-  expect(eventTypes('webhook-delivery').filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED')).toHaveLength(2);
+  expect(markers('webhook-delivery')).toBeGreaterThanOrEqual(2);
+  expect(eventTypes('webhook-delivery')).not.toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
 });
 
 test('every recorded history replays against the current workflow code', async () => {
