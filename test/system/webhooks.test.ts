@@ -79,6 +79,9 @@ describe('durable delivery', () => {
   test('receiver down for 60 s, then up: every event acknowledged exactly once, every attempt with the same webhook-id', async () => {
     const taskIds = await startTasks(10, 'down-then-up');
     await sleep(60_000);
+    // The worker tells how long its oldest undelivered event has waited: most of the outage.
+    const oldest = () => scrape(gw.stack.workers.at(-1)!.metricsUrl).then((page) => metric(page, 'mediagate_webhook_oldest_undelivered_age_seconds'));
+    expect(await oldest()).toBeGreaterThan(45);
     const receiver = await startReceiver('/hooks', receiverPort);
     try {
       await waitFor(async () => finalsOf(receiver, taskIds) === taskIds.length, 60_000);
@@ -91,6 +94,7 @@ describe('durable delivery', () => {
       expect(final.attempt_count).toBeGreaterThan(3);
       expect(final.attempts.at(-1).status).toBe(200);
       expect(final.attempts[0]).toMatchObject({ error: expect.stringMatching(/ECONNREFUSED|connect/) });
+      await waitFor(async () => (await oldest()) === 0, 10_000);
     } finally {
       await receiver.close();
     }
@@ -109,6 +113,25 @@ describe('durable delivery', () => {
       const finals = receiver.got.filter((g) => g.body.data.task_id === taskId && g.body.type === 'generation.succeeded');
       expect(new Set(finals.map((g) => g.headers['webhook-id'])).size).toBe(1);
       expect(finals.at(-1)!.body.data.status).toBe('success');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('Temporal restarted between attempts: still delivered, with the same webhook-id', async () => {
+    const receiver = await startReceiver('/hooks', receiverPort);
+    try {
+      receiver.answers.push(...Array.from({ length: 4 }, () => 503));
+      const [taskId] = await startTasks(1, 'temporal-restart-between-attempts');
+      const finals = () => receiver.got.filter((g) => g.body.data.task_id === taskId && g.body.type === 'generation.succeeded');
+      await waitFor(async () => finals().length >= 1, 30_000);
+      await gw.stack.temporal.stop();
+      await sleep(2_000);
+      await gw.stack.startTemporal();
+      // Delivered: an attempt after the four refusals was answered 200.
+      await waitFor(async () => receiver.got.length > 4 && receiver.answers.length === 0 && finals().length >= 2, 120_000);
+      await waitFor(async () => (await gw.alice.get(`/v1/generations/${taskId}/deliveries`)).body.data?.find((e: { event: string; state: string }) => e.event === 'succeeded' && e.state === 'delivered'), 60_000);
+      expect(new Set(finals().map((g) => g.headers['webhook-id'])).size).toBe(1);
     } finally {
       await receiver.close();
     }
