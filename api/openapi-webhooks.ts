@@ -39,6 +39,16 @@ const deliveryEventSchema = z
   })
   .meta({ id: 'WebhookDelivery' });
 
+/** One event of the stream, as SSE parsers (and schemathesis) read it: its fields, `data` unparsed. */
+const sseEventSchema = z
+  .object({
+    id: z.string().optional().describe('`<status>:<progress>` of the record: send it back as Last-Event-ID'),
+    event: z.enum(['message', 'timeout']).optional().describe('`message` (the default): a task record; `timeout`: the stream reached its bound'),
+    data: z.string().describe('The task record as JSON (as GET /v1/generations/{task_id}); for `timeout`, {"message"}'),
+    retry: z.number().int().optional(),
+  })
+  .meta({ id: 'TaskEvent' });
+
 const taskParams = z.object({ task_id: z.string().describe('The id returned at submission') });
 const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
 
@@ -84,6 +94,6 @@ export function registerWebhooks(registry: OpenAPIRegistry, errorResponse: (desc
       'Sends the task record (as GET /v1/generations/{task_id}) on every status or progress change, with id `<status>:<progress>`, and ends after the final one. Send Last-Event-ID to resume. A `: heartbeat` comment every 15 s; at the sync bound an `event: timeout` asks the client to reconnect.',
     security: [{ bearerAuth: [] }],
     request: { params: taskParams, headers: z.object({ 'Last-Event-ID': z.string().optional().describe('The id of the last event received') }) },
-    responses: { 200: { description: 'The event stream', content: { 'text/event-stream': { schema: z.string() } } }, 404: notFound, ...commonErrors },
+    responses: { 200: { description: 'The event stream', content: { 'text/event-stream': { schema: sseEventSchema } } }, 404: notFound, ...commonErrors },
   });
 }
