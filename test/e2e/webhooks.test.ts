@@ -126,6 +126,15 @@ describe('webhooks', () => {
     expect(verify(g!, aliceSecret)).toMatchObject({ type: 'generation.failed', data: { task_id: taskId, status: 'failed', error: { code: 'content_policy' } } });
   });
 
+  test("a task cancelled by its client sends generation.failed with the cancel's error", async () => {
+    const taskId = await startTask('cancelled', {}, alice, 'a very long take [sim:duration=60000]');
+    await waitFor(async () => (await alice.get(`/v1/generations/${taskId}`)).body.status === 'running', 30_000);
+    expect((await alice.post(`/v1/generations/${taskId}/cancel`, {})).status).toBe(200);
+    await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
+    const [g] = deliveriesOf(taskId);
+    expect(verify(g!, aliceSecret)).toMatchObject({ type: 'generation.failed', data: { task_id: taskId, status: 'failed', error: { code: 'cancelled' } } });
+  });
+
   test.each([
     ['https://127.0.0.1/hook', /private/],
     ['https://localhost:8443/hook', /private or local/],
