@@ -21,6 +21,8 @@ import { taskRoutes } from './routes/tasks';
 import { askWorkers } from './worker-readiness';
 import { readsOwnBody, videoRoutes } from './openai-videos/routes';
 import { videoInputRoutes } from './openai-videos/uploads';
+import { eventRoutes } from './routes/events';
+import { webhookRoutes } from './routes/webhooks';
 
 /** Largest request body (after decompression): a generation request is a few KiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -69,6 +71,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   cancelRoutes(v1, deps);
   modelRoutes(v1, deps);
   videoRoutes(v1, deps);
+  webhookRoutes(v1, deps);
+  eventRoutes(v1, deps);
 
   // The order is the request's path: who asks and how it goes (logs, metrics, the error envelope); is the
   // route and method known (404/405, nothing read yet); who is calling (401, 429); only then the body.

@@ -8,6 +8,8 @@ import type { ResultStore } from '../results/result-store';
 import type { ApiKey, KeyStore } from './api-keys';
 import type { KeyLimits } from './key-limits';
 import type { TaskService } from './task-service';
+import type { WebhookService } from './webhook-service';
+import type { WebhookPolicy } from './webhook-request';
 
 export interface AppState {
   requestId: string;
@@ -55,6 +57,12 @@ export interface AppDeps {
   bodyTimeoutMs?: number;
   /** Aborted when the process is stopping: sync waits then answer 503 naming their task. */
   shutdownSignal: AbortSignal;
+  /** Client webhooks: the keys' signing secrets and WEBHOOK_ALLOW_PRIVATE_ORIGINS (api/webhook-request.ts). */
+  webhooks: WebhookPolicy;
+  /** Deliveries (GET/POST /v1/generations/:id/deliveries) and the live event stream (GET /v1/generations/:id/events). */
+  webhookService: WebhookService;
+  /** The event stream's heartbeat comment interval (SSE_HEARTBEAT_MS, 15 s). */
+  sseHeartbeatMs: number;
   /** Readiness: can we reach Temporal right now? */
   checkTemporal: () => Promise<void>;
   /** The workers' readiness URLs (WORKER_READY_URLS): /readyz names each platform with no account. Default: none. */

@@ -19,6 +19,9 @@ import { createApiServer } from './http-server';
 import { KeyStore, parseApiKeysEnv, parseApiKeysFile } from './api-keys';
 import { KeyLimits } from './key-limits';
 import { TaskService } from './task-service';
+import { WebhookService } from './webhook-service';
+import { webhookMasterSecret } from '../core/webhook-config';
+import { webhookSecrets } from '../core/webhook-signing';
 
 async function main(): Promise<void> {
   const config = loadApiConfig();
@@ -46,6 +49,13 @@ async function main(): Promise<void> {
   const pricing = TaskPricing.load(catalogue, process.env);
   const tasks = new TaskService(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, resultLinks, pricing });
 
+  // A key's webhook secret: its own (API_KEYS_FILE `webhook_secret`), else derived from WEBHOOK_SIGNING_SECRET.
+  const secrets = webhookSecrets({
+    masterSecret: webhookMasterSecret(config),
+    previousMasterSecret: config.WEBHOOK_SIGNING_SECRET_PREVIOUS,
+    explicit: async (keyId) => keys.byId(keyId)?.webhookSecret,
+  });
+
   const shutdown = new AbortController();
   const app = createApp({
     shutdownSignal: shutdown.signal,
@@ -63,6 +73,9 @@ async function main(): Promise<void> {
     resultRetentionDays: config.RESULT_RETENTION_DAYS,
     callbackEnv: process.env,
     publicBaseUrl: config.links.publicBaseUrl,
+    webhooks: { secrets, allowPrivateOrigins: config.webhookAllowPrivateOrigins },
+    webhookService: new WebhookService(client, tasks, config.TEMPORAL_TASK_QUEUE),
+    sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
     checkTemporal: async () => {
       await connection.healthService.check({});
     },

@@ -26,6 +26,7 @@ import type { GenerationInput, GenerationRequest, GenerationResult, Kind, TaskAs
 import { isFailureReason, WORKFLOW_TYPE } from '../core/task';
 import { pricedRequest } from '../pricing/cost';
 import type { TaskPricing } from '../pricing/price-table';
+import type { WebhookTarget } from '../core/webhooks';
 import { publicItems, type PublicResultItem, type RenderedResult, type ResultLinks } from '../results/result-links';
 import { recordCost, withCost, type TaskEnd } from './task-cost';
 import type { generationWorkflow } from '../workflows/generation';
@@ -94,7 +95,7 @@ export class TaskService {
     ownerId: string,
     entry: ModelRecord,
     request: GenerationRequest,
-    opts: { taskId?: string; requestHash?: string; asked?: Pick<TaskAsked, 'size' | 'via'> } = {},
+    opts: { taskId?: string; requestHash?: string; asked?: Pick<TaskAsked, 'size' | 'via'>; webhook?: WebhookTarget } = {},
   ): Promise<StartedTask> {
     const taskId = opts.taskId ?? newTaskId();
     const input: GenerationInput = {
@@ -103,6 +104,7 @@ export class TaskService {
       model: entry.id,
       request,
       ownerId,
+      ...(opts.webhook ? { webhook: opts.webhook } : {}),
     };
     const memo: TaskMemo = {
       model: entry.id,

@@ -1,3 +1,5 @@
+import type { WebhookTarget } from './webhooks';
+
 /**
  * The normalised shapes that cross the workflow boundary: what the workflow is started with, what the
  * adapters report, and what a task reads as. Platform-agnostic; no I/O, so workflows may import it.
@@ -74,6 +76,8 @@ export interface GenerationInput {
   timing?: PollTiming;
   /** History length at which a run continues as new (default 2,500); tests lower it to force continue-as-new. */
   maxEventsPerRun?: number;
+  /** Where the task's events are delivered (`webhook_url`, `webhook_events`, or the key's default): core/webhooks.ts. */
+  webhook?: WebhookTarget;
 }
 
 /**

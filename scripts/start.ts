@@ -35,8 +35,11 @@ function devFile(dbFile: string, name: string, make: () => string): string {
 /** The API key `npm start` makes for itself when API_KEYS is unset. */
 const devApiKey = (dbFile: string) => devFile(dbFile, 'dev-api-key', () => `local:sk-${randomBytes(24).toString('base64url')}`);
 
-/** A secret of its own: RESULT_URL_SECRET (signs links to stored results) or CALLBACK_SECRET (V's callback tokens). */
-const devSecret = (dbFile: string, name: 'dev-result-url-secret' | 'dev-callback-secret') => devFile(dbFile, name, () => randomBytes(48).toString('base64url'));
+/**
+ * A secret of its own: RESULT_URL_SECRET (signs links to stored results), CALLBACK_SECRET (V's callback tokens) or
+ * WEBHOOK_SIGNING_SECRET (the keys' webhook secrets derive from it, so they survive a restart).
+ */
+const devSecret = (dbFile: string, name: 'dev-result-url-secret' | 'dev-callback-secret' | 'dev-webhook-signing-secret') => devFile(dbFile, name, () => randomBytes(48).toString('base64url'));
 
 /**
  * Push on the embedded default, as production would run it: the simulated platforms announce finished jobs (V
@@ -104,6 +107,7 @@ async function main(): Promise<void> {
     WORKER_METRICS_HOST: process.env.WORKER_METRICS_HOST ?? '127.0.0.1',
     ...(generatedKey ? { API_KEYS: generatedKey } : {}),
     ...(process.env.RESULT_URL_SECRET?.trim() ? {} : { RESULT_URL_SECRET: devSecret(config.TEMPORAL_DB_FILE, 'dev-result-url-secret') }),
+    ...(process.env.WEBHOOK_SIGNING_SECRET?.trim() ? {} : { WEBHOOK_SIGNING_SECRET: devSecret(config.TEMPORAL_DB_FILE, 'dev-webhook-signing-secret') }),
   };
   const simulated = Object.entries(loadWorkerConfig(env).platforms).filter(([, p]) => p.simulated).map(([id]) => id);
   Object.assign(env, pushDefaults(env, config.TEMPORAL_DB_FILE, loadApiConfig(env).PORT, simulated));

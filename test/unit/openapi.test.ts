@@ -136,3 +136,20 @@ describe('the Videos API (api/openai-videos/)', () => {
     expect(parameter('/v1/videos/{video_id}', 'get', 'video_id').schema.pattern).toBe('^task_[A-Za-z0-9_-]{1,123}$');
   });
 });
+
+describe('client webhooks and the event stream (issue 21)', () => {
+  test('every route is documented: the secret, the deliveries, the redelivery and the SSE stream', () => {
+    expect(doc.paths['/v1/webhooks/default/secret'].get).toBeDefined();
+    expect(doc.paths['/v1/generations/{task_id}/deliveries'].get).toBeDefined();
+    expect(doc.paths['/v1/generations/{task_id}/deliveries/redeliver'].post.responses['202']).toBeDefined();
+    expect(Object.keys(doc.paths['/v1/generations/{task_id}/events'].get.responses['200'].content)).toEqual(['text/event-stream']);
+  });
+
+  test('both generation requests take webhook_url and webhook_events (the three events)', () => {
+    for (const id of ['VideoGenerationRequest', 'ImageGenerationRequest']) {
+      const props = doc.components.schemas[id].properties;
+      expect(props.webhook_url).toMatchObject({ type: 'string' });
+      expect(props.webhook_events.items.enum).toEqual(['running', 'succeeded', 'failed']);
+    }
+  });
+});
