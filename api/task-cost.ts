@@ -4,7 +4,7 @@
  * fields (`billing`, written at start) and, on success, what the platform reported it billed (`result.usage`) —
  * with this API's prices (pricing/, PRICES_FILE).
  */
-import type { GenerationResult } from '../core/task';
+import type { GenerationResult, TaskMemo } from '../core/task';
 import { costJson, pricedRequest, type TaskCost, type TaskOutcome, type TaskUsage } from '../pricing/cost';
 import type { TaskPricing } from '../pricing/price-table';
 
@@ -36,6 +36,21 @@ export function recordCost(pricing: TaskPricing | undefined, billing: Record<str
     return undefined;
   }
   return { usage: priced.usage, cost: costJson(priced.cost) };
+}
+
+/**
+ * A task record with its `usage` and `cost`, from its workflow's description (status and memo): the one place the
+ * API's reads and the worker's webhook deliveries (worker/webhooks.ts) price a record, so both show the same.
+ */
+export function withTaskCost<T extends { status: string; error?: { code?: string } }>(
+  info: { status: { name: string }; memo?: Record<string, unknown> },
+  record: T,
+  pricing: TaskPricing | undefined,
+): T {
+  const memo = info.memo as TaskMemo | undefined;
+  const end: TaskEnd = { result: info.status.name === 'COMPLETED' ? memo?.result : undefined };
+  if (info.status.name !== 'RUNNING') end.outcome = record.status === 'success' ? 'success' : record.error?.code === 'cancelled' ? 'cancelled' : 'failed';
+  return withCost(record, recordCost(pricing, memo?.billing, end));
 }
 
 /**

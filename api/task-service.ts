@@ -28,7 +28,7 @@ import { pricedRequest } from '../pricing/cost';
 import type { TaskPricing } from '../pricing/price-table';
 import type { WebhookTarget } from '../core/webhooks';
 import { publicItems, type PublicResultItem, type RenderedResult, type ResultLinks } from '../results/result-links';
-import { recordCost, withCost, type TaskEnd } from './task-cost';
+import { withTaskCost } from './task-cost';
 import type { generationWorkflow } from '../workflows/generation';
 
 /** Spec 2.4. */
@@ -168,10 +168,7 @@ export class TaskService {
   private async toRecord(info: Omit<WorkflowExecutionInfo, 'raw'>): Promise<TaskRecord> {
     const memo = info.memo as TaskMemo | undefined;
     const result = info.status.name === 'COMPLETED' ? memo?.result : undefined;
-    const record = toTaskRecord(info, result ? await this.renderResult(info.workflowId, result) : undefined);
-    const end: TaskEnd = { result };
-    if (info.status.name !== 'RUNNING') end.outcome = record.status === 'success' ? 'success' : record.error?.code === 'cancelled' ? 'cancelled' : 'failed';
-    return withCost(record, recordCost(this.opts.pricing, memo?.billing, end));
+    return withTaskCost(info, toTaskRecord(info, result ? await this.renderResult(info.workflowId, result) : undefined), this.opts.pricing);
   }
 
   /**

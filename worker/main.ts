@@ -13,6 +13,7 @@ import { createLogger } from '../core/logger';
 import { hintTask } from '../core/task-hints';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 import { buildCatalogue } from '../platforms';
+import { TaskPricing } from '../pricing/price-table';
 import { createHttpClient } from '../platforms/http';
 import { PushMonitor } from './push-monitor';
 import {
@@ -52,13 +53,14 @@ async function main(): Promise<void> {
   await configureAnnouncements(config, http, logger);
   const stopping = stopSignal();
 
+  const catalogue = buildCatalogue(process.env);
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...(await workflowCode(config.WORKFLOW_BUNDLE_PATH, logger)),
     activities: createActivities({
-      catalogue: buildCatalogue(process.env),
+      catalogue,
       adapters,
       pools,
       timing: config.timing,
@@ -70,7 +72,7 @@ async function main(): Promise<void> {
       hint: (platform, hint) => hintTask(client, platform, hint),
       stopping,
       onLostAnswer: lostAnswerReporter(metrics, logger),
-      webhooks: webhookDeps(config, client, results.store, metrics, logger),
+      webhooks: webhookDeps(config, client, results.store, metrics, logger, TaskPricing.load(catalogue, process.env)),
     }),
     sinks: { ...metrics.sinks(), pushMonitor: { seen: { fn: (_info, platform: string) => pushMonitor.seen(platform) } } },
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,

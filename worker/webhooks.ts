@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import type { WebhookDeps, WebhookRecordReader } from '../activities/webhook-delivery';
 import { parseApiKeysFile } from '../api/api-keys';
+import { withTaskCost } from '../api/task-cost';
 import { toTaskRecord } from '../api/task-service';
 import type { Logger } from '../core/logger';
 import type { TaskMemo } from '../core/task';
@@ -14,6 +15,7 @@ import { webhookAllowedOrigins, webhookMasterSecret } from '../core/webhook-conf
 import { webhookSecrets } from '../core/webhook-signing';
 import { ResultLinks, withRequestOrigin } from '../results/result-links';
 import { resolveLinks } from '../results/results-config';
+import type { TaskPricing } from '../pricing/price-table';
 import type { ResultStore } from '../results/result-store';
 import type { WorkerConfig } from './worker-config';
 import type { WorkerMetrics } from './worker-metrics';
@@ -21,7 +23,7 @@ import type { WorkerMetrics } from './worker-metrics';
 /** How long a `running` event waits for the task's memo to say so (its upsert is in the same workflow task). */
 const RUNNING_VISIBLE_WAIT_MS = 2_000;
 
-export function webhookDeps(config: WorkerConfig, client: Client, store: ResultStore, metrics: WorkerMetrics, logger: Logger): WebhookDeps {
+export function webhookDeps(config: WorkerConfig, client: Client, store: ResultStore, metrics: WorkerMetrics, logger: Logger, pricing: TaskPricing): WebhookDeps {
   const keys = config.API_KEYS_FILE ? parseApiKeysFile(config.API_KEYS_FILE) : [];
   const masterSecret = webhookMasterSecret(config);
   if (!config.WEBHOOK_SIGNING_SECRET && masterSecret) logger.warn('WEBHOOK_SIGNING_SECRET is not set: webhooks are signed with secrets derived from a development constant (npm start keeps one in data/)');
@@ -39,7 +41,7 @@ export function webhookDeps(config: WorkerConfig, client: Client, store: ResultS
       previousMasterSecret: config.WEBHOOK_SIGNING_SECRET_PREVIOUS,
       explicit: async (keyId) => keys.find((k) => k.id === keyId)?.webhookSecret,
     }),
-    readRecord: taskRecordReader(client, resultLinks(config, store, logger)),
+    readRecord: taskRecordReader(client, resultLinks(config, store, logger), pricing),
     allowPrivateOrigins: webhookAllowedOrigins(config),
     observer: metrics.webhookObserver(),
   };
@@ -56,12 +58,13 @@ function resultLinks(config: WorkerConfig, store: ResultStore, logger: Logger): 
 }
 
 /**
- * The task's record at send time, exactly as GET /v1/generations/:id shows it (api/task-service.ts toTaskRecord),
+ * The task's record at send time, exactly as GET /v1/generations/:id shows it (api/task-service.ts toTaskRecord,
+ * priced by api/task-cost.ts withTaskCost with the same PRICES_FILE as the API),
  * with result links based on the origin the client used. A final event first waits for the task's workflow to
  * close, so its record is final and a sync caller has its answer before the first attempt; a running event of a
  * task that has ended meanwhile is superseded.
  */
-function taskRecordReader(client: Client, links: ResultLinks): WebhookRecordReader {
+function taskRecordReader(client: Client, links: ResultLinks, pricing: TaskPricing): WebhookRecordReader {
   return async (taskId, event, linkBase, timeoutMs) => {
     const handle = client.workflow.getHandle(taskId);
     if (event !== 'running') await client.withDeadline(Date.now() + timeoutMs, () => handle.result()).catch(() => undefined);
@@ -77,7 +80,7 @@ function taskRecordReader(client: Client, links: ResultLinks): WebhookRecordRead
       }
       const result = desc.status.name === 'COMPLETED' ? memo.result : undefined;
       const rendered = result ? await withRequestOrigin(linkBase ?? '', () => links.render(taskId, result)) : undefined;
-      return toTaskRecord(desc, rendered);
+      return withTaskCost(desc, toTaskRecord(desc, rendered), pricing);
     }
   };
 }

@@ -4,6 +4,7 @@
  * fails with a message naming the variable.
  */
 import { z } from 'zod';
+import { pricesEnv } from '../pricing/price-table';
 import { UPSTREAM_LOST_GRACE_MS } from '../activities';
 import { LOST_ANSWER_SEARCH_MS } from '../activities/submit';
 import { ACCOUNT_COOLDOWN_MS, ACCOUNT_THROTTLE_MS } from '../activities/accounts';
@@ -97,7 +98,9 @@ const workerBaseSchema = commonSchema
   .extend(resultCopySchema.shape)
   .extend(resultLinksSchema.shape)
   .extend(webhookSharedSchema.shape)
-  .extend(webhookDeliverySchema.shape);
+  .extend(webhookDeliverySchema.shape)
+  // The records a webhook carries show their cost, priced as the API prices them.
+  .extend(pricesEnv.shape);
 
 /** Everything a worker reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
 export const workerConfigSchema = workerBaseSchema.extend(callbackSchema.shape).extend(platformsPublicEnv.shape).extend(platformsWorkerEnv.shape);

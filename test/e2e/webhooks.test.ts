@@ -8,7 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { startReceiver, type Received, type Receiver } from '../support/receiver';
 import { withoutTokens } from '../support/result-links';
 import { sharedStack } from '../support/shared-stack';
-import { DAVE_WEBHOOK_SECRETS } from '../support/stack';
+import { ERIN_WEBHOOK_SECRETS } from '../support/stack';
 import { sleep, waitFor } from '../support/wait-for';
 import { WEBHOOK_RECEIVER_PORT_ENV } from '../support/global-setup';
 
@@ -108,14 +108,14 @@ describe('webhooks', () => {
   });
 
   test('a key with its own secret mid-rotation: both signatures are sent, each verifies alone', async () => {
-    const dave = api('dave');
-    expect((await dave.get('/v1/webhooks/default/secret')).body).toEqual({ key: DAVE_WEBHOOK_SECRETS.current });
-    const taskId = await startTask('dave', {}, dave);
+    const erin = api('erin');
+    expect((await erin.get('/v1/webhooks/default/secret')).body).toEqual({ key: ERIN_WEBHOOK_SECRETS.current });
+    const taskId = await startTask('erin', {}, erin);
     await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
     const [g] = deliveriesOf(taskId);
     expect(String(g!.headers['webhook-signature']).split(' ')).toHaveLength(2);
-    expect(verify(g!, DAVE_WEBHOOK_SECRETS.current)).toMatchObject({ type: 'generation.succeeded' });
-    expect(verify(g!, DAVE_WEBHOOK_SECRETS.previous)).toMatchObject({ type: 'generation.succeeded' });
+    expect(verify(g!, ERIN_WEBHOOK_SECRETS.current)).toMatchObject({ type: 'generation.succeeded' });
+    expect(verify(g!, ERIN_WEBHOOK_SECRETS.previous)).toMatchObject({ type: 'generation.succeeded' });
     expect(() => verify(g!, aliceSecret)).toThrow();
   });
 

@@ -19,13 +19,15 @@ export { freePort };
 
 /**
  * Test keys (secrets are test-only): alice and bob for ownership; carol has tight limits and a model allowlist
- * (from API_KEYS_FILE, given by digest); dave is used by one test only, so its task list is exact.
+ * (from API_KEYS_FILE, given by digest); dave is used by one test only, so its task list is exact; erin has its own
+ * webhook secrets (API_KEYS_FILE) for the webhook tests.
  */
 export const TEST_KEYS = {
   alice: { id: 'alice', secret: 'sk-test-alice-0123456789abcdef' },
   bob: { id: 'bob', secret: 'sk-test-bob-0123456789abcdef0' },
   carol: { id: 'carol', secret: 'sk-test-carol-0123456789abcde' },
   dave: { id: 'dave', secret: 'sk-test-dave-0123456789abcdef' },
+  erin: { id: 'erin', secret: 'sk-test-erin-0123456789abcdef' },
 } as const;
 
 /** Signs the stack's links to stored results (RESULT_URL_SECRET); test-only. */
@@ -33,8 +35,8 @@ export const TEST_RESULT_URL_SECRET = 'test-result-url-secret-0123456789abcdefgh
 
 /** Signs the stack's webhooks (WEBHOOK_SIGNING_SECRET: keys without their own secret derive one from it); test-only. */
 export const TEST_WEBHOOK_SIGNING_SECRET = 'test-webhook-signing-secret-0123456789abcdef';
-/** dave's own webhook secrets (API_KEYS_FILE): a rotation in progress, so deliveries carry both signatures. */
-export const DAVE_WEBHOOK_SECRETS = {
+/** erin's own webhook secrets (API_KEYS_FILE): a rotation in progress, so deliveries carry both signatures. */
+export const ERIN_WEBHOOK_SECRETS = {
   current: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
   previous: `whsec_${Buffer.alloc(32, 9).toString('base64')}`,
 } as const;
@@ -45,7 +47,8 @@ function writeKeysFile(dir: string): string {
   const file = join(dir, 'api-keys.json');
   const keys = [
     { id: TEST_KEYS.carol.id, sha256: sha(TEST_KEYS.carol.secret), ...CAROL_LIMITS, models: [...CAROL_LIMITS.models] },
-    { id: TEST_KEYS.dave.id, secret: TEST_KEYS.dave.secret, webhook_secret: DAVE_WEBHOOK_SECRETS.current, webhook_secret_previous: DAVE_WEBHOOK_SECRETS.previous },
+    { id: TEST_KEYS.dave.id, secret: TEST_KEYS.dave.secret },
+    { id: TEST_KEYS.erin.id, secret: TEST_KEYS.erin.secret, webhook_secret: ERIN_WEBHOOK_SECRETS.current, webhook_secret_previous: ERIN_WEBHOOK_SECRETS.previous },
   ];
   writeFileSync(file, JSON.stringify(keys, null, 2));
   return file;
