@@ -14,6 +14,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY core core
 COPY platforms platforms
 COPY results results
+COPY ledger ledger
 COPY workflows workflows
 COPY activities activities
 COPY worker worker

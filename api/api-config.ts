@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { bool, commonSchema, optionalString, parseEnv, parseOriginList, port, positiveMs, temporalSchema } from '../core/config';
+import { ledgerSchema } from '../ledger/ledger-config';
 import { loadEnabledPlatforms, platformsCallbackEnv, platformsPublicEnv } from '../platforms';
 import { resolveLinks, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
 
@@ -29,10 +30,14 @@ export const apiOwnSchema = z.object({
    * local: for test setups whose platform runs on the same network. Production platforms cannot reach them.
    */
   INPUT_URL_ALLOW_PRIVATE_ORIGINS: optionalString,
+  /** The operator's secret for the admin API (/admin/v1/*): at least 32 characters; unset, the admin API is off. */
+  ADMIN_TOKEN: optionalString.pipe(z.string().min(32, { message: 'must be at least 32 characters' }).optional()),
+  /** How often an API replica reads the admin API's keys again (a revoked key stops working within this). */
+  KEYS_REFRESH_MS: positiveMs(2_000),
 });
 
 /** The API's settings apart from the platforms' (which the platform folders parse themselves). */
-const apiSettingsSchema = commonSchema.extend(temporalSchema.shape).extend(apiOwnSchema.shape).extend(resultStoreSchema.shape).extend(resultLinksSchema.shape);
+const apiSettingsSchema = commonSchema.extend(temporalSchema.shape).extend(apiOwnSchema.shape).extend(ledgerSchema.shape).extend(resultStoreSchema.shape).extend(resultLinksSchema.shape);
 
 /** Everything the API reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
 export const apiConfigSchema = apiSettingsSchema.extend(platformsCallbackEnv.shape).extend(platformsPublicEnv.shape);
@@ -40,6 +45,7 @@ export const apiConfigSchema = apiSettingsSchema.extend(platformsCallbackEnv.sha
 export type ApiConfig = z.infer<typeof commonSchema> &
   z.infer<typeof temporalSchema> &
   z.infer<typeof apiOwnSchema> &
+  z.infer<typeof ledgerSchema> &
   z.infer<typeof resultStoreSchema> &
   z.infer<typeof resultLinksSchema> & {
     PLATFORMS_ENABLED: Set<string>;

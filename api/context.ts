@@ -6,6 +6,7 @@ import type { ResultLinks } from '../results/result-links';
 import type { ResultStore } from '../results/result-store';
 import type { ApiKey, KeyStore } from './api-keys';
 import type { KeyLimits } from './key-limits';
+import type { ManagedKeys } from './managed-keys';
 import type { TaskService } from './task-service';
 
 export interface AppState {
@@ -52,6 +53,10 @@ export interface AppDeps {
   shutdownSignal: AbortSignal;
   /** Readiness: can we reach Temporal right now? */
   checkTemporal: () => Promise<void>;
+  /** ADMIN_TOKEN: the operator's secret for /admin/v1/* (unset: the admin API answers 401 to everyone). */
+  adminToken?: string;
+  /** The admin API's keys in the database (DATABASE_URL); unset: only bootstrap keys, and no key changes. */
+  managedKeys?: ManagedKeys;
 }
 
 /** The authenticated key; the auth middleware guarantees it on every /v1 route. */

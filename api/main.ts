@@ -17,6 +17,8 @@ import { createApp } from './app';
 import { createApiServer } from './http-server';
 import { KeyStore, parseApiKeysEnv, parseApiKeysFile } from './api-keys';
 import { KeyLimits } from './key-limits';
+import { ManagedKeys } from './managed-keys';
+import { openLedgerDatabase } from '../ledger/database';
 import { TaskService } from './task-service';
 
 async function main(): Promise<void> {
@@ -27,7 +29,15 @@ async function main(): Promise<void> {
     ...(config.API_KEYS ? parseApiKeysEnv(config.API_KEYS) : []),
     ...(config.API_KEYS_FILE ? parseApiKeysFile(config.API_KEYS_FILE) : []),
   ]);
-  if (keys.size === 0) throw new ConfigError('Invalid configuration:\n  API_KEYS: no API key configured (set API_KEYS or API_KEYS_FILE)');
+  // The ledger's database (DATABASE_URL): the admin API's keys, read now and every KEYS_REFRESH_MS.
+  const ledger = config.DATABASE_URL
+    ? await openLedgerDatabase(config.DATABASE_URL, { onError: (err) => logger.warn({ err: err.message }, 'Ledger database connection lost; reconnecting on the next query') })
+    : undefined;
+  const managedKeys = ledger ? new ManagedKeys(ledger, keys, logger) : undefined;
+  await managedKeys?.start(config.KEYS_REFRESH_MS);
+  if (keys.size === 0 && !config.ADMIN_TOKEN) {
+    throw new ConfigError('Invalid configuration:\n  API_KEYS: no API key configured (set API_KEYS or API_KEYS_FILE, or ADMIN_TOKEN and DATABASE_URL to make keys through the admin API)');
+  }
 
   const connection = await Connection.connect(temporalConnectionOptions(config));
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
@@ -60,6 +70,8 @@ async function main(): Promise<void> {
     checkTemporal: async () => {
       await connection.healthService.check({});
     },
+    adminToken: config.ADMIN_TOKEN,
+    managedKeys,
   });
 
   const server = createApiServer(app.callback(), { syncTimeoutMs: config.SYNC_TIMEOUT_MS });
@@ -82,7 +94,8 @@ async function main(): Promise<void> {
     }, config.API_SHUTDOWN_GRACE_MS);
     force.unref();
     server.close(() => {
-      void connection.close().finally(() => {
+      managedKeys?.stop();
+      void Promise.allSettled([connection.close(), ledger?.close()]).finally(() => {
         logger.info('API stopped');
         process.exit(0);
       });

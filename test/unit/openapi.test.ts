@@ -110,3 +110,22 @@ describe('POST /v1/callbacks/{platform}', () => {
     expect(doc.paths['/v1/callbacks/{platform}/{task_id}'].post.requestBody).toMatchObject({ required: false });
   });
 });
+
+describe('the admin API (issue 20 §2)', () => {
+  test.each([
+    ['post', '/admin/v1/keys'],
+    ['get', '/admin/v1/keys'],
+    ['get', '/admin/v1/keys/{id}'],
+    ['patch', '/admin/v1/keys/{id}'],
+    ['delete', '/admin/v1/keys/{id}'],
+  ])('%s %s is documented, with the admin token as its only security', (method, path) => {
+    expect(doc.paths[path]?.[method]?.security).toEqual([{ adminAuth: [] }]);
+    expect(Object.keys(doc.paths[path][method].responses)).toEqual(expect.arrayContaining(['401', '403']));
+  });
+
+  test('a budget names its currencies and periods as the server holds them', () => {
+    const budget = doc.components.schemas.Budget;
+    expect(budget.properties.currency.enum).toEqual(['USD', 'CNY']);
+    expect(budget.properties.period.enum).toEqual(['day', 'month', 'total']);
+  });
+});
