@@ -13,6 +13,7 @@ RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY core core
 COPY platforms platforms
+COPY pricing pricing
 COPY results results
 COPY ledger ledger
 COPY workflows workflows

@@ -70,14 +70,14 @@ export class AccountPool {
   private allOutAlerted = false;
 
   /**
-   * `failover`: the accounts come from an accounts file, so a refusal moves the submit to another account and,
-   * with every account out, tasks wait. Without it (the one-account shorthand) a refusal is final for the task,
-   * as before accounts existed.
+   * One pool whatever configured the accounts: an accounts file, or the single-account variables (a one-account
+   * pool, `default`). A refusal takes its account out and moves the submit to the next; with none left, tasks wait
+   * within their deadline — so a platform's only account running out of balance makes tasks wait for the
+   * operator's top-up instead of failing every task accepted meanwhile.
    */
   constructor(
     readonly platform: string,
     readonly accounts: readonly PoolAccount[],
-    readonly failover: boolean,
     options: AccountPoolOptions = {},
   ) {
     if (accounts.length === 0) throw new Error(`platform ${platform} has no account`);
@@ -92,9 +92,9 @@ export class AccountPool {
     }
   }
 
-  /** A pool of the one account a platform without an accounts file has. */
+  /** The single-account variables: the same as an accounts file with one account, `default`. */
   static single(platform: string, adapter: PlatformAdapter, options?: AccountPoolOptions): AccountPool {
-    return new AccountPool(platform, [{ id: 'default', weight: 1, adapter }], false, options);
+    return new AccountPool(platform, [{ id: 'default', weight: 1, adapter }], options);
   }
 
   /** The account named `id`; undefined: not configured on this worker. An absent id (older runs) is the first. */

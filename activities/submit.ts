@@ -23,7 +23,7 @@
  *   (account, dedup key, time window, request digest), counted and alerted (`onLostAnswer`). A second paid job is
  *   never sent on a guess, and a task whose job may be running never fails with the platform's refusal.
  *
- * With several accounts (activities/accounts.ts, docs/operations.md "Accounts and failover"), the submit picks a
+ * Over a platform's accounts (activities/accounts.ts, docs/operations.md "Accounts and failover"), the submit picks a
  * healthy account by weight and fails over to another only on an answer that proves no job was created: a
  * refusal of the account (credentials, balance, overdue) or a throttle (429). A lost answer proves nothing, so
  * the next attempt reconciles on every account the model may have gone to and sends again to the same account.
@@ -261,8 +261,8 @@ async function sendWithFailover(a: Attempt, now: () => number, lostAnswerSearchM
       const failover = failoverKind(err);
       const refusal = err as UpstreamError;
       if (failover === 'throttled') pool.throttled(account.id, refusal.opts.retryAfterMs);
-      if (failover === 'refused' && pool.failover) pool.refused(account.id, refusal.opts.code ?? refusal.opts.reason);
-      if (failover && pool.failover) {
+      if (failover === 'refused') pool.refused(account.id, refusal.opts.code ?? refusal.opts.reason);
+      if (failover) {
         log.warn('The platform refused the account without creating a job; trying another account', { platform, account: account.id, code: refusal.opts.code, failover });
         if (failover === 'throttled') lastThrottle = refusal;
         continue;

@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { bool, commonSchema, optionalString, parseEnv, parseOriginList, port, positiveMs, temporalSchema } from '../core/config';
 import { ledgerSchema } from '../ledger/ledger-config';
 import { loadEnabledPlatforms, platformsCallbackEnv, platformsPublicEnv } from '../platforms';
+import { pricesEnv } from '../pricing/price-table';
+import { parseWorkerReadyUrls } from './worker-readiness';
 import { resolveLinks, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
 
 export const apiOwnSchema = z.object({
@@ -34,13 +36,18 @@ export const apiOwnSchema = z.object({
   ADMIN_TOKEN: optionalString.pipe(z.string().min(32, { message: 'must be at least 32 characters' }).optional()),
   /** How often an API replica reads the admin API's keys again (a revoked key stops working within this). */
   KEYS_REFRESH_MS: positiveMs(2_000),
+  /**
+   * Comma-separated URLs of the workers' readiness (`http://worker:9464/readyz`): the API's /readyz then says
+   * which platform has no account in the rotation (api/worker-readiness.ts). Unset: it says nothing of accounts.
+   */
+  WORKER_READY_URLS: optionalString,
 });
 
 /** The API's settings apart from the platforms' (which the platform folders parse themselves). */
 const apiSettingsSchema = commonSchema.extend(temporalSchema.shape).extend(apiOwnSchema.shape).extend(ledgerSchema.shape).extend(resultStoreSchema.shape).extend(resultLinksSchema.shape);
 
 /** Everything the API reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
-export const apiConfigSchema = apiSettingsSchema.extend(platformsCallbackEnv.shape).extend(platformsPublicEnv.shape);
+export const apiConfigSchema = apiSettingsSchema.extend(platformsCallbackEnv.shape).extend(platformsPublicEnv.shape).extend(pricesEnv.shape);
 
 export type ApiConfig = z.infer<typeof commonSchema> &
   z.infer<typeof temporalSchema> &
@@ -53,6 +60,8 @@ export type ApiConfig = z.infer<typeof commonSchema> &
     links: ResolvedLinks;
     /** INPUT_URL_ALLOW_PRIVATE_ORIGINS as origins. */
     inputUrlAllowPrivateOrigins: Set<string>;
+    /** WORKER_READY_URLS as URLs. */
+    workerReadyUrls: string[];
   };
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
@@ -65,5 +74,6 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     PLATFORMS_ENABLED: loadEnabledPlatforms(env),
     links: resolveLinks(base),
     inputUrlAllowPrivateOrigins: parseOriginList('INPUT_URL_ALLOW_PRIVATE_ORIGINS', base.INPUT_URL_ALLOW_PRIVATE_ORIGINS),
+    workerReadyUrls: parseWorkerReadyUrls(base.WORKER_READY_URLS),
   };
 }

@@ -20,11 +20,27 @@ import { contentRoutes } from './routes/content';
 import { generationRoutes } from './routes/generations';
 import { modelRoutes } from './routes/models';
 import { taskRoutes } from './routes/tasks';
+import { askWorkers } from './worker-readiness';
 
 /** Largest request body (after decompression): a generation request is a few KiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** How long a client may take to send its body: a slow body holds a connection and its memory. */
 export const BODY_TIMEOUT_MS = 30_000;
+
+/**
+ * The API is ready once Temporal answers. What the workers say of the platforms' accounts is reported beside it,
+ * still 200 (api/worker-readiness.ts): tasks for a platform without an account wait, they are not refused.
+ */
+async function readiness(workerReadyUrls: readonly string[]): Promise<Record<string, unknown>> {
+  if (workerReadyUrls.length === 0) return { status: 'ready' };
+  const { platformsWithoutAccount, unreachable } = await askWorkers(workerReadyUrls);
+  const degraded = Object.keys(platformsWithoutAccount).length > 0;
+  return {
+    status: degraded ? 'degraded' : 'ready',
+    ...(degraded ? { platforms_without_account: platformsWithoutAccount } : {}),
+    ...(unreachable.length > 0 ? { workers_unreachable: unreachable } : {}),
+  };
+}
 
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
@@ -41,10 +57,10 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   health.get('/readyz', async (ctx: AppContext) => {
     try {
       await deps.checkTemporal();
-      ctx.body = { status: 'ready' };
     } catch {
       throw new ApiError(503, 'service_unavailable_error', 'Temporal is not reachable', { code: 'not_ready' });
     }
+    ctx.body = await readiness(deps.workerReadyUrls ?? []);
   });
 
   const v1 = new Router<AppState>();

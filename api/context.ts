@@ -2,6 +2,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { Catalogue } from '../core/catalogue';
 import type { Logger } from '../core/logger';
+import type { TaskPricing } from '../pricing/price-table';
 import type { ResultLinks } from '../results/result-links';
 import type { ResultStore } from '../results/result-store';
 import type { ApiKey, KeyStore } from './api-keys';
@@ -34,6 +35,8 @@ export interface AppDeps {
   results: { store: ResultStore; links: ResultLinks };
   limits: KeyLimits;
   catalogue: Catalogue;
+  /** The models' prices (platforms' prices.ts, PRICES_FILE): `GET /v1/models` `price`, sync answers' `cost`. */
+  pricing: TaskPricing;
   enabledPlatforms: ReadonlySet<string>;
   syncTimeoutMs: number;
   /** Behind a reverse proxy: trust its X-Forwarded-* headers (TRUST_PROXY). */
@@ -57,6 +60,8 @@ export interface AppDeps {
   adminToken?: string;
   /** The admin API's keys in the database (DATABASE_URL); unset: only bootstrap keys, and no key changes. */
   managedKeys?: ManagedKeys;
+  /** The workers' readiness URLs (WORKER_READY_URLS): /readyz names each platform with no account. Default: none. */
+  workerReadyUrls?: readonly string[];
 }
 
 /** The authenticated key; the auth middleware guarantees it on every /v1 route. */

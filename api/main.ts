@@ -10,6 +10,7 @@ import { ConfigError } from '../core/config';
 import { createLogger } from '../core/logger';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 import { buildCatalogue } from '../platforms';
+import { TaskPricing } from '../pricing/price-table';
 import { ResultLinks } from '../results/result-links';
 import { createResultStore } from '../results/results-config';
 import { loadApiConfig } from './api-config';
@@ -50,7 +51,10 @@ async function main(): Promise<void> {
     logger.warn('RESULT_URL_SECRET is not set: result links are signed with a key made up for this process and stop working when it restarts (npm start keeps one in data/dev-result-url-secret)');
   }
   const resultLinks = new ResultLinks({ ...config.links, secret: secret ?? '', store: resultStore });
-  const tasks = new TaskService(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, resultLinks });
+  const catalogue = buildCatalogue(process.env);
+  // PRICES_FILE is read once, at start: a mistake in it stops the API here, naming the entry.
+  const pricing = TaskPricing.load(catalogue, process.env);
+  const tasks = new TaskService(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, resultLinks, pricing });
 
   const shutdown = new AbortController();
   const app = createApp({
@@ -60,7 +64,8 @@ async function main(): Promise<void> {
     tasks,
     results: { store: resultStore, links: resultLinks },
     limits: new KeyLimits({ rps: config.KEY_RATE_LIMIT_RPS, maxInflight: config.KEY_MAX_INFLIGHT }, (ownerId) => tasks.countRunning(ownerId)),
-    catalogue: buildCatalogue(process.env),
+    catalogue,
+    pricing,
     enabledPlatforms: config.PLATFORMS_ENABLED,
     syncTimeoutMs: config.SYNC_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
@@ -72,6 +77,7 @@ async function main(): Promise<void> {
     },
     adminToken: config.ADMIN_TOKEN,
     managedKeys,
+    workerReadyUrls: config.workerReadyUrls,
   });
 
   const server = createApiServer(app.callback(), { syncTimeoutMs: config.SYNC_TIMEOUT_MS });

@@ -36,12 +36,12 @@ const submitHeaders = (async: boolean) =>
     ...(async
       ? {}
       : {
-          // api/routes/generations.ts reads it trimmed and in any letter case; an empty value is no header.
+          // api/routes/generations.ts reads it in any letter case; sent empty it is a malformed value (400), as anything else.
           'X-Async': z
             .string()
-            .regex(/^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)?$/)
+            .regex(/^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$/)
             .optional()
-            .describe('true or 1 (any letter case) selects asynchronous mode; false, 0 or none synchronous; anything else is 400'),
+            .describe('true or 1 (any letter case) selects asynchronous mode; false, 0 or no header synchronous; anything else, an empty value too, is 400'),
         }),
     'Idempotency-Key': z
       .string()
@@ -306,9 +306,21 @@ function registerOperational(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/readyz',
-    summary: 'Readiness: Temporal reachable',
+    summary: 'Readiness: Temporal reachable; with WORKER_READY_URLS, the platforms whose every account is out',
     security: [],
-    responses: { 200: { description: 'Ready', content: json(z.object({ status: z.literal('ready') })) }, 503: errorResponse('Temporal unreachable') },
+    responses: {
+      200: {
+        description: "Ready. `degraded`: a platform has no account in the rotation (its tasks wait within their deadline); the workers' words say why",
+        content: json(
+          z.object({
+            status: z.enum(['ready', 'degraded']),
+            platforms_without_account: z.record(z.string(), z.string()).optional(),
+            workers_unreachable: z.array(z.string()).optional(),
+          }),
+        ),
+      },
+      503: errorResponse('Temporal unreachable'),
+    },
   });
   registry.registerPath({
     method: 'get',

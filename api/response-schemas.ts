@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { PLATFORM_DEFINITIONS } from '../platforms';
+import { CURRENCIES } from '../pricing/price';
 import { listQuerySchema } from './routes/tasks';
 
 const resultItem = z
@@ -13,7 +14,43 @@ const resultItem = z
   })
   .meta({ id: 'ResultItem' });
 
-export const usageSchema = z.object({ completion_tokens: z.number().int(), total_tokens: z.number().int() });
+/** Spec 2.3's V token usage, and the gateway's units of every task (docs/api.md "Usage and cost"). */
+export const usageSchema = z
+  .object({
+    completion_tokens: z.number().int().optional().describe('Platform V: the tokens it reported'),
+    total_tokens: z.number().int().optional().describe('Platform V: the tokens it reported'),
+    seconds: z.number().optional().describe('Video: seconds generated (or, for an estimate, requested)'),
+    images: z.number().int().optional().describe('Images generated (or requested)'),
+    tokens: z.number().int().optional().describe('Where the platform bills tokens: what it reported (or an estimate)'),
+  })
+  .meta({ id: 'Usage' });
+
+const currencySchema = z.enum(CURRENCIES);
+
+export const costSchema = z
+  .object({
+    amount: z.number().min(0).describe('In units of the currency, exact to 6 decimal places'),
+    currency: currencySchema,
+    estimated: z.boolean().describe('True while the task runs (the estimate it was accepted at); false once it has ended'),
+  })
+  .nullable()
+  .meta({ id: 'Cost', description: 'Null when the model has no known price' });
+
+const rateSchema = z.union([z.number(), z.object({ silent: z.number(), sound: z.number() })]);
+
+export const priceSchema = z
+  .object({
+    currency: currencySchema,
+    source: z.string().describe('The public page the price was read from, or the operator\'s note (PRICES_FILE)'),
+    per_second: z.record(z.string(), rateSchema).optional().describe('Video: per second, by resolution (`*`: any other)'),
+    per_image: z.record(z.string(), z.number()).optional().describe('Per image, by quality or size (`*`: any other)'),
+    per_token: z
+      .object({ per_million: rateSchema, tokens_per_second: z.record(z.string(), z.number()).optional() })
+      .optional()
+      .describe('Per million tokens the platform reports; tokens_per_second (by resolution) for estimates'),
+  })
+  .nullable()
+  .meta({ id: 'Price', description: 'What the model costs; null when no price is known (docs/api.md "Usage and cost")' });
 
 /** Spec 2.3, with platform V's raw extras. */
 export const generationResultSchema = z
@@ -24,7 +61,8 @@ export const generationResultSchema = z
     video_url: z.string().optional().describe('Platform V: result video URL'),
     duration: z.number().optional().describe('Platform V: length in seconds'),
     ratio: z.string().optional().describe('Platform V: aspect ratio'),
-    usage: usageSchema.optional().describe('Platform V: token usage'),
+    usage: usageSchema.optional().describe("What the task used (Platform V's token usage among it)"),
+    cost: costSchema.optional().describe('What the task cost (final)'),
     last_frame_url: z.string().optional().describe('Platform V with return_last_frame: last frame image URL'),
   })
   .meta({ id: 'GenerationResult', description: 'Spec 2.3' });
@@ -51,7 +89,8 @@ export const taskRecordSchema = z
     video_url: z.string().optional(),
     duration: z.number().optional(),
     ratio: z.string().optional(),
-    usage: usageSchema.optional(),
+    usage: usageSchema.optional().describe('What the task used: the estimate while it runs, the final figure once it has ended'),
+    cost: costSchema.optional().describe('What the task costs: estimated while it runs, final once it has ended'),
     last_frame_url: z.string().optional(),
   })
   .meta({ id: 'TaskRecord', description: 'Spec 2.4' });
@@ -97,6 +136,7 @@ export const modelSchema = z
     ...modelLimitsShape,
     video: modelLimitsSchema.optional().describe('Only for a model offered for both kinds: its video limits'),
     image: modelLimitsSchema.optional().describe('Only for a model offered for both kinds: its image limits'),
+    price: priceSchema,
   })
   .meta({ id: 'Model' });
 

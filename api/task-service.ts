@@ -24,7 +24,10 @@ import { SA } from '../core/search-attributes';
 import { hintTask, type HintOutcome, type TaskHint } from '../core/task-hints';
 import type { GenerationInput, GenerationRequest, GenerationResult, TaskError, TaskMemo, TaskStatus } from '../core/task';
 import { isFailureReason, WORKFLOW_TYPE } from '../core/task';
+import { pricedRequest } from '../pricing/cost';
+import type { TaskPricing } from '../pricing/price-table';
 import { publicItems, type PublicResultItem, type RenderedResult, type ResultLinks } from '../results/result-links';
+import { recordCost, withCost, type TaskEnd } from './task-cost';
 import type { generationWorkflow } from '../workflows/generation';
 
 /** Spec 2.4. */
@@ -44,6 +47,8 @@ export interface TaskServiceOptions {
   taskQueue: string;
   /** Renders stored results into fresh links on every read (results/result-links.ts); absent: platform links only. */
   resultLinks?: ResultLinks;
+  /** Prices task records' `usage` and `cost` (api/task-cost.ts); absent: records carry neither. */
+  pricing?: TaskPricing;
 }
 
 export interface StartedTask {
@@ -94,7 +99,15 @@ export class TaskService {
       request,
       ownerId,
     };
-    const memo: TaskMemo = { model: entry.id, kind: entry.kind, platform: entry.platform, status: 'pending', requestHash: opts.requestHash };
+    const memo: TaskMemo = {
+      model: entry.id,
+      kind: entry.kind,
+      platform: entry.platform,
+      status: 'pending',
+      requestHash: opts.requestHash,
+      // What prices the task, so every read computes its usage and cost from the memo alone (api/task-cost.ts).
+      billing: { ...pricedRequest({ ...request, kind: entry.kind, model: entry.id }) },
+    };
     await this.client.workflow.start<typeof generationWorkflow>(WORKFLOW_TYPE, {
       taskQueue: this.opts.taskQueue,
       workflowId: taskId,
@@ -143,10 +156,14 @@ export class TaskService {
     return { data: publicItems(result.data), extras: result.extras ?? {} };
   }
 
-  /** The record, with fresh links to the stored outputs of a finished task. */
+  /** The record, with fresh links to the stored outputs of a finished task, and its usage and cost. */
   private async toRecord(info: Omit<WorkflowExecutionInfo, 'raw'>): Promise<TaskRecord> {
-    const result = info.status.name === 'COMPLETED' ? (info.memo as TaskMemo | undefined)?.result : undefined;
-    return toTaskRecord(info, result ? await this.renderResult(info.workflowId, result) : undefined);
+    const memo = info.memo as TaskMemo | undefined;
+    const result = info.status.name === 'COMPLETED' ? memo?.result : undefined;
+    const record = toTaskRecord(info, result ? await this.renderResult(info.workflowId, result) : undefined);
+    const end: TaskEnd = { result };
+    if (info.status.name !== 'RUNNING') end.outcome = record.status === 'success' ? 'success' : record.error?.code === 'cancelled' ? 'cancelled' : 'failed';
+    return withCost(record, recordCost(this.opts.pricing, memo?.billing, end));
   }
 
   /**

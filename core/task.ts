@@ -95,11 +95,23 @@ export interface ResultItem {
   storeError?: string;
 }
 
+/**
+ * What the platform reported it billed for a job, normalised by its adapter (platform V: `usage.completion_tokens`
+ * as `tokens`). Absent fields: the platform did not say; the task's cost then follows the request (pricing/).
+ */
+export interface ReportedUsage {
+  seconds?: number;
+  images?: number;
+  tokens?: number;
+}
+
 /** Spec 2.3, plus the platform's raw extras (platform V: video_url, duration, ratio, usage, last_frame_url). */
 export interface GenerationResult {
   created: number;
   data: ResultItem[];
   extras?: Record<string, unknown>;
+  /** What the platform reported it billed (UpstreamStatus.usage), for the task's final cost. */
+  usage?: ReportedUsage;
   /** V's last frame (`return_last_frame`), recorded like a result item so it is kept too. */
   lastFrame?: ResultItem;
 }
@@ -125,6 +137,8 @@ export interface UpstreamStatus {
   progress?: number;
   outputs?: { url: string }[];
   extras?: Record<string, unknown>;
+  /** On success, what the platform reported it billed, where its answer says (ReportedUsage). */
+  usage?: ReportedUsage;
   failure?: {
     reason: FailureReason;
     message: string;
@@ -185,6 +199,11 @@ export interface TaskMemo {
   kind?: string;
   platform?: string;
   requestHash?: string;
+  /**
+   * The request's price-deciding fields (pricing/cost.ts PricedRequest), written by the API at start, so a task's
+   * estimate and final cost are computed from the memo alone.
+   */
+  billing?: Record<string, unknown>;
   status?: TaskStatus;
   progress?: number;
   result?: GenerationResult;

@@ -8,8 +8,9 @@ import type { ColumnType, Generated } from 'kysely' with { 'resolution-mode': 'i
 export type BigIntColumn = ColumnType<string, number | bigint, number | bigint>;
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
-export const CURRENCIES = ['USD', 'CNY'] as const;
-export type Currency = (typeof CURRENCIES)[number];
+import type { Currency } from '../pricing/price';
+
+export { CURRENCIES, type Currency } from '../pricing/price';
 export const BUDGET_PERIODS = ['day', 'month', 'total'] as const;
 export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
 

@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import type { ModelRecord, UnconfirmedFact } from '../core/catalogue';
+import type { ModelPrice } from '../pricing/price';
 import type { GenerationRequest, Kind, SubmitResult, UpstreamStatus } from '../core/task';
 import type { HttpClient } from './http';
 import type { GeneralImageField, GeneralVideoField } from './request';
@@ -130,6 +131,12 @@ export interface PlatformDefinition {
 
   /** Configuration both the API and the worker read: never a secret (e.g. a models file). */
   readonly publicEnv: z.ZodObject;
+  /**
+   * What the platform charges per model (platforms/<id>/prices.ts), each price with its currency and the public
+   * page it came from; null where no public source confirms one (listed in the platform's unconfirmed facts).
+   * PRICES_FILE overrides any of it (pricing/price-table.ts).
+   */
+  readonly prices?: Readonly<Record<string, ModelPrice | null>>;
   /** The platform's catalogue entries (spec 2.5/2.6 → upstream identifiers and limits), with `env`'s overrides. */
   models(env: NodeJS.ProcessEnv): readonly ModelRecord[];
   /**

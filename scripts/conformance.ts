@@ -7,6 +7,7 @@
  *
  *   npm run conformance -- --platform T|V|B [--spend --max-jobs N | --spend-limit <amount> <currency>]
  *                          [--json] [--wait <seconds>] [--poll <seconds>] [--simulator <url>]
+ *                          [--image-url <url>] [--video-url <url>] [--audio-url <url>]   (V 2.0 checks: media it can fetch)
  *
  * Exit code: 0 every assumption held; 1 one did not hold; 2 some could not be checked (none failed); 3 the run
  * was refused (bad arguments, no credentials). Never run by CI against a real platform: its tests run it against
@@ -30,7 +31,10 @@ export interface ConformanceOptions {
   maxJobs: number;
   json: boolean;
   simulator?: string;
+  /** Inputs the platform can fetch, for checks that send media (V 2.0's frames and references). */
   imageUrl?: string;
+  videoUrl?: string;
+  audioUrl?: string;
   /** Seconds a check waits for a job to finish, and between its polls. */
   waitSeconds: number;
   pollSeconds: number;
@@ -52,6 +56,8 @@ export function parseArgs(argv: readonly string[]): ConformanceOptions {
     else if (a === '--json') opts.json = true;
     else if (a === '--simulator') opts.simulator = value(i++, a);
     else if (a === '--image-url') opts.imageUrl = value(i++, a);
+    else if (a === '--video-url') opts.videoUrl = value(i++, a);
+    else if (a === '--audio-url') opts.audioUrl = value(i++, a);
     else if (a === '--wait') {
       const n = Number(value(i++, a));
       if (!Number.isFinite(n) || n <= 0) throw new UsageError('--wait takes seconds');
@@ -94,7 +100,7 @@ export async function runConformance(opts: ConformanceOptions, env: NodeJS.Proce
     const records = platform.models(runEnv);
     const budget = new SpendBudget({ spend: opts.spend, ...(opts.limit ? { limit: opts.limit } : {}), maxJobs: opts.maxJobs });
     const assumptions = ASSUMPTIONS[platform.id] ?? [];
-    const ctx = { platform, records, adapter, http, budget, env: runEnv, runId: newRunId(), shared: new Map<string, unknown>(), waitMs: opts.waitSeconds * 1000, pollMs: opts.pollSeconds * 1000, ...(opts.imageUrl ? { imageUrl: opts.imageUrl } : {}) };
+    const ctx = { platform, records, adapter, http, budget, env: runEnv, runId: newRunId(), shared: new Map<string, unknown>(), waitMs: opts.waitSeconds * 1000, pollMs: opts.pollSeconds * 1000, media: { image: opts.imageUrl, video: opts.videoUrl, audio: opts.audioUrl } };
     const rows = await runChecks(ctx, assumptions);
     const checked = new Set(assumptions.map((a) => a.id));
     const unchecked = [...factsOf(platform, records).values()].filter((f) => !checked.has(f.id)).map((f) => ({ id: f.id, fact: f.fact, override: f.override }));

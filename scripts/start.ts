@@ -145,8 +145,10 @@ async function main(): Promise<void> {
   };
   const simulated = Object.entries(loadWorkerConfig(env).platforms).filter(([, p]) => p.simulated).map(([id]) => id);
   Object.assign(env, pushDefaults(env, config.TEMPORAL_DB_FILE, loadApiConfig(env).PORT, simulated));
-  const apiConfig = loadApiConfig(env);
   const workerConfig = loadWorkerConfig(env);
+  // The API's /readyz then says which platform has no account in the rotation (the worker knows; api/worker-readiness.ts).
+  env.WORKER_READY_URLS ??= `http://${loopbackFor(workerConfig.WORKER_METRICS_HOST)}:${workerConfig.WORKER_METRICS_PORT}/readyz`;
+  const apiConfig = loadApiConfig(env);
 
   const supervisor = new Supervisor((line) => console.log(line));
   let stopping = false;
@@ -215,3 +217,8 @@ Each part restarts if it dies. Press Ctrl-C to stop.
 }
 
 if (require.main === module) void main();
+
+/** Where this machine reaches a listener bound to `host`: a wildcard bind is reached on loopback. */
+function loopbackFor(host: string): string {
+  return host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+}

@@ -131,7 +131,7 @@ export function createAdapters(
   for (const [platform, p] of Object.entries(config.platforms)) {
     if (p.accounts) {
       const accounts = p.accounts.map((a) => ({ id: a.id, weight: a.weight, ...(a.models ? { models: a.models } : {}), adapter: decorateAdapter(platform, a.createAdapter({ http }), observer) }));
-      pools[platform] = new AccountPool(platform, accounts, true, options);
+      pools[platform] = new AccountPool(platform, accounts, options);
       adapters[platform] = accounts[0]!.adapter;
       logger.info({ platform, accounts: accounts.map((a) => ({ id: a.id, weight: a.weight, models: a.models ?? 'all' })) }, `Platform ${platform} spreads its jobs over ${accounts.length} accounts`);
     } else {

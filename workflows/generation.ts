@@ -360,6 +360,8 @@ async function succeed(input: GenerationInput, state: TaskState, status: Upstrea
   const result: GenerationResult = { created: Math.floor(Date.now() / 1000), data };
   if (status.extras) result.extras = status.extras;
   if (lastFrame) result.lastFrame = lastFrame;
+  // What the platform reported it billed, kept with the result: the task's final cost follows it (api/task-cost.ts).
+  if (status.usage) result.usage = status.usage;
   upsertSearchAttributes([{ key: SA.status, value: 'success' }]);
   upsertMemo({ status: 'success', progress: 100, result });
   logTransition('success');

@@ -15,6 +15,8 @@ import { idempotentTaskId, readIdempotencyKey, requestFingerprint } from '../ide
 import { recordTaskStarted, trackSyncWait } from '../api-metrics';
 import { withInputUrlPolicy } from '../../platforms/request';
 import { parseGenerationBody } from '../request-validation';
+import { pricedRequest } from '../../pricing/cost';
+import { recordCost, withCost } from '../task-cost';
 import { GenerationFailed, isAlreadyStarted, newTaskId, type StartedTask, type TaskRecord } from '../task-service';
 
 /** HTTP status for a generation that failed, by its reason. */
@@ -46,9 +48,9 @@ export function asyncRecord(task: StartedTask) {
 }
 
 /** Spec 2.3 with fresh links to the stored outputs (results/result-links.ts). */
-async function syncBody(deps: AppDeps, taskId: string, result: GenerationResult) {
+async function syncBody(deps: AppDeps, taskId: string, request: GenerationRequest, result: GenerationResult) {
   const shown = await deps.tasks.renderResult(taskId, result);
-  return { created: result.created, data: shown.data, ...shown.extras, task_id: taskId };
+  return withCost({ created: result.created, data: shown.data, ...shown.extras, task_id: taskId }, recordCost(deps.pricing, { ...pricedRequest(request) }, { outcome: 'success', result }));
 }
 
 /**
@@ -107,7 +109,7 @@ export function generationRoutes(router: Router<AppState>, deps: AppDeps): void 
         return;
       }
     }
-    await waitForResult(ctx, deps, { taskId, model: entry.id });
+    await waitForResult(ctx, deps, { taskId, model: entry.id }, request);
   };
 
   router.post('/v1/videos/generations', submit('video', false));
@@ -157,7 +159,7 @@ function failureError(taskId: string, error: { message: string; code: string }):
   return new ApiError(fit.status, fit.type, error.message, { code: error.code, taskId });
 }
 
-async function waitForResult(ctx: AppContext, deps: AppDeps, task: StartedTask): Promise<void> {
+async function waitForResult(ctx: AppContext, deps: AppDeps, task: StartedTask, request: GenerationRequest): Promise<void> {
   const abort = new AbortController();
   let why: 'timeout' | 'shutdown' | 'client' | undefined;
   const stopWaiting = (reason: typeof why) => () => {
@@ -174,7 +176,7 @@ async function waitForResult(ctx: AppContext, deps: AppDeps, task: StartedTask):
   deps.shutdownSignal.addEventListener('abort', onShutdown, { once: true });
   try {
     const result = await trackSyncWait(() => deps.tasks.awaitResult(task.taskId, abort.signal));
-    ctx.body = await syncBody(deps, task.taskId, result);
+    ctx.body = await syncBody(deps, task.taskId, request, result);
   } catch (err) {
     if (err instanceof GenerationFailed) throw failureError(task.taskId, err.error);
     if (why === 'shutdown') {

@@ -8,6 +8,8 @@
 import type Router from '@koa/router';
 import type { ModelRecord } from '../../core/catalogue';
 import { platformById } from '../../platforms';
+import type { ModelPrice } from '../../pricing/price';
+import { priceJson } from '../../pricing/price-table';
 import { sizesForRatios } from '../../platforms/rules';
 import { ApiError } from '../api-error';
 import type { AppContext, AppDeps, AppState } from '../context';
@@ -29,8 +31,11 @@ function limits(e: ModelRecord) {
   };
 }
 
-/** One model object from the entries sharing its id (video first). */
-export function modelView(entries: readonly ModelRecord[]) {
+/**
+ * One model object from the entries sharing its id (video first). `price` is what the model costs
+ * (pricing/price-table.ts priceJson: the shape PRICES_FILE takes), null when no price is known.
+ */
+export function modelView(entries: readonly ModelRecord[], price: ModelPrice | null = null) {
   const [first] = entries;
   if (!first) throw new Error('modelView needs at least one entry');
   return {
@@ -42,6 +47,7 @@ export function modelView(entries: readonly ModelRecord[]) {
     kinds: entries.map((e) => e.kind),
     ...limits(first),
     ...(entries.length > 1 ? Object.fromEntries(entries.map((e) => [e.kind, limits(e)])) : {}),
+    price: price && priceJson(price),
   };
 }
 
@@ -50,7 +56,7 @@ export function modelRoutes(router: Router<AppState>, deps: AppDeps): void {
   // by public id in catalogue order; each request only filters them by what its key may use.
   const byId = new Map<string, ModelRecord[]>();
   for (const e of deps.catalogue.available(deps.enabledPlatforms)) byId.set(e.id, [...(byId.get(e.id) ?? []), e]);
-  const views = new Map([...byId].map(([id, entries]) => [id, modelView(entries)]));
+  const views = new Map([...byId].map(([id, entries]) => [id, modelView(entries, deps.pricing.priceOf(id))]));
   const mayUse = (ctx: AppContext, id: string): boolean => ctx.state.apiKey?.models?.has(id) ?? true;
 
   router.get('/v1/models', (ctx: AppContext) => {

@@ -11,6 +11,7 @@ import { B_MODELS, B_MODELS_FILE } from './models';
 import { bImageFields, bVideoFields } from './request-fields';
 import { validateB } from './rules';
 import { bWireDocSection } from './doc-sections';
+import { B_PRICES } from './prices';
 import { B_PROTOCOL_UNCONFIRMED, familyFieldFacts } from './unconfirmed';
 import { B_MODELS_DATA } from './models';
 
@@ -32,4 +33,5 @@ export const platformB: PlatformDefinition = {
   callbacks: bCallbackReceiver,
   docSections: [bWireDocSection],
   unconfirmed: [...B_PROTOCOL_UNCONFIRMED, ...familyFieldFacts(B_MODELS_DATA)],
+  prices: B_PRICES,
 };

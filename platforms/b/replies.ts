@@ -10,7 +10,7 @@
  * running, so the deadline — not an empty result — ends a job whose media never appear. B reports no progress
  * figure, and none is invented. Image tasks answer in the same shape (§2.5 [3P]).
  */
-import type { FailureReason, UpstreamStatus } from '../../core/task';
+import type { FailureReason, ReportedUsage, UpstreamStatus } from '../../core/task';
 import type { HttpResponse } from '../http';
 import { final, parseRetryAfter, retryable, UpstreamError } from '../upstream-error';
 import type { BErrorBody } from './wire-types';
@@ -55,6 +55,20 @@ export function resultUrls(detail: unknown): string[] {
   });
 }
 
+/**
+ * What B reports it made, for the task's final cost: the seconds of its videos
+ * (`mediaBasicInfos[].sourceMetadata.durationInSecond`, b-baidu-vod.md §3.1 [3P]), or the number of images.
+ * Undefined when the answer says neither; the cost then follows the request.
+ */
+export function reportedUsage(detail: unknown): ReportedUsage | undefined {
+  const output = asObject(taskInfo(asObject(detail) ?? {}).videoGenerateTaskOutput);
+  const infos = (Array.isArray(output?.mediaBasicInfos) ? output.mediaBasicInfos : []).map(asObject).filter((m) => m !== undefined);
+  const seconds = infos.map((m) => asObject(m.sourceMetadata)?.durationInSecond).filter((s): s is number => typeof s === 'number' && s >= 0);
+  if (seconds.length > 0) return { seconds: seconds.reduce((a, b) => a + b, 0) };
+  const images = infos.filter((m) => m.mediaType === 'image').length;
+  return images > 0 ? { images } : undefined;
+}
+
 export function fromBTaskDetail(detail: unknown): UpstreamStatus {
   const d = asObject(detail);
   if (!d || asString(d.taskId) === undefined) throw retryable('Platform B answered a task query without a task', 'MALFORMED_REPLY');
@@ -69,7 +83,8 @@ export function fromBTaskDetail(detail: unknown): UpstreamStatus {
   }
   const urls = resultUrls(d);
   if ((TOP_SUCCESS.has(top) || INNER_SUCCESS.has(inner)) && urls.length > 0) {
-    return { state: 'success', outputs: urls.map((url) => ({ url })) };
+    const usage = reportedUsage(d);
+    return { state: 'success', outputs: urls.map((url) => ({ url })), ...(usage ? { usage } : {}) };
   }
   return { state: TOP_PENDING.has(top) && !['running', 'processing'].includes(inner) ? 'pending' : 'running' };
 }

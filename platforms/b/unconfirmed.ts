@@ -14,6 +14,13 @@ const UNDOCUMENTED_FAMILIES: readonly Family[] = ['kling', 'pixverse', 'hailuo']
 
 export const B_PROTOCOL_UNCONFIRMED: readonly UnconfirmedFact[] = [
   {
+    id: 'b.prices',
+    fact: 'Of platform B\'s models only VQ1, VQ1C and V20 have a price (the official page\'s per-clip prices, per second); the others have none',
+    why: "Baidu VOD's page (cloud.baidu.com/doc/VOD/s/dm64ry4hl) prices clips by duration, not seconds, and does not list every model",
+    override:
+      'PRICES_FILE {"VQ2": {"currency": "CNY", "source": "<the price page or contract>", "per_second": {"720p": <rate>, "1080p": <rate>}}, "I4YG1": {"currency": "CNY", "source": "…", "per_image": {"*": <rate>}}} (docs/operations.md §16)',
+  },
+  {
     id: 'b.callback-switch',
     fact: `The CallbackConfig switch for video-generation events is named \`${DEFAULT_VIDEO_EVENT_SWITCH}\``,
     why: 'not visible in the docs; inferred from its documented siblings (enableMediaTranscodeCompleteEvent, …) [INF]',

@@ -6,6 +6,7 @@ import { loadModelRecords, modelsFileEnv } from '../models-file';
 import { T_MODELS, T_MODELS_FILE } from './models';
 import { tImageFields, tVideoFields } from './request-fields';
 import { validateT } from './rules';
+import { T_PRICES } from './prices';
 import { T_UNCONFIRMED } from './unconfirmed';
 
 export const platformT: PlatformDefinition = {
@@ -24,4 +25,5 @@ export const platformT: PlatformDefinition = {
   worker: tWorker,
   callbacks: tCallbackReceiver,
   unconfirmed: T_UNCONFIRMED,
+  prices: T_PRICES,
 };

@@ -7,6 +7,13 @@ import type { UnconfirmedFact } from '../../core/catalogue';
 
 export const T_UNCONFIRMED: readonly UnconfirmedFact[] = [
   {
+    id: 't.prices',
+    fact: 'The models of platform T have no price: their tasks report usage (seconds, images) but no cost',
+    why: "Tencent Cloud VOD's public billing pages read cover transcoding and storage, not the AIGC models' generation",
+    override:
+      'PRICES_FILE {"GV-3.1": {"currency": "CNY", "source": "<the price page or contract>", "per_second": {"720p": <rate>, "1080p": <rate>}}} (per_image for image models; docs/operations.md §16)',
+  },
+  {
     id: 't.describe-tasks-lists-aigc',
     fact: 'DescribeTasks lists AIGC tasks (AigcVideoTask, AigcImageTask) with their SessionId, so a lost create answer is found by its SessionId',
     why: 'DescribeTasks documents TaskType values Procedure, EditMedia, … and no AIGC type',

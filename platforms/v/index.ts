@@ -6,6 +6,7 @@ import { loadModelRecords, modelsFileEnv } from '../models-file';
 import { V_MODELS, V_MODELS_FILE } from './models';
 import { vVideoFields } from './request-fields';
 import { validateV } from './rules';
+import { V_PRICES } from './prices';
 import { V_UNCONFIRMED } from './unconfirmed';
 
 export const platformV: PlatformDefinition = {
@@ -24,4 +25,5 @@ export const platformV: PlatformDefinition = {
   worker: vWorker,
   callbacks: vCallbackReceiver,
   unconfirmed: V_UNCONFIRMED,
+  prices: V_PRICES,
 };

@@ -28,7 +28,9 @@ export function fromVTask(task: ArkTask): UpstreamStatus {
       const url = task.content?.video_url;
       const extras: Record<string, unknown> = { video_url: url, duration: task.duration, ratio: task.ratio, usage: task.usage };
       if (task.content?.last_frame_url) extras.last_frame_url = task.content.last_frame_url;
-      return { state: 'success', outputs: url ? [{ url }] : [], extras };
+      // Ark bills Seedance by the output tokens it reports (upstreams.md "Get": usage.completion_tokens).
+      const tokens = task.usage?.completion_tokens;
+      return { state: 'success', outputs: url ? [{ url }] : [], extras, ...(typeof tokens === 'number' ? { usage: { tokens } } : {}) };
     }
     case 'failed': {
       const code = task.error?.code;
@@ -54,7 +56,7 @@ export function fromVTask(task: ArkTask): UpstreamStatus {
  * says otherwise; codes are compared whole, never by prefix, and a 429 with a code not listed here (or none: a
  * proxy in between) is throttling too, so a new throttling code never fails a paid-for task.
  */
-export const V_THROTTLING_429 = new Set([
+const V_THROTTLING_429 = new Set([
   'RateLimitExceeded.EndpointRPMExceeded',
   'RateLimitExceeded.EndpointTPMExceeded',
   'RateLimitExceeded.EndpointFlexTPMExceeded',
@@ -80,8 +82,9 @@ export const V_QUOTA_429 = 'QuotaExceeded';
 
 /**
  * "The account's own inference limit (Safe Experience Mode) paused the model": a spending cap the account set on
- * itself. Retrying cannot lift it — only the operator can, in the console — and no job was created, so the task
- * fails at once, as money (`insufficient_balance`: the account may not spend more), with the operator alert.
+ * itself. Retrying the same account cannot lift it — only the operator can, in the console — and no job was
+ * created: a final `insufficient_balance` refusal (the account may not spend more), which takes the account out of
+ * the rotation with the operator alert (activities/accounts.ts); the task goes to another account or waits.
  */
 export const V_SPEND_CAP_429 = 'SetLimitExceeded';
 
@@ -98,8 +101,9 @@ export function classifyVError(res: Pick<HttpResponse, 'status' | 'headers' | 'b
   if (s === 429) {
     if (code === V_SPEND_CAP_429) return final('insufficient_balance', message, code, s);
     if (code === V_QUOTA_429) return retryable(message, code, { httpStatus: s, retryAfterMs, operatorNotice: true });
-    // V_THROTTLING_429, any other code, or none.
-    return retryable(message, code, { httpStatus: s, retryAfterMs });
+    // A documented throttling code, or one Ark added since (or none: a proxy in between): throttling either way;
+    // an unknown code is also told to the operator, once, so the table above learns it.
+    return retryable(message, code, { httpStatus: s, retryAfterMs, ...(V_THROTTLING_429.has(code) ? {} : { operatorNotice: true }) });
   }
   // "The request targeted an endpoint that is currently closed or temporarily unavailable": retry later.
   if (code === 'InvalidEndpoint.ClosedEndpoint') return retryable(message, code, { httpStatus: s, retryAfterMs });

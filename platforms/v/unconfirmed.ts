@@ -7,6 +7,13 @@ import type { UnconfirmedFact } from '../../core/catalogue';
 
 export const V_UNCONFIRMED: readonly UnconfirmedFact[] = [
   {
+    id: 'v.prices',
+    fact: 'The Seedance models have no price: their tasks report usage (tokens) but no cost',
+    why: 'no official Volcengine or BytePlus price page for Seedance could be read; the per-token rates in circulation are resellers\' and blog posts\'',
+    override:
+      'PRICES_FILE {"vendor-video-1-0-pro-250528": {"currency": "CNY", "source": "<the price page or contract>", "per_token": {"per_million": <rate>, "tokens_per_second": {"480p": 9720, "720p": 20592, "1080p": 48960}}}} (one entry per model; docs/operations.md §16)',
+  },
+  {
     id: 'v.endpoint-listed-model',
     fact: 'A task created through an endpoint id (ep-…) is listed with that endpoint id as its `model`',
     why: 'Ark does not say whether `model` shows the endpoint id or the model behind it',

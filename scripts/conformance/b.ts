@@ -4,8 +4,9 @@
  * default (1 s, 540p); it serves both spending checks. The family field names (Kling, PixVerse, Hailuo) cannot be
  * read back: B ignores unknown fields (§1 "对于所有无法识别的项应直接忽略") and its echo may keep them. What shows a
  * name is its effect, so each family gets one text-to-video at its lowest resolution asking a duration other than
- * the shortest, and the finished video's `durationInSecond` [3P] says whether `duration` was heard. That settles
- * the duration field's name only; the others stay for a person to judge from the video (the table says so).
+ * the shortest and, where the model takes it, a portrait ratio: the finished video's `durationInSecond` and
+ * `video.widthInPixel/heightInPixel` [3P] say whether `duration` and the aspect ratio were heard. The other names
+ * stay for a person to judge from the video (the table says so).
  */
 import type { ModelRecord } from '../../core/catalogue';
 import type { BAccountReads } from '../../platforms/b/adapter';
@@ -13,7 +14,7 @@ import { bCallbacksEnv } from '../../platforms/b/announcements';
 import { echoedRequests, echoMatches, sameRequest } from '../../platforms/b/lost-answer';
 import { parseEnv } from '../../core/config';
 import { UpstreamError } from '../../platforms/upstream-error';
-import { cannotCheck, describeRefusal, held, notHeld, oncePerRun, recorded, shortest, spendOneJob, submitContext, validated, type Assumption, type ConformanceContext } from './framework';
+import { cannotCheck, describeRefusal, held, notHeld, oncePerRun, recorded, shortest, spendOneJob, submitContext, validated, type Assumption, type CheckResult, type ConformanceContext } from './framework';
 
 const callbackSwitch: Assumption = {
   id: 'b.callback-switch',
@@ -96,24 +97,64 @@ const v3ReadsThroughV2: Assumption = {
   },
 };
 
-/** The first `durationInSecond` anywhere in a task detail (mediaBasicInfos[].sourceMetadata [3P]). */
-function outputDuration(detail: unknown): number | undefined {
+/** The first `sourceMetadata`-like block anywhere in a task detail: `durationInSecond` and `video` {widthInPixel, heightInPixel} [3P]. */
+function outputMetadata(detail: unknown): { duration?: number; width?: number; height?: number } | undefined {
   if (Array.isArray(detail)) {
     for (const item of detail) {
-      const d = outputDuration(item);
-      if (d !== undefined) return d;
+      const found = outputMetadata(item);
+      if (found) return found;
     }
     return undefined;
   }
   if (typeof detail !== 'object' || detail === null) return undefined;
   const o = detail as Record<string, unknown>;
-  if (typeof o.durationInSecond === 'number') return o.durationInSecond;
-  return outputDuration(Object.values(o));
+  if (typeof o.durationInSecond === 'number') {
+    const video = (o.video ?? {}) as { widthInPixel?: unknown; heightInPixel?: unknown };
+    return {
+      duration: o.durationInSecond,
+      ...(typeof video.widthInPixel === 'number' ? { width: video.widthInPixel } : {}),
+      ...(typeof video.heightInPixel === 'number' ? { height: video.heightInPixel } : {}),
+    };
+  }
+  return outputMetadata(Object.values(o));
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** One family's TaskInput names, by the duration its finished video has. */
+/** Polls job `id` until it ends within --wait; a result when it cannot be read as finished. */
+async function waitForJob(ctx: ConformanceContext, record: ModelRecord, id: string): Promise<CheckResult | undefined> {
+  const deadline = Date.now() + ctx.waitMs;
+  for (;;) {
+    const status = await ctx.adapter.poll('video', id);
+    if (status.state === 'failed') return cannotCheck(`${record.id} job ${id} failed upstream: ${status.failure?.message ?? 'no message'}`);
+    if (status.state === 'success') return undefined;
+    if (Date.now() > deadline) return cannotCheck(`${record.id} job ${id} did not finish within ${Math.round(ctx.waitMs / 1000)} s (--wait)`);
+    await sleep(ctx.pollMs);
+  }
+}
+
+/** What one family job asks that differs from B's defaults, so that its output shows whether each field's name was heard. */
+function familyAsk(record: ModelRecord & { durations: NonNullable<ModelRecord['durations']> }): { duration: number; ratio?: '9:16' } {
+  const allowed = 'values' in record.durations ? [...record.durations.values].sort((a, b) => a - b) : [record.durations.min, record.durations.min + 1];
+  // Not the shortest duration, and portrait where the model takes it: B's defaults are the shortest and 16:9 [3P].
+  return { duration: allowed[1] ?? allowed[0]!, ...(record.ratios?.includes('9:16') ? { ratio: '9:16' as const } : {}) };
+}
+
+/** Which names the finished video shows were heard: the duration (`durationInSecond`) and the aspect ratio (portrait pixels). */
+function heardFields(ask: { duration: number; ratio?: string }, out: { duration?: number; width?: number; height?: number }): { heard: string[]; ignored: string[]; unread: string[] } {
+  const verdict = { heard: [] as string[], ignored: [] as string[], unread: [] as string[] };
+  verdict[Math.round(out.duration!) === ask.duration ? 'heard' : 'ignored'].push(`duration (asked ${ask.duration} s, made ${out.duration} s)`);
+  if (ask.ratio) {
+    if (out.width === undefined || out.height === undefined) verdict.unread.push('aspect ratio (no widthInPixel/heightInPixel to compare)');
+    else verdict[out.height > out.width ? 'heard' : 'ignored'].push(`aspect ratio (asked ${ask.ratio}, made ${out.width}x${out.height})`);
+  }
+  return verdict;
+}
+
+/**
+ * One family's TaskInput names, by what its finished video shows: the duration (not the shortest) and, where the
+ * model takes it, a portrait aspect ratio. One job settles both names; the others stay for a person to judge.
+ */
 function familyFields(family: 'kling' | 'pixverse' | 'hailuo'): Assumption {
   return {
     id: `b.${family}-fields`,
@@ -121,26 +162,21 @@ function familyFields(family: 'kling' | 'pixverse' | 'hailuo'): Assumption {
     async check(ctx) {
       const record = ctx.records.find((r) => r.kind === 'video' && r.capabilities.includes('text_to_video') && (r.extras as { family?: string } | undefined)?.family === family);
       if (!record?.durations) return cannotCheck(`no ${family} text-to-video model is offered`);
-      const allowed = 'values' in record.durations ? [...record.durations.values].sort((a, b) => a - b) : [record.durations.min, record.durations.min + 1];
-      const asked = allowed[1] ?? allowed[0]!;
-      const { entry, request } = validated(ctx, 'video', { model: record.id, action: 'text_to_video', prompt: `${ctx.runId}: a clock ticking`, duration: asked, resolution: record.resolutions?.[0] });
-      const result = await spendOneJob(ctx, `${family} ${asked} s`, entry, request, submitContext(ctx, `${family}-fields`));
+      const ask = familyAsk({ ...record, durations: record.durations });
+      const { entry, request } = validated(ctx, 'video', { model: record.id, action: 'text_to_video', prompt: `${ctx.runId}: a clock ticking`, ...ask, resolution: record.resolutions?.[0] });
+      const result = await spendOneJob(ctx, `${family} ${ask.duration} s${ask.ratio ? ` ${ask.ratio}` : ''}`, entry, request, submitContext(ctx, `${family}-fields`));
       if ('refused' in result) return notHeld(`a ${record.id} create was refused: ${describeRefusal(result.refused)}`);
       const id = result.upstreamTaskId;
-      const deadline = Date.now() + ctx.waitMs;
-      for (;;) {
-        const status = await ctx.adapter.poll('video', id);
-        if (status.state === 'failed') return cannotCheck(`${record.id} job ${id} failed upstream: ${status.failure?.message ?? 'no message'}`);
-        if (status.state === 'success') break;
-        if (Date.now() > deadline) return cannotCheck(`${record.id} job ${id} did not finish within ${Math.round(ctx.waitMs / 1000)} s (--wait)`);
-        await sleep(ctx.pollMs);
-      }
+      const unfinished = await waitForJob(ctx, record, id);
+      if (unfinished) return unfinished;
       const detail = [...ctx.http.exchanges].reverse().find((e) => e.method === 'GET' && e.url.includes(`/tasks/${id}`));
-      const got = outputDuration(detail?.response.body);
-      if (got === undefined) return cannotCheck(`${record.id} job ${id} finished without a durationInSecond to compare`);
-      return Math.round(got) === asked
-        ? held(`${record.id} job ${id} asked ${asked} s and made ${got} s: the duration field's name was heard (the other names are not settled by this job)`)
-        : notHeld(`${record.id} job ${id} asked ${asked} s and made ${got} s: B ignored the duration field's name`);
+      const out = outputMetadata(detail?.response.body);
+      if (out?.duration === undefined) return cannotCheck(`${record.id} job ${id} finished without a durationInSecond to compare`);
+      const { heard, ignored, unread } = heardFields(ask, out);
+      const rest = `${unread.length ? `; not readable: ${unread.join(', ')}` : ''}; the other names are not settled by this job`;
+      return ignored.length === 0
+        ? held(`${record.id} job ${id}: heard ${heard.join(', ')}${rest}`)
+        : notHeld(`${record.id} job ${id}: B ignored ${ignored.join(', ')}${heard.length ? `; heard ${heard.join(', ')}` : ''}${rest}`);
     },
   };
 }

@@ -109,8 +109,8 @@ export interface ConformanceContext {
   http: HttpClient & { exchanges: Exchange[] };
   budget: SpendBudget;
   env: NodeJS.ProcessEnv;
-  /** An image any platform can fetch, for checks that need an input image (`--image-url`). */
-  imageUrl?: string;
+  /** Inputs any platform can fetch, for checks that send media (`--image-url`, `--video-url`, `--audio-url`). */
+  media: { image?: string | undefined; video?: string | undefined; audio?: string | undefined };
   /** A prefix for this run's dedup keys and prompts, so its jobs are recognised in the platform's console. */
   runId: string;
   /** Memory between checks of one run (e.g. the job one check made, that the next reuses). */

@@ -30,6 +30,9 @@
  *                              inference endpoints (creates may name one instead of a model), and what a task made
  *                              through one shows as `model` (and matches in filter.model): the endpoint id
  *                              (default) or the model's name — not documented; `{}` restores none and the default
+ *   POST /_sim/v/behaviour {modelFacts?: {"<model id>": {modes?, maxReferenceImages?, maxReferenceVideos?,
+ *                              maxReferenceAudios?}}}   the model facts no source confirms (2.0's first+last frame and
+ *                              reference counts), laid over models.ts; `{}` restores the documented ones
  */
 import { randomInt } from 'node:crypto';
 import type Router from '@koa/router';
@@ -40,6 +43,7 @@ import type { FaultStatus, SimHost, SimOp, SimPlatformModule } from '../host';
 import type { SimJob } from '../jobs';
 import { VCallbacks } from './callbacks';
 import { ACCOUNT_ERRORS, accountError, invalidParameter, renderVFault, sendVError, VError } from './errors';
+import { findVModel, vModelsWith, type VMode, type VModelFacts } from './models';
 import { metaFromPlan, taskObject, visible, vMeta, vStatus, V_STATUSES, type VStatus } from './tasks';
 import { validateVCreate } from './validation';
 
@@ -84,11 +88,14 @@ export function registerPlatformV(router: Router, host: SimHost): void {
   /** Inference endpoints of the simulated account: endpoint id → the model it serves. */
   let endpoints = new Map<string, string>();
   let listedModel: 'endpoint' | 'model' = 'endpoint';
-  // The simulator's own reset (POST /_sim/reset) clears V's account faults and endpoints too.
+  /** Model facts no source confirms, as a test set them (POST /_sim/v/behaviour). */
+  let modelFacts: Record<string, VModelFacts> = {};
+  // The simulator's own reset (POST /_sim/reset) clears V's account faults, endpoints and model facts too.
   host.onReset(() => {
     accountFaults = [];
     endpoints = new Map();
     listedModel = 'endpoint';
+    modelFacts = {};
   });
 
   /** Auth, then an account fault for this op; answers and returns false when the request must stop. */
@@ -143,6 +150,7 @@ export function registerPlatformV(router: Router, host: SimHost): void {
           return { model: draft.model, succeeded: vStatus(host, draft) === 'succeeded', draft: vMeta(draft).draft === true };
         },
         () => randomInt(0, 2 ** 31),
+        vModelsWith(modelFacts),
       );
       if (directives.reject) throw accountError(directives.reject);
       const job = host.jobs.create(
@@ -295,6 +303,42 @@ export function registerPlatformV(router: Router, host: SimHost): void {
     listedModel = b.listedModel === 'model' ? 'model' : 'endpoint';
     ctx.body = { endpoints: Object.fromEntries(endpoints), listedModel };
   });
+  router.post('/_sim/v/behaviour', (ctx) => {
+    const parsed = parseModelFacts((ctx.request.body as { modelFacts?: unknown } | undefined)?.modelFacts);
+    if (typeof parsed === 'string') {
+      ctx.status = 400;
+      ctx.body = { error: parsed };
+      return;
+    }
+    modelFacts = parsed;
+    ctx.body = { modelFacts };
+  });
+}
+
+const V_MODES: readonly VMode[] = ['text', 'first_frame', 'first_last_frame', 'reference_images', 'reference_media'];
+
+/** The body of POST /_sim/v/behaviour's `modelFacts`, or what is wrong with it. */
+function parseModelFacts(raw: unknown): Record<string, VModelFacts> | string {
+  if (raw === undefined) return {};
+  if (typeof raw !== 'object' || raw === null) return 'modelFacts must be an object of model id → facts';
+  const out: Record<string, VModelFacts> = {};
+  for (const [id, f] of Object.entries(raw as Record<string, unknown>)) {
+    if (!findVModel(id)) return `modelFacts: ${id} is not a model of the simulator`;
+    const facts = (f ?? {}) as Record<string, unknown>;
+    const entry: VModelFacts = {};
+    if (facts.modes !== undefined) {
+      if (!Array.isArray(facts.modes) || !facts.modes.every((m) => V_MODES.includes(m as VMode))) return `modelFacts.${id}.modes: a list of ${V_MODES.join(', ')}`;
+      entry.modes = facts.modes as VMode[];
+    }
+    for (const k of ['maxReferenceImages', 'maxReferenceVideos', 'maxReferenceAudios'] as const) {
+      const n = facts[k];
+      if (n === undefined) continue;
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) return `modelFacts.${id}.${k}: a whole number`;
+      entry[k] = n;
+    }
+    out[id] = entry;
+  }
+  return out;
 }
 
 export const platformV: SimPlatformModule = { platform: 'V', register: registerPlatformV };

@@ -122,7 +122,10 @@ export const V_MODELS: readonly VModel[] = [
   },
   {
     id: 'doubao-seedance-2-0-260128',
-    modes: ['text', 'first_frame', 'first_last_frame', 'reference_media'],
+    // No source lists first+last frame for the 2.0 models (upstreams.md names the modes in general; its 2.0 facts
+    // are references, sound and web search): absent here, as the stricter reading. A test switches it on with
+    // POST /_sim/v/behaviour {"modelFacts": {"doubao-seedance-2-0-260128": {"modes": [...]}}}.
+    modes: ['text', 'first_frame', 'reference_media'],
     // 4–15 s or auto (Civitai/fal Seedance 2.0 tables; Volcengine 2.0 API: [4,15] or -1).
     duration: { min: 4, max: 15, auto: true },
     resolutions: V_RESOLUTIONS,
@@ -140,7 +143,8 @@ export const V_MODELS: readonly VModel[] = [
   },
   {
     id: 'doubao-seedance-2-0-fast-260128',
-    modes: ['text', 'first_frame', 'first_last_frame', 'reference_media'],
+    // First+last frame: unlisted, as for 2.0 above.
+    modes: ['text', 'first_frame', 'reference_media'],
     duration: { min: 4, max: 15, auto: true },
     // upstreams.md Corrections: "no 1080p reported by several sources" (also Civitai: "v2-fast 480p / 720p").
     resolutions: ['480p', '720p'],
@@ -160,6 +164,17 @@ export const V_MODELS: readonly VModel[] = [
 
 export function findVModel(id: string): VModel | undefined {
   return V_MODELS.find((m) => m.id === id);
+}
+
+/** What a test may change of a model's facts (POST /_sim/v/behaviour): those no source confirms. */
+export type VModelFacts = Partial<Pick<VModel, 'modes' | 'maxReferenceImages' | 'maxReferenceVideos' | 'maxReferenceAudios'>>;
+
+/** A lookup of the models with `facts` laid over the documented ones. */
+export function vModelsWith(facts: Readonly<Record<string, VModelFacts>>): (id: string) => VModel | undefined {
+  return (id) => {
+    const model = findVModel(id);
+    return model && facts[id] ? { ...model, ...facts[id] } : model;
+  };
 }
 
 /**

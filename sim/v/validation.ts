@@ -84,7 +84,7 @@ function int(body: Record<string, unknown>, key: string, min: number, max: numbe
 /** A draft task a final render may start from (content item `draft_task`). */
 export type DraftLookup = (id: string) => { model: string; succeeded: boolean; draft: boolean } | undefined;
 
-export function validateVCreate(raw: unknown, findDraft: DraftLookup, randomSeed: () => number): VCreatePlan {
+export function validateVCreate(raw: unknown, findDraft: DraftLookup, randomSeed: () => number, findModel: (id: string) => VModel | undefined = findVModel): VCreatePlan {
   if (!isObject(raw)) throw invalidParameter('body', 'the request body must be a JSON object');
   // null = absent (see the file comment).
   const body = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null));
@@ -92,7 +92,7 @@ export function validateVCreate(raw: unknown, findDraft: DraftLookup, randomSeed
 
   if (body.model === undefined) throw missingParameter('model');
   if (typeof body.model !== 'string') throw invalidParameter('model', 'must be a string');
-  const model = findVModel(body.model);
+  const model = findModel(body.model);
   if (!model) {
     throw new VError(404, 'InvalidEndpointOrModel.NotFound', `The model or endpoint ${body.model} does not exist or you do not have access to it. Known models: ${V_MODELS.map((m) => m.id).join(', ')}.`, 'model');
   }

@@ -16,7 +16,9 @@ describe('platform V video, end to end', () => {
     expect(r.body.data).toHaveLength(1);
     expect(r.body.data[0].url).toMatch(keptLink(r.body.task_id));
     expect(r.body).toMatchObject({ video_url: r.body.data[0].url, duration: 5, ratio: '9:16' });
-    expect(r.body.usage).toEqual({ completion_tokens: expect.any(Number), total_tokens: expect.any(Number) });
+    // V's own token usage (spec 2.3), with the gateway's units beside it; no public V price, so no cost.
+    expect(r.body.usage).toEqual({ completion_tokens: expect.any(Number), total_tokens: expect.any(Number), seconds: 5, tokens: r.body.usage.completion_tokens });
+    expect(r.body.cost).toBeNull();
 
     const file = await fetch(r.body.data[0].url);
     expect(file.headers.get('content-type')).toBe('video/mp4');

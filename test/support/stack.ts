@@ -280,7 +280,9 @@ export class Stack {
     const laneEnv = { TEMPORAL_TASK_QUEUE: `${this.taskQueue}-lane-${++this.counter}`, ...env };
     const worker = await this.startWorker(laneEnv);
     const port = await freePort();
-    const api = await this.startApi(port, laneEnv);
+    // The lane's API reports what its worker says of the platforms' accounts (api/worker-readiness.ts).
+    const readyUrls: Record<string, string> = worker.metricsUrl ? { WORKER_READY_URLS: worker.metricsUrl.replace(/\/metrics$/, '/readyz') } : {};
+    const api = await this.startApi(port, { ...readyUrls, ...laneEnv });
     return { apiUrl: `http://127.0.0.1:${port}`, worker, api };
   }
 

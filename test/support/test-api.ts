@@ -13,6 +13,7 @@ import { KeyLimits } from '../../api/key-limits';
 import { createLogger } from '../../core/logger';
 import type { GenerationRequest } from '../../core/task';
 import { buildCatalogue } from '../../platforms';
+import { TaskPricing } from '../../pricing/price-table';
 
 export const SECRET = 'sk-api-harness-0123456789abcdef';
 export const AUTH = { Authorization: `Bearer ${SECRET}` };
@@ -72,6 +73,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     tasks,
     limits: new KeyLimits({ rps: 0, maxInflight: 0 }, async () => 0),
     catalogue: buildCatalogue(),
+    pricing: TaskPricing.load(buildCatalogue(), {}),
     enabledPlatforms: new Set(['T', 'B', 'V']),
     syncTimeoutMs: 60_000,
     trustProxy: false,

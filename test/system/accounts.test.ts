@@ -189,6 +189,9 @@ describe('every V account out', () => {
     const notReady = await fetch(started.worker.metricsUrl!.replace(/\/metrics$/, '/readyz'));
     expect(notReady.status).toBe(503);
     expect(await notReady.json()).toEqual({ status: 'no_account', platforms: { V: expect.stringMatching(/^one: AccountOverdueError, probed again in \d+ s; two: AccountOverdueError/) } });
+    // The API's /readyz says it too (from its worker), still 200: it keeps accepting, and these tasks wait.
+    const apiReady = await fetch(`${started.apiUrl}/readyz`);
+    expect([apiReady.status, await apiReady.json()]).toEqual([200, { status: 'degraded', platforms_without_account: { V: expect.stringMatching(/^one: AccountOverdueError/) } }]);
 
     await fetch(`${gw.stack.simUrl}/_sim/v/account-faults`, { method: 'DELETE' });
     const records = await waitAll(api, ids, 90_000);
@@ -196,6 +199,7 @@ describe('every V account out', () => {
     expect(await jobsTagged(tag)).toHaveLength(ids.length);
     await started.worker.waitForLine(/created a job again: back in the rotation/, 5_000);
     expect((await fetch(started.worker.metricsUrl!.replace(/\/metrics$/, '/readyz'))).status).toBe(200);
+    expect(await (await fetch(`${started.apiUrl}/readyz`)).json()).toEqual({ status: 'ready' });
     await started.worker.stop(5_000);
     await started.api.stop(5_000);
   });

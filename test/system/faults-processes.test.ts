@@ -122,7 +122,8 @@ describe('reads with every worker stopped', () => {
     for (const id of running) {
       const r = await gw.alice.get(`/v1/generations/${id}`);
       expect(r.status).toBe(200);
-      expect(r.body).toEqual({ task_id: id, status: 'running', model: V_MODEL, progress: expect.stringMatching(/^\d+%$/) });
+      // The estimate is read from the memo too (V has no public price: usage without a cost).
+      expect(r.body).toEqual({ task_id: id, status: 'running', model: V_MODEL, progress: expect.stringMatching(/^\d+%$/), usage: { seconds: 5 }, cost: null });
     }
     const list = await gw.alice.get('/v1/tasks?page_size=100');
     expect(list.status).toBe(200);

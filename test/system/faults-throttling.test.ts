@@ -2,9 +2,11 @@
  * Platform V throttling (issue 19 A.1) on a real stack: Ark answers 429 for many reasons, and only its exact code
  * says whether waiting helps (upstreams.md "Corrections, 2026-11-25"). Tasks whose first two creates meet each
  * throttling code all succeed on one job each, a Retry-After is waited, and nobody is told the account is out of
- * money; the spend cap (SetLimitExceeded) alone fails at once and alerts.
+ * money; the spend cap (SetLimitExceeded) alone takes the account out and alerts, and with no other account the
+ * task waits for it to be probed back (issue 19 B: every account out, tasks wait within their deadline).
  */
 import { readFileSync } from 'node:fs';
+import { ApiClient } from '../support/client';
 import { upstreamIds } from '../support/temporal';
 import { useStack } from '../support/use-stack';
 import { expectOneJobPerTask, V_MODEL, waitAll } from './faults-support';
@@ -70,12 +72,30 @@ test(`${TASKS} tasks meeting each 429 throttling code on their first two creates
   process.stdout.write(`[throttling] codes=${THROTTLING_CODES.length} tasks=${TASKS} succeeded=${tally.succeeded} failed=${tally.failed} upstreamJobs=${tally.jobsCreated} creates=${creates.filter((r) => prompts.some((p) => p.prompt === promptOf(r.body))).length}\n`);
 });
 
-test("the account's own spend cap (SetLimitExceeded) fails the task at once as money, creates nothing, and alerts the operator", async () => {
-  const before = await gw.sim.stats();
-  const r = await gw.alice.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'capped [sim:submit=429:SetLimitExceeded x1]', duration: 5 });
-  expect(r.status).toBe(200);
-  const [record] = await waitAll(gw.alice, [r.body.task_id as string], 30_000);
-  expect(record).toMatchObject({ status: 'failed', error: { code: 'insufficient_balance' } });
-  expect((await gw.sim.stats()).V.jobsCreated).toBe(before.V.jobsCreated);
-  expect(workerLog().filter((l) => /OPERATOR ACTION NEEDED/.test(l) && /SetLimitExceeded/.test(l))).toHaveLength(1);
+test("the only account's own spend cap (SetLimitExceeded): the task waits instead of failing, the operator is told at once, and it succeeds on one job once the account is probed back", async () => {
+  // A lane of its own (its worker's account pool), on the single-account variables, with a short cool-down.
+  const lane = await gw.stack.startLane({ ACCOUNT_COOLDOWN_MS: '5000' });
+  try {
+    const api = new ApiClient(lane.apiUrl, 'alice');
+    const prompt = `capped ${Date.now()} [sim:submit=429:SetLimitExceeded x1]`;
+    const r = await api.post('/v1/async/videos/generations', { model: V_MODEL, prompt, duration: 5 });
+    expect(r.status).toBe(200);
+    await lane.worker.waitForLine(/OPERATOR ACTION NEEDED: account default of platform V was refused \(SetLimitExceeded\)/, 20_000);
+    // Out of the rotation: the task waits (nothing accepted is failed for it), and both /readyz say why.
+    expect((await api.get(`/v1/generations/${r.body.task_id}`)).body.status).toBe('pending');
+    const apiReady = await fetch(`${lane.apiUrl}/readyz`);
+    expect([apiReady.status, await apiReady.json()]).toEqual([200, { status: 'degraded', platforms_without_account: { V: expect.stringMatching(/^default: SetLimitExceeded, probed again in \d+ s$/) } }]);
+
+    const [record] = await waitAll(api, [r.body.task_id as string], 60_000);
+    expect(record).toMatchObject({ status: 'success' });
+    const creates = (await gw.sim.requests('V', 'submit')).filter((q) => promptOf(q.body) === prompt);
+    expect(creates.map((q) => [q.status, q.response?.error?.code ?? 'created'])).toEqual([[429, 'SetLimitExceeded'], [200, 'created']]);
+    expect((await gw.sim.jobs('V')).filter((j) => promptOf(j.meta?.request) === prompt)).toHaveLength(1);
+    const alerts = readFileSync(lane.worker.logFile, 'utf8').split('\n').filter((l) => /OPERATOR ACTION NEEDED/.test(l));
+    expect(alerts.filter((l) => /account default of platform V was refused \(SetLimitExceeded\)/.test(l))).toHaveLength(1);
+    expect((await (await fetch(`${lane.apiUrl}/readyz`)).json())).toEqual({ status: 'ready' });
+  } finally {
+    await lane.worker.stop(5_000);
+    await lane.api.stop(5_000);
+  }
 });

@@ -21,7 +21,6 @@ function pool(accounts: { id: string; weight?: number; models?: string[] }[], dr
   const p = new AccountPool(
     'V',
     accounts.map((a) => ({ id: a.id, weight: a.weight ?? 1, ...(a.models ? { models: a.models } : {}), adapter })),
-    true,
     { cooldownMs: COOLDOWN, throttleMs: 10_000, observer, now: () => clock, random: () => queue.shift() ?? Math.random() },
   );
   return { p, health, alerts, advance: (ms: number) => (clock += ms) };
@@ -135,11 +134,20 @@ describe('health', () => {
     expect(p.noAccountAtAll()).toBeUndefined();
   });
 
-  test('the one-account shorthand has one account, `default`, and no failover', () => {
-    const single = AccountPool.single('V', adapter);
-    expect(single.failover).toBe(false);
+  test('the one-account shorthand is a pool of one account, `default`, that a refusal takes out like any other', () => {
+    let clock = 0;
+    const alerts: string[] = [];
+    const single = AccountPool.single('V', adapter, { cooldownMs: COOLDOWN, now: () => clock, observer: { health: () => {}, alert: (_p, m) => alerts.push(m) } });
     expect(single.pick('m')!.id).toBe('default');
     expect(single.get(undefined)!.id).toBe('default');
     expect(single.get('other')).toBeUndefined();
+    single.refused('default', 'SetLimitExceeded');
+    // Out: the submit waits within the task's deadline instead of failing it, and the platform reads as having no account.
+    expect(single.pick('m')).toBeUndefined();
+    expect(single.noAccount('m').message).toBe('No account of platform V can take a job for model m now (default: SetLimitExceeded); the task waits within its deadline');
+    expect(single.noAccountAtAll()).toMatch(/^default: SetLimitExceeded, probed again in \d+ s$/);
+    expect(alerts[0]).toMatch(/account default of platform V was refused \(SetLimitExceeded\)/);
+    clock += COOLDOWN;
+    expect(single.pick('m')!.id).toBe('default');
   });
 });

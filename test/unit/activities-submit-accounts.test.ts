@@ -20,7 +20,7 @@ afterAll(() => http.close());
 /** Accounts one and two; the weighted draw always lands on the first candidate (one, unless excluded). */
 function twoAccounts() {
   const account = (id: 'one' | 'two') => ({ id, weight: 1, adapter: createPlatformV({ baseUrl: `${sim.url}/api/v3`, apiKey: `sim-v-key-${id}` }, { http }) });
-  return new AccountPool('V', [account('one'), account('two')], true, { random: () => 0, cooldownMs: 60_000 });
+  return new AccountPool('V', [account('one'), account('two')], { random: () => 0, cooldownMs: 60_000 });
 }
 
 async function jobsByAccount(): Promise<Record<string, number>> {

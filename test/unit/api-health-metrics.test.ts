@@ -10,22 +10,26 @@ import { KeyStore } from '../../api/api-keys';
 import type { AppDeps } from '../../api/context';
 import { recordTaskStarted, trackSyncWait } from '../../api/api-metrics';
 import { KeyLimits } from '../../api/key-limits';
+import { parseWorkerReadyUrls } from '../../api/worker-readiness';
 import { createLogger } from '../../core/logger';
 import { buildCatalogue } from '../../platforms';
+import { TaskPricing } from '../../pricing/price-table';
+import { serveMetrics, WorkerMetrics } from '../../worker/worker-metrics';
 import { scrape } from '../support/metrics';
 
 let temporalUp = true;
 let server: Server;
 let base: string;
 
-beforeAll(async () => {
-  // Only what the health and metrics routes use is real; the task service is never reached here.
+/** The app over real HTTP; only what the health and metrics routes use is real, the task service is never reached. */
+async function startApp(extra: Partial<AppDeps> = {}): Promise<{ server: Server; base: string }> {
   const deps = {
     logger: createLogger('test', 'silent'),
     keys: new KeyStore([]),
     tasks: {},
     limits: new KeyLimits({ rps: 0, maxInflight: 0 }, async () => 0),
     catalogue: buildCatalogue(),
+    pricing: TaskPricing.load(buildCatalogue(), {}),
     enabledPlatforms: new Set(['V']),
     syncTimeoutMs: 1_000,
     trustProxy: false,
@@ -33,10 +37,15 @@ beforeAll(async () => {
     checkTemporal: async () => {
       if (!temporalUp) throw new Error('connection refused');
     },
+    ...extra,
   } as unknown as AppDeps;
-  server = createServer(createApp(deps).callback());
+  const server = createServer(createApp(deps).callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+beforeAll(async () => {
+  ({ server, base } = await startApp());
 });
 
 afterAll(async () => {
@@ -86,6 +95,38 @@ describe('GET /readyz', () => {
     } finally {
       temporalUp = true;
     }
+  });
+});
+
+describe("GET /readyz with the workers' readiness (WORKER_READY_URLS)", () => {
+  it("stays 200 and names each platform whose every account is out, in the workers' words; a silent worker is listed", async () => {
+    let out: Record<string, string> = {};
+    // A real worker readiness endpoint (worker/worker-metrics.ts), and a port nobody listens on.
+    const worker = await serveMetrics(new WorkerMetrics().registry, '127.0.0.1', 0, () => out);
+    const silent = createServer();
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/readyz`;
+    await new Promise<void>((r) => silent.close(() => r()));
+    const workerUrl = `http://127.0.0.1:${(worker.address() as AddressInfo).port}/readyz`;
+    const api = await startApp({ workerReadyUrls: [workerUrl] });
+    const both = await startApp({ workerReadyUrls: [workerUrl, silentUrl] });
+    try {
+      let res = await fetch(`${api.base}/readyz`);
+      expect([res.status, await res.json()]).toEqual([200, { status: 'ready' }]);
+      out = { V: 'default: SetLimitExceeded, probed again in 300 s' };
+      res = await fetch(`${api.base}/readyz`);
+      expect([res.status, await res.json()]).toEqual([200, { status: 'degraded', platforms_without_account: out }]);
+      res = await fetch(`${both.base}/readyz`);
+      expect([res.status, await res.json()]).toEqual([200, { status: 'degraded', platforms_without_account: out, workers_unreachable: [silentUrl] }]);
+    } finally {
+      for (const s of [worker, api.server, both.server]) await new Promise((r) => s.close(r));
+    }
+  });
+
+  it('refuses a WORKER_READY_URLS entry that is not an absolute http(s) URL, naming it', () => {
+    expect(() => parseWorkerReadyUrls('http://w:9464/readyz, worker:9464')).toThrow("WORKER_READY_URLS: 'worker:9464' is not http(s)");
+    expect(() => parseWorkerReadyUrls('/readyz')).toThrow("WORKER_READY_URLS: '/readyz' is not an absolute URL");
+    expect(parseWorkerReadyUrls(' http://w1:9464/readyz ,http://w2:9464/readyz')).toEqual(['http://w1:9464/readyz', 'http://w2:9464/readyz']);
   });
 });
 

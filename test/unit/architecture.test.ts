@@ -8,7 +8,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { tsFiles } from '../support/source-files';
 
 const ROOT = resolve(__dirname, '..', '..');
-const SOURCE_DIRS = ['api', 'activities', 'core', 'ledger', 'platforms', 'results', 'workflows', 'worker', 'sim', 'scripts'];
+const SOURCE_DIRS = ['api', 'activities', 'core', 'platforms', 'pricing', 'ledger', 'results', 'workflows', 'worker', 'sim', 'scripts'];
 
 /** Relative imports of a file, resolved to files (`./x` → x.ts or x/index.ts). */
 function importsOf(file: string): string[] {
@@ -74,6 +74,7 @@ export const OPTIONAL_PLATFORM_ROLES = {
   'video-inputs.ts': 'which endpoint and images a video request carries, where the platform splits endpoints by input',
   'model-spec.ts': 'the shape of model facts the platform tags with evidence',
   'models-file.ts': "the operator's models-file override",
+  'prices.ts': "what the platform charges per model, with each price's currency and source (null where none is public)",
 } as const;
 
 function platformFolders(): string[] {

@@ -1,8 +1,8 @@
 /**
  * Issue 19 C: `npm run conformance` (scripts/conformance.ts), run as a child process the way an operator runs it,
  * against a started simulator: as it is, every assumption holds; set to break each assumption in turn (the A.2
- * switches, and /_sim/t/behaviour silentKlingVersions, /_sim/b/behaviour videoEventSwitch, v3TasksOnV2 and
- * fieldNames), that
+ * switches, and /_sim/t/behaviour silentKlingVersions, /_sim/v/behaviour modelFacts (2.0's first/last frame and
+ * reference counts), /_sim/b/behaviour videoEventSwitch, v3TasksOnV2 and fieldNames), that
  * one is reported as not holding, with the override its fact names; without --spend nothing is created; and with
  * no credentials and no --simulator it refuses to run.
  */
@@ -88,9 +88,13 @@ const bAccountEnv = () =>
 
 const spending = ['--spend', '--max-jobs', '5', '--wait', '30', '--poll', '0.2', '--json'];
 
+/** Media V's 2.0 checks send (the simulator checks their form, as Ark's create does before fetching). */
+const V_MEDIA = ['--image-url', 'https://media.example.com/frame.png', '--video-url', 'https://media.example.com/clip.mp4', '--audio-url', 'https://media.example.com/voice.mp3'];
+
 function runFor(platform: 'T' | 'V' | 'B', args: string[] = spending): Promise<Run> {
   if (platform === 'B') return conformance(['--platform', 'B', ...args], bAccountEnv());
-  return conformance(['--platform', platform, '--simulator', sim.url, ...args], cleanEnv(platform === 'V' ? { PLATFORM_V_MODELS_FILE: vModelsFile } : {}));
+  const media = platform === 'V' ? V_MEDIA : [];
+  return conformance(['--platform', platform, '--simulator', sim.url, ...media, ...args], cleanEnv(platform === 'V' ? { PLATFORM_V_MODELS_FILE: vModelsFile } : {}));
 }
 
 const overrideOf = (id: string) => unconfirmedFacts().find((f) => f.id === id)!.override;
@@ -109,10 +113,17 @@ const BREAKS: { id: string; platform: 'T' | 'V' | 'B'; path: string; body: unkno
   { id: 't.kling-2.1-sound', platform: 'T', path: '/_sim/t/behaviour', body: { silentKlingVersions: ['2.1'] } },
   { id: 't.kling-2.5-sound', platform: 'T', path: '/_sim/t/behaviour', body: { silentKlingVersions: ['2.5'] } },
   { id: 'v.endpoint-listed-model', platform: 'V', path: '/_sim/v/endpoints', body: { endpoints: { [ENDPOINT]: 'doubao-seedance-1-0-lite-t2v-250428' }, listedModel: 'model' } },
+  { id: 'v.2-0-first-last-frame', platform: 'V', path: '/_sim/v/behaviour', body: { modelFacts: { 'doubao-seedance-2-0-260128': { modes: ['text', 'first_frame', 'first_last_frame', 'reference_media'] } } } },
+  { id: 'v.2-0-fast-first-last-frame', platform: 'V', path: '/_sim/v/behaviour', body: { modelFacts: { 'doubao-seedance-2-0-fast-260128': { modes: ['text', 'first_frame', 'first_last_frame', 'reference_media'] } } } },
+  // Fewer than assumed: all at once is refused. More than assumed: one past the maximum is taken.
+  { id: 'v.2-0-references', platform: 'V', path: '/_sim/v/behaviour', body: { modelFacts: { 'doubao-seedance-2-0-260128': { maxReferenceImages: 4 } } } },
+  { id: 'v.2-0-references', platform: 'V', path: '/_sim/v/behaviour', body: { modelFacts: { 'doubao-seedance-2-0-260128': { maxReferenceVideos: 5 } } } },
   { id: 'b.echo-exact', platform: 'B', path: '/_sim/b/echo', body: { echo: 'defaults' } },
   { id: 'b.callback-switch', platform: 'B', path: '/_sim/b/behaviour', body: { videoEventSwitch: 'enableAigcTaskCompleteEvent' } },
   { id: 'b.v3-reads-through-v2', platform: 'B', path: '/_sim/b/behaviour', body: { v3TasksOnV2: false } },
   { id: 'b.kling-fields', platform: 'B', path: '/_sim/b/behaviour', body: { fieldNames: { kling: { duration: 'durationSeconds' } } } },
+  { id: 'b.kling-fields', platform: 'B', path: '/_sim/b/behaviour', body: { fieldNames: { kling: { aspectRatio: 'aspect_ratio' } } } },
+  { id: 'b.pixverse-fields', platform: 'B', path: '/_sim/b/behaviour', body: { fieldNames: { pixverse: { aspectRatio: 'ratio' } } } },
   { id: 'b.pixverse-fields', platform: 'B', path: '/_sim/b/behaviour', body: { fieldNames: { pixverse: { duration: 'length' } } } },
   { id: 'b.hailuo-fields', platform: 'B', path: '/_sim/b/behaviour', body: { fieldNames: { hailuo: { duration: 'durationSeconds' } } } },
 ];

@@ -145,6 +145,12 @@ describe('the poll loop', () => {
     expect(result?.data).toEqual([{ url: 'https://v.example/out.mp4', stored: false, storeError: expect.stringMatching(/store down|failed/i) }]);
   });
 
+  test("what the platform reported it billed travels from the poll into the result and the memo (the task's final cost)", async () => {
+    const { result, handle } = await run({ poll: () => ({ ...done(), usage: { tokens: 244_800 } }) });
+    expect(result?.usage).toEqual({ tokens: 244_800 });
+    expect((await handle.describe()).memo).toMatchObject({ status: 'success', result: { usage: { tokens: 244_800 } } });
+  });
+
   test('a platform failure fails the task with its reason, and nothing is copied', async () => {
     const { error, calls } = await run({ poll: () => ({ state: 'failed', failure: { reason: 'content_policy', message: 'refused', code: 'Sensitive' } }) });
     expect(error).toBeInstanceOf(WorkflowFailedError);

@@ -48,6 +48,17 @@ describe('task detail → status', () => {
     expect(fromBTaskDetail(d)).toEqual(expected);
   });
 
+  test('the usage B reports: its videos\' seconds (sourceMetadata.durationInSecond), else the number of images', () => {
+    const withMedia = (infos: Record<string, unknown>[]) => ({
+      taskId: 'tsk-aaaaaaaaaaaaaaaa',
+      status: 'SUCCESS',
+      videoGenerateTaskInfo: { status: 'success', videoGenerateTaskOutput: { mediaBasicInfos: infos.map((m, i) => ({ source: { sourceUrl: `https://v/${i}` }, ...m })) } },
+    });
+    expect(fromBTaskDetail(withMedia([{ mediaType: 'video', sourceMetadata: { durationInSecond: 8, video: { widthInPixel: 1920 } } }])).usage).toEqual({ seconds: 8 });
+    expect(fromBTaskDetail(withMedia([{ mediaType: 'image' }, { mediaType: 'image' }])).usage).toEqual({ images: 2 });
+    expect(fromBTaskDetail(withMedia([{ mediaType: 'video' }])).usage).toBeUndefined();
+  });
+
   test('an answer without a task is a retryable malformed reply', () => {
     expect(() => fromBTaskDetail({ code: 'x' })).toThrow(UpstreamError);
     expect(() => fromBTaskDetail('<html>')).toThrow(expect.objectContaining({ retryable: true }));

@@ -12,9 +12,18 @@ describe('fromVTask', () => {
     expect(fromVTask({ id: 'cgt-1', status })).toEqual(expected);
   });
 
-  test('succeeded carries the URL and the raw extras', () => {
-    const s = fromVTask({ id: 'cgt-1', status: 'succeeded', content: { video_url: 'https://cdn.test/v.mp4' }, usage: { completion_tokens: 10, total_tokens: 10 }, duration: 5, ratio: '16:9' });
-    expect(s).toEqual({ state: 'success', outputs: [{ url: 'https://cdn.test/v.mp4' }], extras: { video_url: 'https://cdn.test/v.mp4', duration: 5, ratio: '16:9', usage: { completion_tokens: 10, total_tokens: 10 } } });
+  test('succeeded carries the URL, the raw extras and the billed tokens (usage.completion_tokens) as the usage', () => {
+    const s = fromVTask({ id: 'cgt-1', status: 'succeeded', content: { video_url: 'https://cdn.test/v.mp4' }, usage: { completion_tokens: 10, total_tokens: 12 }, duration: 5, ratio: '16:9' });
+    expect(s).toEqual({
+      state: 'success',
+      outputs: [{ url: 'https://cdn.test/v.mp4' }],
+      extras: { video_url: 'https://cdn.test/v.mp4', duration: 5, ratio: '16:9', usage: { completion_tokens: 10, total_tokens: 12 } },
+      usage: { tokens: 10 },
+    });
+  });
+
+  test('succeeded without usage reports none (the cost then follows the request)', () => {
+    expect(fromVTask({ id: 'cgt-1', status: 'succeeded', content: { video_url: 'https://cdn.test/v.mp4' } }).usage).toBeUndefined();
   });
 
   test.each([
@@ -77,10 +86,6 @@ describe('classifyVError', () => {
     'RequestBurstTooFast',
     'ServerOverloaded',
     'InflightBatchsizeExceeded',
-    // Not in the table: an unknown 429 code is throttling too; prefixes of known codes decide nothing.
-    'SomeFutureRateLimitCode',
-    'SetLimitExceededSoon',
-    'QuotaExceeded.Daily',
   ])('429 %s', (code) => {
     test('is throttling: retried, no operator notice, Retry-After kept', () => {
       const e = classifyVError(reply(429, code, { 'retry-after': '3' }));
@@ -90,13 +95,21 @@ describe('classifyVError', () => {
     });
   });
 
+  // Not in the table: an unknown 429 code is throttling too (prefixes of known codes decide nothing), and the
+  // operator hears of it (a notice, once per code), so the table can learn it.
+  test.each(['SomeFutureRateLimitCode', 'SetLimitExceededSoon', 'QuotaExceeded.Daily'])('429 %s (not in the table) is throttling, with an operator notice', (code) => {
+    const e = classifyVError(reply(429, code, { 'retry-after': '3' }));
+    expect(e.retryable).toBe(true);
+    expect(e.opts).toMatchObject({ reason: 'upstream_unavailable', code, httpStatus: 429, retryAfterMs: 3000, operatorNotice: true });
+  });
+
   test('429 QuotaExceeded is retried (after Retry-After when sent) and tells the operator, never as money', () => {
     const e = classifyVError(reply(429, 'QuotaExceeded', { 'retry-after': '60' }));
     expect(e.retryable).toBe(true);
     expect(e.opts).toMatchObject({ reason: 'upstream_unavailable', code: 'QuotaExceeded', retryAfterMs: 60_000, operatorNotice: true });
   });
 
-  test('429 SetLimitExceeded (the account\'s own spend cap, only the operator lifts it) fails at once as money', () => {
+  test('429 SetLimitExceeded (the account\'s own spend cap, only the operator lifts it) is a final refusal as money (the account leaves the rotation)', () => {
     const e = classifyVError(reply(429, 'SetLimitExceeded'));
     expect(e.retryable).toBe(false);
     expect(e.opts).toMatchObject({ reason: 'insufficient_balance', code: 'SetLimitExceeded', httpStatus: 429 });

@@ -1,0 +1,82 @@
+/**
+ * A model's price as data, and money as exact integers. Pure: no I/O, no Temporal, no HTTP, no platform.
+ *
+ * Every amount is an integer number of micro-units of its currency (1 = 0.000001 USD or CNY), so sums and
+ * comparisons are exact; `micros()` converts the decimals people write (price pages, PRICES_FILE) and
+ * `decimalOf()` converts back for JSON.
+ */
+
+export const CURRENCIES = ['USD', 'CNY'] as const;
+export type Currency = (typeof CURRENCIES)[number];
+
+/** An integer amount of micro-units of a currency (1 = 0.000001). */
+export type Micros = number;
+
+export const MICROS_PER_UNIT = 1_000_000;
+
+/** A rate that differs with sound: the platform bills a video with audio at `sound`, one without at `silent`. */
+export interface SoundRates {
+  readonly silent: Micros;
+  readonly sound: Micros;
+}
+
+/** A rate, the same with or without sound, or one per case. */
+export type Rate = Micros | SoundRates;
+
+/**
+ * Per-token billing (platform V: Ark bills Seedance by the output tokens it reports as `usage.completion_tokens`).
+ * `tokensPerSecond` lets an estimate be made before the platform reports its figure (Ark's formula is
+ * width × height × fps × seconds / 1024, so the tokens of one second depend on the resolution); without it, a
+ * per-token model's estimate has no cost.
+ */
+export interface TokenRate {
+  /** The price of one million tokens. */
+  readonly perMillion: Rate;
+  /** Tokens one second of video costs, by resolution (lower case). */
+  readonly tokensPerSecond?: Readonly<Record<string, number>>;
+}
+
+/**
+ * What one model costs: one way of billing per kind of output, in one currency, with where it was read.
+ * Keys of the per-resolution and per-image tables are lower case; `*` matches any value not listed.
+ */
+export interface ModelPrice {
+  readonly currency: Currency;
+  /** The public page the price was read from (or the operator's note, for a PRICES_FILE entry). */
+  readonly source: string;
+  /** Video billed by output seconds, by resolution. */
+  readonly perSecond?: Readonly<Record<string, Rate>>;
+  /** Images billed per image, by quality (`standard`, `hd`, `2K`…) or size (`1024x1024`). */
+  readonly perImage?: Readonly<Record<string, Micros>>;
+  /** Video billed by the tokens the platform reports. */
+  readonly perToken?: TokenRate;
+}
+
+/** Decimal units (`0.5`, `15`) → exact micros; throws on a negative, non-finite or finer-than-micro amount. */
+export function micros(decimal: number): Micros {
+  if (!Number.isFinite(decimal) || decimal < 0) throw new RangeError(`${decimal} is not a non-negative finite amount`);
+  const m = Math.round(decimal * MICROS_PER_UNIT);
+  if (Math.abs(m - decimal * MICROS_PER_UNIT) > 1e-6 * Math.max(1, m)) throw new RangeError(`${decimal} has more than 6 decimal places`);
+  if (!Number.isSafeInteger(m)) throw new RangeError(`${decimal} is too large`);
+  return m;
+}
+
+/** Micros → the decimal number shown in JSON (exact to 6 places: every micros value has a shortest decimal form). */
+export function decimalOf(amount: Micros): number {
+  return amount / MICROS_PER_UNIT;
+}
+
+/** The rate for sound or silence. */
+export function rateFor(rate: Rate, sound: boolean): Micros {
+  return typeof rate === 'number' ? rate : sound ? rate.sound : rate.silent;
+}
+
+/** `table[key]` case-insensitively, else `table['*']`. */
+export function lookup<T>(table: Readonly<Record<string, T>> | undefined, key: string | undefined): T | undefined {
+  if (!table) return undefined;
+  if (key !== undefined) {
+    const wanted = key.toLowerCase();
+    for (const [k, v] of Object.entries(table)) if (k.toLowerCase() === wanted) return v;
+  }
+  return table['*'];
+}

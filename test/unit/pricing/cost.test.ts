@@ -1,0 +1,135 @@
+/**
+ * The pricing module (pricing/): a task's estimate and final usage and cost, in exact micros, for each way of
+ * billing — per second by resolution (with and without sound), per image, per token — and the cases with no
+ * price or no charge.
+ */
+import { buildCatalogue } from '../../../platforms';
+import { costJson, estimateTaskCost, finalTaskCost, pricedRequest } from '../../../pricing/cost';
+import { micros, type ModelPrice } from '../../../pricing/price';
+
+const catalogue = buildCatalogue();
+const record = (kind: 'video' | 'image', id: string) => catalogue.find(kind, id)!;
+
+const PER_SECOND: ModelPrice = {
+  currency: 'USD',
+  source: 'test',
+  perSecond: { '720p': { silent: micros(0.1), sound: micros(0.15) }, '1080P': micros(0.25) },
+};
+const PER_IMAGE: ModelPrice = { currency: 'CNY', source: 'test', perImage: { hd: micros(0.4), '*': micros(0.2) } };
+const PER_TOKEN: ModelPrice = {
+  currency: 'CNY',
+  source: 'test',
+  perToken: { perMillion: { silent: micros(15), sound: micros(30) }, tokensPerSecond: { '480p': 9720, '720p': 20592, '1080p': 48960 } },
+};
+
+describe('per second by resolution', () => {
+  const gv = record('video', 'GV-3.1');
+
+  test('the estimate is seconds × the resolution\'s rate, case-insensitively, exact in micros', () => {
+    const r = estimateTaskCost({ kind: 'video', model: 'GV-3.1', duration: 8, resolution: '1080p' }, gv, PER_SECOND);
+    expect(r).toEqual({ usage: { seconds: 8 }, cost: { amount: 2_000_000, currency: 'USD', estimated: true } });
+    expect(costJson(r.cost)).toEqual({ amount: 2, currency: 'USD', estimated: true });
+  });
+
+  test('sound picks the sound rate; no sound the silent one', () => {
+    const silent = estimateTaskCost({ kind: 'video', model: 'GV-3.1', duration: 8, resolution: '720p' }, gv, PER_SECOND);
+    const sound = estimateTaskCost({ kind: 'video', model: 'GV-3.1', duration: 8, resolution: '720p', generate_audio: true }, gv, PER_SECOND);
+    expect(silent.cost!.amount).toBe(800_000);
+    expect(sound.cost!.amount).toBe(1_200_000);
+  });
+
+  test('a request that leaves the resolution open is estimated at the dearest priced one', () => {
+    const r = estimateTaskCost({ kind: 'video', model: 'GV-3.1', duration: 8 }, gv, PER_SECOND);
+    expect(r.cost!.amount).toBe(2_000_000);
+  });
+
+  test('the final figure uses the seconds the platform reported, else the request\'s', () => {
+    const req = { kind: 'video' as const, model: 'GV-3.1', duration: 8, resolution: '1080p' };
+    expect(finalTaskCost(req, gv, PER_SECOND, { seconds: 5 }, 'success')).toEqual({
+      usage: { seconds: 5 },
+      cost: { amount: 1_250_000, currency: 'USD', estimated: false },
+    });
+    expect(finalTaskCost(req, gv, PER_SECOND, {}, 'success').cost).toEqual({ amount: 2_000_000, currency: 'USD', estimated: false });
+  });
+});
+
+describe('per image', () => {
+  const nb = record('image', 'I4YG1');
+
+  test('n × the quality\'s rate, else the size\'s, else `*`', () => {
+    expect(estimateTaskCost({ kind: 'image', model: 'I4YG1', n: 3, quality: 'hd' }, nb, PER_IMAGE)).toEqual({
+      usage: { images: 3 },
+      cost: { amount: 1_200_000, currency: 'CNY', estimated: true },
+    });
+    expect(estimateTaskCost({ kind: 'image', model: 'I4YG1', size: '1024x1024' }, nb, PER_IMAGE).cost!.amount).toBe(200_000);
+  });
+
+  test('the final figure counts the images the platform reported', () => {
+    expect(finalTaskCost({ kind: 'image', model: 'I4YG1', n: 4 }, nb, PER_IMAGE, { images: 2 }, 'success').cost!.amount).toBe(400_000);
+  });
+});
+
+describe('per token', () => {
+  const seedance = record('video', 'vendor-video-1-0-pro-250528');
+  const req = { kind: 'video' as const, model: 'vendor-video-1-0-pro-250528', duration: 5, resolution: '720p' };
+
+  test('the estimate derives the tokens from the seconds and the resolution', () => {
+    expect(estimateTaskCost(req, seedance, PER_TOKEN)).toEqual({
+      usage: { seconds: 5, tokens: 102_960 },
+      cost: { amount: 1_544_400, currency: 'CNY', estimated: true },
+    });
+  });
+
+  test('the final figure is the tokens the platform reported × the rate (sound rate with sound), rounded to a micro', () => {
+    expect(finalTaskCost(req, seedance, PER_TOKEN, { tokens: 244_800 }, 'success')).toEqual({
+      usage: { seconds: 5, tokens: 244_800 },
+      cost: { amount: 3_672_000, currency: 'CNY', estimated: false },
+    });
+    expect(finalTaskCost({ ...req, generate_audio: true }, seedance, PER_TOKEN, { tokens: 1 }, 'success').cost!.amount).toBe(30);
+    expect(finalTaskCost(req, seedance, { ...PER_TOKEN, perToken: { perMillion: micros(0.6) } }, { tokens: 3 }, 'success').cost!.amount).toBe(2);
+  });
+
+  test('without tokens per second the estimate has usage but no cost; the final one is priced from the report', () => {
+    const bare: ModelPrice = { ...PER_TOKEN, perToken: { perMillion: micros(15) } };
+    expect(estimateTaskCost(req, seedance, bare)).toEqual({ usage: { seconds: 5 }, cost: null });
+    expect(finalTaskCost(req, seedance, bare, { tokens: 100_000 }, 'success').cost!.amount).toBe(1_500_000);
+  });
+});
+
+describe('no price, no charge', () => {
+  const seedance = record('video', 'vendor-video-1-0-pro-250528');
+  const req = { kind: 'video' as const, model: 'vendor-video-1-0-pro-250528', duration: 5, resolution: '720p' };
+
+  test('a model without a price has usage (the tokens the platform reported among it) and a null cost', () => {
+    expect(estimateTaskCost(req, seedance, null)).toEqual({ usage: { seconds: 5 }, cost: null });
+    expect(finalTaskCost(req, seedance, null, { tokens: 1000 }, 'success')).toEqual({ usage: { seconds: 5, tokens: 1000 }, cost: null });
+  });
+
+  test.each(['failed', 'cancelled'] as const)('a %s task costs zero, final, whatever the platform reported', (outcome) => {
+    expect(finalTaskCost(req, seedance, PER_TOKEN, { tokens: 244_800 }, outcome)).toEqual({
+      usage: { seconds: 0, tokens: 0 },
+      cost: { amount: 0, currency: 'CNY', estimated: false },
+    });
+  });
+
+  test('a duration left open is estimated at the model\'s longest', () => {
+    expect(estimateTaskCost({ kind: 'video', model: 'vendor-video-1-0-pro-250528' }, seedance, null).usage).toEqual({ seconds: 12 });
+  });
+});
+
+test('pricedRequest keeps only the fields that decide a price', () => {
+  expect(pricedRequest({ kind: 'video', model: 'm', prompt: 'a fox', duration: 5, resolution: '720p', generate_audio: false, image_url: 'x' })).toEqual({
+    kind: 'video',
+    model: 'm',
+    duration: 5,
+    resolution: '720p',
+    generate_audio: false,
+  });
+});
+
+test('micros are exact and refuse what is not money', () => {
+  expect(micros(0.1) + micros(0.2)).toBe(micros(0.3));
+  expect(() => micros(-1)).toThrow();
+  expect(() => micros(Number.NaN)).toThrow();
+  expect(() => micros(0.0000001)).toThrow(/6 decimal places/);
+});
