@@ -8,6 +8,7 @@ import type { ResultStore } from '../results/result-store';
 import type { ApiKey, KeyStore } from './api-keys';
 import type { KeyLimits } from './key-limits';
 import type { ManagedKeys } from './managed-keys';
+import type { TaskLedger } from './task-ledger';
 import type { TaskService } from './task-service';
 
 export interface AppState {
@@ -60,6 +61,8 @@ export interface AppDeps {
   adminToken?: string;
   /** The admin API's keys in the database (DATABASE_URL); unset: only bootstrap keys, and no key changes. */
   managedKeys?: ManagedKeys;
+  /** Budgets and each task's ledger entry (DATABASE_URL); unset: no reservation, no budget. */
+  taskLedger?: TaskLedger;
   /** The workers' readiness URLs (WORKER_READY_URLS): /readyz names each platform with no account. Default: none. */
   workerReadyUrls?: readonly string[];
 }

@@ -19,6 +19,7 @@ import { createApiServer } from './http-server';
 import { KeyStore, parseApiKeysEnv, parseApiKeysFile } from './api-keys';
 import { KeyLimits } from './key-limits';
 import { ManagedKeys } from './managed-keys';
+import { TaskLedger } from './task-ledger';
 import { openLedgerDatabase } from '../ledger/database';
 import { TaskService } from './task-service';
 
@@ -55,6 +56,9 @@ async function main(): Promise<void> {
   // PRICES_FILE is read once, at start: a mistake in it stops the API here, naming the entry.
   const pricing = TaskPricing.load(catalogue, process.env);
   const tasks = new TaskService(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, resultLinks, pricing });
+  const taskLedger = ledger ? new TaskLedger(ledger, pricing) : undefined;
+  // Reservations whose workflow never started (the API died in between): released within a few minutes.
+  taskLedger?.startSweep({ intervalMs: 60_000, minAgeMs: 120_000, readTask: (taskId, ownerId) => tasks.read(taskId, ownerId), log: logger });
 
   const shutdown = new AbortController();
   const app = createApp({
@@ -77,6 +81,7 @@ async function main(): Promise<void> {
     },
     adminToken: config.ADMIN_TOKEN,
     managedKeys,
+    taskLedger,
     workerReadyUrls: config.workerReadyUrls,
   });
 
@@ -101,6 +106,7 @@ async function main(): Promise<void> {
     force.unref();
     server.close(() => {
       managedKeys?.stop();
+      taskLedger?.stopSweep();
       void Promise.allSettled([connection.close(), ledger?.close()]).finally(() => {
         logger.info('API stopped');
         process.exit(0);

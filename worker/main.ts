@@ -15,6 +15,7 @@ import { temporalConnectionOptions } from '../core/temporal-connection';
 import { buildCatalogue } from '../platforms';
 import { createHttpClient } from '../platforms/http';
 import { PushMonitor } from './push-monitor';
+import { openSettlement } from './settlement';
 import {
   configureAnnouncements,
   connectClient,
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
   const { adapters, pools } = createAdapters(config, http, metrics, logger);
   await configureAnnouncements(config, http, logger);
   const stopping = stopSignal();
+  const settlement = await openSettlement(config, metrics, logger);
 
   const worker = await Worker.create({
     connection,
@@ -70,7 +72,7 @@ async function main(): Promise<void> {
       stopping,
       onLostAnswer: lostAnswerReporter(metrics, logger),
     }),
-    sinks: { ...metrics.sinks(), pushMonitor: { seen: { fn: (_info, platform: string) => pushMonitor.seen(platform) } } },
+    sinks: { ...metrics.sinks(), ...settlement.sinks(), pushMonitor: { seen: { fn: (_info, platform: string) => pushMonitor.seen(platform) } } },
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
   });
   await startEventConsumers(client, adapters, config, logger);
@@ -84,6 +86,7 @@ async function main(): Promise<void> {
     await http.close();
     await results.copier.close();
     await results.store.close?.();
+    await settlement.close();
     await new Promise((resolve) => metricsServer.close(resolve));
     logger.info('Worker stopped');
   }

@@ -10,6 +10,7 @@ import { ACCOUNT_COOLDOWN_MS, ACCOUNT_THROTTLE_MS } from '../activities/accounts
 import { callbackSchema, commonSchema, ConfigError, ms, optionalString, optionalUrl, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
 import type { Kind, PollTiming } from '../core/task';
 import { ledgerSchema } from '../ledger/ledger-config';
+import { pricesEnv } from '../pricing/price-table';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS, ATTEMPT_HEADROOM_MS } from '../core/timeouts';
 import { loadEnabledPlatforms, PLATFORM_DEFINITIONS, platformsPublicEnv, platformsWorkerEnv, type WorkerPlatform } from '../platforms';
 import { resultCopySchema, resultStoreSchema } from '../results/results-config';
@@ -86,7 +87,7 @@ export function simulatorUrl(env: { SIM_BASE_URL?: string; SIM_HOST: string; SIM
 const workerBaseSchema = commonSchema.extend(temporalSchema.shape).extend(workerOwnSchema.shape).extend(ledgerSchema.shape).extend(resultStoreSchema.shape).extend(resultCopySchema.shape);
 
 /** Everything a worker reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
-export const workerConfigSchema = workerBaseSchema.extend(callbackSchema.shape).extend(platformsPublicEnv.shape).extend(platformsWorkerEnv.shape);
+export const workerConfigSchema = workerBaseSchema.extend(callbackSchema.shape).extend(platformsPublicEnv.shape).extend(platformsWorkerEnv.shape).extend(pricesEnv.shape);
 
 export type WorkerConfig = Omit<z.infer<typeof workerBaseSchema>, 'SIM_BASE_URL'> & {
     /** Resolved: the variable, or the URL derived from SIM_HOST and SIM_PORT (simulatorUrl). */
