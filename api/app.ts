@@ -20,6 +20,7 @@ import { contentRoutes } from './routes/content';
 import { generationRoutes } from './routes/generations';
 import { modelRoutes } from './routes/models';
 import { taskRoutes } from './routes/tasks';
+import { adminUsageRoutes, usageRoutes } from './routes/usage';
 import { askWorkers } from './worker-readiness';
 
 /** Largest request body (after decompression): a generation request is a few KiB. */
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   taskRoutes(v1, deps);
   cancelRoutes(v1, deps);
   modelRoutes(v1, deps);
+  usageRoutes(v1, deps);
 
   // The order is the request's path: who asks and how it goes (logs, metrics, the error envelope); is the
   // route and method known (404/405, nothing read yet); who is calling (401, 429); only then the body.
@@ -82,6 +84,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const admin = new Router<AppState>();
   admin.use(adminAuthenticate(deps.adminToken, deps.keys), jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS }));
   adminKeyRoutes(admin, deps);
+  adminUsageRoutes(admin, deps);
 
   app.use(requestContext(deps.logger));
   // Links to stored results rendered during this request are based on the origin the client reached (unless

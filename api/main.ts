@@ -20,6 +20,8 @@ import { KeyStore, parseApiKeysEnv, parseApiKeysFile } from './api-keys';
 import { KeyLimits } from './key-limits';
 import { ManagedKeys } from './managed-keys';
 import { TaskLedger } from './task-ledger';
+import { registerLedgerMetrics } from './ledger-metrics';
+import { registry as metricsRegistry } from './api-metrics';
 import { openLedgerDatabase } from '../ledger/database';
 import { TaskService } from './task-service';
 
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
   const pricing = TaskPricing.load(catalogue, process.env);
   const tasks = new TaskService(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, resultLinks, pricing });
   const taskLedger = ledger ? new TaskLedger(ledger, pricing) : undefined;
+  if (taskLedger) registerLedgerMetrics(metricsRegistry, keys, taskLedger);
   // Reservations whose workflow never started (the API died in between): released within a few minutes.
   taskLedger?.startSweep({ intervalMs: 60_000, minAgeMs: 120_000, readTask: (taskId, ownerId) => tasks.read(taskId, ownerId), log: logger });
 

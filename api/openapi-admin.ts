@@ -1,8 +1,12 @@
-/** The admin API in GET /openapi.json (api/openapi.ts assembles the document): keys, with the operator's token. */
+/**
+ * The ledger's routes in GET /openapi.json (api/openapi.ts assembles the document): the admin API (keys, usage)
+ * with the operator's token, and a key's own usage.
+ */
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { createdKeySchema, createKeySchema, deletedKeySchema, KEY_ID, keyListSchema, keyViewSchema, updateKeySchema } from './admin-schemas';
 import { errorSchema } from './response-schemas';
+import { adminUsageQuerySchema, usageQuerySchema } from './routes/usage';
 
 const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
 const error = (description: string): ResponseConfig => ({ description, content: json(errorSchema) });
@@ -73,6 +77,70 @@ export function registerAdmin(registry: OpenAPIRegistry): void {
       200: { description: 'Revoked', content: json(deletedKeySchema) },
       404: error('No such key'),
       409: error('A bootstrap key: remove it from API_KEYS or API_KEYS_FILE'),
+      503: error('No database configured (DATABASE_URL)'),
+      ...ADMIN_ERRORS,
+    },
+  });
+}
+
+const usageRow = z
+  .object({
+    tasks: z.number().int(),
+    succeeded: z.number().int(),
+    failed: z.number().int().describe('Failed or cancelled'),
+    running: z.number().int(),
+    seconds: z.number(),
+    images: z.number().int(),
+    tokens: z.number().int(),
+    cost: z.record(z.string(), z.number()).describe('Per currency (USD, CNY): final costs, and the estimates of tasks still running'),
+  })
+  .catchall(z.string())
+  .describe('One group: its `model`, `day` or `key`, then the counts');
+
+const usageAnswer = z
+  .object({
+    object: z.literal('usage'),
+    start: z.string(),
+    end: z.string(),
+    group_by: z.string(),
+    data: z.array(usageRow),
+    budget: z
+      .object({ amount: z.number(), currency: z.string(), period: z.string(), period_start: z.string(), spent: z.number(), remaining: z.number() })
+      .nullable()
+      .optional()
+      .describe('GET /v1/usage: the key’s budget in the current period (spent includes running tasks’ estimates), or null'),
+    key: z.string().optional(),
+  })
+  .meta({ id: 'Usage' });
+
+const usageContent = { 'application/json': { schema: usageAnswer }, 'text/csv': { schema: z.string() } };
+
+export function registerUsage(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/usage',
+    summary: 'The calling key’s tasks, units and cost per model or day, and its budget (Accept: text/csv for CSV)',
+    security: [{ bearerAuth: [] }],
+    request: { query: usageQuerySchema },
+    responses: {
+      200: { description: 'Usage', content: usageContent },
+      400: error('Invalid parameter (error.param names it): a malformed date, end before start, a range over a year'),
+      401: error('Missing or invalid API key'),
+      405: error('Method not allowed on this path (see the Allow header)'),
+      429: error('Rate limit reached (see Retry-After)'),
+      500: error('Internal error'),
+      503: error('No database configured (DATABASE_URL)'),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/admin/v1/usage',
+    summary: 'Every key’s (or one key’s) tasks, units and cost per key, model or day (Accept: text/csv for CSV)',
+    security: [{ adminAuth: [] }],
+    request: { query: adminUsageQuerySchema },
+    responses: {
+      200: { description: 'Usage', content: usageContent },
+      400: error('Invalid parameter (error.param names it)'),
       503: error('No database configured (DATABASE_URL)'),
       ...ADMIN_ERRORS,
     },

@@ -6,7 +6,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type ZodCont
 import { z } from 'zod';
 import { buildCatalogue, imageRequestSchema, videoRequestSchema } from '../platforms';
 import { MEDIA_EXTENSIONS } from '../results/result-store';
-import { registerAdmin } from './openapi-admin';
+import { registerAdmin, registerUsage } from './openapi-admin';
 import {
   errorSchema,
   generationResultSchema,
@@ -352,6 +352,7 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   registerModels(registry);
   registerOperational(registry);
   registerAdmin(registry);
+  registerUsage(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument(DOCUMENT_HEADER);
 }
 

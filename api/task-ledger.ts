@@ -10,7 +10,8 @@ import type { ModelRecord } from '../core/catalogue';
 import type { Logger } from '../core/logger';
 import type { GenerationRequest } from '../core/task';
 import type { LedgerDatabase } from '../ledger/database';
-import { reserveTask, settleTask, staleReservations, type Reservation } from '../ledger/entries';
+import { committedMicros, reserveTask, settleTask, staleReservations, type Reservation } from '../ledger/entries';
+import type { BudgetPeriod } from '../ledger/schema';
 import { decimalOf, micros } from '../pricing/price';
 import type { TaskPricing } from '../pricing/price-table';
 import { ApiError, type ErrorBody } from './api-error';
@@ -71,6 +72,11 @@ export class TaskLedger {
       key.budget,
     );
     if (!reservation.reserved) throw new BudgetExceeded(reservation, estimatedMicros);
+  }
+
+  /** What a key has committed in the budget period `at` falls in (micro-units). */
+  committed(keyId: string, period: BudgetPeriod, at = new Date()): Promise<number> {
+    return committedMicros(this.ledger, keyId, period, at);
   }
 
   /** Gives a reservation back: its workflow could not be started. */

@@ -118,6 +118,7 @@ describe('the admin API (issue 20 §2)', () => {
     ['get', '/admin/v1/keys/{id}'],
     ['patch', '/admin/v1/keys/{id}'],
     ['delete', '/admin/v1/keys/{id}'],
+    ['get', '/admin/v1/usage'],
   ])('%s %s is documented, with the admin token as its only security', (method, path) => {
     expect(doc.paths[path]?.[method]?.security).toEqual([{ adminAuth: [] }]);
     expect(Object.keys(doc.paths[path][method].responses)).toEqual(expect.arrayContaining(['401', '403']));
@@ -127,5 +128,14 @@ describe('the admin API (issue 20 §2)', () => {
     const budget = doc.components.schemas.Budget;
     expect(budget.properties.currency.enum).toEqual(['USD', 'CNY']);
     expect(budget.properties.period.enum).toEqual(['day', 'month', 'total']);
+  });
+});
+
+describe('GET /v1/usage (issue 20 §7)', () => {
+  test('is documented with its parameters, JSON and CSV', () => {
+    const op = doc.paths['/v1/usage'].get;
+    expect(op.parameters.map((p: Parameter) => p.name).sort()).toEqual(['end', 'group_by', 'start']);
+    expect(Object.keys(op.responses['200'].content).sort()).toEqual(['application/json', 'text/csv']);
+    expect(parameter('/v1/usage', 'get', 'group_by').schema.enum).toEqual(['model', 'day']);
   });
 });
