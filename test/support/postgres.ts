@@ -16,6 +16,8 @@ export interface TestPostgres {
   /** The server's default database (`mediagate`). */
   url: string;
   server: EmbeddedPostgres;
+  /** SIGKILL the server (a crash), then start it again on the same data directory and port. */
+  crashAndRestart(): Promise<void>;
   /** A new, empty database on this server: its URL. */
   freshDatabase(): Promise<string>;
   stop(): Promise<void>;
@@ -27,10 +29,28 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'mediagate-pg-test-'));
   // mkdtemp makes it 0700: as root the server runs as another user, who must be able to reach the data directory.
   chmodSync(dir, 0o755);
-  const server = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), port: await freePort(), password: TEST_DATABASE_PASSWORD });
+  const options = { dataDir: join(dir, 'data'), port: await freePort(), password: TEST_DATABASE_PASSWORD };
+  let server = await startEmbeddedPostgres(options);
   return {
     url: server.url,
-    server,
+    get server() {
+      return server;
+    },
+    async crashAndRestart() {
+      server.process.child.kill('SIGKILL');
+      await server.process.exited;
+      // Its sessions notice the postmaster's death and exit within moments; until they have, a new server refuses
+      // the data directory (shared memory still in use): try again briefly.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          server = await startEmbeddedPostgres(options);
+          return;
+        } catch (err) {
+          if (attempt >= 20) throw err;
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
+    },
     async freshDatabase() {
       const name = `test_${process.pid}_${++databases}`;
       const admin = new Client({ connectionString: server.url });
