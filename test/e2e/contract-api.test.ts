@@ -33,6 +33,9 @@ describe('GET /openapi.json', () => {
     expect(result).toMatchObject({ valid: true });
     expect(Object.keys(r.body.paths).sort()).toEqual(
       [
+        '/admin/v1/keys',
+        '/admin/v1/keys/{id}',
+        '/admin/v1/usage',
         '/healthz',
         '/metrics',
         '/openapi.json',
@@ -48,6 +51,7 @@ describe('GET /openapi.json', () => {
         '/v1/models',
         '/v1/models/{model_id}',
         '/v1/tasks',
+        '/v1/usage',
         '/v1/videos/generations',
         '/v1/videos/generations/{task_id}',
       ].sort(),

@@ -1,11 +1,19 @@
-/** Jest globalSetup of the e2e project: one real stack shared by the e2e test files. */
+/** Jest globalSetup of the e2e project: one real stack shared by the e2e test files, with the ledger's PostgreSQL. */
+import { startTestPostgres, type TestPostgres } from './postgres';
 import { Stack } from './stack';
 
+/** The e2e stack's admin token (ADMIN_TOKEN): test-only. */
+export const E2E_ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdefghijkl';
+
 export default async function globalSetup(): Promise<void> {
-  const stack = await Stack.start({ name: 'e2e' });
+  const postgres = await startTestPostgres();
+  (globalThis as { __MEDIAGATE_POSTGRES__?: TestPostgres }).__MEDIAGATE_POSTGRES__ = postgres;
+  const stack = await Stack.start({ name: 'e2e', env: { DATABASE_URL: postgres.url, ADMIN_TOKEN: E2E_ADMIN_TOKEN } });
   (globalThis as { __MEDIAGATE_STACK__?: Stack }).__MEDIAGATE_STACK__ = stack;
   process.env.MEDIAGATE_TEST_API_URL = stack.apiUrl;
   process.env.MEDIAGATE_TEST_SIM_URL = stack.simUrl;
   process.env.MEDIAGATE_TEST_TEMPORAL_ADDRESS = stack.temporalAddress;
   process.env.MEDIAGATE_TEST_STACK_ENV = JSON.stringify(stack.env);
+  // A fresh database per test file that needs one of its own: MEDIAGATE_TEST_POSTGRES_URL names the server.
+  process.env.MEDIAGATE_TEST_POSTGRES_URL = postgres.url;
 }
