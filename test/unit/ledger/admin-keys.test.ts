@@ -120,6 +120,14 @@ describe('POST, GET, PATCH, DELETE /admin/v1/keys', () => {
     expect((await admin(a, 'PATCH', '/admin/v1/keys/nobody', { max_inflight: 1 })).status).toBe(404);
   });
 
+  test('a changed rate limit applies to the next requests', async () => {
+    const secret = (await admin(a, 'POST', '/admin/v1/keys', { id: 'rated', rate_limit_rps: 1000 })).body.secret as string;
+    const burst = async () => (await Promise.all([1, 2, 3].map(() => withKey(a, secret)))).map((r) => r.status);
+    expect(await burst()).toEqual([200, 200, 200]);
+    await admin(a, 'PATCH', '/admin/v1/keys/rated', { rate_limit_rps: 1 });
+    expect(await burst()).toContain(429);
+  });
+
   test('DELETE revokes: the key stops working, its id is never reused', async () => {
     const secret = (await admin(a, 'POST', '/admin/v1/keys', { id: 'short-lived' })).body.secret as string;
     expect((await withKey(a, secret)).status).toBe(200);
