@@ -1,8 +1,8 @@
 /**
  * `npm start` as a new user runs it (scripts/start.ts, the README's first command), on free ports and a temporary
  * data directory: it comes up on loopback, prints the key and the admin token it generated, keeps its parts alive
- * (a worker killed with SIGKILL is restarted and tasks keep completing), runs the ledger's PostgreSQL (a key made
- * through the admin API survives a restart of the whole stack), and stops cleanly on Ctrl-C.
+ * (a worker killed with SIGKILL is restarted and tasks keep completing), runs the ledger's PostgreSQL (restarted
+ * when killed; a key made through the admin API survives a restart of the whole stack), and stops cleanly on Ctrl-C.
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -108,6 +108,13 @@ test('npm start: loopback, the generated key and admin token, a killed worker re
     const after = await alice.post('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: 'after the crash', duration: 5 });
     expect(after.status).toBe(200);
     expect((await alice.waitForTask(after.body.task_id, 60_000)).status).toBe('success');
+
+    // The ledger's PostgreSQL killed the hard way: the supervisor restarts it on its data directory.
+    const pgPid = Number((await waitFor(/\[supervisor\] postgres started \(pid (\d+)\)/, 1_000))[1]);
+    const pgMark = lines.length;
+    process.kill(pgPid, 'SIGKILL');
+    await waitFor(/\[supervisor\] postgres exited unexpectedly/, 30_000, pgMark);
+    await waitFor(/\[supervisor\] postgres started \(pid (\d+)\)/, 60_000, pgMark);
 
     // A key with a budget through the admin API, as the README's curl makes one.
     const made = await fetch(`http://127.0.0.1:${api}/admin/v1/keys`, {
