@@ -37,6 +37,11 @@ export const apiOwnSchema = z.object({
   /** How often an API replica reads the admin API's keys again (a revoked key stops working within this). */
   KEYS_REFRESH_MS: positiveMs(2_000),
   /**
+   * How often an API sweeps the ledger for reservations its normal path missed: one twice this old whose workflow
+   * never started is released, one whose task ended is settled from its record.
+   */
+  LEDGER_SWEEP_INTERVAL_MS: positiveMs(60_000),
+  /**
    * Comma-separated URLs of the workers' readiness (`http://worker:9464/readyz`): the API's /readyz then says
    * which platform has no account in the rotation (api/worker-readiness.ts). Unset: it says nothing of accounts.
    */

@@ -61,7 +61,8 @@ async function main(): Promise<void> {
   const taskLedger = ledger ? new TaskLedger(ledger, pricing) : undefined;
   if (taskLedger) registerLedgerMetrics(metricsRegistry, keys, taskLedger);
   // Reservations whose workflow never started (the API died in between): released within a few minutes.
-  taskLedger?.startSweep({ intervalMs: 60_000, minAgeMs: 120_000, readTask: (taskId, ownerId) => tasks.read(taskId, ownerId), log: logger });
+  const sweepMs = config.LEDGER_SWEEP_INTERVAL_MS;
+  taskLedger?.startSweep({ intervalMs: sweepMs, minAgeMs: 2 * sweepMs, readTask: (taskId, ownerId) => tasks.read(taskId, ownerId), log: logger });
 
   const shutdown = new AbortController();
   const app = createApp({

@@ -21,7 +21,8 @@ const pricesFile = join(tmpdir(), `ledger-faults-prices-${process.pid}.json`);
 writeFileSync(pricesFile, JSON.stringify({ [V_MODEL]: { currency: 'USD', source: 'test', per_second: { '480p': 0.01, '720p': 0.02, '1080p': 0.04 } } }));
 
 const db = usePostgres();
-const gw = useStack(() => ({ name: 'ledger-faults', env: { DATABASE_URL: db.pg.url, ADMIN_TOKEN, PRICES_FILE: pricesFile } }));
+// A sweep every second (reservations 2 s old), so the test can watch it release one whose task never started.
+const gw = useStack(() => ({ name: 'ledger-faults', env: { DATABASE_URL: db.pg.url, ADMIN_TOKEN, PRICES_FILE: pricesFile, LEDGER_SWEEP_INTERVAL_MS: '1000' } }));
 
 async function ledgerRows(sql: string, params: unknown[] = []): Promise<any[]> {
   const client = new Client({ connectionString: db.pg.url });
@@ -76,4 +77,27 @@ test('SIGKILL of the worker, an API and the database mid-run: no charge lost, no
   expect(Number(budget.committed_micros)).toBe(charged);
   const usage = await payer.get('/v1/usage');
   expect(usage.body.data).toEqual([expect.objectContaining({ model: V_MODEL, tasks: ids.length, succeeded: 8, failed: 3, running: 0 })]);
+});
+
+test('a reservation whose workflow never started (the API died in between) is released by the sweep', async () => {
+  const [before] = await ledgerRows('SELECT committed_micros FROM budget_usage WHERE key_id = $1', ['payer']);
+  const period = new Date().toISOString().slice(0, 7);
+  // What an API leaves behind when it dies after reserving and before starting the workflow: the entry and the
+  // budget row's share, in one transaction, and no workflow with that task id.
+  const client = new Client({ connectionString: db.pg.url });
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(
+      "INSERT INTO ledger_entries (task_id, key_id, platform, model, currency, budget_period, estimated_micros, state, created_at) VALUES ('task_never_started', 'payer', 'V', $1, 'USD', $2, 200000, 'reserved', now() - interval '10 seconds')",
+      [V_MODEL, period],
+    );
+    await client.query('UPDATE budget_usage SET committed_micros = committed_micros + 200000 WHERE key_id = $1 AND period = $2', ['payer', period]);
+    await client.query('COMMIT');
+  } finally {
+    await client.end();
+  }
+  await until('the sweep released it', async () => (await ledgerRows("SELECT state FROM ledger_entries WHERE task_id = 'task_never_started'"))[0].state === 'released', 30_000);
+  const [after] = await ledgerRows('SELECT committed_micros FROM budget_usage WHERE key_id = $1', ['payer']);
+  expect(Number(after.committed_micros)).toBe(Number(before.committed_micros));
 });
