@@ -15,6 +15,7 @@ import { createResultActivities, type ResultActivityDeps } from './store-results
 import { createPlatformEventsActivity, type PlatformEventsDeps } from './platform-events';
 import { createSubmitActivity, type SubmitDeps, type SubmitInput } from './submit';
 import { AccountPool } from './accounts';
+import { createWebhookActivities, type WebhookDeps } from './webhook-delivery';
 
 export type Adapters = Partial<Record<string, PlatformAdapter>>;
 /** Each platform's accounts (activities/accounts.ts). */
@@ -64,9 +65,11 @@ export interface ActivityDeps {
   onLostAnswer?: SubmitDeps['onLostAnswer'];
   /** LOST_ANSWER_SEARCH_MS (activities/submit.ts). */
   lostAnswerSearchMs?: number;
+  /** Client webhooks (activities/webhook-delivery.ts); absent: a task with a webhook_url fails its announcement, retried. */
+  webhooks?: WebhookDeps;
 }
 
-export function createActivities({ catalogue, adapters, pools = {}, timing, push, fallbackPollIntervalMs, upstreamLostGraceMs = UPSTREAM_LOST_GRACE_MS, results, hint, stopping, onLostAnswer, lostAnswerSearchMs }: ActivityDeps) {
+export function createActivities({ catalogue, adapters, pools = {}, timing, push, fallbackPollIntervalMs, upstreamLostGraceMs = UPSTREAM_LOST_GRACE_MS, results, hint, stopping, onLostAnswer, lostAnswerSearchMs, webhooks }: ActivityDeps) {
   function adapterFor(platform: string): PlatformAdapter {
     const adapter = adapters[platform];
     if (!adapter) {
@@ -119,6 +122,9 @@ export function createActivities({ catalogue, adapters, pools = {}, timing, push
   });
 
   return {
+    /** Client webhooks: announcing a task's events to its delivery workflow, and one signed attempt (activities/webhook-delivery.ts). */
+    ...webhookActivities(webhooks),
+
     /** Copying outputs into the result store, and deleting them after the retention (activities/store-results.ts). */
     ...createResultActivities(results),
 
@@ -169,6 +175,15 @@ export function createActivities({ catalogue, adapters, pools = {}, timing, push
       return pushOn ? { ...timing[kind], fallbackPollIntervalMs } : timing[kind];
     },
   };
+}
+
+/** The webhook activities, or stand-ins that fail (retryable) on a worker built without them, naming why. */
+function webhookActivities(deps: WebhookDeps | undefined): ReturnType<typeof createWebhookActivities> {
+  if (deps) return createWebhookActivities(deps);
+  const missing = async (): Promise<never> => {
+    throw ApplicationFailure.create({ type: 'webhooks_not_configured', message: 'This worker was started without webhook delivery', nonRetryable: false });
+  };
+  return { announceWebhookEvent: missing, deliverWebhook: missing };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

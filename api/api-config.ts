@@ -9,7 +9,8 @@ import { ledgerSchema } from '../ledger/ledger-config';
 import { loadEnabledPlatforms, platformsCallbackEnv, platformsPublicEnv } from '../platforms';
 import { pricesEnv } from '../pricing/price-table';
 import { parseWorkerReadyUrls } from './worker-readiness';
-import { resolveLinks, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
+import { resolveLinks, resultCopySchema, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
+import { webhookAllowedOrigins, webhookSharedSchema } from '../core/webhook-config';
 
 export const apiOwnSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
@@ -46,10 +47,20 @@ export const apiOwnSchema = z.object({
    * which platform has no account in the rotation (api/worker-readiness.ts). Unset: it says nothing of accounts.
    */
   WORKER_READY_URLS: optionalString,
+  /** When the workers' retention deletes stored results: the Videos API states it as a video's `expires_at`. */
+  RESULT_RETENTION_DAYS: resultCopySchema.shape.RESULT_RETENTION_DAYS,
+  /** The heartbeat comment interval of GET /v1/generations/:id/events (issue 21 §6: 15 s). */
+  SSE_HEARTBEAT_MS: positiveMs(15_000),
 });
 
 /** The API's settings apart from the platforms' (which the platform folders parse themselves). */
-const apiSettingsSchema = commonSchema.extend(temporalSchema.shape).extend(apiOwnSchema.shape).extend(ledgerSchema.shape).extend(resultStoreSchema.shape).extend(resultLinksSchema.shape);
+const apiSettingsSchema = commonSchema
+  .extend(temporalSchema.shape)
+  .extend(apiOwnSchema.shape)
+  .extend(ledgerSchema.shape)
+  .extend(resultStoreSchema.shape)
+  .extend(resultLinksSchema.shape)
+  .extend(webhookSharedSchema.shape);
 
 /** Everything the API reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
 export const apiConfigSchema = apiSettingsSchema.extend(platformsCallbackEnv.shape).extend(platformsPublicEnv.shape).extend(pricesEnv.shape);
@@ -59,7 +70,8 @@ export type ApiConfig = z.infer<typeof commonSchema> &
   z.infer<typeof apiOwnSchema> &
   z.infer<typeof ledgerSchema> &
   z.infer<typeof resultStoreSchema> &
-  z.infer<typeof resultLinksSchema> & {
+  z.infer<typeof resultLinksSchema> &
+  z.infer<typeof webhookSharedSchema> & {
     PLATFORMS_ENABLED: Set<string>;
     /** The links to stored results, checked against the store (RESULT_URL_SECRET is required in production for gateway links). */
     links: ResolvedLinks;
@@ -67,6 +79,8 @@ export type ApiConfig = z.infer<typeof commonSchema> &
     inputUrlAllowPrivateOrigins: Set<string>;
     /** WORKER_READY_URLS as URLs. */
     workerReadyUrls: string[];
+    /** WEBHOOK_ALLOW_PRIVATE_ORIGINS as origins. */
+    webhookAllowPrivateOrigins: Set<string>;
   };
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
@@ -80,5 +94,6 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     links: resolveLinks(base),
     inputUrlAllowPrivateOrigins: parseOriginList('INPUT_URL_ALLOW_PRIVATE_ORIGINS', base.INPUT_URL_ALLOW_PRIVATE_ORIGINS),
     workerReadyUrls: parseWorkerReadyUrls(base.WORKER_READY_URLS),
+    webhookAllowPrivateOrigins: webhookAllowedOrigins(base),
   };
 }

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../core/config';
 import type { BudgetSetting } from '../ledger/keys';
+import { isWebhookSecret, type ExplicitWebhookSecret } from '../core/webhook-signing';
 
 export interface ApiKey {
   id: string;
@@ -24,6 +25,13 @@ export interface ApiKey {
    * API, kept in the database). Undefined is read as bootstrap.
    */
   source?: 'bootstrap' | 'admin';
+  /** Where this key's tasks send their events when a request names no `webhook_url` (issue 21 §1). */
+  webhookUrl?: string;
+  /**
+   * The key's own webhook signing secret (`whsec_…`) and the one being rotated out; absent: derived from
+   * WEBHOOK_SIGNING_SECRET (core/webhook-signing.ts). Read only through WebhookSecrets, never logged.
+   */
+  webhookSecret?: ExplicitWebhookSecret;
 }
 
 export const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest();
@@ -39,6 +47,9 @@ const keysFileSchema = z.array(
       models: z.array(z.string().min(1)).optional(),
       rate_limit_rps: z.number().nonnegative().optional(),
       max_inflight: z.number().int().nonnegative().optional(),
+      webhook_url: z.url({ protocol: /^https?$/ }).optional(),
+      webhook_secret: z.string().refine(isWebhookSecret, 'must be whsec_ followed by the base64 of 24 to 64 bytes').optional(),
+      webhook_secret_previous: z.string().refine(isWebhookSecret, 'must be whsec_ followed by the base64 of 24 to 64 bytes').optional(),
     })
     .refine((k) => (k.secret === undefined) !== (k.sha256 === undefined), { message: 'give exactly one of secret or sha256' }),
 );
@@ -78,6 +89,8 @@ export function parseApiKeysFile(path: string): ApiKey[] {
     models: k.models ? new Set(k.models) : undefined,
     rateLimitRps: k.rate_limit_rps,
     maxInflight: k.max_inflight,
+    ...(k.webhook_url ? { webhookUrl: k.webhook_url } : {}),
+    ...(k.webhook_secret || k.webhook_secret_previous ? { webhookSecret: { secret: k.webhook_secret, previousSecret: k.webhook_secret_previous } } : {}),
   }));
 }
 
@@ -120,6 +133,11 @@ export class KeyStore {
 
   isBootstrap(id: string): boolean {
     return this.bootstrap.some((k) => k.id === id);
+  }
+
+  /** The key with this id (not an authentication: for the key's own settings, e.g. its webhook secret). */
+  byId(id: string): ApiKey | undefined {
+    return this.find(id);
   }
 
   /** The key whose secret is `presented`, compared in constant time against every key. */

@@ -22,6 +22,10 @@ import { modelRoutes } from './routes/models';
 import { taskRoutes } from './routes/tasks';
 import { adminUsageRoutes, usageRoutes } from './routes/usage';
 import { askWorkers } from './worker-readiness';
+import { readsOwnBody, videoRoutes } from './openai-videos/routes';
+import { videoInputRoutes } from './openai-videos/uploads';
+import { eventRoutes } from './routes/events';
+import { webhookRoutes } from './routes/webhooks';
 
 /** Largest request body (after decompression): a generation request is a few KiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -70,12 +74,17 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   cancelRoutes(v1, deps);
   modelRoutes(v1, deps);
   usageRoutes(v1, deps);
+  videoRoutes(v1, deps);
+  webhookRoutes(v1, deps);
+  eventRoutes(v1, deps);
 
   // The order is the request's path: who asks and how it goes (logs, metrics, the error envelope); is the
   // route and method known (404/405, nothing read yet); who is calling (401, 429); only then the body.
   // Stored results' content: its own router, mounted before authentication, since a signed link (?token=) stands
   // in for the Bearer header there (api/routes/content.ts authenticates either way itself).
   const content = contentRoutes(deps);
+  // Uploaded reference images, fetched by the platforms with a signed link and no key (api/openai-videos/uploads.ts).
+  const videoInputs = videoInputRoutes(deps);
   // The platforms' announcements: outside Bearer auth (a platform has no API key); each is verified by its
   // platform's receiver — a per-task token or the platform's signature — and is only ever a hint to poll.
   const callbacks = new Router<AppState>();
@@ -92,14 +101,15 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use((ctx, next) => withRequestOrigin(`${ctx.protocol}://${ctx.host}`, next));
   app.use(httpMetrics());
   app.use(errorEnvelope());
-  app.use(routeGuard([health, v1, content, callbacks, admin]));
+  app.use(routeGuard([health, videoInputs, v1, content, callbacks, admin]));
   app.use(health.routes());
   app.use(content.routes());
+  app.use(videoInputs.routes());
   app.use(callbacks.routes());
   app.use(admin.routes());
   app.use(authenticate(deps.keys));
   app.use(rateLimit(deps.limits));
-  app.use(jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS }));
+  app.use(jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS, readsOwnBody }));
   app.use(v1.routes());
   return app;
 }

@@ -10,6 +10,8 @@ import type { KeyLimits } from './key-limits';
 import type { ManagedKeys } from './managed-keys';
 import type { TaskLedger } from './task-ledger';
 import type { TaskService } from './task-service';
+import type { WebhookService } from './webhook-service';
+import type { WebhookPolicy } from './webhook-request';
 
 export interface AppState {
   requestId: string;
@@ -51,10 +53,18 @@ export interface AppDeps {
    * (INPUT_URL_ALLOW_PRIVATE_ORIGINS): a test setup whose platform runs on the same network. Default: none.
    */
   inputUrlAllowPrivateOrigins?: ReadonlySet<string>;
+  /** RESULT_RETENTION_DAYS: when stored outputs are deleted (the Videos API's `expires_at`; default 7). */
+  resultRetentionDays?: number;
   /** How long a client may take to send its body (default api/app.ts BODY_TIMEOUT_MS; tests shorten it). */
   bodyTimeoutMs?: number;
   /** Aborted when the process is stopping: sync waits then answer 503 naming their task. */
   shutdownSignal: AbortSignal;
+  /** Client webhooks: the keys' signing secrets and WEBHOOK_ALLOW_PRIVATE_ORIGINS (api/webhook-request.ts). */
+  webhooks: WebhookPolicy;
+  /** Deliveries (GET/POST /v1/generations/:id/deliveries) and the live event stream (GET /v1/generations/:id/events). */
+  webhookService: WebhookService;
+  /** The event stream's heartbeat comment interval (SSE_HEARTBEAT_MS, 15 s). */
+  sseHeartbeatMs: number;
   /** Readiness: can we reach Temporal right now? */
   checkTemporal: () => Promise<void>;
   /** ADMIN_TOKEN: the operator's secret for /admin/v1/* (unset: the admin API answers 401 to everyone). */

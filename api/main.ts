@@ -24,6 +24,9 @@ import { registerLedgerMetrics } from './ledger-metrics';
 import { registry as metricsRegistry } from './api-metrics';
 import { openLedgerDatabase } from '../ledger/database';
 import { TaskService } from './task-service';
+import { WebhookService } from './webhook-service';
+import { webhookMasterSecret } from '../core/webhook-config';
+import { webhookSecrets } from '../core/webhook-signing';
 
 async function main(): Promise<void> {
   const config = loadApiConfig();
@@ -64,6 +67,13 @@ async function main(): Promise<void> {
   const sweepMs = config.LEDGER_SWEEP_INTERVAL_MS;
   taskLedger?.startSweep({ intervalMs: sweepMs, minAgeMs: 2 * sweepMs, readTask: (taskId, ownerId) => tasks.read(taskId, ownerId), log: logger });
 
+  // A key's webhook secret: its own (API_KEYS_FILE `webhook_secret`), else derived from WEBHOOK_SIGNING_SECRET.
+  const secrets = webhookSecrets({
+    masterSecret: webhookMasterSecret(config),
+    previousMasterSecret: config.WEBHOOK_SIGNING_SECRET_PREVIOUS,
+    explicit: async (keyId) => keys.byId(keyId)?.webhookSecret,
+  });
+
   const shutdown = new AbortController();
   const app = createApp({
     shutdownSignal: shutdown.signal,
@@ -78,8 +88,12 @@ async function main(): Promise<void> {
     syncTimeoutMs: config.SYNC_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
     inputUrlAllowPrivateOrigins: config.inputUrlAllowPrivateOrigins,
+    resultRetentionDays: config.RESULT_RETENTION_DAYS,
     callbackEnv: process.env,
     publicBaseUrl: config.links.publicBaseUrl,
+    webhooks: { secrets, allowPrivateOrigins: config.webhookAllowPrivateOrigins },
+    webhookService: new WebhookService(client, tasks, config.TEMPORAL_TASK_QUEUE),
+    sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
     checkTemporal: async () => {
       await connection.healthService.check({});
     },

@@ -16,6 +16,8 @@ import {
   taskListSchema,
   taskRecordSchema,
 } from './response-schemas';
+import { registerVideosApi } from './openai-videos/openapi';
+import { registerWebhooks, webhookRequestFields } from './openapi-webhooks';
 
 const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
 
@@ -74,7 +76,7 @@ function promptFieldsOf(schema: typeof videoRequestSchema | typeof imageRequestS
 function registerGeneration(registry: OpenAPIRegistry, kind: 'video' | 'image'): void {
   const schema = kind === 'video' ? videoRequestSchema : imageRequestSchema;
   const body = schema
-    .extend({ model: z.enum(modelIds(kind)).describe('A model id of GET /v1/models'), ...promptFieldsOf(schema) })
+    .extend({ model: z.enum(modelIds(kind)).describe('A model id of GET /v1/models'), ...promptFieldsOf(schema), ...webhookRequestFields })
     .meta({ id: kind === 'video' ? 'VideoGenerationRequest' : 'ImageGenerationRequest', description: schema.description });
   const plural = `${kind}s`;
   const failures = {
@@ -351,7 +353,9 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   registerCallbacks(registry);
   registerTaskList(registry);
   registerModels(registry);
+  registerVideosApi(registry);
   registerOperational(registry);
+  registerWebhooks(registry, errorResponse, COMMON_ERRORS);
   registerAdmin(registry);
   registerUsage(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument(DOCUMENT_HEADER);

@@ -22,10 +22,11 @@ import {
 import type { ModelRecord } from '../core/catalogue';
 import { SA } from '../core/search-attributes';
 import { hintTask, type HintOutcome, type TaskHint } from '../core/task-hints';
-import type { GenerationInput, GenerationRequest, GenerationResult, TaskError, TaskMemo, TaskStatus } from '../core/task';
+import type { GenerationInput, GenerationRequest, GenerationResult, Kind, TaskAsked, TaskError, TaskMemo, TaskStatus } from '../core/task';
 import { isFailureReason, WORKFLOW_TYPE } from '../core/task';
 import { pricedRequest } from '../pricing/cost';
 import type { TaskPricing } from '../pricing/price-table';
+import type { WebhookTarget } from '../core/webhooks';
 import { publicItems, type PublicResultItem, type RenderedResult, type ResultLinks } from '../results/result-links';
 import { recordCost, withCost, type TaskEnd } from './task-cost';
 import type { generationWorkflow } from '../workflows/generation';
@@ -90,7 +91,12 @@ export class TaskService {
    * Starts the task's workflow. Throws WorkflowExecutionAlreadyStartedError (see isAlreadyStarted) when a
    * workflow with this task id exists or existed: task ids are never reused.
    */
-  async start(ownerId: string, entry: ModelRecord, request: GenerationRequest, opts: { taskId?: string; requestHash?: string } = {}): Promise<StartedTask> {
+  async start(
+    ownerId: string,
+    entry: ModelRecord,
+    request: GenerationRequest,
+    opts: { taskId?: string; requestHash?: string; asked?: Pick<TaskAsked, 'size' | 'via'>; webhook?: WebhookTarget } = {},
+  ): Promise<StartedTask> {
     const taskId = opts.taskId ?? newTaskId();
     const input: GenerationInput = {
       kind: entry.kind,
@@ -98,6 +104,7 @@ export class TaskService {
       model: entry.id,
       request,
       ownerId,
+      ...(opts.webhook ? { webhook: opts.webhook } : {}),
     };
     const memo: TaskMemo = {
       model: entry.id,
@@ -107,6 +114,7 @@ export class TaskService {
       requestHash: opts.requestHash,
       // What prices the task, so every read computes its usage and cost from the memo alone (api/task-cost.ts).
       billing: { ...pricedRequest({ ...request, kind: entry.kind, model: entry.id }) },
+      ...(entry.kind === 'video' ? { asked: askedOf(request, opts.asked) } : {}),
     };
     await this.client.workflow.start<typeof generationWorkflow>(WORKFLOW_TYPE, {
       taskQueue: this.opts.taskQueue,
@@ -180,6 +188,28 @@ export class TaskService {
     }
     if (desc.type !== WORKFLOW_TYPE || (ownerId !== undefined && desc.typedSearchAttributes.get(SA.owner) !== ownerId)) return undefined;
     return desc;
+  }
+
+  /** The task as the Videos API reads it: its record (platform links, none rendered), memo and times. */
+  async view(taskId: string, ownerId: string): Promise<TaskView | undefined> {
+    const desc = await this.describeOwned(taskId, ownerId);
+    return desc && toTaskView(desc);
+  }
+
+  /**
+   * The key's tasks of one kind, started before or after a moment, in visibility's order (running first, then
+   * by close time, most recent first); each task once (an operator's replay is a second run under its id).
+   */
+  async *views(ownerId: string, filter: { kind: Kind; startedBefore?: Date; startedAfter?: Date }): AsyncGenerator<TaskView> {
+    const clauses = [ownerQuery(ownerId), `${SA.kind.name} = '${filter.kind}'`];
+    if (filter.startedBefore) clauses.push(`StartTime <= '${filter.startedBefore.toISOString()}'`);
+    if (filter.startedAfter) clauses.push(`StartTime >= '${filter.startedAfter.toISOString()}'`);
+    const seen = new Set<string>();
+    for await (const info of this.client.workflow.list({ query: clauses.join(' AND '), pageSize: 100 })) {
+      if (seen.has(info.workflowId)) continue;
+      seen.add(info.workflowId);
+      yield toTaskView(info);
+    }
   }
 
   /** Hands a platform's announcement on to the task it concerns, as a signal (core/task-hints.ts). */
@@ -256,6 +286,31 @@ export class TaskService {
     ]);
     return { total: count, records };
   }
+}
+
+/** A task as the Videos API reads it (api/openai-videos/): its record, what it was asked, and when it ran. */
+export interface TaskView {
+  record: TaskRecord;
+  memo: TaskMemo;
+  startTime: Date;
+  closeTime?: Date;
+}
+
+function toTaskView(info: Omit<WorkflowExecutionInfo, 'raw'>): TaskView {
+  return { record: toTaskRecord(info), memo: (info.memo ?? {}) as TaskMemo, startTime: info.startTime, ...(info.closeTime ? { closeTime: info.closeTime } : {}) };
+}
+
+/** What a video request asked for, in the memo (TaskAsked), from its validated general fields. */
+function askedOf(request: GenerationRequest, given: Pick<TaskAsked, 'size' | 'via'> = {}): TaskAsked {
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const asked: TaskAsked = {
+    prompt: text(request.prompt),
+    seconds: typeof request.duration === 'number' ? request.duration : undefined,
+    ratio: text(request.ratio),
+    resolution: text(request.resolution),
+    ...given,
+  };
+  return Object.fromEntries(Object.entries(asked).filter(([, v]) => v !== undefined)) as TaskAsked;
 }
 
 /** Visibility query for one key's tasks. Key ids are [A-Za-z0-9_.-] (api/auth.ts), so no quoting issue. */

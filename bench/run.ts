@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- part ...]`: runs the named parts (all by default) and prints Markdown tables; the raw figures
  * go to bench/results/<part>.json. Parts: submit, reads, e2e, inflight, sync, history, results, ledger (add `--real` for the
- * real 5-minute history run), push; push-history (~6 minutes) and push-capacity (~30 minutes) run only when named.
+ * real 5-minute history run), push, webhooks; push-history (~6 minutes) and push-capacity (~30 minutes) run only when named.
  * Every part starts its own stack on free 127.0.0.1 ports and stops it after.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { runResults } from './result-store';
 import { runInFlight, runSync } from './scale';
 import { runSubmit } from './submit';
 import { machine } from './support';
+import { runWebhookDelay } from './webhooks';
 
 const RESULTS = join(__dirname, 'results');
 
@@ -36,6 +37,7 @@ const PARTS: Record<string, (real: boolean) => Promise<unknown>> = {
   push: () => runPushDelay(),
   'push-history': () => runPushHistory(),
   'push-capacity': () => runPushCapacity(),
+  webhooks: () => runWebhookDelay(),
 };
 
 /** Long parts, left out of a run that names no part. */
@@ -58,6 +60,7 @@ function render(part: string, result: any): string {
     }
     case 'push':
     case 'push-capacity':
+    case 'webhooks':
       return `${table(result.rows)}\n\n${result.notes.join('; ')}`;
     case 'push-history': {
       const rows = result.rows as { push: string; byType: Record<string, number> }[];

@@ -1,3 +1,5 @@
+import type { WebhookTarget } from './webhooks';
+
 /**
  * The normalised shapes that cross the workflow boundary: what the workflow is started with, what the
  * adapters report, and what a task reads as. Platform-agnostic; no I/O, so workflows may import it.
@@ -74,6 +76,8 @@ export interface GenerationInput {
   timing?: PollTiming;
   /** History length at which a run continues as new (default 2,500); tests lower it to force continue-as-new. */
   maxEventsPerRun?: number;
+  /** Where the task's events are delivered (`webhook_url`, `webhook_events`, or the key's default): core/webhooks.ts. */
+  webhook?: WebhookTarget;
 }
 
 /**
@@ -204,8 +208,26 @@ export interface TaskMemo {
    * estimate and final cost are computed from the memo alone.
    */
   billing?: Record<string, unknown>;
+  /** What a video task was asked for, for GET /v1/videos (set at start, never changed; absent on older tasks). */
+  asked?: TaskAsked;
   status?: TaskStatus;
   progress?: number;
   result?: GenerationResult;
   error?: TaskError;
+}
+
+/**
+ * What a video task was asked for, as a client reads it back (the OpenAI `video` object: prompt, seconds, size),
+ * whichever endpoint created it. Kept in the memo at start so a read needs no workflow history.
+ */
+export interface TaskAsked {
+  prompt?: string;
+  /** `duration` as validated. */
+  seconds?: number;
+  ratio?: string;
+  resolution?: string;
+  /** OpenAI's `WxH` as the client sent it (POST /v1/videos). */
+  size?: string;
+  /** `videos`: created at POST /v1/videos (webhooks name its events `video.*`). */
+  via?: 'videos';
 }

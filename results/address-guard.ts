@@ -24,7 +24,15 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
  * with one public and one private address is refused, since the socket may pick either).
  */
 export function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+  guardedLookupVia(dnsLookup)(hostname, options, callback);
+}
+
+/** A name resolver as dns.lookup is one (all addresses asked for). */
+export type Resolver = (hostname: string, options: LookupOptions & { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
+/** guardedLookup over another resolver (a test's, standing in for a DNS answer that changed: rebinding). */
+export function guardedLookupVia(resolve: Resolver) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => resolve(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, []);
     const list = addresses as LookupAddress[];
     const bad = list.find((a) => isPrivateAddress(a.address));

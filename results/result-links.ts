@@ -15,7 +15,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { GenerationResult, ResultItem } from '../core/task';
 import { MEDIA_EXTENSIONS, type ResultStore } from './result-store';
-import { signContentToken, verifyContentToken, type OutputSelector, type TokenCheck } from './signed-url';
+import { signContentToken, signInputToken, verifyContentToken, verifyInputToken, type OutputSelector, type TokenCheck } from './signed-url';
 
 /** One entry of `data` as the client gets it (spec 2.3: `url`), plus `stored: false` when only the platform's link exists. */
 export interface PublicResultItem {
@@ -69,6 +69,27 @@ export class ResultLinks {
     return verifyContentToken(this.opts.secret, token, taskId, selector, Math.floor(this.now() / 1000));
   }
 
+  /** Checks an input link's token (GET /v1/videos/inputs/:name). */
+  verifyInput(token: string, key: string): TokenCheck {
+    return verifyInputToken(this.opts.secret, token, key, Math.floor(this.now() / 1000));
+  }
+
+  /**
+   * A link a platform fetches a client's uploaded input from (POST /v1/videos `input_reference`): an S3
+   * presigned GET, or the gateway's `/v1/videos/inputs/<name>?token=…`, valid RESULT_URL_TTL like result links.
+   */
+  async inputLink(key: string): Promise<string> {
+    const name = key.slice(key.lastIndexOf('/') + 1);
+    if (this.opts.mode === 'presigned') return this.opts.store.presignGet!(key, { expiresInSeconds: this.opts.ttlSeconds, filename: name });
+    const expiresAt = Math.floor(this.now() / 1000) + this.opts.ttlSeconds;
+    return `${this.baseUrl()}/v1/videos/inputs/${encodeURIComponent(name)}?token=${signInputToken(this.opts.secret, key, expiresAt)}`;
+  }
+
+  /** Where the gateway's links point: PUBLIC_BASE_URL, or the origin of the request being answered. */
+  baseUrl(): string {
+    return this.opts.publicBaseUrl ?? requestOrigin.getStore() ?? '';
+  }
+
   private now(): number {
     return (this.opts.now ?? Date.now)();
   }
@@ -94,7 +115,7 @@ export class ResultLinks {
       const filename = `${taskId}-${'lastFrame' in selector ? 'last-frame' : selector.index}.${ext}`;
       return { url: await this.opts.store.presignGet!(item.key, { expiresInSeconds: this.opts.ttlSeconds, filename }) };
     }
-    const base = this.opts.publicBaseUrl ?? requestOrigin.getStore() ?? '';
+    const base = this.baseUrl();
     const which = 'lastFrame' in selector ? 'which=last_frame' : `index=${selector.index}`;
     const token = signContentToken(this.opts.secret, taskId, selector, expiresAt);
     return { url: `${base}/v1/generations/${encodeURIComponent(taskId)}/content?${which}&token=${token}` };

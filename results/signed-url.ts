@@ -48,3 +48,26 @@ export function verifyContentToken(
   if (expiresAt <= nowSeconds) return { ok: false, why: 'expired' };
   return { ok: true, expiresAt };
 }
+
+/** The signed message of an input link (a client's uploaded reference image): its own tag, so no content token fits. */
+const INPUT_VERSION = 'mediagate-input-v1';
+
+function inputMac(secret: string | Buffer, key: string, expiresAt: number): Buffer {
+  return createHmac('sha256', secret).update(`${INPUT_VERSION}\n${key}\n${expiresAt}`).digest();
+}
+
+/** A token for the stored input `key` (GET /v1/videos/inputs/…), valid until `expiresAt`: what a platform fetches. */
+export function signInputToken(secret: string | Buffer, key: string, expiresAt: number): string {
+  return `${expiresAt}.${inputMac(secret, key, expiresAt).toString('base64url')}`;
+}
+
+export function verifyInputToken(secret: string | Buffer, token: string, key: string, nowSeconds = Math.floor(Date.now() / 1000)): TokenCheck {
+  const m = TOKEN.exec(token);
+  if (!m) return { ok: false, why: 'malformed' };
+  const expiresAt = Number(m[1]);
+  const given = Buffer.from(m[2]!, 'base64url');
+  const expected = inputMac(secret, key, expiresAt);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, why: 'invalid' };
+  if (expiresAt <= nowSeconds) return { ok: false, why: 'expired' };
+  return { ok: true, expiresAt };
+}

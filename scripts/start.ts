@@ -42,9 +42,10 @@ const devApiKey = (dbFile: string) => devFile(dbFile, 'dev-api-key', () => `loca
 
 /**
  * A secret of its own: RESULT_URL_SECRET (signs links to stored results), CALLBACK_SECRET (V's callback tokens),
- * ADMIN_TOKEN (the admin API) or the embedded PostgreSQL's password.
+ * WEBHOOK_SIGNING_SECRET (the keys' webhook secrets derive from it, so they survive a restart), ADMIN_TOKEN (the
+ * admin API) or the embedded PostgreSQL's password.
  */
-const devSecret = (dbFile: string, name: 'dev-result-url-secret' | 'dev-callback-secret' | 'dev-admin-token' | 'dev-database-password') =>
+const devSecret = (dbFile: string, name: 'dev-result-url-secret' | 'dev-callback-secret' | 'dev-webhook-signing-secret' | 'dev-admin-token' | 'dev-database-password') =>
   devFile(dbFile, name, () => randomBytes(48).toString('base64url'));
 
 /** The ledger's PostgreSQL on the embedded default: the pinned binaries, data under data/, supervised like the rest. */
@@ -142,6 +143,7 @@ async function main(): Promise<void> {
     ...(generatedKey ? { API_KEYS: generatedKey } : {}),
     ...(generatedAdminToken ? { ADMIN_TOKEN: generatedAdminToken } : {}),
     ...(process.env.RESULT_URL_SECRET?.trim() ? {} : { RESULT_URL_SECRET: devSecret(config.TEMPORAL_DB_FILE, 'dev-result-url-secret') }),
+    ...(process.env.WEBHOOK_SIGNING_SECRET?.trim() ? {} : { WEBHOOK_SIGNING_SECRET: devSecret(config.TEMPORAL_DB_FILE, 'dev-webhook-signing-secret') }),
   };
   const simulated = Object.entries(loadWorkerConfig(env).platforms).filter(([, p]) => p.simulated).map(([id]) => id);
   Object.assign(env, pushDefaults(env, config.TEMPORAL_DB_FILE, loadApiConfig(env).PORT, simulated));

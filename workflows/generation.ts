@@ -10,6 +10,7 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  ContinueAsNew,
   condition,
   isCancellation,
   log,
@@ -31,6 +32,7 @@ import { SA, type GenerationStatus } from '../core/search-attributes';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS } from '../core/timeouts';
 import type { FailureReason, GenerationInput, GenerationResult, PollTiming, ResultItem, StoreResultsInput, SubmitResult, TaskError, TaskState, UpstreamStatus } from '../core/task';
 import { isFailureReason } from '../core/task';
+import type { WebhookEvent } from '../core/webhooks';
 import { submitDedupKey } from './dedup-key';
 import { taskStateQuery, upstreamEventSignal } from './messages';
 import type { PushMonitorSinks } from './sinks';
@@ -199,7 +201,45 @@ export interface GenerationResume {
   resubmissions?: number;
 }
 
+/**
+ * A task with a webhook announces its events to its delivery workflow (workflows/webhook-delivery.ts) through a
+ * local activity: one marker event here per event, while the delivery's attempts and retries live in the delivery
+ * workflow's own history. The final event is announced after the task's final memo and search attributes are
+ * written, in the workflow task that closes it; the delivery waits for the task to be closed before its first
+ * attempt, so a webhook never delays a task and sync callers have their answer first.
+ */
+const { announceWebhookEvent } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 10 },
+});
+
+async function announce(input: GenerationInput, event: WebhookEvent): Promise<void> {
+  const webhook = input.webhook;
+  if (!webhook || !webhook.events.includes(event)) return;
+  try {
+    await announceWebhookEvent({ taskId: workflowInfo().workflowId, ownerId: input.ownerId, target: webhook, event, occurredAt: new Date().toISOString() });
+  } catch (err) {
+    // Temporal unreachable from the worker for the whole budget: the task's own outcome must not change.
+    log.error('Could not hand a webhook event to its delivery workflow', { event, error: err instanceof Error ? err.message : String(err) });
+  }
+}
+
+/** The task, then its final webhook event (when it has a webhook): succeeded, or failed (a cancel included). */
 export async function generationWorkflow(input: GenerationInput, resume?: GenerationResume): Promise<GenerationResult> {
+  let result: GenerationResult;
+  try {
+    result = await runGeneration(input, resume);
+  } catch (err) {
+    if (input.webhook && !(err instanceof ContinueAsNew) && (err instanceof ApplicationFailure || isCancellation(err))) {
+      await CancellationScope.nonCancellable(() => announce(input, 'failed'));
+    }
+    throw err;
+  }
+  await announce(input, 'succeeded');
+  return result;
+}
+
+async function runGeneration(input: GenerationInput, resume?: GenerationResume): Promise<GenerationResult> {
   const state: TaskState = resume?.state ?? { status: 'pending' };
   if (!resume) logTransition('pending');
   setHandler(taskStateQuery, () => state);
@@ -281,7 +321,9 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
         }
         return fail(f.reason, f.message, f.code);
       }
+      const wasRunning = state.status === 'running';
       setStatus(state, status.state, status.progress);
+      if (!wasRunning && state.status === 'running') await announce(input, 'running');
 
       const info = workflowInfo();
       if (info.historyLength >= (input.maxEventsPerRun ?? MAX_EVENTS_PER_RUN) || info.continueAsNewSuggested) {

@@ -2,3 +2,4 @@
 export { generationWorkflow } from './generation';
 export { resultsCleanupWorkflow } from './cleanup';
 export { platformEventsWorkflow } from './platform-events';
+export { webhookDeliveryWorkflow } from './webhook-delivery';

@@ -26,6 +26,8 @@ export interface JsonBodyOptions {
   limitBytes: number;
   /** How long a client may take to send its body. */
   timeoutMs: number;
+  /** Requests whose route reads its own body (POST /v1/videos' forms: api/openai-videos/): left unread here. */
+  readsOwnBody?: (ctx: AppContext) => boolean;
 }
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -214,6 +216,7 @@ export function parseJsonBody(bytes: Buffer): unknown {
 export function jsonBody(opts: JsonBodyOptions) {
   return async (ctx: AppContext, next: Next) => {
     if (ctx.method !== 'POST' && ctx.method !== 'PUT' && ctx.method !== 'PATCH') return next();
+    if (opts.readsOwnBody?.(ctx)) return next();
     if (!bodyFollows(ctx, opts)) {
       // No body at all: nothing to parse, no content type needed.
       ctx.request.body = undefined;

@@ -17,7 +17,7 @@ import Router from '@koa/router';
 import { authenticateRequest } from '../middleware/authenticate';
 import { ApiError, invalidRequest, taskNotFound } from '../api-error';
 import type { AppContext, AppDeps, AppState } from '../context';
-import { MEDIA_EXTENSIONS, type ByteRange, type StoredObjectInfo } from '../../results/result-store';
+import { MEDIA_EXTENSIONS, type ByteRange, type ResultStore, type StoredObjectInfo } from '../../results/result-store';
 import type { OutputSelector } from '../../results/signed-url';
 import { TASK_ID } from './tasks';
 
@@ -103,64 +103,89 @@ export function contentRoutes(deps: AppDeps): Router<AppState> {
     if (item.stored !== true || !item.key) {
       throw notFound('content_not_stored', 'The gateway keeps no copy of this output (stored: false); the task record carries the platform\'s own link');
     }
-    const key = item.key;
-    const gone = () => new ApiError(410, 'not_found_error', 'This stored result was deleted after the retention period (RESULT_RETENTION_DAYS)', { code: 'content_expired' });
-
-    const respond = (info: StoredObjectInfo | undefined, status: number) => {
-      const etag = `"${item.sha256 ?? info?.sha256 ?? info?.etag ?? ''}"`;
-      const ext = MEDIA_EXTENSIONS[item.contentType ?? info?.contentType ?? ''] ?? 'bin';
-      ctx.status = status;
-      ctx.set('ETag', etag);
-      ctx.set('Accept-Ranges', 'bytes');
-      ctx.set('Content-Type', item.contentType ?? info?.contentType ?? 'application/octet-stream');
-      ctx.set('Content-Disposition', `inline; filename="${taskId}-${'lastFrame' in selector ? 'last-frame' : selector.index}.${ext}"`);
-      // Private: links carry a capability; the bytes never change under one key, so an hour of caching is safe.
-      ctx.set('Cache-Control', 'private, max-age=3600');
-      // Served from the gateway's own origin: never let a browser treat it as anything but the media it is.
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
-      if (info) ctx.set('Last-Modified', info.lastModified.toUTCString());
-      return etag;
-    };
-
-    if (ctx.method === 'HEAD') {
-      const info = await deps.results.store.head(key);
-      if (!info) throw gone();
-      respond(info, 200);
-      ctx.set('Content-Length', String(info.bytes));
-      return;
-    }
-
-    const ifNoneMatch = ctx.get('If-None-Match');
-    if (ifNoneMatch && item.sha256 && etagMatches(ifNoneMatch, `"${item.sha256}"`)) {
-      respond(undefined, 304);
-      return;
-    }
-    let size = item.bytes;
-    if (size === undefined) {
-      const info = await deps.results.store.head(key);
-      if (!info) throw gone();
-      size = info.bytes;
-    }
-    const ifRange = ctx.get('If-Range');
-    let range = parseRange(ctx.get('Range'), size);
-    if (range && ifRange && item.sha256 && !etagMatches(ifRange, `"${item.sha256}"`)) range = undefined; // changed: send it whole
-    if (range === 'unsatisfiable') {
-      throw new ApiError(416, 'invalid_request_error', `The range is outside the ${size} bytes of this result`, {
-        code: 'range_not_satisfiable',
-        param: 'Range',
-        headers: { 'Content-Range': `bytes */${size}`, 'Accept-Ranges': 'bytes' },
-      });
-    }
-    const got = await deps.results.store.get(key, range);
-    if (!got) throw gone();
-    const total = got.info.bytes;
-    respond(got.info, range ? 206 : 200);
-    // The body first: Koa drops a Content-Length set before a stream body replaces another body.
-    ctx.body = got.body;
-    if (range) ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${total}`);
-    ctx.set('Content-Length', String(range ? range.end - range.start + 1 : total));
+    await sendStoredObject(ctx, deps.results.store, {
+      key: item.key,
+      contentType: item.contentType,
+      sha256: item.sha256,
+      bytes: item.bytes,
+      filename: `${taskId}-${'lastFrame' in selector ? 'last-frame' : selector.index}`,
+    });
   });
 
   return router;
+}
+
+/** One stored object to answer with, and what the task record already knows of it (saves a HEAD). */
+export interface StoredObjectToSend {
+  key: string;
+  contentType?: string;
+  sha256?: string;
+  bytes?: number;
+  /** The download name without its extension (the media type gives that). */
+  filename: string;
+}
+
+const gone = () => new ApiError(410, 'not_found_error', 'This stored result was deleted after the retention period (RESULT_RETENTION_DAYS)', { code: 'content_expired' });
+
+/**
+ * Answers GET or HEAD with a stored object: its media type, ETag (the sha256), HTTP ranges (206/416, If-Range),
+ * If-None-Match (304); 410 `content_expired` when the store no longer has it. The Videos API's content route
+ * (api/openai-videos/) serves through it too.
+ */
+export async function sendStoredObject(ctx: AppContext, store: ResultStore, obj: StoredObjectToSend): Promise<void> {
+  const { key } = obj;
+  const respond = (info: StoredObjectInfo | undefined, status: number) => {
+    const etag = `"${obj.sha256 ?? info?.sha256 ?? info?.etag ?? ''}"`;
+    const ext = MEDIA_EXTENSIONS[obj.contentType ?? info?.contentType ?? ''] ?? 'bin';
+    ctx.status = status;
+    ctx.set('ETag', etag);
+    ctx.set('Accept-Ranges', 'bytes');
+    ctx.set('Content-Type', obj.contentType ?? info?.contentType ?? 'application/octet-stream');
+    ctx.set('Content-Disposition', `inline; filename="${obj.filename}.${ext}"`);
+    // Private: links carry a capability; the bytes never change under one key, so an hour of caching is safe.
+    ctx.set('Cache-Control', 'private, max-age=3600');
+    // Served from the gateway's own origin: never let a browser treat it as anything but the media it is.
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
+    if (info) ctx.set('Last-Modified', info.lastModified.toUTCString());
+    return etag;
+  };
+
+  if (ctx.method === 'HEAD') {
+    const info = await store.head(key);
+    if (!info) throw gone();
+    respond(info, 200);
+    ctx.set('Content-Length', String(info.bytes));
+    return;
+  }
+
+  const ifNoneMatch = ctx.get('If-None-Match');
+  if (ifNoneMatch && obj.sha256 && etagMatches(ifNoneMatch, `"${obj.sha256}"`)) {
+    respond(undefined, 304);
+    return;
+  }
+  let size = obj.bytes;
+  if (size === undefined) {
+    const info = await store.head(key);
+    if (!info) throw gone();
+    size = info.bytes;
+  }
+  const ifRange = ctx.get('If-Range');
+  let range = parseRange(ctx.get('Range'), size);
+  if (range && ifRange && obj.sha256 && !etagMatches(ifRange, `"${obj.sha256}"`)) range = undefined; // changed: send it whole
+  if (range === 'unsatisfiable') {
+    throw new ApiError(416, 'invalid_request_error', `The range is outside the ${size} bytes of this result`, {
+      code: 'range_not_satisfiable',
+      param: 'Range',
+      headers: { 'Content-Range': `bytes */${size}`, 'Accept-Ranges': 'bytes' },
+    });
+  }
+  const got = await store.get(key, range);
+  if (!got) throw gone();
+  const total = got.info.bytes;
+  respond(got.info, range ? 206 : 200);
+  // The body first: Koa drops a Content-Length set before a stream body replaces another body.
+  ctx.body = got.body;
+  if (range) ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${total}`);
+  ctx.set('Content-Length', String(range ? range.end - range.start + 1 : total));
 }

@@ -8,7 +8,7 @@
  */
 import type Router from '@koa/router';
 import type { ModelRecord } from '../../core/catalogue';
-import type { GenerationRequest, GenerationResult, Kind } from '../../core/task';
+import type { GenerationRequest, GenerationResult, Kind, TaskAsked } from '../../core/task';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
 import { ApiError, invalidRequest } from '../api-error';
 import { idempotentTaskId, readIdempotencyKey, requestFingerprint } from '../idempotency';
@@ -17,6 +17,8 @@ import { withInputUrlPolicy } from '../../platforms/request';
 import { parseGenerationBody } from '../request-validation';
 import { pricedRequest } from '../../pricing/cost';
 import { recordCost, withCost } from '../task-cost';
+import { splitWebhookFields, webhookTarget } from '../webhook-request';
+import type { WebhookTarget } from '../../core/webhooks';
 import { GenerationFailed, isAlreadyStarted, newTaskId, type StartedTask, type TaskRecord } from '../task-service';
 
 /** HTTP status for a generation that failed, by its reason. */
@@ -85,14 +87,16 @@ export function generationRoutes(router: Router<AppState>, deps: AppDeps): void 
     const key = apiKeyOf(ctx);
     const wantsAsync = isAsyncRequested(headerIfSent(ctx, 'x-async'), alwaysAsync);
     const idempotencyKey = readIdempotencyKey(headerIfSent(ctx, 'idempotency-key'));
-    const { entry, request } = withInputUrlPolicy(inputUrls, () => parseGenerationBody(deps.catalogue, deps.enabledPlatforms, kind, ctx.request.body));
+    const { body, ...webhookFields } = splitWebhookFields(ctx.request.body);
+    const { entry, request } = withInputUrlPolicy(inputUrls, () => parseGenerationBody(deps.catalogue, deps.enabledPlatforms, kind, body));
     if (key.models && !key.models.has(entry.id)) {
       throw new ApiError(403, 'permission_error', `This API key may not use the model '${entry.id}'`, { param: 'model', code: 'model_not_allowed' });
     }
+    const webhook = await webhookTarget(webhookFields, key, deps.webhooks, `${ctx.protocol}://${ctx.host}`);
 
     const requestHash = requestFingerprint(kind, ctx.request.body);
     const taskId = idempotencyKey ? idempotentTaskId(key, idempotencyKey) : newTaskId();
-    const started = await startOrReplay(ctx, deps, { taskId, requestHash, idempotent: idempotencyKey !== undefined, entry, request });
+    const started = await startOrReplay(ctx, deps, { taskId, requestHash, idempotent: idempotencyKey !== undefined, entry, request, webhook });
     ctx.state.log = ctx.state.log.child({ taskId });
 
     if (started.replayed) {
@@ -121,11 +125,12 @@ export function generationRoutes(router: Router<AppState>, deps: AppDeps): void 
 /**
  * Starts the workflow, or — for a repeated Idempotency-Key — finds the task it started before: the same request
  * gets that task back (never a second workflow or upstream job), a different request under the same key is 409.
+ * The one way a task is started, whichever endpoint asks (POST /v1/videos too: api/openai-videos/).
  */
-async function startOrReplay(
+export async function startOrReplay(
   ctx: AppContext,
   deps: AppDeps,
-  t: { taskId: string; requestHash: string; idempotent: boolean; entry: ModelRecord; request: GenerationRequest },
+  t: { taskId: string; requestHash: string; idempotent: boolean; entry: ModelRecord; request: GenerationRequest; asked?: Pick<TaskAsked, 'size' | 'via'>; webhook?: WebhookTarget },
 ): Promise<{ replayed?: TaskRecord }> {
   const key = apiKeyOf(ctx);
   const release = await deps.limits.reserveInflight(key);
@@ -137,7 +142,7 @@ async function startOrReplay(
     throw err;
   }
   try {
-    await deps.tasks.start(key.id, t.entry, t.request, { taskId: t.taskId, requestHash: t.requestHash });
+    await deps.tasks.start(key.id, t.entry, t.request, { taskId: t.taskId, requestHash: t.requestHash, ...(t.asked ? { asked: t.asked } : {}), ...(t.webhook ? { webhook: t.webhook } : {}) });
     recordTaskStarted({ kind: t.entry.kind, model: t.entry.id, platform: t.entry.platform });
     return {};
   } catch (err) {

@@ -9,7 +9,9 @@
  *    client must turn it on to receive the event.
  *  - Image generation tasks emit the same event [GUESS].
  *  - A failed task's event carries `status:"FAILED"`, inner `status:"failed"` and `errMsg` [INF].
- *  - The configuration lives in memory: it is lost when the simulator restarts and cleared by /_sim/reset.
+ *  - The configuration lives in memory: it is lost when the simulator restarts and cleared by /_sim/reset. Each
+ *    account has its own ("回调配置" is the account's), and a task's event goes by its owner's, signed with the
+ *    owner's account id.
  *
  * Signing (§7.3), when `enableSign` is on: headers `vod-callback-auth-user` (the account id),
  * `vod-callback-auth-timestamp` (milliseconds), `vod-callback-auth-token` = SHA256-HEX(token = signKey, content) with
@@ -21,7 +23,6 @@
  * shared sender's (VOD "连续重试若干次").
  */
 import { createHmac } from 'node:crypto';
-import { SIM_ACCOUNTS } from '../accounts';
 import type { CallbackRequest } from '../callbacks';
 import type { SimHost } from '../host';
 import type { SimJob, SimState } from '../jobs';
@@ -55,9 +56,8 @@ export interface CallbackConfig {
   callbackUrl: string;
   enableSign: boolean;
   signKey: string;
+  /** Every switch of eventSwitches(), the video one under the name /_sim/b/behaviour gives it. */
   switches: Record<string, boolean>;
-  /** The name of the switch that turns video-generation events on. */
-  videoSwitch: string;
 }
 
 export function emptyCallbackConfig(videoSwitch: string = VIDEO_EVENT_SWITCH): CallbackConfig {
@@ -66,7 +66,6 @@ export function emptyCallbackConfig(videoSwitch: string = VIDEO_EVENT_SWITCH): C
     enableSign: false,
     signKey: '',
     switches: Object.fromEntries(eventSwitches(videoSwitch).map((s) => [s, false])),
-    videoSwitch,
   };
 }
 
@@ -128,13 +127,12 @@ export function completeEvent(host: SimHost, job: SimJob): Record<string, unknow
 }
 
 /** Builds the signed request for one event (the shared sender delivers it, retries, and applies faults). */
-export function callbackRequest(config: CallbackConfig, event: Record<string, unknown>, now: number): CallbackRequest {
+export function callbackRequest(config: CallbackConfig, event: Record<string, unknown>, now: number, user: string): CallbackRequest {
   // Sent indented, signed compacted (see the header).
   const body = JSON.stringify(event, null, 2);
   const compacted = JSON.stringify(event);
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'AHC/2.0' };
   if (!config.enableSign) return { url: config.callbackUrl, body, headers };
-  const user = SIM_ACCOUNTS.B.userId;
   const timestamp = String(now);
   headers['vod-callback-auth-user'] = user;
   headers['vod-callback-auth-timestamp'] = timestamp;
@@ -150,12 +148,21 @@ export function callbackRequest(config: CallbackConfig, event: Record<string, un
 
 const TERMINAL: ReadonlySet<SimState> = new Set(['succeeded', 'failed']);
 
-/** Sends the event when one of B's tasks reaches its end, if the configuration asks for it. */
-export function watchCompletions(host: SimHost, config: () => CallbackConfig): void {
+/** Whose configuration a task's event follows: its owner's, and the owner's account id to sign it with. */
+export interface CallbackOwner {
+  config: CallbackConfig;
+  userId: string;
+}
+
+/**
+ * Sends the event when one of B's tasks reaches its end, if its owner's configuration asks for it (`videoSwitch`:
+ * the video-generation switch's current name).
+ */
+export function watchCompletions(host: SimHost, ownerOf: (job: SimJob) => CallbackOwner, videoSwitch: () => string): void {
   host.onTransition('B', (job, _from, to) => {
     if (!TERMINAL.has(to)) return;
-    const c = config();
-    if (c.callbackUrl === '' || !c.switches[c.videoSwitch]) return;
-    host.callbacks.send('B', callbackRequest(c, completeEvent(host, job), host.now()), job.id);
+    const { config, userId } = ownerOf(job);
+    if (config.callbackUrl === '' || !config.switches[videoSwitch()]) return;
+    host.callbacks.send('B', callbackRequest(config, completeEvent(host, job), host.now(), userId), job.id);
   });
 }

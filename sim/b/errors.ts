@@ -75,3 +75,25 @@ export const renderBFault: FaultRenderer = (ctx, status) => {
     sendError(ctx, new BError(500, 'InternalError', 'We encountered an internal error. Please try again.'));
   }
 };
+
+/**
+ * Account-level refusals a test can make one account answer (POST /_sim/b/account-faults), from Baidu's common table
+ * (b-baidu-vod.md §5: AccessDenied, InvalidAccessKeyId, OptInRequired 403; VOD's QualifyNotPass 403). An overdue
+ * account: VOD is postpaid and an account in arrears is suspended (欠费处理), with no documented code — `Arrears` is
+ * the simulator's name for the GUESS §5 makes, a 403 `AccessDenied` whose message names the arrears.
+ * `TooManyRequests`: the account's rate, 429 (no 429 is documented for VOD [GUESS], as renderBFault).
+ */
+export const B_ACCOUNT_ERRORS: Readonly<Record<string, { status: number; code: string; message: string }>> = {
+  AccessDenied: { status: 403, code: 'AccessDenied', message: 'Access denied.' },
+  InvalidAccessKeyId: { status: 403, code: 'InvalidAccessKeyId', message: 'The Access Key ID you provided does not exist in our records.' },
+  OptInRequired: { status: 403, code: 'OptInRequired', message: 'A subscription for the service is required.' },
+  QualifyNotPass: { status: 403, code: 'QualifyNotPass', message: 'The User has not pass qualify.' },
+  Arrears: { status: 403, code: 'AccessDenied', message: 'The account is in arrears (欠费); the service is suspended until the balance is settled.' },
+  TooManyRequests: { status: 429, code: 'TooManyRequests', message: 'Request rate exceeded. Please try again later.' },
+};
+
+/** A fault's answer: a known one from the table, any other code as a 403 of that code. */
+export function accountError(name: string): BError {
+  const known = B_ACCOUNT_ERRORS[name];
+  return known ? new BError(known.status, known.code, known.message) : new BError(403, name, `The request was refused for this account (${name}).`);
+}

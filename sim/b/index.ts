@@ -22,21 +22,30 @@
  * Control surface (tests): GET/POST /_sim/b/quirks {innerStatusLeads} — the inner-status-first quirk for every job
  * (also per job with the `[sim:b-inner-first]` prompt directive); GET/POST /_sim/b/echo {echo: "exact" | "defaults" |
  * "known-only"} — how a task echoes its request (not documented: exactly as sent, the default; with the model's
- * defaults filled in for the settings left out; without the fields B ignored). Everything else is the shared
- * /_sim surface.
+ * defaults filled in for the settings left out; without the fields B ignored); POST /_sim/b/account-faults {code,
+ * count?, op?, access_key_id?} — the next `count` requests (default: all, until DELETE) of `op` (submit by default;
+ * poll, list, config or *) answer CODE after authentication (B_ACCOUNT_ERRORS in errors.ts: AccessDenied,
+ * InvalidAccessKeyId, OptInRequired, QualifyNotPass, Arrears, TooManyRequests); with `access_key_id`, only that
+ * account's, by AK/SK or by its API key; DELETE /_sim/b/account-faults. Everything else is the shared /_sim surface.
+ *
+ * Accounts: besides the default one (SIM_ACCOUNTS.B), every AccessKey ID `simbak-<name>` is an account of its own,
+ * with its own Secret Access Key, API key and account id (sim/accounts.ts simBAccount). As on Baidu AI Cloud, an
+ * account sees only its own tasks (another account's task is 404 TaskNotFound, and absent from its list) and has its
+ * own callback configuration.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { SIM_ACCOUNTS } from '../accounts';
+import { SIM_ACCOUNTS, simBAccountOfAccessKey, simBAccountOfApiKey, type SimBAccount } from '../accounts';
+import { AccountFaults, readAccountFault } from '../account-faults';
 import { parseDirectives } from '../directives';
 import type { SimHost, SimOp, SimPlatformModule } from '../host';
 import type { SimJob } from '../jobs';
 import { verifyBceRequest } from './bce-auth';
 import { emptyCallbackConfig, renderCallbackConfig, updateCallbackConfig, VIDEO_EVENT_SWITCH, watchCompletions, type CallbackConfig } from './callbacks';
-import { BError, malformed, notFound, renderBFault, sendError, sendJson, taskNotFound } from './errors';
+import { accountError, B_ACCOUNT_ERRORS, BError, malformed, notFound, renderBFault, sendError, sendJson, taskNotFound } from './errors';
 import { newTaskId } from './ids';
 import { imageInputType, imagePromptOf, validateImageCreate } from './image';
-import { listTasks, queryable, renderTaskDetail, type BJobMeta } from './tasks';
+import { bMeta, listTasks, queryable, renderTaskDetail, type BJobMeta } from './tasks';
 import { VIDEO_INPUT_TYPE, videoPromptOf, validateVideoCreate } from './video';
 import { taskInputKey, type VideoEndpoint } from './models';
 
@@ -56,21 +65,33 @@ function headerRecord(ctx: Context): Record<string, string> {
 
 /**
  * Authenticates a request: bce-auth-v1 on every path; `Bearer <API key>` only on v3. Unknown API key → 401
- * [GUESS: the page says a wrong key gives 400/401].
+ * [GUESS: the page says a wrong key gives 400/401]. Returns the account the credentials belong to, or the refusal.
  */
-function authFailure(ctx: Context, version: ApiVersion, now: number): BError | undefined {
+function authenticate(ctx: Context, version: ApiVersion, now: number): SimBAccount | BError {
   const authorization = ctx.get('Authorization') || undefined;
   if (version === 'v3' && authorization?.startsWith('Bearer ')) {
     const key = authorization.slice('Bearer '.length).trim();
     if (!key.startsWith('bce-v3/')) return new BError(400, 'InvalidHTTPAuthHeader', 'The Authorization header you provided is invalid: an API key starts with bce-v3/.');
-    return key === SIM_ACCOUNTS.B.apiKey ? undefined : new BError(401, 'InvalidAccessKeyId', 'The API key you provided is not valid.');
+    return simBAccountOfApiKey(key) ?? new BError(401, 'InvalidAccessKeyId', 'The API key you provided is not valid.');
   }
+  let account: SimBAccount | undefined;
   const result = verifyBceRequest(
     { method: ctx.method, rawPath: ctx.path, rawQuery: ctx.querystring, headers: headerRecord(ctx), authorization },
-    { secretFor: (ak) => (ak === SIM_ACCOUNTS.B.accessKeyId ? SIM_ACCOUNTS.B.secretAccessKey : undefined), now },
+    {
+      secretFor: (ak) => {
+        account = simBAccountOfAccessKey(ak);
+        return account?.secretAccessKey;
+      },
+      now,
+    },
   );
-  return result.ok ? undefined : new BError(result.failure.status, result.failure.code, result.failure.message);
+  if (!result.ok) return new BError(result.failure.status, result.failure.code, result.failure.message);
+  // A verified signature had its AK's secret: secretFor found the account.
+  return account as SimBAccount;
 }
+
+/** The AccessKey ID of the account that created a job: jobs from before accounts belong to the default account. */
+const ownerOf = (job: SimJob) => bMeta(job).owner ?? SIM_ACCOUNTS.B.accessKeyId;
 
 /**
  * A POST/PUT body the JSON body parser left alone (no JSON content type) is read and parsed here: B takes the body
@@ -95,7 +116,8 @@ async function readUntypedBody(ctx: Context): Promise<void> {
 type EchoMode = 'exact' | 'defaults' | 'known-only';
 
 interface BState {
-  callbacks: CallbackConfig;
+  /** Each account's callback configuration, by its AccessKey ID (an account never configured: the empty one). */
+  callbacks: Map<string, CallbackConfig>;
   quirks: { innerStatusLeads: boolean };
   echo: EchoMode;
   /**
@@ -133,30 +155,36 @@ function withoutIgnored(body: unknown, ignored: readonly string[]): unknown {
 function register(router: Router, host: SimHost): void {
   // Read on every use: /_sim/reset replaces the stats objects.
   const stats = () => host.stats.B;
-  const state: BState = { callbacks: emptyCallbackConfig(), quirks: { innerStatusLeads: false }, echo: 'exact', behaviour: { ...DEFAULT_B_BEHAVIOUR } };
+  const state: BState = { callbacks: new Map(), quirks: { innerStatusLeads: false }, echo: 'exact', behaviour: { ...DEFAULT_B_BEHAVIOUR } };
   host.onReset(() => {
     state.behaviour = { ...DEFAULT_B_BEHAVIOUR };
-    state.callbacks = emptyCallbackConfig();
+    state.callbacks = new Map();
     state.quirks = { innerStatusLeads: false };
     state.echo = 'exact';
   });
-  watchCompletions(host, () => state.callbacks);
+  const accountFaults = new AccountFaults();
+  host.onReset(() => accountFaults.clear());
+  const callbacksOf = (accessKeyId: string) => state.callbacks.get(accessKeyId) ?? emptyCallbackConfig(state.behaviour.videoEventSwitch);
+  watchCompletions(
+    host,
+    (job) => ({ config: callbacksOf(ownerOf(job)), userId: simBAccountOfAccessKey(ownerOf(job))?.userId ?? SIM_ACCOUNTS.B.userId }),
+    () => state.behaviour.videoEventSwitch,
+  );
 
-  /** Records and faults the request, then authenticates it; false when it has been answered. */
-  const admit = (ctx: Context, op: SimOp, version: ApiVersion, promptFault?: ReturnType<SimHost['promptFault']>): boolean => {
-    if (host.intercept(ctx, 'B', op, renderBFault, promptFault)) return false;
-    const failure = authFailure(ctx, version, host.now());
-    if (failure) {
+  /**
+   * Records and faults the request, authenticates it, then applies the account's faults; the account, or undefined
+   * when the request has been answered.
+   */
+  const admit = (ctx: Context, op: SimOp, version: ApiVersion, promptFault?: ReturnType<SimHost['promptFault']>): SimBAccount | undefined => {
+    if (host.intercept(ctx, 'B', op, renderBFault, promptFault)) return undefined;
+    const account = authenticate(ctx, version, host.now());
+    const refusal = account instanceof BError ? account : ctx.state.bMalformed ? malformed() : accountFaults.take(account.accessKeyId, op);
+    if (refusal !== undefined) {
       stats().rejected++;
-      sendError(ctx, failure);
-      return false;
+      sendError(ctx, typeof refusal === 'string' ? accountError(refusal) : refusal);
+      return undefined;
     }
-    if (ctx.state.bMalformed) {
-      stats().rejected++;
-      sendError(ctx, malformed());
-      return false;
-    }
-    return true;
+    return account as SimBAccount;
   };
 
   const refuse = (ctx: Context, err: unknown) => {
@@ -172,7 +200,8 @@ function register(router: Router, host: SimHost): void {
       const body = ctx.request.body as unknown;
       const prompt = endpoint === 'image' ? imagePromptOf(body) : videoPromptOf(body);
       const directives = parseDirectives(prompt);
-      if (!admit(ctx, 'submit', version, host.promptFault(`B-submit:${prompt}`, directives.submitFault))) return;
+      const account = admit(ctx, 'submit', version, host.promptFault(`B-submit:${prompt}`, directives.submitFault));
+      if (!account) return;
 
       let meta: Omit<BJobMeta, 'baseUrl' | 'apiVersion'>;
       let model: string;
@@ -205,6 +234,7 @@ function register(router: Router, host: SimHost): void {
         ...meta,
         apiVersion: version,
         baseUrl: host.publicUrl(ctx),
+        owner: account.accessKeyId,
         ...(INNER_FIRST_DIRECTIVE.test(prompt) ? { innerStatusLeads: true } : {}),
         ...(clientRequestId ? { clientRequestId } : {}),
       };
@@ -226,7 +256,7 @@ function register(router: Router, host: SimHost): void {
   router.post('/v3/aigc/image', create('image', 'v3'));
 
   /** A v3 task is read through v2 unless a test says otherwise (/_sim/b/behaviour v3TasksOnV2). */
-  const visibleOn = (job: SimJob, version: ApiVersion) => version === 'v3' || state.behaviour.v3TasksOnV2 || (job.meta as unknown as BJobMeta).apiVersion !== 'v3';
+  const visibleOn = (job: SimJob, version: ApiVersion) => version === 'v3' || state.behaviour.v3TasksOnV2 || bMeta(job).apiVersion !== 'v3';
 
   function detail(version: ApiVersion) {
     return (ctx: Context) => {
@@ -240,8 +270,10 @@ function register(router: Router, host: SimHost): void {
         host.jobs.changed();
         pollFault = job.directives.pollFault;
       }
-      if (!admit(ctx, 'poll', version, pollFault)) return;
-      if (!job) {
+      const account = admit(ctx, 'poll', version, pollFault);
+      if (!account) return;
+      // Another account's task is, to this one, a task that does not exist.
+      if (!job || ownerOf(job) !== account.accessKeyId) {
         refuse(ctx, taskNotFound(id));
         return;
       }
@@ -255,24 +287,26 @@ function register(router: Router, host: SimHost): void {
 
   router.get('/v2/tasks', (ctx) => {
     stats().lists++;
-    if (!admit(ctx, 'list', 'v2')) return;
+    const account = admit(ctx, 'list', 'v2');
+    if (!account) return;
     try {
-      sendJson(ctx, listTasks(host, ctx.query, (job) => visibleOn(job, 'v2')));
+      sendJson(ctx, listTasks(host, ctx.query, (job) => visibleOn(job, 'v2') && ownerOf(job) === account.accessKeyId));
     } catch (err) {
       refuse(ctx, err);
     }
   });
 
   router.get('/v2/callback', (ctx) => {
-    if (!admit(ctx, 'config', 'v2')) return;
-    sendJson(ctx, renderCallbackConfig(state.callbacks));
+    const account = admit(ctx, 'config', 'v2');
+    if (account) sendJson(ctx, renderCallbackConfig(callbacksOf(account.accessKeyId)));
   });
 
   router.put('/v2/callback', async (ctx) => {
     await readUntypedBody(ctx);
-    if (!admit(ctx, 'config', 'v2')) return;
+    const account = admit(ctx, 'config', 'v2');
+    if (!account) return;
     try {
-      state.callbacks = updateCallbackConfig(state.callbacks, ctx.request.body ?? {});
+      state.callbacks.set(account.accessKeyId, updateCallbackConfig(callbacksOf(account.accessKeyId), ctx.request.body ?? {}));
     } catch (err) {
       refuse(ctx, err);
       return;
@@ -300,9 +334,19 @@ function register(router: Router, host: SimHost): void {
   router.post('/_sim/b/behaviour', (ctx) => {
     const b = (ctx.request.body ?? {}) as { videoEventSwitch?: unknown; v3TasksOnV2?: unknown; fieldNames?: unknown };
     const name = typeof b.videoEventSwitch === 'string' && /^enable[A-Za-z]+Event$/.test(b.videoEventSwitch) ? b.videoEventSwitch : DEFAULT_B_BEHAVIOUR.videoEventSwitch;
+    // The configurations hold the switches by name: under a new name every account starts afresh.
+    if (state.behaviour.videoEventSwitch !== name) state.callbacks = new Map();
     state.behaviour = { videoEventSwitch: name, v3TasksOnV2: typeof b.v3TasksOnV2 === 'boolean' ? b.v3TasksOnV2 : DEFAULT_B_BEHAVIOUR.v3TasksOnV2, fieldNames: fieldNamesOf(b.fieldNames) };
-    if (state.callbacks.videoSwitch !== name) state.callbacks = emptyCallbackConfig(name);
     ctx.body = state.behaviour;
+  });
+  /** Body: {code, count?, op?, access_key_id?} (see the header). */
+  router.post('/_sim/b/account-faults', (ctx) => {
+    const fault = readAccountFault(ctx, 'access_key_id', (ak) => simBAccountOfAccessKey(ak) !== undefined, Object.keys(B_ACCOUNT_ERRORS), ['submit', 'poll', 'list', 'config']);
+    if (fault) ctx.body = { ok: true, active: accountFaults.add(fault) };
+  });
+  router.delete('/_sim/b/account-faults', (ctx) => {
+    accountFaults.clear();
+    ctx.body = { ok: true };
   });
   router.post('/_sim/b/quirks', (ctx) => {
     const b = ctx.request.body as { innerStatusLeads?: unknown } | undefined;
@@ -334,8 +378,8 @@ function renderBodyError(ctx: Context, err: unknown, host: SimHost): boolean {
   const stats = host.stats.B;
   if (CREATE_PATH.test(ctx.path)) stats.submitRequests++;
   stats.rejected++;
-  const failure = authFailure(ctx, ctx.path.startsWith('/v3/') ? 'v3' : 'v2', host.now());
-  if (failure) sendError(ctx, failure);
+  const failure = authenticate(ctx, ctx.path.startsWith('/v3/') ? 'v3' : 'v2', host.now());
+  if (failure instanceof BError) sendError(ctx, failure);
   else if (err instanceof SyntaxError) sendError(ctx, malformed());
   else sendError(ctx, new BError(400, 'InvalidHTTPRequest', 'There was an error in the body of your HTTP request.'));
   return true;

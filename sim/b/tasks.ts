@@ -53,6 +53,8 @@ export interface BJobMeta {
   baseUrl: string;
   /** The `[sim:b-inner-first]` directive: this job shows the inner-status-first quirk. */
   innerStatusLeads?: boolean;
+  /** The AccessKey ID of the account that created it (absent in jobs kept before accounts: the default account's). */
+  owner?: string;
   /** The client's x-bce-request-id on the create, if any. */
   clientRequestId?: string;
 }

@@ -47,11 +47,7 @@ export interface TActionDeps {
 export function createTask(deps: TActionDeps, ctx: Context, kind: 'video' | 'image'): Record<string, unknown> {
   const { host } = deps;
   const body = ctx.request.body as unknown;
-  const plan = kind === 'video' ? validateVideoCreate(body, deps.subAppId) : validateImageCreate(body, deps.subAppId);
-  const output = (body as { ModelName?: unknown; ModelVersion?: unknown; OutputConfig?: { AudioGeneration?: unknown } }) ?? {};
-  if (kind === 'video' && output.ModelName === 'Kling' && output.OutputConfig?.AudioGeneration === 'Enabled' && deps.behaviour.silentKlingVersions.includes(String(output.ModelVersion))) {
-    throw invalidValue('OutputConfig.AudioGeneration', `Kling ${String(output.ModelVersion)} does not generate audio`);
-  }
+  const plan = kind === 'video' ? validateVideoCreate(body, deps.subAppId, deps.behaviour.silentKlingVersions) : validateImageCreate(body, deps.subAppId);
   const directives = parseDirectives(plan.prompt);
   if (directives.reject) throw new TError(directives.reject, `The request was refused (${directives.reject}).`);
   if (plan.sessionId !== '' && host.jobs.byDedupKey('T', plan.sessionId, SESSION_ID_WINDOW_MS)) {

@@ -46,3 +46,24 @@ export const renderTFault: FaultRenderer = (ctx, status) => {
   if (status === 429) sendTError(ctx, 'RequestLimitExceeded', 'Your request frequency has exceeded the limit, please retry later.');
   else sendTError(ctx, 'InternalError', 'An internal error has occurred. Retry your request later.');
 };
+
+/**
+ * Account-level refusals a test can make one account answer (POST /_sim/t/account-faults): T answers them in the
+ * usual envelope, HTTP 200. From Tencent Cloud's common error codes (cloud.tencent.com/document/api/266/31774) and
+ * VOD's own (the SDK's vod/v20180717 error list: FailedOperation.InvalidVodUser "没有开通点播业务",
+ * FailedOperation.InvalidAccount "账户异常"). VOD's list names no arrears code: `ResourceUnavailable.InArrears` is a
+ * GUESS after the `ResourceUnavailable` family other Tencent products answer an overdue account with.
+ * `RequestLimitExceeded` is the account's request rate (a throttle, nothing created). Any other code is answered too,
+ * with a generic message.
+ */
+export const T_ACCOUNT_ERRORS: Readonly<Record<string, string>> = {
+  'AuthFailure.UnauthorizedOperation': 'The request is not authorized. For more information, see the CAM documentation.',
+  'AuthFailure.SecretIdNotFound': 'The SecretId is not found, please ensure that your SecretId is correct.',
+  UnauthorizedOperation: 'Unauthorized operation.',
+  'FailedOperation.InvalidVodUser': 'The VOD service is not activated.',
+  'FailedOperation.InvalidAccount': 'User account exception.',
+  'ResourceUnavailable.InArrears': 'The account is in arrears; the service is suspended until the balance is settled.',
+  RequestLimitExceeded: 'Your request frequency has exceeded the limit, please retry later.',
+};
+
+export const accountError = (code: string) => new TError(code, T_ACCOUNT_ERRORS[code] ?? `The request was refused for this account (${code}).`);

@@ -12,18 +12,30 @@
  *   [sim:reject=CODE]       the Create answers Error.Code CODE and creates nothing
  *   GET/POST /_sim/t/config {pullWaitMs?, confirmWindowMs?}   PullEvents' long-poll and confirm windows
  *   GET/POST /_sim/t/behaviour {listsAigcTasks?, sessionIdRepeatCode?, silentKlingVersions?}   what the documents leave open (actions.ts)
- *   POST /_sim/t/event-config {Mode?, NotificationUrl?}   the SubAppId's events as another system configured them
- *   POST /_sim/t/reset      forgets event configurations, queued events and the behaviour settings
+ *   POST /_sim/t/event-config {Mode?, NotificationUrl?, SubAppId?}   the SubAppId's events (the default account's
+ *                           unless named) as another system configured them
+ *   POST /_sim/t/account-faults {code, count?, op?, secret_id?}   the next `count` requests (default: all, until
+ *                           DELETE) of `op` (submit by default; poll, list, config, events or *) answer Error.Code CODE
+ *                           (T_ACCOUNT_ERRORS in errors.ts: AuthFailure.UnauthorizedOperation, ResourceUnavailable.InArrears,
+ *                           RequestLimitExceeded…) after the signature is checked; with `secret_id`, only that account's
+ *   DELETE /_sim/t/account-faults
+ *   POST /_sim/t/reset      forgets event configurations, queued events, the behaviour settings and account faults
+ *
+ * Accounts: besides the default one (SIM_ACCOUNTS.T), every SecretId `AKIDsim-<name>` is an account of its own with
+ * its own SecretKey and SubAppId (sim/accounts.ts simTAccount). As on Tencent Cloud, a request may name only a
+ * SubAppId of the account that signed it (else InvalidParameterValue.SubAppId) and so sees only that SubAppId's
+ * tasks and events: another account's task is, to DescribeTaskDetail, a task that does not exist.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { SIM_ACCOUNTS } from '../accounts';
+import { SIM_ACCOUNTS, simTAccountOf, type SimTAccount } from '../accounts';
+import { AccountFaults, readAccountFault } from '../account-faults';
 import { parseDirectives } from '../directives';
 import type { FaultStatus, SimHost, SimOp, SimPlatformModule } from '../host';
 import { confirmEvents, createTask, DEFAULT_T_BEHAVIOUR, describeEventConfig, describeTaskDetail, describeTasks, modifyEventConfig, pullEvents, type TActionDeps } from './actions';
-import { renderTFault, sendT, sendTError, TError } from './errors';
+import { accountError, renderTFault, sendT, sendTError, T_ACCOUNT_ERRORS, TError } from './errors';
 import { DEFAULT_EVENT_SETTINGS, TEvents } from './events';
-import { verifyTc3 } from './tc3';
+import { parseTc3Authorization, verifyTc3 } from './tc3';
 
 export { signTRequest, tc3Signature, tc3Authorization, parseTc3Authorization, verifyTc3 } from './tc3';
 export { T_IMAGE_MODELS, T_VIDEO_MODELS } from './models';
@@ -49,12 +61,15 @@ const ACTIONS: Record<string, TAction> = {
   ConfirmEvents: { op: 'events', run: confirmEvents },
 };
 
-/** Version, content type and signature: what every action checks before its parameters. */
-function checkEnvelope(ctx: Context, now: number): void {
+/** Version, content type and signature: what every action checks before its parameters. Returns the signing account. */
+function checkEnvelope(ctx: Context, now: number): SimTAccount {
   const version = ctx.get('X-TC-Version');
   if (!version) throw new TError('MissingParameter', 'The request is missing a required parameter `X-TC-Version`.');
   if (version !== T_API_VERSION) throw new TError('NoSuchVersion', `The API version \`${version}\` does not exist for service ${T_SERVICE}; use ${T_API_VERSION}.`);
   if (!ctx.is('application/json')) throw new TError('InvalidParameter', 'The Content-Type must be application/json for a POST request.');
+  // The account its SecretId names; an unknown SecretId is checked against the default account, which refuses it
+  // (AuthFailure.SecretIdNotFound) once the timestamp is found fresh, in verifyTc3's order.
+  const account = simTAccountOf(parseTc3Authorization(ctx.get('Authorization'))?.secretId ?? '') ?? SIM_ACCOUNTS.T;
   const verdict = verifyTc3(
     {
       method: ctx.method,
@@ -63,16 +78,19 @@ function checkEnvelope(ctx: Context, now: number): void {
       header: (name) => ctx.get(name),
       body: (ctx.request as { rawBody?: string }).rawBody ?? '',
     },
-    SIM_ACCOUNTS.T,
+    account,
     T_SERVICE,
     now,
   );
   if (!verdict.ok) throw new TError(verdict.code, verdict.message);
+  return account;
 }
 
 export function registerPlatformT(router: Router, host: SimHost): void {
   const events = new TEvents(host);
+  /** The default account's; each request runs with the SubAppId of the account that signed it. */
   const deps: TActionDeps = { host, events, subAppId: SIM_ACCOUNTS.T.subAppId, behaviour: { ...DEFAULT_T_BEHAVIOUR } };
+  const accountFaults = new AccountFaults();
   host.onTransition('T', (job, _from, to) => {
     if (to === 'succeeded' || to === 'failed') events.taskFinished(job);
   });
@@ -106,8 +124,10 @@ export function registerPlatformT(router: Router, host: SimHost): void {
     }
     if (host.intercept(ctx, 'T', action.op, renderTFault, fault)) return;
     try {
-      checkEnvelope(ctx, host.now());
-      sendT(ctx, await action.run(deps, ctx));
+      const account = checkEnvelope(ctx, host.now());
+      const refusal = accountFaults.take(account.secretId, action.op);
+      if (refusal) throw accountError(refusal);
+      sendT(ctx, await action.run({ ...deps, subAppId: account.subAppId }, ctx));
     } catch (err) {
       if (!(err instanceof TError)) throw err;
       // A SessionId repeat is counted in stats.T.dedupRefusals (actions.ts), not as an invalid request.
@@ -145,15 +165,26 @@ export function registerPlatformT(router: Router, host: SimHost): void {
    * application left it (what DescribeEventConfig then answers), without a signed ModifyEventConfig.
    */
   router.post('/_sim/t/event-config', (ctx) => {
-    const b = (ctx.request.body ?? {}) as { Mode?: unknown; NotificationUrl?: unknown };
-    events.modify(deps.subAppId, {
+    const b = (ctx.request.body ?? {}) as { Mode?: unknown; NotificationUrl?: unknown; SubAppId?: unknown };
+    const subAppId = typeof b.SubAppId === 'number' ? b.SubAppId : deps.subAppId;
+    events.modify(subAppId, {
       ...(b.Mode === 'PUSH' || b.Mode === 'PULL' ? { Mode: b.Mode } : {}),
       ...(typeof b.NotificationUrl === 'string' ? { NotificationUrl: b.NotificationUrl } : {}),
     });
-    ctx.body = events.config(deps.subAppId);
+    ctx.body = events.config(subAppId);
+  });
+  /** Body: {code, count?, op?, secret_id?} (see the header). */
+  router.post('/_sim/t/account-faults', (ctx) => {
+    const fault = readAccountFault(ctx, 'secret_id', (id) => simTAccountOf(id) !== undefined, Object.keys(T_ACCOUNT_ERRORS), ['submit', 'poll', 'list', 'config', 'events']);
+    if (fault) ctx.body = { ok: true, active: accountFaults.add(fault) };
+  });
+  router.delete('/_sim/t/account-faults', (ctx) => {
+    accountFaults.clear();
+    ctx.body = { ok: true };
   });
   const resetEvents = () => {
     events.reset();
+    accountFaults.clear();
     Object.assign(events.settings, DEFAULT_EVENT_SETTINGS);
     Object.assign(deps.behaviour, DEFAULT_T_BEHAVIOUR, { silentKlingVersions: [...DEFAULT_T_BEHAVIOUR.silentKlingVersions] });
   };

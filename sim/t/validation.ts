@@ -119,7 +119,11 @@ const VIDEO_SCENES: Record<string, readonly string[]> = { Kling: ['motion_contro
 /** FileInfos ReferenceType: "GV：asset / style；Kling（Category 为 Video）：feature / base；PixVerse：subject / background". */
 const REFERENCE_TYPES: Record<string, readonly string[]> = { GV: ['asset', 'style'], Kling: ['feature', 'base'], PixVerse: ['subject', 'background'] };
 
-export function validateVideoCreate(raw: unknown, subAppId: number): TCreatePlan {
+/**
+ * `silentKlingVersions`: the Kling versions taken to refuse AudioGeneration `Enabled` (/_sim/t/behaviour; the SDK's
+ * list names "Kling" without a version, so whether each version takes it is open: actions.ts TBehaviour).
+ */
+export function validateVideoCreate(raw: unknown, subAppId: number, silentKlingVersions: readonly string[] = []): TCreatePlan {
   const body = checkShape(raw, CREATE_VIDEO);
   const { name, version, sessionId, sessionContext } = checkCommon(body, 'video', subAppId);
   const model = findVideoModel(name, version) as TVideoModel;
@@ -208,6 +212,9 @@ export function validateVideoCreate(raw: unknown, subAppId: number): TCreatePlan
     if (model.aspectRatios && !model.aspectRatios.includes(oc.AspectRatio as string)) throw invalidValue('OutputConfig.AspectRatio', `${label} accepts ${model.aspectRatios.join(', ')}`);
   }
   if (oc.AudioGeneration === 'Enabled' && !model.audio) throw invalidValue('OutputConfig.AudioGeneration', `${label} does not generate audio (GV, OS, Vidu, Kling only)`);
+  if (oc.AudioGeneration === 'Enabled' && name === 'Kling' && silentKlingVersions.includes(version)) {
+    throw invalidValue('OutputConfig.AudioGeneration', `${label} does not generate audio`);
+  }
   const extra = model.extraRule?.({ Duration: duration, Resolution: oc.Resolution as string | undefined });
   if (extra) throw invalidValue('OutputConfig', extra);
 

@@ -324,8 +324,8 @@ test('with an API key, text-to-video goes to /v3 with Bearer, and its task is re
       await new Promise((res) => setTimeout(res, 100));
       status = await adapter.poll('video', upstreamTaskId);
     }
-    // The adapter's own view: B's media link, straight from the task detail.
-    expect(status).toEqual({ state: 'success', outputs: [{ url: expect.stringContaining(`/files/${upstreamTaskId}-0.mp4`) }] });
+    // The adapter's own view: B's media link, straight from the task detail, and the seconds B reports it made.
+    expect(status).toEqual({ state: 'success', outputs: [{ url: expect.stringContaining(`/files/${upstreamTaskId}-0.mp4`) }], usage: { seconds: expect.any(Number) } });
     const [poll] = (await sim.requests('B', 'poll')).filter((p) => p.path === `/v2/tasks/${upstreamTaskId}`);
     expectSigned(poll!.headers);
   } finally {

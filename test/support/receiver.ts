@@ -19,12 +19,16 @@ export interface Receiver {
   got: Received[];
   /** Statuses for the next calls, in order; 200 once empty. */
   answers: number[];
+  /** Delays (ms) before answering the next calls, in order; none once empty (a slow receiver). */
+  delays: number[];
   close(): Promise<void>;
 }
 
-export async function startReceiver(path: string): Promise<Receiver> {
+/** `port`: a fixed one (a webhook receiver whose origin the stack allows beforehand); default any free port. */
+export async function startReceiver(path: string, port = 0): Promise<Receiver> {
   const got: Received[] = [];
   const answers: number[] = [];
+  const delays: number[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -37,10 +41,23 @@ export async function startReceiver(path: string): Promise<Receiver> {
         body = undefined;
       }
       got.push({ headers: req.headers, raw, body, at: Date.now() });
-      res.writeHead(answers.shift() ?? 200, { 'content-type': 'application/json' }).end('{}');
+      const status = answers.shift() ?? 200;
+      setTimeout(() => {
+        if (!res.destroyed) res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+      }, delays.shift() ?? 0);
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}${path}`, got, answers, close: () => new Promise((r) => server.close(() => r())) };
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+  const bound = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${bound}${path}`,
+    got,
+    answers,
+    delays,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }

@@ -31,13 +31,21 @@ export const TEST_KEYS = {
 /** Signs the stack's links to stored results (RESULT_URL_SECRET); test-only. */
 export const TEST_RESULT_URL_SECRET = 'test-result-url-secret-0123456789abcdefghij';
 
+/** Signs the stack's webhooks (WEBHOOK_SIGNING_SECRET: keys without their own secret derive one from it); test-only. */
+export const TEST_WEBHOOK_SIGNING_SECRET = 'test-webhook-signing-secret-0123456789abcdef';
+/** dave's own webhook secrets (API_KEYS_FILE): a rotation in progress, so deliveries carry both signatures. */
+export const DAVE_WEBHOOK_SECRETS = {
+  current: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+  previous: `whsec_${Buffer.alloc(32, 9).toString('base64')}`,
+} as const;
+
 export const CAROL_LIMITS = { models: ['vendor-video-1-0-pro-250528', 'NB'], rate_limit_rps: 4, max_inflight: 2 } as const;
 
 function writeKeysFile(dir: string): string {
   const file = join(dir, 'api-keys.json');
   const keys = [
     { id: TEST_KEYS.carol.id, sha256: sha(TEST_KEYS.carol.secret), ...CAROL_LIMITS, models: [...CAROL_LIMITS.models] },
-    { id: TEST_KEYS.dave.id, secret: TEST_KEYS.dave.secret },
+    { id: TEST_KEYS.dave.id, secret: TEST_KEYS.dave.secret, webhook_secret: DAVE_WEBHOOK_SECRETS.current, webhook_secret_previous: DAVE_WEBHOOK_SECRETS.previous },
   ];
   writeFileSync(file, JSON.stringify(keys, null, 2));
   return file;
@@ -207,6 +215,7 @@ export class Stack {
       // Stored results (results/) in the stack's own directory, never the repository's data/results.
       RESULTS_DIR: join(this.dataDir, 'results'),
       RESULT_URL_SECRET: TEST_RESULT_URL_SECRET,
+      WEBHOOK_SIGNING_SECRET: TEST_WEBHOOK_SIGNING_SECRET,
       ...(this.opts.env ?? {}),
     };
     await Promise.all([this.startTemporal(), this.startSim()]);

@@ -2,12 +2,16 @@
  * Several accounts per platform (issue 19 B, docs/operations.md "Accounts and failover"), on a real stack: a lane
  * whose worker reads PLATFORM_V_ACCOUNTS_FILE with two simulated V accounts (`one`, `two`: the simulator's keys
  * `sim-v-key-one` and `sim-v-key-two`, each an account of its own whose tasks only it can read). The simulator
- * tells the accounts apart by their Bearer key, in its recorded requests and in its per-account faults.
+ * tells the accounts apart by their Bearer key, in its recorded requests and in its per-account faults. And a T lane
+ * (PLATFORM_T_ACCOUNTS_FILE: the simulator's accounts AKIDsim-one and AKIDsim-two, each with its own SubAppId) and a
+ * B lane (PLATFORM_B_ACCOUNTS_FILE: simbak-one and simbak-two): tasks spread over both accounts, and every read of a
+ * job is signed by the account that created it (the simulator's recorded requests name the signer).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SA } from '../../core/search-attributes';
+import { simBAccount, simTAccount } from '../../sim/accounts';
 import { ApiClient } from '../support/client';
 import type { Proc } from '../support/stack';
 import { useStack } from '../support/use-stack';
@@ -202,5 +206,94 @@ describe('every V account out', () => {
     expect(await (await fetch(`${started.apiUrl}/readyz`)).json()).toEqual({ status: 'ready' });
     await started.worker.stop(5_000);
     await started.api.stop(5_000);
+  });
+});
+
+/** Writes an accounts file of `entries` for a lane; returns its path. */
+function writeAccountsFile(name: string, entries: Record<string, unknown>[]): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'mediagate-accounts-')), name);
+  writeFileSync(path, JSON.stringify(entries));
+  return path;
+}
+
+/**
+ * A lane whose worker reads `variable` (an accounts file of two simulated accounts of `platform`): `n` tasks of
+ * `request` all succeed, both accounts create jobs, each task records the account of its job, and every read of a
+ * job was signed by that account. `jobOwner`: a simulator job's account; `signer`: a recorded request's;
+ * `readJob`: the job a recorded poll read.
+ */
+async function spreadOverTwoAccounts(o: {
+  platform: 'T' | 'B';
+  variable: string;
+  file: string;
+  request: Record<string, unknown>;
+  jobOwner: (meta: Record<string, unknown>) => string | undefined;
+  signer: (authorization: string | undefined) => string | undefined;
+  readJob: (poll: { path: string; body: unknown }) => string | undefined;
+}): Promise<void> {
+  const started = await gw.stack.startLane({ TEMPORAL_TASK_QUEUE: `${gw.stack.taskQueue}-accounts-${o.platform}`, [o.variable]: o.file });
+  try {
+    await started.worker.waitForLine(new RegExp(`Platform ${o.platform} spreads its jobs over 2 accounts`), 10_000);
+    const api = new ApiClient(started.apiUrl, 'alice');
+    const tag = `spread-${o.platform}-${Date.now()}`;
+    const ids = await startTasks(api, 12, `${tag} [sim:duration=800]`, o.request);
+    const records = await waitAll(api, ids, 120_000);
+    expect(records.map((r) => r.status)).toEqual(ids.map(() => 'success'));
+
+    const jobs = (await gw.sim.jobs(o.platform)).filter((j) => JSON.stringify(j.meta ?? '').includes(tag));
+    expect(jobs).toHaveLength(ids.length);
+    const ownerOfJob = new Map(jobs.map((j) => [j.id, o.jobOwner(j.meta)]));
+    const perAccount = { one: [...ownerOfJob.values()].filter((a) => a === 'one').length, two: [...ownerOfJob.values()].filter((a) => a === 'two').length };
+    expect(perAccount.one).toBeGreaterThan(0);
+    expect(perAccount.two).toBeGreaterThan(0);
+
+    const polls = await gw.sim.requests(o.platform, 'poll');
+    for (const owner of await ownersOf(ids)) {
+      expect(owner.account).toBe(ownerOfJob.get(owner.upstream!));
+      const itsPolls = polls.filter((p) => o.readJob(p) === owner.upstream);
+      expect(itsPolls.length).toBeGreaterThan(0);
+      expect(new Set(itsPolls.map((p) => o.signer(p.headers.authorization)))).toEqual(new Set([owner.account]));
+    }
+    report({ tasks: ids.length, succeeded: records.length, failed: 0, jobsCreated: jobs.length });
+    process.stdout.write(`[accounts] ${o.platform}: jobs on one=${perAccount.one} two=${perAccount.two}\n`);
+  } finally {
+    await started.worker.stop(5_000);
+    await started.api.stop(5_000);
+  }
+}
+
+describe('two T accounts and two B accounts', () => {
+  test('T: tasks spread over both accounts (each its own SubAppId), all succeed, every DescribeTaskDetail of a job signed by the account that created it', async () => {
+    const names = ['one', 'two'] as const;
+    const account = (name: string) => names.find((n) => simTAccount(n).secretId === name || simTAccount(n).subAppId === Number(name));
+    await spreadOverTwoAccounts({
+      platform: 'T',
+      variable: 'PLATFORM_T_ACCOUNTS_FILE',
+      file: writeAccountsFile(
+        't-accounts.json',
+        names.map((id) => ({ id, secret_id: simTAccount(id).secretId, secret_key: simTAccount(id).secretKey, subapp_id: simTAccount(id).subAppId, endpoint: gw.stack.simUrl })),
+      ),
+      request: { model: 'GV-3.1', duration: 8 },
+      jobOwner: (meta) => account(String(meta.subAppId)),
+      signer: (authorization) => account(/Credential=([^/]+)/.exec(authorization ?? '')?.[1] ?? ''),
+      readJob: (poll) => (poll.body as { TaskId?: string } | undefined)?.TaskId,
+    });
+  });
+
+  test('B: tasks spread over both accounts, all succeed, every task query of a job signed by the account that created it', async () => {
+    const names = ['one', 'two'] as const;
+    const account = (accessKeyId: string | undefined) => names.find((n) => simBAccount(n).accessKeyId === accessKeyId);
+    await spreadOverTwoAccounts({
+      platform: 'B',
+      variable: 'PLATFORM_B_ACCOUNTS_FILE',
+      file: writeAccountsFile(
+        'b-accounts.json',
+        names.map((id) => ({ id, access_key_id: simBAccount(id).accessKeyId, secret_access_key: simBAccount(id).secretAccessKey, endpoint: gw.stack.simUrl })),
+      ),
+      request: { model: 'VQ2', action: 'text_to_video', duration: 5 },
+      jobOwner: (meta) => account(meta.owner as string | undefined),
+      signer: (authorization) => account(/^bce-auth-v1\/([^/]+)\//.exec(authorization ?? '')?.[1]),
+      readJob: (poll) => /\/tasks\/([^/?]+)$/.exec(poll.path)?.[1],
+    });
   });
 });

@@ -9,11 +9,9 @@ import { upstreamIds } from '../support/temporal';
 
 export const V_MODEL = 'vendor-video-1-0-pro-250528';
 
-/** Starts `n` async video tasks whose prompts carry `tag` (and any sim directives); returns their ids. */
-export async function startTasks(api: ApiClient, n: number, tag: string): Promise<string[]> {
-  const replies = await Promise.all(
-    Array.from({ length: n }, (_, i) => api.post('/v1/async/videos/generations', { model: V_MODEL, prompt: `${tag} #${i}`, duration: 5 })),
-  );
+/** Starts `n` async video tasks (of V_MODEL, or the model and fields `request` gives) whose prompts carry `tag` (and any sim directives); returns their ids. */
+export async function startTasks(api: ApiClient, n: number, tag: string, request: Record<string, unknown> = { model: V_MODEL, duration: 5 }): Promise<string[]> {
+  const replies = await Promise.all(Array.from({ length: n }, (_, i) => api.post('/v1/async/videos/generations', { ...request, prompt: `${tag} #${i}` })));
   for (const r of replies) expect(r.status).toBe(200);
   return replies.map((r) => r.body.task_id as string);
 }

@@ -9,6 +9,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { derivedWebhookSecret } from '../../core/webhook-signing';
 import { ApiClient } from '../support/client';
 import { freePort, REPO } from '../support/stack';
 
@@ -95,6 +96,9 @@ test('npm start: loopback, the generated key and admin token, a killed worker re
     const before = await alice.post('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: 'before the crash', duration: 5 });
     expect(before.status).toBe(200);
     expect((await alice.waitForTask(before.body.task_id, 60_000)).status).toBe('success');
+    // The key's webhook secret derives from a master secret kept in data/, so it survives a restart.
+    const webhookMaster = readFileSync(join(dir, 'dev-webhook-signing-secret'), 'utf8').trim();
+    expect((await alice.get('/v1/webhooks/default/secret')).body).toEqual({ key: derivedWebhookSecret(webhookMaster, 'local') });
 
     // Kill the worker the hard way: the supervisor restarts it; the API and Temporal stay up.
     const firstPid = Number((await waitFor(/\[supervisor\] worker started \(pid (\d+)\)/, 1_000))[1]);

@@ -4,12 +4,11 @@
  * the account of an attempt whose answer was lost, and the wait when every account is out.
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { AccountPool } from '../../activities/accounts';
-import { createSubmitActivity, type SubmitProgress } from '../../activities/submit';
+import type { SubmitProgress } from '../../activities/submit';
 import type { SubmitResult } from '../../core/task';
 import { createHttpClient } from '../../platforms/http';
 import { createPlatformV } from '../../platforms/v/adapter';
-import { catalogue, normalised } from '../support/platform-kit';
+import { jobsByOwner, recordedRequests, submitFrom, submitInput, twoAccountPool } from '../support/account-pools';
 import { call, sim, TASKS, useVSimulator } from '../support/sim/v';
 
 useVSimulator();
@@ -17,47 +16,37 @@ useVSimulator();
 const http = createHttpClient({ connectTimeoutMs: 2_000, responseTimeoutMs: 5_000 });
 afterAll(() => http.close());
 
-/** Accounts one and two; the weighted draw always lands on the first candidate (one, unless excluded). */
-function twoAccounts() {
-  const account = (id: 'one' | 'two') => ({ id, weight: 1, adapter: createPlatformV({ baseUrl: `${sim.url}/api/v3`, apiKey: `sim-v-key-${id}` }, { http }) });
-  return new AccountPool('V', [account('one'), account('two')], { random: () => 0, cooldownMs: 60_000 });
-}
-
-async function jobsByAccount(): Promise<Record<string, number>> {
-  const jobs = (await (await fetch(`${sim.url}/_sim/jobs?platform=V`)).json()) as { meta: { apiKey?: string } }[];
-  const out: Record<string, number> = {};
-  for (const j of jobs) out[j.meta.apiKey ?? '?'] = (out[j.meta.apiKey ?? '?'] ?? 0) + 1;
-  return out;
-}
-
-const input = (dedupKey: string) => ({ platform: 'V', request: normalised('video', { model: 'vendor-video-1-0-pro-250528', prompt: `a fox ${dedupKey}`, duration: 5 }).request, dedupKey, taskId: `task-${dedupKey}` });
+/** Accounts one and two: the simulator's keys sim-v-key-one and sim-v-key-two. */
+const twoAccounts = () => twoAccountPool('V', (id) => createPlatformV({ baseUrl: `${sim.url}/api/v3`, apiKey: `sim-v-key-${id}` }, { http }));
+const jobsByAccount = () => jobsByOwner(sim.url, 'V', (meta) => meta.apiKey);
+const input = (dedupKey: string) => submitInput('V', 'video', { model: 'vendor-video-1-0-pro-250528', prompt: `a fox ${dedupKey}`, duration: 5 }, dedupKey);
 
 test('an overdue account: the submit moves to the other, which creates the job and is recorded with it', async () => {
   await call('POST', '/_sim/v/account-faults', { code: 'AccountOverdueError', api_key: 'sim-v-key-one' });
   const pool = twoAccounts();
-  const submit = createSubmitActivity({ catalogue, poolFor: () => pool });
+  const submit = submitFrom(pool);
   const result = (await new MockActivityEnvironment({ attempt: 1 }).run(submit, input('overdue'))) as SubmitResult;
   expect(result.account).toBe('two');
   expect((await call('GET', `${TASKS}/${result.upstreamTaskId}`, undefined, { Authorization: 'Bearer sim-v-key-two' })).status).toBe(200);
   expect(await jobsByAccount()).toEqual({ 'sim-v-key-two': 1 });
   expect(pool.available('one')).toBe(false);
   // The next submit goes straight to two: no create reaches one again.
-  const before = (await (await fetch(`${sim.url}/_sim/requests?platform=V&op=submit`)).json()) as unknown[];
+  const before = await recordedRequests(sim.url, 'V', 'submit');
   await new MockActivityEnvironment({ attempt: 1 }).run(submit, input('overdue-2'));
-  const after = (await (await fetch(`${sim.url}/_sim/requests?platform=V&op=submit`)).json()) as { headers: Record<string, string> }[];
+  const after = await recordedRequests(sim.url, 'V', 'submit');
   expect(after.slice(before.length).map((r) => r.headers.authorization)).toEqual(['Bearer sim-v-key-two']);
 });
 
 test('a retry after a lost answer goes back to the account the lost request went to, not to a new draw', async () => {
   const pool = twoAccounts();
-  const submit = createSubmitActivity({ catalogue, poolFor: () => pool });
+  const submit = submitFrom(pool);
   // The earlier attempt sent to two and never heard back; nothing was created (the lookup finds nothing).
   const earlier: SubmitProgress = { phase: 'sending', sentAt: Date.now() - 60_000, account: 'two' };
   const env = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: earlier, scheduledTimestampMs: Date.now() - 60_000 });
   const result = (await env.run(submit, input('lost'))) as SubmitResult;
   expect(result.account).toBe('two');
   // It looked on both accounts before sending again (heartbeats are throttled: the record may be stale).
-  const lists = (await (await fetch(`${sim.url}/_sim/requests?platform=V&op=list`)).json()) as { headers: Record<string, string> }[];
+  const lists = await recordedRequests(sim.url, 'V', 'list');
   expect(new Set(lists.map((l) => l.headers.authorization))).toEqual(new Set(['Bearer sim-v-key-one', 'Bearer sim-v-key-two']));
   expect(await jobsByAccount()).toEqual({ 'sim-v-key-two': 1 });
 });
@@ -65,14 +54,14 @@ test('a retry after a lost answer goes back to the account the lost request went
 test('every account out: a retryable wait naming each account, no create sent while they are out', async () => {
   await call('POST', '/_sim/v/account-faults', { code: 'AccountOverdueError' });
   const pool = twoAccounts();
-  const submit = createSubmitActivity({ catalogue, poolFor: () => pool });
+  const submit = submitFrom(pool);
   await expect(new MockActivityEnvironment({ attempt: 1 }).run(submit, input('all-out'))).rejects.toMatchObject({
     retryable: true,
     opts: { code: 'no_account_available' },
     message: expect.stringContaining('one: AccountOverdueError; two: AccountOverdueError'),
   });
-  const sent = ((await (await fetch(`${sim.url}/_sim/requests?platform=V&op=submit`)).json()) as unknown[]).length;
+  const sent = (await recordedRequests(sim.url, 'V', 'submit')).length;
   await expect(new MockActivityEnvironment({ attempt: 2 }).run(submit, input('all-out'))).rejects.toMatchObject({ opts: { code: 'no_account_available' } });
-  expect(((await (await fetch(`${sim.url}/_sim/requests?platform=V&op=submit`)).json()) as unknown[]).length).toBe(sent);
+  expect((await recordedRequests(sim.url, 'V', 'submit')).length).toBe(sent);
   expect(await jobsByAccount()).toEqual({});
 });

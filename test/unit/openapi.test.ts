@@ -6,8 +6,11 @@
  */
 import { buildOpenApiDocument } from '../../api/openapi';
 import { listQuerySchema } from '../../api/response-schemas';
-import { imageRequestSchema, videoRequestSchema } from '../../platforms';
+import { buildCatalogue, imageRequestSchema, videoRequestSchema } from '../../platforms';
 import { MEDIA_EXTENSIONS } from '../../results/result-store';
+import Router from '@koa/router';
+import { videoRoutes } from '../../api/openai-videos/routes';
+import { videoInputRoutes } from '../../api/openai-videos/uploads';
 
 const doc = JSON.parse(JSON.stringify(buildOpenApiDocument())) as any;
 
@@ -143,5 +146,45 @@ describe('GET /v1/usage (issue 20 §7)', () => {
 describe('budgets (issue 20 §5)', () => {
   test.each(['/v1/videos/generations', '/v1/async/videos/generations', '/v1/images/generations', '/v1/async/images/generations'])('POST %s documents 402 budget_exceeded', (path) => {
     expect(doc.paths[path].post.responses['402'].description).toMatch(/budget/);
+  });
+});
+
+describe('the Videos API (api/openai-videos/)', () => {
+  test('every route it serves is in the document, with its method', () => {
+    const router = new Router();
+    videoRoutes(router as never, { catalogue: buildCatalogue() } as never);
+    const inputs = videoInputRoutes({} as never);
+    const served = [...router.stack, ...inputs.stack].flatMap((layer) =>
+      layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} ${String(layer.path).replace('task_:video_ref', '{video_id}').replace(/:([a-z_]+)/g, '{$1}')}`),
+    );
+    expect(served.length).toBeGreaterThanOrEqual(10);
+    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`));
+    expect(documented).toEqual(expect.arrayContaining(served));
+  });
+
+  test('seconds is documented as a string or a number, size as WxH, and the form takes the upload as binary', () => {
+    const body = doc.paths['/v1/videos'].post.requestBody.content;
+    expect(body['application/json'].schema.properties.seconds.anyOf.map((s: { type: string }) => s.type).sort()).toEqual(['number', 'string']);
+    expect(body['multipart/form-data'].schema.properties.input_reference).toMatchObject({ type: 'string', format: 'binary' });
+    expect(doc.paths['/v1/videos/{video_id}'].delete.responses).toHaveProperty('409');
+    // The router matches only task ids there (api/openai-videos/routes.ts VIDEO_PATH); the document says so.
+    expect(parameter('/v1/videos/{video_id}', 'get', 'video_id').schema.pattern).toBe('^task_[A-Za-z0-9_-]{1,123}$');
+  });
+});
+
+describe('client webhooks and the event stream (issue 21)', () => {
+  test('every route is documented: the secret, the deliveries, the redelivery and the SSE stream', () => {
+    expect(doc.paths['/v1/webhooks/default/secret'].get).toBeDefined();
+    expect(doc.paths['/v1/generations/{task_id}/deliveries'].get).toBeDefined();
+    expect(doc.paths['/v1/generations/{task_id}/deliveries/redeliver'].post.responses['202']).toBeDefined();
+    expect(Object.keys(doc.paths['/v1/generations/{task_id}/events'].get.responses['200'].content)).toEqual(['text/event-stream']);
+  });
+
+  test('both generation requests take webhook_url and webhook_events (the three events)', () => {
+    for (const id of ['VideoGenerationRequest', 'ImageGenerationRequest']) {
+      const props = doc.components.schemas[id].properties;
+      expect(props.webhook_url).toMatchObject({ type: 'string' });
+      expect(props.webhook_events.items.enum).toEqual(['running', 'succeeded', 'failed']);
+    }
   });
 });

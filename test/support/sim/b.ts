@@ -4,7 +4,7 @@
  * create bodies of a valid shape.
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { SIM_ACCOUNTS } from '../../../sim/accounts';
+import { SIM_ACCOUNTS, type SimBAccount } from '../../../sim/accounts';
 import { bceSign, bceTimestamp, uriEncode } from '../../../sim/b/bce-auth';
 import type { Simulator } from '../../../sim/server';
 import { simulatorFixture } from '../simulator';
@@ -74,6 +74,9 @@ export interface CallOptions {
   /** Send these bytes instead of JSON.stringify(body). */
   rawBody?: string;
 }
+
+/** Call options signing with one of the simulator's B accounts (AK/SK). */
+export const signedBy = (account: SimBAccount): CallOptions => ({ ak: account.accessKeyId, sk: account.secretAccessKey });
 
 /** A request signed with bce-auth-v1 (host;x-bce-date unless told otherwise), as the VOD docs' examples sign. */
 export async function call(method: string, path: string, query: Array<[string, string]> = [], body?: unknown, o: CallOptions = {}): Promise<Res> {

@@ -2,7 +2,7 @@
  * The platform T simulator's test harness, shared by test/unit/sim/t/*: one simulator per test file (reset before
  * each test, T's event queue included), TC3-signed calls to it, and request bodies of a valid shape.
  */
-import { SIM_ACCOUNTS } from '../../../sim/accounts';
+import { SIM_ACCOUNTS, type SimTAccount } from '../../../sim/accounts';
 import { signTRequest } from '../../../sim/t';
 import { startReceiver } from '../receiver';
 import { simulatorFixture, statsOf } from '../simulator';
@@ -57,6 +57,12 @@ export async function t(action: string, body: unknown, o: CallOptions = {}): Pro
   expect(typeof json.Response.RequestId).toBe('string');
   return json.Response;
 }
+
+/** Call options signing with one of the simulator's T accounts. */
+export const signedBy = (account: SimTAccount): CallOptions => ({ secretId: account.secretId, secretKey: account.secretKey });
+/** POST (a fault) or DELETE (all faults) /_sim/t/account-faults. */
+export const accountFaults = (method: 'POST' | 'DELETE', fault?: unknown) =>
+  fetch(`${sim.url}/_sim/t/account-faults`, { method, headers: { 'content-type': 'application/json' }, body: fault === undefined ? undefined : JSON.stringify(fault) });
 
 export const errCode = async (action: string, body: unknown, o: CallOptions = {}) => (await t(action, body, o)).Error?.Code;
 

@@ -4,9 +4,9 @@
  */
 import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { SIM_ACCOUNTS } from '../../../../sim/accounts';
+import { SIM_ACCOUNTS, simBAccount } from '../../../../sim/accounts';
 import { startReceiver, type Received, type Receiver } from '../../../support/receiver';
-import { call, sim_, sim, t2v, createT2V, createI2V, IMG, imageBody, finished, useBSimulator } from '../../../support/sim/b';
+import { call, sim_, sim, signedBy, t2v, createT2V, createI2V, IMG, imageBody, finished, useBSimulator } from '../../../support/sim/b';
 import { waitFor } from '../../../support/wait-for';
 
 useBSimulator();
@@ -102,6 +102,36 @@ describe('callbacks', () => {
     await createT2V('VQ2', { prompt: 'loud' });
     await waitFor(async () => got.length === 1);
     expect(got[0]!.headers['vod-callback-auth-token']).toBeUndefined();
+  });
+
+  test('each account\'s tasks follow its own configuration, signed with its own account id; a renamed switch starts every account afresh', async () => {
+    const two = signedBy(simBAccount('two'));
+    await configure();
+    await call('PUT', '/v2/callback', [], { callbackUrl: receiverUrl, enableSign: true, signKey: SIGN_KEY, enableVideoGenerateCompleteEvent: true }, two);
+    const mine = (await createT2V('VQ2', { prompt: 'default account' })).body.taskId;
+    const theirs = (await call('POST', '/v2/aigc/text_to_video', [], t2v('VQ2', { prompt: 'account two' }), two)).body.taskId;
+    await waitFor(async () => got.length >= 2);
+    const userOf = new Map(got.map((g) => [g.body.videoGenerateCompleteEvent.taskId, g.headers['vod-callback-auth-user']]));
+    expect(userOf).toEqual(new Map([[mine, SIM_ACCOUNTS.B.userId], [theirs, simBAccount('two').userId]]));
+    expect(got.every((g) => verifies(g.headers, g.raw))).toBe(true);
+
+    // Account two turns its events off: its tasks send nothing, the default account's still do.
+    got.length = 0;
+    await call('PUT', '/v2/callback', [], { enableVideoGenerateCompleteEvent: false }, two);
+    const quiet = (await call('POST', '/v2/aigc/text_to_video', [], t2v('VQ2', { prompt: 'two, quiet' }), two)).body.taskId;
+    await waitFor(async () => (await call('GET', `/v2/tasks/${quiet}`, [], undefined, two)).body?.status === 'SUCCESS');
+    const loud = (await createT2V('VQ2', { prompt: 'default, loud' })).body.taskId;
+    await waitFor(async () => got.length >= 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(got.map((g) => g.body.videoGenerateCompleteEvent.taskId)).toEqual([loud]);
+
+    // The switch under another name (/_sim/b/behaviour): every account's configuration starts afresh, under that name.
+    await sim_.post('/_sim/b/behaviour', { videoEventSwitch: 'enableAigcCompleteEvent' });
+    for (const as of [{}, two]) {
+      const config = (await call('GET', '/v2/callback', [], undefined, as)).body;
+      expect([config.callbackUrl, config.enableAigcCompleteEvent, config.enableVideoGenerateCompleteEvent]).toEqual(['', false, undefined]);
+    }
+    await sim_.post('/_sim/b/behaviour', {});
   });
 
   test('a non-200 answer is retried', async () => {

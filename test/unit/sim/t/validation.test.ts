@@ -3,6 +3,7 @@
  * platform checks them.
  */
 import { image, stats, SUB, t, useTSimulator, video } from '../../../support/sim/t';
+import { validateVideoCreate } from '../../../../sim/t';
 
 useTSimulator();
 
@@ -109,5 +110,15 @@ describe('create validation', () => {
     expect(s.jobsCreated).toBe(0);
     expect(s.rejected).toBe(1);
     expect(s.submitRequests).toBe(1);
+  });
+});
+
+describe('Kling\'s sound, in validation alone', () => {
+  const kling = (version: string, audio: string) => ({ SubAppId: SUB, ModelName: 'Kling', ModelVersion: version, Prompt: 'a cat', OutputConfig: { Duration: 5, Resolution: '720P', AudioGeneration: audio } });
+  test('the Kling versions taken as silent refuse AudioGeneration Enabled, naming the field; others and Disabled pass', () => {
+    expect(() => validateVideoCreate(kling('2.1', 'Enabled'), SUB, ['2.1'])).toThrow(expect.objectContaining({ code: 'InvalidParameterValue', message: expect.stringContaining('OutputConfig.AudioGeneration') }));
+    expect(validateVideoCreate(kling('2.1', 'Disabled'), SUB, ['2.1']).modelVersion).toBe('2.1');
+    expect(validateVideoCreate(kling('2.5', 'Enabled'), SUB, ['2.1']).modelVersion).toBe('2.5');
+    expect(validateVideoCreate(kling('2.1', 'Enabled'), SUB).modelVersion).toBe('2.1');
   });
 });

@@ -1,0 +1,237 @@
+/**
+ * The OpenAI Videos API (issue 22) in front of every video model: the paths of the `openai` SDKs'
+ * `client.videos.*`, backed by the same tasks as /v1/generations — a video created here is the same task at
+ * GET /v1/generations/:id and in GET /v1/tasks, and the other way round. It starts tasks through the one start
+ * path (startOrReplay: Idempotency-Key, in-flight limits, metrics), validates through the one request
+ * validation, cancels through POST /v1/generations/:id/cancel, and serves the stored results.
+ *
+ * - POST /v1/videos (JSON or multipart/form-data, as the SDKs send it) → the `video` object, `queued`;
+ * - GET /v1/videos/:id, GET /v1/videos (cursor list), DELETE /v1/videos/:id (a finished task's stored outputs);
+ * - GET /v1/videos/:id/content?variant=video|thumbnail|spritesheet: the stored bytes, with HTTP ranges;
+ * - remix, edits, extensions and characters: 404 saying they are not offered.
+ */
+import type Router from '@koa/router';
+import type { ModelRecord } from '../../core/catalogue';
+import type { GenerationResult, ResultItem } from '../../core/task';
+import { withInputUrlPolicy } from '../../platforms/request';
+import { ApiError, invalidRequest } from '../api-error';
+import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
+import { idempotentTaskId, readIdempotencyKey, requestFingerprint } from '../idempotency';
+import { parseGenerationBody } from '../request-validation';
+import { sendStoredObject } from '../routes/content';
+import { startOrReplay } from '../routes/generations';
+import { TASK_ID } from '../routes/tasks';
+import { newTaskId, type TaskView } from '../task-service';
+import { coerceFormFields, mapCreateBody } from './create-request';
+import { derivedKey, ensureDerived, type DerivedVariant } from './derived-media';
+import { listVideoPage, parseVideoListQuery } from './list';
+import { isMultipart, readMultipart, type MultipartBody } from './multipart';
+import { inputKeyOf, storeInput } from './uploads';
+import { toVideoObject, type VideoObject } from './video-object';
+
+/** Default RESULT_RETENTION_DAYS (results/results-config.ts), for `expires_at` when the API is not told. */
+const DEFAULT_RETENTION_DAYS = 7;
+
+const VARIANTS = ['video', 'thumbnail', 'spritesheet'] as const;
+
+/** POST /v1/videos reads its own body when it is a form (api/middleware/json-body.ts leaves it unread). */
+export function readsOwnBody(ctx: AppContext): boolean {
+  return ctx.method === 'POST' && ctx.path === '/v1/videos' && isMultipart(ctx);
+}
+
+const videoNotFound = (id: string) => new ApiError(404, 'not_found_error', `No video with id '${id}'`, { param: 'video_id', code: 'video_not_found' });
+
+const contentGone = () => new ApiError(410, 'not_found_error', 'This stored video was deleted (DELETE /v1/videos, or after RESULT_RETENTION_DAYS)', { code: 'content_expired' });
+
+const notOffered = (what: string) => () => {
+  throw new ApiError(404, 'not_found_error', `${what} is not offered by this gateway: only create, retrieve, list, delete and content of the Videos API are`, {
+    code: 'not_supported',
+  });
+};
+
+/** The request's body: JSON (already parsed by jsonBody) or the form, read here. */
+async function createBodyOf(ctx: AppContext, deps: AppDeps): Promise<MultipartBody> {
+  if (!isMultipart(ctx)) return { fields: (ctx.request.body ?? {}) as Record<string, unknown> };
+  const form = await readMultipart(ctx, deps.bodyTimeoutMs ?? 30_000);
+  if (form.file && form.file.field !== 'input_reference') {
+    throw invalidRequest(`Unknown file field '${form.file.field}'; the reference image is input_reference`, form.file.field, 'unknown_parameter');
+  }
+  return { fields: coerceFormFields(form.fields), ...(form.file ? { file: form.file } : {}) };
+}
+
+/**
+ * `input_reference: {"image_url": "data:image/png;base64,…"}` (OpenAI takes a data URL there) is an upload by
+ * another name: it is kept and linked like one, since no platform is handed a data URL of ours.
+ */
+function dataUrlAsUpload(body: MultipartBody): MultipartBody {
+  const reference = body.fields.input_reference as { image_url?: unknown } | undefined;
+  const url = typeof reference === 'object' && reference !== null ? reference.image_url : undefined;
+  if (body.file || typeof url !== 'string' || !url.startsWith('data:')) return body;
+  const m = /^data:([a-z]+\/[a-z0-9.+-]+)?;base64,([A-Za-z0-9+/=\s]+)$/i.exec(url);
+  if (!m) throw invalidRequest('input_reference.image_url: a data URL must be base64 (data:image/png;base64,…)', 'input_reference.image_url');
+  const { input_reference: _dropped, ...fields } = body.fields;
+  return { fields, file: { field: 'input_reference', declaredType: m[1] ?? '', bytes: Buffer.from(m[2]!, 'base64') } };
+}
+
+/**
+ * The validated request: OpenAI's fields mapped (create-request.ts), an uploaded image stored and linked, then
+ * the one validation every video request passes. The link to the gateway's own copy is allowed although the
+ * gateway may sit on a private address (a local stack): it is ours, not an address a client chose.
+ */
+async function validatedCreate(ctx: AppContext, deps: AppDeps, form: MultipartBody) {
+  const mapped = mapCreateBody(deps.catalogue, deps.enabledPlatforms, form.fields, form.file !== undefined);
+  const allowPrivateOrigins = new Set(deps.inputUrlAllowPrivateOrigins ?? []);
+  if (form.file) {
+    const link = await storeInput(deps.results.store, deps.results.links, form.file);
+    mapped.body.image_url = link;
+    allowPrivateOrigins.add(new URL(link).origin);
+  }
+  try {
+    const { entry, request } = withInputUrlPolicy({ allowPrivateOrigins }, () => parseGenerationBody(deps.catalogue, deps.enabledPlatforms, 'video', mapped.body));
+    return { entry, request, size: mapped.size };
+  } catch (err) {
+    throw inOpenAiTerms(err, mapped.size !== undefined);
+  }
+}
+
+/**
+ * A refusal of a field that OpenAI's request names otherwise, in OpenAI's terms: `duration` is `seconds` (e.g. a
+ * model that needs one), and `ratio`/`resolution` are `size` when the client gave a size.
+ */
+function inOpenAiTerms(err: unknown, sizeGiven: boolean): unknown {
+  if (!(err instanceof ApiError) || err.status !== 400) return err;
+  const renamed = err.opts.param === 'duration' ? 'seconds' : sizeGiven && (err.opts.param === 'ratio' || err.opts.param === 'resolution') ? 'size' : undefined;
+  if (!renamed) return err;
+  const message = err.message.replace(new RegExp(`\\b${err.opts.param}\\b`, 'g'), renamed);
+  return new ApiError(err.status, err.type, message, { ...err.opts, param: renamed });
+}
+
+function checkModelAllowed(ctx: AppContext, entry: ModelRecord): void {
+  const key = apiKeyOf(ctx);
+  if (key.models && !key.models.has(entry.id)) {
+    throw new ApiError(403, 'permission_error', `This API key may not use the model '${entry.id}'`, { param: 'model', code: 'model_not_allowed' });
+  }
+}
+
+async function createVideo(ctx: AppContext, deps: AppDeps, objectOf: (id: string) => Promise<VideoObject | undefined>): Promise<void> {
+  const key = apiKeyOf(ctx);
+  const sentKey = ctx.req.headers['idempotency-key'];
+  const idempotencyKey = readIdempotencyKey(Array.isArray(sentKey) ? sentKey.join(', ') : sentKey);
+  const form = dataUrlAsUpload(await createBodyOf(ctx, deps));
+  const { entry, request, size } = await validatedCreate(ctx, deps, form);
+  checkModelAllowed(ctx, entry);
+  // The fingerprint is of what the client sent: an uploaded image by its digest, not by the link made for it.
+  const sent = form.file ? { ...form.fields, input_reference: { sha256: inputKeyOf(form.file).sha256 } } : form.fields;
+  const requestHash = requestFingerprint('openai-video', sent);
+  const taskId = idempotencyKey ? idempotentTaskId(key, idempotencyKey) : newTaskId();
+  const started = await startOrReplay(ctx, deps, { taskId, requestHash, idempotent: idempotencyKey !== undefined, entry, request, asked: { via: 'videos', ...(size ? { size } : {}) } });
+  ctx.state.log = ctx.state.log.child({ taskId });
+  if (started.replayed) ctx.set('Idempotent-Replayed', 'true');
+  else ctx.state.log.info({ model: entry.id, platform: entry.platform, kind: 'video', via: 'videos' }, 'Task started');
+  ctx.body = await objectOf(taskId);
+}
+
+/** A finished task's recorded result (stored keys included); none while it runs or when it failed. */
+function resultOf(view: TaskView): GenerationResult | undefined {
+  return view.record.status === 'success' ? view.memo.result : undefined;
+}
+
+/**
+ * A video's path: its id is a task id, and every task id starts `task_` (api/task-service.ts newTaskId,
+ * api/idempotency.ts). Matching only those keeps /v1/videos/edits, /characters… and the legacy
+ * /v1/videos/generations from reading as ids (a GET there would otherwise be a 404 for a video named "edits",
+ * and OPTIONS would advertise GET and DELETE on them).
+ */
+const VIDEO_PATH = '/v1/videos/task_:video_ref';
+
+function videoIdOf(ctx: AppContext): string {
+  const id = `task_${String(ctx.params?.video_ref ?? '')}`;
+  if (!TASK_ID.test(id)) throw videoNotFound(id);
+  return id;
+}
+
+/** The stored item a variant is served from, made now for a thumbnail or spritesheet the platform gave none of. */
+async function variantItem(deps: AppDeps, id: string, result: GenerationResult, variant: (typeof VARIANTS)[number]): Promise<Pick<ResultItem, 'key' | 'contentType' | 'sha256' | 'bytes'> | undefined> {
+  const video = result.data[0];
+  if (variant === 'video') return video?.stored === true && video.key ? video : undefined;
+  // The platform's last frame, where it returned one (result.lastFrame), is the thumbnail as the platform made it.
+  if (variant === 'thumbnail' && result.lastFrame?.stored === true && result.lastFrame.key) return result.lastFrame;
+  if (video?.stored !== true || !video.key) return undefined;
+  const made = await ensureDerived(deps.results.store, id, video.key, variant);
+  if (made === 'video_gone') throw contentGone();
+  return made ? { key: made, contentType: 'image/jpeg' } : undefined;
+}
+
+async function serveContent(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const id = videoIdOf(ctx);
+  const variant = ctx.query.variant ?? 'video';
+  if (typeof variant !== 'string' || !(VARIANTS as readonly string[]).includes(variant)) {
+    throw invalidRequest(`variant must be one of ${VARIANTS.join(', ')}`, 'variant');
+  }
+  const view = await deps.tasks.view(id, apiKeyOf(ctx).id);
+  if (!view || view.memo.kind !== 'video') throw videoNotFound(id);
+  const result = resultOf(view);
+  if (!result) {
+    throw new ApiError(404, 'not_found_error', `Video ${id} has no content (status ${toVideoObject(view, { catalogue: deps.catalogue, retentionDays: 0 }).status})`, {
+      param: 'video_id',
+      code: 'content_not_ready',
+    });
+  }
+  const item = await variantItem(deps, id, result, variant as DerivedVariant | 'video');
+  if (!item?.key) {
+    throw new ApiError(404, 'not_found_error', `Video ${id} has no ${variant}: the gateway keeps no copy of its video to make one from`, { param: 'variant', code: 'variant_unavailable' });
+  }
+  await sendStoredObject(ctx, deps.results.store, { key: item.key, contentType: item.contentType, sha256: item.sha256, bytes: item.bytes, filename: `${id}-${variant}` });
+}
+
+/** DELETE: a finished video's stored outputs (and what was made from them) are deleted; a running one is 409. */
+async function deleteVideo(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const id = videoIdOf(ctx);
+  const owner = apiKeyOf(ctx).id;
+  const view = await deps.tasks.view(id, owner);
+  if (!view || view.memo.kind !== 'video') throw videoNotFound(id);
+  if (view.record.status === 'pending' || view.record.status === 'running') {
+    throw new ApiError(409, 'conflict_error', `Video ${id} is still ${view.record.status}; cancel it first with POST /v1/generations/${id}/cancel`, {
+      param: 'video_id',
+      code: 'video_running',
+    });
+  }
+  const result = resultOf(view);
+  const keys = [...(result?.data ?? []), ...(result?.lastFrame ? [result.lastFrame] : [])].flatMap((i) => (i.stored === true && i.key ? [i.key] : []));
+  keys.push(derivedKey(id, 'thumbnail'), derivedKey(id, 'spritesheet'));
+  await Promise.all(keys.map((k) => deps.results.store.delete(k)));
+  ctx.state.log.info({ taskId: id, deleted: keys.length }, 'Video outputs deleted');
+  ctx.body = { id, object: 'video.deleted', deleted: true };
+}
+
+export function videoRoutes(router: Router<AppState>, deps: AppDeps): void {
+  const retentionDays = deps.resultRetentionDays ?? DEFAULT_RETENTION_DAYS;
+  const objectOptions = { catalogue: deps.catalogue, retentionDays };
+  const objectFor = (owner: string) => async (id: string) => {
+    const view = await deps.tasks.view(id, owner);
+    return view && view.memo.kind === 'video' ? toVideoObject(view, objectOptions) : undefined;
+  };
+
+  // Not offered (issue 22).
+  router.post('/v1/videos/edits', notOffered('Editing a video (POST /v1/videos/edits)'));
+  router.post('/v1/videos/extensions', notOffered('Extending a video (POST /v1/videos/extensions)'));
+  router.post('/v1/videos/characters', notOffered('Characters (POST /v1/videos/characters)'));
+  router.get('/v1/videos/characters/:character_id', notOffered('Characters (GET /v1/videos/characters/{id})'));
+  router.post('/v1/videos/:video_id/remix', notOffered('Remixing a video (POST /v1/videos/{id}/remix)'));
+
+  router.post('/v1/videos', (ctx: AppContext) => createVideo(ctx, deps, objectFor(apiKeyOf(ctx).id)));
+  router.get('/v1/videos', async (ctx: AppContext) => {
+    const query = parseVideoListQuery(ctx.query);
+    const { page, hasMore } = await listVideoPage(deps.tasks, apiKeyOf(ctx).id, query);
+    const data = page.map((v) => toVideoObject(v, objectOptions));
+    ctx.body = { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: hasMore };
+  });
+  router.get(VIDEO_PATH, async (ctx: AppContext) => {
+    const id = videoIdOf(ctx);
+    const video = await objectFor(apiKeyOf(ctx).id)(id);
+    if (!video) throw videoNotFound(id);
+    ctx.body = video;
+  });
+  router.delete(VIDEO_PATH, (ctx: AppContext) => deleteVideo(ctx, deps));
+  router.get(`${VIDEO_PATH}/content`, (ctx: AppContext) => serveContent(ctx, deps));
+}

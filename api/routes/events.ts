@@ -1,0 +1,75 @@
+/**
+ * GET /v1/generations/:task_id/events (issue 21 §6): the task as a Server-Sent Events stream. Each status or
+ * progress change sends the task record (as GET /v1/generations/:id returns it) with an id `<status>:<progress>`;
+ * the stream ends after the final record. A reconnecting client sends Last-Event-ID and is not sent the record it
+ * already has again. A comment (`: heartbeat`) goes out every SSE_HEARTBEAT_MS (15 s) so proxies keep the
+ * connection; at the sync bound (SYNC_TIMEOUT_MS) an `event: timeout` says the client should reconnect.
+ *
+ * State comes from Temporal (api/webhook-service.ts: one history long-poll per stream), so every replica serves
+ * every task. Same auth and ownership as reads: another key's task is 404.
+ */
+import { PassThrough } from 'node:stream';
+import type Router from '@koa/router';
+import { taskNotFound } from '../api-error';
+import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
+import type { TaskRecord } from '../task-service';
+import { TASK_ID } from './tasks';
+
+/** The id of a record's event: what a client has seen, so a resume skips it. */
+export function recordEventId(record: TaskRecord): string {
+  return `${record.status}:${record.progress ?? ''}`;
+}
+
+function sseMessage(record: TaskRecord): string {
+  return `id: ${recordEventId(record)}\ndata: ${JSON.stringify(record)}\n\n`;
+}
+
+export function eventRoutes(router: Router<AppState>, deps: AppDeps): void {
+  router.get('/v1/generations/:task_id/events', async (ctx: AppContext) => {
+    const taskId = String(ctx.params?.task_id ?? '');
+    const ownerId = apiKeyOf(ctx).id;
+    if (!TASK_ID.test(taskId) || !(await deps.tasks.read(taskId, ownerId))) throw taskNotFound(taskId);
+    const lastSeen = ctx.get('Last-Event-ID') || undefined;
+
+    const stream = new PassThrough();
+    ctx.status = 200;
+    ctx.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-store', 'X-Accel-Buffering': 'no' });
+    ctx.req.socket.setNoDelay(true);
+    ctx.body = stream;
+    stream.write(`retry: 1000\n\n`);
+    void pump(deps, { taskId, ownerId, lastSeen }, stream, ctx).catch((err: unknown) => {
+      ctx.state.log.warn({ err: (err as Error).message, taskId }, 'Event stream ended by an error');
+      stream.end();
+    });
+  });
+}
+
+/** Writes the task's changes until it ends, the client leaves, the sync bound passes or the API stops. */
+async function pump(deps: AppDeps, t: { taskId: string; ownerId: string; lastSeen?: string }, stream: PassThrough, ctx: AppContext): Promise<void> {
+  const stop = new AbortController();
+  const heartbeat = setInterval(() => stream.write(': heartbeat\n\n'), deps.sseHeartbeatMs);
+  const bound = setTimeout(() => {
+    stream.write(`event: timeout\ndata: ${JSON.stringify({ message: `The stream reached its ${Math.round(deps.syncTimeoutMs / 1000)} s bound; reconnect (with Last-Event-ID) to follow the task` })}\n\n`);
+    stop.abort();
+  }, deps.syncTimeoutMs);
+  const leave = () => stop.abort();
+  ctx.res.once('close', leave);
+  deps.shutdownSignal.addEventListener('abort', leave, { once: true });
+  try {
+    let lastSent = t.lastSeen;
+    for await (const record of deps.webhookService.changes(t.taskId, t.ownerId, stop.signal)) {
+      const id = recordEventId(record);
+      if (id === lastSent) continue;
+      stream.write(sseMessage(record));
+      lastSent = id;
+    }
+  } catch (err) {
+    if (!stop.signal.aborted) throw err;
+  } finally {
+    clearInterval(heartbeat);
+    clearTimeout(bound);
+    ctx.res.off('close', leave);
+    deps.shutdownSignal.removeEventListener('abort', leave);
+    stream.end();
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The API's side of client webhooks and event streams, all from Temporal (no process memory, so any replica
+ * answers): a task's deliveries (the delivery workflow's memo, workflows/webhook-delivery.ts), a redelivery, and
+ * the task's changes as they happen (GET /v1/generations/:id/events).
+ *
+ * Watching a task costs one long-poll: GetWorkflowExecutionHistory with waitNewEvent, which the server answers
+ * when the task's history grows. Only a batch that may change what a client sees (a memo upsert, the run's close)
+ * is followed by one DescribeWorkflowExecution to read the record, so a stream never polls on a timer.
+ */
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import {
+  WEBHOOK_DELIVERY_WORKFLOW_TYPE,
+  WEBHOOK_REDELIVER_SIGNAL,
+  webhookDeliveryWorkflowId,
+  type DeliveryEventRecord,
+  type WebhookDeliveryMemo,
+} from '../core/webhooks';
+import type { TaskRecord, TaskService } from './task-service';
+
+const EventType = temporal.api.enums.v1.EventType;
+/** History events after which a task's record may read differently: a memo upsert, or the run's end. */
+const RECORD_CHANGING = new Set<number>([
+  EventType.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW,
+]);
+
+export interface TaskDeliveries {
+  webhook_url?: string;
+  events: DeliveryEventRecord[];
+}
+
+export class WebhookService {
+  constructor(
+    private readonly client: Client,
+    private readonly tasks: TaskService,
+    private readonly taskQueue: string,
+  ) {}
+
+  /** The delivery record of a task the caller owns (the caller checked); undefined when the task has no webhook events yet. */
+  async deliveries(taskId: string): Promise<TaskDeliveries | undefined> {
+    const memo = await this.deliveryMemo(taskId);
+    return memo && { webhook_url: memo.delivery.target.url, events: memo.delivery.events ?? [] };
+  }
+
+  /**
+   * Sends the task's last event again (a new attempt, the same webhook-id): a signal to its delivery workflow,
+   * or — when that run has ended — a new run carrying the record on. Undefined when there is no event yet.
+   */
+  async redeliver(taskId: string): Promise<DeliveryEventRecord | undefined> {
+    const memo = await this.deliveryMemo(taskId);
+    const last = memo?.delivery.events?.at(-1);
+    if (!memo || !last) return undefined;
+    await this.client.workflow.signalWithStart(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
+      workflowId: webhookDeliveryWorkflowId(taskId),
+      taskQueue: this.taskQueue,
+      args: [memo.delivery],
+      memo: memo as unknown as Record<string, unknown>,
+      signal: WEBHOOK_REDELIVER_SIGNAL,
+      signalArgs: [],
+    });
+    return { ...last, state: 'pending' };
+  }
+
+  private async deliveryMemo(taskId: string): Promise<WebhookDeliveryMemo | undefined> {
+    try {
+      const desc = await this.client.workflow.getHandle(webhookDeliveryWorkflowId(taskId)).describe();
+      const memo = desc.memo as Partial<WebhookDeliveryMemo> | undefined;
+      return memo?.delivery ? (memo as WebhookDeliveryMemo) : undefined;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * The task's record each time it may have changed, until the task has ended (the last record is final) or
+   * `signal` is aborted. The first is the record as it is now. One long-poll at a time; runs continued as new are
+   * followed (the history of the latest run is watched again from its start).
+   */
+  async *changes(taskId: string, ownerId: string, signal: AbortSignal): AsyncGenerator<TaskRecord> {
+    const namespace = this.client.options.namespace;
+    let token: Uint8Array | undefined;
+    while (!signal.aborted) {
+      const page = await this.client.withAbortSignal(signal, () =>
+        this.client.workflowService.getWorkflowExecutionHistory({
+          namespace,
+          execution: { workflowId: taskId },
+          waitNewEvent: true,
+          skipArchival: true,
+          ...(token ? { nextPageToken: token } : {}),
+        }),
+      );
+      const closed = !page.nextPageToken || page.nextPageToken.length === 0;
+      const events = page.history?.events ?? [];
+      if (token === undefined || closed || events.some((e) => RECORD_CHANGING.has(Number(e.eventType)))) {
+        const record = await this.tasks.read(taskId, ownerId);
+        if (!record) return;
+        yield record;
+        if (record.status === 'success' || record.status === 'failed') return;
+      }
+      // A closed run that is not final was continued as new: watch the latest run's history from its start.
+      token = closed ? undefined : page.nextPageToken!;
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Which webhook URLs the gateway will call (issue 21 §4): an absolute https URL, or http to an origin the operator
+ * allows; never a host that is, or resolves to, a loopback, private, link-local or metadata address
+ * (core/private-address.ts), unless its origin is in WEBHOOK_ALLOW_PRIVATE_ORIGINS. Checked when the request
+ * arrives (here) and again on every delivery, where the connection is made (activities/webhook-delivery.ts), since
+ * a name may resolve elsewhere by then (DNS rebinding).
+ */
+import { lookup } from 'node:dns/promises';
+import { isPrivateAddress, isPrivateHost } from './private-address';
+
+export class WebhookUrlError extends Error {
+  override name = 'WebhookUrlError';
+}
+
+/** Longest webhook URL accepted: it is stored in the task's workflow input. */
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
+/** The URL's form: absolute, https (or http to an allowed origin), no credentials. Throws WebhookUrlError. */
+export function parseWebhookUrl(raw: string, allowPrivateOrigins: ReadonlySet<string>): URL {
+  if (raw.length > MAX_WEBHOOK_URL_LENGTH) throw new WebhookUrlError(`must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new WebhookUrlError('must be an absolute URL');
+  }
+  const allowed = allowPrivateOrigins.has(url.origin);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowed)) throw new WebhookUrlError('must be an https URL');
+  if (url.username || url.password) throw new WebhookUrlError('must not carry credentials');
+  if (!allowed && isPrivateHost(url.hostname)) throw new WebhookUrlError(`names a private or local host (${url.hostname}); the gateway does not call into private networks`);
+  return url;
+}
+
+/** parseWebhookUrl, then what the host resolves to now: a name resolving to a private address is refused too. */
+export async function checkWebhookUrl(raw: string, allowPrivateOrigins: ReadonlySet<string>): Promise<URL> {
+  const url = parseWebhookUrl(raw, allowPrivateOrigins);
+  if (allowPrivateOrigins.has(url.origin)) return url;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: { address: string }[];
+  try {
+    addresses = await lookup(host, { all: true });
+  } catch {
+    throw new WebhookUrlError(`host ${url.hostname} does not resolve`);
+  }
+  const bad = addresses.find((a) => isPrivateAddress(a.address));
+  if (bad) throw new WebhookUrlError(`host ${url.hostname} resolves to a private address (${bad.address}); the gateway does not call into private networks`);
+  return url;
+}

@@ -1,0 +1,121 @@
+/**
+ * Client webhooks: what a task's owner asked to be told (GenerationInput.webhook), the events, and the delivery
+ * workflow's record of every attempt. Shared by the API (request fields, GET .../deliveries), the generation
+ * workflow (which announces events), the delivery workflow and its activity. No I/O: workflows import it.
+ *
+ * The delivery is its own workflow per task (`webhooks-<task_id>`), so its retries — for up to 72 hours — never
+ * add a single event to the generation workflow's history, and the task is final before the first attempt.
+ */
+
+/** The events a client may ask for (issue 21 §1); the body's `type` is `generation.<event>`. */
+export const WEBHOOK_EVENTS = ['running', 'succeeded', 'failed'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+/** Without `webhook_events`, the two final events. */
+export const DEFAULT_WEBHOOK_EVENTS: readonly WebhookEvent[] = ['succeeded', 'failed'];
+export const FINAL_WEBHOOK_EVENTS: readonly WebhookEvent[] = ['succeeded', 'failed'];
+
+export function isWebhookEvent(s: unknown): s is WebhookEvent {
+  return typeof s === 'string' && (WEBHOOK_EVENTS as readonly string[]).includes(s);
+}
+
+/** Where a task's events go, recorded in the workflow input (the URL is the client's, never a secret). */
+export interface WebhookTarget {
+  url: string;
+  events: WebhookEvent[];
+  /**
+   * The origin the client reached the API on, the base of the result links in the delivered record when
+   * PUBLIC_BASE_URL is unset (as a GET on that origin would show them).
+   */
+  linkBase?: string;
+}
+
+/** The delivery workflow's registered type and its id per task. */
+export const WEBHOOK_DELIVERY_WORKFLOW_TYPE = 'webhookDeliveryWorkflow';
+export function webhookDeliveryWorkflowId(taskId: string): string {
+  return `webhooks-${taskId}`;
+}
+/** Signals of the delivery workflow: a new event of the task, and the client's redelivery of the last one. */
+export const WEBHOOK_EVENT_SIGNAL = 'webhookEvent';
+export const WEBHOOK_REDELIVER_SIGNAL = 'webhookRedeliver';
+
+/**
+ * The `webhook-id` of one event of one task: the same on every attempt and every redelivery, so a receiver can
+ * deduplicate (Standard Webhooks, "webhook-id").
+ */
+export function webhookMessageId(taskId: string, event: WebhookEvent): string {
+  return `msg_${taskId}_${event}`;
+}
+
+/** Retry and timeout settings of deliveries (worker: WEBHOOK_*), fixed per delivery workflow when it starts. */
+export interface WebhookTiming {
+  /** One attempt's bound (connect, send, answer): 10 s by default, inside the issue's 10–15 s. */
+  attemptTimeoutMs: number;
+  /** The first retry's wait; doubled after each failure up to maxIntervalMs. */
+  initialIntervalMs: number;
+  maxIntervalMs: number;
+  /** How long an event is retried before it is given up (72 h by default). */
+  retryForMs: number;
+}
+
+/** One attempt as GET /v1/generations/:id/deliveries shows it. */
+export interface DeliveryAttempt {
+  /** ISO 8601. */
+  at: string;
+  duration_ms: number;
+  /** The receiver's HTTP status; absent when none came (refused, timed out, refused by the address guard). */
+  status?: number;
+  error?: string;
+  /** The first bytes of the receiver's answer. */
+  response_excerpt?: string;
+}
+
+/**
+ * An event's delivery: `pending` (being tried), `delivered` (2xx), `gone` (410: the receiver wants no more),
+ * `expired` (retried until the bound without success), `superseded` (a running event dropped because the task
+ * ended first: a running event never arrives after the final one).
+ */
+export type DeliveryState = 'pending' | 'delivered' | 'gone' | 'expired' | 'superseded';
+
+export interface DeliveryEventRecord {
+  webhook_id: string;
+  event: WebhookEvent;
+  state: DeliveryState;
+  /** When the task reached the state the event tells of (ISO 8601); the body's `timestamp`. */
+  occurred_at: string;
+  /** All attempts so far (the last MAX_ATTEMPTS_SHOWN are kept in `attempts`). */
+  attempt_count: number;
+  attempts: DeliveryAttempt[];
+}
+
+/** What one run of the delivery workflow is started with; redelivery starts a new run carrying `events`. */
+export interface WebhookDeliveryInput {
+  taskId: string;
+  ownerId: string;
+  target: WebhookTarget;
+  timing: WebhookTiming;
+  events?: DeliveryEventRecord[];
+}
+
+/** The delivery workflow's memo: the record GET .../deliveries reads (no worker needed), and the next run's input. */
+export interface WebhookDeliveryMemo {
+  delivery: WebhookDeliveryInput;
+}
+
+/** What the delivery activity is asked to send. */
+export interface WebhookSendInput {
+  taskId: string;
+  ownerId: string;
+  target: WebhookTarget;
+  webhookId: string;
+  event: WebhookEvent;
+  occurredAt: string;
+  attemptTimeoutMs: number;
+  /** When the event was first queued (epoch ms): the age the metrics report for undelivered events. */
+  queuedAt: number;
+}
+
+/** One attempt's outcome as the activity reports it (it never throws for the receiver's answer). */
+export interface WebhookSendResult {
+  outcome: 'delivered' | 'gone' | 'retry' | 'superseded';
+  attempt: DeliveryAttempt;
+}

@@ -1,0 +1,156 @@
+/**
+ * Client webhooks on the shared stack (issue 21): signed per Standard Webhooks and verified here with the
+ * `standardwebhooks` package (not our code), delivered after the task is final, retried with the same webhook-id
+ * until a 2xx, stopped by a 410, retried after a timeout, listed and redelivered; private URLs refused.
+ * The receiver is a real HTTP server on loopback, whose origin the stack allows (test/support/global-setup.ts).
+ */
+import { Webhook } from 'standardwebhooks';
+import { startReceiver, type Received, type Receiver } from '../support/receiver';
+import { withoutTokens } from '../support/result-links';
+import { sharedStack } from '../support/shared-stack';
+import { DAVE_WEBHOOK_SECRETS } from '../support/stack';
+import { sleep, waitFor } from '../support/wait-for';
+import { WEBHOOK_RECEIVER_PORT_ENV } from '../support/global-setup';
+
+const { api } = sharedStack();
+const alice = api('alice');
+const V_MODEL = 'vendor-video-1-0-pro-250528';
+
+let receiver: Receiver;
+let aliceSecret: string;
+
+beforeAll(async () => {
+  receiver = await startReceiver('/hooks', Number(process.env[WEBHOOK_RECEIVER_PORT_ENV]));
+  const r = await alice.get('/v1/webhooks/default/secret');
+  expect(r.status).toBe(200);
+  aliceSecret = r.body.key;
+});
+afterAll(() => receiver.close());
+
+/** A task with a webhook to its own path on the receiver; its deliveries are told apart by that path. */
+async function startTask(path: string, extra: Record<string, unknown> = {}, who = alice, prompt = 'a kite over dunes [sim:duration=1200]') {
+  const r = await who.post('/v1/async/videos/generations', { model: V_MODEL, prompt, duration: 5, webhook_url: `${receiver.url}/${path}`, ...extra });
+  expect(r.status).toBe(200);
+  return r.body.task_id as string;
+}
+/** Deliveries by the task they carry. */
+const deliveriesOf = (taskId: string): Received[] => receiver.got.filter((g) => g.body?.data?.task_id === taskId);
+
+function verify(g: Received, secret: string): unknown {
+  return new Webhook(secret).verify(g.raw, g.headers as Record<string, string>);
+}
+
+describe('webhooks', () => {
+  test('running then succeeded, each signed (verified by standardwebhooks), the body the record as GET shows it, after the task is final', async () => {
+    const taskId = await startTask('ok', { webhook_events: ['running', 'succeeded'] });
+    await waitFor(async () => deliveriesOf(taskId).length >= 2, 30_000);
+    const [running, succeeded] = deliveriesOf(taskId);
+    expect(verify(running!, aliceSecret)).toMatchObject({ type: 'generation.running' });
+    expect(verify(succeeded!, aliceSecret)).toMatchObject({ type: 'generation.succeeded' });
+    expect(running!.body.data).toMatchObject({ task_id: taskId, status: 'running', progress: expect.stringMatching(/%$/) });
+    expect(succeeded!.body.timestamp).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT/));
+    const now = await alice.get(`/v1/generations/${taskId}`);
+    expect(withoutTokens(succeeded!.body.data)).toEqual(withoutTokens(now.body));
+    expect(succeeded!.body.data.status).toBe('success');
+    // One event, one webhook-id, distinct per event.
+    expect(running!.headers['webhook-id']).not.toBe(succeeded!.headers['webhook-id']);
+    await sleep(1_000);
+    expect(deliveriesOf(taskId)).toHaveLength(2);
+  });
+
+  test('a failing receiver is retried with the same webhook-id until a 2xx; the attempts are listed; redeliver sends it again', async () => {
+    receiver.answers.push(500, 503);
+    const taskId = await startTask('flaky');
+    await waitFor(async () => deliveriesOf(taskId).length >= 3, 30_000);
+    const got = deliveriesOf(taskId);
+    expect(new Set(got.map((g) => g.headers['webhook-id'])).size).toBe(1);
+    for (const g of got) expect(verify(g, aliceSecret)).toMatchObject({ type: 'generation.succeeded' });
+
+    const listed = await waitFor(async () => {
+      const r = await alice.get(`/v1/generations/${taskId}/deliveries`);
+      return r.body.data?.[0]?.state === 'delivered' && r.body;
+    }, 10_000);
+    expect(listed).toMatchObject({ task_id: taskId, webhook_url: `${receiver.url}/flaky` });
+    expect(listed.data[0]).toMatchObject({ event: 'succeeded', webhook_id: got[0]!.headers['webhook-id'], attempt_count: 3 });
+    expect(listed.data[0].attempts.map((a: { status?: number }) => a.status)).toEqual([500, 503, 200]);
+    expect(listed.data[0].attempts[0]).toEqual({ at: expect.any(String), duration_ms: expect.any(Number), status: 500, error: 'HTTP 500', response_excerpt: '{}' });
+
+    const again = await alice.post(`/v1/generations/${taskId}/deliveries/redeliver`, {});
+    expect(again.status).toBe(202);
+    await waitFor(async () => deliveriesOf(taskId).length >= 4, 15_000);
+    expect(deliveriesOf(taskId)[3]!.headers['webhook-id']).toBe(got[0]!.headers['webhook-id']);
+    // Another key's task reads as missing.
+    expect((await api('bob').get(`/v1/generations/${taskId}/deliveries`)).status).toBe(404);
+    expect((await api('bob').post(`/v1/generations/${taskId}/deliveries/redeliver`, {})).status).toBe(404);
+  });
+
+  test('410 Gone stops the retries', async () => {
+    receiver.answers.push(410);
+    const taskId = await startTask('gone');
+    await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
+    await sleep(2_500);
+    expect(deliveriesOf(taskId)).toHaveLength(1);
+    const r = await alice.get(`/v1/generations/${taskId}/deliveries`);
+    expect(r.body.data[0]).toMatchObject({ state: 'gone', attempt_count: 1 });
+  });
+
+  test('a receiver slower than the attempt timeout is retried', async () => {
+    receiver.delays.push(4_000);
+    const taskId = await startTask('slow');
+    await waitFor(async () => deliveriesOf(taskId).length >= 2, 30_000);
+    const r = await waitFor(async () => {
+      const d = await alice.get(`/v1/generations/${taskId}/deliveries`);
+      return d.body.data?.[0]?.state === 'delivered' && d.body;
+    }, 10_000);
+    expect(r.data[0].attempts[0]).toMatchObject({ error: expect.stringMatching(/timed out after 2000 ms/) });
+    expect(r.data[0].attempts[0].status).toBeUndefined();
+    expect(r.data[0].attempts[1]).toMatchObject({ status: 200 });
+  });
+
+  test('a key with its own secret mid-rotation: both signatures are sent, each verifies alone', async () => {
+    const dave = api('dave');
+    expect((await dave.get('/v1/webhooks/default/secret')).body).toEqual({ key: DAVE_WEBHOOK_SECRETS.current });
+    const taskId = await startTask('dave', {}, dave);
+    await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
+    const [g] = deliveriesOf(taskId);
+    expect(String(g!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verify(g!, DAVE_WEBHOOK_SECRETS.current)).toMatchObject({ type: 'generation.succeeded' });
+    expect(verify(g!, DAVE_WEBHOOK_SECRETS.previous)).toMatchObject({ type: 'generation.succeeded' });
+    expect(() => verify(g!, aliceSecret)).toThrow();
+  });
+
+  test('a failed task sends generation.failed', async () => {
+    const taskId = await startTask('failed', {}, alice, 'a forbidden thing [sim:fail=content_policy]');
+    await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
+    const [g] = deliveriesOf(taskId);
+    expect(verify(g!, aliceSecret)).toMatchObject({ type: 'generation.failed', data: { task_id: taskId, status: 'failed', error: { code: 'content_policy' } } });
+  });
+
+  test("a task cancelled by its client sends generation.failed with the cancel's error", async () => {
+    const taskId = await startTask('cancelled', {}, alice, 'a very long take [sim:duration=60000]');
+    await waitFor(async () => (await alice.get(`/v1/generations/${taskId}`)).body.status === 'running', 30_000);
+    expect((await alice.post(`/v1/generations/${taskId}/cancel`, {})).status).toBe(200);
+    await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
+    const [g] = deliveriesOf(taskId);
+    expect(verify(g!, aliceSecret)).toMatchObject({ type: 'generation.failed', data: { task_id: taskId, status: 'failed', error: { code: 'cancelled' } } });
+  });
+
+  test.each([
+    ['https://127.0.0.1/hook', /private/],
+    ['https://localhost:8443/hook', /private or local/],
+    ['https://169.254.169.254/latest/meta-data', /private/],
+    ['https://[::1]/hook', /private/],
+    ['http://example.com/hook', /https/],
+    ['not a url', /absolute URL/],
+  ])('webhook_url %s is refused with 400 naming webhook_url', async (url, why) => {
+    const r = await alice.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'x', duration: 5, webhook_url: url });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ param: 'webhook_url', type: 'invalid_request_error', message: expect.stringMatching(why) });
+  });
+
+  test('webhook_events outside the three events is refused naming webhook_events', async () => {
+    const r = await alice.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'x', duration: 5, webhook_url: `${receiver.url}/x`, webhook_events: ['done'] });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ param: 'webhook_events' });
+  });
+});

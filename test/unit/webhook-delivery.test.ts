@@ -1,0 +1,63 @@
+/**
+ * The delivery attempt's own address check (issue 21 §4): a webhook URL that passed the request-time check is
+ * checked again on the address the connection is actually made to, so a name that resolves to a private address
+ * by delivery time (DNS rebinding) is refused and nothing is sent. A real receiver on loopback stands where the
+ * rebound name points; the resolver stands in for the DNS answer that changed.
+ */
+import type { Client } from '@temporalio/client';
+import type { LookupAddress } from 'node:dns';
+import { createWebhookActivities } from '../../activities/webhook-delivery';
+import { webhookSecrets } from '../../core/webhook-signing';
+import { startReceiver, type Receiver } from '../support/receiver';
+
+let receiver: Receiver;
+beforeAll(async () => {
+  receiver = await startReceiver('/hook');
+});
+afterAll(() => receiver.close());
+
+function activities(resolvesTo: string) {
+  return createWebhookActivities({
+    client: undefined as unknown as Client, // not used by deliverWebhook
+    taskQueue: 'unused',
+    timing: { attemptTimeoutMs: 1_000, initialIntervalMs: 1, maxIntervalMs: 1, retryForMs: 1 },
+    secrets: webhookSecrets({ masterSecret: 'a-master-secret-for-this-test-0123456789', explicit: async () => undefined }),
+    readRecord: async (taskId) => ({ task_id: taskId, status: 'success', model: 'm' }),
+    allowPrivateOrigins: new Set(),
+    resolve: (_host, _opts, callback) => callback(null, [{ address: resolvesTo, family: 4 } as LookupAddress]),
+  });
+}
+
+const send = (url: string, resolvesTo: string) =>
+  activities(resolvesTo).deliverWebhook({
+    taskId: 'task_x',
+    ownerId: 'alice',
+    target: { url, events: ['succeeded'] },
+    webhookId: 'msg_task_x_succeeded',
+    event: 'succeeded',
+    occurredAt: new Date().toISOString(),
+    attemptTimeoutMs: 1_000,
+    queuedAt: Date.now(),
+  });
+
+describe('deliverWebhook: the address check at delivery', () => {
+  test('a public name that now resolves to loopback is refused at connect, nothing reaches the receiver', async () => {
+    const port = new URL(receiver.url).port;
+    const result = await send(`https://hooks.example.com:${port}/hook`, '127.0.0.1');
+    expect(result.outcome).toBe('retry');
+    expect(result.attempt.error).toMatch(/private address \(127\.0\.0\.1\)/);
+    expect(result.attempt.status).toBeUndefined();
+    expect(receiver.got).toHaveLength(0);
+  });
+
+  test.each(['10.0.0.7', '169.254.169.254'])('a literal private address (%s) in a stored URL is refused before any connection', async (ip) => {
+    const result = await send(`https://${ip}/hook`, '8.8.8.8');
+    expect(result).toMatchObject({ outcome: 'retry', attempt: { error: expect.stringMatching(/private/) } });
+  });
+
+  test('the same name resolving to a public address is not refused by the guard (it fails, here, for want of a network)', async () => {
+    const result = await send('https://hooks.example.com/hook', '198.41.0.4');
+    expect(result.outcome).toBe('retry');
+    expect(result.attempt.error).not.toMatch(/private/);
+  });
+});

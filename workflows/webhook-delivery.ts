@@ -1,0 +1,118 @@
+/**
+ * Delivers one task's webhook events (issue 21 §3): one workflow per task (`webhooks-<task_id>`), signalled by the
+ * generation workflow with each event (activities: announceWebhookEvent), so its retries — exponential, for up to
+ * WEBHOOK_RETRY_FOR_MS (72 h) — survive restarts of the API, the workers and Temporal and never add an event to
+ * the generation workflow's history.
+ *
+ * Events go out one at a time, in order: a `running` event still being retried when the task ends is dropped
+ * (`superseded`), so it never arrives after the final one. Every attempt is recorded in the memo, which
+ * GET /v1/generations/:id/deliveries reads without a worker. The run ends once the task's final event is settled;
+ * a redelivery (POST .../deliveries/redeliver) starts a new run that carries the record on.
+ */
+import { condition, proxyLocalActivities, setHandler, sleep, upsertMemo } from '@temporalio/workflow';
+import { defineSignal } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import {
+  FINAL_WEBHOOK_EVENTS,
+  WEBHOOK_EVENT_SIGNAL,
+  WEBHOOK_REDELIVER_SIGNAL,
+  webhookMessageId,
+  type DeliveryEventRecord,
+  type WebhookDeliveryInput,
+  type WebhookDeliveryMemo,
+  type WebhookEvent,
+  type WebhookSendResult,
+} from '../core/webhooks';
+
+export const webhookEventSignal = defineSignal<[{ event: WebhookEvent; occurredAt: string }]>(WEBHOOK_EVENT_SIGNAL);
+export const webhookRedeliverSignal = defineSignal<[]>(WEBHOOK_REDELIVER_SIGNAL);
+
+/** Attempts kept per event in the record (the count covers all). */
+const MAX_ATTEMPTS_SHOWN = 20;
+
+const isFinal = (e: WebhookEvent) => FINAL_WEBHOOK_EVENTS.includes(e);
+
+export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<void> {
+  const events: DeliveryEventRecord[] = input.events ?? [];
+  // When each pending event was queued (workflow time), for its retry bound and the metrics' age.
+  const queuedAt = new Map<string, number>(events.filter((e) => e.state === 'pending').map((e) => [e.webhook_id, Date.now()]));
+  const record = () => upsertMemo({ delivery: { ...input, events } } satisfies WebhookDeliveryMemo as unknown as Record<string, unknown>);
+
+  setHandler(webhookEventSignal, ({ event, occurredAt }) => {
+    const webhookId = webhookMessageId(input.taskId, event);
+    // At least once upstream too: a repeated announcement (a retried local activity, a resubmitted job running
+    // again) is the same event.
+    if (events.some((e) => e.webhook_id === webhookId)) return;
+    events.push({ webhook_id: webhookId, event, state: 'pending', occurred_at: occurredAt, attempt_count: 0, attempts: [] });
+    queuedAt.set(webhookId, Date.now());
+  });
+  setHandler(webhookRedeliverSignal, () => {
+    const last = events[events.length - 1];
+    if (!last) return;
+    last.state = 'pending';
+    queuedAt.set(last.webhook_id, Date.now());
+  });
+
+  for (;;) {
+    await condition(() => events.some((e) => e.state === 'pending') || settled(input, events));
+    const next = events.find((e) => e.state === 'pending');
+    if (!next) return;
+    await deliver(input, next, events, queuedAt.get(next.webhook_id) ?? Date.now(), record);
+    queuedAt.delete(next.webhook_id);
+    record();
+  }
+}
+
+/**
+ * Nothing more will come: the task's final event is settled, or — for a client that asked for `running` only —
+ * its one event is.
+ */
+function settled(input: WebhookDeliveryInput, events: DeliveryEventRecord[]): boolean {
+  const wantsFinal = input.target.events.some(isFinal);
+  return events.some((e) => (isFinal(e.event) || !wantsFinal) && e.state !== 'pending');
+}
+
+/** Tries one event until it is delivered, refused for good (410), superseded or past its retry bound. */
+async function deliver(input: WebhookDeliveryInput, ev: DeliveryEventRecord, events: DeliveryEventRecord[], queuedAt: number, record: () => void): Promise<void> {
+  const { timing } = input;
+  // The activity reports the receiver's answer, it does not throw for it; only a lost worker fails an attempt.
+  // A local activity: it runs in the workflow task that decided it, with no activity task to queue and dispatch,
+  // so a burst of tasks ending together is not delayed by a queue hop each, and an attempt is one marker event.
+  const { deliverWebhook } = proxyLocalActivities<Activities>({ startToCloseTimeout: timing.attemptTimeoutMs + 5_000, retry: { maximumAttempts: 1 } });
+  for (let failures = 0; ; failures++) {
+    if (ev.event === 'running' && events.some((e) => isFinal(e.event))) {
+      ev.state = 'superseded';
+      return;
+    }
+    let result: WebhookSendResult;
+    try {
+      result = await deliverWebhook({
+        taskId: input.taskId,
+        ownerId: input.ownerId,
+        target: input.target,
+        webhookId: ev.webhook_id,
+        event: ev.event,
+        occurredAt: ev.occurred_at,
+        attemptTimeoutMs: timing.attemptTimeoutMs,
+        queuedAt,
+      });
+    } catch (err) {
+      result = { outcome: 'retry', attempt: { at: new Date().toISOString(), duration_ms: 0, error: `attempt lost: ${err instanceof Error ? err.message : String(err)}` } };
+    }
+    if (result.outcome !== 'superseded') {
+      ev.attempt_count += 1;
+      ev.attempts = [...ev.attempts, result.attempt].slice(-MAX_ATTEMPTS_SHOWN);
+    }
+    if (result.outcome !== 'retry') {
+      ev.state = result.outcome;
+      return;
+    }
+    const wait = Math.min(timing.maxIntervalMs, timing.initialIntervalMs * 2 ** Math.min(failures, 30));
+    if (Date.now() + wait - queuedAt > timing.retryForMs) {
+      ev.state = 'expired';
+      return;
+    }
+    record();
+    await sleep(wait);
+  }
+}
