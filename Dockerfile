@@ -15,6 +15,7 @@ COPY core core
 COPY platforms platforms
 COPY pricing pricing
 COPY results results
+COPY ledger ledger
 COPY workflows workflows
 COPY activities activities
 COPY worker worker

@@ -25,7 +25,7 @@ module.exports = tseslint.config(
         {
           patterns: [
             {
-              regex: into(['core', 'platforms', 'pricing', 'results', 'api', 'workflows', 'activities', 'worker', 'scripts', 'test', 'bench']),
+              regex: into(['core', 'platforms', 'pricing', 'ledger', 'results', 'api', 'workflows', 'activities', 'worker', 'scripts', 'test', 'bench']),
               message: 'The simulator imports nothing from the gateway: write what it needs under sim/, from the platforms\' documentation.',
             },
           ],
@@ -39,7 +39,7 @@ module.exports = tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: into(['platforms', 'pricing', 'results', 'api', 'worker', 'sim', 'scripts']), message: 'Workflows import only core/ and workflows/ (and activity types).' }] },
+        { patterns: [{ regex: into(['platforms', 'pricing', 'ledger', 'results', 'api', 'worker', 'sim', 'scripts']), message: 'Workflows import only core/ and workflows/ (and activity types).' }] },
       ],
     },
   },

@@ -2,8 +2,18 @@
  * Four projects: `unit` (pure, fast), `workflow` (the workflow on the time-skipping test server), `e2e` (one real stack shared by all files: Temporal dev server,
  * simulator, worker, API), and `system` (files that start their own stacks to kill, restart or scale parts).
  */
-const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }] };
-const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'], testTimeout: 120_000 };
+const transform = {
+  '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }],
+  // Kysely ships only ES modules, which jest's CommonJS runtime cannot load (Node can): compiled like our code.
+  'node_modules/kysely/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+};
+const common = {
+  testEnvironment: 'node',
+  transform,
+  transformIgnorePatterns: ['/node_modules/(?!kysely/)'],
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  testTimeout: 120_000,
+};
 
 /** @type {import('jest').Config} */
 module.exports = {

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { bool, commonSchema, optionalString, parseEnv, parseOriginList, port, positiveMs, temporalSchema } from '../core/config';
+import { ledgerSchema } from '../ledger/ledger-config';
 import { loadEnabledPlatforms, platformsCallbackEnv, platformsPublicEnv } from '../platforms';
 import { pricesEnv } from '../pricing/price-table';
 import { parseWorkerReadyUrls } from './worker-readiness';
@@ -32,6 +33,15 @@ export const apiOwnSchema = z.object({
    * local: for test setups whose platform runs on the same network. Production platforms cannot reach them.
    */
   INPUT_URL_ALLOW_PRIVATE_ORIGINS: optionalString,
+  /** The operator's secret for the admin API (/admin/v1/*): at least 32 characters; unset, the admin API is off. */
+  ADMIN_TOKEN: optionalString.pipe(z.string().min(32, { message: 'must be at least 32 characters' }).optional()),
+  /** How often an API replica reads the admin API's keys again (a revoked key stops working within this). */
+  KEYS_REFRESH_MS: positiveMs(2_000),
+  /**
+   * How often an API sweeps the ledger for reservations its normal path missed: one twice this old whose workflow
+   * never started is released, one whose task ended is settled from its record.
+   */
+  LEDGER_SWEEP_INTERVAL_MS: positiveMs(60_000),
   /**
    * Comma-separated URLs of the workers' readiness (`http://worker:9464/readyz`): the API's /readyz then says
    * which platform has no account in the rotation (api/worker-readiness.ts). Unset: it says nothing of accounts.
@@ -47,6 +57,7 @@ export const apiOwnSchema = z.object({
 const apiSettingsSchema = commonSchema
   .extend(temporalSchema.shape)
   .extend(apiOwnSchema.shape)
+  .extend(ledgerSchema.shape)
   .extend(resultStoreSchema.shape)
   .extend(resultLinksSchema.shape)
   .extend(webhookSharedSchema.shape);
@@ -57,6 +68,7 @@ export const apiConfigSchema = apiSettingsSchema.extend(platformsCallbackEnv.sha
 export type ApiConfig = z.infer<typeof commonSchema> &
   z.infer<typeof temporalSchema> &
   z.infer<typeof apiOwnSchema> &
+  z.infer<typeof ledgerSchema> &
   z.infer<typeof resultStoreSchema> &
   z.infer<typeof resultLinksSchema> &
   z.infer<typeof webhookSharedSchema> & {

@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../core/config';
+import type { BudgetSetting } from '../ledger/keys';
 import { isWebhookSecret, type ExplicitWebhookSecret } from '../core/webhook-signing';
 
 export interface ApiKey {
@@ -17,6 +18,13 @@ export interface ApiKey {
   models?: ReadonlySet<string>;
   rateLimitRps?: number;
   maxInflight?: number;
+  /** What the key may spend per period (keys made through the admin API only); undefined: no budget. */
+  budget?: BudgetSetting;
+  /**
+   * Where the key comes from: `bootstrap` (API_KEYS / API_KEYS_FILE, changed only there) or `admin` (the admin
+   * API, kept in the database). Undefined is read as bootstrap.
+   */
+  source?: 'bootstrap' | 'admin';
   /** Where this key's tasks send their events when a request names no `webhook_url` (issue 21 §1). */
   webhookUrl?: string;
   /**
@@ -26,7 +34,7 @@ export interface ApiKey {
   webhookSecret?: ExplicitWebhookSecret;
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+export const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
 const keyIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -86,29 +94,57 @@ export function parseApiKeysFile(path: string): ApiKey[] {
   }));
 }
 
+/**
+ * The keys the API accepts: the bootstrap keys it was started with, fixed, and the admin API's keys, replaced as
+ * a whole whenever the database's set is read again (api/managed-keys.ts), so a revocation or a changed limit
+ * reaches every replica without a restart.
+ */
 export class KeyStore {
-  constructor(private readonly keys: readonly ApiKey[]) {
+  private readonly bootstrap: readonly ApiKey[];
+  private managed: readonly ApiKey[] = [];
+
+  constructor(keys: readonly ApiKey[]) {
     const ids = new Set<string>();
     for (const k of keys) {
       if (ids.has(k.id)) throw new ConfigError(`Invalid configuration:\n  API_KEYS: duplicate key id '${k.id}'`);
       ids.add(k.id);
     }
+    this.bootstrap = keys.map((k) => ({ ...k, source: 'bootstrap' as const }));
   }
 
   get size(): number {
-    return this.keys.length;
+    return this.bootstrap.length + this.managed.length;
+  }
+
+  /** The admin API's keys, as last read from the database; a bootstrap key's id wins over a stored one. */
+  replaceManaged(keys: readonly ApiKey[]): void {
+    const bootstrapIds = new Set(this.bootstrap.map((k) => k.id));
+    this.managed = keys.filter((k) => !bootstrapIds.has(k.id)).map((k) => ({ ...k, source: 'admin' as const }));
+  }
+
+  /** Every key, bootstrap keys first. */
+  list(): readonly ApiKey[] {
+    return [...this.bootstrap, ...this.managed];
+  }
+
+  find(id: string): ApiKey | undefined {
+    return this.bootstrap.find((k) => k.id === id) ?? this.managed.find((k) => k.id === id);
+  }
+
+  isBootstrap(id: string): boolean {
+    return this.bootstrap.some((k) => k.id === id);
   }
 
   /** The key with this id (not an authentication: for the key's own settings, e.g. its webhook secret). */
   byId(id: string): ApiKey | undefined {
-    return this.keys.find((k) => k.id === id);
+    return this.find(id);
   }
 
   /** The key whose secret is `presented`, compared in constant time against every key. */
   authenticate(presented: string): ApiKey | undefined {
     const digest = sha256(presented);
     let found: ApiKey | undefined;
-    for (const k of this.keys) {
+    for (const k of this.list()) {
       if (timingSafeEqual(digest, k.digest) && found === undefined) found = k;
     }
     return found;

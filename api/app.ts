@@ -4,6 +4,7 @@ import Koa from 'koa';
 import type { AppDeps, AppState, AppContext } from './context';
 import { ApiError } from './api-error';
 import { httpMetrics, serveMetrics } from './api-metrics';
+import { adminAuthenticate } from './middleware/admin-auth';
 import { authenticate } from './middleware/authenticate';
 import { errorEnvelope } from './middleware/error-envelope';
 import { jsonBody } from './middleware/json-body';
@@ -12,12 +13,14 @@ import { requestContext } from './middleware/request-context';
 import { routeGuard } from './middleware/route-guard';
 import { openApiDocument } from './openapi';
 import { withRequestOrigin } from '../results/result-links';
+import { adminKeyRoutes } from './routes/admin-keys';
 import { callbackRoutes } from './routes/callbacks';
 import { cancelRoutes } from './routes/cancel';
 import { contentRoutes } from './routes/content';
 import { generationRoutes } from './routes/generations';
 import { modelRoutes } from './routes/models';
 import { taskRoutes } from './routes/tasks';
+import { adminUsageRoutes, usageRoutes } from './routes/usage';
 import { askWorkers } from './worker-readiness';
 import { readsOwnBody, videoRoutes } from './openai-videos/routes';
 import { videoInputRoutes } from './openai-videos/uploads';
@@ -70,6 +73,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   taskRoutes(v1, deps);
   cancelRoutes(v1, deps);
   modelRoutes(v1, deps);
+  usageRoutes(v1, deps);
   videoRoutes(v1, deps);
   webhookRoutes(v1, deps);
   eventRoutes(v1, deps);
@@ -85,6 +89,11 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // platform's receiver — a per-task token or the platform's signature — and is only ever a hint to poll.
   const callbacks = new Router<AppState>();
   callbackRoutes(callbacks, deps);
+  // The operator's API: its own secret (ADMIN_TOKEN), never an API key, so it sits outside Bearer key auth.
+  const admin = new Router<AppState>();
+  admin.use(adminAuthenticate(deps.adminToken, deps.keys), jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS }));
+  adminKeyRoutes(admin, deps);
+  adminUsageRoutes(admin, deps);
 
   app.use(requestContext(deps.logger));
   // Links to stored results rendered during this request are based on the origin the client reached (unless
@@ -92,11 +101,12 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use((ctx, next) => withRequestOrigin(`${ctx.protocol}://${ctx.host}`, next));
   app.use(httpMetrics());
   app.use(errorEnvelope());
-  app.use(routeGuard([health, videoInputs, v1, content, callbacks]));
+  app.use(routeGuard([health, videoInputs, v1, content, callbacks, admin]));
   app.use(health.routes());
   app.use(content.routes());
   app.use(videoInputs.routes());
   app.use(callbacks.routes());
+  app.use(admin.routes());
   app.use(authenticate(deps.keys));
   app.use(rateLimit(deps.limits));
   app.use(jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS, readsOwnBody }));

@@ -7,6 +7,8 @@ import type { ResultLinks } from '../results/result-links';
 import type { ResultStore } from '../results/result-store';
 import type { ApiKey, KeyStore } from './api-keys';
 import type { KeyLimits } from './key-limits';
+import type { ManagedKeys } from './managed-keys';
+import type { TaskLedger } from './task-ledger';
 import type { TaskService } from './task-service';
 import type { WebhookService } from './webhook-service';
 import type { WebhookPolicy } from './webhook-request';
@@ -65,6 +67,12 @@ export interface AppDeps {
   sseHeartbeatMs: number;
   /** Readiness: can we reach Temporal right now? */
   checkTemporal: () => Promise<void>;
+  /** ADMIN_TOKEN: the operator's secret for /admin/v1/* (unset: the admin API answers 401 to everyone). */
+  adminToken?: string;
+  /** The admin API's keys in the database (DATABASE_URL); unset: only bootstrap keys, and no key changes. */
+  managedKeys?: ManagedKeys;
+  /** Budgets and each task's ledger entry (DATABASE_URL); unset: no reservation, no budget. */
+  taskLedger?: TaskLedger;
   /** The workers' readiness URLs (WORKER_READY_URLS): /readyz names each platform with no account. Default: none. */
   workerReadyUrls?: readonly string[];
 }

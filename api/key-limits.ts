@@ -41,10 +41,12 @@ export class KeyLimits {
   async consumeRate(key: ApiKey): Promise<void> {
     const rps = this.rpsFor(key);
     if (rps <= 0) return;
-    let limiter = this.limiters.get(key.id);
+    // Keyed by the rate too: a key's limit changed through the admin API gets a limiter of the new size.
+    const slot = `${key.id}\n${rps}`;
+    let limiter = this.limiters.get(slot);
     if (!limiter) {
       limiter = new RateLimiterMemory({ points: Math.max(1, Math.ceil(rps)), duration: 1 });
-      this.limiters.set(key.id, limiter);
+      this.limiters.set(slot, limiter);
     }
     try {
       await limiter.consume(key.id);

@@ -18,6 +18,11 @@ import { createApp } from './app';
 import { createApiServer } from './http-server';
 import { KeyStore, parseApiKeysEnv, parseApiKeysFile } from './api-keys';
 import { KeyLimits } from './key-limits';
+import { ManagedKeys } from './managed-keys';
+import { TaskLedger } from './task-ledger';
+import { registerLedgerMetrics } from './ledger-metrics';
+import { registry as metricsRegistry } from './api-metrics';
+import { openLedgerDatabase } from '../ledger/database';
 import { TaskService } from './task-service';
 import { WebhookService } from './webhook-service';
 import { webhookMasterSecret } from '../core/webhook-config';
@@ -31,7 +36,15 @@ async function main(): Promise<void> {
     ...(config.API_KEYS ? parseApiKeysEnv(config.API_KEYS) : []),
     ...(config.API_KEYS_FILE ? parseApiKeysFile(config.API_KEYS_FILE) : []),
   ]);
-  if (keys.size === 0) throw new ConfigError('Invalid configuration:\n  API_KEYS: no API key configured (set API_KEYS or API_KEYS_FILE)');
+  // The ledger's database (DATABASE_URL): the admin API's keys, read now and every KEYS_REFRESH_MS.
+  const ledger = config.DATABASE_URL
+    ? await openLedgerDatabase(config.DATABASE_URL, { onError: (err) => logger.warn({ err: err.message }, 'Ledger database connection lost; reconnecting on the next query') })
+    : undefined;
+  const managedKeys = ledger ? new ManagedKeys(ledger, keys, logger) : undefined;
+  await managedKeys?.start(config.KEYS_REFRESH_MS);
+  if (keys.size === 0 && !config.ADMIN_TOKEN) {
+    throw new ConfigError('Invalid configuration:\n  API_KEYS: no API key configured (set API_KEYS or API_KEYS_FILE, or ADMIN_TOKEN and DATABASE_URL to make keys through the admin API)');
+  }
 
   const connection = await Connection.connect(temporalConnectionOptions(config));
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
@@ -48,6 +61,11 @@ async function main(): Promise<void> {
   // PRICES_FILE is read once, at start: a mistake in it stops the API here, naming the entry.
   const pricing = TaskPricing.load(catalogue, process.env);
   const tasks = new TaskService(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, resultLinks, pricing });
+  const taskLedger = ledger ? new TaskLedger(ledger, pricing) : undefined;
+  if (taskLedger) registerLedgerMetrics(metricsRegistry, keys, taskLedger);
+  // Reservations whose workflow never started (the API died in between): released within a few minutes.
+  const sweepMs = config.LEDGER_SWEEP_INTERVAL_MS;
+  taskLedger?.startSweep({ intervalMs: sweepMs, minAgeMs: 2 * sweepMs, readTask: (taskId, ownerId) => tasks.read(taskId, ownerId), log: logger });
 
   // A key's webhook secret: its own (API_KEYS_FILE `webhook_secret`), else derived from WEBHOOK_SIGNING_SECRET.
   const secrets = webhookSecrets({
@@ -79,6 +97,9 @@ async function main(): Promise<void> {
     checkTemporal: async () => {
       await connection.healthService.check({});
     },
+    adminToken: config.ADMIN_TOKEN,
+    managedKeys,
+    taskLedger,
     workerReadyUrls: config.workerReadyUrls,
   });
 
@@ -102,7 +123,9 @@ async function main(): Promise<void> {
     }, config.API_SHUTDOWN_GRACE_MS);
     force.unref();
     server.close(() => {
-      void connection.close().finally(() => {
+      managedKeys?.stop();
+      taskLedger?.stopSweep();
+      void Promise.allSettled([connection.close(), ledger?.close()]).finally(() => {
         logger.info('API stopped');
         process.exit(0);
       });

@@ -6,6 +6,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type ZodCont
 import { z } from 'zod';
 import { buildCatalogue, imageRequestSchema, videoRequestSchema } from '../platforms';
 import { MEDIA_EXTENSIONS } from '../results/result-store';
+import { registerAdmin, registerUsage } from './openapi-admin';
 import {
   errorSchema,
   generationResultSchema,
@@ -80,6 +81,7 @@ function registerGeneration(registry: OpenAPIRegistry, kind: 'video' | 'image'):
   const plural = `${kind}s`;
   const failures = {
     400: errorResponse('Invalid request (error.param names the field), or a generation rejected upstream as invalid'),
+    402: errorResponse("The task's estimated cost exceeds what remains of the key's budget (code budget_exceeded; error.budget names period, budget and what remains); nothing was started"),
     403: errorResponse('The API key may not use this model'),
     409: errorResponse('Idempotency-Key reused with a different body'),
     408: errorResponse('The body did not arrive within 30 s'),
@@ -354,6 +356,8 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   registerVideosApi(registry);
   registerOperational(registry);
   registerWebhooks(registry, errorResponse, COMMON_ERRORS);
+  registerAdmin(registry);
+  registerUsage(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument(DOCUMENT_HEADER);
 }
 

@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- part ...]`: runs the named parts (all by default) and prints Markdown tables; the raw figures
- * go to bench/results/<part>.json. Parts: submit, reads, e2e, inflight, sync, history, results (add `--real` for the
+ * go to bench/results/<part>.json. Parts: submit, reads, e2e, inflight, sync, history, results, ledger (add `--real` for the
  * real 5-minute history run), push, webhooks; push-history (~6 minutes) and push-capacity (~30 minutes) run only when named.
  * Every part starts its own stack on free 127.0.0.1 ports and stops it after.
  */
@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runE2e } from './e2e';
 import { runHistory } from './history';
+import { runLedger } from './ledger';
 import { runPushCapacity, runPushDelay, runPushHistory } from './push';
 import { runReads } from './reads';
 import { runResults } from './result-store';
@@ -32,6 +33,7 @@ const PARTS: Record<string, (real: boolean) => Promise<unknown>> = {
   sync: () => runSync(),
   history: (real) => runHistory(real),
   results: () => runResults(),
+  ledger: () => runLedger(),
   push: () => runPushDelay(),
   'push-history': () => runPushHistory(),
   'push-capacity': () => runPushCapacity(),
@@ -51,6 +53,11 @@ function render(part: string, result: any): string {
       return `${table([result.throughput])}\n\n${table([result.delay])}\n\n${result.notes.join('; ')}`;
     case 'inflight':
       return table(result);
+    case 'ledger': {
+      const rows = result.rows as { part: string }[];
+      const parts = [...new Set(rows.map((r) => r.part))];
+      return `${parts.map((p) => table(rows.filter((r) => r.part === p))).join('\n\n')}\n\n${result.notes.join('; ')}`;
+    }
     case 'push':
     case 'push-capacity':
     case 'webhooks':

@@ -15,7 +15,7 @@ import { simConfigSchema } from '../sim/sim-config';
 import { workerConfigSchema } from '../worker/worker-config';
 
 /** Jobs that run once and exit; everything else runs for good and needs a healthcheck. */
-const ONE_SHOT = ['temporal-admin-tools', 'temporal-create-namespace'];
+const ONE_SHOT = ['temporal-admin-tools', 'temporal-create-namespace', 'ledger-create-database'];
 const REQUIRED = ['postgresql', ...ONE_SHOT, 'temporal', 'temporal-ui', 'api', 'worker', 'sim'];
 /** Run with `--scale`: a fixed container name or host port would make the second replica fail. */
 const SCALABLE = ['api', 'worker'];
@@ -78,6 +78,11 @@ export function checkCompose(doc: unknown): string[] {
   const expected = ALL_SEARCH_ATTRIBUTES.map((k) => k.name).sort();
   if (JSON.stringify(registered) !== JSON.stringify(expected)) {
     problems.push(`temporal-create-namespace: SEARCH_ATTRIBUTES ${registered.join(' ')} differ from core/search-attributes.ts: ${expected.join(' ')}`);
+  }
+
+  // The ledger (issue 20): the API and the workers read and write the same database.
+  for (const name of ['api', 'worker']) {
+    if (!envOf(services[name] ?? {}).DATABASE_URL) problems.push(`${name}: no DATABASE_URL (the ledger's database)`);
   }
 
   for (const [name, schema] of Object.entries(SCHEMAS)) {

@@ -22,6 +22,11 @@ export interface StartOptions {
   readyTimeoutMs: number;
   /** Each line of its stdout and stderr, as it comes. */
   onLine?: (line: string) => void;
+  /** Run as this user and group (a root launcher starting a program that refuses root, e.g. PostgreSQL). */
+  uid?: number;
+  gid?: number;
+  /** The signal that asks it to stop (default SIGTERM; PostgreSQL's fast shutdown is SIGINT). */
+  stopSignal?: NodeJS.Signals;
 }
 
 /** Output kept to explain a failed start. */
@@ -30,11 +35,11 @@ const TAIL_CHARS = 2_000;
 /** Spawns the process; resolves once a line matches `ready`, rejects (with its last output) if it exits or times out first. */
 export function startProcess(opts: StartOptions): Promise<StartedProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(opts.command, opts.args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(opts.command, opts.args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], uid: opts.uid, gid: opts.gid });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
     const stop = async (graceMs: number) => {
       if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
+        child.kill(opts.stopSignal ?? 'SIGTERM');
         const force = setTimeout(() => child.kill('SIGKILL'), graceMs);
         await exited;
         clearTimeout(force);

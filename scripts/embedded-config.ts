@@ -1,5 +1,6 @@
 /**
- * Settings of the embedded Temporal dev server (`npm start`, `npm run temporal`): only these scripts read them.
+ * Settings of the embedded Temporal dev server and PostgreSQL (`npm start`, `npm run temporal`): only these
+ * scripts read them.
  */
 import { z } from 'zod';
 import { commonSchema, optionalString, parseEnv, port, temporalSchema } from '../core/config';
@@ -11,6 +12,10 @@ export const embeddedOwnSchema = z.object({
   TEMPORAL_UI_PORT: port(8233),
   /** The Temporal CLI binary; unset: the pinned one (scripts/temporal-cli.ts). */
   TEMPORAL_CLI_PATH: optionalString,
+  /** The embedded PostgreSQL's port (127.0.0.1 only), when DATABASE_URL is unset. */
+  EMBEDDED_POSTGRES_PORT: port(5433),
+  /** The embedded PostgreSQL's data directory. */
+  EMBEDDED_POSTGRES_DIR: z.string().default('data/postgres'),
 });
 
 export const embeddedConfigSchema = commonSchema.extend(temporalSchema.shape).extend(embeddedOwnSchema.shape);

@@ -7,6 +7,10 @@
  * The local stack listens on 127.0.0.1 only (the API and the worker's metrics), unless HOST or
  * WORKER_METRICS_HOST say otherwise. With API_KEYS unset it generates one key and keeps it in data/dev-api-key,
  * so a second `npm start` uses the same key and can read the tasks created by the first.
+ *
+ * With DATABASE_URL unset it also runs the ledger's PostgreSQL (scripts/embedded-postgres.ts; data in
+ * data/postgres, its password in data/dev-database-password) and, with ADMIN_TOKEN unset, makes an admin token
+ * (data/dev-admin-token) for the admin API, printed in the banner.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,7 +19,8 @@ import { loadApiConfig } from '../api/api-config';
 import { loadWorkerConfig } from '../worker/worker-config';
 import { startProcess } from './child-process';
 import { startDevServer } from './dev-server';
-import { loadEmbeddedConfig } from './embedded-config';
+import { startEmbeddedPostgres } from './embedded-postgres';
+import { loadEmbeddedConfig, type EmbeddedConfig } from './embedded-config';
 import { Supervisor, type Running, type Service } from './supervisor';
 import { REPO_ROOT } from './tools';
 
@@ -36,10 +41,38 @@ function devFile(dbFile: string, name: string, make: () => string): string {
 const devApiKey = (dbFile: string) => devFile(dbFile, 'dev-api-key', () => `local:sk-${randomBytes(24).toString('base64url')}`);
 
 /**
- * A secret of its own: RESULT_URL_SECRET (signs links to stored results), CALLBACK_SECRET (V's callback tokens) or
- * WEBHOOK_SIGNING_SECRET (the keys' webhook secrets derive from it, so they survive a restart).
+ * A secret of its own: RESULT_URL_SECRET (signs links to stored results), CALLBACK_SECRET (V's callback tokens),
+ * WEBHOOK_SIGNING_SECRET (the keys' webhook secrets derive from it, so they survive a restart), ADMIN_TOKEN (the
+ * admin API) or the embedded PostgreSQL's password.
  */
-const devSecret = (dbFile: string, name: 'dev-result-url-secret' | 'dev-callback-secret' | 'dev-webhook-signing-secret') => devFile(dbFile, name, () => randomBytes(48).toString('base64url'));
+const devSecret = (dbFile: string, name: 'dev-result-url-secret' | 'dev-callback-secret' | 'dev-webhook-signing-secret' | 'dev-admin-token' | 'dev-database-password') =>
+  devFile(dbFile, name, () => randomBytes(48).toString('base64url'));
+
+/** The ledger's PostgreSQL on the embedded default: the pinned binaries, data under data/, supervised like the rest. */
+function postgresPart(config: EmbeddedConfig, onUrl: (url: string) => void): Service {
+  return {
+    name: 'postgres',
+    async start(): Promise<Running> {
+      const server = await startEmbeddedPostgres({
+        dataDir: config.EMBEDDED_POSTGRES_DIR,
+        port: config.EMBEDDED_POSTGRES_PORT,
+        password: devSecret(config.TEMPORAL_DB_FILE, 'dev-database-password'),
+        // The server's routine lines (checkpoints, start-up) stay out of the terminal; its errors do not.
+        onLine: (line) => {
+          if (/\b(ERROR|FATAL|PANIC)\b/.test(line)) process.stdout.write(`[postgres] ${line}\n`);
+        },
+      });
+      onUrl(server.url);
+      return { pid: server.process.child.pid, exited: server.process.exited, stop: () => server.stop() };
+    },
+  };
+}
+
+/** The banner's admin line: the token is printed only when `npm start` made it (like the API key). */
+export function adminLine(generated: string | undefined): string {
+  if (!generated) return 'Admin token: ADMIN_TOKEN (not shown)';
+  return `Admin token: ${generated}   (kept in data/dev-admin-token)`;
+}
 
 /**
  * Push on the embedded default, as production would run it: the simulated platforms announce finished jobs (V
@@ -100,12 +133,15 @@ async function main(): Promise<void> {
   // The launcher reads each part's configuration only to orchestrate: which parts to start, what to print.
   const config = loadEmbeddedConfig();
   const generatedKey = process.env.API_KEYS?.trim() ? undefined : devApiKey(config.TEMPORAL_DB_FILE);
+  const generatedAdminToken = process.env.ADMIN_TOKEN?.trim() ? undefined : devSecret(config.TEMPORAL_DB_FILE, 'dev-admin-token');
+  const embeddedDatabase = !process.env.DATABASE_URL?.trim();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     // A local stack is for this machine: listen on loopback unless told otherwise.
     HOST: process.env.HOST ?? '127.0.0.1',
     WORKER_METRICS_HOST: process.env.WORKER_METRICS_HOST ?? '127.0.0.1',
     ...(generatedKey ? { API_KEYS: generatedKey } : {}),
+    ...(generatedAdminToken ? { ADMIN_TOKEN: generatedAdminToken } : {}),
     ...(process.env.RESULT_URL_SECRET?.trim() ? {} : { RESULT_URL_SECRET: devSecret(config.TEMPORAL_DB_FILE, 'dev-result-url-secret') }),
     ...(process.env.WEBHOOK_SIGNING_SECRET?.trim() ? {} : { WEBHOOK_SIGNING_SECRET: devSecret(config.TEMPORAL_DB_FILE, 'dev-webhook-signing-secret') }),
   };
@@ -123,7 +159,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log('\nStopping mediagate…');
     // API first (stop accepting), then the worker (finish in-flight activities), then the rest.
-    await supervisor.stop(['api', 'worker', 'sim', 'temporal']);
+    await supervisor.stop(['api', 'worker', 'sim', 'temporal', 'postgres']);
     console.log('Stopped.');
     process.exit(code);
   };
@@ -132,6 +168,10 @@ async function main(): Promise<void> {
 
   let uiUrl: string | undefined;
   try {
+    if (embeddedDatabase) {
+      console.log('Starting PostgreSQL (the ledger)…');
+      await supervisor.add(postgresPart(config, (url) => (env.DATABASE_URL = url)));
+    }
     console.log('Starting the Temporal dev server…');
     await supervisor.add({
       name: 'temporal',
@@ -168,6 +208,7 @@ mediagate is running.
   API:         ${apiUrl}
   Temporal UI: ${uiUrl} (namespace ${config.TEMPORAL_NAMESPACE})
   ${keyLine(generatedKey)}
+  ${adminLine(generatedAdminToken)}
   ${simulatedLine(simulated, workerConfig.SIM_BASE_URL)}
 
 Try:

@@ -16,6 +16,7 @@ import { buildCatalogue } from '../platforms';
 import { TaskPricing } from '../pricing/price-table';
 import { createHttpClient } from '../platforms/http';
 import { PushMonitor } from './push-monitor';
+import { openSettlement } from './settlement';
 import {
   configureAnnouncements,
   connectClient,
@@ -52,8 +53,11 @@ async function main(): Promise<void> {
   const { adapters, pools } = createAdapters(config, http, metrics, logger);
   await configureAnnouncements(config, http, logger);
   const stopping = stopSignal();
-
+  // One catalogue and one price table (PRICES_FILE) for the activities, the settlement and the webhooks' records.
   const catalogue = buildCatalogue(process.env);
+  const pricing = TaskPricing.load(catalogue, process.env);
+  const settlement = await openSettlement(config, pricing, metrics, logger);
+
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -72,9 +76,9 @@ async function main(): Promise<void> {
       hint: (platform, hint) => hintTask(client, platform, hint),
       stopping,
       onLostAnswer: lostAnswerReporter(metrics, logger),
-      webhooks: webhookDeps(config, client, results.store, metrics, logger, TaskPricing.load(catalogue, process.env)),
+      webhooks: webhookDeps(config, client, results.store, metrics, logger, pricing),
     }),
-    sinks: { ...metrics.sinks(), pushMonitor: { seen: { fn: (_info, platform: string) => pushMonitor.seen(platform) } } },
+    sinks: { ...metrics.sinks(), ...settlement.sinks(), pushMonitor: { seen: { fn: (_info, platform: string) => pushMonitor.seen(platform) } } },
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
   });
   await startEventConsumers(client, adapters, config, logger);
@@ -88,6 +92,7 @@ async function main(): Promise<void> {
     await http.close();
     await results.copier.close();
     await results.store.close?.();
+    await settlement.close();
     await new Promise((resolve) => metricsServer.close(resolve));
     logger.info('Worker stopped');
   }

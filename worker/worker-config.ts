@@ -10,6 +10,7 @@ import { LOST_ANSWER_SEARCH_MS } from '../activities/submit';
 import { ACCOUNT_COOLDOWN_MS, ACCOUNT_THROTTLE_MS } from '../activities/accounts';
 import { callbackSchema, commonSchema, ConfigError, ms, optionalString, optionalUrl, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
 import type { Kind, PollTiming } from '../core/task';
+import { ledgerSchema } from '../ledger/ledger-config';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS, ATTEMPT_HEADROOM_MS } from '../core/timeouts';
 import { loadEnabledPlatforms, PLATFORM_DEFINITIONS, platformsPublicEnv, platformsWorkerEnv, type WorkerPlatform } from '../platforms';
 import { resultCopySchema, resultLinksSchema, resultStoreSchema } from '../results/results-config';
@@ -94,6 +95,7 @@ export function simulatorUrl(env: { SIM_BASE_URL?: string; SIM_HOST: string; SIM
 const workerBaseSchema = commonSchema
   .extend(temporalSchema.shape)
   .extend(workerOwnSchema.shape)
+  .extend(ledgerSchema.shape)
   .extend(resultStoreSchema.shape)
   .extend(resultCopySchema.shape)
   .extend(resultLinksSchema.shape)

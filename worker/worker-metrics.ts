@@ -171,6 +171,30 @@ export class WorkerMetrics {
   }
 
   /** Sinks for the workflow interceptor; not called during replay, so an outcome is counted once. */
+  /** What the ledger settled (worker/settlement.ts), by platform and model — never by key (unbounded labels). */
+  readonly ledgerSpend = new Counter({
+    name: 'mediagate_ledger_spend_total',
+    help: 'Final cost of settled tasks, in units of the currency, by platform, model and currency (issue 20 §7)',
+    labelNames: ['platform', 'model', 'currency'] as const,
+    registers: [this.registry],
+  });
+
+  readonly ledgerTasks = new Counter({
+    name: 'mediagate_ledger_tasks_total',
+    help: 'Tasks settled in the ledger, by platform, model and outcome (success, failed, cancelled)',
+    labelNames: ['platform', 'model', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  /** The settlement observer: counts a task once, when its entry moved (a repeated settlement changes nothing). */
+  ledgerObserver() {
+    return (s: { settlement: string; platform: string; model: string; outcome: string; micros: number; currency?: string }) => {
+      if (s.settlement !== 'settled' && s.settlement !== 'released') return;
+      this.ledgerTasks.inc({ platform: s.platform, model: s.model, outcome: s.outcome });
+      if (s.currency && s.micros > 0) this.ledgerSpend.inc({ platform: s.platform, model: s.model, currency: s.currency }, s.micros / 1_000_000);
+    };
+  }
+
   sinks(): InjectedSinks<TaskMetricsSinks> {
     return {
       taskMetrics: {

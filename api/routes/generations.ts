@@ -135,12 +135,23 @@ export async function startOrReplay(
   const key = apiKeyOf(ctx);
   const release = await deps.limits.reserveInflight(key);
   try {
+    // The estimate is reserved before anything can be paid for (issue 20 §5): over budget → 402, no workflow.
+    await deps.taskLedger?.reserve(key, t.taskId, t.entry, t.request);
+  } catch (err) {
+    release();
+    throw err;
+  }
+  try {
     await deps.tasks.start(key.id, t.entry, t.request, { taskId: t.taskId, requestHash: t.requestHash, ...(t.asked ? { asked: t.asked } : {}), ...(t.webhook ? { webhook: t.webhook } : {}) });
     recordTaskStarted({ kind: t.entry.kind, model: t.entry.id, platform: t.entry.platform });
     return {};
   } catch (err) {
     release();
-    if (!t.idempotent || !isAlreadyStarted(err)) throw err;
+    if (!t.idempotent || !isAlreadyStarted(err)) {
+      // Nothing started: the reservation goes back (if this fails too, the ledger's sweep releases it).
+      await deps.taskLedger?.releaseUnstarted(t.taskId).catch(() => undefined);
+      throw err;
+    }
   }
   const existing = await deps.tasks.readWithFingerprint(t.taskId, key.id);
   if (!existing) throw new Error(`task ${t.taskId} exists but could not be read`);

@@ -50,6 +50,7 @@ describe('GET /openapi.json', () => {
         '/v1/models',
         '/v1/models/{model_id}',
         '/v1/tasks',
+        '/v1/usage',
         '/v1/videos/generations',
         '/v1/videos/generations/{task_id}',
       ]),

@@ -16,6 +16,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { findSchemathesis, SCHEMATHESIS_MODULE, SCHEMATHESIS_VERSION } from '../../scripts/schemathesis';
 import { ApiClient } from '../support/client';
+import { startTestPostgres, type TestPostgres } from '../support/postgres';
 import { freePort, REPO, Stack, TEST_KEYS } from '../support/stack';
 
 jest.setTimeout(420_000);
@@ -40,6 +41,8 @@ const KILL_AFTER_MS = 300_000;
 const REPORT_DIR = join(REPO, 'test-results', 'schemathesis');
 
 let stack: Stack;
+/** The ledger's database: /v1/usage answers from it, and every submit reserves in it. */
+let postgres: TestPostgres;
 let python: string;
 /** Finished tasks of alice's, so the task-id operations reach a real record, result file and last frame too. */
 let taskIds: string[] = [];
@@ -51,6 +54,7 @@ beforeAll(async () => {
   python = found;
   // Every platform's callbacks on, so fuzzed announcements reach the receivers' token, signature and body checks.
   const apiPort = await freePort();
+  postgres = await startTestPostgres();
   stack = await Stack.start({
     name: 'api-fuzz',
     apiPort,
@@ -62,6 +66,7 @@ beforeAll(async () => {
       PLATFORM_T_EVENTS_SIGN_KEY: 'fuzzSignKey1',
       PLATFORM_B_CALLBACKS: 'manage',
       PLATFORM_B_CALLBACK_SIGN_KEY: 'b-sign-key-for-the-fuzz-run',
+      DATABASE_URL: postgres.url,
     },
   });
   const alice = new ApiClient(stack.apiUrl, 'alice');
@@ -82,6 +87,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
+  await postgres?.stop();
 });
 
 function run(cmd: string, args: string[]): Promise<{ code: number | null; output: string }> {

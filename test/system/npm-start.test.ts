@@ -1,10 +1,11 @@
 /**
  * `npm start` as a new user runs it (scripts/start.ts, the README's first command), on free ports and a temporary
- * data directory: it comes up on loopback, prints the key it generated, keeps its parts alive (a worker killed
- * with SIGKILL is restarted and tasks keep completing), and stops cleanly on Ctrl-C.
+ * data directory: it comes up on loopback, prints the key and the admin token it generated, keeps its parts alive
+ * (a worker killed with SIGKILL is restarted and tasks keep completing), runs the ledger's PostgreSQL (restarted
+ * when killed; a key made through the admin API survives a restart of the whole stack), and stops cleanly on Ctrl-C.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -14,36 +15,8 @@ import { freePort, REPO } from '../support/stack';
 
 jest.setTimeout(300_000);
 
-test('npm start: loopback, the generated key, a killed worker restarted, Ctrl-C stops everything', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mediagate-npm-start-'));
-  const [api, temporal, ui, sim, metrics, sdkMetrics] = await Promise.all(Array.from({ length: 6 }, () => freePort()));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'development',
-    PORT: String(api),
-    TEMPORAL_ADDRESS: `127.0.0.1:${temporal}`,
-    TEMPORAL_UI_PORT: String(ui),
-    TEMPORAL_DB_FILE: join(dir, 'temporal.db'),
-    TEMPORAL_TASK_QUEUE: `npm-start-${process.pid}`,
-    SIM_PORT: String(sim),
-    SIM_BASE_URL: `http://127.0.0.1:${sim}`,
-    SIM_DATA_FILE: join(dir, 'sim-jobs.json'),
-    SIM_JOB_DURATION_MS: '1000',
-    RESULTS_DIR: join(dir, 'results'),
-    WORKER_METRICS_PORT: String(metrics),
-    WORKER_SDK_METRICS_PORT: String(sdkMetrics),
-    POLL_FIRST_DELAY_MS: '200',
-    POLL_INTERVAL_VIDEO_MS: '300',
-    POLL_INTERVAL_IMAGE_MS: '300',
-    // Longer than Ctrl-C may take below: a stop held for the whole grace (by T's pull consumer, on by default for
-    // the simulated T) would show.
-    WORKER_SHUTDOWN_GRACE_MS: '60000',
-  };
-  delete env.API_KEYS;
-  delete env.API_KEYS_FILE;
-  delete env.HOST;
-  delete env.WORKER_METRICS_HOST;
-
+/** `npm start` with `env`: its output lines, a wait for a line, its exit. */
+function startNpmStart(env: NodeJS.ProcessEnv) {
   const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/start.ts')], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const waiters: { re: RegExp; resolve: (m: RegExpExecArray) => void }[] = [];
@@ -67,6 +40,46 @@ test('npm start: loopback, the generated key, a killed worker restarted, Ctrl-C 
       const timer = setTimeout(() => reject(new Error(`no line matching ${re} within ${ms} ms; last:\n${lines.slice(-30).join('\n')}`)), ms);
       waiters.push({ re, resolve: (m) => (clearTimeout(timer), resolve(m)) });
     });
+  return { child, lines, exited, waitFor };
+}
+
+test('npm start: loopback, the generated key and admin token, a killed worker restarted, keys kept over a restart, Ctrl-C stops everything', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mediagate-npm-start-'));
+  // As root the embedded PostgreSQL runs as an unprivileged user, who must reach its data directory in here.
+  chmodSync(dir, 0o755);
+  const [api, temporal, ui, sim, metrics, sdkMetrics, postgres] = await Promise.all(Array.from({ length: 7 }, () => freePort()));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'development',
+    PORT: String(api),
+    TEMPORAL_ADDRESS: `127.0.0.1:${temporal}`,
+    TEMPORAL_UI_PORT: String(ui),
+    TEMPORAL_DB_FILE: join(dir, 'temporal.db'),
+    TEMPORAL_TASK_QUEUE: `npm-start-${process.pid}`,
+    SIM_PORT: String(sim),
+    SIM_BASE_URL: `http://127.0.0.1:${sim}`,
+    SIM_DATA_FILE: join(dir, 'sim-jobs.json'),
+    SIM_JOB_DURATION_MS: '1000',
+    RESULTS_DIR: join(dir, 'results'),
+    WORKER_METRICS_PORT: String(metrics),
+    WORKER_SDK_METRICS_PORT: String(sdkMetrics),
+    POLL_FIRST_DELAY_MS: '200',
+    POLL_INTERVAL_VIDEO_MS: '300',
+    POLL_INTERVAL_IMAGE_MS: '300',
+    // Longer than Ctrl-C may take below: a stop held for the whole grace (by T's pull consumer, on by default for
+    // the simulated T) would show.
+    WORKER_SHUTDOWN_GRACE_MS: '60000',
+    EMBEDDED_POSTGRES_DIR: join(dir, 'postgres'),
+    EMBEDDED_POSTGRES_PORT: String(postgres),
+  };
+  delete env.API_KEYS;
+  delete env.ADMIN_TOKEN;
+  delete env.DATABASE_URL;
+  delete env.API_KEYS_FILE;
+  delete env.HOST;
+  delete env.WORKER_METRICS_HOST;
+
+  let { child, lines, exited, waitFor } = startNpmStart(env);
 
   try {
     await waitFor(/mediagate is running/, 240_000);
@@ -74,6 +87,8 @@ test('npm start: loopback, the generated key, a killed worker restarted, Ctrl-C 
     const secret = key.split(':').slice(1).join(':');
     const banner = lines.slice(lines.findIndex((l) => /mediagate is running/.test(l))).join('\n');
     expect(banner).toContain(secret);
+    const adminToken = readFileSync(join(dir, 'dev-admin-token'), 'utf8').trim();
+    expect(banner).toContain(`Admin token: ${adminToken}`);
     // Loopback only, as the README promises.
     expect(lines.some((l) => new RegExp(`API listening on http://127\\.0\\.0\\.1:${api}`).test(l))).toBe(true);
 
@@ -98,10 +113,35 @@ test('npm start: loopback, the generated key, a killed worker restarted, Ctrl-C 
     expect(after.status).toBe(200);
     expect((await alice.waitForTask(after.body.task_id, 60_000)).status).toBe('success');
 
+    // The ledger's PostgreSQL killed the hard way: the supervisor restarts it on its data directory.
+    const pgPid = Number((await waitFor(/\[supervisor\] postgres started \(pid (\d+)\)/, 1_000))[1]);
+    const pgMark = lines.length;
+    process.kill(pgPid, 'SIGKILL');
+    await waitFor(/\[supervisor\] postgres exited unexpectedly/, 30_000, pgMark);
+    await waitFor(/\[supervisor\] postgres started \(pid (\d+)\)/, 60_000, pgMark);
+
+    // A key with a budget through the admin API, as the README's curl makes one.
+    const made = await fetch(`http://127.0.0.1:${api}/admin/v1/keys`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: 'team-a', budget: { amount: 10, currency: 'USD', period: 'month' } }),
+    });
+    expect(made.status).toBe(201);
+    const teamSecret = ((await made.json()) as { secret: string }).secret;
+    expect((await new ApiClient(`http://127.0.0.1:${api}`, teamSecret).get('/v1/models')).status).toBe(200);
+
     child.kill('SIGINT');
     expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running 30 s after Ctrl-C'), 30_000).unref())])).toBe(0);
     expect(lines.some((l) => /^Stopped\./.test(l))).toBe(true);
     expect(lines.some((l) => /\[worker\].*"msg":"Worker stopped"/.test(l))).toBe(true);
+
+    // Started again on the same data directory: the stored key still works, the admin token is the same.
+    ({ child, lines, exited, waitFor } = startNpmStart(env));
+    await waitFor(/mediagate is running/, 240_000);
+    expect(lines.join('\n')).toContain(`Admin token: ${adminToken}`);
+    expect((await new ApiClient(`http://127.0.0.1:${api}`, teamSecret).get('/v1/models')).status).toBe(200);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });

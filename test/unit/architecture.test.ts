@@ -8,7 +8,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { tsFiles } from '../support/source-files';
 
 const ROOT = resolve(__dirname, '..', '..');
-const SOURCE_DIRS = ['api', 'activities', 'core', 'platforms', 'pricing', 'results', 'workflows', 'worker', 'sim', 'scripts'];
+const SOURCE_DIRS = ['api', 'activities', 'core', 'platforms', 'pricing', 'ledger', 'results', 'workflows', 'worker', 'sim', 'scripts'];
 
 /** Relative imports of a file, resolved to files (`./x` → x.ts or x/index.ts). */
 function importsOf(file: string): string[] {

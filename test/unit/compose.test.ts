@@ -38,6 +38,12 @@ describe('checkCompose', () => {
     );
   });
 
+  it('names an API or worker without the ledger database (DATABASE_URL)', () => {
+    const doc = load();
+    delete doc.services.worker!.environment.DATABASE_URL;
+    expect(checkCompose(doc)).toEqual(['worker: no DATABASE_URL (the ledger\'s database)']);
+  });
+
   it('catches search attributes and variables that drifted from the code', () => {
     const doc = load();
     doc.services['temporal-create-namespace']!.environment.SEARCH_ATTRIBUTES = 'GenerationOwner';

@@ -22,6 +22,8 @@ describe('API configuration', () => {
     ['TRUST_PROXY', 'yes'],
     ['PLATFORMS_ENABLED', 'V,X'],
     ['PLATFORMS_ENABLED', ' , '],
+    ['ADMIN_TOKEN', 'too-short-for-an-admin-token'],
+    ['KEYS_REFRESH_MS', '0'],
   ])('a bad %s (%s) fails naming the variable', (name, value) => {
     expect(() => loadApiConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadApiConfig({ [name]: value })).toThrow(new RegExp(name));

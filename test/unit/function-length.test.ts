@@ -12,7 +12,7 @@ const ROOT = resolve(__dirname, '..', '..');
 const MAX_LINES = 60;
 
 /** Files and folders (every .ts file below them) held to MAX_LINES. */
-const CHECKED = ['results', 'worker', 'sim/server.ts', 'sim/state.ts', 'sim/platform-host.ts', 'sim/answers.ts', 'sim/control.ts', 'sim/transitions.ts', 'api/openapi.ts'];
+const CHECKED = ['results', 'ledger', 'worker', 'sim/server.ts', 'sim/state.ts', 'sim/platform-host.ts', 'sim/answers.ts', 'sim/control.ts', 'sim/transitions.ts', 'api/openapi.ts'];
 
 function tsFiles(path: string): string[] {
   const full = join(ROOT, path);

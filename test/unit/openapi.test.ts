@@ -114,6 +114,41 @@ describe('POST /v1/callbacks/{platform}', () => {
   });
 });
 
+describe('the admin API (issue 20 §2)', () => {
+  test.each([
+    ['post', '/admin/v1/keys'],
+    ['get', '/admin/v1/keys'],
+    ['get', '/admin/v1/keys/{id}'],
+    ['patch', '/admin/v1/keys/{id}'],
+    ['delete', '/admin/v1/keys/{id}'],
+    ['get', '/admin/v1/usage'],
+  ])('%s %s is documented, with the admin token as its only security', (method, path) => {
+    expect(doc.paths[path]?.[method]?.security).toEqual([{ adminAuth: [] }]);
+    expect(Object.keys(doc.paths[path][method].responses)).toEqual(expect.arrayContaining(['401', '403']));
+  });
+
+  test('a budget names its currencies and periods as the server holds them', () => {
+    const budget = doc.components.schemas.Budget;
+    expect(budget.properties.currency.enum).toEqual(['USD', 'CNY']);
+    expect(budget.properties.period.enum).toEqual(['day', 'month', 'total']);
+  });
+});
+
+describe('GET /v1/usage (issue 20 §7)', () => {
+  test('is documented with its parameters, JSON and CSV', () => {
+    const op = doc.paths['/v1/usage'].get;
+    expect(op.parameters.map((p: Parameter) => p.name).sort()).toEqual(['end', 'group_by', 'start']);
+    expect(Object.keys(op.responses['200'].content).sort()).toEqual(['application/json', 'text/csv']);
+    expect(parameter('/v1/usage', 'get', 'group_by').schema.enum).toEqual(['model', 'day']);
+  });
+});
+
+describe('budgets (issue 20 §5)', () => {
+  test.each(['/v1/videos/generations', '/v1/async/videos/generations', '/v1/images/generations', '/v1/async/images/generations'])('POST %s documents 402 budget_exceeded', (path) => {
+    expect(doc.paths[path].post.responses['402'].description).toMatch(/budget/);
+  });
+});
+
 describe('the Videos API (api/openai-videos/)', () => {
   test('every route it serves is in the document, with its method', () => {
     const router = new Router();

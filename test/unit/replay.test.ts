@@ -14,6 +14,7 @@ import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle
 import type { InjectedSinks } from '@temporalio/worker';
 import { workflowInterceptorModules, workflowsPath } from '../../worker/workflow-modules';
 import type { TaskMetricsSinks } from '../../workflows/metrics-interceptor';
+import type { LedgerSinks } from '../../workflows/settlement-interceptor';
 import type { PushMonitorSinks } from '../../workflows/sinks';
 
 jest.setTimeout(120_000);
@@ -60,7 +61,11 @@ function histories(generationOnly = false) {
 }
 
 /** The worker's sinks, as the workflow interceptor expects them; they are not called during replay anyway. */
-const noMetrics: InjectedSinks<TaskMetricsSinks & PushMonitorSinks> = { taskMetrics: { completed: { fn: () => undefined } }, pushMonitor: { seen: { fn: () => undefined } } };
+const noMetrics: InjectedSinks<TaskMetricsSinks & PushMonitorSinks & LedgerSinks> = {
+  taskMetrics: { completed: { fn: () => undefined } },
+  pushMonitor: { seen: { fn: () => undefined } },
+  ledger: { taskEnded: { fn: () => undefined } },
+};
 
 /** Replays every fixture against a bundle; returns `name: error` for each that failed. */
 async function replayAll(bundle: WorkflowBundleWithSourceMap, generationOnly = false): Promise<string[]> {

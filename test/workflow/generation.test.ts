@@ -97,7 +97,7 @@ async function run(script: Script, input: Partial<GenerationInput> = {}, during?
     taskQueue,
     workflowBundle: bundle,
     activities: fakeActivities(script, calls),
-    sinks: { taskMetrics: { completed: { fn: () => undefined } }, pushMonitor: { seen: { fn: () => undefined } } },
+    sinks: { taskMetrics: { completed: { fn: () => undefined } }, pushMonitor: { seen: { fn: () => undefined } }, ledger: { taskEnded: { fn: () => undefined } } },
   });
   const startedAt = await env.currentTimeMs();
   const outcome = await worker.runUntil(async () => {

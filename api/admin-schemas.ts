@@ -1,0 +1,73 @@
+/**
+ * The admin API's bodies and answers (issue 20 §2, §8), as zod schemas: the routes validate with them and the
+ * OpenAPI document is built from them. Amounts are decimal currency units on the wire and integer micro-units in
+ * the database (ledger/schema.ts).
+ */
+import { z } from 'zod';
+import { BUDGET_PERIODS, CURRENCIES } from '../ledger/schema';
+
+/** Key ids as bootstrap keys have them (api/api-keys.ts): they appear in logs and Temporal search attributes. */
+export const KEY_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+/** The largest budget: a billion units of its currency (far above any real one; keeps micro-units exact in a double). */
+export const MAX_BUDGET_AMOUNT = 1_000_000_000;
+
+export const budgetSchema = z
+  .strictObject({
+    amount: z
+      .number()
+      .refine(Number.isFinite, { message: 'must be a finite number' })
+      .min(0, { message: 'must not be negative' })
+      .max(MAX_BUDGET_AMOUNT, { message: `must be at most ${MAX_BUDGET_AMOUNT}` })
+      .describe('What the key may spend per period, in units of the currency (e.g. 25.5 USD)'),
+    currency: z.enum(CURRENCIES).describe('USD or CNY'),
+    period: z.enum(BUDGET_PERIODS).describe('day and month are calendar periods in UTC; total never resets'),
+  })
+  .meta({ id: 'Budget' });
+
+const limits = {
+  models: z.array(z.string().min(1).max(128)).max(1000).describe('Model ids of GET /v1/models this key may use; absent or null: all'),
+  rate_limit_rps: z.number().min(0).max(1_000_000).describe('Requests per second per API replica (0 = unlimited); absent or null: KEY_RATE_LIMIT_RPS'),
+  max_inflight: z.number().int().min(0).max(1_000_000).describe('Running tasks (0 = unlimited); absent or null: KEY_MAX_INFLIGHT'),
+  budget: budgetSchema,
+};
+
+export const createKeySchema = z
+  .strictObject({
+    id: z.string().regex(KEY_ID, { message: 'must be 1 to 64 of A-Z a-z 0-9 _ . -' }).describe('The key id: unique, never reused'),
+    models: limits.models.optional(),
+    rate_limit_rps: limits.rate_limit_rps.optional(),
+    max_inflight: limits.max_inflight.optional(),
+    budget: limits.budget.optional(),
+  })
+  .meta({ id: 'CreateKeyRequest' });
+
+/** PATCH: the fields given change; null clears one back to the default (all models, the global limits, no budget). */
+export const updateKeySchema = z
+  .strictObject({
+    models: limits.models.nullable().optional(),
+    rate_limit_rps: limits.rate_limit_rps.nullable().optional(),
+    max_inflight: limits.max_inflight.nullable().optional(),
+    budget: limits.budget.nullable().optional(),
+  })
+  .meta({ id: 'UpdateKeyRequest' });
+
+export const keyViewSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('api_key'),
+    source: z.enum(['bootstrap', 'admin']).describe('bootstrap: from API_KEYS or API_KEYS_FILE, read-only here'),
+    models: z.array(z.string()).nullable(),
+    rate_limit_rps: z.number().nullable(),
+    max_inflight: z.number().nullable(),
+    budget: budgetSchema.nullable(),
+    created_at: z.number().int().nullable().describe('Unix seconds; null for a bootstrap key'),
+  })
+  .meta({ id: 'ApiKey' });
+
+export const createdKeySchema = keyViewSchema
+  .extend({ secret: z.string().describe('The key itself: shown this once, stored only as a digest') })
+  .meta({ id: 'CreatedApiKey' });
+
+export const keyListSchema = z.object({ object: z.literal('list'), data: z.array(keyViewSchema) }).meta({ id: 'ApiKeyList' });
+
+export const deletedKeySchema = z.object({ id: z.string(), object: z.literal('api_key'), deleted: z.literal(true) }).meta({ id: 'DeletedApiKey' });

@@ -1,0 +1,32 @@
+/**
+ * The ledger's gauge on the API's /metrics (issue 20 §7): how many keys have committed more than 80 % of their
+ * budget in the current period, read from the database on each scrape (one query). Spend and tasks by platform
+ * and model are counted where tasks are settled, on the worker's /metrics (worker/worker-metrics.ts).
+ */
+import { Gauge, type Registry } from 'prom-client';
+import { periodKey } from '../ledger/entries';
+import { currentCommitted } from '../ledger/usage';
+import type { KeyStore } from './api-keys';
+import type { TaskLedger } from './task-ledger';
+
+export const BUDGET_ALERT_FRACTION = 0.8;
+
+/** Keys with a budget whose committed amount is above the fraction of it, now. */
+export async function keysNearBudget(keys: KeyStore, ledger: TaskLedger, fraction = BUDGET_ALERT_FRACTION, now = new Date()): Promise<number> {
+  const budgeted = keys.list().filter((k) => k.budget);
+  if (budgeted.length === 0) return 0;
+  const periods = [...new Set(budgeted.map((k) => periodKey(k.budget!.period, now)))];
+  const committed = await currentCommitted(ledger.ledger, periods);
+  return budgeted.filter((k) => (committed.get(`${k.id}\n${periodKey(k.budget!.period, now)}`) ?? 0) > fraction * k.budget!.micros).length;
+}
+
+export function registerLedgerMetrics(registry: Registry, keys: KeyStore, ledger: TaskLedger): void {
+  new Gauge({
+    name: 'mediagate_ledger_keys_over_budget_fraction',
+    help: `API keys that have committed more than ${BUDGET_ALERT_FRACTION * 100} % of their budget in the current period`,
+    registers: [registry],
+    async collect() {
+      this.set(await keysNearBudget(keys, ledger));
+    },
+  });
+}

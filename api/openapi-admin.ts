@@ -1,0 +1,148 @@
+/**
+ * The ledger's routes in GET /openapi.json (api/openapi.ts assembles the document): the admin API (keys, usage)
+ * with the operator's token, and a key's own usage.
+ */
+import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { createdKeySchema, createKeySchema, deletedKeySchema, KEY_ID, keyListSchema, keyViewSchema, updateKeySchema } from './admin-schemas';
+import { errorSchema } from './response-schemas';
+import { adminUsageQuerySchema, usageQuerySchema } from './routes/usage';
+
+const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
+const error = (description: string): ResponseConfig => ({ description, content: json(errorSchema) });
+
+const ADMIN_ERRORS: Record<string, ResponseConfig> = {
+  401: error('Missing or invalid admin token'),
+  403: error('An API key was sent: the admin API takes the admin token only'),
+  405: error('Method not allowed on this path (see the Allow header)'),
+  500: error('Internal error'),
+};
+
+const keyParams = z.object({ id: z.string().regex(KEY_ID).describe('A key id') });
+
+export function registerAdmin(registry: OpenAPIRegistry): void {
+  registry.registerComponent('securitySchemes', 'adminAuth', { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <ADMIN_TOKEN>' });
+  const security = [{ adminAuth: [] }];
+  const body = (schema: z.ZodType) => ({ body: { content: json(schema), required: true } });
+  registry.registerPath({
+    method: 'post',
+    path: '/admin/v1/keys',
+    summary: 'Make an API key (its secret is in this answer only)',
+    security,
+    request: body(createKeySchema),
+    responses: {
+      201: { description: 'The key, with its secret', content: json(createdKeySchema) },
+      400: error('Invalid field (error.param names it), an unknown model, or an id that exists or existed'),
+      503: error('No database configured (DATABASE_URL)'),
+      ...ADMIN_ERRORS,
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/admin/v1/keys',
+    summary: 'Every key: bootstrap keys (read-only) and those made here',
+    security,
+    responses: { 200: { description: 'The keys', content: json(keyListSchema) }, ...ADMIN_ERRORS },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/admin/v1/keys/{id}',
+    summary: 'One key',
+    security,
+    request: { params: keyParams },
+    responses: { 200: { description: 'The key', content: json(keyViewSchema) }, 404: error('No such key'), ...ADMIN_ERRORS },
+  });
+  registry.registerPath({
+    method: 'patch',
+    path: '/admin/v1/keys/{id}',
+    summary: 'Change a key’s models, limits or budget (every replica within seconds)',
+    security,
+    request: { params: keyParams, ...body(updateKeySchema) },
+    responses: {
+      200: { description: 'The changed key', content: json(keyViewSchema) },
+      400: error('Invalid field (error.param names it)'),
+      404: error('No such key'),
+      409: error('A bootstrap key: change it in API_KEYS or API_KEYS_FILE'),
+      503: error('No database configured (DATABASE_URL)'),
+      ...ADMIN_ERRORS,
+    },
+  });
+  registry.registerPath({
+    method: 'delete',
+    path: '/admin/v1/keys/{id}',
+    summary: 'Revoke a key (every replica within seconds); its id is never reused',
+    security,
+    request: { params: keyParams },
+    responses: {
+      200: { description: 'Revoked', content: json(deletedKeySchema) },
+      404: error('No such key'),
+      409: error('A bootstrap key: remove it from API_KEYS or API_KEYS_FILE'),
+      503: error('No database configured (DATABASE_URL)'),
+      ...ADMIN_ERRORS,
+    },
+  });
+}
+
+const usageRow = z
+  .object({
+    tasks: z.number().int(),
+    succeeded: z.number().int(),
+    failed: z.number().int().describe('Failed or cancelled'),
+    running: z.number().int(),
+    seconds: z.number(),
+    images: z.number().int(),
+    tokens: z.number().int(),
+    cost: z.record(z.string(), z.number()).describe('Per currency (USD, CNY): final costs, and the estimates of tasks still running'),
+  })
+  .catchall(z.string())
+  .describe('One group: its `model`, `day` or `key`, then the counts');
+
+const usageAnswer = z
+  .object({
+    object: z.literal('usage'),
+    start: z.string(),
+    end: z.string(),
+    group_by: z.string(),
+    data: z.array(usageRow),
+    budget: z
+      .object({ amount: z.number(), currency: z.string(), period: z.string(), period_start: z.string(), spent: z.number(), remaining: z.number() })
+      .nullable()
+      .optional()
+      .describe('GET /v1/usage: the key’s budget in the current period (spent includes running tasks’ estimates), or null'),
+    key: z.string().optional(),
+  })
+  .meta({ id: 'Usage' });
+
+const usageContent = { 'application/json': { schema: usageAnswer }, 'text/csv': { schema: z.string() } };
+
+export function registerUsage(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/usage',
+    summary: 'The calling key’s tasks, units and cost per model or day, and its budget (Accept: text/csv for CSV)',
+    security: [{ bearerAuth: [] }],
+    request: { query: usageQuerySchema },
+    responses: {
+      200: { description: 'Usage', content: usageContent },
+      400: error('Invalid parameter (error.param names it): a malformed date, end before start, a range over a year'),
+      401: error('Missing or invalid API key'),
+      405: error('Method not allowed on this path (see the Allow header)'),
+      429: error('Rate limit reached (see Retry-After)'),
+      500: error('Internal error'),
+      503: error('No database configured (DATABASE_URL)'),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/admin/v1/usage',
+    summary: 'Every key’s (or one key’s) tasks, units and cost per key, model or day (Accept: text/csv for CSV)',
+    security: [{ adminAuth: [] }],
+    request: { query: adminUsageQuerySchema },
+    responses: {
+      200: { description: 'Usage', content: usageContent },
+      400: error('Invalid parameter (error.param names it)'),
+      503: error('No database configured (DATABASE_URL)'),
+      ...ADMIN_ERRORS,
+    },
+  });
+}

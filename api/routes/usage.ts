@@ -1,0 +1,127 @@
+/**
+ * GET /v1/usage (the caller's key) and GET /admin/v1/usage (any key, or all): the ledger's tasks, units and cost
+ * per model, day or key over a range of UTC days (issue 20 §7), as JSON or, with `Accept: text/csv`, CSV. Bad
+ * input is 400 naming the parameter (§8): a malformed date, `end` before `start`, a range over a year.
+ */
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { periodKey } from '../../ledger/entries';
+import { usage, type UsageGroup, type UsageRow } from '../../ledger/usage';
+import { CURRENCIES, decimalOf } from '../../pricing/price';
+import { KEY_ID } from '../admin-schemas';
+import { ApiError, invalidRequest } from '../api-error';
+import type { ApiKey } from '../api-keys';
+import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
+import { describeIssue } from '../request-validation';
+import type { TaskLedger } from '../task-ledger';
+
+/** The longest range one query covers: a year (a leap year's 366 days). */
+export const MAX_RANGE_DAYS = 366;
+
+const day = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date YYYY-MM-DD' })
+  .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), { message: 'is not a calendar date' });
+
+export const usageQuerySchema = z.strictObject({
+  start: day.optional().describe('First UTC day (YYYY-MM-DD), inclusive; default: the first of this month'),
+  end: day.optional().describe('Last UTC day (YYYY-MM-DD), inclusive; default: today; at most a year after start'),
+  group_by: z.enum(['model', 'day']).optional().describe('Rows per model (default) or per day'),
+});
+
+export const adminUsageQuerySchema = usageQuerySchema.extend({
+  key: z.string().regex(KEY_ID, { message: 'must be a key id' }).optional().describe('Only this key; default: every key'),
+  group_by: z.enum(['key', 'model', 'day']).optional().describe('Rows per key (default), model or day'),
+});
+
+function parseQuery<S extends z.ZodType>(schema: S, query: Record<string, unknown>): z.infer<S> {
+  const repeated = Object.entries(query).find(([, v]) => Array.isArray(v));
+  if (repeated) throw invalidRequest(`${repeated[0]} is given more than once`, repeated[0]);
+  const parsed = schema.safeParse(query);
+  if (!parsed.success) {
+    const { param, message, code } = describeIssue(parsed.error.issues[0]!, query);
+    throw invalidRequest(message, param, code);
+  }
+  return parsed.data;
+}
+
+/** The range with its defaults, checked: `end` not before `start`, at most a year. */
+export function usageRange(start: string | undefined, end: string | undefined, now = new Date()): { start: string; end: string } {
+  const today = now.toISOString().slice(0, 10);
+  const range = { start: start ?? `${today.slice(0, 7)}-01`, end: end ?? today };
+  const days = (Date.parse(range.end) - Date.parse(range.start)) / 86_400_000;
+  if (days < 0) throw invalidRequest(`end (${range.end}) is before start (${range.start})`, 'end');
+  if (days >= MAX_RANGE_DAYS) throw invalidRequest(`The range from ${range.start} to ${range.end} is over a year; ask for at most ${MAX_RANGE_DAYS} days`, 'end');
+  return range;
+}
+
+function ledgerOf(deps: AppDeps): TaskLedger {
+  if (!deps.taskLedger) {
+    throw new ApiError(503, 'service_unavailable_error', 'No database is configured (DATABASE_URL): there is no ledger to report usage from', { code: 'database_not_configured' });
+  }
+  return deps.taskLedger;
+}
+
+const rowJson = (groupBy: UsageGroup, r: UsageRow) => ({
+  [groupBy]: r.group,
+  tasks: r.tasks,
+  succeeded: r.succeeded,
+  failed: r.failed,
+  running: r.running,
+  seconds: r.seconds,
+  images: r.images,
+  tokens: r.tokens,
+  cost: Object.fromEntries(Object.entries(r.costMicros).map(([c, m]) => [c, decimalOf(m)])),
+});
+
+function csv(groupBy: UsageGroup, rows: UsageRow[]): string {
+  const head = [groupBy, 'tasks', 'succeeded', 'failed', 'running', 'seconds', 'images', 'tokens', ...CURRENCIES.map((c) => `cost_${c}`)];
+  // A group is a model id, key id or date: no commas or quotes can occur (their patterns forbid them).
+  const lines = rows.map((r) => [r.group, r.tasks, r.succeeded, r.failed, r.running, r.seconds, r.images, r.tokens, ...CURRENCIES.map((c) => decimalOf(r.costMicros[c] ?? 0))].join(','));
+  return `${[head.join(','), ...lines].join('\n')}\n`;
+}
+
+async function budgetState(ledger: TaskLedger, key: ApiKey) {
+  if (!key.budget) return null;
+  const now = new Date();
+  const spent = await ledger.committed(key.id, key.budget.period, now);
+  return {
+    amount: decimalOf(key.budget.micros),
+    currency: key.budget.currency,
+    period: key.budget.period,
+    period_start: periodKey(key.budget.period, now),
+    spent: decimalOf(spent),
+    remaining: decimalOf(Math.max(0, key.budget.micros - spent)),
+  };
+}
+
+function answer(ctx: AppContext, groupBy: UsageGroup, range: { start: string; end: string }, rows: UsageRow[], extra: Record<string, unknown>): void {
+  if (ctx.accepts('application/json', 'text/csv') === 'text/csv') {
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.body = csv(groupBy, rows);
+    return;
+  }
+  ctx.body = { object: 'usage', ...range, group_by: groupBy, data: rows.map((r) => rowJson(groupBy, r)), ...extra };
+}
+
+export function usageRoutes(router: Router<AppState>, deps: AppDeps): void {
+  router.get('/v1/usage', async (ctx: AppContext) => {
+    const q = parseQuery(usageQuerySchema, ctx.query);
+    const range = usageRange(q.start, q.end);
+    const ledger = ledgerOf(deps);
+    const key = apiKeyOf(ctx);
+    const groupBy = q.group_by ?? 'model';
+    const rows = await usage(ledger.ledger, { keyId: key.id, ...range, groupBy });
+    answer(ctx, groupBy, range, rows, { budget: await budgetState(ledger, key) });
+  });
+}
+
+export function adminUsageRoutes(router: Router<AppState>, deps: AppDeps): void {
+  router.get('/admin/v1/usage', async (ctx: AppContext) => {
+    const q = parseQuery(adminUsageQuerySchema, ctx.query);
+    const range = usageRange(q.start, q.end);
+    const groupBy = q.group_by ?? 'key';
+    const rows = await usage(ledgerOf(deps).ledger, { keyId: q.key, ...range, groupBy });
+    answer(ctx, groupBy, range, rows, q.key ? { key: q.key } : {});
+  });
+}

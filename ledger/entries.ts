@@ -1,0 +1,159 @@
+/**
+ * Each task's line in the ledger (issue 20 §5, §6): reserved when the task is accepted, settled when it ends.
+ *
+ * Reservation: one transaction of two statements, the entry (keyed by task id: a repeated Idempotency-Key finds
+ * it and reserves nothing again) and one conditional upsert of the key's budget row — the database adds the
+ * estimate only where the sum stays within the budget, under the row's lock, so concurrent submits at the edge
+ * cannot overshoot (no read-then-write).
+ *
+ * Settlement is keyed by task id and moves an entry forward only: reserved → settled (success) or released (a
+ * failure or cancellation, at its final cost: zero unless the platform charged), and released → settled for an
+ * outage victim that was replayed under the same task id and succeeded. A settled entry never changes again, so
+ * a second write (an activity retried after a crash) changes nothing. The budget row moves by the difference
+ * between what the entry counted before and what it counts now, in the same transaction.
+ */
+import type { Transaction } from 'kysely' with { 'resolution-mode': 'import' };
+import type { LedgerDatabase } from './database';
+import type { BudgetSetting } from './keys';
+import type { BudgetPeriod, Currency, EntryState, LedgerSchema } from './schema';
+
+/** The budget row a moment falls in: the UTC day, the UTC month, or the one row of a total budget. */
+export function periodKey(period: BudgetPeriod, at: Date): string {
+  const iso = at.toISOString();
+  if (period === 'day') return iso.slice(0, 10);
+  if (period === 'month') return iso.slice(0, 7);
+  return 'total';
+}
+
+export interface NewEntry {
+  taskId: string;
+  keyId: string;
+  platform: string;
+  model: string;
+  /** The estimate, in micro-units of `currency` (0 for a model without a price). */
+  estimatedMicros: number;
+  currency: Currency;
+  seconds?: number;
+  images?: number;
+  tokens?: number;
+}
+
+export type Reservation =
+  | { reserved: true; replayed: boolean }
+  | { reserved: false; period: BudgetPeriod; periodKey: string; budgetMicros: number; remainingMicros: number; currency: Currency };
+
+class OverBudget extends Error {}
+
+/**
+ * Reserves a task's estimate against the key's budget (if it has one, in the estimate's currency: an amount in
+ * another currency is not converted and counts as zero). Over budget: nothing is written.
+ */
+export async function reserveTask(ledger: LedgerDatabase, entry: NewEntry, budget: BudgetSetting | undefined, now = new Date()): Promise<Reservation> {
+  const counted = budget !== undefined && budget.currency === entry.currency;
+  const period = budget ? periodKey(budget.period, now) : null;
+  try {
+    return await ledger.db.transaction().execute(async (tx) => {
+      const inserted = await tx
+        .insertInto('ledger_entries')
+        .values({
+          task_id: entry.taskId,
+          key_id: entry.keyId,
+          platform: entry.platform,
+          model: entry.model,
+          currency: entry.currency,
+          budget_period: counted ? period : null,
+          estimated_micros: entry.estimatedMicros,
+          state: 'reserved',
+          seconds: entry.seconds ?? null,
+          images: entry.images ?? null,
+          tokens: entry.tokens ?? null,
+          created_at: now,
+        })
+        .onConflict((oc) => oc.column('task_id').doNothing())
+        .returning('task_id')
+        .executeTakeFirst();
+      if (!inserted) return { reserved: true as const, replayed: true };
+      if (counted && !(await addWithinBudget(ledger, tx, entry, budget, period!))) throw new OverBudget();
+      return { reserved: true as const, replayed: false };
+    });
+  } catch (err) {
+    if (!(err instanceof OverBudget)) throw err;
+    const used = await ledger.db.selectFrom('budget_usage').select('committed_micros').where('key_id', '=', entry.keyId).where('period', '=', period!).executeTakeFirst();
+    const remainingMicros = Math.max(0, budget!.micros - Number(used?.committed_micros ?? 0));
+    return { reserved: false, period: budget!.period, periodKey: period!, budgetMicros: budget!.micros, remainingMicros, currency: budget!.currency };
+  }
+}
+
+/** The conditional upsert: adds the estimate to the period's row only where the sum stays within the budget. */
+async function addWithinBudget(ledger: LedgerDatabase, tx: Transaction<LedgerSchema>, entry: NewEntry, budget: BudgetSetting, period: string): Promise<boolean> {
+  const { sql } = ledger.k;
+  const row = await sql<{ committed_micros: string }>`
+    INSERT INTO budget_usage (key_id, period, currency, committed_micros)
+    SELECT ${entry.keyId}, ${period}, ${budget.currency}, ${entry.estimatedMicros}::bigint
+    WHERE ${entry.estimatedMicros}::bigint <= ${budget.micros}::bigint
+    ON CONFLICT (key_id, period) DO UPDATE
+      SET committed_micros = budget_usage.committed_micros + EXCLUDED.committed_micros
+      WHERE budget_usage.committed_micros + EXCLUDED.committed_micros <= ${budget.micros}::bigint
+    RETURNING committed_micros`.execute(tx);
+  return row.rows.length === 1;
+}
+
+export interface FinalFigure {
+  outcome: 'success' | 'failed' | 'cancelled' | 'never_started';
+  /** The final cost in micro-units of the entry's currency (0 for a failure the platform did not charge). */
+  finalMicros: number;
+  seconds?: number;
+  images?: number;
+  tokens?: number;
+}
+
+export type Settlement = 'settled' | 'released' | 'unchanged' | 'unknown_task';
+
+/** Settles (or releases) a task's entry; see the file's comment for the transitions. Idempotent per task id. */
+export async function settleTask(ledger: LedgerDatabase, taskId: string, final: FinalFigure, now = new Date()): Promise<Settlement> {
+  return ledger.db.transaction().execute(async (tx) => {
+    const entry = await tx.selectFrom('ledger_entries').selectAll().where('task_id', '=', taskId).forUpdate().executeTakeFirst();
+    if (!entry) return 'unknown_task';
+    const next: EntryState = final.outcome === 'success' ? 'settled' : 'released';
+    const forward = entry.state === 'reserved' || (entry.state === 'released' && next === 'settled');
+    if (!forward) return 'unchanged';
+    const countedBefore = entry.state === 'reserved' ? Number(entry.estimated_micros) : Number(entry.final_micros ?? 0);
+    await tx
+      .updateTable('ledger_entries')
+      .set({
+        state: next,
+        outcome: final.outcome,
+        final_micros: final.finalMicros,
+        settled_at: now,
+        ...(final.seconds !== undefined ? { seconds: final.seconds } : {}),
+        ...(final.images !== undefined ? { images: final.images } : {}),
+        ...(final.tokens !== undefined ? { tokens: final.tokens } : {}),
+      })
+      .where('task_id', '=', taskId)
+      .execute();
+    const delta = final.finalMicros - countedBefore;
+    if (entry.budget_period !== null && delta !== 0) {
+      const { sql } = ledger.k;
+      await sql`UPDATE budget_usage SET committed_micros = committed_micros + ${delta}::bigint WHERE key_id = ${entry.key_id} AND period = ${entry.budget_period}`.execute(tx);
+    }
+    return next;
+  });
+}
+
+/** Entries still reserved since before `cutoff`: candidates for the sweep of tasks that never started. */
+export async function staleReservations(ledger: LedgerDatabase, cutoff: Date, limit = 500): Promise<{ task_id: string; key_id: string }[]> {
+  return ledger.db
+    .selectFrom('ledger_entries')
+    .select(['task_id', 'key_id'])
+    .where('state', '=', 'reserved')
+    .where('created_at', '<', cutoff)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+}
+
+/** What a key has committed in the budget row a moment falls in (micro-units). */
+export async function committedMicros(ledger: LedgerDatabase, keyId: string, period: BudgetPeriod, at = new Date()): Promise<number> {
+  const row = await ledger.db.selectFrom('budget_usage').select('committed_micros').where('key_id', '=', keyId).where('period', '=', periodKey(period, at)).executeTakeFirst();
+  return Number(row?.committed_micros ?? 0);
+}

@@ -1,0 +1,60 @@
+/**
+ * The ledger's versioned migrations, run at start by every process that opens the database (Kysely's Migrator
+ * takes a lock, so replicas starting together run each migration once). Pre-1.0 they may still be edited; once
+ * released, a change is a new entry, never an edit.
+ */
+import type { Kysely } from 'kysely' with { 'resolution-mode': 'import' };
+import type { Migration } from 'kysely/migration' with { 'resolution-mode': 'import' };
+import type { KyselyModule } from './kysely';
+
+export function ledgerMigrations(k: KyselyModule): Record<string, Migration> {
+  const { sql } = k;
+  return {
+    '2026-11-25-001-keys-budgets-ledger': {
+      async up(db: Kysely<unknown>) {
+        await sql`
+          CREATE TABLE api_keys (
+            id text PRIMARY KEY,
+            digest bytea NOT NULL UNIQUE,
+            models text[],
+            rate_limit_rps double precision,
+            max_inflight integer,
+            budget_micros bigint CHECK (budget_micros >= 0),
+            budget_currency text CHECK (budget_currency IN ('USD', 'CNY')),
+            budget_period text CHECK (budget_period IN ('day', 'month', 'total')),
+            created_at timestamptz NOT NULL DEFAULT now(),
+            updated_at timestamptz NOT NULL DEFAULT now(),
+            revoked_at timestamptz
+          )`.execute(db);
+        await sql`
+          CREATE TABLE budget_usage (
+            key_id text NOT NULL,
+            period text NOT NULL,
+            currency text NOT NULL,
+            committed_micros bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (key_id, period)
+          )`.execute(db);
+        await sql`
+          CREATE TABLE ledger_entries (
+            task_id text PRIMARY KEY,
+            key_id text NOT NULL,
+            platform text NOT NULL,
+            model text NOT NULL,
+            currency text NOT NULL,
+            budget_period text,
+            estimated_micros bigint NOT NULL,
+            final_micros bigint,
+            state text NOT NULL CHECK (state IN ('reserved', 'settled', 'released')),
+            outcome text,
+            seconds double precision,
+            images integer,
+            tokens bigint,
+            created_at timestamptz NOT NULL DEFAULT now(),
+            settled_at timestamptz
+          )`.execute(db);
+        await sql`CREATE INDEX ledger_entries_key_created ON ledger_entries (key_id, created_at)`.execute(db);
+        await sql`CREATE INDEX ledger_entries_reserved ON ledger_entries (created_at) WHERE state = 'reserved'`.execute(db);
+      },
+    },
+  };
+}

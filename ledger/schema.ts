@@ -1,0 +1,76 @@
+/**
+ * The ledger's tables as Kysely sees them (ledger/migrations.ts creates them). Money is integer micro-units of
+ * its currency (1 USD = 1,000,000), never a float: sums and comparisons stay exact.
+ */
+import type { ColumnType, Generated } from 'kysely' with { 'resolution-mode': 'import' };
+
+/** PostgreSQL's bigint arrives as a string (node-postgres keeps its 64 bits); we write numbers. */
+export type BigIntColumn = ColumnType<string, number | bigint, number | bigint>;
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+import type { Currency } from '../pricing/price';
+
+export { CURRENCIES, type Currency } from '../pricing/price';
+export const BUDGET_PERIODS = ['day', 'month', 'total'] as const;
+export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+
+/** Keys made through the admin API (bootstrap keys from API_KEYS/API_KEYS_FILE are never stored). */
+export interface ApiKeysTable {
+  id: string;
+  /** SHA-256 of the secret: the secret itself is shown once, at creation, and never stored. */
+  digest: Buffer;
+  models: string[] | null;
+  rate_limit_rps: number | null;
+  max_inflight: number | null;
+  budget_micros: BigIntColumn | null;
+  budget_currency: Currency | null;
+  budget_period: BudgetPeriod | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  /** Set by DELETE: the key stops authenticating; the row stays, so its ledger keeps a name. */
+  revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+/**
+ * What a key has committed in one budget period (`2026-11-25`, `2026-11` or `total`): the estimates of its tasks
+ * still running plus the final costs of those that ended. The reservation is one conditional upsert of this row.
+ */
+export interface BudgetUsageTable {
+  key_id: string;
+  period: string;
+  currency: Currency;
+  committed_micros: BigIntColumn;
+}
+
+export const ENTRY_STATES = ['reserved', 'settled', 'released'] as const;
+export type EntryState = (typeof ENTRY_STATES)[number];
+
+/** One row per task: its reservation, then its settlement (keyed by task id, so a second write changes nothing). */
+export interface LedgerEntriesTable {
+  task_id: string;
+  key_id: string;
+  platform: string;
+  model: string;
+  currency: Currency;
+  /** The budget period the task is counted in (null: the key has no budget). */
+  budget_period: string | null;
+  estimated_micros: BigIntColumn;
+  final_micros: BigIntColumn | null;
+  state: EntryState;
+  /** Outcome once settled: success, failed or cancelled. */
+  outcome: string | null;
+  seconds: number | null;
+  images: number | null;
+  tokens: BigIntColumn | null;
+  created_at: Timestamp;
+  settled_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export interface LedgerSchema {
+  api_keys: ApiKeysTable;
+  budget_usage: BudgetUsageTable;
+  ledger_entries: LedgerEntriesTable;
+}
+
+/** Generated is re-exported for tables that gain generated columns. */
+export type { Generated };

@@ -1,0 +1,96 @@
+/**
+ * Usage from the ledger (issue 20 §7): tasks, outcomes, units and cost per group (model, day or key) over a range
+ * of UTC days. A task counts in the day it was accepted; while it runs its cost is its estimate, once it ended
+ * its final cost. Reservations that never became a task (the API could not start it) are left out. Costs stay
+ * per currency: nothing is converted.
+ */
+import type { LedgerDatabase } from './database';
+import type { Currency } from './schema';
+
+export type UsageGroup = 'model' | 'day' | 'key';
+
+export interface UsageQuery {
+  /** Only this key's tasks; undefined: every key (the operator's view). */
+  keyId?: string;
+  /** First and last UTC day, inclusive (YYYY-MM-DD). */
+  start: string;
+  end: string;
+  groupBy: UsageGroup;
+}
+
+export interface UsageRow {
+  group: string;
+  tasks: number;
+  succeeded: number;
+  failed: number;
+  running: number;
+  seconds: number;
+  images: number;
+  tokens: number;
+  /** Micro-units per currency. */
+  costMicros: Partial<Record<Currency, number>>;
+}
+
+const GROUP_COLUMN: Record<UsageGroup, string> = {
+  model: 'model',
+  key: 'key_id',
+  day: "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
+};
+
+/** The day after a YYYY-MM-DD (the range's exclusive end). */
+function nextDay(day: string): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
+}
+
+export async function usage(ledger: LedgerDatabase, q: UsageQuery): Promise<UsageRow[]> {
+  const { sql } = ledger.k;
+  // The group column comes from the fixed table above (never from input); every value is a bound parameter.
+  const group = sql.raw(GROUP_COLUMN[q.groupBy]);
+  const byKey = q.keyId === undefined ? sql`` : sql`AND key_id = ${q.keyId}`;
+  const { rows } = await sql<{
+    grp: string;
+    currency: Currency;
+    tasks: string;
+    succeeded: string;
+    failed: string;
+    running: string;
+    seconds: number | null;
+    images: string | null;
+    tokens: string | null;
+    cost: string | null;
+  }>`
+    SELECT ${group} AS grp, currency,
+      count(*) AS tasks,
+      count(*) FILTER (WHERE outcome = 'success') AS succeeded,
+      count(*) FILTER (WHERE outcome IN ('failed', 'cancelled')) AS failed,
+      count(*) FILTER (WHERE state = 'reserved') AS running,
+      sum(seconds) AS seconds, sum(images) AS images, sum(tokens) AS tokens,
+      sum(CASE WHEN state = 'reserved' THEN estimated_micros ELSE final_micros END) AS cost
+    FROM ledger_entries
+    WHERE created_at >= ${`${q.start}T00:00:00Z`}::timestamptz AND created_at < ${`${nextDay(q.end)}T00:00:00Z`}::timestamptz
+      AND outcome IS DISTINCT FROM 'never_started' ${byKey}
+    GROUP BY 1, 2
+    ORDER BY 1, 2`.execute(ledger.db);
+  const out = new Map<string, UsageRow>();
+  for (const r of rows) {
+    const row = out.get(r.grp) ?? { group: r.grp, tasks: 0, succeeded: 0, failed: 0, running: 0, seconds: 0, images: 0, tokens: 0, costMicros: {} };
+    row.tasks += Number(r.tasks);
+    row.succeeded += Number(r.succeeded);
+    row.failed += Number(r.failed);
+    row.running += Number(r.running);
+    row.seconds += Number(r.seconds ?? 0);
+    row.images += Number(r.images ?? 0);
+    row.tokens += Number(r.tokens ?? 0);
+    row.costMicros[r.currency] = (row.costMicros[r.currency] ?? 0) + Number(r.cost ?? 0);
+    out.set(r.grp, row);
+  }
+  return [...out.values()];
+}
+
+/** Every key's committed amount in the budget rows of now (today, this month, total): for the 80 % gauge. */
+export async function currentCommitted(ledger: LedgerDatabase, periods: readonly string[]): Promise<Map<string, number>> {
+  const rows = await ledger.db.selectFrom('budget_usage').select(['key_id', 'period', 'committed_micros']).where('period', 'in', [...periods]).execute();
+  return new Map(rows.map((r) => [`${r.key_id}\n${r.period}`, Number(r.committed_micros)]));
+}

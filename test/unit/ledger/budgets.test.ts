@@ -1,0 +1,174 @@
+/**
+ * Budgets and settlement (issue 20 §5, §6) against a real PostgreSQL: the real app over real HTTP reserving each
+ * task's estimate (the task service is the harness's recording stand-in: what it "started" is what would have
+ * reached Temporal), the worker's settlement as its sink runs it, and the API's sweep.
+ */
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KeyStore, parseApiKeysEnv, sha256 } from '../../../api/api-keys';
+import { TaskLedger } from '../../../api/task-ledger';
+import { createLogger } from '../../../core/logger';
+import { openLedgerDatabase, type LedgerDatabase } from '../../../ledger/database';
+import { committedMicros } from '../../../ledger/entries';
+import { buildCatalogue } from '../../../platforms';
+import { TaskPricing } from '../../../pricing/price-table';
+import { TaskSettlement } from '../../../worker/settlement';
+import { usePostgres } from '../../support/postgres';
+import { rawRequest, SECRET, startTestApi, type TestApi } from '../../support/test-api';
+import { waitFor } from '../../support/wait-for';
+
+const MODEL = 'vendor-video-1-0-pro-250528';
+const logger = createLogger('test', 'silent');
+/** A test price for MODEL (the platforms publish none for it): 0.04 USD per second at its default 1080p. */
+const pricesFile = join(tmpdir(), `ledger-prices-${process.pid}.json`);
+writeFileSync(pricesFile, JSON.stringify({ [MODEL]: { currency: 'USD', source: 'test', per_second: { '480p': 0.01, '720p': 0.02, '1080p': 0.04 } } }));
+const pricing = TaskPricing.load(buildCatalogue(), { PRICES_FILE: pricesFile });
+const request = { model: MODEL, prompt: 'a fox in the snow', duration: 5 };
+const ESTIMATE = pricing.estimateTaskCost({ kind: 'video', ...request }).cost!.amount;
+
+const postgres = usePostgres();
+let ledger: LedgerDatabase;
+let keys: KeyStore;
+let api: TestApi;
+let taskLedger: TaskLedger;
+let startFails = false;
+
+beforeAll(async () => {
+  ledger = await openLedgerDatabase(await postgres.pg.freshDatabase(), { maxConnections: 20 });
+  keys = new KeyStore(parseApiKeysEnv(`alice:${SECRET}`));
+  taskLedger = new TaskLedger(ledger, pricing);
+  api = await startTestApi({
+    deps: { keys, pricing, taskLedger },
+    tasks: {
+      async start(_owner: string, entry: { id: string }, req: never, o: { taskId?: string }) {
+        if (startFails) throw new Error('Temporal unavailable');
+        api.started.push(req);
+        return { taskId: o.taskId ?? 'task_new', model: entry.id };
+      },
+    },
+  });
+});
+afterAll(async () => {
+  await api?.close();
+  await ledger?.close();
+});
+
+/** A key with a budget of `tasks` estimates (USD, per month), as the admin API would store it. */
+function budgetedKey(id: string, tasks: number): string {
+  const secret = `sk-${id}-0123456789abcdef0123`;
+  keys.replaceManaged([...keys.list().filter((k) => k.source === 'admin'), { id, digest: sha256(secret), budget: { micros: tasks * ESTIMATE, currency: 'USD', period: 'month' } }]);
+  return secret;
+}
+const submit = (secret: string, headers: Record<string, string> = {}) =>
+  rawRequest(api.base, 'POST', '/v1/async/videos/generations', { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json', ...headers }, JSON.stringify(request));
+const entries = (keyId: string) => ledger.db.selectFrom('ledger_entries').selectAll().where('key_id', '=', keyId).execute();
+
+describe('the reservation', () => {
+  test('over budget → 402 budget_exceeded naming period, budget and what remains; no workflow is started', async () => {
+    const secret = budgetedKey('two-tasks', 2);
+    expect((await submit(secret)).status).toBe(200);
+    expect((await submit(secret)).status).toBe(200);
+    const startedBefore = api.started.length;
+    const refused = await submit(secret);
+    expect(refused.status).toBe(402);
+    expect(refused.body.error).toMatchObject({
+      code: 'budget_exceeded',
+      budget: { period: 'month', amount: (2 * ESTIMATE) / 1e6, remaining: 0, currency: 'USD', period_start: new Date().toISOString().slice(0, 7) },
+    });
+    expect(refused.body.error.message).toMatch(/month budget of 0\.4 USD .* 0 USD remains/);
+    expect(api.started.length).toBe(startedBefore);
+    expect(await committedMicros(ledger, 'two-tasks', 'month')).toBe(2 * ESTIMATE);
+    expect((await entries('two-tasks')).map((e) => e.state)).toEqual(['reserved', 'reserved']);
+  });
+
+  test('50 concurrent submits at the edge of a budget of 10 tasks: exactly 10 accepted, never more', async () => {
+    const secret = budgetedKey('edge', 10);
+    const startedBefore = api.started.length;
+    const answers = await Promise.all(Array.from({ length: 50 }, () => submit(secret)));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(40);
+    expect(api.started.length - startedBefore).toBe(10);
+    expect(await committedMicros(ledger, 'edge', 'month')).toBe(10 * ESTIMATE);
+  });
+
+  test('a repeated Idempotency-Key reserves once', async () => {
+    const secret = budgetedKey('idempotent', 5);
+    await submit(secret, { 'Idempotency-Key': 'once' });
+    expect(await committedMicros(ledger, 'idempotent', 'month')).toBe(ESTIMATE);
+    expect(await entries('idempotent')).toHaveLength(1);
+  });
+
+  test('a start that fails gives the reservation back', async () => {
+    const secret = budgetedKey('start-fails', 5);
+    startFails = true;
+    try {
+      expect((await submit(secret)).status).toBe(500);
+    } finally {
+      startFails = false;
+    }
+    expect(await committedMicros(ledger, 'start-fails', 'month')).toBe(0);
+    expect((await entries('start-fails')).map((e) => [e.state, e.outcome])).toEqual([['released', 'never_started']]);
+  });
+});
+
+describe('settlement (the worker) and the sweep (the API)', () => {
+  const settlement = () => new TaskSettlement(ledger, pricing, logger);
+  /** The worker's sink, as the workflow interceptor calls it when the task ends. */
+  const taskEnded = (s: TaskSettlement, taskId: string, outcome: 'success' | 'failed' | 'cancelled', usage = {}) =>
+    (s.sinks().ledger.taskEnded.fn as (info: unknown, ...a: unknown[]) => void)({ workflowId: taskId }, 'V', { kind: 'video', ...request }, outcome, usage);
+  const taskIdOf = async (keyId: string) => (await entries(keyId))[0]!.task_id;
+
+  test('success settles to the final cost, once: a second settlement changes nothing', async () => {
+    const secret = budgetedKey('settled', 5);
+    await submit(secret);
+    const taskId = await taskIdOf('settled');
+    const s = settlement();
+    taskEnded(s, taskId, 'success', { seconds: 4 });
+    taskEnded(s, taskId, 'success', { seconds: 4 });
+    await s.drain();
+    const final = pricing.finalTaskCost({ kind: 'video', ...request }, { seconds: 4 }, 'success').cost!.amount;
+    expect(final).toBeLessThan(ESTIMATE);
+    const [entry] = await entries('settled');
+    expect([entry!.state, Number(entry!.final_micros), entry!.seconds]).toEqual(['settled', final, 4]);
+    expect(await committedMicros(ledger, 'settled', 'month')).toBe(final);
+  });
+
+  test('a failure releases the reservation; the same task replayed after an outage and succeeding is charged once', async () => {
+    const secret = budgetedKey('victim', 5);
+    await submit(secret);
+    const taskId = await taskIdOf('victim');
+    const first = settlement();
+    taskEnded(first, taskId, 'failed');
+    await waitFor(async () => (await entries('victim'))[0]!.state === 'released');
+    expect(await committedMicros(ledger, 'victim', 'month')).toBe(0);
+    // npm run replay-failed starts the same task id again; this run succeeds, and its end is reported twice.
+    const replay = settlement();
+    taskEnded(replay, taskId, 'success');
+    taskEnded(replay, taskId, 'success');
+    await waitFor(async () => (await entries('victim'))[0]!.state === 'settled');
+    expect(await committedMicros(ledger, 'victim', 'month')).toBe(ESTIMATE);
+    taskEnded(replay, taskId, 'failed');
+    await replay.drain();
+    expect((await entries('victim'))[0]!.state).toBe('settled');
+  });
+
+  test('the sweep releases a reservation whose workflow never started, settles one whose end was missed, leaves running ones', async () => {
+    const secret = budgetedKey('swept', 5);
+    for (let i = 0; i < 3; i++) await submit(secret);
+    const [lost, ended, running] = (await entries('swept')).map((e) => e.task_id);
+    const records: Record<string, unknown> = {
+      [ended!]: { task_id: ended, status: 'success', model: MODEL, usage: { seconds: 5 }, cost: { amount: ESTIMATE / 1e6, currency: 'USD', estimated: false } },
+      [running!]: { task_id: running, status: 'running', model: MODEL },
+    };
+    // Other tests' tasks (other keys) in this database are running, as far as this sweep is concerned.
+    const readTask = async (taskId: string, ownerId: string) => (ownerId === 'swept' ? records[taskId] : { task_id: taskId, status: 'running', model: MODEL }) as never;
+    expect(await taskLedger.sweep({ minAgeMs: 60_000, readTask })).toBe(0);
+    expect(await taskLedger.sweep({ minAgeMs: 0, readTask })).toBe(2);
+    const states = Object.fromEntries((await entries('swept')).map((e) => [e.task_id, e.state]));
+    expect(states).toEqual({ [lost!]: 'released', [ended!]: 'settled', [running!]: 'reserved' });
+    expect(await committedMicros(ledger, 'swept', 'month')).toBe(2 * ESTIMATE);
+    expect(await taskLedger.sweep({ minAgeMs: 0, readTask })).toBe(0);
+  });
+});

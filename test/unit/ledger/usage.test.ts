@@ -1,0 +1,120 @@
+/**
+ * Usage (issue 20 §7, §8) against a real PostgreSQL: ledger rows written as the reservation and settlement write
+ * them, read back through the real app over real HTTP — JSON, CSV, the operator's view, bad input — and the
+ * 80 %-of-budget gauge.
+ */
+import { Registry } from 'prom-client';
+import { KeyStore, parseApiKeysEnv, sha256 } from '../../../api/api-keys';
+import { keysNearBudget, registerLedgerMetrics } from '../../../api/ledger-metrics';
+import { TaskLedger } from '../../../api/task-ledger';
+import { openLedgerDatabase, type LedgerDatabase } from '../../../ledger/database';
+import { reserveTask, settleTask } from '../../../ledger/entries';
+import { buildCatalogue } from '../../../platforms';
+import { TaskPricing } from '../../../pricing/price-table';
+import { usePostgres } from '../../support/postgres';
+import { rawRequest, SECRET, startTestApi, type TestApi } from '../../support/test-api';
+
+const ADMIN_TOKEN = 'admin-token-for-usage-tests-0123456789';
+const SPENDER = 'sk-spender-0123456789abcdef0123';
+const postgres = usePostgres();
+let ledger: LedgerDatabase;
+let api: TestApi;
+let keys: KeyStore;
+
+const today = new Date().toISOString().slice(0, 10);
+const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+
+/** A task as the API reserves it and the worker settles it. */
+async function task(taskId: string, keyId: string, model: string, micros: number, outcome: 'success' | 'failed' | 'running', at: Date, usage: { seconds?: number; images?: number; tokens?: number } = {}) {
+  await reserveTask(ledger, { taskId, keyId, platform: 'V', model, estimatedMicros: micros, currency: 'USD', ...usage }, undefined, at);
+  if (outcome !== 'running') await settleTask(ledger, taskId, { outcome, finalMicros: outcome === 'success' ? micros : 0, ...usage });
+}
+
+beforeAll(async () => {
+  ledger = await openLedgerDatabase(await postgres.pg.freshDatabase());
+  keys = new KeyStore(parseApiKeysEnv(`alice:${SECRET}`));
+  keys.replaceManaged([{ id: 'spender', digest: sha256(SPENDER), budget: { micros: 5_000_000, currency: 'USD', period: 'month' } }]);
+  const pricing = TaskPricing.load(buildCatalogue(), {});
+  api = await startTestApi({ deps: { keys, pricing, taskLedger: new TaskLedger(ledger, pricing), adminToken: ADMIN_TOKEN } });
+  const now = new Date();
+  await task('t1', 'spender', 'model-a', 1_500_000, 'success', now, { seconds: 5 });
+  await task('t2', 'spender', 'model-a', 2_000_000, 'failed', now, { seconds: 5 });
+  await task('t3', 'spender', 'model-b', 250_000, 'running', now, { images: 2 });
+  await task('t4', 'spender', 'model-b', 1_000_000, 'success', new Date(`${yesterday}T12:00:00Z`), { images: 1 });
+  await task('t5', 'alice', 'model-a', 3_000_000, 'success', now, { tokens: 1000 });
+  // The API could not start this one: released, not a task.
+  await reserveTask(ledger, { taskId: 't6', keyId: 'spender', platform: 'V', model: 'model-a', estimatedMicros: 9_000_000, currency: 'USD' }, undefined, now);
+  await settleTask(ledger, 't6', { outcome: 'never_started', finalMicros: 0 });
+});
+afterAll(async () => {
+  await api?.close();
+  await ledger?.close();
+});
+
+const get = (path: string, secret = SPENDER, headers: Record<string, string> = {}) => rawRequest(api.base, 'GET', path, { Authorization: `Bearer ${secret}`, ...headers });
+
+describe('GET /v1/usage', () => {
+  test("the caller's tasks per model: outcomes, units, cost (final, or the estimate while running); the budget's state", async () => {
+    const r = await get(`/v1/usage?start=${yesterday}&end=${today}`);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ object: 'usage', start: yesterday, end: today, group_by: 'model' });
+    expect(r.body.data).toEqual([
+      { model: 'model-a', tasks: 2, succeeded: 1, failed: 1, running: 0, seconds: 10, images: 0, tokens: 0, cost: { USD: 1.5 } },
+      { model: 'model-b', tasks: 2, succeeded: 1, failed: 0, running: 1, seconds: 0, images: 3, tokens: 0, cost: { USD: 1.25 } },
+    ]);
+    expect(r.body.budget).toMatchObject({ amount: 5, currency: 'USD', period: 'month', period_start: today.slice(0, 7) });
+  });
+
+  test('group_by=day; a range that leaves out yesterday leaves out its task', async () => {
+    const r = await get(`/v1/usage?start=${today}&end=${today}&group_by=day`);
+    expect(r.body.data).toEqual([{ day: today, tasks: 3, succeeded: 1, failed: 1, running: 1, seconds: 10, images: 2, tokens: 0, cost: { USD: 1.75 } }]);
+  });
+
+  test('Accept: text/csv gives CSV, a header and one line per group', async () => {
+    const r = await get(`/v1/usage?start=${yesterday}&end=${today}`, SPENDER, { Accept: 'text/csv' });
+    expect(r.headers['content-type']).toMatch(/^text\/csv/);
+    expect(r.body).toBe(['model,tasks,succeeded,failed,running,seconds,images,tokens,cost_USD,cost_CNY', 'model-a,2,1,1,0,10,0,0,1.5,0', 'model-b,2,1,0,1,0,3,0,1.25,0', ''].join('\n'));
+  });
+
+  test.each([
+    ['a malformed date', 'start=2026-1-5', 'start'],
+    ['a date that does not exist', 'start=2026-02-30', 'start'],
+    ['end before start', 'start=2026-03-10&end=2026-03-09', 'end'],
+    ['a range over a year', 'start=2025-01-01&end=2026-01-02', 'end'],
+    ['an unknown grouping', 'group_by=key', 'group_by'],
+    ['an unknown parameter', 'from=2026-01-01', 'from'],
+  ])('%s → 400 naming the parameter', async (_what, query, param) => {
+    const r = await get(`/v1/usage?${query}`);
+    expect([r.status, r.body.error.param]).toEqual([400, param]);
+  });
+});
+
+describe('GET /admin/v1/usage', () => {
+  const admin = (query: string) => get(`/admin/v1/usage?${query}`, ADMIN_TOKEN);
+
+  test('every key per key, or one key per model; an API key is refused', async () => {
+    const perKey = await admin(`start=${yesterday}&end=${today}`);
+    expect(perKey.body.data.map((r: { key: string; tasks: number; cost: unknown }) => [r.key, r.tasks, r.cost])).toEqual([
+      ['alice', 1, { USD: 3 }],
+      ['spender', 4, { USD: 2.75 }],
+    ]);
+    const one = await admin(`key=alice&group_by=model&start=${today}`);
+    expect(one.body).toMatchObject({ key: 'alice', data: [{ model: 'model-a', tasks: 1, tokens: 1000 }] });
+    expect((await get('/admin/v1/usage', SPENDER)).status).toBe(403);
+    expect((await admin('key=no%20such')).body.error.param).toBe('key');
+  });
+});
+
+describe('the 80 % gauge', () => {
+  test('counts keys whose committed amount is above 80 % of their budget, on each scrape', async () => {
+    const taskLedger = new TaskLedger(ledger, TaskPricing.load(buildCatalogue(), {}));
+    const registry = new Registry();
+    registerLedgerMetrics(registry, keys, taskLedger);
+    const scrape = async () => (await registry.getSingleMetricAsString('mediagate_ledger_keys_over_budget_fraction')).split('\n').at(-1);
+    expect(await keysNearBudget(keys, taskLedger)).toBe(0);
+    expect(await scrape()).toBe('mediagate_ledger_keys_over_budget_fraction 0');
+    const budget = keys.find('spender')!.budget!;
+    await reserveTask(ledger, { taskId: 't7', keyId: 'spender', platform: 'V', model: 'model-a', estimatedMicros: 4_100_000, currency: 'USD' }, budget);
+    expect(await scrape()).toBe('mediagate_ledger_keys_over_budget_fraction 1');
+  });
+});
