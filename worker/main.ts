@@ -30,10 +30,16 @@ import {
   startMetrics,
   stopSignal,
 } from './start-up';
-import { loadWorkerConfig } from './worker-config';
+import { loadWorkerConfig, type WorkerConfig } from './worker-config';
 import { WorkerMetrics } from './worker-metrics';
 import { webhookDeps } from './webhooks';
 import { workflowCode } from './workflow-bundle';
+
+/** Watches whether the platforms that announce their jobs (push) still do. */
+function pushMonitorFor(config: WorkerConfig): PushMonitor {
+  const pushConfigured = new Set(Object.entries(config.platforms).filter(([, p]) => p.push).map(([id]) => id));
+  return new PushMonitor(pushConfigured, config.PUSH_HEALTH_WINDOW_MS);
+}
 
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
@@ -47,8 +53,7 @@ async function main(): Promise<void> {
   await ensureRetention(client, config, logger);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   const http = createHttpClient({ connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS, responseTimeoutMs: config.UPSTREAM_RESPONSE_TIMEOUT_MS });
-  const pushConfigured = new Set(Object.entries(config.platforms).filter(([, p]) => p.push).map(([id]) => id));
-  const pushMonitor = new PushMonitor(pushConfigured, config.PUSH_HEALTH_WINDOW_MS);
+  const pushMonitor = pushMonitorFor(config);
   const results = createResults(config, logger);
   const { adapters, pools } = createAdapters(config, http, metrics, logger);
   await configureAnnouncements(config, http, logger);
@@ -57,7 +62,6 @@ async function main(): Promise<void> {
   const catalogue = buildCatalogue(process.env);
   const pricing = TaskPricing.load(catalogue, process.env);
   const settlement = await openSettlement(config, pricing, metrics, logger);
-
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,

@@ -32,7 +32,7 @@ function importedPackages(files: string[]): Set<string> {
   const out = new Set<string>();
   for (const file of files) {
     const text = readFileSync(file, 'utf8').replace(/^(?:import|export) type [^;]*;/gms, '');
-    for (const m of text.matchAll(/(?:from\s+|import\(\s*|require\(\s*)'([^'.][^']*)'/g)) {
+    for (const m of text.matchAll(/(?:from\s+|import\(\s*|require(?:\.resolve)?\(\s*)'([^'.][^']*)'/g)) {
       const spec = m[1]!;
       if (spec.startsWith('node:')) continue;
       out.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
