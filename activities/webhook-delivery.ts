@@ -107,7 +107,13 @@ async function attempt(deps: WebhookDeps, input: WebhookSendInput, agentFor: (ur
   }
   const literal = url.hostname.replace(/^\[|\]$/g, '');
   if (!deps.allowPrivateOrigins.has(url.origin) && isPrivateAddress(literal)) return failed(`webhook_url refused: ${url.hostname} is a private address`);
-  const keys = await deps.secrets.forKey(input.ownerId);
+  let keys;
+  try {
+    keys = await deps.secrets.forKey(input.ownerId);
+  } catch (err) {
+    // The key store could not be read (its database restarting): retried like an unreachable receiver.
+    return failed(`the key's webhook secret could not be read: ${(err as Error).message}`);
+  }
   if (!keys) return failed('no webhook signing secret for this key (WEBHOOK_SIGNING_SECRET or the key\'s webhook_secret)');
   const record = await deps.readRecord(input.taskId, input.event, input.target.linkBase, input.attemptTimeoutMs);
   if (record === 'superseded') return { outcome: 'superseded', attempt: { at, duration_ms: 0 } };

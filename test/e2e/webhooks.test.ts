@@ -5,14 +5,17 @@
  * The receiver is a real HTTP server on loopback, whose origin the stack allows (test/support/global-setup.ts).
  */
 import { Webhook } from 'standardwebhooks';
+import { webhookDeliveryWorkflowId } from '../../core/webhooks';
+import { adminCall, makeKey } from '../support/admin-api';
 import { startReceiver, type Received, type Receiver } from '../support/receiver';
 import { withoutTokens } from '../support/result-links';
 import { sharedStack } from '../support/shared-stack';
 import { ERIN_WEBHOOK_SECRETS } from '../support/stack';
 import { sleep, waitFor } from '../support/wait-for';
 import { WEBHOOK_RECEIVER_PORT_ENV } from '../support/global-setup';
+import { temporalClient, type TemporalTestClient } from '../support/temporal';
 
-const { api } = sharedStack();
+const { api, apiUrl, temporalAddress } = sharedStack();
 const alice = api('alice');
 const V_MODEL = 'vendor-video-1-0-pro-250528';
 
@@ -152,5 +155,48 @@ describe('webhooks', () => {
     const r = await alice.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'x', duration: 5, webhook_url: `${receiver.url}/x`, webhook_events: ['done'] });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ param: 'webhook_events' });
+  });
+});
+
+describe('a key kept in the database (admin API): its default webhook_url and its own secret, rotated', () => {
+  let temporal: TemporalTestClient;
+  beforeAll(async () => {
+    temporal = await temporalClient(temporalAddress);
+  });
+  afterAll(() => temporal.close());
+
+  /** The task's and its deliveries' histories as text (what an operator with Temporal access reads). */
+  const histories = async (taskId: string) =>
+    JSON.stringify([await temporal.client.workflow.getHandle(taskId).fetchHistory(), await temporal.client.workflow.getHandle(webhookDeliveryWorkflowId(taskId)).fetchHistory()]);
+
+  test("a task naming no webhook_url is delivered to the key's; after a rotation deliveries carry both signatures; no secret in any history", async () => {
+    const id = `e2e-hooked-${Date.now()}`;
+    const key = await makeKey(apiUrl, { id, webhook_url: `${receiver.url}/dbkey` });
+    expect((await adminCall(apiUrl, 'GET', `/admin/v1/keys/${id}`)).body.webhook_url).toBe(`${receiver.url}/dbkey`);
+    const before = (await key.get('/v1/webhooks/default/secret')).body.key as string;
+
+    const first = await key.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'a key default hook [sim:duration=800]', duration: 5 });
+    expect(first.status).toBe(200);
+    await waitFor(async () => deliveriesOf(first.body.task_id).length >= 1, 30_000);
+    const [plain] = deliveriesOf(first.body.task_id);
+    expect(plain!.headers['webhook-signature']).not.toContain(' ');
+    expect(verify(plain!, before)).toMatchObject({ type: 'generation.succeeded', data: { task_id: first.body.task_id } });
+
+    expect((await adminCall(apiUrl, 'PATCH', `/admin/v1/keys/${id}`, { rotate_webhook_secret: true })).status).toBe(200);
+    const after = (await key.get('/v1/webhooks/default/secret')).body.key as string;
+    expect(after).toMatch(/^whsec_/);
+    expect(after).not.toBe(before);
+
+    const second = await key.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'a rotated hook [sim:duration=800]', duration: 5 });
+    await waitFor(async () => deliveriesOf(second.body.task_id).length >= 1, 30_000);
+    const [rotated] = deliveriesOf(second.body.task_id);
+    expect(String(rotated!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verify(rotated!, after)).toMatchObject({ type: 'generation.succeeded' });
+    expect(verify(rotated!, before)).toMatchObject({ type: 'generation.succeeded' });
+
+    for (const taskId of [first.body.task_id, second.body.task_id]) {
+      const text = await histories(taskId);
+      for (const secret of [before, after]) expect(text).not.toContain(secret.slice('whsec_'.length));
+    }
   });
 });
