@@ -82,7 +82,7 @@ function resultLinks(config: WorkerConfig, store: ResultStore, logger: Logger): 
 }
 
 /**
- * The task's record at send time, exactly as GET /v1/generations/:id shows it (api/task-service.ts toTaskRecord,
+ * What an event tells of, read at send time: the task's record exactly as GET /v1/generations/:id shows it (api/task-service.ts toTaskRecord,
  * priced by api/task-cost.ts withTaskCost with the same PRICES_FILE as the API),
  * with result links based on the origin the client used. A final event first waits for the task's workflow to
  * close, so its record is final and a sync caller has its answer before the first attempt; a running event of a
@@ -102,9 +102,11 @@ function taskRecordReader(client: Client, links: ResultLinks, pricing: TaskPrici
         await sleep(50);
         continue;
       }
+      // A task created at POST /v1/videos is announced as the video it is (issue 22 §3), by id.
+      if (memo.asked?.via === 'videos') return { kind: 'video', id: taskId };
       const result = desc.status.name === 'COMPLETED' ? memo.result : undefined;
       const rendered = result ? await withRequestOrigin(linkBase ?? '', () => links.render(taskId, result)) : undefined;
-      return withTaskCost(desc, toTaskRecord(desc, rendered), pricing);
+      return { kind: 'generation', record: withTaskCost(desc, toTaskRecord(desc, rendered), pricing) };
     }
   };
 }
