@@ -72,6 +72,7 @@ function registerCreateAndList(registry: OpenAPIRegistry): void {
     responses: {
       200: { description: 'The video, queued', content: json(videoObjectSchema) },
       400: error('Invalid request (error.param names the field: size and seconds list what the model takes; an image model is refused naming model)'),
+      402: error("The video's estimated cost exceeds what remains of the key's budget (code budget_exceeded; error.budget names period, budget and what remains); nothing was started"),
       403: error('The API key may not use this model'),
       408: error('The body did not arrive in time'),
       409: error('Idempotency-Key reused with a different body'),
