@@ -107,3 +107,33 @@ describe("deliverWebhook: the event's body, by what the task was created as", ()
     expect(await deliver({ kind: 'generation', record }, 'succeeded')).toEqual({ type: 'generation.succeeded', timestamp: '2026-11-25T07:00:00.000Z', data: record });
   });
 });
+
+describe('deliverWebhook: the key store unreadable', () => {
+  test('a failed read of the key\'s secrets (its database away) is retried, and nothing is sent unsigned or signed otherwise', async () => {
+    const before = receiver.got.length;
+    const result = await createWebhookActivities({
+      client: undefined as unknown as Client, // not used by deliverWebhook
+      taskQueue: 'unused',
+      timing: { attemptTimeoutMs: 1_000, initialIntervalMs: 1, maxIntervalMs: 1, retryForMs: 1 },
+      secrets: webhookSecrets({
+        masterSecret: MASTER,
+        explicit: async () => {
+          throw new Error('connect ECONNREFUSED 127.0.0.1:5433');
+        },
+      }),
+      readRecord: async () => ({ kind: 'video', id: 'task_v' }),
+      allowPrivateOrigins: new Set([new URL(receiver.url).origin]),
+    }).deliverWebhook({
+      taskId: 'task_v',
+      ownerId: 'alice',
+      target: { url: receiver.url, events: ['succeeded'] },
+      webhookId: 'msg_task_v_succeeded',
+      event: 'succeeded',
+      occurredAt: new Date().toISOString(),
+      attemptTimeoutMs: 1_000,
+      queuedAt: Date.now(),
+    });
+    expect(result).toMatchObject({ outcome: 'retry', attempt: { error: expect.stringMatching(/webhook secret could not be read: connect ECONNREFUSED/) } });
+    expect(receiver.got.length).toBe(before);
+  });
+});
