@@ -18,11 +18,13 @@ import {
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
   WEBHOOK_EVENT_SIGNAL,
   webhookDeliveryWorkflowId,
+  webhookEventBody,
   type DeliveryAttempt,
   type WebhookDeliveryInput,
   type WebhookEvent,
   type WebhookSendInput,
   type WebhookSendResult,
+  type WebhookSubject,
   type WebhookTarget,
   type WebhookTiming,
 } from '../core/webhooks';
@@ -32,8 +34,11 @@ import { guardedLookup, guardedLookupVia, type Resolver } from '../results/addre
 export const MAX_ANSWER_BYTES = 1024;
 const EXCERPT_CHARS = 200;
 
-/** The task's record as a client reads it, or `superseded` for a running event of a task that has ended since. */
-export type WebhookRecordReader = (taskId: string, event: WebhookEvent, linkBase: string | undefined, timeoutMs: number) => Promise<Record<string, unknown> | 'superseded' | undefined>;
+/**
+ * What the event tells of (the task's record as a client reads it, or the video it is), `superseded` for a running
+ * event of a task that has ended since, undefined when the task could not be read.
+ */
+export type WebhookRecordReader = (taskId: string, event: WebhookEvent, linkBase: string | undefined, timeoutMs: number) => Promise<WebhookSubject | 'superseded' | undefined>;
 
 /** What an attempt tells the metrics (worker/worker-metrics.ts). */
 export interface WebhookObserver {
@@ -107,12 +112,18 @@ async function attempt(deps: WebhookDeps, input: WebhookSendInput, agentFor: (ur
   }
   const literal = url.hostname.replace(/^\[|\]$/g, '');
   if (!deps.allowPrivateOrigins.has(url.origin) && isPrivateAddress(literal)) return failed(`webhook_url refused: ${url.hostname} is a private address`);
-  const keys = await deps.secrets.forKey(input.ownerId);
+  let keys;
+  try {
+    keys = await deps.secrets.forKey(input.ownerId);
+  } catch (err) {
+    // The key store could not be read (its database restarting): retried like an unreachable receiver.
+    return failed(`the key's webhook secret could not be read: ${(err as Error).message}`);
+  }
   if (!keys) return failed('no webhook signing secret for this key (WEBHOOK_SIGNING_SECRET or the key\'s webhook_secret)');
-  const record = await deps.readRecord(input.taskId, input.event, input.target.linkBase, input.attemptTimeoutMs);
-  if (record === 'superseded') return { outcome: 'superseded', attempt: { at, duration_ms: 0 } };
-  if (!record) return failed('the task could not be read');
-  const body = JSON.stringify({ type: `generation.${input.event}`, timestamp: input.occurredAt, data: record });
+  const subject = await deps.readRecord(input.taskId, input.event, input.target.linkBase, input.attemptTimeoutMs);
+  if (subject === 'superseded') return { outcome: 'superseded', attempt: { at, duration_ms: 0 } };
+  if (!subject) return failed('the task could not be read');
+  const body = webhookEventBody(input.event, input.occurredAt, subject);
   const timestamp = Math.floor(Date.now() / 1000);
   return send(url, agentFor(url), input.attemptTimeoutMs, body, {
     'content-type': 'application/json',

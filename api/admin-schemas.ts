@@ -4,6 +4,7 @@
  * the database (ledger/schema.ts).
  */
 import { z } from 'zod';
+import { MAX_WEBHOOK_URL_LENGTH } from '../core/webhook-url';
 import { BUDGET_PERIODS, CURRENCIES } from '../ledger/schema';
 
 /** Key ids as bootstrap keys have them (api/api-keys.ts): they appear in logs and Temporal search attributes. */
@@ -29,7 +30,16 @@ const limits = {
   rate_limit_rps: z.number().min(0).max(1_000_000).describe('Requests per second per API replica (0 = unlimited); absent or null: KEY_RATE_LIMIT_RPS'),
   max_inflight: z.number().int().min(0).max(1_000_000).describe('Running tasks (0 = unlimited); absent or null: KEY_MAX_INFLIGHT'),
   budget: budgetSchema,
+  webhook_url: z
+    .string()
+    .max(MAX_WEBHOOK_URL_LENGTH)
+    .describe('Where this key\'s tasks send their webhook events when a request names no webhook_url: https (or http to an origin of WEBHOOK_ALLOW_PRIVATE_ORIGINS), never a private host'),
 };
+
+/** How long a rotated-out webhook secret keeps signing beside the new one, unless the PATCH says otherwise. */
+export const DEFAULT_WEBHOOK_SECRET_OVERLAP_SECONDS = 24 * 60 * 60;
+/** The longest overlap a rotation may ask for: a week. */
+export const MAX_WEBHOOK_SECRET_OVERLAP_SECONDS = 7 * 24 * 60 * 60;
 
 export const createKeySchema = z
   .strictObject({
@@ -38,6 +48,7 @@ export const createKeySchema = z
     rate_limit_rps: limits.rate_limit_rps.optional(),
     max_inflight: limits.max_inflight.optional(),
     budget: limits.budget.optional(),
+    webhook_url: limits.webhook_url.optional(),
   })
   .meta({ id: 'CreateKeyRequest' });
 
@@ -48,6 +59,22 @@ export const updateKeySchema = z
     rate_limit_rps: limits.rate_limit_rps.nullable().optional(),
     max_inflight: limits.max_inflight.nullable().optional(),
     budget: limits.budget.nullable().optional(),
+    webhook_url: limits.webhook_url.nullable().optional(),
+    rotate_webhook_secret: z
+      .literal(true)
+      .optional()
+      .describe('true: the key gets a new webhook signing secret (GET /v1/webhooks/default/secret shows it); the old one keeps signing beside it for webhook_secret_overlap_seconds'),
+    webhook_secret_overlap_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_WEBHOOK_SECRET_OVERLAP_SECONDS)
+      .optional()
+      .describe(`With rotate_webhook_secret: how long deliveries also carry the old secret's signature (default ${DEFAULT_WEBHOOK_SECRET_OVERLAP_SECONDS}, one day)`),
+  })
+  .refine((b) => b.webhook_secret_overlap_seconds === undefined || b.rotate_webhook_secret === true, {
+    message: 'webhook_secret_overlap_seconds is only read with rotate_webhook_secret: true',
+    path: ['webhook_secret_overlap_seconds'],
   })
   .meta({ id: 'UpdateKeyRequest' });
 
@@ -60,6 +87,7 @@ export const keyViewSchema = z
     rate_limit_rps: z.number().nullable(),
     max_inflight: z.number().nullable(),
     budget: budgetSchema.nullable(),
+    webhook_url: z.string().nullable().describe('The key\'s default webhook URL; null: none'),
     created_at: z.number().int().nullable().describe('Unix seconds; null for a bootstrap key'),
   })
   .meta({ id: 'ApiKey' });

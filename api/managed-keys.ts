@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../core/logger';
 import type { LedgerDatabase } from '../ledger/database';
-import { findKey, insertKey, liveKeys, revokeKey, updateKey, type KeyFields, type KeyRow } from '../ledger/keys';
+import { newWebhookSecret } from '../core/webhook-signing';
+import { findKey, insertKey, liveKeys, revokeKey, rotateWebhookSecret, updateKey, webhookSecretOfRow, type KeyFields, type KeyRow } from '../ledger/keys';
 import { sha256, type ApiKey, type KeyStore } from './api-keys';
 
 /** A stored key as the record every part of the API reads (the same type a bootstrap key is). */
@@ -23,6 +24,8 @@ export function keyFromRow(row: KeyRow): ApiKey {
         ? { micros: Number(row.budget_micros), currency: row.budget_currency, period: row.budget_period }
         : undefined,
     source: 'admin',
+    ...(row.webhook_url ? { webhookUrl: row.webhook_url } : {}),
+    ...(row.webhook_secret ? { webhookSecret: webhookSecretOfRow(row) } : {}),
   };
 }
 
@@ -76,6 +79,17 @@ export class ManagedKeys {
 
   async update(id: string, fields: KeyFields): Promise<ApiKey | undefined> {
     const row = await updateKey(this.ledger, id, fields);
+    await this.refresh();
+    return row ? keyFromRow(row) : undefined;
+  }
+
+  /**
+   * A new webhook signing secret for the key; the one it signed with (`signingUntilNow`, when it had none of its
+   * own) keeps signing too for `overlapMs`. The secret is never returned here: the key reads it at
+   * GET /v1/webhooks/default/secret.
+   */
+  async rotateWebhookSecret(id: string, signingUntilNow: string | undefined, overlapMs: number): Promise<ApiKey | undefined> {
+    const row = await rotateWebhookSecret(this.ledger, id, { newSecret: newWebhookSecret(), signingUntilNow: signingUntilNow ?? null, overlapUntil: new Date(Date.now() + overlapMs) });
     await this.refresh();
     return row ? keyFromRow(row) : undefined;
   }

@@ -18,6 +18,30 @@ export function isWebhookEvent(s: unknown): s is WebhookEvent {
   return typeof s === 'string' && (WEBHOOK_EVENTS as readonly string[]).includes(s);
 }
 
+/**
+ * What an event tells of: a task's record exactly as GET /v1/generations/:id shows it, or — for a task created at
+ * POST /v1/videos (its memo's `asked.via`) — the video, by id, as OpenAI's video webhooks carry it (issue 22 §3).
+ */
+export type WebhookSubject = { kind: 'generation'; record: Record<string, unknown> } | { kind: 'video'; id: string };
+
+/**
+ * The `type` of a video's events. `video.completed` and `video.failed` are OpenAI's own (the `openai` package's
+ * webhook endpoint `event_types`); OpenAI has no event for a video in progress, so `video.in_progress` — after the
+ * `video` object's status of that name — is this gateway's, sent only to a client that asked for `running`.
+ */
+export const VIDEO_EVENT_TYPES: Readonly<Record<WebhookEvent, string>> = {
+  running: 'video.in_progress',
+  succeeded: 'video.completed',
+  failed: 'video.failed',
+};
+
+/** The body of one event: `{type, timestamp, data}` (issue 21 §2), a video's as `{id, object: "video"}`. */
+export function webhookEventBody(event: WebhookEvent, occurredAt: string, subject: WebhookSubject): string {
+  return subject.kind === 'video'
+    ? JSON.stringify({ type: VIDEO_EVENT_TYPES[event], timestamp: occurredAt, data: { id: subject.id, object: 'video' } })
+    : JSON.stringify({ type: `generation.${event}`, timestamp: occurredAt, data: subject.record });
+}
+
 /** Where a task's events go, recorded in the workflow input (the URL is the client's, never a secret). */
 export interface WebhookTarget {
   url: string;

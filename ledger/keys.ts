@@ -3,6 +3,7 @@
  * (api/managed-keys.ts); this file only reads and writes the table.
  */
 import type { Selectable } from 'kysely' with { 'resolution-mode': 'import' };
+import type { ExplicitWebhookSecret } from '../core/webhook-signing';
 import type { LedgerDatabase } from './database';
 import type { ApiKeysTable, BudgetPeriod, Currency } from './schema';
 
@@ -19,6 +20,8 @@ export interface KeyFields {
   rateLimitRps?: number | null;
   maxInflight?: number | null;
   budget?: BudgetSetting | null;
+  /** The key's default webhook URL (already checked as a request's webhook_url is); null clears it. */
+  webhookUrl?: string | null;
 }
 
 function columns(fields: KeyFields) {
@@ -33,6 +36,7 @@ function columns(fields: KeyFields) {
           budget_period: fields.budget?.period ?? null,
         }
       : {}),
+    ...(fields.webhookUrl !== undefined ? { webhook_url: fields.webhookUrl } : {}),
   };
 }
 
@@ -78,4 +82,55 @@ export async function revokeKey(ledger: LedgerDatabase, id: string): Promise<boo
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * The key's own webhook secrets as a row holds them: the previous one only while its overlap lasts (`now` before
+ * `webhook_secret_previous_until`); undefined when the key has none of its own (it signs with a derived one).
+ */
+export function webhookSecretOfRow(
+  row: Pick<KeyRow, 'webhook_secret' | 'webhook_secret_previous' | 'webhook_secret_previous_until'>,
+  now = new Date(),
+): ExplicitWebhookSecret | undefined {
+  if (!row.webhook_secret) return undefined;
+  const overlapping = row.webhook_secret_previous && row.webhook_secret_previous_until && row.webhook_secret_previous_until > now;
+  return { secret: row.webhook_secret, ...(overlapping ? { previousSecret: row.webhook_secret_previous! } : {}) };
+}
+
+/**
+ * A key's own webhook secrets by id, read at send time by the worker. Revoked keys are read too: the events of
+ * the tasks a key started before its revocation are still signed with its secret.
+ */
+export async function keyWebhookSecret(ledger: LedgerDatabase, id: string): Promise<ExplicitWebhookSecret | undefined> {
+  const row = await ledger.db
+    .selectFrom('api_keys')
+    .select(['webhook_secret', 'webhook_secret_previous', 'webhook_secret_previous_until'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && webhookSecretOfRow(row);
+}
+
+/**
+ * Gives a live key a new webhook signing secret in one statement. The one it signed with until now — its own, or
+ * `signingUntilNow` (the secret derived from WEBHOOK_SIGNING_SECRET) when it had none — keeps signing beside the
+ * new one until `overlapUntil`, so receivers can switch without losing a delivery. Undefined: no such live key.
+ */
+export async function rotateWebhookSecret(
+  ledger: LedgerDatabase,
+  id: string,
+  rotation: { newSecret: string; signingUntilNow: string | null; overlapUntil: Date },
+): Promise<KeyRow | undefined> {
+  const { sql } = ledger.k;
+  return ledger.db
+    .updateTable('api_keys')
+    .set({
+      webhook_secret: rotation.newSecret,
+      webhook_secret_previous: sql<string | null>`coalesce(webhook_secret, ${rotation.signingUntilNow})`,
+      webhook_secret_previous_until: rotation.overlapUntil,
+      updated_at: new Date(),
+    })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
 }

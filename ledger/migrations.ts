@@ -56,5 +56,25 @@ export function ledgerMigrations(k: KyselyModule): Record<string, Migration> {
         await sql`CREATE INDEX ledger_entries_reserved ON ledger_entries (created_at) WHERE state = 'reserved'`.execute(db);
       },
     },
+    '2026-11-25-002-key-webhooks': keyWebhooksMigration(k),
+  };
+}
+
+/**
+ * Issue 21 §1, §2 for stored keys: a default webhook URL, and the key's own signing secret with the one being
+ * rotated out and until when it still signs. The secrets are kept as they are (not as digests): an HMAC
+ * signature needs the secret itself, on every worker, at send time.
+ */
+function keyWebhooksMigration(k: KyselyModule): Migration {
+  const { sql } = k;
+  return {
+    async up(db: Kysely<unknown>) {
+      await sql`
+        ALTER TABLE api_keys
+          ADD COLUMN webhook_url text,
+          ADD COLUMN webhook_secret text,
+          ADD COLUMN webhook_secret_previous text,
+          ADD COLUMN webhook_secret_previous_until timestamptz`.execute(db);
+    },
   };
 }

@@ -27,6 +27,13 @@ export interface ApiKeysTable {
   budget_period: BudgetPeriod | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Where the key's tasks send their events when a request names no `webhook_url` (issue 21 §1). */
+  webhook_url: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The key's own `whsec_` signing secret (null: derived from WEBHOOK_SIGNING_SECRET); kept as is, an HMAC needs it. */
+  webhook_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The secret a rotation replaced: deliveries carry its signature too until `webhook_secret_previous_until`. */
+  webhook_secret_previous: ColumnType<string | null, string | null | undefined, string | null>;
+  webhook_secret_previous_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** Set by DELETE: the key stops authenticating; the row stays, so its ledger keeps a name. */
   revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }

@@ -80,7 +80,7 @@ async function main(): Promise<void> {
       hint: (platform, hint) => hintTask(client, platform, hint),
       stopping,
       onLostAnswer: lostAnswerReporter(metrics, logger),
-      webhooks: webhookDeps(config, client, results.store, metrics, logger, pricing),
+      webhooks: webhookDeps(config, client, results.store, metrics, logger, pricing, settlement.ledger),
     }),
     sinks: { ...metrics.sinks(), ...settlement.sinks(), pushMonitor: { seen: { fn: (_info, platform: string) => pushMonitor.seen(platform) } } },
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,

@@ -20,7 +20,8 @@ export class TaskSettlement {
   private readonly pending = new Set<Promise<void>>();
 
   constructor(
-    private readonly ledger: LedgerDatabase | undefined,
+    /** The ledger's database (undefined without DATABASE_URL); the webhooks read stored keys' secrets on it too. */
+    readonly ledger: LedgerDatabase | undefined,
     private readonly pricing: TaskPricing,
     private readonly log: Logger,
     /** Each settlement written: the worker's spend and task metrics (worker/worker-metrics.ts). */

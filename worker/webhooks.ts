@@ -12,7 +12,9 @@ import { toTaskRecord } from '../api/task-service';
 import type { Logger } from '../core/logger';
 import type { TaskMemo } from '../core/task';
 import { webhookAllowedOrigins, webhookMasterSecret } from '../core/webhook-config';
-import { webhookSecrets } from '../core/webhook-signing';
+import { webhookSecrets, type ExplicitWebhookSecret } from '../core/webhook-signing';
+import type { LedgerDatabase } from '../ledger/database';
+import { keyWebhookSecret } from '../ledger/keys';
 import { ResultLinks, withRequestOrigin } from '../results/result-links';
 import { resolveLinks } from '../results/results-config';
 import type { TaskPricing } from '../pricing/price-table';
@@ -23,8 +25,30 @@ import type { WorkerMetrics } from './worker-metrics';
 /** How long a `running` event waits for the task's memo to say so (its upsert is in the same workflow task). */
 const RUNNING_VISIBLE_WAIT_MS = 2_000;
 
-export function webhookDeps(config: WorkerConfig, client: Client, store: ResultStore, metrics: WorkerMetrics, logger: Logger, pricing: TaskPricing): WebhookDeps {
-  const keys = config.API_KEYS_FILE ? parseApiKeysFile(config.API_KEYS_FILE) : [];
+/**
+ * A key's own webhook secret, read at send time: an API_KEYS_FILE entry's (a bootstrap key's id wins, as on the
+ * API), else the stored key's in the ledger's database (rotated through the admin API), read on every attempt so a
+ * rotation applies to the next one. A failed read throws (the attempt is retried): falling back to the derived
+ * secret would sign with one the receiver may not know.
+ */
+function explicitWebhookSecret(config: WorkerConfig, ledger: LedgerDatabase | undefined): (keyId: string) => Promise<ExplicitWebhookSecret | undefined> {
+  const fileKeys = config.API_KEYS_FILE ? parseApiKeysFile(config.API_KEYS_FILE) : [];
+  return async (keyId) => {
+    const fileKey = fileKeys.find((k) => k.id === keyId);
+    if (fileKey) return fileKey.webhookSecret;
+    return ledger ? keyWebhookSecret(ledger, keyId) : undefined;
+  };
+}
+
+export function webhookDeps(
+  config: WorkerConfig,
+  client: Client,
+  store: ResultStore,
+  metrics: WorkerMetrics,
+  logger: Logger,
+  pricing: TaskPricing,
+  ledger?: LedgerDatabase,
+): WebhookDeps {
   const masterSecret = webhookMasterSecret(config);
   if (!config.WEBHOOK_SIGNING_SECRET && masterSecret) logger.warn('WEBHOOK_SIGNING_SECRET is not set: webhooks are signed with secrets derived from a development constant (npm start keeps one in data/)');
   return {
@@ -39,7 +63,7 @@ export function webhookDeps(config: WorkerConfig, client: Client, store: ResultS
     secrets: webhookSecrets({
       masterSecret,
       previousMasterSecret: config.WEBHOOK_SIGNING_SECRET_PREVIOUS,
-      explicit: async (keyId) => keys.find((k) => k.id === keyId)?.webhookSecret,
+      explicit: explicitWebhookSecret(config, ledger),
     }),
     readRecord: taskRecordReader(client, resultLinks(config, store, logger), pricing),
     allowPrivateOrigins: webhookAllowedOrigins(config),
@@ -58,7 +82,7 @@ function resultLinks(config: WorkerConfig, store: ResultStore, logger: Logger): 
 }
 
 /**
- * The task's record at send time, exactly as GET /v1/generations/:id shows it (api/task-service.ts toTaskRecord,
+ * What an event tells of, read at send time: the task's record exactly as GET /v1/generations/:id shows it (api/task-service.ts toTaskRecord,
  * priced by api/task-cost.ts withTaskCost with the same PRICES_FILE as the API),
  * with result links based on the origin the client used. A final event first waits for the task's workflow to
  * close, so its record is final and a sync caller has its answer before the first attempt; a running event of a
@@ -78,9 +102,11 @@ function taskRecordReader(client: Client, links: ResultLinks, pricing: TaskPrici
         await sleep(50);
         continue;
       }
+      // A task created at POST /v1/videos is announced as the video it is (issue 22 §3), by id.
+      if (memo.asked?.via === 'videos') return { kind: 'video', id: taskId };
       const result = desc.status.name === 'COMPLETED' ? memo.result : undefined;
       const rendered = result ? await withRequestOrigin(linkBase ?? '', () => links.render(taskId, result)) : undefined;
-      return withTaskCost(desc, toTaskRecord(desc, rendered), pricing);
+      return { kind: 'generation', record: withTaskCost(desc, toTaskRecord(desc, rendered), pricing) };
     }
   };
 }

@@ -31,8 +31,17 @@ export const isMultipart = (ctx: AppContext) => ctx.is('multipart/form-data') ==
 
 const tooLarge = (what: string) => new ApiError(413, 'invalid_request_error', what, { param: 'input_reference', code: 'file_too_large' });
 
-/** `a[b]` → sets fields.a.b; a plain name sets fields.name. Deeper nesting is not part of the form. */
+/**
+ * `a[b]` → sets fields.a.b; `a[]` (repeated) → appends to the list fields.a, as the `openai` SDK sends an array
+ * in a form (e.g. `webhook_events[]`); a plain name sets fields.name. Deeper nesting is not part of the form.
+ */
 function setField(fields: Record<string, unknown>, name: string, value: string): void {
+  const list = /^([A-Za-z_][A-Za-z0-9_]*)\[\]$/.exec(name);
+  if (list) {
+    const current = fields[list[1]!];
+    fields[list[1]!] = Array.isArray(current) ? [...(current as unknown[]), value] : [value];
+    return;
+  }
   const m = /^([A-Za-z_][A-Za-z0-9_]*)\[([A-Za-z_][A-Za-z0-9_]*)\]$/.exec(name);
   if (!m) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw invalidRequest(`Form field '${name}' is not a field of this request`, name, 'unknown_parameter');

@@ -1,6 +1,7 @@
 /** The Videos API's part of GET /openapi.json (api/openapi.ts assembles the document). */
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { webhookRequestFields } from '../openapi-webhooks';
 import { errorSchema } from '../response-schemas';
 import { videoListQuerySchema } from './list';
 import { UPLOAD_MAX_BYTES } from './multipart';
@@ -43,12 +44,14 @@ const createFields = {
 };
 
 const createJson = z
-  .looseObject({ ...createFields, input_reference: z.object({ image_url: z.string() }).optional() })
+  .looseObject({ ...createFields, input_reference: z.object({ image_url: z.string() }).optional(), ...webhookRequestFields })
   .describe('Also any field of VideoGenerationRequest (generate_audio, ratio, resolution, last_frame_url…)');
 const createForm = z.looseObject({
   ...createFields,
   seconds: z.string().optional(),
   input_reference: z.string().meta({ format: 'binary' }).optional().describe(`A PNG, JPEG or WebP image of at most ${UPLOAD_MAX_BYTES / (1024 * 1024)} MiB`),
+  webhook_url: webhookRequestFields.webhook_url,
+  webhook_events: z.string().optional().describe('As JSON (["running","succeeded"]) or comma-separated (running,succeeded); needs a webhook_url'),
 });
 
 /** Video ids are task ids, which start `task_` (the router matches only those: routes.ts VIDEO_PATH). */
@@ -69,6 +72,7 @@ function registerCreateAndList(registry: OpenAPIRegistry): void {
     responses: {
       200: { description: 'The video, queued', content: json(videoObjectSchema) },
       400: error('Invalid request (error.param names the field: size and seconds list what the model takes; an image model is refused naming model)'),
+      402: error("The video's estimated cost exceeds what remains of the key's budget (code budget_exceeded; error.budget names period, budget and what remains); nothing was started"),
       403: error('The API key may not use this model'),
       408: error('The body did not arrive in time'),
       409: error('Idempotency-Key reused with a different body'),

@@ -22,6 +22,7 @@ import { sendStoredObject } from '../routes/content';
 import { startOrReplay } from '../routes/generations';
 import { TASK_ID } from '../routes/tasks';
 import { newTaskId, type TaskView } from '../task-service';
+import { splitWebhookFields, webhookTarget } from '../webhook-request';
 import { coerceFormFields, mapCreateBody } from './create-request';
 import { derivedKey, ensureDerived, type DerivedVariant } from './derived-media';
 import { listVideoPage, parseVideoListQuery } from './list';
@@ -113,18 +114,39 @@ function checkModelAllowed(ctx: AppContext, entry: ModelRecord): void {
   }
 }
 
+/**
+ * A list sent as a form field: JSON (`["running","succeeded"]`) or comma-separated (`running,succeeded`), since a
+ * form has no arrays; anything else is handed on as sent, for the field's check to refuse by name.
+ */
+function formListOf(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  if (/^\s*\[/.test(value)) {
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      return value;
+    }
+  }
+  return value.split(',').map((s) => s.trim());
+}
+
 async function createVideo(ctx: AppContext, deps: AppDeps, objectOf: (id: string) => Promise<VideoObject | undefined>): Promise<void> {
   const key = apiKeyOf(ctx);
   const sentKey = ctx.req.headers['idempotency-key'];
   const idempotencyKey = readIdempotencyKey(Array.isArray(sentKey) ? sentKey.join(', ') : sentKey);
-  const form = dataUrlAsUpload(await createBodyOf(ctx, deps));
+  const sentForm = dataUrlAsUpload(await createBodyOf(ctx, deps));
+  // webhook_url and webhook_events as on the generation endpoints (issue 22 §3); the task is then announced as a
+  // video (video.completed, video.failed: activities/webhook-delivery.ts).
+  const { body: fieldsWithoutWebhook, url, events } = splitWebhookFields(sentForm.fields);
+  const form = { ...sentForm, fields: fieldsWithoutWebhook as Record<string, unknown> };
   const { entry, request, size } = await validatedCreate(ctx, deps, form);
   checkModelAllowed(ctx, entry);
+  const webhook = await webhookTarget({ url, events: isMultipart(ctx) ? formListOf(events) : events }, key, deps.webhooks, `${ctx.protocol}://${ctx.host}`);
   // The fingerprint is of what the client sent: an uploaded image by its digest, not by the link made for it.
-  const sent = form.file ? { ...form.fields, input_reference: { sha256: inputKeyOf(form.file).sha256 } } : form.fields;
+  const sent = form.file ? { ...sentForm.fields, input_reference: { sha256: inputKeyOf(form.file).sha256 } } : sentForm.fields;
   const requestHash = requestFingerprint('openai-video', sent);
   const taskId = idempotencyKey ? idempotentTaskId(key, idempotencyKey) : newTaskId();
-  const started = await startOrReplay(ctx, deps, { taskId, requestHash, idempotent: idempotencyKey !== undefined, entry, request, asked: { via: 'videos', ...(size ? { size } : {}) } });
+  const started = await startOrReplay(ctx, deps, { taskId, requestHash, idempotent: idempotencyKey !== undefined, entry, request, asked: { via: 'videos', ...(size ? { size } : {}) }, ...(webhook ? { webhook } : {}) });
   ctx.state.log = ctx.state.log.child({ taskId });
   if (started.replayed) ctx.set('Idempotent-Replayed', 'true');
   else ctx.state.log.info({ model: entry.id, platform: entry.platform, kind: 'video', via: 'videos' }, 'Task started');

@@ -5,7 +5,8 @@
  */
 import type Router from '@koa/router';
 import type { z } from 'zod';
-import { createKeySchema, keyViewSchema, updateKeySchema } from '../admin-schemas';
+import { checkWebhookUrl, WebhookUrlError } from '../../core/webhook-url';
+import { createKeySchema, DEFAULT_WEBHOOK_SECRET_OVERLAP_SECONDS, keyViewSchema, updateKeySchema } from '../admin-schemas';
 import { ApiError, invalidRequest } from '../api-error';
 import type { ApiKey } from '../api-keys';
 import type { AppContext, AppDeps, AppState } from '../context';
@@ -24,6 +25,7 @@ export function keyView(key: ApiKey, createdAt: Date | undefined): z.infer<typeo
     rate_limit_rps: key.rateLimitRps ?? null,
     max_inflight: key.maxInflight ?? null,
     budget: key.budget ? { amount: key.budget.micros / MICROS, currency: key.budget.currency, period: key.budget.period } : null,
+    webhook_url: key.webhookUrl ?? null,
     created_at: createdAt ? Math.floor(createdAt.getTime() / 1000) : null,
   };
 }
@@ -40,18 +42,53 @@ function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   return parsed.data;
 }
 
+type KeyBody = z.infer<typeof createKeySchema> | z.infer<typeof updateKeySchema>;
+
+/**
+ * A key's default webhook URL, checked by the rules a request's webhook_url is (core/webhook-url.ts: https, or
+ * http to an allowed origin; no private host, nor a name resolving to one): 400 naming `webhook_url`.
+ */
+async function checkedWebhookUrl(deps: AppDeps, url: string | null | undefined): Promise<string | null | undefined> {
+  if (url === undefined || url === null) return url;
+  try {
+    await checkWebhookUrl(url, deps.webhooks?.allowPrivateOrigins ?? new Set());
+  } catch (err) {
+    if (err instanceof WebhookUrlError) throw invalidRequest(`webhook_url ${err.message}`, 'webhook_url', 'invalid_value');
+    throw err;
+  }
+  return url;
+}
+
 /** The body's fields as the table's; an allowlist may name only models the gateway knows (§8). */
-function keyFields(deps: AppDeps, body: { models?: string[] | null; rate_limit_rps?: number | null; max_inflight?: number | null; budget?: { amount: number; currency: BudgetSetting['currency']; period: BudgetSetting['period'] } | null }): KeyFields {
+async function keyFields(deps: AppDeps, body: KeyBody): Promise<KeyFields> {
   const known = new Set(deps.catalogue.entries.map((e) => e.id));
   body.models?.forEach((m, i) => {
     if (!known.has(m)) throw invalidRequest(`models.${i}: unknown model '${m}' (see GET /v1/models)`, `models.${i}`, 'unknown_model');
   });
+  const budget = body.budget as { amount: number; currency: BudgetSetting['currency']; period: BudgetSetting['period'] } | null | undefined;
   return {
     models: body.models === undefined ? undefined : body.models && [...new Set(body.models)],
     rateLimitRps: body.rate_limit_rps,
     maxInflight: body.max_inflight,
-    budget: body.budget === undefined ? undefined : body.budget && { micros: Math.round(body.budget.amount * MICROS), currency: body.budget.currency, period: body.budget.period },
+    budget: budget === undefined ? undefined : budget && { micros: Math.round(budget.amount * MICROS), currency: budget.currency, period: budget.period },
+    webhookUrl: await checkedWebhookUrl(deps, body.webhook_url),
   };
+}
+
+/**
+ * PATCH: the given fields change, then — with `rotate_webhook_secret` — the key gets a new webhook secret, the one
+ * it signed with until now signing beside it for the overlap (issue 21 §2). Undefined: no such stored key.
+ */
+async function patchKey(deps: AppDeps, id: string, body: z.infer<typeof updateKeySchema>): Promise<ApiKey | undefined> {
+  const managed = managedOf(deps);
+  const fields = await keyFields(deps, body);
+  let key = await managed.update(id, fields);
+  if (key && body.rotate_webhook_secret) {
+    const signingUntilNow = (await deps.webhooks?.secrets.forKey(id))?.current;
+    const overlapSeconds = body.webhook_secret_overlap_seconds ?? DEFAULT_WEBHOOK_SECRET_OVERLAP_SECONDS;
+    key = await managed.rotateWebhookSecret(id, signingUntilNow, overlapSeconds * 1000);
+  }
+  return key;
 }
 
 const keyNotFound = (id: string) => new ApiError(404, 'not_found_error', `No API key with id '${id}'`, { param: 'id', code: 'key_not_found' });
@@ -71,7 +108,7 @@ export function adminKeyRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   router.post('/admin/v1/keys', async (ctx: AppContext) => {
     const body = parseBody(createKeySchema, ctx.request.body);
-    const fields = keyFields(deps, body);
+    const fields = await keyFields(deps, body);
     const duplicate = () => invalidRequest(`id: a key with id '${body.id}' exists or existed (ids are never reused)`, 'id', 'duplicate_key_id');
     if (deps.keys.find(body.id)) throw duplicate();
     const created = await managedOf(deps).create(body.id, fields);
@@ -95,10 +132,10 @@ export function adminKeyRoutes(router: Router<AppState>, deps: AppDeps): void {
   router.patch('/admin/v1/keys/:id', async (ctx: AppContext) => {
     const id = String(ctx.params?.id ?? '');
     if (deps.keys.isBootstrap(id)) throw bootstrapReadOnly(id);
-    const fields = keyFields(deps, parseBody(updateKeySchema, ctx.request.body));
-    const updated = await managedOf(deps).update(id, fields);
+    const body = parseBody(updateKeySchema, ctx.request.body);
+    const updated = await patchKey(deps, id, body);
     if (!updated) throw keyNotFound(id);
-    ctx.state.log.info({ keyIdChanged: id }, 'API key changed');
+    ctx.state.log.info({ keyIdChanged: id, webhookSecretRotated: body.rotate_webhook_secret === true }, 'API key changed');
     ctx.body = view(updated);
   });
 

@@ -4,26 +4,15 @@
  * (platform B's V20, CNY per second), the next one refused with 402 before anything reaches the platform, and
  * GET /v1/usage reading it back.
  */
-import { ApiClient } from '../support/client';
-import { E2E_ADMIN_TOKEN } from '../support/global-setup';
+import { makeKey } from '../support/admin-api';
 import { sharedStack } from '../support/shared-stack';
 import { until } from '../system/faults-support';
 
 const { apiUrl, sim } = sharedStack();
 const V20 = { model: 'V20', image_url: 'https://x.test/head.jpeg', last_frame_url: 'https://x.test/tail.jpeg', duration: 4, resolution: '720p' };
 
-async function makeKey(id: string, budget: { amount: number; currency: string; period: string }): Promise<ApiClient> {
-  const r = await fetch(`${apiUrl}/admin/v1/keys`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${E2E_ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ id, budget }),
-  });
-  expect(r.status).toBe(201);
-  return new ApiClient(apiUrl, ((await r.json()) as { secret: string }).secret);
-}
-
 test('a budgeted key: a task reserved, settled at its final cost; the next over budget is 402 and reaches no platform', async () => {
-  const key = await makeKey(`e2e-budget-${Date.now()}`, { amount: 2, currency: 'CNY', period: 'day' });
+  const key = await makeKey(apiUrl, { id: `e2e-budget-${Date.now()}`, budget: { amount: 2, currency: 'CNY', period: 'day' } });
   const first = await key.post('/v1/async/videos/generations', { ...V20, prompt: 'ledger e2e: a heron' });
   expect(first.status).toBe(200);
   const record = await key.waitForTask(first.body.task_id, 120_000);

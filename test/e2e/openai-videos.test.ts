@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
+import { makeKey } from '../support/admin-api';
 import { multipartForm } from '../support/forms';
 import { sharedStack } from '../support/shared-stack';
 import { REPO, TEST_KEYS } from '../support/stack';
@@ -202,5 +203,33 @@ describe('POST /v1/videos: bad input, and the other door', () => {
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     const other = await alice.post('/v1/videos', { model: V_MODEL, prompt: 'another video', seconds: '4' }, headers);
     expect(other.status).toBe(409);
+  });
+});
+
+describe('budgets apply at /v1/videos as at /v1/videos/generations (issue 22 §3)', () => {
+  // B's V20 has a public price (CNY per second): a 4-second 720p video is reserved at its estimate when accepted.
+  const V20_VIDEO = { model: 'V20', seconds: '4', input_reference: { image_url: 'https://x.test/head.jpeg' }, last_frame_url: 'https://x.test/tail.jpeg', resolution: '720p' };
+
+  test('a key over its budget: the openai SDK gets APIError 402 budget_exceeded, and no upstream job is made', async () => {
+    const key = await makeKey(apiUrl, { id: `e2e-videos-budget-${Date.now()}`, budget: { amount: 2, currency: 'CNY', period: 'day' } });
+    const sdk = new OpenAI({ apiKey: key.key!, baseURL: `${apiUrl}/v1`, maxRetries: 0 });
+    const create = (prompt: string) => sdk.videos.create({ ...V20_VIDEO, prompt } as unknown as OpenAI.Videos.VideoCreateParams);
+
+    // The first fits: its estimate is reserved (GET /v1/usage counts it while it runs).
+    const first = await create('videos budget: a heron');
+    expect(first.status).toBe('queued');
+    expect((await key.get('/v1/usage')).body.data).toEqual([expect.objectContaining({ model: 'V20', tasks: 1 })]);
+
+    // Its job reached the platform; the second's never does (other files' jobs may be made meanwhile: told apart by prompt).
+    await sim.waitForRequest('B', 'submit', (b) => JSON.stringify(b ?? '').includes('videos budget: a heron'));
+    const refused = await create('videos budget: a second heron').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.APIError);
+    expect(refused).toMatchObject({ status: 402, code: 'budget_exceeded', type: 'invalid_request_error' });
+    expect((refused as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ budget: { period: 'day', amount: 2, currency: 'CNY' } });
+    await new Promise((r) => setTimeout(r, 1_000));
+    const submits = await sim.requests(undefined, 'submit');
+    expect(submits.filter((r) => JSON.stringify(r.body ?? '').includes('a second heron'))).toEqual([]);
+    // Nothing started: the key has still one video.
+    expect((await sdk.videos.list()).data.map((v) => v.id)).toEqual([first.id]);
   });
 });

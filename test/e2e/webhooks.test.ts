@@ -4,15 +4,19 @@
  * until a 2xx, stopped by a 410, retried after a timeout, listed and redelivered; private URLs refused.
  * The receiver is a real HTTP server on loopback, whose origin the stack allows (test/support/global-setup.ts).
  */
+import OpenAI from 'openai';
 import { Webhook } from 'standardwebhooks';
+import { webhookDeliveryWorkflowId } from '../../core/webhooks';
+import { adminCall, makeKey } from '../support/admin-api';
 import { startReceiver, type Received, type Receiver } from '../support/receiver';
 import { withoutTokens } from '../support/result-links';
 import { sharedStack } from '../support/shared-stack';
-import { ERIN_WEBHOOK_SECRETS } from '../support/stack';
+import { ERIN_WEBHOOK_SECRETS, TEST_KEYS } from '../support/stack';
 import { sleep, waitFor } from '../support/wait-for';
 import { WEBHOOK_RECEIVER_PORT_ENV } from '../support/global-setup';
+import { temporalClient, type TemporalTestClient } from '../support/temporal';
 
-const { api } = sharedStack();
+const { api, apiUrl, temporalAddress } = sharedStack();
 const alice = api('alice');
 const V_MODEL = 'vendor-video-1-0-pro-250528';
 
@@ -33,8 +37,8 @@ async function startTask(path: string, extra: Record<string, unknown> = {}, who 
   expect(r.status).toBe(200);
   return r.body.task_id as string;
 }
-/** Deliveries by the task they carry. */
-const deliveriesOf = (taskId: string): Received[] => receiver.got.filter((g) => g.body?.data?.task_id === taskId);
+/** Deliveries by the task they carry (its record, or a video task's `{id, object: "video"}`). */
+const deliveriesOf = (taskId: string): Received[] => receiver.got.filter((g) => g.body?.data?.task_id === taskId || g.body?.data?.id === taskId);
 
 function verify(g: Received, secret: string): unknown {
   return new Webhook(secret).verify(g.raw, g.headers as Record<string, string>);
@@ -152,5 +156,88 @@ describe('webhooks', () => {
     const r = await alice.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'x', duration: 5, webhook_url: `${receiver.url}/x`, webhook_events: ['done'] });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ param: 'webhook_events' });
+  });
+});
+
+describe('a key kept in the database (admin API): its default webhook_url and its own secret, rotated', () => {
+  let temporal: TemporalTestClient;
+  beforeAll(async () => {
+    temporal = await temporalClient(temporalAddress);
+  });
+  afterAll(() => temporal.close());
+
+  /** The task's and its deliveries' histories as text (what an operator with Temporal access reads). */
+  const histories = async (taskId: string) =>
+    JSON.stringify([await temporal.client.workflow.getHandle(taskId).fetchHistory(), await temporal.client.workflow.getHandle(webhookDeliveryWorkflowId(taskId)).fetchHistory()]);
+
+  test("a task naming no webhook_url is delivered to the key's; after a rotation deliveries carry both signatures; no secret in any history", async () => {
+    const id = `e2e-hooked-${Date.now()}`;
+    const key = await makeKey(apiUrl, { id, webhook_url: `${receiver.url}/dbkey` });
+    expect((await adminCall(apiUrl, 'GET', `/admin/v1/keys/${id}`)).body.webhook_url).toBe(`${receiver.url}/dbkey`);
+    const before = (await key.get('/v1/webhooks/default/secret')).body.key as string;
+
+    const first = await key.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'a key default hook [sim:duration=800]', duration: 5 });
+    expect(first.status).toBe(200);
+    await waitFor(async () => deliveriesOf(first.body.task_id).length >= 1, 30_000);
+    const [plain] = deliveriesOf(first.body.task_id);
+    expect(plain!.headers['webhook-signature']).not.toContain(' ');
+    expect(verify(plain!, before)).toMatchObject({ type: 'generation.succeeded', data: { task_id: first.body.task_id } });
+
+    expect((await adminCall(apiUrl, 'PATCH', `/admin/v1/keys/${id}`, { rotate_webhook_secret: true })).status).toBe(200);
+    const after = (await key.get('/v1/webhooks/default/secret')).body.key as string;
+    expect(after).toMatch(/^whsec_/);
+    expect(after).not.toBe(before);
+
+    const second = await key.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'a rotated hook [sim:duration=800]', duration: 5 });
+    await waitFor(async () => deliveriesOf(second.body.task_id).length >= 1, 30_000);
+    const [rotated] = deliveriesOf(second.body.task_id);
+    expect(String(rotated!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verify(rotated!, after)).toMatchObject({ type: 'generation.succeeded' });
+    expect(verify(rotated!, before)).toMatchObject({ type: 'generation.succeeded' });
+
+    for (const taskId of [first.body.task_id, second.body.task_id]) {
+      const text = await histories(taskId);
+      for (const secret of [before, after]) expect(text).not.toContain(secret.slice('whsec_'.length));
+    }
+  });
+});
+
+describe('videos created at /v1/videos are announced as videos (issue 22 §3)', () => {
+  const openai = new OpenAI({ apiKey: TEST_KEYS.alice.secret, baseURL: `${apiUrl}/v1`, maxRetries: 0 });
+
+  test('the openai SDK (a form) with webhook_url and webhook_events: video.in_progress, then video.completed with {id, object: "video"}', async () => {
+    // webhook_url and webhook_events are the gateway's own fields beside OpenAI's; the SDK sends them in its form
+    // (videos.create is always multipart), the list as repeated `webhook_events[]`.
+    const created = await openai.videos.create({
+      model: V_MODEL,
+      prompt: 'a video with a webhook [sim:duration=1200]',
+      seconds: '4',
+      webhook_url: `${receiver.url}/videos-form`,
+      webhook_events: ['running', 'succeeded'],
+    } as OpenAI.Videos.VideoCreateParams);
+    await waitFor(async () => deliveriesOf(created.id).length >= 2, 30_000);
+    const [running, completed] = deliveriesOf(created.id);
+    expect(verify(running!, aliceSecret)).toEqual({ type: 'video.in_progress', timestamp: expect.any(String), data: { id: created.id, object: 'video' } });
+    expect(verify(completed!, aliceSecret)).toEqual({ type: 'video.completed', timestamp: expect.any(String), data: { id: created.id, object: 'video' } });
+    // What a receiver does next: the video by its id, completed before the event was sent.
+    expect(await openai.videos.retrieve(created.id)).toMatchObject({ id: created.id, status: 'completed' });
+    expect((await alice.get(`/v1/generations/${created.id}/deliveries`)).body.data.map((e: { event: string }) => e.event)).toEqual(['running', 'succeeded']);
+  });
+
+  test('a JSON request with webhook_url: a failed video is announced as video.failed', async () => {
+    const r = await alice.post('/v1/videos', { model: V_MODEL, prompt: 'a forbidden video [sim:fail=content_policy]', seconds: '4', webhook_url: `${receiver.url}/videos-json` });
+    expect(r.status).toBe(200);
+    const { id } = r.body as { id: string };
+    await waitFor(async () => deliveriesOf(id).length >= 1, 30_000);
+    const [failed] = deliveriesOf(id);
+    expect(failed!.raw).not.toContain('task_id');
+    expect(verify(failed!, aliceSecret)).toEqual({ type: 'video.failed', timestamp: expect.any(String), data: { id, object: 'video' } });
+    expect((await openai.videos.retrieve(id)).status).toBe('failed');
+  });
+
+  test('a task made at /v1/videos/generations stays a generation: generation.succeeded with its record', async () => {
+    const taskId = await startTask('not-a-video');
+    await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
+    expect(verify(deliveriesOf(taskId)[0]!, aliceSecret)).toMatchObject({ type: 'generation.succeeded', data: { task_id: taskId } });
   });
 });

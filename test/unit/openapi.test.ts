@@ -144,7 +144,7 @@ describe('GET /v1/usage (issue 20 §7)', () => {
 });
 
 describe('budgets (issue 20 §5)', () => {
-  test.each(['/v1/videos/generations', '/v1/async/videos/generations', '/v1/images/generations', '/v1/async/images/generations'])('POST %s documents 402 budget_exceeded', (path) => {
+  test.each(['/v1/videos/generations', '/v1/async/videos/generations', '/v1/images/generations', '/v1/async/images/generations', '/v1/videos'])('POST %s documents 402 budget_exceeded', (path) => {
     expect(doc.paths[path].post.responses['402'].description).toMatch(/budget/);
   });
 });

@@ -7,7 +7,9 @@
 import type { Client } from '@temporalio/client';
 import type { LookupAddress } from 'node:dns';
 import { createWebhookActivities } from '../../activities/webhook-delivery';
-import { webhookSecrets } from '../../core/webhook-signing';
+import { Webhook } from 'standardwebhooks';
+import type { WebhookEvent, WebhookSubject } from '../../core/webhooks';
+import { derivedWebhookSecret, webhookSecrets } from '../../core/webhook-signing';
 import { startReceiver, type Receiver } from '../support/receiver';
 
 let receiver: Receiver;
@@ -16,13 +18,15 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.close());
 
+const MASTER = 'a-master-secret-for-this-test-0123456789';
+
 function activities(resolvesTo: string) {
   return createWebhookActivities({
     client: undefined as unknown as Client, // not used by deliverWebhook
     taskQueue: 'unused',
     timing: { attemptTimeoutMs: 1_000, initialIntervalMs: 1, maxIntervalMs: 1, retryForMs: 1 },
-    secrets: webhookSecrets({ masterSecret: 'a-master-secret-for-this-test-0123456789', explicit: async () => undefined }),
-    readRecord: async (taskId) => ({ task_id: taskId, status: 'success', model: 'm' }),
+    secrets: webhookSecrets({ masterSecret: MASTER, explicit: async () => undefined }),
+    readRecord: async (taskId) => ({ kind: 'generation', record: { task_id: taskId, status: 'success', model: 'm' } }),
     allowPrivateOrigins: new Set(),
     resolve: (_host, _opts, callback) => callback(null, [{ address: resolvesTo, family: 4 } as LookupAddress]),
   });
@@ -59,5 +63,77 @@ describe('deliverWebhook: the address check at delivery', () => {
     const result = await send('https://hooks.example.com/hook', '198.41.0.4');
     expect(result.outcome).toBe('retry');
     expect(result.attempt.error).not.toMatch(/private/);
+  });
+});
+
+describe("deliverWebhook: the event's body, by what the task was created as", () => {
+  /** Activities whose record reader answers `subject`, delivering to the loopback receiver (an allowed origin). */
+  const toReceiver = (subject: WebhookSubject) =>
+    createWebhookActivities({
+      client: undefined as unknown as Client, // not used by deliverWebhook
+      taskQueue: 'unused',
+      timing: { attemptTimeoutMs: 1_000, initialIntervalMs: 1, maxIntervalMs: 1, retryForMs: 1 },
+      secrets: webhookSecrets({ masterSecret: MASTER, explicit: async () => undefined }),
+      readRecord: async () => subject,
+      allowPrivateOrigins: new Set([new URL(receiver.url).origin]),
+    });
+  const deliver = async (subject: WebhookSubject, event: WebhookEvent) => {
+    const result = await toReceiver(subject).deliverWebhook({
+      taskId: 'task_v',
+      ownerId: 'alice',
+      target: { url: receiver.url, events: [event] },
+      webhookId: `msg_task_v_${event}`,
+      event,
+      occurredAt: '2026-11-25T07:00:00.000Z',
+      attemptTimeoutMs: 1_000,
+      queuedAt: Date.now(),
+    });
+    expect(result.outcome).toBe('delivered');
+    const got = receiver.got.at(-1)!;
+    // Verified by the standardwebhooks package with the key's secret, as a receiver does.
+    return new Webhook(derivedWebhookSecret(MASTER, 'alice')).verify(got.raw, got.headers as Record<string, string>);
+  };
+
+  test.each([
+    ['succeeded', 'video.completed'],
+    ['failed', 'video.failed'],
+    ['running', 'video.in_progress'],
+  ] as const)('a task created at /v1/videos: %s is announced as %s with data {id, object: "video"}', async (event, type) => {
+    expect(await deliver({ kind: 'video', id: 'task_v' }, event)).toEqual({ type, timestamp: '2026-11-25T07:00:00.000Z', data: { id: 'task_v', object: 'video' } });
+  });
+
+  test('any other task: generation.<event> with the task record', async () => {
+    const record = { task_id: 'task_v', status: 'success', model: 'm' };
+    expect(await deliver({ kind: 'generation', record }, 'succeeded')).toEqual({ type: 'generation.succeeded', timestamp: '2026-11-25T07:00:00.000Z', data: record });
+  });
+});
+
+describe('deliverWebhook: the key store unreadable', () => {
+  test('a failed read of the key\'s secrets (its database away) is retried, and nothing is sent unsigned or signed otherwise', async () => {
+    const before = receiver.got.length;
+    const result = await createWebhookActivities({
+      client: undefined as unknown as Client, // not used by deliverWebhook
+      taskQueue: 'unused',
+      timing: { attemptTimeoutMs: 1_000, initialIntervalMs: 1, maxIntervalMs: 1, retryForMs: 1 },
+      secrets: webhookSecrets({
+        masterSecret: MASTER,
+        explicit: async () => {
+          throw new Error('connect ECONNREFUSED 127.0.0.1:5433');
+        },
+      }),
+      readRecord: async () => ({ kind: 'video', id: 'task_v' }),
+      allowPrivateOrigins: new Set([new URL(receiver.url).origin]),
+    }).deliverWebhook({
+      taskId: 'task_v',
+      ownerId: 'alice',
+      target: { url: receiver.url, events: ['succeeded'] },
+      webhookId: 'msg_task_v_succeeded',
+      event: 'succeeded',
+      occurredAt: new Date().toISOString(),
+      attemptTimeoutMs: 1_000,
+      queuedAt: Date.now(),
+    });
+    expect(result).toMatchObject({ outcome: 'retry', attempt: { error: expect.stringMatching(/webhook secret could not be read: connect ECONNREFUSED/) } });
+    expect(receiver.got.length).toBe(before);
   });
 });

@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TaskView } from '../../../api/task-service';
 import type { GenerationRequest } from '../../../core/task';
+import type { WebhookTarget } from '../../../core/webhooks';
+import { webhookSecrets } from '../../../core/webhook-signing';
 import { DirectoryResultStore } from '../../../results/directory-store';
 import { ResultLinks } from '../../../results/result-links';
 import { multipartForm } from '../../support/forms';
@@ -22,12 +24,17 @@ const links = new ResultLinks({ mode: 'gateway', ttlSeconds: 3600, secret: 'unit
 const PNG = readFileSync(join(REPO, 'sim', 'assets', 'sample.png'));
 
 /** The task the app just started, read back as the task service would describe it. */
-let lastStarted: { request: GenerationRequest; taskId?: string; asked?: unknown } | undefined;
+let lastStarted: { request: GenerationRequest; taskId?: string; asked?: unknown; webhook?: WebhookTarget } | undefined;
+/** A receiver origin the operator allows (WEBHOOK_ALLOW_PRIVATE_ORIGINS): nothing is delivered in these tests. */
+const HOOKS = 'http://127.0.0.1:9';
 const app = useTestApi({
-  deps: { results: { store, links } },
+  deps: {
+    results: { store, links },
+    webhooks: { secrets: webhookSecrets({ masterSecret: 'videos-unit-master-secret-0123456789abcdef', explicit: async () => undefined }), allowPrivateOrigins: new Set([HOOKS]) },
+  },
   tasks: {
-    async start(_owner: string, entry: { id: string }, request: GenerationRequest, o: { taskId?: string; asked?: unknown }) {
-      lastStarted = { request, taskId: o.taskId, asked: o.asked };
+    async start(_owner: string, entry: { id: string }, request: GenerationRequest, o: { taskId?: string; asked?: unknown; webhook?: WebhookTarget }) {
+      lastStarted = { request, taskId: o.taskId, asked: o.asked, webhook: o.webhook };
       return { taskId: o.taskId ?? 'task_new', model: entry.id };
     },
     async view(taskId: string): Promise<TaskView | undefined> {
@@ -136,6 +143,57 @@ describe('forms (as the OpenAI SDKs send videos.create)', () => {
     const text = await postForm(multipartForm(model, { bytes: Buffer.from('%PDF-1.4 not an image'), type: 'image/png' }));
     expect([text.status, text.body.error.param]).toEqual([415, 'input_reference']);
     expect(lastStarted).toBeUndefined();
+  });
+});
+
+describe('webhook_url and webhook_events, as on the generation endpoints (issue 22 §3)', () => {
+  const V = { model: 'vendor-video-1-0-pro-250528', prompt: 'a heron', seconds: '5' };
+
+  test('JSON: the task is started with its webhook target; the platform request carries no webhook field', async () => {
+    const r = await create({ ...V, webhook_url: `${HOOKS}/videos`, webhook_events: ['running', 'succeeded'] });
+    expect(r.status).toBe(200);
+    expect(lastStarted?.webhook).toEqual({ url: `${HOOKS}/videos`, events: ['running', 'succeeded'], linkBase: app.api.base });
+    expect(lastStarted?.asked).toMatchObject({ via: 'videos' });
+    expect(JSON.stringify(lastStarted?.request)).not.toContain('webhook');
+  });
+
+  test.each([
+    ['comma-separated', 'running,failed'],
+    ['as JSON', '["running","failed"]'],
+  ])('a form: webhook_events %s', async (_how, events) => {
+    const r = await postForm(multipartForm({ ...V, webhook_url: `${HOOKS}/form`, webhook_events: events }));
+    expect(r.status).toBe(200);
+    expect(lastStarted?.webhook).toMatchObject({ url: `${HOOKS}/form`, events: ['running', 'failed'] });
+  });
+
+  test('a form as the openai SDK sends a list: repeated webhook_events[]', async () => {
+    const form = multipartForm({ ...V, webhook_url: `${HOOKS}/sdk` });
+    form.append('webhook_events[]', 'running');
+    form.append('webhook_events[]', 'succeeded');
+    const r = await postForm(form);
+    expect(r.status).toBe(200);
+    expect(lastStarted?.webhook).toMatchObject({ url: `${HOOKS}/sdk`, events: ['running', 'succeeded'] });
+  });
+
+  test('without webhook fields (and no default on the key) there is no webhook', async () => {
+    expect((await create(V)).status).toBe(200);
+    expect(lastStarted?.webhook).toBeUndefined();
+  });
+
+  test.each([
+    [{ webhook_url: 'https://10.1.2.3/hook' }, 'webhook_url'],
+    [{ webhook_url: 'http://example.com/hook' }, 'webhook_url'],
+    [{ webhook_url: `${HOOKS}/x`, webhook_events: ['done'] }, 'webhook_events'],
+    [{ webhook_events: ['failed'] }, 'webhook_events'],
+  ])('%j → 400 naming %s; nothing started', async (fields, param) => {
+    const r = await create({ ...V, ...fields });
+    expect([r.status, r.body.error.param]).toEqual([400, param]);
+    expect(lastStarted).toBeUndefined();
+  });
+
+  test('a form with a bad webhook_events → 400 naming it', async () => {
+    const r = await postForm(multipartForm({ ...V, webhook_url: `${HOOKS}/form`, webhook_events: 'running,later' }));
+    expect([r.status, r.body.error.param]).toEqual([400, 'webhook_events']);
   });
 });
 
