@@ -170,7 +170,6 @@ export class WorkerMetrics {
     };
   }
 
-  /** Sinks for the workflow interceptor; not called during replay, so an outcome is counted once. */
   /** What the ledger settled (worker/settlement.ts), by platform and model — never by key (unbounded labels). */
   readonly ledgerSpend = new Counter({
     name: 'mediagate_ledger_spend_total',
@@ -195,6 +194,7 @@ export class WorkerMetrics {
     };
   }
 
+  /** Sinks for the workflow interceptor; not called during replay, so an outcome is counted once. */
   sinks(): InjectedSinks<TaskMetricsSinks> {
     return {
       taskMetrics: {
