@@ -81,3 +81,13 @@ export function parseOriginList(variable: string, value: string | undefined, ext
   }
   return out;
 }
+
+/**
+ * The http origin this machine reaches a listener on: a wildcard listen address (`0.0.0.0`, `::`, none) is reached
+ * on loopback, an IPv6 address goes in brackets. For a part that calls another part it started or runs beside.
+ */
+export function localOrigin(listenHost: string, port: number): string {
+  const listen = listenHost.trim();
+  const host = listen === '' || listen === '0.0.0.0' || listen === '::' || listen === '[::]' ? '127.0.0.1' : listen;
+  return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+}

@@ -15,6 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { localOrigin } from '../core/config';
 import { loadApiConfig } from '../api/api-config';
 import { loadWorkerConfig } from '../worker/worker-config';
 import { startProcess } from './child-process';
@@ -149,7 +150,7 @@ async function main(): Promise<void> {
   Object.assign(env, pushDefaults(env, config.TEMPORAL_DB_FILE, loadApiConfig(env).PORT, simulated));
   const workerConfig = loadWorkerConfig(env);
   // The API's /readyz then says which platform has no account in the rotation (the worker knows; api/worker-readiness.ts).
-  env.WORKER_READY_URLS ??= `http://${loopbackFor(workerConfig.WORKER_METRICS_HOST)}:${workerConfig.WORKER_METRICS_PORT}/readyz`;
+  env.WORKER_READY_URLS ??= `${localOrigin(workerConfig.WORKER_METRICS_HOST, workerConfig.WORKER_METRICS_PORT)}/readyz`;
   const apiConfig = loadApiConfig(env);
 
   const supervisor = new Supervisor((line) => console.log(line));
@@ -219,8 +220,3 @@ Each part restarts if it dies. Press Ctrl-C to stop.
 }
 
 if (require.main === module) void main();
-
-/** Where this machine reaches a listener bound to `host`: a wildcard bind is reached on loopback. */
-function loopbackFor(host: string): string {
-  return host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-}

@@ -8,7 +8,7 @@ import { pricesEnv } from '../pricing/price-table';
 import { UPSTREAM_LOST_GRACE_MS } from '../activities';
 import { LOST_ANSWER_SEARCH_MS } from '../activities/submit';
 import { ACCOUNT_COOLDOWN_MS, ACCOUNT_THROTTLE_MS } from '../activities/accounts';
-import { callbackSchema, commonSchema, ConfigError, ms, optionalString, optionalUrl, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
+import { callbackSchema, commonSchema, ConfigError, localOrigin, ms, optionalString, optionalUrl, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
 import type { Kind, PollTiming } from '../core/task';
 import { ledgerSchema } from '../ledger/ledger-config';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS, ATTEMPT_HEADROOM_MS } from '../core/timeouts';
@@ -84,9 +84,7 @@ export const workerOwnSchema = z.object({
  */
 export function simulatorUrl(env: { SIM_BASE_URL?: string; SIM_HOST: string; SIM_PORT: number }): string {
   if (env.SIM_BASE_URL) return env.SIM_BASE_URL.replace(/\/$/, '');
-  const listen = env.SIM_HOST.trim();
-  const host = listen === '' || listen === '0.0.0.0' || listen === '::' || listen === '[::]' ? '127.0.0.1' : listen;
-  return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${env.SIM_PORT}`;
+  return localOrigin(env.SIM_HOST, env.SIM_PORT);
 }
 
 /** The worker's settings outside the platforms' slices (which each platform parses itself, platforms/<id>/config.ts). */
