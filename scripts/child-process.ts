@@ -1,6 +1,8 @@
 /**
  * Starting one of the gateway's processes and knowing when it is ready: it prints `ready` (a log line such as
- * "API listening"). Used by `npm start` (scripts/start.ts) and the image check (scripts/check-image-build.ts).
+ * "API listening"), or, for a program that says nothing when all is well (the Temporal server at `warn`), a
+ * probe answers true. Used by `npm start` (scripts/start.ts), `npm run cluster` (scripts/cluster.ts) and the
+ * image check (scripts/check-image-build.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -18,7 +20,8 @@ export interface StartOptions {
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
-  ready: RegExp;
+  /** A line that says it is ready, or a probe (asked every 250 ms until it resolves true). */
+  ready: RegExp | (() => Promise<boolean>);
   readyTimeoutMs: number;
   /** Each line of its stdout and stderr, as it comes. */
   onLine?: (line: string) => void;
@@ -48,24 +51,38 @@ export function startProcess(opts: StartOptions): Promise<StartedProcess> {
     };
     let tail = '';
     let started = false;
+    let ended = false;
+    const ready = () => {
+      if (started || ended) return;
+      started = true;
+      clearTimeout(timer);
+      resolve({ child, exited, stop });
+    };
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`${opts.name} did not start within ${opts.readyTimeoutMs} ms:\n${tail}`));
     }, opts.readyTimeoutMs);
     void exited.then(({ code }) => {
+      ended = true;
       clearTimeout(timer);
       if (!started) reject(new Error(`${opts.name} exited with code ${code} during start-up:\n${tail}`));
     });
+    const readyLine = opts.ready instanceof RegExp ? opts.ready : undefined;
     for (const stream of [child.stdout!, child.stderr!]) {
       createInterface({ input: stream }).on('line', (line) => {
         opts.onLine?.(line);
         tail = `${tail}${line}\n`.slice(-TAIL_CHARS);
-        if (!started && opts.ready.test(line)) {
-          started = true;
-          clearTimeout(timer);
-          resolve({ child, exited, stop });
-        }
+        if (readyLine?.test(line)) ready();
       });
     }
+    if (!(opts.ready instanceof RegExp)) void probeUntilReady(opts.ready, () => started || ended, ready);
   });
+}
+
+/** Asks `probe` every 250 ms until it answers true (then `onReady`) or `done()` says the start is decided. */
+async function probeUntilReady(probe: () => Promise<boolean>, done: () => boolean, onReady: () => void): Promise<void> {
+  while (!done()) {
+    if (await probe().catch(() => false)) return onReady();
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }

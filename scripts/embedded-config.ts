@@ -1,6 +1,6 @@
 /**
- * Settings of the embedded Temporal dev server and PostgreSQL (`npm start`, `npm run temporal`): only these
- * scripts read them.
+ * Settings of the embedded Temporal dev server and PostgreSQL (`npm start`, `npm run temporal`) and of the local
+ * production-shaped cluster (`npm run cluster`): only these scripts read them.
  */
 import { z } from 'zod';
 import { commonSchema, optionalString, parseEnv, port, temporalSchema } from '../core/config';
@@ -16,6 +16,8 @@ export const embeddedOwnSchema = z.object({
   EMBEDDED_POSTGRES_PORT: port(5433),
   /** The embedded PostgreSQL's data directory. */
   EMBEDDED_POSTGRES_DIR: z.string().default('data/postgres'),
+  /** `npm run cluster`: where its PostgreSQL, MinIO, Temporal config, ports and generated secrets live. */
+  CLUSTER_DATA_DIR: z.string().default('data/cluster'),
 });
 
 export const embeddedConfigSchema = commonSchema.extend(temporalSchema.shape).extend(embeddedOwnSchema.shape);

@@ -10,6 +10,7 @@
  *
  * startMinio() runs one for a test or benchmark: bound to 127.0.0.1 on a free port, its data in a temporary
  * directory, random root credentials, no web console, no update checks; stop() ends it and deletes the data.
+ * `npm run cluster` gives it a data directory, a port and credentials of its own instead, and keeps the data.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -77,15 +78,25 @@ export interface MinioServer {
   stop(): Promise<void>;
 }
 
+export interface MinioOptions {
+  binary?: string;
+  log?: Log;
+  /** Keep the data here (kept by stop()); default: a temporary directory, deleted by stop(). */
+  dataDir?: string;
+  port?: number;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+}
+
 /** Starts the pinned MinIO (which must be installed: see INSTALL_HINT) and waits until it answers. */
-export async function startMinio(opts: { binary?: string; log?: Log } = {}): Promise<MinioServer> {
+export async function startMinio(opts: MinioOptions = {}): Promise<MinioServer> {
   const binary = opts.binary ?? findMinio({ install: false });
   if (!binary) throw new Error(INSTALL_HINT);
-  const root = mkdtempSync(join(tmpdir(), 'mediagate-minio-'));
-  const port = await freePort();
+  const root = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'mediagate-minio-'));
+  mkdirSync(root, { recursive: true });
+  const port = opts.port ?? (await freePort());
   const endpoint = `http://127.0.0.1:${port}`;
-  const accessKeyId = `mediagate-${randomBytes(4).toString('hex')}`;
-  const secretAccessKey = randomBytes(24).toString('base64url');
+  const accessKeyId = opts.credentials?.accessKeyId ?? `mediagate-${randomBytes(4).toString('hex')}`;
+  const secretAccessKey = opts.credentials?.secretAccessKey ?? randomBytes(24).toString('base64url');
   const region = 'us-east-1';
   const child = spawn(binary, ['server', '--address', `127.0.0.1:${port}`, '--certs-dir', join(root, 'certs'), '--quiet', join(root, 'data')], {
     env: {
@@ -110,7 +121,7 @@ export async function startMinio(opts: { binary?: string; log?: Log } = {}): Pro
       await exited;
       clearTimeout(t);
     }
-    rmSync(root, { recursive: true, force: true });
+    if (!opts.dataDir) rmSync(root, { recursive: true, force: true });
   };
 
   const deadline = Date.now() + 30_000;
@@ -144,7 +155,10 @@ export async function startMinio(opts: { binary?: string; log?: Log } = {}): Pro
     async createBucket(name) {
       const c = client();
       try {
-        await c.send(new CreateBucketCommand({ Bucket: name }));
+        await c.send(new CreateBucketCommand({ Bucket: name })).catch((err: Error) => {
+          // Made by an earlier start on the same data: ours already.
+          if (err.name !== 'BucketAlreadyOwnedByYou') throw err;
+        });
       } finally {
         c.destroy();
       }

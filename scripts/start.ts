@@ -20,59 +20,57 @@ import { loadApiConfig } from '../api/api-config';
 import { loadWorkerConfig } from '../worker/worker-config';
 import { startProcess } from './child-process';
 import { startDevServer } from './dev-server';
-import { startEmbeddedPostgres } from './embedded-postgres';
-import { loadEmbeddedConfig, type EmbeddedConfig } from './embedded-config';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
+import { loadEmbeddedConfig } from './embedded-config';
 import { Supervisor, type Running, type Service } from './supervisor';
 import { REPO_ROOT } from './tools';
 
 /**
- * A value `npm start` keeps next to the database, made once (mode 0600): what it generates survives a restart,
+ * A value a launcher keeps in its data directory, made once (mode 0600): what it generates survives a restart,
  * so keys, signed links and callback URLs handed out before it keep working after it.
  */
-function devFile(dbFile: string, name: string, make: () => string): string {
-  const file = join(dirname(dbFile), name);
+export function devFile(dir: string, name: string, make: () => string): string {
+  const file = join(dir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const value = make();
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dir, { recursive: true });
   writeFileSync(file, `${value}\n`, { mode: 0o600 });
   return value;
 }
 
-/** The API key `npm start` makes for itself when API_KEYS is unset. */
-const devApiKey = (dbFile: string) => devFile(dbFile, 'dev-api-key', () => `local:sk-${randomBytes(24).toString('base64url')}`);
+/** The API key a launcher makes for itself when API_KEYS is unset. */
+export const devApiKey = (dir: string) => devFile(dir, 'dev-api-key', () => `local:sk-${randomBytes(24).toString('base64url')}`);
 
 /**
  * A secret of its own: RESULT_URL_SECRET (signs links to stored results), CALLBACK_SECRET (V's callback tokens),
  * WEBHOOK_SIGNING_SECRET (the keys' webhook secrets derive from it, so they survive a restart), ADMIN_TOKEN (the
- * admin API) or the embedded PostgreSQL's password.
+ * admin API), the embedded PostgreSQL's password or (`npm run cluster`) MinIO's root password.
  */
-const devSecret = (dbFile: string, name: 'dev-result-url-secret' | 'dev-callback-secret' | 'dev-webhook-signing-secret' | 'dev-admin-token' | 'dev-database-password') =>
-  devFile(dbFile, name, () => randomBytes(48).toString('base64url'));
+export type DevSecretName = 'dev-result-url-secret' | 'dev-callback-secret' | 'dev-webhook-signing-secret' | 'dev-admin-token' | 'dev-database-password' | 'dev-minio-password';
+export const devSecret = (dir: string, name: DevSecretName) => devFile(dir, name, () => randomBytes(48).toString('base64url'));
 
-/** The ledger's PostgreSQL on the embedded default: the pinned binaries, data under data/, supervised like the rest. */
-function postgresPart(config: EmbeddedConfig, onUrl: (url: string) => void): Service {
+/** The embedded PostgreSQL: the pinned binaries, its data under the launcher's directory, supervised like the rest. */
+export function postgresPart(opts: { dataDir: string; port: number; password: string }, onStarted: (server: EmbeddedPostgres) => void): Service {
   return {
     name: 'postgres',
     async start(): Promise<Running> {
       const server = await startEmbeddedPostgres({
-        dataDir: config.EMBEDDED_POSTGRES_DIR,
-        port: config.EMBEDDED_POSTGRES_PORT,
-        password: devSecret(config.TEMPORAL_DB_FILE, 'dev-database-password'),
+        ...opts,
         // The server's routine lines (checkpoints, start-up) stay out of the terminal; its errors do not.
         onLine: (line) => {
           if (/\b(ERROR|FATAL|PANIC)\b/.test(line)) process.stdout.write(`[postgres] ${line}\n`);
         },
       });
-      onUrl(server.url);
+      onStarted(server);
       return { pid: server.process.child.pid, exited: server.process.exited, stop: () => server.stop() };
     },
   };
 }
 
-/** The banner's admin line: the token is printed only when `npm start` made it (like the API key). */
-export function adminLine(generated: string | undefined): string {
+/** The banner's admin line: the token is printed only when the launcher made it (like the API key). */
+export function adminLine(generated: string | undefined, keptIn = 'data/dev-admin-token'): string {
   if (!generated) return 'Admin token: ADMIN_TOKEN (not shown)';
-  return `Admin token: ${generated}   (kept in data/dev-admin-token)`;
+  return `Admin token: ${generated}   (kept in ${keptIn})`;
 }
 
 /**
@@ -80,11 +78,11 @@ export function adminLine(generated: string | undefined): string {
  * per task and B per account to the local API, T through its pull queue, which needs no public URL). Only what
  * the operator left unset, and never for a real account's settings (those are theirs to opt into).
  */
-function pushDefaults(env: NodeJS.ProcessEnv, dbFile: string, port: number, simulated: readonly string[]): NodeJS.ProcessEnv {
+export function pushDefaults(env: NodeJS.ProcessEnv, dataDir: string, port: number, simulated: readonly string[]): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   const unset = (k: string) => !env[k]?.trim();
   if (unset('PUBLIC_BASE_URL')) out.PUBLIC_BASE_URL = `http://127.0.0.1:${port}`;
-  if (unset('CALLBACK_SECRET')) out.CALLBACK_SECRET = devSecret(dbFile, 'dev-callback-secret');
+  if (unset('CALLBACK_SECRET')) out.CALLBACK_SECRET = devSecret(dataDir, 'dev-callback-secret');
   if (simulated.includes('B') && unset('PLATFORM_B_CALLBACKS')) out.PLATFORM_B_CALLBACKS = 'manage';
   if (simulated.includes('T') && unset('PLATFORM_T_EVENTS')) out.PLATFORM_T_EVENTS = 'pull';
   return out;
@@ -94,9 +92,9 @@ function pushDefaults(env: NodeJS.ProcessEnv, dbFile: string, port: number, simu
  * The banner's key line. The secret is printed only for the key `npm start` generated: an operator's own keys
  * (API_KEYS) are theirs to know, and never echoed to a terminal or a log.
  */
-export function keyLine(generated: string | undefined): string {
+export function keyLine(generated: string | undefined, keptIn = 'data/dev-api-key'): string {
   if (!generated) return 'API key:     one of API_KEYS (not shown)';
-  return `API key:     ${generated.split(':').slice(1).join(':')}   (kept in data/dev-api-key)`;
+  return `API key:     ${generated.split(':').slice(1).join(':')}   (kept in ${keptIn})`;
 }
 
 /** The banner's simulator line: which platforms are simulated, and where the worker calls the simulator. */
@@ -105,7 +103,7 @@ export function simulatedLine(simulated: readonly string[], simBaseUrl: string):
 }
 
 /** A gateway process (`node --import tsx <script>`), its output prefixed, ready when `ready` is printed. */
-function nodePart(name: string, script: string, env: NodeJS.ProcessEnv, ready: RegExp, readyTimeoutMs: number): Service {
+export function nodePart(name: string, script: string, env: NodeJS.ProcessEnv, ready: RegExp, readyTimeoutMs: number): Service {
   return {
     name,
     start: async (): Promise<Running> => {
@@ -133,8 +131,10 @@ function nodePart(name: string, script: string, env: NodeJS.ProcessEnv, ready: R
 async function main(): Promise<void> {
   // The launcher reads each part's configuration only to orchestrate: which parts to start, what to print.
   const config = loadEmbeddedConfig();
-  const generatedKey = process.env.API_KEYS?.trim() ? undefined : devApiKey(config.TEMPORAL_DB_FILE);
-  const generatedAdminToken = process.env.ADMIN_TOKEN?.trim() ? undefined : devSecret(config.TEMPORAL_DB_FILE, 'dev-admin-token');
+  // What npm start generates is kept next to the dev server's database (data/ by default).
+  const dataDir = dirname(config.TEMPORAL_DB_FILE);
+  const generatedKey = process.env.API_KEYS?.trim() ? undefined : devApiKey(dataDir);
+  const generatedAdminToken = process.env.ADMIN_TOKEN?.trim() ? undefined : devSecret(dataDir, 'dev-admin-token');
   const embeddedDatabase = !process.env.DATABASE_URL?.trim();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -143,11 +143,11 @@ async function main(): Promise<void> {
     WORKER_METRICS_HOST: process.env.WORKER_METRICS_HOST ?? '127.0.0.1',
     ...(generatedKey ? { API_KEYS: generatedKey } : {}),
     ...(generatedAdminToken ? { ADMIN_TOKEN: generatedAdminToken } : {}),
-    ...(process.env.RESULT_URL_SECRET?.trim() ? {} : { RESULT_URL_SECRET: devSecret(config.TEMPORAL_DB_FILE, 'dev-result-url-secret') }),
-    ...(process.env.WEBHOOK_SIGNING_SECRET?.trim() ? {} : { WEBHOOK_SIGNING_SECRET: devSecret(config.TEMPORAL_DB_FILE, 'dev-webhook-signing-secret') }),
+    ...(process.env.RESULT_URL_SECRET?.trim() ? {} : { RESULT_URL_SECRET: devSecret(dataDir, 'dev-result-url-secret') }),
+    ...(process.env.WEBHOOK_SIGNING_SECRET?.trim() ? {} : { WEBHOOK_SIGNING_SECRET: devSecret(dataDir, 'dev-webhook-signing-secret') }),
   };
   const simulated = Object.entries(loadWorkerConfig(env).platforms).filter(([, p]) => p.simulated).map(([id]) => id);
-  Object.assign(env, pushDefaults(env, config.TEMPORAL_DB_FILE, loadApiConfig(env).PORT, simulated));
+  Object.assign(env, pushDefaults(env, dataDir, loadApiConfig(env).PORT, simulated));
   const workerConfig = loadWorkerConfig(env);
   // The API's /readyz then says which platform has no account in the rotation (the worker knows; api/worker-readiness.ts).
   env.WORKER_READY_URLS ??= `${localOrigin(workerConfig.WORKER_METRICS_HOST, workerConfig.WORKER_METRICS_PORT)}/readyz`;
@@ -171,7 +171,8 @@ async function main(): Promise<void> {
   try {
     if (embeddedDatabase) {
       console.log('Starting PostgreSQL (the ledger)…');
-      await supervisor.add(postgresPart(config, (url) => (env.DATABASE_URL = url)));
+      const password = devSecret(dataDir, 'dev-database-password');
+      await supervisor.add(postgresPart({ dataDir: config.EMBEDDED_POSTGRES_DIR, port: config.EMBEDDED_POSTGRES_PORT, password }, (pg) => (env.DATABASE_URL = pg.url)));
     }
     console.log('Starting the Temporal dev server…');
     await supervisor.add({

@@ -33,3 +33,12 @@ test('a process that exits before it is ready rejects, quoting its last output',
 test('a process that never says ready is killed at the bound and rejects', async () => {
   await expect(startProcess(node("console.log('still booting'); setInterval(() => {}, 1000);", 500))).rejects.toThrow(/part did not start within 500 ms:\nstill booting/);
 });
+
+test('a silent process is ready when its probe answers true (asked until then), and a probe that never does hits the bound', async () => {
+  let asked = 0;
+  const silent = { ...node("process.on('SIGTERM', () => process.exit(0)); setInterval(() => {}, 1000);") };
+  const p = await startProcess({ ...silent, ready: async () => ++asked >= 3 });
+  expect(asked).toBe(3);
+  expect(await p.stop(5_000)).toBe(0);
+  await expect(startProcess({ ...silent, ready: async () => false, readyTimeoutMs: 600 })).rejects.toThrow(/part did not start within 600 ms/);
+});
