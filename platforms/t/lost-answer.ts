@@ -18,6 +18,10 @@
  * re-submission), so another task's job can never match; and a lookup that misses (a listing lagging behind, a
  * window with more tasks than the page bound) only lets the re-send through, which T refuses if the first job
  * exists — never a second job.
+ *
+ * T's event queue is not read here: PullEvents consumes what it returns (for the whole SubAppId, from the pull
+ * consumer and anything else using it), holds only completed jobs, and exists only in PULL mode
+ * (docs/operations.md §7, "Why the event queue is not consulted").
  */
 import type { Kind } from '../../core/task';
 import { toTDescribeCall, toTListCall, type TCall } from './request-body';

@@ -3,12 +3,16 @@
  * gateway assumes and what to change when it does not hold all come from the fact's mark, platforms/*\/unconfirmed.ts
  * or a model record's `unconfirmed`: one source of truth), with a check that settles it against the configured
  * account through the platform's own adapter — the code the worker runs. Read-only checks run first; a check
- * that needs a paid job asks the budget first, which refuses without `--spend` and beyond `--spend-limit` /
- * `--max-jobs`.
+ * that needs a paid job asks the budget first, with the job's estimated cost from the gateway's own prices
+ * (pricing/: the platforms' published prices with PRICES_FILE over them, as the API and the ledger price a task).
+ * The budget refuses without `--spend`, beyond `--max-jobs`, beyond `--spend-limit`, and, under `--spend-limit`,
+ * a job whose price is not known unless `--allow-unpriced` says to make it anyway (counted by `--max-jobs`).
  */
 import { randomUUID } from 'node:crypto';
 import { Catalogue, type DurationRule, type ModelRecord, type UnconfirmedFact } from '../../core/catalogue';
 import type { GenerationRequest, Kind } from '../../core/task';
+import { decimalOf, micros, type Currency, type Micros } from '../../pricing/price';
+import type { TaskPricing } from '../../pricing/price-table';
 import type { HttpClient, HttpResponse } from '../../platforms/http';
 import type { PlatformAdapter, PlatformDefinition, ReconcileContext } from '../../platforms/platform';
 import { UpstreamError } from '../../platforms/upstream-error';
@@ -65,49 +69,101 @@ export class NoBudget extends Error {
   override name = 'NoBudget';
 }
 
+/** `--spend-limit <amount> <currency>`: decimal units, as the operator writes them. */
 export interface SpendLimit {
   amount: number;
   currency: string;
 }
 
-/** What a job is estimated to cost; undefined when no price is known (it then counts against --max-jobs). */
-export type Estimate = SpendLimit | undefined;
+/** What a job is estimated to cost (exact micros, pricing/price.ts); undefined when no price is known. */
+export type Estimate = { amount: Micros; currency: Currency } | undefined;
+
+/** An amount as the report prints it: `0.2 CNY`. */
+export const money = (amount: Micros, currency: string): string => `${decimalOf(amount)} ${currency}`;
+
+/** One job the run made (or is making): for the report and the budget. */
+export interface BudgetJob {
+  label: string;
+  /** The account (its id in the accounts file; `default` for the one-account variables) the job was made on. */
+  account: string;
+  model: string;
+  estimate: Estimate;
+  upstreamTaskId?: string;
+}
+
+export interface BudgetOptions {
+  spend: boolean;
+  limit?: SpendLimit;
+  /** `--max-jobs`: at most this many jobs in the whole run, priced or not; undefined: no count cap. */
+  maxJobs?: number;
+  /** `--allow-unpriced`: under `--spend-limit`, a job with no known price is made all the same (counted by `--max-jobs`). */
+  allowUnpriced?: boolean;
+}
 
 /**
- * The run's spending: nothing without `--spend`; a priced job only while the estimated total stays within
- * `--spend-limit` (same currency); a job with no known price only while fewer than `--max-jobs` have been made.
+ * The run's spending, over every account it checks: nothing without `--spend`; at most `--max-jobs` jobs; under
+ * `--spend-limit`, a job only when its estimate is known, in the limit's currency, and keeps the estimated total
+ * within the limit — a job with no known price only with `--allow-unpriced`. Without `--spend-limit`, `--max-jobs`
+ * is the operator's only cap and every job counts against it, priced or not (the report says which had no price).
  */
 export class SpendBudget {
-  readonly jobs: { label: string; estimate: Estimate; upstreamTaskId?: string }[] = [];
-  constructor(readonly opts: { spend: boolean; limit?: SpendLimit; maxJobs: number }) {}
+  readonly jobs: BudgetJob[] = [];
+  private readonly limitMicros: Micros | undefined;
 
-  get spent(): number {
-    return this.jobs.reduce((sum, j) => sum + (j.estimate?.amount ?? 0), 0);
+  constructor(readonly opts: BudgetOptions) {
+    this.limitMicros = opts.limit ? micros(opts.limit.amount) : undefined;
   }
 
-  /** Reserves one job, or throws NoBudget saying why not. */
-  take(label: string, estimate: Estimate): { label: string; estimate: Estimate; upstreamTaskId?: string } {
-    if (!this.opts.spend) throw new NoBudget('needs a paid job: run with --spend (and --max-jobs or --spend-limit)');
-    if (estimate) {
-      const limit = this.opts.limit;
-      if (!limit || limit.currency !== estimate.currency) throw new NoBudget(`needs a job estimated at ${estimate.amount} ${estimate.currency}: give --spend-limit in ${estimate.currency}`);
-      if (this.spent + estimate.amount > limit.amount) throw new NoBudget(`--spend-limit ${limit.amount} ${limit.currency} reached`);
-    } else if (this.jobs.filter((j) => !j.estimate).length >= this.opts.maxJobs) {
-      throw new NoBudget(`no price known: --max-jobs ${this.opts.maxJobs} reached`);
+  /** The estimated total of the jobs made in `currency`. */
+  spentIn(currency: string): Micros {
+    return this.jobs.reduce((sum, j) => sum + (j.estimate?.currency === currency ? j.estimate.amount : 0), 0);
+  }
+
+  /** The estimated totals per currency, and how many jobs had no price. */
+  totals(): { estimated: { amount: number; currency: string }[]; unpriced: number } {
+    const currencies = [...new Set(this.jobs.flatMap((j) => (j.estimate ? [j.estimate.currency] : [])))].sort();
+    return { estimated: currencies.map((c) => ({ amount: decimalOf(this.spentIn(c)), currency: c })), unpriced: this.jobs.filter((j) => !j.estimate).length };
+  }
+
+  /** Reserves one job, or throws NoBudget saying why not (the check then reports "could not check" with it). */
+  take(job: Omit<BudgetJob, 'upstreamTaskId'>): BudgetJob {
+    const { spend, limit, maxJobs, allowUnpriced } = this.opts;
+    if (!spend) throw new NoBudget('needs a paid job: run with --spend (and --spend-limit and/or --max-jobs)');
+    if (maxJobs !== undefined && this.jobs.length >= maxJobs) throw new NoBudget(`needs another paid job (${job.label}): --max-jobs ${maxJobs} reached`);
+    const { estimate } = job;
+    if (limit && estimate) {
+      const cap = `--spend-limit ${limit.amount} ${limit.currency}`;
+      if (estimate.currency !== limit.currency) throw new NoBudget(`${job.label} is estimated at ${money(estimate.amount, estimate.currency)}, not in the currency of ${cap}: not made`);
+      const spent = this.spentIn(estimate.currency);
+      if (spent + estimate.amount > this.limitMicros!) {
+        throw new NoBudget(`${job.label} is estimated at ${money(estimate.amount, estimate.currency)}; with ${money(spent, estimate.currency)} already spent it would exceed ${cap}: not made`);
+      }
+    } else if (limit && !allowUnpriced) {
+      throw new NoBudget(`no price is known for ${job.model} (set it in PRICES_FILE): a job of unknown cost is not made under --spend-limit (--allow-unpriced with --max-jobs makes it anyway)`);
     }
-    const job = { label, estimate };
-    this.jobs.push(job);
-    return job;
+    const taken: BudgetJob = { ...job };
+    this.jobs.push(taken);
+    return taken;
+  }
+
+  /** Gives back a reserved job the platform refused to create (a refusal is no job). */
+  release(job: BudgetJob): void {
+    const i = this.jobs.indexOf(job);
+    if (i >= 0) this.jobs.splice(i, 1);
   }
 }
 
 export interface ConformanceContext {
   platform: PlatformDefinition;
+  /** The account checked: its id in PLATFORM_<X>_ACCOUNTS_FILE, or `default` for the one-account variables. */
+  account: string;
   /** The platform's records as the worker sees them (with its models file). */
   records: readonly ModelRecord[];
   adapter: PlatformAdapter;
   http: HttpClient & { exchanges: Exchange[] };
   budget: SpendBudget;
+  /** The gateway's prices (published, with PRICES_FILE over them): each paid job's estimate. */
+  pricing: TaskPricing;
   env: NodeJS.ProcessEnv;
   /** Inputs any platform can fetch, for checks that send media (`--image-url`, `--video-url`, `--audio-url`). */
   media: { image?: string | undefined; video?: string | undefined; audio?: string | undefined };
@@ -148,24 +204,36 @@ export function recordOf(ctx: ConformanceContext, kind: Kind, id: string): Model
   return ctx.records.find((r) => r.kind === kind && r.id === id);
 }
 
-/** Makes one paid job under the budget; the job's id, or the platform's refusal. */
+/** A job's estimated cost from the gateway's prices, as the API and the ledger estimate a task; undefined: no price known. */
+export function estimateOf(ctx: ConformanceContext, request: GenerationRequest): Estimate {
+  let cost;
+  try {
+    cost = ctx.pricing.estimateTaskCost(request).cost;
+  } catch {
+    // A model the deployment's catalogue does not list has no price either.
+    return undefined;
+  }
+  return cost ? { amount: cost.amount, currency: cost.currency } : undefined;
+}
+
+/** Makes one paid job under the budget, estimated from the gateway's prices; the job's id, or the platform's refusal. */
 export async function spendOneJob(
   ctx: ConformanceContext,
   label: string,
   entry: ModelRecord,
   request: GenerationRequest,
   submit: ReconcileContext,
-  estimate?: Estimate,
 ): Promise<{ upstreamTaskId: string } | { refused: UpstreamError }> {
-  const job = ctx.budget.take(`${label}: ${entry.id}`, estimate);
+  const job = ctx.budget.take({ label: `${label}: ${entry.id}`, account: ctx.account, model: entry.id, estimate: estimateOf(ctx, request) });
   try {
     const { upstreamTaskId } = await ctx.adapter.submit(entry, request, submit);
     job.upstreamTaskId = upstreamTaskId;
     return { upstreamTaskId };
   } catch (err) {
     if (err instanceof UpstreamError) {
-      // A refused create is not a job: it does not count against the budget.
-      ctx.budget.jobs.splice(ctx.budget.jobs.indexOf(job), 1);
+      // A refused create is not a job: it does not count against the budget. A create whose answer never came
+      // may have made one: it stays counted.
+      if (!err.opts.noAnswer) ctx.budget.release(job);
       return { refused: err };
     }
     throw err;
@@ -179,8 +247,10 @@ export const cannotCheck = (how: string): CheckResult => ({ outcome: 'could not 
 /** An UpstreamError's code and message, for the table. */
 export const describeRefusal = (err: UpstreamError): string => `${err.opts.code ?? err.opts.httpStatus ?? 'refused'}: ${err.message.slice(0, 160)}`;
 
-/** One row of the report. */
+/** One row of the report: one assumption checked on one account. */
 export interface ReportRow {
+  /** The account it was checked on (ConformanceContext.account). */
+  account: string;
   id: string;
   fact: string;
   model?: string;
@@ -191,14 +261,48 @@ export interface ReportRow {
   override: string;
 }
 
+/** A job as the report lists it: its estimate in decimal units, or none when no price was known. */
+export interface ReportJob {
+  label: string;
+  account: string;
+  upstreamTaskId?: string;
+  estimate?: { amount: number; currency: string };
+}
+
 export interface Report {
   platform: string;
-  account?: string;
   simulated: boolean;
+  /** The accounts checked, in order: `id` as configured, `reaches` as the platform's console shows it (adapter.account). */
+  accounts: { id: string; reaches?: string }[];
+  /** Every account's rows, account by account. */
   rows: ReportRow[];
   /** Facts of the platform with no automatic check, listed so none is forgotten. */
   unchecked: { id: string; fact: string; override: string }[];
-  spent: { jobs: { label: string; upstreamTaskId?: string; estimate?: SpendLimit }[]; estimated: number; currency?: string };
+  spent: {
+    jobs: ReportJob[];
+    /** The estimated total per currency of the jobs with a known price. */
+    estimated: { amount: number; currency: string }[];
+    /** Jobs made with no known price (only without --spend-limit, or with --allow-unpriced). */
+    unpriced: number;
+    limit?: SpendLimit;
+    maxJobs?: number;
+  };
+}
+
+/** The budget's jobs and totals as the report shows them. */
+export function spentOf(budget: SpendBudget): Report['spent'] {
+  const { limit, maxJobs } = budget.opts;
+  return {
+    jobs: budget.jobs.map((j) => ({
+      label: j.label,
+      account: j.account,
+      ...(j.upstreamTaskId ? { upstreamTaskId: j.upstreamTaskId } : {}),
+      ...(j.estimate ? { estimate: { amount: decimalOf(j.estimate.amount), currency: j.estimate.currency } } : {}),
+    })),
+    ...budget.totals(),
+    ...(limit ? { limit } : {}),
+    ...(maxJobs !== undefined ? { maxJobs } : {}),
+  };
 }
 
 /** The facts of a platform, its records' included, by id. */
@@ -223,7 +327,7 @@ export async function runChecks(ctx: ConformanceContext, assumptions: readonly A
     } catch (err) {
       result = err instanceof NoBudget ? cannotCheck(err.message) : cannotCheck(`the check failed: ${(err as Error).message}`);
     }
-    rows.push({ id: a.id, fact: fact.fact, ...(fact.model ? { model: fact.model } : {}), kind: a.spends ? 'spending' : 'read-only', outcome: result.outcome, how: result.how, override: fact.override });
+    rows.push({ account: ctx.account, id: a.id, fact: fact.fact, ...(fact.model ? { model: fact.model } : {}), kind: a.spends ? 'spending' : 'read-only', outcome: result.outcome, how: result.how, override: fact.override });
   }
   return rows;
 }
@@ -237,20 +341,38 @@ export function exitCode(rows: readonly ReportRow[]): 0 | 1 | 2 {
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-/** The report as an operator reads it: one table, what was spent, and what to change for each "did not hold". */
-export function renderReport(report: Report): string {
-  const lines = [
-    `Conformance run, platform ${report.platform}${report.account ? ` (${report.account})` : ''}${report.simulated ? ' — against a SIMULATOR, not a real account' : ''}`,
-    '',
-    '| Assumption | Check | Outcome | How it was checked |',
-    '|---|---|---|---|',
-    ...report.rows.map((r) => `| ${cell(`${r.id}: ${r.fact}`)} | ${r.kind} | ${r.outcome.toUpperCase()} | ${cell(r.how)} |`),
-    '',
+/** What was spent, as the report's last lines say it. */
+export function renderSpent(spent: Report['spent']): string[] {
+  const caps = [spent.limit ? `--spend-limit ${spent.limit.amount} ${spent.limit.currency}` : '', spent.maxJobs !== undefined ? `--max-jobs ${spent.maxJobs}` : ''].filter(Boolean).join(', ');
+  if (spent.jobs.length === 0) return [`Spent: nothing (no job was created)${caps ? `; caps: ${caps}` : ''}.`];
+  const totals = [...spent.estimated.map((e) => `${e.amount} ${e.currency}`), ...(spent.unpriced > 0 ? [`${spent.unpriced} job(s) of unknown price`] : [])].join(' + ');
+  return [
+    `Spent: ${spent.jobs.length} job(s), estimated ${totals}${caps ? `; caps: ${caps}` : ''}:`,
+    ...spent.jobs.map((j) => `- ${j.account}: ${j.label}${j.upstreamTaskId ? ` [${j.upstreamTaskId}]` : ''}: ${j.estimate ? `${j.estimate.amount} ${j.estimate.currency}` : 'no price known'}`),
   ];
+}
+
+/** The report as an operator reads it: one table per account, what to change for each "did not hold", what was spent. */
+export function renderReport(report: Report): string {
+  const lines = [`Conformance run, platform ${report.platform}${report.simulated ? ' — against a SIMULATOR, not a real account' : ''}`, ''];
+  for (const account of report.accounts) {
+    const rows = report.rows.filter((r) => r.account === account.id);
+    lines.push(
+      `Account ${account.id}${account.reaches ? ` (${account.reaches})` : ''}:`,
+      '',
+      '| Assumption | Check | Outcome | How it was checked |',
+      '|---|---|---|---|',
+      ...rows.map((r) => `| ${cell(`${r.id}: ${r.fact}`)} | ${r.kind} | ${r.outcome.toUpperCase()} | ${cell(r.how)} |`),
+      '',
+    );
+  }
   const failed = report.rows.filter((r) => r.outcome === 'did not hold');
   if (failed.length > 0) {
     lines.push('Did not hold — what to change:');
-    for (const r of failed) lines.push(`- ${r.id}: ${r.override}`);
+    for (const id of [...new Set(failed.map((r) => r.id))]) {
+      const on = failed.filter((r) => r.id === id).map((r) => r.account);
+      lines.push(`- ${id}: ${failed.find((r) => r.id === id)!.override}${report.accounts.length > 1 ? ` (did not hold on ${on.join(', ')})` : ''}`);
+    }
     lines.push('');
   }
   if (report.unchecked.length > 0) {
@@ -258,12 +380,7 @@ export function renderReport(report: Report): string {
     for (const u of report.unchecked) lines.push(`- ${u.id}: ${u.fact}`);
     lines.push('');
   }
-  const jobs = report.spent.jobs;
-  lines.push(
-    jobs.length === 0
-      ? 'Spent: nothing (no job was created).'
-      : `Spent: ${jobs.length} job(s)${report.spent.currency ? `, estimated ${report.spent.estimated} ${report.spent.currency}` : ' (no price known; counted by --max-jobs)'}: ${jobs.map((j) => `${j.label}${j.upstreamTaskId ? ` [${j.upstreamTaskId}]` : ''}`).join('; ')}`,
-  );
+  lines.push(...renderSpent(report.spent));
   return lines.join('\n');
 }
 

@@ -1,13 +1,17 @@
 /**
  * The submit activity with two platform V accounts against the real simulator (its accounts `sim-v-key-one` and
  * `sim-v-key-two`): failover on a refusal that created nothing, the account recorded with the job, the return to
- * the account of an attempt whose answer was lost, and the wait when every account is out.
+ * the account of an attempt whose answer was lost, the wait when every account is out, and the activities
+ * (activities/index.ts) sending a job's polls and its cancel to the account that owns it.
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { createActivities } from '../../activities';
+import { AccountPool } from '../../activities/accounts';
 import type { SubmitProgress } from '../../activities/submit';
 import type { SubmitResult } from '../../core/task';
 import { createHttpClient } from '../../platforms/http';
 import { createPlatformV } from '../../platforms/v/adapter';
+import { catalogue } from '../support/platform-kit';
 import { jobsByOwner, recordedRequests, submitFrom, submitInput, twoAccountPool } from '../support/account-pools';
 import { call, sim, TASKS, useVSimulator } from '../support/sim/v';
 
@@ -64,4 +68,30 @@ test('every account out: a retryable wait naming each account, no create sent wh
   await expect(new MockActivityEnvironment({ attempt: 2 }).run(submit, input('all-out'))).rejects.toMatchObject({ opts: { code: 'no_account_available' } });
   expect((await recordedRequests(sim.url, 'V', 'submit')).length).toBe(sent);
   expect(await jobsByAccount()).toEqual({});
+});
+
+test("a job's polls and its cancel, through the activities, go to the account that owns it, not the platform's first", async () => {
+  const adapterOf = (id: 'one' | 'two') => createPlatformV({ baseUrl: `${sim.url}/api/v3`, apiKey: `sim-v-key-${id}` }, { http });
+  // The draw lands on two, the second account: `adapters.V` (the first account's, the event queue's) must not be used.
+  const pool = new AccountPool('V', [{ id: 'one', weight: 1, adapter: adapterOf('one') }, { id: 'two', weight: 1, adapter: adapterOf('two') }], { random: () => 0.99, cooldownMs: 60_000 });
+  const timing = { firstPollDelayMs: 1_000, pollIntervalMs: 1_000, deadlineMs: 600_000 };
+  const activities = createActivities({ catalogue, adapters: { V: adapterOf('one') }, pools: { V: pool }, timing: { video: timing, image: timing }, results: {} as never });
+  // A long job, still queued when it is cancelled (Ark cancels only a queued task).
+  const dedupKey = 'owner-cancel';
+  const submitted = (await new MockActivityEnvironment({ attempt: 1 }).run(activities.submitGeneration, {
+    ...submitInput('V', 'video', { model: 'vendor-video-1-0-pro-250528', prompt: 'a fox [sim:duration=60000]', duration: 5 }, dedupKey),
+    deadlineAt: Date.now() + 600_000,
+  })) as SubmitResult;
+  expect(submitted.account).toBe('two');
+  const job = { platform: 'V', kind: 'video' as const, upstreamTaskId: submitted.upstreamTaskId, account: submitted.account };
+
+  await expect(new MockActivityEnvironment().run(activities.pollGeneration, { ...job, submittedAt: Date.now() })).resolves.toMatchObject({ state: 'pending' });
+  await new MockActivityEnvironment().run(activities.cancelGeneration, job);
+
+  const byKey = (r: { headers: Record<string, string> }) => r.headers.authorization;
+  expect((await recordedRequests(sim.url, 'V', 'poll')).map(byKey)).toEqual(['Bearer sim-v-key-two']);
+  const cancels = await recordedRequests(sim.url, 'V', 'cancel');
+  expect(cancels.map((r) => [byKey(r), r.status])).toEqual([['Bearer sim-v-key-two', 200]]);
+  const [upstream] = (await (await fetch(`${sim.url}/_sim/jobs?platform=V`)).json()) as { id: string; view: { state: string } }[];
+  expect(upstream).toMatchObject({ id: submitted.upstreamTaskId, view: { state: 'cancelled' } });
 });
