@@ -5,13 +5,13 @@
  * turning adapter errors into the failures Temporal acts on. Built by a factory from their dependencies so tests can inject
  * fakes; workflows import only the *type* of what this returns.
  */
-import { ApplicationFailure, log } from '@temporalio/activity';
+import { activityInfo, ApplicationFailure, log } from '@temporalio/activity';
 import type { Catalogue } from '../core/catalogue';
-import type { Kind, PollTiming, SubmitResult, UpstreamStatus } from '../core/task';
+import type { Kind, PolledStatus, PollTiming, StoreResultsInput, SubmitResult, UpstreamStatus } from '../core/task';
 import type { PlatformAdapter } from '../platforms/platform';
 import { UpstreamError } from '../platforms/upstream-error';
 import { toActivityFailure } from './activity-failure';
-import { createResultActivities, type ResultActivityDeps } from './store-results';
+import { createResultActivities, createResultKeeper, type ResultActivityDeps } from './store-results';
 import { createPlatformEventsActivity, type PlatformEventsDeps } from './platform-events';
 import { createSubmitActivity, type SubmitDeps, type SubmitInput } from './submit';
 import { AccountPool } from './accounts';
@@ -25,10 +25,10 @@ export interface PollInput {
   platform: string;
   kind: Kind;
   upstreamTaskId: string;
-  /** When the workflow received the job's id (epoch ms); absent in runs that predate it or were continued. */
+  /** When the workflow received the job's id (epoch ms); unknown in a continued run, whose job is long past the grace. */
   submittedAt?: number;
-  /** The account that created the job (SubmitResult.account); absent in runs that predate accounts: the first. */
-  account?: string;
+  /** The account that created the job (SubmitResult.account). */
+  account: string;
 }
 
 export type CancelInput = Omit<PollInput, 'submittedAt'>;
@@ -59,7 +59,7 @@ export interface ActivityDeps {
   hint?: PlatformEventsDeps['hint'];
   /** Aborted when the worker begins to shut down: long-running activities hand their work back at once. */
   stopping?: AbortSignal;
-  /** The result store and the copy into it (activities/store-results.ts: storeResults, cleanupResults). */
+  /** The result store and the copy into it (activities/store-results.ts: keepOutputs in the poll, cleanupResults). */
   results: ResultActivityDeps;
   /** A task whose job could not be found ended `upstream_lost` (activities/submit.ts): count it, alert the operator. */
   onLostAnswer?: SubmitDeps['onLostAnswer'];
@@ -102,7 +102,14 @@ export function createActivities({ catalogue, adapters, pools = {}, timing, push
     return found.adapter;
   }
 
-  const submit = createSubmitActivity({ catalogue, poolFor, onLostAnswer, lostAnswerSearchMs });
+  /** The worker's timing for a new task, with the fallback interval when push is configured for its platform. */
+  function timingFor(kind: Kind, platform: string): PollTiming {
+    const pushOn = push?.isConfigured(platform) && fallbackPollIntervalMs !== undefined;
+    return pushOn ? { ...timing[kind], fallbackPollIntervalMs } : timing[kind];
+  }
+
+  const submit = createSubmitActivity({ catalogue, timingFor, poolFor, onLostAnswer, lostAnswerSearchMs });
+  const keepOutputs = createResultKeeper(results);
 
   /** Marks an answer with `pushHealthy` while this worker sees the platform's callbacks (the longer wait applies). */
   const withPushHealth = <T extends { pushHealthy?: boolean }>(platform: string, answer: T): T => (push?.healthy(platform) ? { ...answer, pushHealthy: true } : answer);
@@ -125,7 +132,7 @@ export function createActivities({ catalogue, adapters, pools = {}, timing, push
     /** Client webhooks: announcing a task's events to its delivery workflow, and one signed attempt (activities/webhook-delivery.ts). */
     ...webhookActivities(webhooks),
 
-    /** Copying outputs into the result store, and deleting them after the retention (activities/store-results.ts). */
+    /** Deleting stored results after the retention (activities/store-results.ts). */
     ...createResultActivities(results),
 
     /** Creates the upstream job, exactly once per task (activities/submit.ts). */
@@ -133,7 +140,11 @@ export function createActivities({ catalogue, adapters, pools = {}, timing, push
       return withPushHealth(input.platform, await guarded(() => submit(input)));
     },
 
-    async pollGeneration({ platform, kind, upstreamTaskId, submittedAt, account }: PollInput): Promise<UpstreamStatus> {
+    /**
+     * Polls the job on the account that owns it (a local activity, workflows/generation.ts); a job found done has
+     * its outputs copied into the result store before the answer goes back (`kept`), so the task can end at once.
+     */
+    async pollGeneration({ platform, kind, upstreamTaskId, submittedAt, account }: PollInput): Promise<PolledStatus> {
       const status = await guarded(async () => {
         try {
           return await accountAdapter(platform, account).poll(kind, upstreamTaskId);
@@ -148,7 +159,8 @@ export function createActivities({ catalogue, adapters, pools = {}, timing, push
           throw err;
         }
       });
-      return withPushHealth(platform, status);
+      const kept = status.state === 'success' ? await keepFor(keepOutputs, activityInfo().workflowExecution!.workflowId, platform, kind, status) : undefined;
+      return withPushHealth(platform, kept ? { ...status, kept } : status);
     },
 
     /** The pull consumer's turn at a platform's event queue (workflows/platform-events.ts). */
@@ -166,15 +178,18 @@ export function createActivities({ catalogue, adapters, pools = {}, timing, push
       });
     },
 
-    /**
-     * The worker's timing for a new task (a local activity: its answer is recorded in the history), with the
-     * fallback interval when push is configured for the task's platform.
-     */
-    async taskTiming({ kind, platform }: { kind: Kind; platform?: string }): Promise<PollTiming> {
-      const pushOn = platform !== undefined && push?.isConfigured(platform) && fallbackPollIntervalMs !== undefined;
-      return pushOn ? { ...timing[kind], fallbackPollIntervalMs } : timing[kind];
-    },
   };
+}
+
+/** The outputs of a finished job (and V's last frame) as kept in the result store: see keepOutputs. */
+async function keepFor(keepOutputs: ReturnType<typeof createResultKeeper>, taskId: string, platform: string, kind: Kind, status: UpstreamStatus): Promise<PolledStatus['kept']> {
+  const outputs = status.outputs ?? [];
+  if (outputs.length === 0) return undefined; // the workflow fails such a task: nothing to keep
+  const lastFrameUrl = typeof status.extras?.last_frame_url === 'string' ? status.extras.last_frame_url : undefined;
+  const wanted: StoreResultsInput['outputs'] = outputs.map((o) => ({ url: o.url, role: 'result' as const }));
+  if (lastFrameUrl !== undefined) wanted.push({ url: lastFrameUrl, role: 'last_frame' });
+  const items = await keepOutputs({ taskId, platform, kind, outputs: wanted });
+  return { data: items.slice(0, outputs.length), ...(lastFrameUrl !== undefined ? { lastFrame: items[outputs.length] } : {}) };
 }
 
 /** The webhook activities, or stand-ins that fail (retryable) on a worker built without them, naming why. */

@@ -1,20 +1,21 @@
 /**
- * The result-store activities (issue 13): `storeResults` copies a finished job's outputs into the gateway's result
- * store before the task becomes `success`; `cleanupResults` deletes what is past RESULT_RETENTION_DAYS (run daily
- * by the retention schedule's workflow, workflows/cleanup.ts). Platform-agnostic: they see URLs, not platforms.
+ * The result store's side of the activities (issue 13): `keepOutputs` copies a finished job's outputs into the
+ * gateway's result store before the task becomes `success` — called by the poll that finds the job done
+ * (activities/index.ts, pollGeneration, a local activity), so a task ends in the workflow task that learnt of its
+ * end; `cleanupResults` deletes what is past RESULT_RETENTION_DAYS (run daily by the retention schedule's workflow,
+ * workflows/cleanup.ts). Platform-agnostic: they see URLs, not platforms.
  *
- * storeResults' contract with the workflow (workflows/generation.ts):
+ * keepOutputs' contract with the workflow (workflows/generation.ts):
  * - returns one ResultItem per output, in the order given: `stored: true` with the key, content type, size and
- *   sha256 of the kept copy, or `stored: false` with the platform's link and the reason (`storeError`). A copy
- *   that keeps failing for the platform's reasons (bad URL, private address, too large, wrong type, timeouts,
- *   errors) never fails the activity: it is bounded here (RESULTS_COPY_ATTEMPTS, and the attempt's own
- *   start-to-close budget less a headroom), then reported `stored: false`, so nothing is lost;
- * - throws only when the store itself fails (disk, S3 unreachable): transient infrastructure, retried by Temporal;
- * - heartbeats every 2 s with progress (`bytes`) and the outputs already committed, so a retried attempt (worker
- *   killed mid-copy) keeps those and copies only the rest; each output has one deterministic key, so a repeated
- *   copy replaces its object, never adds a second one, and an interrupted one never becomes visible.
+ *   sha256 of the kept copy, or `stored: false` with the platform's link and the reason (`storeError`). Nothing
+ *   is lost and the task still succeeds: a copy that keeps failing for the platform's reasons (bad URL, private
+ *   address, too large, wrong type, timeouts, errors) is bounded (RESULTS_COPY_ATTEMPTS, and the poll's own
+ *   budget less a headroom), and so is the store itself failing (disk, S3 unreachable: STORE_ATTEMPTS tries a
+ *   little apart), each then reported `stored: false`;
+ * - each output has one deterministic key, so a repeated copy (the poll run again after its worker died)
+ *   replaces its object, never adds a second one, and an interrupted one never becomes visible.
  */
-import { activityInfo, cancellationSignal, heartbeat, log } from '@temporalio/activity';
+import { activityInfo, cancellationSignal, heartbeat, log, sleep } from '@temporalio/activity';
 import type { ResultItem, StoreResultsInput } from '../core/task';
 import { CopyFailure, redact, type ResultCopier } from '../results/copy';
 import { resultKey, type OutputRole, type ResultStore } from '../results/result-store';
@@ -32,17 +33,13 @@ export interface ResultActivityDeps {
   observer?: ResultObserver;
 }
 
-const HEARTBEAT_EVERY_MS = 2_000;
 /** Outputs copied at once (platform B returns up to 4 images; V a video and its last frame). */
 const PARALLEL_COPIES = 3;
 /** Returned before the attempt's start-to-close timeout by this much, so a slow copy ends as `stored: false`, not a timeout. */
 const MIN_HEADROOM_MS = 10_000;
-
-/** What a heartbeat carries, read back by the next attempt. */
-interface StoreProgress {
-  bytes: number;
-  committed: Record<number, ResultItem>;
-}
+/** Tries of one output while the store itself fails (disk, S3 unreachable), 2 s then 4 s apart, before `stored: false`. */
+export const STORE_ATTEMPTS = 3;
+const STORE_RETRY_MS = 2_000;
 
 /** When this attempt must be done: inside start-to-close (and schedule-to-close, if set), less a headroom. */
 function attemptDeadline(startedAt: number): number {
@@ -66,66 +63,58 @@ async function inParallel<T>(items: T[], limit: number, fn: (item: T, i: number)
   );
 }
 
-export function createResultActivities({ store, copier, observer }: ResultActivityDeps) {
-  return {
-    async storeResults(input: StoreResultsInput): Promise<ResultItem[]> {
-      const startedAt = Date.now();
-      const deadline = attemptDeadline(startedAt);
-      const signal = cancellationSignal();
-      const earlier = activityInfo().heartbeatDetails as StoreProgress | undefined;
-      const progress: StoreProgress = { bytes: earlier?.bytes ?? 0, committed: { ...(earlier?.committed ?? {}) } };
-      const beat = () => heartbeat(progress);
-      beat();
-      const ticker = setInterval(beat, HEARTBEAT_EVERY_MS);
-
-      // Index of each output among those of its role: data[0], data[1]… and the last frame's 0.
-      const roleIndex = input.outputs.map((o, i) => input.outputs.slice(0, i).filter((p) => p.role === o.role).length);
-      const items: ResultItem[] = new Array(input.outputs.length);
-      try {
-        await inParallel(input.outputs, PARALLEL_COPIES, async (output, i) => {
-          const kept = progress.committed[i];
-          if (kept && kept.url === output.url) {
-            items[i] = kept; // committed by an earlier attempt of this activity
-            return;
-          }
-          const started = Date.now();
-          const expected = output.role === 'last_frame' ? 'image' : input.kind;
-          try {
-            const copied = await copier.copy({
-              url: output.url,
-              expected,
-              keyFor: (contentType) => resultKey(input.taskId, roleIndex[i]!, output.role, contentType),
-              signal,
-              deadline,
-              onBytes: (n) => {
-                progress.bytes += n;
-              },
-            });
-            items[i] = { url: output.url, stored: true, key: copied.key, contentType: copied.contentType, bytes: copied.bytes, sha256: copied.sha256 };
-            progress.committed[i] = items[i]!;
-            beat();
-            observer?.copied('stored', 'none', output.role, copied.bytes, (Date.now() - started) / 1000);
-          } catch (err) {
-            if (!(err instanceof CopyFailure)) throw err; // the store's failure or a cancellation: Temporal retries
-            items[i] = { url: output.url, stored: false, storeError: err.message };
-            observer?.copied('failed', err.reason, output.role, 0, (Date.now() - started) / 1000);
-            log.warn(`Result not stored: the task keeps the platform's link (${err.reason})`, {
-              taskId: input.taskId,
-              platform: input.platform,
-              output: i,
-              role: output.role,
-              reason: err.reason,
-              error: err.message,
-              source: redact(output.url),
-            });
-          }
+/** Copies a finished job's outputs into the result store (the contract above); called inside the poll activity. */
+export function createResultKeeper({ copier, observer }: Pick<ResultActivityDeps, 'copier' | 'observer'>) {
+  return async function keepOutputs(input: StoreResultsInput): Promise<ResultItem[]> {
+    const deadline = attemptDeadline(Date.now());
+    const signal = cancellationSignal();
+    // Index of each output among those of its role: data[0], data[1]… and the last frame's 0.
+    const roleIndex = input.outputs.map((o, i) => input.outputs.slice(0, i).filter((p) => p.role === o.role).length);
+    const items: ResultItem[] = new Array(input.outputs.length);
+    await inParallel(input.outputs, PARALLEL_COPIES, async (output, i) => {
+      const started = Date.now();
+      const expected = output.role === 'last_frame' ? 'image' : input.kind;
+      const notKept = (reason: string, message: string) => {
+        items[i] = { url: output.url, stored: false, storeError: message };
+        observer?.copied('failed', reason, output.role, 0, (Date.now() - started) / 1000);
+        log.warn(`Result not stored: the task keeps the platform's link (${reason})`, {
+          taskId: input.taskId,
+          platform: input.platform,
+          output: i,
+          role: output.role,
+          reason,
+          error: message,
+          source: redact(output.url),
         });
-      } finally {
-        clearInterval(ticker);
+      };
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const copied = await copier.copy({
+            url: output.url,
+            expected,
+            keyFor: (contentType) => resultKey(input.taskId, roleIndex[i]!, output.role, contentType),
+            signal,
+            deadline,
+          });
+          items[i] = { url: output.url, stored: true, key: copied.key, contentType: copied.contentType, bytes: copied.bytes, sha256: copied.sha256 };
+          observer?.copied('stored', 'none', output.role, copied.bytes, (Date.now() - started) / 1000);
+          return;
+        } catch (err) {
+          if (err instanceof CopyFailure) return notKept(err.reason, err.message);
+          if (signal.aborted) throw err; // the poll was cancelled (its worker stopping): Temporal runs it again
+          // The store itself failed: a few tries, then the platform's link, so the task still succeeds.
+          const wait = STORE_RETRY_MS * 2 ** (attempt - 1);
+          if (attempt >= STORE_ATTEMPTS || Date.now() + wait >= deadline) return notKept('store_unavailable', `The result store failed: ${(err as Error).message}`);
+          await sleep(wait);
+        }
       }
-      return items;
-    },
+    });
+    return items;
+  };
+}
 
+export function createResultActivities({ store, observer }: Pick<ResultActivityDeps, 'store' | 'observer'>) {
+  return {
     async cleanupResults(input: CleanupInput): Promise<CleanupReport> {
       heartbeat({ deleted: 0 });
       const report = await deleteExpiredResults(store, input, { onProgress: (deleted) => heartbeat({ deleted }) });

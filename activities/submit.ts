@@ -35,7 +35,8 @@
 import { createHash } from 'node:crypto';
 import { activityInfo, heartbeat, log, sleep } from '@temporalio/activity';
 import type { Catalogue, ModelRecord } from '../core/catalogue';
-import type { GenerationRequest, SubmitResult } from '../core/task';
+import { deadlineMessage } from '../core/timeouts';
+import type { CreatedJob, GenerationRequest, Kind, PollTiming, SubmitResult } from '../core/task';
 import type { SubmitContext } from '../platforms/platform';
 import { retryable, UpstreamError } from '../platforms/upstream-error';
 import { AccountPool, type PoolAccount } from './accounts';
@@ -45,11 +46,16 @@ export interface SubmitInput {
   request: GenerationRequest;
   /** Stable per workflow run and re-submission (workflows/dedup-key.ts): the platform's dedup key where it has one. */
   dedupKey: string;
-  /** The task id (workflow id). Absent in runs recorded before it was passed. */
-  taskId?: string;
-  /** When the task's deadline passes (ms since the epoch). Absent in runs recorded before it was passed. */
+  /** The task id (workflow id). */
+  taskId: string;
+  /** When the task's deadline passes (ms since the epoch), once known: a re-submission's. */
   deadlineAt?: number;
+  /** The first submit's: when the task started (ms since the epoch), from which the worker's deadline counts. */
+  taskStartedAt?: number;
 }
+
+/** A job the submit created or found, and the account it is on. */
+type JobOnAccount = CreatedJob & { account: string };
 
 /**
  * Where an attempt stands, as its heartbeats record it for the next attempt; `account` is where a create was
@@ -65,6 +71,8 @@ export type SubmitProgress = (
 
 /** What every later attempt must still know, whatever its own phase: carried on in every heartbeat. */
 export interface SubmitMemory {
+  /** Why the last attempt failed (a retryable error): the task's deadline message names it. */
+  lastError?: string;
   /** An attempt's create went out and its answer never came: a job may exist upstream. */
   mayHaveCreated?: boolean;
   /**
@@ -102,6 +110,8 @@ export const SUBMIT_SETTLE_MS = 10_000;
 
 export interface SubmitDeps {
   catalogue: Catalogue;
+  /** The worker's timing for a new task of this kind and platform (POLL_*, TASK_DEADLINE_*, the fallback when push is on). */
+  timingFor(kind: Kind, platform: string): PollTiming;
   /** The platform's accounts (activities/accounts.ts; one account: AccountPool.single). */
   poolFor(platform: string): AccountPool;
   now?: () => number;
@@ -169,6 +179,7 @@ function memoryFrom(earlier: SubmitProgress | undefined): SubmitMemory {
   return {
     ...(earlier?.phase === 'sending' || earlier?.mayHaveCreated ? { mayHaveCreated: true } : {}),
     ...(earlier?.searchingSince !== undefined ? { searchingSince: earlier.searchingSince } : {}),
+    ...(earlier?.lastError !== undefined ? { lastError: earlier.lastError } : {}),
   };
 }
 
@@ -176,13 +187,13 @@ function memoryFrom(earlier: SubmitProgress | undefined): SubmitMemory {
  * The job an earlier attempt created, on `only` or else on every account the model may have gone to (heartbeats
  * are throttled, so the last recorded account may not be the last one sent to; it is asked first).
  */
-async function reconcile(a: Attempt, why: string, only?: PoolAccount): Promise<SubmitResult | undefined> {
+async function reconcile(a: Attempt, why: string, only?: PoolAccount): Promise<JobOnAccount | undefined> {
   if (a.number === 1) return undefined;
   const first = accountOf(a.earlier);
   const where = only ? [only] : a.pool.accounts.filter((x) => a.pool.serves(x, a.request.model)).sort((x, y) => Number(y.id === first) - Number(x.id === first));
   for (const account of where) {
     if (!account.adapter.findSubmitted) continue;
-    let found: SubmitResult | undefined;
+    let found: CreatedJob | undefined;
     try {
       found = await account.adapter.findSubmitted(a.entry, a.request, { ...a.ctx, since: a.since });
     } catch (err) {
@@ -214,7 +225,7 @@ function keepLooking(a: Attempt, account: PoolAccount, lostAnswerSearchMs: numbe
  * Before anything is sent again: where the platform has no dedup key and the earlier attempt was cut off
  * mid-request, let that request settle; then look for its job.
  */
-async function recoverEarlierAttempt(a: Attempt, now: () => number): Promise<SubmitResult | undefined> {
+async function recoverEarlierAttempt(a: Attempt, now: () => number): Promise<JobOnAccount | undefined> {
   const dedupSubmit = a.pool.accounts.every((x) => x.adapter.dedupSubmit);
   if (a.earlier?.phase === 'sending' && !dedupSubmit) {
     const settleMs = a.earlier.sentAt + SUBMIT_SETTLE_MS - now();
@@ -239,7 +250,7 @@ function nothingLeft(a: Attempt, lastThrottle: UpstreamError | undefined): Upstr
  * Sends the create: after a lost answer to the same account again (its dedup key, where it has one, is that
  * account's), otherwise to a healthy account drawn by weight, failing over on answers that prove no job.
  */
-async function sendWithFailover(a: Attempt, now: () => number, lostAnswerSearchMs: number): Promise<SubmitResult> {
+async function sendWithFailover(a: Attempt, now: () => number, lostAnswerSearchMs: number): Promise<JobOnAccount> {
   const { pool, platform } = a;
   const tried = new Set<string>();
   const earlierAccount = accountOf(a.earlier);
@@ -250,7 +261,7 @@ async function sendWithFailover(a: Attempt, now: () => number, lostAnswerSearchM
     if (!account) throw nothingLeft(a, lastThrottle);
     tried.add(account.id);
     a.advance({ phase: 'sending', sentAt: now(), account: account.id });
-    let result: SubmitResult;
+    let result: CreatedJob;
     try {
       result = await account.adapter.submit(a.entry, a.request, a.ctx);
     } catch (err) {
@@ -288,8 +299,8 @@ async function sendWithFailover(a: Attempt, now: () => number, lostAnswerSearchM
   }
 }
 
-export function createSubmitActivity({ catalogue, poolFor, now = Date.now, onLostAnswer, lostAnswerSearchMs = LOST_ANSWER_SEARCH_MS }: SubmitDeps) {
-  return async function submitGeneration({ platform, request, dedupKey, taskId, deadlineAt }: SubmitInput): Promise<SubmitResult> {
+export function createSubmitActivity({ catalogue, timingFor, poolFor, now = Date.now, onLostAnswer, lostAnswerSearchMs = LOST_ANSWER_SEARCH_MS }: SubmitDeps) {
+  return async function submitGeneration({ platform, request, dedupKey, taskId, deadlineAt: knownDeadline, taskStartedAt }: SubmitInput): Promise<SubmitResult> {
     const entry = catalogue.find(request.kind, request.model);
     if (!entry || entry.platform !== platform) {
       throw new UpstreamError(`Unknown ${request.kind} model '${request.model}' on platform ${platform}`, { retryable: false, reason: 'invalid_request' });
@@ -297,11 +308,14 @@ export function createSubmitActivity({ catalogue, poolFor, now = Date.now, onLos
     // Before the heartbeat ticker starts: a platform this worker lacks throws here, and must not leave it running.
     const pool = poolFor(platform);
     const info = activityInfo();
+    // The task's timing is settled here, by its first submit, and recorded in the history with the job.
+    const timing = timingFor(request.kind, platform);
+    const deadlineAt = knownDeadline ?? (taskStartedAt ?? info.scheduledTimestampMs) + timing.deadlineMs;
     const earlier = info.attempt > 1 ? (info.heartbeatDetails as SubmitProgress | undefined) : undefined;
     const memory = memoryFrom(earlier);
     let progress: SubmitProgress = { phase: 'reconciling', ...memory };
     const ticker = setInterval(() => heartbeat(progress), SUBMIT_HEARTBEAT_MS);
-    const ctx: SubmitContext = { taskId: taskId ?? info.workflowExecution?.workflowId ?? dedupKey, dedupKey, deadlineAt: deadlineAt ?? info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs };
+    const ctx: SubmitContext = { taskId, dedupKey, deadlineAt };
     const attempt: Attempt = {
       platform,
       entry,
@@ -329,20 +343,37 @@ export function createSubmitActivity({ catalogue, poolFor, now = Date.now, onLos
         return new UpstreamError(message, { retryable: false, reason: 'upstream_lost', code });
       },
     };
+    const settled = (job: JobOnAccount): SubmitResult => ({ ...job, timing, deadlineAt });
     try {
+      if (now() >= deadlineAt) return settled(await pastDeadline(attempt, timing));
       if (info.attempt > 1) {
         heartbeat(progress);
         if (memory.searchingSince !== undefined) {
           // Only look, on the account the refused re-send went to: nothing is sent again.
           const account = pool.get(accountOf(earlier)) ?? pool.accounts[0]!;
-          return (await reconcile(attempt, 'the platform refused to create it again', account)) ?? keepLooking(attempt, account, lostAnswerSearchMs, now);
+          return settled((await reconcile(attempt, 'the platform refused to create it again', account)) ?? keepLooking(attempt, account, lostAnswerSearchMs, now));
         }
         const adopted = await recoverEarlierAttempt(attempt, now);
-        if (adopted) return adopted;
+        if (adopted) return settled(adopted);
       }
-      return await sendWithFailover(attempt, now, lostAnswerSearchMs);
+      return settled(await sendWithFailover(attempt, now, lostAnswerSearchMs));
+    } catch (err) {
+      // A retried attempt may start past the deadline: it then says why the submit could not get through.
+      if (err instanceof UpstreamError && err.retryable) attempt.advance({ ...progress, lastError: err.message });
+      throw err;
     } finally {
       clearInterval(ticker);
     }
   };
+}
+
+/**
+ * An attempt that starts after the task's deadline sends nothing: it adopts the job an earlier attempt may have
+ * created (the workflow then cancels it, the deadline being past), or ends the task `deadline_exceeded` with the
+ * last error that kept the submit from getting through.
+ */
+async function pastDeadline(a: Attempt, timing: PollTiming): Promise<JobOnAccount> {
+  const adopted = await reconcile(a, 'the task deadline passed');
+  if (adopted) return adopted;
+  throw new UpstreamError(deadlineMessage(timing.deadlineMs, 'submit', a.memory.lastError), { retryable: false, reason: 'deadline_exceeded' });
 }

@@ -48,8 +48,8 @@ export function isFailureReason(s: unknown): s is FailureReason {
 
 /**
  * Timing captured when the task starts, so a config change never alters a running task. The worker decides it
- * (its POLL_* and TASK_DEADLINE_* settings, read by the workflow through a local activity); runs started before
- * that (patch `timing-from-worker`) carry it in their input, set by the API.
+ * (its POLL_* and TASK_DEADLINE_* settings): the first submit returns it with the job (SubmitResult.timing),
+ * recorded in the history with the submit's answer.
  */
 export interface PollTiming {
   firstPollDelayMs: number;
@@ -72,8 +72,6 @@ export interface GenerationInput {
   request: GenerationRequest;
   /** Id of the API key that owns the task (never the secret). */
   ownerId: string;
-  /** Only in runs started before patch `timing-from-worker`; newer runs ask the worker. */
-  timing?: PollTiming;
   /** History length at which a run continues as new (default 2,500); tests lower it to force continue-as-new. */
   maxEventsPerRun?: number;
   /** Where the task's events are delivered (`webhook_url`, `webhook_events`, or the key's default): core/webhooks.ts. */
@@ -82,7 +80,7 @@ export interface GenerationInput {
 
 /**
  * One output of a finished job as the workflow records it. `url` is the platform's own link (temporary: V's die
- * after about 24 h). When the gateway kept a copy (patch `store-results`), `stored` is true and `key` names it in
+ * after about 24 h). When the gateway kept a copy, `stored` is true and `key` names it in
  * the result store; the API then answers with a fresh gateway link on every read instead of `url`. `stored:
  * false` means the copy failed until its bound and the platform's link is all there is.
  */
@@ -120,7 +118,7 @@ export interface GenerationResult {
   lastFrame?: ResultItem;
 }
 
-/** What the result-store activity (activities: storeResults) is asked to keep: one entry per output. */
+/** What the result store is asked to keep of a finished job (activities/store-results.ts): one entry per output. */
 export interface StoreResultsInput {
   taskId: string;
   platform: string;
@@ -128,6 +126,13 @@ export interface StoreResultsInput {
   /** The platform's links, in result order; `role` says what each is. */
   outputs: { url: string; role: 'result' | 'last_frame' }[];
 }
+
+/**
+ * A poll's answer as the workflow receives it (the poll activity, activities/index.ts): the platform's status and,
+ * when the job succeeded, its outputs as kept — each copied into the result store, or the platform's link marked
+ * `stored: false` with the reason — in result order, and V's last frame.
+ */
+export type PolledStatus = UpstreamStatus & { kept?: { data: ResultItem[]; lastFrame?: ResultItem } };
 
 /** What one poll of the upstream job says, normalised by the adapter. */
 export interface UpstreamStatus {
@@ -156,13 +161,22 @@ export interface UpstreamStatus {
   };
 }
 
-export interface SubmitResult {
+/** What an adapter's submit answers: the platform's id for the job it created. */
+export interface CreatedJob {
   upstreamTaskId: string;
+}
+
+/** What the submit activity answers the workflow: the job, the account that owns it, and the task's timing. */
+export interface SubmitResult extends CreatedJob {
   /**
-   * Set by the submit activity, not the adapter: the platform account that created the job (its id in
-   * PLATFORM_<X>_ACCOUNTS_FILE, or `default`). Polls and cancels go to it. Absent in runs recorded before accounts.
+   * The platform account that created the job (its id in PLATFORM_<X>_ACCOUNTS_FILE, or `default`). Polls and
+   * cancels go to it.
    */
-  account?: string;
+  account: string;
+  /** The worker's timing for the task (POLL_*, TASK_DEADLINE_*), settled by its first submit. */
+  timing: PollTiming;
+  /** When the task's deadline passes (ms since the epoch): its start plus timing.deadlineMs. */
+  deadlineAt: number;
   /**
    * Set by the submit activity, not the adapter (as UpstreamStatus.pushHealthy): the platform's callbacks are
    * arriving, so the task may wait the fallback interval before its first poll too.

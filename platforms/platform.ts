@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { ModelRecord, UnconfirmedFact } from '../core/catalogue';
 import type { ModelPrice } from '../pricing/price';
-import type { GenerationRequest, Kind, SubmitResult, UpstreamStatus } from '../core/task';
+import type { CreatedJob, GenerationRequest, Kind, UpstreamStatus } from '../core/task';
 import type { HttpClient } from './http';
 import type { GeneralImageField, GeneralVideoField } from './request';
 
@@ -42,13 +42,13 @@ export interface PlatformAdapter {
    */
   readonly account?: string;
   /** Creates the upstream job: this is the call that costs money. */
-  submit(entry: ModelRecord, request: GenerationRequest, ctx: SubmitContext): Promise<SubmitResult>;
+  submit(entry: ModelRecord, request: GenerationRequest, ctx: SubmitContext): Promise<CreatedJob>;
   /**
    * The job an earlier attempt of this same submit created although its answer never arrived (a timeout, a
    * reset connection, a worker that died mid-call), or undefined when there is none. The submit activity asks
    * before it sends a submit again, so a lost answer never becomes a second paid job.
    */
-  findSubmitted?(entry: ModelRecord, request: GenerationRequest, ctx: ReconcileContext): Promise<SubmitResult | undefined>;
+  findSubmitted?(entry: ModelRecord, request: GenerationRequest, ctx: ReconcileContext): Promise<CreatedJob | undefined>;
   poll(kind: Kind, upstreamTaskId: string): Promise<UpstreamStatus>;
   /**
    * Best effort; resolves when the platform accepted the cancel or the job can no longer be cancelled. Absent

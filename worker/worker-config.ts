@@ -11,10 +11,13 @@ import { ACCOUNT_COOLDOWN_MS, ACCOUNT_THROTTLE_MS } from '../activities/accounts
 import { callbackSchema, commonSchema, ConfigError, localOrigin, ms, optionalString, optionalUrl, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
 import type { Kind, PollTiming } from '../core/task';
 import { ledgerSchema } from '../ledger/ledger-config';
-import { ACTIVITY_ATTEMPT_TIMEOUT_MS, ATTEMPT_HEADROOM_MS } from '../core/timeouts';
+import { ACTIVITY_ATTEMPT_TIMEOUT_MS, ATTEMPT_HEADROOM_MS, MAX_TASK_DEADLINE_MS } from '../core/timeouts';
 import { loadEnabledPlatforms, PLATFORM_DEFINITIONS, platformsPublicEnv, platformsWorkerEnv, type WorkerPlatform } from '../platforms';
 import { resultCopySchema, resultLinksSchema, resultStoreSchema } from '../results/results-config';
 import { webhookDeliverySchema, webhookSharedSchema } from '../core/webhook-config';
+
+/** A task deadline: positive, at most MAX_TASK_DEADLINE_MS (the bound a first submit runs under, core/timeouts.ts). */
+const taskDeadline = (def: number) => z.coerce.number().int().positive().max(MAX_TASK_DEADLINE_MS).default(def);
 
 export const workerOwnSchema = z.object({
   /** How long a stopping worker lets in-flight activities finish before handing them back. */
@@ -32,10 +35,10 @@ export const workerOwnSchema = z.object({
   POLL_FIRST_DELAY_MS: ms(3_000),
   POLL_INTERVAL_IMAGE_MS: positiveMs(3_000),
   POLL_INTERVAL_VIDEO_MS: positiveMs(5_000),
-  /** Image jobs: 15 min, well past the spec's 2-minute client window and the 10-minute sync wait. */
-  TASK_DEADLINE_IMAGE_MS: positiveMs(15 * 60_000),
-  /** Video jobs: 60 min, well past the spec's 5-minute client window; queues upstream can be long. */
-  TASK_DEADLINE_VIDEO_MS: positiveMs(60 * 60_000),
+  /** Image jobs: 15 min, well past the spec's 2-minute client window and the 10-minute sync wait. At most a day. */
+  TASK_DEADLINE_IMAGE_MS: taskDeadline(15 * 60_000),
+  /** Video jobs: 60 min, well past the spec's 5-minute client window; queues upstream can be long. At most a day. */
+  TASK_DEADLINE_VIDEO_MS: taskDeadline(60 * 60_000),
   /**
    * The poll interval while a platform's callbacks are arriving (push configured and seen in the last
    * PUSH_HEALTH_WINDOW_MS): callbacks wake tasks at once, this timer is the safety net for a lost one.

@@ -15,7 +15,6 @@ import {
   isCancellation,
   log,
   makeContinueAsNewFunc,
-  patched,
   proxyLocalActivities,
   proxyActivities,
   proxySinks,
@@ -29,8 +28,8 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { SA, type GenerationStatus } from '../core/search-attributes';
-import { ACTIVITY_ATTEMPT_TIMEOUT_MS } from '../core/timeouts';
-import type { FailureReason, GenerationInput, GenerationResult, PollTiming, ResultItem, StoreResultsInput, SubmitResult, TaskError, TaskState, UpstreamStatus } from '../core/task';
+import { ACTIVITY_ATTEMPT_TIMEOUT_MS, deadlineMessage, MAX_TASK_DEADLINE_MS } from '../core/timeouts';
+import type { FailureReason, GenerationInput, GenerationResult, PolledStatus, PollTiming, TaskError, TaskState } from '../core/task';
 import { isFailureReason } from '../core/task';
 import type { WebhookEvent } from '../core/webhooks';
 import { submitDedupKey } from './dedup-key';
@@ -41,7 +40,7 @@ import type { PushMonitorSinks } from './sinks';
 const { pushMonitor } = proxySinks<PushMonitorSinks>();
 
 /** Error types the activities raise that must never be retried: each ends the task at once. */
-const FINAL_ERRORS: FailureReason[] = ['content_policy', 'invalid_request', 'upstream_auth', 'insufficient_balance', 'upstream_failed', 'upstream_lost'];
+const FINAL_ERRORS: FailureReason[] = ['content_policy', 'invalid_request', 'upstream_auth', 'insufficient_balance', 'upstream_failed', 'upstream_lost', 'deadline_exceeded'];
 
 /** One attempt of submit or poll: a little more than the HTTP client's own bound (core/timeouts.ts says why). */
 const ATTEMPT_TIMEOUT = ACTIVITY_ATTEMPT_TIMEOUT_MS;
@@ -63,127 +62,61 @@ const SUBMIT_RETRY: RetryPolicy = {
 };
 
 /**
- * Polling is read-only and free, so it retries every transient failure with backoff (honouring Retry-After)
- * until the task's deadline. Retries are not recorded in history, so an outage does not grow it.
- */
-const POLL_RETRY: RetryPolicy = {
-  initialInterval: '1s',
-  backoffCoefficient: 2,
-  maximumInterval: '30s',
-  nonRetryableErrorTypes: FINAL_ERRORS,
-};
-
-/** Cancelling upstream is best effort: a few quick tries, then the task ends anyway. */
-const CANCEL_RETRY: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: FINAL_ERRORS };
-
-/** Submit and poll are bounded by what is left of the task's deadline, so their proxies are made per call. */
-function untilDeadline(remainingMs: number, retry: RetryPolicy) {
-  return proxyActivities<Activities>({ startToCloseTimeout: ATTEMPT_TIMEOUT, scheduleToCloseTimeout: Math.max(1_000, remainingMs), retry });
-}
-/**
- * The submit heartbeats while it waits on the platform (activities/index.ts), so a worker that dies mid-submit
+ * The submit heartbeats while it waits on the platform (activities/submit.ts), so a worker that dies mid-submit
  * is noticed within the heartbeat timeout rather than the 45 s attempt timeout; the next attempt reconciles
  * with the platform before sending anything again.
+ *
+ * The first submit also settles the task's timing: the worker's POLL_* and TASK_DEADLINE_* settings come back
+ * with the job (SubmitResult.timing, recorded in the history with it), so a settings change never alters a
+ * running task and no step of its own is spent on them. Until the deadline is known, the submit's own attempts
+ * enforce it (each refuses to start past it, as `deadline_exceeded`) and Temporal's bound is the longest deadline
+ * the worker accepts; a re-submission is bounded by what is left of the known deadline.
  */
 const SUBMIT_HEARTBEAT_TIMEOUT = '5s';
-const submitActivity = (remainingMs: number) =>
+const submitActivity = (boundMs: number) =>
   proxyActivities<Activities>({
     startToCloseTimeout: ATTEMPT_TIMEOUT,
-    scheduleToCloseTimeout: Math.max(1_000, remainingMs),
+    scheduleToCloseTimeout: Math.max(1_000, boundMs),
     heartbeatTimeout: SUBMIT_HEARTBEAT_TIMEOUT,
     retry: SUBMIT_RETRY,
   }).submitGeneration;
 
 /**
- * Polls run as local activities: executed by the worker inside the workflow task that the poll timer wakes, so
- * a poll costs one workflow task and about 6 history events instead of an activity task, two workflow tasks and
- * about 11 events — half the Temporal load per in-flight task, which is what bounds how many jobs a cluster can
- * watch. A poll is a short, read-only, idempotent HTTP GET, the case local activities are for.
+ * A poll is a local activity: executed by the worker inside the workflow task that the poll timer (or a
+ * callback) wakes, so it costs one marker event, not an activity task's three events and a second workflow task.
+ * A poll that finds the job done also copies its outputs into the result store in the same local activity
+ * (activities/index.ts, pollGeneration), so a task ends in the workflow task that learnt of its end.
  *
- * Versioned with patched(): histories recorded before this change (regular poll activities) replay unchanged.
+ * Temporal expects a local activity to be short: its retries run inside one workflow task. So a poll gets a few
+ * quick attempts within a bound that leaves room for a copy (up to RESULTS_MAX_BYTES, heartbeating the workflow
+ * task meanwhile); when that runs out during an outage, the workflow itself backs off on durable timers
+ * (POLL_BACKOFF) and polls again, until the task's deadline.
  */
-export const LOCAL_POLL_PATCH = 'poll-as-local-activity';
-
-/**
- * Temporal expects a local activity to finish within seconds: its retries run inside one workflow task, which
- * the worker keeps alive meanwhile. So a poll gets a bounded budget (a few quick attempts, at most a minute);
- * when that runs out during an outage, the workflow itself backs off on durable timers (POLL_BACKOFF) and
- * polls again, until the task's deadline. Versioned: runs before it retried one local poll up to the deadline.
- */
-export const BOUNDED_LOCAL_POLL_PATCH = 'bounded-local-poll';
-const LOCAL_POLL_BUDGET_MS = 60_000;
+const POLL_AND_KEEP_ATTEMPT_MS = 10 * 60_000;
+const POLL_AND_KEEP_BUDGET_MS = 11 * 60_000;
 const LOCAL_POLL_RETRY: RetryPolicy = { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '5s', maximumAttempts: 3, nonRetryableErrorTypes: FINAL_ERRORS };
 /** The workflow's own backoff between bounded polls that failed: 2 s, doubling, at most 30 s. */
 const POLL_BACKOFF = { initialMs: 2_000, maxMs: 30_000 };
 
 function pollActivity(remainingMs: number) {
-  if (!patched(LOCAL_POLL_PATCH)) return untilDeadline(remainingMs, POLL_RETRY).pollGeneration;
-  if (patched(BOUNDED_LOCAL_POLL_PATCH)) {
-    return proxyLocalActivities<Activities>({
-      startToCloseTimeout: ATTEMPT_TIMEOUT,
-      scheduleToCloseTimeout: Math.max(1_000, Math.min(LOCAL_POLL_BUDGET_MS, remainingMs)),
-      retry: LOCAL_POLL_RETRY,
-    }).pollGeneration;
-  }
   return proxyLocalActivities<Activities>({
-    startToCloseTimeout: ATTEMPT_TIMEOUT,
-    scheduleToCloseTimeout: Math.max(1_000, remainingMs),
-    retry: POLL_RETRY,
+    startToCloseTimeout: POLL_AND_KEEP_ATTEMPT_MS,
+    scheduleToCloseTimeout: Math.max(1_000, Math.min(POLL_AND_KEEP_BUDGET_MS, remainingMs)),
+    retry: LOCAL_POLL_RETRY,
   }).pollGeneration;
 }
+
+/** Cancelling upstream is best effort: a few quick tries, then the task ends anyway. */
+const CANCEL_RETRY: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: FINAL_ERRORS };
 const { cancelGeneration } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: CANCEL_RETRY });
-
-/**
- * Poll intervals and the deadline are the worker's settings (POLL_*, TASK_DEADLINE_*), read once when the task
- * starts through a local activity, so its answer is recorded and a later settings change never alters a running
- * task. Versioned with patched(): runs started before this carry the API's timing in their input.
- */
-export const TIMING_FROM_WORKER_PATCH = 'timing-from-worker';
-const { taskTiming } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 5 } });
-
-async function startTiming(input: GenerationInput): Promise<PollTiming> {
-  if (patched(TIMING_FROM_WORKER_PATCH)) return taskTiming({ kind: input.kind, platform: input.platform });
-  if (!input.timing) throw ApplicationFailure.create({ type: 'invalid_request', message: 'The task was started without timing', nonRetryable: true });
-  return input.timing;
-}
-
-/**
- * A platform's callback (upstreamEventSignal) ends the wait for the next poll early, so a finished job is
- * noticed within a second instead of at the next timer. The timer stays as the safety net: a callback is a
- * hint, and a lost one costs only the wait. While the worker sees the platform's callbacks arrive, the timer
- * stretches to the fallback interval. Versioned: runs before it waited on plain timers.
- */
-export const WAKE_ON_CALLBACK_PATCH = 'wake-on-callback';
-
-/**
- * While push is healthy the first poll waits the fallback interval too, not the spec's 3 s: the job's end will
- * wake the task, and a poll of a job that has just started learns only that it runs. For short jobs this takes
- * a task from three polls to one. Versioned: runs before it polled first after POLL_FIRST_DELAY_MS always.
- */
-export const FIRST_POLL_ON_PUSH_PATCH = 'first-poll-on-push';
 
 /**
  * A job that failed upstream for a transient reason (T: the account's concurrency limit, a model backlog) is
  * submitted again — a new job with its own dedup key — after a pause, at most MAX_RESUBMISSIONS times and only
- * while the deadline leaves room; the client never sees the transient failure. Versioned: runs before it
- * failed such tasks.
+ * while the deadline leaves room; the client never sees the transient failure.
  */
-export const RESUBMIT_PATCH = 'resubmit-transient-failures';
 const MAX_RESUBMISSIONS = 3;
 const RESUBMIT_PAUSE_MS = 10_000;
-
-/**
- * Before a task becomes `success`, the gateway copies each output into its result store (results/), so the
- * client's links outlive the platform's. A copy that keeps failing returns the platform's link marked
- * `stored: false` rather than failing the task. Versioned: runs before it recorded the platform's links only.
- */
-export const STORE_RESULTS_PATCH = 'store-results';
-const { storeResults } = proxyActivities<Activities>({
-  // Streams up to RESULTS_MAX_BYTES; heartbeats carry progress, so a worker that dies mid-copy is noticed fast.
-  startToCloseTimeout: '10m',
-  heartbeatTimeout: '10s',
-  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3 },
-});
 
 /** Continue-as-new well before Temporal's 10k-event warning; a long job keeps a short history per run. */
 const MAX_EVENTS_PER_RUN = 2_500;
@@ -191,12 +124,12 @@ const MAX_EVENTS_PER_RUN = 2_500;
 /** Where a continued run picks up. */
 export interface GenerationResume {
   upstreamTaskId: string;
-  /** The account that owns the job (absent in runs continued before accounts). */
-  upstreamAccount?: string;
+  /** The account that owns the job. */
+  upstreamAccount: string;
   deadlineAt: number;
   state: TaskState;
-  /** The timing the first run settled on (absent in runs continued before patch `timing-from-worker`). */
-  timing?: PollTiming;
+  /** The timing the first submit settled on. */
+  timing: PollTiming;
   /** Jobs submitted again after a transient upstream failure so far. */
   resubmissions?: number;
 }
@@ -239,83 +172,90 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
   return result;
 }
 
+/** The task's upstream job and the account that owns it: every poll and cancel goes to that account. */
+interface UpstreamJob {
+  upstreamTaskId: string;
+  account: string;
+  /** When this run received the job's id (workflow time); unknown in a continued run. */
+  submittedAt?: number;
+}
+
+/** What the poll loop knows once the first submit answered: the job, its timing and its deadline. */
+interface Running {
+  job: UpstreamJob | undefined;
+  timing: PollTiming;
+  deadlineAt: number;
+  /** The submit's answer said the platform's callbacks are arriving (SubmitResult.pushHealthy). */
+  pushHealthy?: boolean;
+}
+
+/** A task with its job: what every poll needs. */
+type Submitted = Running & { job: UpstreamJob };
+const hasJob = (run: Running | undefined): run is Submitted => run?.job !== undefined;
+
 async function runGeneration(input: GenerationInput, resume?: GenerationResume): Promise<GenerationResult> {
   const state: TaskState = resume?.state ?? { status: 'pending' };
   if (!resume) logTransition('pending');
   setHandler(taskStateQuery, () => state);
-  // A callback since the last poll: the next wait ends at once.
-  let hinted = false;
+  const wake = new PollWake();
   setHandler(upstreamEventSignal, (hint) => {
-    hinted = true;
+    wake.hint();
     pushMonitor.seen(hint.platform);
   });
-  const timing = resume?.timing ?? input.timing ?? (await startTiming(input));
-  const deadlineAt = resume?.deadlineAt ?? Date.now() + timing.deadlineMs;
-  let upstreamTaskId = resume?.upstreamTaskId;
-  // The platform account that created the job: every poll and cancel goes to it. Set from the submit's recorded
-  // answer, so histories from before accounts (no `account`) replay without it and without its upsert.
-  let upstreamAccount = resume?.upstreamAccount;
-  const owner = () => (upstreamAccount === undefined ? {} : { account: upstreamAccount });
-  const job = (): UpstreamJob | undefined => (upstreamTaskId === undefined ? undefined : { upstreamTaskId, ...owner() });
   let resubmissions = resume?.resubmissions ?? 0;
   let failedPolls = 0;
-  // When this run submitted the current job (workflow time, so replays agree); unknown in a continued run, whose
-  // job is long past the poll activity's "not visible yet" grace anyway. Only an activity input: no new command.
-  let submittedAt: number | undefined;
-
-  /** Waits `ms` (capped by the deadline) for the next poll; a callback ends the wait early where patched. */
-  const waitForNextPoll = async (ms: number) => {
-    const wait = Math.min(ms, Math.max(1, remaining(deadlineAt)));
-    if (!patched(WAKE_ON_CALLBACK_PATCH)) return sleep(wait);
-    if (!hinted) await condition(() => hinted, wait);
-    hinted = false;
+  // Set by the first submit (or the continued run's resume): from then on, the task has a timing and a deadline.
+  let run: Running | undefined = resume && {
+    job: { upstreamTaskId: resume.upstreamTaskId, account: resume.upstreamAccount },
+    timing: resume.timing,
+    deadlineAt: resume.deadlineAt,
   };
 
   try {
     for (;;) {
-      if (upstreamTaskId === undefined) {
-        const submitted = await submitJob(input, timing, deadlineAt, resubmissions);
-        upstreamTaskId = submitted.upstreamTaskId;
-        upstreamAccount = submitted.account;
-        submittedAt = Date.now();
-        state.upstreamTaskId = upstreamTaskId;
-        if (upstreamAccount === undefined) delete state.upstreamAccount;
-        else state.upstreamAccount = upstreamAccount;
+      let current: Submitted;
+      if (hasJob(run)) current = run;
+      else {
+        run = current = await submitJob(input, run, resubmissions);
+        state.upstreamTaskId = current.job.upstreamTaskId;
+        state.upstreamAccount = current.job.account;
+        // The platforms' callbacks name the job by its upstream id: core/task-hints.ts finds the task by it.
         upsertSearchAttributes([
-          { key: SA.upstreamTaskId, value: upstreamTaskId },
-          ...(upstreamAccount === undefined ? [] : [{ key: SA.upstreamAccount, value: upstreamAccount }]),
+          { key: SA.upstreamTaskId, value: current.job.upstreamTaskId },
+          { key: SA.upstreamAccount, value: current.job.account },
         ]);
-        const fallbackMs = fallbackWhilePushHealthy(timing, submitted);
-        await waitForNextPoll(fallbackMs !== undefined && patched(FIRST_POLL_ON_PUSH_PATCH) ? fallbackMs : timing.firstPollDelayMs);
+        // While push is healthy the first poll waits the fallback interval too: the job's end will wake the task,
+        // and a poll of a job that has just started learns only that it runs.
+        const fallback = current.pushHealthy ? current.timing.fallbackPollIntervalMs : undefined;
+        await wake.wait(fallback ?? current.timing.firstPollDelayMs, current.deadlineAt);
       }
+      const { job, timing, deadlineAt } = current;
 
-      if (remaining(deadlineAt) <= 0) return await deadlineExceeded(input, timing, job());
-      const poll = pollActivity(remaining(deadlineAt));
-      let status: UpstreamStatus;
+      if (remaining(deadlineAt) <= 0) return await deadlineExceeded(input, current, wake);
+      let status: PolledStatus;
       try {
-        status = await poll({ platform: input.platform, kind: input.kind, upstreamTaskId, ...(submittedAt === undefined ? {} : { submittedAt }), ...owner() });
+        status = await pollActivity(remaining(deadlineAt))({ platform: input.platform, kind: input.kind, ...job });
         failedPolls = 0;
       } catch (err) {
-        if (isActivityTimeout(err) && remaining(deadlineAt) <= 0) return await deadlineExceeded(input, timing, job(), lastFailureMessage(err));
-        if (isTransientPollFailure(err) && patched(BOUNDED_LOCAL_POLL_PATCH)) {
-          // The poll's own budget ran out (an outage): back off on a durable timer, then poll again.
-          failedPolls += 1;
-          const backoff = Math.min(POLL_BACKOFF.maxMs, POLL_BACKOFF.initialMs * 2 ** (failedPolls - 1));
-          if (remaining(deadlineAt) <= backoff) return await deadlineExceeded(input, timing, job(), lastFailureMessage(err));
-          await sleep(backoff);
-          continue;
-        }
-        if (isActivityTimeout(err)) return await deadlineExceeded(input, timing, job(), lastFailureMessage(err));
-        return failFromActivity(err, 'poll');
+        if (isActivityTimeout(err) && remaining(deadlineAt) <= 0) return await deadlineExceeded(input, current, wake, lastFailureMessage(err));
+        if (!isTransientPollFailure(err)) return failFromActivity(err, 'poll');
+        // The poll's own budget ran out (an outage): back off on a durable timer, then poll again.
+        failedPolls += 1;
+        const backoff = Math.min(POLL_BACKOFF.maxMs, POLL_BACKOFF.initialMs * 2 ** (failedPolls - 1));
+        if (remaining(deadlineAt) <= backoff) return await deadlineExceeded(input, current, wake, lastFailureMessage(err));
+        wake.dropTimer();
+        await sleep(backoff);
+        continue;
       }
-      if (status.state === 'success') return await succeed(input, state, status);
+      if (status.state === 'success') return succeed(state, status);
       if (status.state === 'failed') {
         const f = status.failure ?? { reason: 'upstream_failed' as const, message: 'The platform reported the job as failed' };
-        if (f.resubmit && resubmissions < MAX_RESUBMISSIONS && remaining(deadlineAt) > RESUBMIT_PAUSE_MS + timing.firstPollDelayMs && patched(RESUBMIT_PATCH)) {
+        if (f.resubmit && resubmissions < MAX_RESUBMISSIONS && remaining(deadlineAt) > RESUBMIT_PAUSE_MS + timing.firstPollDelayMs) {
           resubmissions += 1;
-          log.warn('The job failed upstream for a transient reason; submitting a new one', { upstreamTaskId, code: f.code, resubmissions });
-          upstreamTaskId = undefined;
+          log.warn('The job failed upstream for a transient reason; submitting a new one', { upstreamTaskId: job.upstreamTaskId, code: f.code, resubmissions });
+          run = { ...current, job: undefined };
           setStatus(state, 'pending');
+          wake.dropTimer();
           await sleep(RESUBMIT_PAUSE_MS);
           continue;
         }
@@ -329,16 +269,22 @@ async function runGeneration(input: GenerationInput, resume?: GenerationResume):
       if (info.historyLength >= (input.maxEventsPerRun ?? MAX_EVENTS_PER_RUN) || info.continueAsNewSuggested) {
         // Memo and search attributes are passed on explicitly: they are the task's record for reads.
         const next = makeContinueAsNewFunc<typeof generationWorkflow>({ memo: info.memo, typedSearchAttributes: info.typedSearchAttributes });
-        return await next(input, { upstreamTaskId, ...(upstreamAccount === undefined ? {} : { upstreamAccount }), deadlineAt, state, ...(input.timing ? {} : { timing }), ...(resubmissions > 0 ? { resubmissions } : {}) });
+        return await next(input, {
+          upstreamTaskId: job.upstreamTaskId,
+          upstreamAccount: job.account,
+          deadlineAt,
+          state,
+          timing,
+          ...(resubmissions > 0 ? { resubmissions } : {}),
+        });
       }
-      const interval = fallbackWhilePushHealthy(timing, status) ?? timing.pollIntervalMs;
-      await waitForNextPoll(interval);
+      const fallback = status.pushHealthy ? timing.fallbackPollIntervalMs : undefined;
+      await wake.wait(fallback ?? timing.pollIntervalMs, deadlineAt);
     }
   } catch (err) {
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {
-        const current = job();
-        if (current) await cancelUpstream(input, current);
+        if (run?.job) await cancelUpstream(input, run.job);
         markFailed({ message: 'The task was cancelled at the client\'s request', code: 'cancelled' }, 'cancelled');
       });
     }
@@ -347,25 +293,69 @@ async function runGeneration(input: GenerationInput, resume?: GenerationResume):
 }
 
 /**
- * Submits the job and returns its upstream id (and whether push is healthy). Non-cancellable: once a paid submit
- * is on its way we must learn the upstream id, so that a cancel arriving meanwhile can still cancel the upstream job.
+ * The wait before the next poll: a timer, which a platform's callback (a hint signal) ends early. A timer a
+ * callback cut short is left running rather than cancelled: when the poll it leads to ends the task, the
+ * workflow completes and the timer goes with it, at no history event; only if the task waits again (or sleeps)
+ * is it cancelled then, in the same workflow task that starts the next one.
  */
-async function submitJob(input: GenerationInput, timing: PollTiming, deadlineAt: number, resubmission: number): Promise<SubmitResult> {
-  const { workflowId, runId } = workflowInfo();
-  const submit = submitActivity(remaining(deadlineAt));
-  const dedupKey = submitDedupKey(workflowId, runId, resubmission);
-  const submitted = await CancellationScope.nonCancellable(() =>
-    submit({ platform: input.platform, request: input.request, dedupKey, taskId: workflowId, deadlineAt }),
-  ).catch((err) => {
-    if (isActivityTimeout(err)) return deadlineExceeded(input, timing, undefined, lastFailureMessage(err));
-    return failFromActivity(err, 'submit');
-  });
-  return submitted;
+class PollWake {
+  private hinted = false;
+  private left: CancellationScope | undefined;
+
+  /** A callback since the last poll: the next wait ends at once. */
+  hint(): void {
+    this.hinted = true;
+  }
+
+  /** Cancels the timer a callback cut short, before the workflow waits on anything else. */
+  dropTimer(): void {
+    this.left?.cancel();
+    this.left = undefined;
+  }
+
+  async wait(ms: number, deadlineAt: number): Promise<void> {
+    this.dropTimer();
+    if (!this.hinted) {
+      const timer = new CancellationScope();
+      let fired = false;
+      timer.run(() => sleep(Math.min(ms, Math.max(1, remaining(deadlineAt))))).then(
+        () => (fired = true),
+        () => undefined, // cancelled: by dropTimer, or with the whole task
+      );
+      await condition(() => this.hinted || fired);
+      if (!fired) this.left = timer;
+    }
+    this.hinted = false;
+  }
 }
 
-/** The longer fallback wait, when the activity's answer says the platform's callbacks are arriving. */
-function fallbackWhilePushHealthy(timing: PollTiming, answer: { pushHealthy?: boolean }): number | undefined {
-  return answer.pushHealthy === true ? timing.fallbackPollIntervalMs : undefined;
+/**
+ * Submits the job and returns it with the task's timing and deadline (settled by the first submit). Non-cancellable:
+ * once a paid submit is on its way we must learn the upstream id, so that a cancel arriving meanwhile can still
+ * cancel the upstream job.
+ */
+async function submitJob(input: GenerationInput, known: Running | undefined, resubmission: number): Promise<Submitted> {
+  const { workflowId, runId, startTime } = workflowInfo();
+  const dedupKey = submitDedupKey(workflowId, runId, resubmission);
+  const bound = known ? remaining(known.deadlineAt) : MAX_TASK_DEADLINE_MS;
+  const submitted = await CancellationScope.nonCancellable(() =>
+    submitActivity(bound)({
+      platform: input.platform,
+      request: input.request,
+      dedupKey,
+      taskId: workflowId,
+      ...(known ? { deadlineAt: known.deadlineAt } : { taskStartedAt: startTime.getTime() }),
+    }),
+  ).catch((err) => {
+    if (isActivityTimeout(err) && known) return deadlineExceeded(input, known, undefined, lastFailureMessage(err));
+    return failFromActivity(err, 'submit');
+  });
+  return {
+    job: { upstreamTaskId: submitted.upstreamTaskId, account: submitted.account, submittedAt: Date.now() },
+    timing: known?.timing ?? submitted.timing,
+    deadlineAt: known?.deadlineAt ?? submitted.deadlineAt,
+    ...(submitted.pushHealthy ? { pushHealthy: true } : {}),
+  };
 }
 
 function remaining(deadlineAt: number): number {
@@ -390,42 +380,24 @@ function setStatus(state: TaskState, status: 'pending' | 'running', progress?: n
   upsertMemo({ status, progress: pct });
 }
 
-async function succeed(input: GenerationInput, state: TaskState, status: UpstreamStatus): Promise<GenerationResult> {
-  const outputs = status.outputs ?? [];
-  if (outputs.length === 0) return fail('upstream_failed', 'The platform reported success but returned no result URL');
-  const lastFrameUrl = typeof status.extras?.last_frame_url === 'string' ? status.extras.last_frame_url : undefined;
-  let data: ResultItem[] = outputs.map((o) => ({ url: o.url }));
-  let lastFrame: ResultItem | undefined = lastFrameUrl === undefined ? undefined : { url: lastFrameUrl };
-  if (patched(STORE_RESULTS_PATCH)) ({ data, lastFrame } = await keepResults(input, outputs, lastFrameUrl));
+/**
+ * The job succeeded: its outputs as the poll kept them (each copied into the result store, or the platform's link
+ * marked `stored: false` with the reason: nothing is lost if a copy fails), recorded in the memo for reads.
+ */
+function succeed(state: TaskState, status: PolledStatus): GenerationResult {
+  const kept = status.kept;
+  if (!kept || kept.data.length === 0) return fail('upstream_failed', 'The platform reported success but returned no result URL');
   state.status = 'success';
   state.progress = 100;
-  const result: GenerationResult = { created: Math.floor(Date.now() / 1000), data };
+  const result: GenerationResult = { created: Math.floor(Date.now() / 1000), data: kept.data };
   if (status.extras) result.extras = status.extras;
-  if (lastFrame) result.lastFrame = lastFrame;
+  if (kept.lastFrame) result.lastFrame = kept.lastFrame;
   // What the platform reported it billed, kept with the result: the task's final cost follows it (api/task-cost.ts).
   if (status.usage) result.usage = status.usage;
   upsertSearchAttributes([{ key: SA.status, value: 'success' }]);
   upsertMemo({ status: 'success', progress: 100, result });
   logTransition('success');
   return result;
-}
-
-/**
- * Copies the outputs into the result store. Nothing is lost if that fails: every output keeps the platform's
- * link, marked `stored: false` with the reason, and the task still succeeds.
- */
-async function keepResults(input: GenerationInput, outputs: { url: string }[], lastFrameUrl: string | undefined): Promise<{ data: ResultItem[]; lastFrame?: ResultItem }> {
-  const wanted: StoreResultsInput['outputs'] = outputs.map((o) => ({ url: o.url, role: 'result' as const }));
-  if (lastFrameUrl !== undefined) wanted.push({ url: lastFrameUrl, role: 'last_frame' });
-  let items: ResultItem[];
-  try {
-    items = await storeResults({ taskId: workflowInfo().workflowId, platform: input.platform, kind: input.kind, outputs: wanted });
-  } catch (err) {
-    const why = err instanceof ActivityFailure && err.cause instanceof Error ? err.cause.message : String(err);
-    log.warn('Results could not be copied to the result store; the platform links are kept', { error: why });
-    items = wanted.map((w) => ({ url: w.url, stored: false, storeError: why }));
-  }
-  return { data: items.slice(0, outputs.length), ...(lastFrameUrl !== undefined ? { lastFrame: items[outputs.length] } : {}) };
 }
 
 /**
@@ -498,15 +470,9 @@ function isActivityTimeout(err: unknown): boolean {
   return err instanceof ActivityFailure && (err.retryState === 'TIMEOUT' || err.cause instanceof TimeoutFailure);
 }
 
-/** The task's upstream job and the account that owns it. */
-interface UpstreamJob {
-  upstreamTaskId: string;
-  account?: string;
-}
-
 async function cancelUpstream(input: GenerationInput, job: UpstreamJob): Promise<void> {
   try {
-    await cancelGeneration({ platform: input.platform, kind: input.kind, ...job });
+    await cancelGeneration({ platform: input.platform, kind: input.kind, upstreamTaskId: job.upstreamTaskId, account: job.account });
   } catch {
     // Best effort: the platform may not allow cancelling a running job. The task ends either way.
   }
@@ -519,13 +485,9 @@ function lastFailureMessage(err: unknown): string | undefined {
   return last instanceof Error ? last.message : undefined;
 }
 
-async function deadlineExceeded(input: GenerationInput, timing: PollTiming, job: UpstreamJob | undefined, lastError?: string): Promise<never> {
-  if (job !== undefined) await cancelUpstream(input, job);
-  const why = lastError ? `; the platform could not be reached: ${lastError}` : '';
-  const step = job === undefined ? 'could not be submitted' : 'did not finish';
-  return fail('deadline_exceeded', `The job ${step} within the task deadline (${formatDuration(timing.deadlineMs)})${why}`);
-}
-
-function formatDuration(ms: number): string {
-  return ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`;
+/** The deadline passed: the job (if there is one) is cancelled upstream where the platform allows, and the task fails. */
+async function deadlineExceeded(input: GenerationInput, run: Running, wake: PollWake | undefined, lastError?: string): Promise<never> {
+  wake?.dropTimer();
+  if (run.job !== undefined) await cancelUpstream(input, run.job);
+  return fail('deadline_exceeded', deadlineMessage(run.timing.deadlineMs, run.job === undefined ? 'submit' : 'finish', lastError));
 }

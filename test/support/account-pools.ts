@@ -7,7 +7,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { AccountPool } from '../../activities/accounts';
 import { createSubmitActivity } from '../../activities/submit';
 import type { PlatformAdapter } from '../../platforms/platform';
-import type { SubmitResult } from '../../core/task';
+import type { PollTiming, SubmitResult } from '../../core/task';
 import { catalogue, normalised, type Kind } from './platform-kit';
 
 export type AccountName = 'one' | 'two';
@@ -18,12 +18,15 @@ export function twoAccountPool(platform: string, adapterOf: (name: AccountName) 
   return new AccountPool(platform, [account('one'), account('two')], { random: () => 0, cooldownMs: 60_000 });
 }
 
+/** The worker's timing every submit in these tests settles (a submit returns it with the job). */
+export const SUBMIT_TIMING: PollTiming = { firstPollDelayMs: 3_000, pollIntervalMs: 5_000, deadlineMs: 3_600_000 };
+
 /** The submit activity drawing from `pool`. */
-export const submitFrom = (pool: AccountPool) => createSubmitActivity({ catalogue, poolFor: () => pool });
+export const submitFrom = (pool: AccountPool) => createSubmitActivity({ catalogue, timingFor: () => SUBMIT_TIMING, poolFor: () => pool });
 
 /** The submit activity's input for a spec request body of `platform`'s model. */
 export function submitInput(platform: string, kind: Kind, body: Record<string, unknown>, dedupKey: string) {
-  return { platform, request: normalised(kind, body).request, dedupKey, taskId: `task-${dedupKey}` };
+  return { platform, request: normalised(kind, body).request, dedupKey, taskId: `task-${dedupKey}`, taskStartedAt: Date.now() };
 }
 
 /** Runs a submit once, as attempt `attempt`. */

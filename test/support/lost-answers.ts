@@ -14,6 +14,7 @@ import { createHttpClient } from '../../platforms/http';
 import type { PlatformAdapter } from '../../platforms/platform';
 import { UpstreamError } from '../../platforms/upstream-error';
 import { startSimulator, type Simulator } from '../../sim/server';
+import { SUBMIT_TIMING } from './account-pools';
 import { catalogue } from './platform-kit';
 
 export interface LostAnswerKit {
@@ -76,6 +77,7 @@ export async function runSubmitAttempts(
   let clock = Date.now();
   const submit = createSubmitActivity({
     catalogue: opts.catalogue ?? catalogue,
+    timingFor: () => SUBMIT_TIMING,
     poolFor: (platform) => AccountPool.single(platform, adapter),
     now: () => clock,
     onLostAnswer: (r) => reports.push(r),

@@ -28,8 +28,8 @@ async function failure(run: () => Promise<unknown>): Promise<ApplicationFailure>
 
 test.each([
   ['submit', () => new MockActivityEnvironment().run(onlyV.submitGeneration, { platform: 'T', request: { kind: 'image' as const, model: 'GEM-2.5', prompt: 'x' }, dedupKey: 'k', taskId: 'task_1', deadlineAt: Date.now() + 60_000 })],
-  ['poll', () => new MockActivityEnvironment().run(onlyV.pollGeneration, { platform: 'T', kind: 'video' as const, upstreamTaskId: 'job' })],
-  ['cancel', () => new MockActivityEnvironment().run(onlyV.cancelGeneration, { platform: 'T', kind: 'video' as const, upstreamTaskId: 'job' })],
+  ['poll', () => new MockActivityEnvironment().run(onlyV.pollGeneration, { platform: 'T', kind: 'video' as const, upstreamTaskId: 'job', account: 'default' })],
+  ['cancel', () => new MockActivityEnvironment().run(onlyV.cancelGeneration, { platform: 'T', kind: 'video' as const, upstreamTaskId: 'job', account: 'default' })],
 ])('%s of a platform this worker lacks: retryable platform_not_configured naming PLATFORMS_ENABLED', async (_op, run) => {
   const f = await failure(run);
   expect({ type: f.type, nonRetryable: f.nonRetryable }).toEqual({ type: 'platform_not_configured', nonRetryable: false });

@@ -36,7 +36,7 @@ async function pollFailure(input: PollInput): Promise<ApplicationFailure> {
   return err as ApplicationFailure;
 }
 
-const input = { platform: 'V', kind: 'video', upstreamTaskId: 'cgt-gone' } as const;
+const input = { platform: 'V', kind: 'video', upstreamTaskId: 'cgt-gone', account: 'default' } as const;
 
 test('a job the platform no longer knows fails the task: upstream_lost, final, naming the job', async () => {
   const f = await pollFailure({ ...input, submittedAt: Date.now() - GRACE_MS - 1_000 });
@@ -44,7 +44,7 @@ test('a job the platform no longer knows fails the task: upstream_lost, final, n
   expect(f.message).toContain('cgt-gone');
 });
 
-test('without a submit time (a run continued, or from before the field), not found is final at once', async () => {
+test('without a submit time (a continued run: its job is long past the grace), not found is final at once', async () => {
   const f = await pollFailure(input);
   expect({ type: f.type, nonRetryable: f.nonRetryable }).toEqual({ type: 'upstream_lost', nonRetryable: true });
 });

@@ -10,9 +10,10 @@ import { AccountPool } from '../../activities/accounts';
 import type { SubmitProgress } from '../../activities/submit';
 import type { SubmitResult } from '../../core/task';
 import { createHttpClient } from '../../platforms/http';
+import { UpstreamError } from '../../platforms/upstream-error';
 import { createPlatformV } from '../../platforms/v/adapter';
 import { catalogue } from '../support/platform-kit';
-import { jobsByOwner, recordedRequests, submitFrom, submitInput, twoAccountPool } from '../support/account-pools';
+import { jobsByOwner, recordedRequests, SUBMIT_TIMING, submitFrom, submitInput, twoAccountPool } from '../support/account-pools';
 import { call, sim, TASKS, useVSimulator } from '../support/sim/v';
 
 useVSimulator();
@@ -94,4 +95,38 @@ test("a job's polls and its cancel, through the activities, go to the account th
   expect(cancels.map((r) => [byKey(r), r.status])).toEqual([['Bearer sim-v-key-two', 200]]);
   const [upstream] = (await (await fetch(`${sim.url}/_sim/jobs?platform=V`)).json()) as { id: string; view: { state: string } }[];
   expect(upstream).toMatchObject({ id: submitted.upstreamTaskId, view: { state: 'cancelled' } });
+});
+
+describe("the task's timing and deadline, settled by its first submit", () => {
+  test('the first submit answers with the worker timing and the deadline counted from the task start', async () => {
+    const startedAt = Date.now() - 5_000;
+    const result = (await new MockActivityEnvironment({ attempt: 1 }).run(submitFrom(twoAccounts()), { ...input('timing'), taskStartedAt: startedAt })) as SubmitResult;
+    expect(result).toMatchObject({ timing: SUBMIT_TIMING, deadlineAt: startedAt + SUBMIT_TIMING.deadlineMs });
+  });
+
+  test('an attempt that starts past the deadline sends nothing and ends deadline_exceeded, naming what kept the submit out', async () => {
+    const before = await recordedRequests(sim.url, 'V', 'submit');
+    const earlier: SubmitProgress = { phase: 'answered', account: 'one', lastError: 'POST /contents/generations/tasks answered 503 ServiceUnavailable' };
+    const env = new MockActivityEnvironment({ attempt: 7, heartbeatDetails: earlier, scheduledTimestampMs: Date.now() - 3_700_000 });
+    const failure = await env.run(submitFrom(twoAccounts()), { ...input('late'), taskStartedAt: Date.now() - SUBMIT_TIMING.deadlineMs - 1_000 }).then(
+      () => undefined,
+      (e: unknown) => e as UpstreamError,
+    );
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect(failure!.opts).toMatchObject({ retryable: false, reason: 'deadline_exceeded' });
+    expect(failure!.message).toBe('The job could not be submitted within the task deadline (60 min); the platform could not be reached: POST /contents/generations/tasks answered 503 ServiceUnavailable');
+    expect((await recordedRequests(sim.url, 'V', 'submit')).length).toBe(before.length);
+  });
+
+  test('past the deadline, a job an earlier attempt created (its answer lost) is adopted rather than abandoned', async () => {
+    // The earlier attempt's create reached account two and its answer was lost.
+    const pool = twoAccounts();
+    await new MockActivityEnvironment({ attempt: 1 }).run(submitFrom(pool), input('late-but-made'));
+    const [made] = (await (await fetch(`${sim.url}/_sim/jobs?platform=V`)).json()) as { id: string; meta: { apiKey: string } }[];
+    const earlier: SubmitProgress = { phase: 'sending', sentAt: Date.now() - 3_700_000, account: made!.meta.apiKey.replace('sim-v-key-', '') };
+    const env = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: earlier, scheduledTimestampMs: Date.now() - 3_700_000 });
+    const result = (await env.run(submitFrom(pool), { ...input('late-but-made'), taskStartedAt: Date.now() - SUBMIT_TIMING.deadlineMs - 1_000 })) as SubmitResult;
+    expect(result.upstreamTaskId).toBe(made!.id);
+    expect(await jobsByAccount()).toEqual({ [made!.meta.apiKey]: 1 });
+  });
 });

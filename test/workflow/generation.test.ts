@@ -2,13 +2,14 @@
  * The generation workflow on Temporal's time-skipping test server: hours of durable timers in milliseconds, with
  * the activities replaced by scripted fakes (the platforms are not under test here; the workflow's decisions
  * are). Covers the poll loop, the deadline, cancel during a submit, continue-as-new, bounded polls backing off
- * on timers, callbacks waking the task, re-submission after a transient upstream failure, and the result copy.
+ * on timers, callbacks waking the task, re-submission after a transient upstream failure, the outputs as the poll
+ * kept them, and what a short task costs the cluster in history events.
  */
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Activities } from '../../activities';
-import type { GenerationInput, PollTiming, ResultItem, StoreResultsInput, SubmitResult, UpstreamStatus } from '../../core/task';
+import type { GenerationInput, PolledStatus, PollTiming, ResultItem, UpstreamStatus } from '../../core/task';
 import { findTestServer } from '../../scripts/temporal-test-server';
 import { temporal } from '@temporalio/proto';
 import { ALL_SEARCH_ATTRIBUTES, SA } from '../../core/search-attributes';
@@ -47,39 +48,44 @@ afterAll(async () => {
 
 /** What the fake activities saw, with the workflow's clock (env time) of each call. */
 interface Calls {
-  submits: { dedupKey: string; at: number }[];
+  submits: { dedupKey: string; at: number; deadlineAt?: number; taskStartedAt?: number }[];
   polls: number[];
+  /** The account each poll went to. */
+  pollAccounts: string[];
   cancels: string[];
-  stores: StoreResultsInput[];
 }
 
 type Script = {
   /** Status of the n-th poll (0-based), given the upstream id polled; default: running forever. */
   poll?: (n: number, upstreamTaskId: string) => UpstreamStatus | Promise<UpstreamStatus>;
-  submit?: (n: number) => Promise<SubmitResult>;
-  store?: (input: StoreResultsInput) => Promise<ResultItem[]>;
+  /** The n-th submit's job (0-based); default: `job-<n+1>` on account `default`. */
+  submit?: (n: number) => Promise<{ upstreamTaskId: string; account?: string; pushHealthy?: boolean }>;
+  /** The worker's timing the first submit settles (default TIMING). */
   timing?: PollTiming;
 };
 
-function fakeActivities(script: Script, calls: Calls): Partial<Activities> & { storeResults(input: StoreResultsInput): Promise<ResultItem[]> } {
+/** A finished job's outputs as the poll activity keeps them (activities/store-results.ts is tested on its own). */
+const keptAs = (taskId: string, outputs: { url: string }[]): ResultItem[] =>
+  outputs.map((o, i) => ({ url: o.url, stored: true, key: `${taskId}/${i}`, contentType: 'video/mp4', bytes: 10, sha256: 'ab' }));
+
+function fakeActivities(script: Script, calls: Calls): Partial<Activities> {
   return {
-    async submitGeneration({ dedupKey }) {
-      calls.submits.push({ dedupKey, at: await env.currentTimeMs() });
-      return script.submit ? script.submit(calls.submits.length - 1) : { upstreamTaskId: `job-${calls.submits.length}` };
+    async submitGeneration({ dedupKey, deadlineAt, taskStartedAt }) {
+      calls.submits.push({ dedupKey, at: await env.currentTimeMs(), deadlineAt, taskStartedAt });
+      const job = script.submit ? await script.submit(calls.submits.length - 1) : { upstreamTaskId: `job-${calls.submits.length}` };
+      const timing = script.timing ?? TIMING;
+      return { account: 'default', ...job, timing, deadlineAt: deadlineAt ?? taskStartedAt! + timing.deadlineMs };
     },
-    async pollGeneration({ upstreamTaskId }) {
+    async pollGeneration({ upstreamTaskId, account }) {
       calls.polls.push(await env.currentTimeMs());
-      return script.poll ? script.poll(calls.polls.length - 1, upstreamTaskId) : { state: 'running', progress: 10 };
+      calls.pollAccounts.push(account);
+      const status = script.poll ? await script.poll(calls.polls.length - 1, upstreamTaskId) : ({ state: 'running', progress: 10 } as const);
+      const polled: PolledStatus = status;
+      if (status.state === 'success' && status.outputs?.length) polled.kept = { data: keptAs(`task_wf_${counter}`, status.outputs) };
+      return polled;
     },
     async cancelGeneration({ upstreamTaskId }) {
       calls.cancels.push(upstreamTaskId);
-    },
-    async taskTiming() {
-      return script.timing ?? TIMING;
-    },
-    async storeResults(input) {
-      calls.stores.push(input);
-      return script.store ? script.store(input) : input.outputs.map((o, i) => ({ url: o.url, stored: true, key: `${input.taskId}/${i}`, contentType: 'video/mp4', bytes: 10, sha256: 'ab' }));
     },
   };
 }
@@ -90,7 +96,7 @@ let counter = 0;
 
 /** Runs the workflow to its end with scripted activities; `during` acts on the handle while it runs. */
 async function run(script: Script, input: Partial<GenerationInput> = {}, during?: (h: WorkflowHandle<typeof generationWorkflow>) => Promise<void>) {
-  const calls: Calls = { submits: [], polls: [], cancels: [], stores: [] };
+  const calls: Calls = { submits: [], polls: [], pollAccounts: [], cancels: [] };
   const taskQueue = `wf-test-${++counter}`;
   const worker = await Worker.create({
     connection: env.nativeConnection,
@@ -118,7 +124,7 @@ async function run(script: Script, input: Partial<GenerationInput> = {}, during?
 
 const done = (url = 'https://v.example/out.mp4'): UpstreamStatus => ({ state: 'success', outputs: [{ url }] });
 /**
- * The wait before each poll, in whole seconds of workflow time (the first from the task's start), or where it ran
+ * The wait before each poll, in whole seconds of workflow time (the first from the submit), or where it ran
  * long, the seconds the schedule asked for. The time-skipping server lets real time pass while anything runs (the
  * workflow start, the submit, each poll), so on a loaded machine a wait reads up to a second or two longer than its
  * timer (30.6 s, 31.2 s) — never shorter, and never as long as the next step of any schedule here (3 → 5 → 30 s).
@@ -132,17 +138,20 @@ function pollWaits(polls: number[], startedAt: number, schedule: readonly number
 }
 
 describe('the poll loop', () => {
-  test('first poll after 3 s, then every 5 s, until success; the outputs are copied before success', async () => {
-    const { result, calls, startedAt } = await run({ poll: (n) => (n < 3 ? { state: 'running', progress: 20 * n } : done()) });
-    expect(result?.data).toEqual([{ url: 'https://v.example/out.mp4', stored: true, key: 'task_wf_1/0', contentType: 'video/mp4', bytes: 10, sha256: 'ab' }]);
+  test('first poll after 3 s, then every 5 s, until success; the result is the outputs as the poll kept them', async () => {
+    const { result, calls, startedAt, handle } = await run({ poll: (n) => (n < 3 ? { state: 'running', progress: 20 * n } : done()) });
+    expect(result?.data).toEqual([{ url: 'https://v.example/out.mp4', stored: true, key: `${handle.workflowId}/0`, contentType: 'video/mp4', bytes: 10, sha256: 'ab' }]);
     expect(calls.submits).toHaveLength(1);
-    expect(pollWaits(calls.polls, startedAt, [3, 5, 5, 5])).toEqual([3, 5, 5, 5]);
-    expect(calls.stores).toEqual([{ taskId: 'task_wf_1', platform: 'V', kind: 'video', outputs: [{ url: 'https://v.example/out.mp4', role: 'result' }] }]);
+    expect(pollWaits(calls.polls, calls.submits[0]!.at, [3, 5, 5, 5])).toEqual([3, 5, 5, 5]);
+    // The first submit carries the task's start, from which the worker's deadline counts; every poll goes to its account.
+    expect(calls.submits[0]!.deadlineAt).toBeUndefined();
+    expect(Math.abs(calls.submits[0]!.taskStartedAt! - startedAt)).toBeLessThan(2_000);
+    expect(new Set(calls.pollAccounts)).toEqual(new Set(['default']));
   });
 
-  test('a copy that fails for good leaves the platform links marked stored: false, and the task succeeds', async () => {
-    const { result } = await run({ poll: () => done(), store: async () => Promise.reject(new Error('store down')) });
-    expect(result?.data).toEqual([{ url: 'https://v.example/out.mp4', stored: false, storeError: expect.stringMatching(/store down|failed/i) }]);
+  test('a success whose outputs could not be kept (none returned) fails the task: nothing to show the client', async () => {
+    const { error } = await run({ poll: () => ({ state: 'success', outputs: [] }) });
+    expect((error!.cause as { type?: string }).type).toBe('upstream_failed');
   });
 
   test("what the platform reported it billed travels from the poll into the result and the memo (the task's final cost)", async () => {
@@ -151,11 +160,10 @@ describe('the poll loop', () => {
     expect((await handle.describe()).memo).toMatchObject({ status: 'success', result: { usage: { tokens: 244_800 } } });
   });
 
-  test('a platform failure fails the task with its reason, and nothing is copied', async () => {
-    const { error, calls } = await run({ poll: () => ({ state: 'failed', failure: { reason: 'content_policy', message: 'refused', code: 'Sensitive' } }) });
+  test('a platform failure fails the task with its reason', async () => {
+    const { error } = await run({ poll: () => ({ state: 'failed', failure: { reason: 'content_policy', message: 'refused', code: 'Sensitive' } }) });
     expect(error).toBeInstanceOf(WorkflowFailedError);
     expect((error!.cause as { type?: string }).type).toBe('content_policy');
-    expect(calls.stores).toHaveLength(0);
   });
 });
 
@@ -241,21 +249,21 @@ describe('callbacks', () => {
   const PUSH_TIMING: PollTiming = { ...TIMING, fallbackPollIntervalMs: 30_000 };
 
   test('push healthy at submit: the first poll, like the others, waits the 30 s fallback (the end will wake the task)', async () => {
-    const { result, calls, startedAt } = await run({
+    const { result, calls } = await run({
       timing: PUSH_TIMING,
       submit: async () => ({ upstreamTaskId: 'job-1', pushHealthy: true }),
       poll: (n) => (n < 2 ? { state: 'running', pushHealthy: true } : done()),
     });
     expect(result?.data[0]?.url).toBe('https://v.example/out.mp4');
-    expect(pollWaits(calls.polls, startedAt, [30, 30, 30])).toEqual([30, 30, 30]);
+    expect(pollWaits(calls.polls, calls.submits[0]!.at, [30, 30, 30])).toEqual([30, 30, 30]);
   });
 
   test('push configured but no callbacks seen yet: the spec\'s 3 s, then 5 s, until polls say push is healthy', async () => {
-    const { calls, startedAt } = await run({
+    const { calls } = await run({
       timing: PUSH_TIMING,
       poll: (n) => (n < 2 ? { state: 'running' } : n < 3 ? { state: 'running', pushHealthy: true } : done()),
     });
-    expect(pollWaits(calls.polls, startedAt, [3, 5, 5, 30])).toEqual([3, 5, 5, 30]);
+    expect(pollWaits(calls.polls, calls.submits[0]!.at, [3, 5, 5, 30])).toEqual([3, 5, 5, 30]);
   });
 
   test('push healthy at submit and the job ends early: its callback ends the 30 s wait, one poll in all', async () => {
@@ -281,11 +289,57 @@ describe('re-submission', () => {
     expect(result?.data[0]?.url).toBe('https://v.example/out.mp4');
     expect(calls.submits).toHaveLength(2);
     expect(calls.submits[1]!.dedupKey).not.toBe(calls.submits[0]!.dedupKey);
+    // The new job runs under the deadline the first submit settled.
+    expect(calls.submits[1]!.deadlineAt).toBe(calls.submits[0]!.taskStartedAt! + TIMING.deadlineMs);
   });
 
   test('re-submissions are bounded: the fourth transient failure fails the task', async () => {
     const { error, calls } = await run({ poll: () => ({ state: 'failed', failure: { reason: 'upstream_failed', message: 'busy', code: 'RequestLimitExceeded', resubmit: true } }) });
     expect((error!.cause as { type?: string }).type).toBe('upstream_failed');
     expect(calls.submits).toHaveLength(4);
+  });
+});
+
+describe('what a task costs the cluster', () => {
+  const PUSH_TIMING: PollTiming = { ...TIMING, fallbackPollIntervalMs: 30_000 };
+  const eventTypes = async (h: WorkflowHandle) => ((await h.fetchHistory()).events ?? []).map((e) => temporal.api.enums.v1.EventType[e.eventType!]!.replace('EVENT_TYPE_', ''));
+  /** The job's end is announced while the task waits on its fallback timer (not while it submits). */
+  const wokenByCallback = (poll: Script['poll']) =>
+    run({ timing: PUSH_TIMING, submit: async () => ({ upstreamTaskId: 'job-1', pushHealthy: true }), poll }, {}, async (handle) => {
+      for (let i = 0; i < 100 && !(await eventTypes(handle)).includes('TIMER_STARTED'); i++) await new Promise((r) => setTimeout(r, 50));
+      await handle.signal(upstreamEventSignal, { platform: 'V', upstreamTaskId: 'job-1' });
+    });
+
+  test('a short task woken by its callback: 20 history events, the timer it cut short never cancelled', async () => {
+    const { result, handle } = await wokenByCallback(() => done());
+    expect(result?.data[0]?.stored).toBe(true);
+    expect(await eventTypes(handle)).toEqual([
+      'WORKFLOW_EXECUTION_STARTED',
+      ...['WORKFLOW_TASK_SCHEDULED', 'WORKFLOW_TASK_STARTED', 'WORKFLOW_TASK_COMPLETED'],
+      'ACTIVITY_TASK_SCHEDULED', // the submit, which also settles the task's timing
+      'ACTIVITY_TASK_STARTED',
+      'ACTIVITY_TASK_COMPLETED',
+      ...['WORKFLOW_TASK_SCHEDULED', 'WORKFLOW_TASK_STARTED', 'WORKFLOW_TASK_COMPLETED'],
+      'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES', // the upstream id and account: callbacks find the task by them
+      'TIMER_STARTED', // the fallback wait
+      'WORKFLOW_EXECUTION_SIGNALED', // the job's end, announced
+      ...['WORKFLOW_TASK_SCHEDULED', 'WORKFLOW_TASK_STARTED', 'WORKFLOW_TASK_COMPLETED'],
+      'MARKER_RECORDED', // the poll, which kept the outputs
+      'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES', // success
+      'WORKFLOW_PROPERTIES_MODIFIED', // the memo: the result for reads
+      'WORKFLOW_EXECUTION_COMPLETED',
+    ]);
+  });
+
+  test('a task that waits again cancels the timer a callback cut short, in the workflow task that starts the next', async () => {
+    const { result, handle } = await wokenByCallback((n) => (n === 0 ? { state: 'running', progress: 50, pushHealthy: true } : done()));
+    expect(result?.data[0]?.url).toBe('https://v.example/out.mp4');
+    const types = await eventTypes(handle);
+    expect(types.filter((t) => t === 'TIMER_CANCELED')).toHaveLength(1);
+    // The cut-short timer never fires: the second wait's timer is the only one that did.
+    expect(types.filter((t) => t === 'TIMER_FIRED')).toHaveLength(1);
+    // Both commands of one workflow task: the next wait's timer, and the cancel of the one cut short.
+    const canceled = types.indexOf('TIMER_CANCELED');
+    expect(types.slice(canceled - 1, canceled + 1)).toEqual(['TIMER_STARTED', 'TIMER_CANCELED']);
   });
 });

@@ -101,7 +101,7 @@ describe('against the T simulator, through the poll activity (issue 19 A.4)', ()
       });
       const outcomes: string[] = [];
       for (let i = 0; i < 40; i++) {
-        const answer = await new MockActivityEnvironment().run(pollGeneration, { platform: 'T', kind: 'video' as const, upstreamTaskId, submittedAt: Date.now() - 600_000 }).then(
+        const answer = await new MockActivityEnvironment().run(pollGeneration, { platform: 'T', kind: 'video' as const, upstreamTaskId, account: 'default', submittedAt: Date.now() - 600_000 }).then(
           (s) => (s as UpstreamStatus).state as string,
           (e: unknown) => (e instanceof ApplicationFailure ? `${e.type}${e.nonRetryable ? ' (final)' : ''}` : String(e)),
         );

@@ -13,6 +13,7 @@ import { toTListCall } from '../../../../platforms/t/request-body';
 import { checkShape, DESCRIBE_TASKS } from '../../../../sim/t/shape';
 import { catalogue, normalised } from '../../../support/platform-kit';
 import { fakeT, NOW, SETTINGS, SUB } from '../../../support/platforms/t';
+import { SUBMIT_TIMING } from '../../../support/account-pools';
 import { runSubmitAttempts, useLostAnswerSimulator } from '../../../support/lost-answers';
 
 describe('findSubmitted: the first job of a SessionId, through DescribeTasks', () => {
@@ -82,7 +83,7 @@ describe('findSubmitted: the first job of a SessionId, through DescribeTasks', (
 describe('the submit activity with the T adapter: a retry refused for its repeated SessionId continues with the first job', () => {
   const submitActivity = (http: HttpClient) => {
     const pool = AccountPool.single('T', createPlatformT(SETTINGS, { http, now: () => NOW }));
-    return createSubmitActivity({ catalogue, poolFor: () => pool, now: () => NOW });
+    return createSubmitActivity({ catalogue, timingFor: () => SUBMIT_TIMING, poolFor: () => pool, now: () => NOW });
   };
   const first = { TaskId: '7-AigcVideoTask-first', TaskType: 'AigcVideoTask', Status: 'PROCESSING', SessionId: 'task_1-runA' };
 
@@ -101,6 +102,9 @@ describe('the submit activity with the T adapter: a retry refused for its repeat
       upstreamTaskId: '7-AigcVideoTask-first',
       // The one-account shorthand's account (activities/accounts.ts), recorded on the task like any account.
       account: 'default',
+      // A re-submission's known deadline stays; the timing is the worker's.
+      timing: SUBMIT_TIMING,
+      deadlineAt: NOW + 60_000,
     });
     expect(sent.map((r) => r.action)).toEqual(['DescribeTasks', 'CreateAigcVideoTask', 'DescribeTasks']);
   });
@@ -137,7 +141,7 @@ describe('a lost create answer on T, against the simulator set each way T could 
     const outcome = await runSubmitAttempts(kit.adapter('T'), input());
     const jobs = (await (await fetch(`${kit.sim().url}/_sim/jobs?platform=T`)).json()) as { id: string }[];
     expect(jobs).toHaveLength(1);
-    expect(outcome.result).toEqual({ upstreamTaskId: jobs[0]!.id, account: 'default' });
+    expect(outcome.result).toMatchObject({ upstreamTaskId: jobs[0]!.id, account: 'default' });
     expect(await kit.stats('T')).toMatchObject({ jobsCreated: 1, submitRequests: 1, dedupRefusals: 0 });
     expect(outcome.reports).toEqual([]);
   });
