@@ -7,10 +7,11 @@
  * cannot overshoot (no read-then-write).
  *
  * Settlement is keyed by task id and moves an entry forward only: reserved → settled (success) or released (a
- * failure or cancellation, at its final cost: zero unless the platform charged), and released → settled for an
- * outage victim that was replayed under the same task id and succeeded. A settled entry never changes again, so
- * a second write (an activity retried after a crash) changes nothing. The budget row moves by the difference
- * between what the entry counted before and what it counts now, in the same transaction.
+ * failure or cancellation, at its final cost: zero unless the platform billed its job), and released → settled
+ * for an outage victim that was replayed under the same task id and succeeded: the entry then counts the
+ * released run's cost (zero unless its job was billed) plus the successful job's. A settled entry never changes
+ * again, so a second write (an activity retried after a crash) changes nothing. The budget row moves by the
+ * difference between what the entry counted before and what it counts now, in the same transaction.
  */
 import type { Transaction } from 'kysely' with { 'resolution-mode': 'import' };
 import type { LedgerDatabase } from './database';
@@ -118,20 +119,24 @@ export async function settleTask(ledger: LedgerDatabase, taskId: string, final: 
     const forward = entry.state === 'reserved' || (entry.state === 'released' && next === 'settled');
     if (!forward) return 'unchanged';
     const countedBefore = entry.state === 'reserved' ? Number(entry.estimated_micros) : Number(entry.final_micros ?? 0);
+    // A replayed task's earlier run whose job the platform billed: its cost and units stay, the new job's add.
+    const earlierBilled = entry.state === 'released' && countedBefore > 0;
+    const plus = (mine: number, before: number | string | null) => mine + (earlierBilled ? Number(before ?? 0) : 0);
+    const finalMicros = plus(final.finalMicros, entry.final_micros);
     await tx
       .updateTable('ledger_entries')
       .set({
         state: next,
         outcome: final.outcome,
-        final_micros: final.finalMicros,
+        final_micros: finalMicros,
         settled_at: now,
-        ...(final.seconds !== undefined ? { seconds: final.seconds } : {}),
-        ...(final.images !== undefined ? { images: final.images } : {}),
-        ...(final.tokens !== undefined ? { tokens: final.tokens } : {}),
+        ...(final.seconds !== undefined ? { seconds: plus(final.seconds, entry.seconds) } : {}),
+        ...(final.images !== undefined ? { images: plus(final.images, entry.images) } : {}),
+        ...(final.tokens !== undefined ? { tokens: plus(final.tokens, entry.tokens) } : {}),
       })
       .where('task_id', '=', taskId)
       .execute();
-    const delta = final.finalMicros - countedBefore;
+    const delta = finalMicros - countedBefore;
     if (entry.budget_period !== null && delta !== 0) {
       const { sql } = ledger.k;
       await sql`UPDATE budget_usage SET committed_micros = committed_micros + ${delta}::bigint WHERE key_id = ${entry.key_id} AND period = ${entry.budget_period}`.execute(tx);

@@ -169,10 +169,11 @@ export class TaskPricing {
 
   /**
    * The final figure of an ended task (cost.ts finalTaskCost): `reported` is what the platform said it billed
-   * (GenerationResult.usage; `{}` when it said nothing), `outcome` how the task ended.
+   * (GenerationResult.usage; `{}` when it said nothing), `outcome` how the task ended, `billed` whether the
+   * platform bills its job (by default only a success's).
    */
-  finalTaskCost(request: GenerationRequest | PricedRequest, reported: ReportedUsage, outcome: TaskOutcome): UsageAndCost {
+  finalTaskCost(request: GenerationRequest | PricedRequest, reported: ReportedUsage, outcome: TaskOutcome, billed?: boolean): UsageAndCost {
     const priced = pricedRequest(request);
-    return finalTaskCost(priced, this.record(priced), this.priceOf(priced.model), reported, outcome);
+    return finalTaskCost(priced, this.record(priced), this.priceOf(priced.model), reported, outcome, billed);
   }
 }

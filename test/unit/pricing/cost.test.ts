@@ -105,12 +105,47 @@ describe('no price, no charge', () => {
     expect(finalTaskCost(req, seedance, null, { tokens: 1000 }, 'success')).toEqual({ usage: { seconds: 5, tokens: 1000 }, cost: null });
   });
 
-  test.each(['failed', 'cancelled'] as const)('a %s task costs zero, final, whatever the platform reported', (outcome) => {
-    expect(finalTaskCost(req, seedance, PER_TOKEN, { tokens: 244_800 }, outcome)).toEqual({
-      usage: { seconds: 0, tokens: 0 },
-      cost: { amount: 0, currency: 'CNY', estimated: false },
+  test.each(['failed', 'cancelled'] as const)('a %s task whose job the platform does not bill costs zero, final, whatever it reported', (outcome) => {
+    for (const billed of [undefined, false]) {
+      expect(finalTaskCost(req, seedance, PER_TOKEN, { tokens: 244_800 }, outcome, billed)).toEqual({
+        usage: { seconds: 0, tokens: 0 },
+        cost: { amount: 0, currency: 'CNY', estimated: false },
+      });
+    }
+  });
+});
+
+describe('a task that ended without success while its job ran on (billed)', () => {
+  const gv = record('video', 'GV-3.1');
+  const seedance = record('video', 'vendor-video-1-0-pro-250528');
+
+  test.each(['failed', 'cancelled'] as const)('a %s task whose job could not be stopped costs what the job does, from the request', (outcome) => {
+    const req = { kind: 'video' as const, model: 'GV-3.1', duration: 8, resolution: '720p' };
+    const figure = finalTaskCost(req, gv, PER_SECOND, {}, outcome, true);
+    expect(figure).toEqual({ usage: { seconds: 8 }, cost: { amount: 800_000, currency: 'USD', estimated: false } });
+    // The figure a budget reserved for it at the start, now final.
+    expect(figure.cost!.amount).toBe(estimateTaskCost(req, gv, PER_SECOND).cost!.amount);
+  });
+
+  test('what the platform reported before the task ended is used where it says', () => {
+    const req = { kind: 'video' as const, model: 'vendor-video-1-0-pro-250528', duration: 5, resolution: '720p' };
+    expect(finalTaskCost(req, seedance, PER_TOKEN, { tokens: 100_000 }, 'cancelled', true)).toEqual({
+      usage: { seconds: 5, tokens: 100_000 },
+      cost: { amount: 1_500_000, currency: 'CNY', estimated: false },
     });
   });
+
+  test('a billed image task counts its images; a model without a price stays without a cost', () => {
+    expect(finalTaskCost({ kind: 'image', model: 'I4YG1', n: 2 }, record('image', 'I4YG1'), PER_IMAGE, {}, 'cancelled', true)).toEqual({
+      usage: { images: 2 },
+      cost: { amount: 400_000, currency: 'CNY', estimated: false },
+    });
+    expect(finalTaskCost({ kind: 'video', model: 'GV-3.1', duration: 8 }, gv, null, {}, 'failed', true)).toEqual({ usage: { seconds: 8 }, cost: null });
+  });
+});
+
+describe('defaults', () => {
+  const seedance = record('video', 'vendor-video-1-0-pro-250528');
 
   test('a duration left open is estimated at the model\'s longest', () => {
     expect(estimateTaskCost({ kind: 'video', model: 'vendor-video-1-0-pro-250528' }, seedance, null).usage).toEqual({ seconds: 12 });
