@@ -73,7 +73,7 @@ export class TaskSettlement {
     const finalMicros = figure.cost?.amount ?? 0;
     for (let attempt = 1, delay = RETRY.initialMs; ; attempt++, delay = Math.min(RETRY.maxMs, delay * 2)) {
       try {
-        const settled = await settleTask(this.ledger, taskId, { outcome, finalMicros, ...figure.usage });
+        const settled = await settleTask(this.ledger, taskId, { outcome, finalMicros, priced: figure.cost !== null, ...figure.usage });
         this.observe({ settlement: settled, platform, model: String(request.model), outcome, micros: finalMicros, currency: figure.cost?.currency });
         if (settled === 'unknown_task') this.log.warn({ taskId }, 'Ended task has no ledger entry (started without a ledger?)');
         return;
