@@ -26,24 +26,14 @@ import { configError, optionalString, parseEnv } from '../core/config';
 import type { GenerationRequest, ReportedUsage } from '../core/task';
 import { PLATFORM_DEFINITIONS } from '../platforms';
 import { estimateTaskCost, finalTaskCost, pricedRequest, type PricedRequest, type TaskOutcome, type UsageAndCost } from './cost';
-import { CURRENCIES, decimalOf, micros, type ModelPrice, type Rate } from './price';
+import { CURRENCIES, decimalOf, hasMicroPrecision, micros, type ModelPrice, type Rate } from './price';
 
 export const PRICES_FILE_VARIABLE = 'PRICES_FILE';
 
 /** PRICES_FILE: read by the API (task costs, `GET /v1/models`) and by whatever settles costs. */
 export const pricesEnv = z.object({ [PRICES_FILE_VARIABLE]: optionalString });
 
-const amount = z.number().refine(
-  (n) => {
-    try {
-      micros(n);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { message: 'must be a non-negative amount with at most 6 decimal places' },
-);
+const amount = z.number().refine(hasMicroPrecision, { message: 'must be a non-negative amount with at most 6 decimal places' });
 const rate = z.union([amount, z.strictObject({ silent: amount, sound: amount })]);
 const rateTable = z.record(z.string().min(1), rate);
 

@@ -167,4 +167,10 @@ test('micros are exact and refuse what is not money', () => {
   expect(() => micros(-1)).toThrow();
   expect(() => micros(Number.NaN)).toThrow();
   expect(() => micros(0.0000001)).toThrow(/6 decimal places/);
+  // Whatever the magnitude: a 7th decimal place is refused, never rounded away.
+  expect(() => micros(12.3456789)).toThrow(/6 decimal places/);
+  expect(() => micros(123456.0000001)).toThrow(/6 decimal places/);
+  expect(micros(12.345678)).toBe(12_345_678);
+  expect(micros(999_999_999.999999)).toBe(999_999_999_999_999);
+  expect(micros(1.5e3)).toBe(1_500_000_000);
 });
