@@ -123,7 +123,10 @@ function priced(req: PricedRequest, record: ModelRecord, price: ModelPrice | nul
 /**
  * The estimate when a task is accepted, from what the request says (model, duration, resolution, sound, n,
  * image size and quality); where the request leaves one open, the model's longest duration and dearest
- * resolution, so a reservation never falls short. `cost` is null when the model (or this case of it) has no price.
+ * resolution, and for a per-token price the most tokens a second of the resolution bills (`tokensPerSecond`),
+ * so a reservation is the most the request can be billed — an upper bound of the final figure unless the
+ * platform reports more than the request asked for (docs/api.md "Budgets"). `cost` is null when the model (or
+ * this case of it) has no price.
  */
 export function estimateTaskCost(request: PricedRequest, record: ModelRecord, price: ModelPrice | null): UsageAndCost {
   const { usage, amount } = priced(request, record, price, {});

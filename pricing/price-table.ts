@@ -9,7 +9,7 @@
  *   {
  *     "vendor-video-1-0-pro-250528": {
  *       "currency": "CNY", "source": "contract 2026-11",
- *       "per_token": { "per_million": 15, "tokens_per_second": { "480p": 9720, "720p": 20592, "1080p": 48960 } }
+ *       "per_token": { "per_million": 15, "tokens_per_second": { "480p": 9720, "720p": 22560, "1080p": 48960 } }
  *     },
  *     "VQ1": { "currency": "CNY", "source": "…", "per_second": { "1080p": 0.5 } },
  *     "I4YG1": { "currency": "CNY", "source": "…", "per_image": { "*": 0.2 } },

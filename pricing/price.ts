@@ -32,7 +32,10 @@ export type Rate = Micros | SoundRates;
 export interface TokenRate {
   /** The price of one million tokens. */
   readonly perMillion: Rate;
-  /** Tokens one second of video costs, by resolution (lower case). */
+  /**
+   * Tokens one second of video costs at most, by resolution (lower case): the largest frame of that resolution,
+   * whatever the ratio, so that an estimate (what a budget reserves) is an upper bound of the bill.
+   */
   readonly tokensPerSecond?: Readonly<Record<string, number>>;
 }
 

@@ -10,8 +10,8 @@ import { writeJsonFile } from '../support/json-file';
 import { unique } from '../support/prompts';
 
 const MODEL = 'vendor-video-1-0-pro-250528';
-/** 15 CNY per million tokens; 720p estimated at Ark's 16:9 size (1248 × 704 × 24 fps / 1024 tokens a second). */
-const PRICES = { [MODEL]: { currency: 'CNY', source: 'e2e', per_token: { per_million: 15, tokens_per_second: { '720p': 20592 } } } };
+/** 15 CNY per million tokens; 720p estimated at its largest frame (21:9, 1504 × 640 × 24 fps / 1024 tokens a second). */
+const PRICES = { [MODEL]: { currency: 'CNY', source: 'e2e', per_token: { per_million: 15, tokens_per_second: { '720p': 22560 } } } };
 
 let extra: Awaited<ReturnType<typeof startExtraApi>>;
 let alice: ApiClient;
@@ -24,16 +24,16 @@ afterAll(async () => {
   await extra?.proc.stop();
 });
 
-test("a V task's estimate while it runs, then its final cost from the tokens the simulator reported", async () => {
-  // 1:1 at 720p is 960 × 960: the platform bills more tokens than the 16:9 estimate assumed.
+test("a V task's estimate while it runs, then its final cost from the tokens the simulator reported, never above the estimate", async () => {
+  // 1:1 at 720p is 960 × 960: more tokens than 16:9 would bill, fewer than the largest frame the estimate assumes.
   const body = { model: MODEL, prompt: unique('a red fox [sim:duration=4000]'), duration: 5, resolution: '720p', ratio: '1:1' };
   const started = await alice.post('/v1/async/videos/generations', body);
   expect(started.status).toBe(200);
 
   const running = await alice.get(`/v1/generations/${started.body.task_id}`);
   expect(running.body.status).toMatch(/pending|running/);
-  expect(running.body.usage).toEqual({ seconds: 5, tokens: 102_960 });
-  expect(running.body.cost).toEqual({ amount: 1.5444, currency: 'CNY', estimated: true });
+  expect(running.body.usage).toEqual({ seconds: 5, tokens: 112_800 });
+  expect(running.body.cost).toEqual({ amount: 1.692, currency: 'CNY', estimated: true });
 
   const done = await alice.waitForTask(started.body.task_id);
   taskRecordSchema.parse(done);
@@ -43,6 +43,8 @@ test("a V task's estimate while it runs, then its final cost from the tokens the
   expect(reported).toBe(Math.round((960 * 960 * 24 * 5) / 1024));
   expect(done.usage).toMatchObject({ seconds: 5, tokens: reported });
   expect(done.cost).toEqual({ amount: (reported * 15) / 1_000_000, currency: 'CNY', estimated: false });
+  // What a budget reserved for it covers what it was billed.
+  expect(done.cost.amount).toBeLessThanOrEqual(running.body.cost.amount);
 
   const listed = await alice.get(`/v1/tasks?model=${MODEL}&page_size=50`);
   const item = (listed.body.data as { task_id: string; cost: unknown }[]).find((t) => t.task_id === started.body.task_id);

@@ -6,6 +6,7 @@
 import { buildCatalogue } from '../../../platforms';
 import { costJson, estimateTaskCost, finalTaskCost, pricedRequest } from '../../../pricing/cost';
 import { micros, type ModelPrice } from '../../../pricing/price';
+import { V_DIMENSIONS, V_FPS } from '../../../sim/v/models';
 
 const catalogue = buildCatalogue();
 const record = (kind: 'video' | 'image', id: string) => catalogue.find(kind, id)!;
@@ -93,6 +94,38 @@ describe('per token', () => {
     const bare: ModelPrice = { ...PER_TOKEN, perToken: { perMillion: micros(15) } };
     expect(estimateTaskCost(req, seedance, bare)).toEqual({ usage: { seconds: 5 }, cost: null });
     expect(finalTaskCost(req, seedance, bare, { tokens: 100_000 }, 'success').cost!.amount).toBe(1_500_000);
+  });
+});
+
+describe('the estimate is an upper bound of what the platform bills (what a budget reserves)', () => {
+  const seedance = record('video', 'vendor-video-1-0-pro-250528');
+  /** tokens_per_second as docs/operations.md §16 gives it: each resolution's largest frame. */
+  const BOUND: ModelPrice = { currency: 'CNY', source: 'test', perToken: { perMillion: micros(15), tokensPerSecond: { '480p': 9720, '720p': 22560, '1080p': 48960 } } };
+  /** What Ark bills (the simulator's formula, sim/v/tasks.ts): width × height × 24 fps × seconds / 1024. */
+  const billed = (resolution: string, ratio: string, seconds: number) => {
+    const [w, h] = V_DIMENSIONS[resolution]![ratio]!;
+    return Math.round((w * h * V_FPS * seconds) / 1024);
+  };
+  const cases = Object.entries(V_DIMENSIONS).flatMap(([resolution, ratios]) => Object.keys(ratios).flatMap((ratio) => [4, 5, 12].map((seconds) => ({ resolution, ratio, seconds }))));
+
+  test.each(cases)('$resolution $ratio $seconds s: final ≤ estimate', ({ resolution, ratio, seconds }) => {
+    const req = { kind: 'video' as const, model: 'vendor-video-1-0-pro-250528', duration: seconds, resolution };
+    const estimate = estimateTaskCost(req, seedance, BOUND).cost!.amount;
+    const final = finalTaskCost(req, seedance, BOUND, { tokens: billed(resolution, ratio, seconds) }, 'success').cost!.amount;
+    expect(final).toBeLessThanOrEqual(estimate);
+  });
+
+  test('a request that leaves duration and resolution open reserves the most any of its outputs bills', () => {
+    const estimate = estimateTaskCost({ kind: 'video', model: 'vendor-video-1-0-pro-250528' }, seedance, BOUND).cost!.amount;
+    const most = Math.max(...cases.map(({ resolution, ratio }) => finalTaskCost({ kind: 'video', model: 'vendor-video-1-0-pro-250528' }, seedance, BOUND, { tokens: billed(resolution, ratio, 12) }, 'success').cost!.amount));
+    expect(most).toBeLessThanOrEqual(estimate);
+  });
+
+  test("the 16:9 figure alone (20592 at 720p) falls short of 1:1, 4:3 and 21:9: why the table takes each resolution's largest frame", () => {
+    const req = { kind: 'video' as const, model: 'vendor-video-1-0-pro-250528', duration: 5, resolution: '720p' };
+    const short = estimateTaskCost(req, seedance, { ...BOUND, perToken: { perMillion: micros(15), tokensPerSecond: { '720p': 20592 } } }).cost!.amount;
+    const over = ['1:1', '4:3', '21:9'].map((ratio) => finalTaskCost(req, seedance, BOUND, { tokens: billed('720p', ratio, 5) }, 'success').cost!.amount);
+    for (const final of over) expect(final).toBeGreaterThan(short);
   });
 });
 
