@@ -8,6 +8,9 @@ import { ApiClient } from '../support/client';
 import { startExtraApi } from '../support/extra-api';
 import { writeJsonFile } from '../support/json-file';
 import { unique } from '../support/prompts';
+import { sharedStack } from '../support/shared-stack';
+import { temporalClient, upstreamIdOf, type TemporalTestClient } from '../support/temporal';
+import { until } from '../system/faults-support';
 
 const MODEL = 'vendor-video-1-0-pro-250528';
 /** 15 CNY per million tokens; 720p estimated at its largest frame (21:9, 1504 × 640 × 24 fps / 1024 tokens a second). */
@@ -15,12 +18,16 @@ const PRICES = { [MODEL]: { currency: 'CNY', source: 'e2e', per_token: { per_mil
 
 let extra: Awaited<ReturnType<typeof startExtraApi>>;
 let alice: ApiClient;
+let temporal: TemporalTestClient;
+const { sim, temporalAddress } = sharedStack();
 
 beforeAll(async () => {
   extra = await startExtraApi({ PRICES_FILE: writeJsonFile(PRICES, 'prices.json') });
   alice = new ApiClient(extra.url, 'alice');
+  temporal = await temporalClient(temporalAddress);
 });
 afterAll(async () => {
+  await temporal?.close();
   await extra?.proc.stop();
 });
 
@@ -57,6 +64,37 @@ test('a task that failed costs zero', async () => {
   expect(done.status).toBe('failed');
   expect(done.cost).toEqual({ amount: 0, currency: 'CNY', estimated: false });
   expect(done.usage).toEqual({ seconds: 0, tokens: 0 });
+});
+
+describe('a cancelled V task', () => {
+  /** Starts a task of `durationMs` upstream and waits until its job exists; returns the task id and its job's id. */
+  async function started(durationMs: number): Promise<{ taskId: string; job: string }> {
+    const r = await alice.post('/v1/async/videos/generations', { model: MODEL, prompt: unique(`a kestrel [sim:duration=${durationMs}]`), duration: 5, resolution: '720p' });
+    expect(r.status).toBe(200);
+    let job: string | undefined;
+    await until('its job exists upstream', async () => (job = await upstreamIdOf(temporal.client, r.body.task_id)) !== undefined, 30_000);
+    return { taskId: r.body.task_id, job: job! };
+  }
+  const stateOf = async (job: string) => (await sim.jobs('V')).find((j) => j.id === job)?.view.state;
+
+  test('while its job is queued: V accepts the cancel, the job never runs, the task costs 0', async () => {
+    // Queued for the first quarter of its 40 s.
+    const { taskId, job } = await started(40_000);
+    const r = await alice.post(`/v1/generations/${taskId}/cancel`, {});
+    expect(r.status).toBe(200);
+    expect(await stateOf(job)).toBe('cancelled');
+    expect(r.body).toMatchObject({ status: 'failed', error: { code: 'cancelled' }, usage: { seconds: 0, tokens: 0 }, cost: { amount: 0, currency: 'CNY', estimated: false } });
+  });
+
+  test('once its job runs: V cannot cancel it, the job runs to its end and is billed, the task costs its estimate', async () => {
+    const { taskId, job } = await started(8_000);
+    await until('the job runs', async () => (await stateOf(job)) === 'running', 30_000);
+    const estimate = (await alice.get(`/v1/generations/${taskId}`)).body.cost;
+    const r = await alice.post(`/v1/generations/${taskId}/cancel`, {});
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'failed', error: { code: 'cancelled' }, usage: { seconds: 5, tokens: 112_800 }, cost: { ...estimate, estimated: false } });
+    expect(await stateOf(job)).toMatch(/running|succeeded/);
+  });
 });
 
 test('the sync answer carries the final usage and cost', async () => {
