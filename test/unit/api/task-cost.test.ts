@@ -1,7 +1,8 @@
 /**
  * A task record's `usage` and `cost` (api/task-cost.ts), from what the memo keeps: the estimate while the task
- * runs, the final figure from the platform's report once it succeeded, zero once it failed or was cancelled; a
- * platform's own usage fields (V's completion_tokens) kept beside the gateway's.
+ * runs, the final figure from the platform's report once it succeeded, zero once it failed or was cancelled
+ * unless its job ran on upstream and is billed (memo `charge`); a platform's own usage fields (V's
+ * completion_tokens) kept beside the gateway's.
  */
 import { recordCost, withCost, withTaskCost } from '../../../api/task-cost';
 import { buildCatalogue } from '../../../platforms';
