@@ -7,7 +7,8 @@
  * - The operator notice: a transient failure an operator should still hear of (`operatorNotice`, e.g. a usage
  *   quota that resets later): the call is retried as usual, and the notice says so — it is not the alert above.
  * - Cancel never fails on a final answer: a job that can no longer be cancelled (already running or finished,
- *   or unknown) has nothing left to undo; only transient errors propagate, to be retried.
+ *   or unknown) has nothing left to undo, and the answer is `false` (not cancelled: the platform bills the job);
+ *   only transient errors propagate, to be retried.
  */
 import type { PlatformAdapter } from '../platforms/platform';
 import { UpstreamError } from '../platforms/upstream-error';
@@ -59,9 +60,9 @@ export function decorateAdapter(platform: string, adapter: PlatformAdapter, obse
     const cancel = observed('cancel', adapter.cancel.bind(adapter));
     decorated.cancel = async (kind, id) => {
       try {
-        await cancel(kind, id);
+        return await cancel(kind, id);
       } catch (err) {
-        if (err instanceof UpstreamError && !err.retryable) return;
+        if (err instanceof UpstreamError && !err.retryable) return false;
         throw err;
       }
     };

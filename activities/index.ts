@@ -33,6 +33,11 @@ export interface PollInput {
 
 export type CancelInput = Omit<PollInput, 'submittedAt'>;
 
+/** What a cancel achieved upstream: `cancelled` only when the platform accepted it (the job is not billed). */
+export interface CancelOutcome {
+  cancelled: boolean;
+}
+
 /** The default of UPSTREAM_LOST_GRACE_MS (worker/worker-config.ts); see ActivityDeps.upstreamLostGraceMs. */
 export const UPSTREAM_LOST_GRACE_MS = 2 * 60_000;
 
@@ -166,15 +171,22 @@ export function createActivities({ catalogue, adapters, pools = {}, timing, push
     /** The pull consumer's turn at a platform's event queue (workflows/platform-events.ts). */
     consumePlatformEvents,
 
-    async cancelGeneration({ platform, kind, upstreamTaskId, account }: CancelInput): Promise<void> {
+    /**
+     * Asks the platform to cancel the job; the answer says whether it did (`cancelled: true`: the job stopped
+     * before it was billed). The task's ledger settlement reads it (workflows/settlement-interceptor.ts): a job
+     * that could not be cancelled, or a platform without a cancel, is billed as it runs to its end upstream.
+     */
+    async cancelGeneration({ platform, kind, upstreamTaskId, account }: CancelInput): Promise<CancelOutcome> {
       return guarded(async () => {
         const adapter = accountAdapter(platform, account);
         if (!adapter.cancel) {
           log.info('Platform has no cancel: the upstream job runs to its end, no longer polled', { platform, upstreamTaskId });
-          return;
+          return { cancelled: false };
         }
-        await adapter.cancel(kind, upstreamTaskId);
-        log.info('Cancelled upstream job', { platform, upstreamTaskId });
+        const cancelled = await adapter.cancel(kind, upstreamTaskId);
+        if (cancelled) log.info('Cancelled upstream job', { platform, upstreamTaskId });
+        else log.info('The platform can no longer cancel the upstream job: it runs to its end, no longer polled', { platform, upstreamTaskId });
+        return { cancelled };
       });
     },
 

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { MAX_WEBHOOK_URL_LENGTH } from '../core/webhook-url';
 import { BUDGET_PERIODS, CURRENCIES } from '../ledger/schema';
+import { hasMicroPrecision } from '../pricing/price';
 
 /** Key ids as bootstrap keys have them (api/api-keys.ts): they appear in logs and Temporal search attributes. */
 export const KEY_ID = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -19,7 +20,10 @@ export const budgetSchema = z
       .refine(Number.isFinite, { message: 'must be a finite number' })
       .min(0, { message: 'must not be negative' })
       .max(MAX_BUDGET_AMOUNT, { message: `must be at most ${MAX_BUDGET_AMOUNT}` })
-      .describe('What the key may spend per period, in units of the currency (e.g. 25.5 USD)'),
+      // Money is counted in integer millionths (pricing/price.ts), as PRICES_FILE's amounts are: a finer amount is
+      // refused rather than rounded.
+      .refine(hasMicroPrecision, { message: 'must have at most 6 decimal places' })
+      .describe('What the key may spend per period, in units of the currency (e.g. 25.5 USD), at most 6 decimal places'),
     currency: z.enum(CURRENCIES).describe('USD or CNY'),
     period: z.enum(BUDGET_PERIODS).describe('day and month are calendar periods in UTC; total never resets'),
   })

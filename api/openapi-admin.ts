@@ -89,6 +89,7 @@ const usageRow = z
     succeeded: z.number().int(),
     failed: z.number().int().describe('Failed or cancelled'),
     running: z.number().int(),
+    unpriced: z.number().int().describe('Tasks counted at zero: their model has no known price, or their price is in another currency than the key’s budget'),
     seconds: z.number(),
     images: z.number().int(),
     tokens: z.number().int(),
@@ -105,7 +106,15 @@ const usageAnswer = z
     group_by: z.string(),
     data: z.array(usageRow),
     budget: z
-      .object({ amount: z.number(), currency: z.string(), period: z.string(), period_start: z.string(), spent: z.number(), remaining: z.number() })
+      .object({
+        amount: z.number(),
+        currency: z.string(),
+        period: z.string(),
+        period_start: z.string(),
+        spent: z.number(),
+        remaining: z.number(),
+        unpriced: z.number().int().describe('The period’s tasks counted at zero (no known price, or a price in another currency)'),
+      })
       .nullable()
       .optional()
       .describe('GET /v1/usage: the key’s budget in the current period (spent includes running tasks’ estimates), or null'),

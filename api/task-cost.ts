@@ -1,10 +1,11 @@
 /**
  * A task record's `usage` and `cost` (docs/api.md "Usage and cost"): the estimate while the task runs, the final
  * figure once it has ended, computed on every read from what the task's memo keeps — the request's price-deciding
- * fields (`billing`, written at start) and, on success, what the platform reported it billed (`result.usage`) —
- * with this API's prices (pricing/, PRICES_FILE).
+ * fields (`billing`, written at start), on success what the platform reported it billed (`result.usage`), and
+ * for a task that did not succeed whether the platform bills its job all the same (`charge`, written by
+ * workflows/settlement-interceptor.ts) — with this API's prices (pricing/, PRICES_FILE).
  */
-import type { GenerationResult, TaskMemo } from '../core/task';
+import type { GenerationResult, ReportedUsage, TaskMemo } from '../core/task';
 import { costJson, pricedRequest, type TaskCost, type TaskOutcome, type TaskUsage } from '../pricing/cost';
 import type { TaskPricing } from '../pricing/price-table';
 
@@ -14,12 +15,14 @@ export interface RecordCost {
   cost: ReturnType<typeof costJson>;
 }
 
-/** How the task ended, if it has: a record's `failed` covers cancelled tasks too (both cost zero). */
+/** How the task ended, if it has: a record's `failed` covers cancelled tasks too. */
 export interface TaskEnd {
   /** Set when the task has ended (its workflow closed); absent while it runs: the estimate. */
   outcome?: TaskOutcome;
   /** The recorded result of a task that succeeded (its `usage`: what the platform reported it billed). */
   result?: GenerationResult;
+  /** A task that did not succeed whose job the platform bills all the same (memo `charge`), and what it reported. */
+  billed?: { usage?: ReportedUsage };
 }
 
 /**
@@ -31,7 +34,9 @@ export function recordCost(pricing: TaskPricing | undefined, billing: Record<str
   const request = pricedRequest({ ...billing, kind: billing.kind, model: billing.model });
   let priced: { usage: TaskUsage; cost: TaskCost | null };
   try {
-    priced = end.outcome ? pricing.finalTaskCost(request, end.result?.usage ?? {}, end.outcome) : pricing.estimateTaskCost(request);
+    priced = end.outcome
+      ? pricing.finalTaskCost(request, end.result?.usage ?? end.billed?.usage ?? {}, end.outcome, end.outcome === 'success' || end.billed !== undefined)
+      : pricing.estimateTaskCost(request);
   } catch {
     return undefined;
   }
@@ -50,6 +55,7 @@ export function withTaskCost<T extends { status: string; error?: { code?: string
   const memo = info.memo as TaskMemo | undefined;
   const end: TaskEnd = { result: info.status.name === 'COMPLETED' ? memo?.result : undefined };
   if (info.status.name !== 'RUNNING') end.outcome = record.status === 'success' ? 'success' : record.error?.code === 'cancelled' ? 'cancelled' : 'failed';
+  if (end.outcome !== undefined && end.outcome !== 'success' && memo?.charge?.billed === true) end.billed = memo.charge.usage ? { usage: memo.charge.usage } : {};
   return withCost(record, recordCost(pricing, memo?.billing, end));
 }
 

@@ -10,7 +10,7 @@ import type { ModelRecord } from '../core/catalogue';
 import type { Logger } from '../core/logger';
 import type { GenerationRequest } from '../core/task';
 import type { LedgerDatabase } from '../ledger/database';
-import { committedMicros, reserveTask, settleTask, staleReservations, type Reservation } from '../ledger/entries';
+import { committedMicros, reserveTask, settleTask, staleReservations, unpricedInPeriod, type Reservation } from '../ledger/entries';
 import type { BudgetPeriod } from '../ledger/schema';
 import { decimalOf, micros } from '../pricing/price';
 import type { TaskPricing } from '../pricing/price-table';
@@ -64,11 +64,22 @@ export class TaskLedger {
   /** Reserves the task's estimate (idempotent per task id); throws BudgetExceeded (402) when it does not fit. */
   async reserve(key: ApiKey, taskId: string, entry: ModelRecord, request: GenerationRequest): Promise<void> {
     const { usage, cost } = this.pricing.estimateTaskCost(request);
-    // A model without a price counts at zero (docs/api.md "Usage and cost"): its tasks are recorded all the same.
+    // A model without a price counts at zero (docs/api.md "Usage and cost"), and so does a price in another currency
+    // than the budget's: its tasks are recorded all the same, marked `unpriced` so that usage says so.
     const estimatedMicros = cost?.amount ?? 0;
+    const unpriced = cost === null ? 'no_price' : key.budget && key.budget.currency !== cost.currency ? 'other_currency' : undefined;
     const reservation = await reserveTask(
       this.ledger,
-      { taskId, keyId: key.id, platform: entry.platform, model: entry.id, estimatedMicros, currency: cost?.currency ?? key.budget?.currency ?? 'USD', ...usage },
+      {
+        taskId,
+        keyId: key.id,
+        platform: entry.platform,
+        model: entry.id,
+        estimatedMicros,
+        currency: cost?.currency ?? key.budget?.currency ?? 'USD',
+        ...usage,
+        ...(unpriced ? { unpriced } : {}),
+      },
       key.budget,
     );
     if (!reservation.reserved) throw new BudgetExceeded(reservation, estimatedMicros);
@@ -77,6 +88,11 @@ export class TaskLedger {
   /** What a key has committed in the budget period `at` falls in (micro-units). */
   committed(keyId: string, period: BudgetPeriod, at = new Date()): Promise<number> {
     return committedMicros(this.ledger, keyId, period, at);
+  }
+
+  /** How many of the key's tasks in the budget period `at` falls in count at zero (no price, another currency). */
+  unpriced(keyId: string, period: BudgetPeriod, at = new Date()): Promise<number> {
+    return unpricedInPeriod(this.ledger, keyId, period, at);
   }
 
   /** Gives a reservation back: its workflow could not be started. */
@@ -97,7 +113,8 @@ export class TaskLedger {
       const cost = record?.cost as { amount: number; estimated: boolean } | null | undefined;
       const finalMicros = cost && !cost.estimated ? micros(cost.amount) : 0;
       const usage = (record?.usage ?? {}) as { seconds?: number; images?: number; tokens?: number };
-      if ((await settleTask(this.ledger, taskId, { outcome, finalMicros, ...usage })) !== 'unchanged') moved++;
+      const priced = record && cost !== undefined ? { priced: cost !== null } : {};
+      if ((await settleTask(this.ledger, taskId, { outcome, finalMicros, ...priced, ...usage })) !== 'unchanged') moved++;
     }
     return moved;
   }

@@ -228,6 +228,23 @@ export interface TaskMemo {
   progress?: number;
   result?: GenerationResult;
   error?: TaskError;
+  /** How a task that did not succeed left its upstream job, for its final cost (absent on older tasks: not billed). */
+  charge?: TaskCharge;
+}
+
+/**
+ * What became of the upstream job of a task that ended without success (workflows/settlement-interceptor.ts):
+ * `none` (no job was created), `failed` (it failed upstream), `lost` (the platform no longer knows it),
+ * `cancelled` (the platform accepted the cancel) — none of these is billed — or `running` (left to run to its
+ * end: a platform without a cancel, or one that can no longer cancel it) and `succeeded` (it succeeded upstream
+ * although the task did not), both billed by the platform.
+ */
+export interface TaskCharge {
+  job: 'none' | 'failed' | 'lost' | 'cancelled' | 'running' | 'succeeded';
+  /** Whether the platform bills the job: the task then costs what a success would. */
+  billed: boolean;
+  /** What the platform reported it billed, where an answer of it said (rare before a job succeeds). */
+  usage?: ReportedUsage;
 }
 
 /**

@@ -7,15 +7,16 @@
  * cannot overshoot (no read-then-write).
  *
  * Settlement is keyed by task id and moves an entry forward only: reserved → settled (success) or released (a
- * failure or cancellation, at its final cost: zero unless the platform charged), and released → settled for an
- * outage victim that was replayed under the same task id and succeeded. A settled entry never changes again, so
- * a second write (an activity retried after a crash) changes nothing. The budget row moves by the difference
- * between what the entry counted before and what it counts now, in the same transaction.
+ * failure or cancellation, at its final cost: zero unless the platform billed its job), and released → settled
+ * for an outage victim that was replayed under the same task id and succeeded: the entry then counts the
+ * released run's cost (zero unless its job was billed) plus the successful job's. A settled entry never changes
+ * again, so a second write (an activity retried after a crash) changes nothing. The budget row moves by the
+ * difference between what the entry counted before and what it counts now, in the same transaction.
  */
 import type { Transaction } from 'kysely' with { 'resolution-mode': 'import' };
 import type { LedgerDatabase } from './database';
 import type { BudgetSetting } from './keys';
-import type { BudgetPeriod, Currency, EntryState, LedgerSchema } from './schema';
+import type { BudgetPeriod, Currency, EntryState, LedgerSchema, UnpricedReason } from './schema';
 
 /** The budget row a moment falls in: the UTC day, the UTC month, or the one row of a total budget. */
 export function periodKey(period: BudgetPeriod, at: Date): string {
@@ -36,6 +37,8 @@ export interface NewEntry {
   seconds?: number;
   images?: number;
   tokens?: number;
+  /** Why the estimate counts at zero: the model has no price, or its price's currency is not the budget's. */
+  unpriced?: UnpricedReason;
 }
 
 export type Reservation =
@@ -67,6 +70,7 @@ export async function reserveTask(ledger: LedgerDatabase, entry: NewEntry, budge
           seconds: entry.seconds ?? null,
           images: entry.images ?? null,
           tokens: entry.tokens ?? null,
+          unpriced: entry.unpriced ?? null,
           created_at: now,
         })
         .onConflict((oc) => oc.column('task_id').doNothing())
@@ -102,6 +106,8 @@ export interface FinalFigure {
   outcome: 'success' | 'failed' | 'cancelled' | 'never_started';
   /** The final cost in micro-units of the entry's currency (0 for a failure the platform did not charge). */
   finalMicros: number;
+  /** False when the final figure has no price (the model has none): the task counts at zero. */
+  priced?: boolean;
   seconds?: number;
   images?: number;
   tokens?: number;
@@ -118,20 +124,28 @@ export async function settleTask(ledger: LedgerDatabase, taskId: string, final: 
     const forward = entry.state === 'reserved' || (entry.state === 'released' && next === 'settled');
     if (!forward) return 'unchanged';
     const countedBefore = entry.state === 'reserved' ? Number(entry.estimated_micros) : Number(entry.final_micros ?? 0);
+    // A replayed task's earlier run whose job the platform billed: its cost and units stay, the new job's add.
+    const earlierBilled = entry.state === 'released' && countedBefore > 0;
+    const plus = (mine: number, before: number | string | null) => mine + (earlierBilled ? Number(before ?? 0) : 0);
+    const finalMicros = plus(final.finalMicros, entry.final_micros);
+    // A figure without a price counts at zero (no_price); one priced at last (a per-token price estimated without
+    // tokens per second) no longer does; a price in another currency than the budget's stays at zero.
+    const unpriced = final.priced === false ? 'no_price' : final.priced === true && entry.unpriced === 'no_price' ? null : entry.unpriced;
     await tx
       .updateTable('ledger_entries')
       .set({
         state: next,
         outcome: final.outcome,
-        final_micros: final.finalMicros,
+        final_micros: finalMicros,
         settled_at: now,
-        ...(final.seconds !== undefined ? { seconds: final.seconds } : {}),
-        ...(final.images !== undefined ? { images: final.images } : {}),
-        ...(final.tokens !== undefined ? { tokens: final.tokens } : {}),
+        unpriced,
+        ...(final.seconds !== undefined ? { seconds: plus(final.seconds, entry.seconds) } : {}),
+        ...(final.images !== undefined ? { images: plus(final.images, entry.images) } : {}),
+        ...(final.tokens !== undefined ? { tokens: plus(final.tokens, entry.tokens) } : {}),
       })
       .where('task_id', '=', taskId)
       .execute();
-    const delta = final.finalMicros - countedBefore;
+    const delta = finalMicros - countedBefore;
     if (entry.budget_period !== null && delta !== 0) {
       const { sql } = ledger.k;
       await sql`UPDATE budget_usage SET committed_micros = committed_micros + ${delta}::bigint WHERE key_id = ${entry.key_id} AND period = ${entry.budget_period}`.execute(tx);
@@ -150,6 +164,34 @@ export async function staleReservations(ledger: LedgerDatabase, cutoff: Date, li
     .orderBy('created_at')
     .limit(limit)
     .execute();
+}
+
+/** The UTC range of the budget period a moment falls in ([from, to); a total budget's is unbounded). */
+export function periodRange(period: BudgetPeriod, at: Date): { from?: Date; to?: Date } {
+  if (period === 'total') return {};
+  const from = new Date(`${periodKey(period, at)}${period === 'day' ? '' : '-01'}T00:00:00Z`);
+  const to = new Date(from);
+  if (period === 'day') to.setUTCDate(to.getUTCDate() + 1);
+  else to.setUTCMonth(to.getUTCMonth() + 1);
+  return { from, to };
+}
+
+/**
+ * How many of a key's tasks in the budget period a moment falls in count at zero (`unpriced`: the model has no
+ * price, or its price's currency is not the budget's), for the budget's state in GET /v1/usage.
+ */
+export async function unpricedInPeriod(ledger: LedgerDatabase, keyId: string, period: BudgetPeriod, at = new Date()): Promise<number> {
+  const { from, to } = periodRange(period, at);
+  let q = ledger.db
+    .selectFrom('ledger_entries')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('key_id', '=', keyId)
+    .where('unpriced', 'is not', null)
+    .where((eb) => eb.or([eb('outcome', 'is', null), eb('outcome', '!=', 'never_started')]));
+  if (from) q = q.where('created_at', '>=', from);
+  if (to) q = q.where('created_at', '<', to);
+  const row = await q.executeTakeFirst();
+  return Number(row?.n ?? 0);
 }
 
 /** What a key has committed in the budget row a moment falls in (micro-units). */

@@ -57,6 +57,21 @@ export function ledgerMigrations(k: KyselyModule): Record<string, Migration> {
       },
     },
     '2026-11-25-002-key-webhooks': keyWebhooksMigration(k),
+    '2026-11-26-003-unpriced-entries': unpricedMigration(k),
+  };
+}
+
+/**
+ * Why a task counts at zero against its key's budget (issue 20 §3: "budgets then count it at zero and say so"):
+ * `no_price` (its model has no known price), `other_currency` (its price is in another currency than the key's
+ * budget), null when it is counted at its cost. Entries written before it read null.
+ */
+function unpricedMigration(k: KyselyModule): Migration {
+  const { sql } = k;
+  return {
+    async up(db: Kysely<unknown>) {
+      await sql`ALTER TABLE ledger_entries ADD COLUMN unpriced text CHECK (unpriced IN ('no_price', 'other_currency'))`.execute(db);
+    },
   };
 }
 

@@ -71,7 +71,12 @@ export interface LedgerEntriesTable {
   tokens: BigIntColumn | null;
   created_at: Timestamp;
   settled_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Why the task counts at zero (its model has no price, or its price is in another currency than the budget); null: it counts at its cost. */
+  unpriced: ColumnType<UnpricedReason | null, UnpricedReason | null | undefined, UnpricedReason | null>;
 }
+
+export const UNPRICED_REASONS = ['no_price', 'other_currency'] as const;
+export type UnpricedReason = (typeof UNPRICED_REASONS)[number];
 
 export interface LedgerSchema {
   api_keys: ApiKeysTable;

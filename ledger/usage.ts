@@ -24,6 +24,8 @@ export interface UsageRow {
   succeeded: number;
   failed: number;
   running: number;
+  /** Tasks counted at zero: their model has no price, or their price's currency is not the key's budget's. */
+  unpriced: number;
   seconds: number;
   images: number;
   tokens: number;
@@ -56,6 +58,7 @@ export async function usage(ledger: LedgerDatabase, q: UsageQuery): Promise<Usag
     succeeded: string;
     failed: string;
     running: string;
+    unpriced: string;
     seconds: number | null;
     images: string | null;
     tokens: string | null;
@@ -66,6 +69,7 @@ export async function usage(ledger: LedgerDatabase, q: UsageQuery): Promise<Usag
       count(*) FILTER (WHERE outcome = 'success') AS succeeded,
       count(*) FILTER (WHERE outcome IN ('failed', 'cancelled')) AS failed,
       count(*) FILTER (WHERE state = 'reserved') AS running,
+      count(*) FILTER (WHERE unpriced IS NOT NULL) AS unpriced,
       sum(seconds) AS seconds, sum(images) AS images, sum(tokens) AS tokens,
       sum(CASE WHEN state = 'reserved' THEN estimated_micros ELSE final_micros END) AS cost
     FROM ledger_entries
@@ -75,11 +79,12 @@ export async function usage(ledger: LedgerDatabase, q: UsageQuery): Promise<Usag
     ORDER BY 1, 2`.execute(ledger.db);
   const out = new Map<string, UsageRow>();
   for (const r of rows) {
-    const row = out.get(r.grp) ?? { group: r.grp, tasks: 0, succeeded: 0, failed: 0, running: 0, seconds: 0, images: 0, tokens: 0, costMicros: {} };
+    const row = out.get(r.grp) ?? { group: r.grp, tasks: 0, succeeded: 0, failed: 0, running: 0, unpriced: 0, seconds: 0, images: 0, tokens: 0, costMicros: {} };
     row.tasks += Number(r.tasks);
     row.succeeded += Number(r.succeeded);
     row.failed += Number(r.failed);
     row.running += Number(r.running);
+    row.unpriced += Number(r.unpriced);
     row.seconds += Number(r.seconds ?? 0);
     row.images += Number(r.images ?? 0);
     row.tokens += Number(r.tokens ?? 0);

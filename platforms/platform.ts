@@ -51,10 +51,13 @@ export interface PlatformAdapter {
   findSubmitted?(entry: ModelRecord, request: GenerationRequest, ctx: ReconcileContext): Promise<CreatedJob | undefined>;
   poll(kind: Kind, upstreamTaskId: string): Promise<UpstreamStatus>;
   /**
-   * Best effort; resolves when the platform accepted the cancel or the job can no longer be cancelled. Absent
-   * when the platform has no cancel: the job then runs to its end upstream and the gateway stops polling it.
+   * Best effort; resolves `true` when the platform accepted the cancel (the job stops before it is billed) and
+   * `false` when the job can no longer be cancelled (running or finished: the platform bills it as it would
+   * have). A refusal may also be thrown as a final UpstreamError, which the activities' decorator reads as
+   * `false`. Absent when the platform has no cancel: the job then runs to its end upstream, is billed, and the
+   * gateway stops polling it.
    */
-  cancel?(kind: Kind, upstreamTaskId: string): Promise<void>;
+  cancel?(kind: Kind, upstreamTaskId: string): Promise<boolean>;
   /** Present when the platform's announcements are pulled by the gateway rather than pushed to it. */
   events?: PlatformEventQueue;
 }

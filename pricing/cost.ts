@@ -123,7 +123,10 @@ function priced(req: PricedRequest, record: ModelRecord, price: ModelPrice | nul
 /**
  * The estimate when a task is accepted, from what the request says (model, duration, resolution, sound, n,
  * image size and quality); where the request leaves one open, the model's longest duration and dearest
- * resolution, so a reservation never falls short. `cost` is null when the model (or this case of it) has no price.
+ * resolution, and for a per-token price the most tokens a second of the resolution bills (`tokensPerSecond`),
+ * so a reservation is the most the request can be billed — an upper bound of the final figure unless the
+ * platform reports more than the request asked for (docs/api.md "Budgets"). `cost` is null when the model (or
+ * this case of it) has no price.
  */
 export function estimateTaskCost(request: PricedRequest, record: ModelRecord, price: ModelPrice | null): UsageAndCost {
   const { usage, amount } = priced(request, record, price, {});
@@ -132,11 +135,24 @@ export function estimateTaskCost(request: PricedRequest, record: ModelRecord, pr
 
 /**
  * The final figure when a task ends: from what the platform reported it billed (`reported`: V's output tokens, a
- * duration or image count where the platform's answer carries one), else from the request. A task that failed or
- * was cancelled costs zero: the platforms bill only a generated output (docs/operations.md §16).
+ * duration or image count where the platform's answer carries one), else from the request.
+ *
+ * `billed` says whether the platform bills the task's job; a success always is. A task that failed or was
+ * cancelled costs zero when no job of it was left to the platform to bill: none was created, the one created
+ * failed upstream (the platforms do not bill a failed job, docs/operations.md §16), or the platform accepted its
+ * cancel (V, a queued job). One whose job could not be stopped — cancelled by its client or ended by its deadline
+ * on a platform without a cancel (T, B), or on V once running — is billed like a success by the platform, and
+ * costs what its job does: from what the platform reported, else from the request (the estimate's figure).
  */
-export function finalTaskCost(request: PricedRequest, record: ModelRecord, price: ModelPrice | null, reported: ReportedUsage, outcome: TaskOutcome): UsageAndCost {
-  if (outcome !== 'success') {
+export function finalTaskCost(
+  request: PricedRequest,
+  record: ModelRecord,
+  price: ModelPrice | null,
+  reported: ReportedUsage,
+  outcome: TaskOutcome,
+  billed: boolean = outcome === 'success',
+): UsageAndCost {
+  if (outcome !== 'success' && !billed) {
     const usage: TaskUsage = request.kind === 'video' ? { seconds: 0 } : { images: 0 };
     if (price?.perToken) usage.tokens = 0;
     return { usage, cost: price ? { amount: 0, currency: price.currency, estimated: false } : null };

@@ -9,7 +9,7 @@
  *   {
  *     "vendor-video-1-0-pro-250528": {
  *       "currency": "CNY", "source": "contract 2026-11",
- *       "per_token": { "per_million": 15, "tokens_per_second": { "480p": 9720, "720p": 20592, "1080p": 48960 } }
+ *       "per_token": { "per_million": 15, "tokens_per_second": { "480p": 9720, "720p": 22560, "1080p": 48960 } }
  *     },
  *     "VQ1": { "currency": "CNY", "source": "…", "per_second": { "1080p": 0.5 } },
  *     "I4YG1": { "currency": "CNY", "source": "…", "per_image": { "*": 0.2 } },
@@ -26,24 +26,14 @@ import { configError, optionalString, parseEnv } from '../core/config';
 import type { GenerationRequest, ReportedUsage } from '../core/task';
 import { PLATFORM_DEFINITIONS } from '../platforms';
 import { estimateTaskCost, finalTaskCost, pricedRequest, type PricedRequest, type TaskOutcome, type UsageAndCost } from './cost';
-import { CURRENCIES, decimalOf, micros, type ModelPrice, type Rate } from './price';
+import { CURRENCIES, decimalOf, hasMicroPrecision, micros, type ModelPrice, type Rate } from './price';
 
 export const PRICES_FILE_VARIABLE = 'PRICES_FILE';
 
 /** PRICES_FILE: read by the API (task costs, `GET /v1/models`) and by whatever settles costs. */
 export const pricesEnv = z.object({ [PRICES_FILE_VARIABLE]: optionalString });
 
-const amount = z.number().refine(
-  (n) => {
-    try {
-      micros(n);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { message: 'must be a non-negative amount with at most 6 decimal places' },
-);
+const amount = z.number().refine(hasMicroPrecision, { message: 'must be a non-negative amount with at most 6 decimal places' });
 const rate = z.union([amount, z.strictObject({ silent: amount, sound: amount })]);
 const rateTable = z.record(z.string().min(1), rate);
 
@@ -169,10 +159,11 @@ export class TaskPricing {
 
   /**
    * The final figure of an ended task (cost.ts finalTaskCost): `reported` is what the platform said it billed
-   * (GenerationResult.usage; `{}` when it said nothing), `outcome` how the task ended.
+   * (GenerationResult.usage; `{}` when it said nothing), `outcome` how the task ended, `billed` whether the
+   * platform bills its job (by default only a success's).
    */
-  finalTaskCost(request: GenerationRequest | PricedRequest, reported: ReportedUsage, outcome: TaskOutcome): UsageAndCost {
+  finalTaskCost(request: GenerationRequest | PricedRequest, reported: ReportedUsage, outcome: TaskOutcome, billed?: boolean): UsageAndCost {
     const priced = pricedRequest(request);
-    return finalTaskCost(priced, this.record(priced), this.priceOf(priced.model), reported, outcome);
+    return finalTaskCost(priced, this.record(priced), this.priceOf(priced.model), reported, outcome, billed);
   }
 }

@@ -32,7 +32,10 @@ export type Rate = Micros | SoundRates;
 export interface TokenRate {
   /** The price of one million tokens. */
   readonly perMillion: Rate;
-  /** Tokens one second of video costs, by resolution (lower case). */
+  /**
+   * Tokens one second of video costs at most, by resolution (lower case): the largest frame of that resolution,
+   * whatever the ratio, so that an estimate (what a budget reserves) is an upper bound of the bill.
+   */
   readonly tokensPerSecond?: Readonly<Record<string, number>>;
 }
 
@@ -52,13 +55,32 @@ export interface ModelPrice {
   readonly perToken?: TokenRate;
 }
 
+/**
+ * The decimal places of a number as written: its shortest round-trip form (what JSON.parse read, for any number
+ * written with up to 15 significant digits), `12.3456789` → 7, `5e-7` → 7, `1.5e3` → 0.
+ */
+function decimalPlaces(n: number): number {
+  const [mantissa = '', exponent = '0'] = n.toString().toLowerCase().split('e');
+  return Math.max(0, (mantissa.split('.')[1] ?? '').length - Number(exponent));
+}
+
 /** Decimal units (`0.5`, `15`) → exact micros; throws on a negative, non-finite or finer-than-micro amount. */
 export function micros(decimal: number): Micros {
   if (!Number.isFinite(decimal) || decimal < 0) throw new RangeError(`${decimal} is not a non-negative finite amount`);
+  if (decimalPlaces(decimal) > 6) throw new RangeError(`${decimal} has more than 6 decimal places`);
   const m = Math.round(decimal * MICROS_PER_UNIT);
-  if (Math.abs(m - decimal * MICROS_PER_UNIT) > 1e-6 * Math.max(1, m)) throw new RangeError(`${decimal} has more than 6 decimal places`);
   if (!Number.isSafeInteger(m)) throw new RangeError(`${decimal} is too large`);
   return m;
+}
+
+/** Whether `decimal` is an amount of money as the gateway counts it: non-negative, finite, at most 6 decimal places. */
+export function hasMicroPrecision(decimal: number): boolean {
+  try {
+    micros(decimal);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Micros → the decimal number shown in JSON (exact to 6 places: every micros value has a shortest decimal form). */

@@ -1,8 +1,10 @@
 /**
  * The worker's side of the ledger (issue 20 §5, §6): when a task ends (workflows/settlement-interceptor.ts), its
- * final cost (pricing/: what the platform reported, else the request; zero for a failure it did not charge) is
- * written to its ledger entry, keyed by task id. A write that fails (the database restarting) is retried with
- * backoff for a while; past that, the API's sweep settles the entry from the task's record.
+ * final cost (pricing/: what the platform reported, else the request; zero for a task whose job the platform
+ * does not bill — none created, failed upstream, cancelled upstream — and the job's cost for one it bills
+ * although the task did not succeed) is written to its ledger entry, keyed by task id. A write that fails (the
+ * database restarting) is retried with backoff for a while; past that, the API's sweep settles the entry from
+ * the task's record.
  */
 import type { InjectedSinks } from '@temporalio/worker';
 import type { Logger } from '../core/logger';
@@ -32,8 +34,8 @@ export class TaskSettlement {
     return {
       ledger: {
         taskEnded: {
-          fn: (info, platform, request, outcome, usage) => {
-            const run = this.settle(info.workflowId, platform, request, outcome, usage).finally(() => this.pending.delete(run));
+          fn: (info, platform, request, outcome, usage, billed) => {
+            const run = this.settle(info.workflowId, platform, request, outcome, usage, billed).finally(() => this.pending.delete(run));
             this.pending.add(run);
           },
         },
@@ -58,11 +60,12 @@ export class TaskSettlement {
     request: Parameters<TaskPricing['finalTaskCost']>[0],
     outcome: 'success' | 'failed' | 'cancelled',
     usage: ReportedUsage,
+    billed?: boolean,
   ): Promise<void> {
     if (!this.ledger) return;
     let figure;
     try {
-      figure = this.pricing.finalTaskCost(request, usage, outcome);
+      figure = this.pricing.finalTaskCost(request, usage, outcome, billed);
     } catch (err) {
       this.log.error({ taskId, err: (err as Error).message }, 'Could not price the ended task; the ledger sweep settles it from its record');
       return;
@@ -70,7 +73,7 @@ export class TaskSettlement {
     const finalMicros = figure.cost?.amount ?? 0;
     for (let attempt = 1, delay = RETRY.initialMs; ; attempt++, delay = Math.min(RETRY.maxMs, delay * 2)) {
       try {
-        const settled = await settleTask(this.ledger, taskId, { outcome, finalMicros, ...figure.usage });
+        const settled = await settleTask(this.ledger, taskId, { outcome, finalMicros, priced: figure.cost !== null, ...figure.usage });
         this.observe({ settlement: settled, platform, model: String(request.model), outcome, micros: finalMicros, currency: figure.cost?.currency });
         if (settled === 'unknown_task') this.log.warn({ taskId }, 'Ended task has no ledger entry (started without a ledger?)');
         return;

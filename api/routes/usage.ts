@@ -68,6 +68,7 @@ const rowJson = (groupBy: UsageGroup, r: UsageRow) => ({
   succeeded: r.succeeded,
   failed: r.failed,
   running: r.running,
+  unpriced: r.unpriced,
   seconds: r.seconds,
   images: r.images,
   tokens: r.tokens,
@@ -75,16 +76,16 @@ const rowJson = (groupBy: UsageGroup, r: UsageRow) => ({
 });
 
 function csv(groupBy: UsageGroup, rows: UsageRow[]): string {
-  const head = [groupBy, 'tasks', 'succeeded', 'failed', 'running', 'seconds', 'images', 'tokens', ...CURRENCIES.map((c) => `cost_${c}`)];
+  const head = [groupBy, 'tasks', 'succeeded', 'failed', 'running', 'unpriced', 'seconds', 'images', 'tokens', ...CURRENCIES.map((c) => `cost_${c}`)];
   // A group is a model id, key id or date: no commas or quotes can occur (their patterns forbid them).
-  const lines = rows.map((r) => [r.group, r.tasks, r.succeeded, r.failed, r.running, r.seconds, r.images, r.tokens, ...CURRENCIES.map((c) => decimalOf(r.costMicros[c] ?? 0))].join(','));
+  const lines = rows.map((r) => [r.group, r.tasks, r.succeeded, r.failed, r.running, r.unpriced, r.seconds, r.images, r.tokens, ...CURRENCIES.map((c) => decimalOf(r.costMicros[c] ?? 0))].join(','));
   return `${[head.join(','), ...lines].join('\n')}\n`;
 }
 
 async function budgetState(ledger: TaskLedger, key: ApiKey) {
   if (!key.budget) return null;
   const now = new Date();
-  const spent = await ledger.committed(key.id, key.budget.period, now);
+  const [spent, unpriced] = await Promise.all([ledger.committed(key.id, key.budget.period, now), ledger.unpriced(key.id, key.budget.period, now)]);
   return {
     amount: decimalOf(key.budget.micros),
     currency: key.budget.currency,
@@ -92,6 +93,8 @@ async function budgetState(ledger: TaskLedger, key: ApiKey) {
     period_start: periodKey(key.budget.period, now),
     spent: decimalOf(spent),
     remaining: decimalOf(Math.max(0, key.budget.micros - spent)),
+    // The period's tasks counted at zero: their model has no price, or their price is in another currency.
+    unpriced,
   };
 }
 

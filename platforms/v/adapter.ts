@@ -60,9 +60,15 @@ export function createPlatformV(config: PlatformVSettings, { http, now = Date.no
       }
     },
     async cancel(_kind, id) {
-      // Only a queued task can be cancelled; a running one finishes (a final refusal is swallowed by the
-      // activities' adapter decorator, for every platform).
-      await call('DELETE', `${TASKS}/${encodeURIComponent(id)}`);
+      // Only a queued task can be cancelled (upstreams.md "Cancel"); a running one finishes and is billed. The
+      // same DELETE of a finished task deletes its record instead, so the task is read first: only a queued one
+      // is sent the DELETE, and its answer is the platform's acceptance. A refusal (the task started meanwhile)
+      // is a final error, which the activities' adapter decorator reads as "not cancelled".
+      const path = `${TASKS}/${encodeURIComponent(id)}`;
+      const task = (await call('GET', path)) as ArkTask | undefined;
+      if (task?.status !== 'queued') return false;
+      await call('DELETE', path);
+      return true;
     },
   };
 }

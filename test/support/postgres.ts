@@ -18,6 +18,10 @@ export interface TestPostgres {
   server: EmbeddedPostgres;
   /** SIGKILL the server (a crash), then start it again on the same data directory and port. */
   crashAndRestart(): Promise<void>;
+  /** SIGKILL the server (a crash) and leave it down. */
+  crash(): Promise<void>;
+  /** Start a crashed server again on the same data directory and port. */
+  restart(): Promise<void>;
   /** A new, empty database on this server: its URL. */
   freshDatabase(): Promise<string>;
   stop(): Promise<void>;
@@ -31,14 +35,20 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   chmodSync(dir, 0o755);
   const options = { dataDir: join(dir, 'data'), port: await freePort(), password: TEST_DATABASE_PASSWORD };
   let server = await startEmbeddedPostgres(options);
-  return {
+  const pg: TestPostgres = {
     url: server.url,
     get server() {
       return server;
     },
     async crashAndRestart() {
+      await pg.crash();
+      await pg.restart();
+    },
+    async crash() {
       server.process.child.kill('SIGKILL');
       await server.process.exited;
+    },
+    async restart() {
       // Its sessions notice the postmaster's death and exit within moments; until they have, a new server refuses
       // the data directory (shared memory still in use): try again briefly.
       for (let attempt = 1; ; attempt++) {
@@ -69,6 +79,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+  return pg;
 }
 
 /** One server for the test file: started in beforeAll, stopped in afterAll. Read `.pg` inside tests. */

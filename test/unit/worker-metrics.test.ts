@@ -11,7 +11,7 @@ import { final, retryable } from '../../platforms/upstream-error';
 import { lostAnswerReporter } from '../../worker/start-up';
 import { boundPort, errorReason, metricsObserver, serveMetrics, WorkerMetrics } from '../../worker/worker-metrics';
 
-function fakeAdapter(poll: () => Promise<never> | Promise<{ state: 'running' }>, cancel?: () => Promise<void>): PlatformAdapter {
+function fakeAdapter(poll: () => Promise<never> | Promise<{ state: 'running' }>, cancel?: () => Promise<boolean>): PlatformAdapter {
   return {
     submit: async () => ({ upstreamTaskId: 'up-1' }),
     poll,
@@ -88,10 +88,12 @@ describe('decorateAdapter with the metrics observer', () => {
     expect(alerts).toEqual([]);
   });
 
-  it('a cancel the platform refuses for good resolves; a transient failure propagates; no cancel stays no cancel', async () => {
+  it('a cancel the platform refuses for good resolves false; an accepted one true; a transient failure propagates; no cancel stays no cancel', async () => {
     const observer = metricsObserver(new WorkerMetrics(), () => undefined);
     const running = decorateAdapter('V', fakeAdapter(async () => ({ state: 'running' }), async () => Promise.reject(final('invalid_request', 'not cancellable'))), observer);
-    await expect(running.cancel!('video', 'x')).resolves.toBeUndefined();
+    await expect(running.cancel!('video', 'x')).resolves.toBe(false);
+    const queued = decorateAdapter('V', fakeAdapter(async () => ({ state: 'running' }), async () => true), observer);
+    await expect(queued.cancel!('video', 'x')).resolves.toBe(true);
     const down = decorateAdapter('V', fakeAdapter(async () => ({ state: 'running' }), async () => Promise.reject(retryable('503'))), observer);
     await expect(down.cancel!('video', 'x')).rejects.toThrow('503');
     expect(decorateAdapter('T', fakeAdapter(async () => ({ state: 'running' })), observer).cancel).toBeUndefined();

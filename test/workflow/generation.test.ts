@@ -5,6 +5,7 @@
  * on timers, callbacks waking the task, re-submission after a transient upstream failure, the outputs as the poll
  * kept them, and what a short task costs the cluster in history events.
  */
+import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -53,6 +54,8 @@ interface Calls {
   /** The account each poll went to. */
   pollAccounts: string[];
   cancels: string[];
+  /** The ledger sink's calls (workflows/settlement-interceptor.ts): how the task ended and whether its job is billed. */
+  ended: { outcome: string; usage: unknown; billed: boolean | undefined }[];
 }
 
 type Script = {
@@ -62,6 +65,8 @@ type Script = {
   submit?: (n: number) => Promise<{ upstreamTaskId: string; account?: string; pushHealthy?: boolean }>;
   /** The worker's timing the first submit settles (default TIMING). */
   timing?: PollTiming;
+  /** Whether the platform accepts a cancel (default: it cannot cancel, as T and B, or V once a job runs). */
+  cancel?: (upstreamTaskId: string) => boolean;
 };
 
 /** A finished job's outputs as the poll activity keeps them (activities/store-results.ts is tested on its own). */
@@ -86,6 +91,7 @@ function fakeActivities(script: Script, calls: Calls): Partial<Activities> {
     },
     async cancelGeneration({ upstreamTaskId }) {
       calls.cancels.push(upstreamTaskId);
+      return { cancelled: script.cancel?.(upstreamTaskId) ?? false };
     },
   };
 }
@@ -95,15 +101,19 @@ const INPUT: GenerationInput = { kind: 'video', platform: 'V', model: 'vendor-vi
 let counter = 0;
 
 /** Runs the workflow to its end with scripted activities; `during` acts on the handle while it runs. */
-async function run(script: Script, input: Partial<GenerationInput> = {}, during?: (h: WorkflowHandle<typeof generationWorkflow>) => Promise<void>) {
-  const calls: Calls = { submits: [], polls: [], pollAccounts: [], cancels: [] };
+async function run(script: Script, input: Partial<GenerationInput> = {}, during?: (h: WorkflowHandle<typeof generationWorkflow>, calls: Calls) => Promise<void>) {
+  const calls: Calls = { submits: [], polls: [], pollAccounts: [], cancels: [], ended: [] };
   const taskQueue = `wf-test-${++counter}`;
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: bundle,
     activities: fakeActivities(script, calls),
-    sinks: { taskMetrics: { completed: { fn: () => undefined } }, pushMonitor: { seen: { fn: () => undefined } }, ledger: { taskEnded: { fn: () => undefined } } },
+    sinks: {
+      taskMetrics: { completed: { fn: () => undefined } },
+      pushMonitor: { seen: { fn: () => undefined } },
+      ledger: { taskEnded: { fn: (_info: unknown, _platform: unknown, _request: unknown, outcome: string, usage: unknown, billed?: boolean) => void calls.ended.push({ outcome, usage, billed }) } },
+    },
   });
   const startedAt = await env.currentTimeMs();
   const outcome = await worker.runUntil(async () => {
@@ -112,7 +122,7 @@ async function run(script: Script, input: Partial<GenerationInput> = {}, during?
       workflowId: `task_wf_${counter}`,
       args: [{ ...INPUT, ...input }],
     });
-    if (during) await during(handle);
+    if (during) await during(handle, calls);
     try {
       return { result: await handle.result(), handle };
     } catch (err) {
@@ -341,5 +351,64 @@ describe('what a task costs the cluster', () => {
     // Both commands of one workflow task: the next wait's timer, and the cancel of the one cut short.
     const canceled = types.indexOf('TIMER_CANCELED');
     expect(types.slice(canceled - 1, canceled + 1)).toEqual(['TIMER_STARTED', 'TIMER_CANCELED']);
+  });
+});
+
+/**
+ * What the ledger settles a task at (workflows/settlement-interceptor.ts): a success is billed; a task that did not
+ * succeed is billed only while its upstream job runs on — a platform that cannot cancel it, or one that refuses
+ * (V once a job runs) — and the memo's `charge` says so for the task record's cost.
+ */
+describe('what a task that did not succeed is billed', () => {
+  const afterFirstPoll = async (handle: WorkflowHandle<typeof generationWorkflow>, calls: Calls) => {
+    while (calls.polls.length === 0) await env.sleep(1_000);
+    await handle.cancel();
+  };
+  const chargeOf = async (handle: WorkflowHandle<typeof generationWorkflow>) => (await handle.describe()).memo?.charge;
+
+  test('a success: billed, what the platform reported', async () => {
+    const { calls, handle } = await run({ poll: () => ({ ...done(), usage: { tokens: 10 } }) });
+    expect(calls.ended).toEqual([{ outcome: 'success', usage: { tokens: 10 }, billed: undefined }]);
+    expect(await chargeOf(handle)).toBeUndefined();
+  });
+
+  test('cancelled while its job runs on a platform that cannot cancel it: billed', async () => {
+    const { calls, handle } = await run({}, {}, afterFirstPoll);
+    expect(calls.cancels).toEqual(['job-1']);
+    expect(calls.ended).toEqual([{ outcome: 'cancelled', usage: {}, billed: true }]);
+    expect(await chargeOf(handle)).toEqual({ job: 'running', billed: true });
+  });
+
+  test('cancelled, and the platform accepted the cancel (a queued job on V): not billed', async () => {
+    const { calls, handle } = await run({ poll: () => ({ state: 'pending' }), cancel: () => true }, {}, afterFirstPoll);
+    expect(calls.cancels).toEqual(['job-1']);
+    expect(calls.ended).toEqual([{ outcome: 'cancelled', usage: {}, billed: false }]);
+    expect(await chargeOf(handle)).toEqual({ job: 'cancelled', billed: false });
+  });
+
+  test('cancelled before its job existed (its first job failed upstream, the next not yet submitted): not billed', async () => {
+    const transient = { state: 'failed' as const, failure: { reason: 'upstream_unavailable' as const, message: 'busy', code: 'RequestLimitExceeded', resubmit: true } };
+    const { calls, handle } = await run({ poll: () => transient }, {}, afterFirstPoll);
+    expect(calls.submits).toHaveLength(1);
+    expect(calls.cancels).toEqual([]);
+    expect(calls.ended).toEqual([{ outcome: 'cancelled', usage: {}, billed: false }]);
+    expect(await chargeOf(handle)).toEqual({ job: 'failed', billed: false });
+  });
+
+  test('the deadline passes while the job runs and cannot be cancelled: billed', async () => {
+    const { error, calls, handle } = await run({ timing: { ...TIMING, deadlineMs: 60_000 } });
+    expect((error!.cause as { type?: string }).type).toBe('deadline_exceeded');
+    expect(calls.ended).toEqual([{ outcome: 'failed', usage: {}, billed: true }]);
+    expect(await chargeOf(handle)).toEqual({ job: 'running', billed: true });
+  });
+
+  test('the job failed upstream, or the platform no longer knows it: not billed', async () => {
+    const refused = await run({ poll: () => ({ state: 'failed', failure: { reason: 'content_policy', message: 'refused' } }) });
+    expect(refused.calls.ended).toEqual([{ outcome: 'failed', usage: {}, billed: false }]);
+    expect(await chargeOf(refused.handle)).toEqual({ job: 'failed', billed: false });
+    const lost = await run({ poll: () => Promise.reject(ApplicationFailure.create({ type: 'upstream_lost', message: 'no such task', nonRetryable: true })) });
+    expect((lost.error!.cause as { type?: string }).type).toBe('upstream_lost');
+    expect(lost.calls.ended).toEqual([{ outcome: 'failed', usage: {}, billed: false }]);
+    expect(await chargeOf(lost.handle)).toEqual({ job: 'lost', billed: false });
   });
 });

@@ -1,9 +1,10 @@
 /**
  * A task record's `usage` and `cost` (api/task-cost.ts), from what the memo keeps: the estimate while the task
- * runs, the final figure from the platform's report once it succeeded, zero once it failed or was cancelled; a
- * platform's own usage fields (V's completion_tokens) kept beside the gateway's.
+ * runs, the final figure from the platform's report once it succeeded, zero once it failed or was cancelled
+ * unless its job ran on upstream and is billed (memo `charge`); a platform's own usage fields (V's
+ * completion_tokens) kept beside the gateway's.
  */
-import { recordCost, withCost } from '../../../api/task-cost';
+import { recordCost, withCost, withTaskCost } from '../../../api/task-cost';
 import { buildCatalogue } from '../../../platforms';
 import { TaskPricing } from '../../../pricing/price-table';
 import { writeJsonFile } from '../../support/json-file';
@@ -25,8 +26,28 @@ test('a task that succeeded carries the final figure from the tokens the platfor
   });
 });
 
-test.each(['failed', 'cancelled'] as const)('a %s task costs zero', (outcome) => {
+test.each(['failed', 'cancelled'] as const)('a %s task whose job the platform does not bill costs zero', (outcome) => {
   expect(recordCost(pricing, billing, { outcome })!.cost).toEqual({ amount: 0, currency: 'CNY', estimated: false });
+});
+
+describe("a task that did not succeed, read from its workflow's description (memo `charge`)", () => {
+  const described = (charge: unknown) => ({ status: { name: 'CANCELLED' }, memo: { billing, status: 'failed', ...(charge ? { charge } : {}) } });
+  const record = { task_id: 't', status: 'failed', error: { code: 'cancelled' } };
+
+  test('its job left running upstream (no cancel on the platform): the cost of the job, final', () => {
+    expect(withTaskCost(described({ job: 'running', billed: true }), record, pricing)).toMatchObject({
+      usage: { seconds: 5, tokens: 102_960 },
+      cost: { amount: 1.5444, currency: 'CNY', estimated: false },
+    });
+    // What the platform reported before it ended, where it did.
+    expect(withTaskCost(described({ job: 'running', billed: true, usage: { tokens: 100_000 } }), record, pricing)).toMatchObject({ cost: { amount: 1.5, estimated: false } });
+  });
+
+  test('its job cancelled upstream, never created, or from before the memo said: zero', () => {
+    for (const charge of [{ job: 'cancelled', billed: false }, { job: 'none', billed: false }, undefined]) {
+      expect(withTaskCost(described(charge), record, pricing)).toMatchObject({ usage: { seconds: 0, tokens: 0 }, cost: { amount: 0, currency: 'CNY', estimated: false } });
+    }
+  });
 });
 
 test('a task without billing (started before tasks kept it) or of a withdrawn model carries neither field', () => {

@@ -152,6 +152,9 @@ describe('bad input → 400 naming the field; nothing is written (§8)', () => {
     ['a negative amount', { id: 'k1', budget: { amount: -1, currency: 'USD', period: 'day' } }, 'budget.amount'],
     ['a non-finite amount', '{"id":"k1","budget":{"amount":1e400,"currency":"USD","period":"day"}}', 'budget.amount'],
     ['an amount given as text', { id: 'k1', budget: { amount: '5', currency: 'USD', period: 'day' } }, 'budget.amount'],
+    // Counted in millionths, as PRICES_FILE's amounts are: refused, not rounded.
+    ['an amount with more than 6 decimal places', { id: 'k1', budget: { amount: 0.0000005, currency: 'USD', period: 'day' } }, 'budget.amount'],
+    ['an amount with 7 decimal places', { id: 'k1', budget: { amount: 12.3456789, currency: 'USD', period: 'day' } }, 'budget.amount'],
     ['an unknown model in the allowlist', { id: 'k1', models: ['NB', 'no-such-model'] }, 'models.1'],
     ['a duplicate key id (a bootstrap key)', { id: 'alice' }, 'id'],
     ['a malformed key id', { id: 'has space' }, 'id'],
@@ -168,6 +171,14 @@ describe('bad input → 400 naming the field; nothing is written (§8)', () => {
     const answer = await admin(a, 'PATCH', '/admin/v1/keys/k2', { max_inflight: 1, budget: { amount: 1, currency: 'GBP', period: 'day' } });
     expect([answer.status, answer.body.error.param]).toEqual([400, 'budget.currency']);
     expect((await storedKeys(a)).map((k) => k.max_inflight)).toEqual([4]);
+  });
+
+  test('an amount with 6 decimal places is kept exactly; PATCH refuses a finer one naming budget.amount', async () => {
+    const made = await admin(a, 'POST', '/admin/v1/keys', { id: 'k6', budget: { amount: 12.345678, currency: 'USD', period: 'day' } });
+    expect([made.status, made.body.budget]).toEqual([201, { amount: 12.345678, currency: 'USD', period: 'day' }]);
+    const finer = await admin(a, 'PATCH', '/admin/v1/keys/k6', { budget: { amount: 12.3456781, currency: 'USD', period: 'day' } });
+    expect([finer.status, finer.body.error.param, finer.body.error.message]).toEqual([400, 'budget.amount', expect.stringMatching(/6 decimal places/)]);
+    expect((await storedKeys(a)).filter((k) => k.id === 'k6').map((k) => Number(k.budget_micros))).toEqual([12_345_678]);
   });
 });
 

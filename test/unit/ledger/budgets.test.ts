@@ -116,8 +116,8 @@ describe('the reservation', () => {
 describe('settlement (the worker) and the sweep (the API)', () => {
   const settlement = () => new TaskSettlement(ledger, pricing, logger);
   /** The worker's sink, as the workflow interceptor calls it when the task ends. */
-  const taskEnded = (s: TaskSettlement, taskId: string, outcome: 'success' | 'failed' | 'cancelled', usage = {}) =>
-    (s.sinks().ledger.taskEnded.fn as (info: unknown, ...a: unknown[]) => void)({ workflowId: taskId }, 'V', { kind: 'video', ...request }, outcome, usage);
+  const taskEnded = (s: TaskSettlement, taskId: string, outcome: 'success' | 'failed' | 'cancelled', usage = {}, billed?: boolean) =>
+    (s.sinks().ledger.taskEnded.fn as (info: unknown, ...a: unknown[]) => void)({ workflowId: taskId }, 'V', { kind: 'video', ...request }, outcome, usage, billed);
   const taskIdOf = async (keyId: string) => (await entries(keyId))[0]!.task_id;
 
   test('success settles to the final cost, once: a second settlement changes nothing', async () => {
@@ -152,6 +152,37 @@ describe('settlement (the worker) and the sweep (the API)', () => {
     taskEnded(replay, taskId, 'failed');
     await replay.drain();
     expect((await entries('victim'))[0]!.state).toBe('settled');
+  });
+
+  test.each(['cancelled', 'failed'] as const)('a %s task whose job the platform bills all the same (not stopped upstream) is released at its cost', async (outcome) => {
+    const secret = budgetedKey(`billed-${outcome}`, 5);
+    await submit(secret);
+    await submit(secret);
+    const [billed, stopped] = (await entries(`billed-${outcome}`)).map((e) => e.task_id);
+    const s = settlement();
+    taskEnded(s, billed!, outcome, {}, true);
+    taskEnded(s, stopped!, outcome, {}, false);
+    await s.drain();
+    const byTask = Object.fromEntries((await entries(`billed-${outcome}`)).map((e) => [e.task_id, [e.state, e.outcome, Number(e.final_micros), e.seconds]]));
+    // The running job is billed what the request asked for (the estimate's figure); a stopped one nothing.
+    expect(byTask).toEqual({ [billed!]: ['released', outcome, ESTIMATE, 5], [stopped!]: ['released', outcome, 0, 0] });
+    expect(await committedMicros(ledger, `billed-${outcome}`, 'month')).toBe(ESTIMATE);
+  });
+
+  test("a replayed task whose first run left a billed job counts both jobs: the first run's cost plus the successful one's", async () => {
+    const secret = budgetedKey('billed-victim', 5);
+    await submit(secret);
+    const taskId = await taskIdOf('billed-victim');
+    const s = settlement();
+    taskEnded(s, taskId, 'failed', {}, true);
+    await s.drain();
+    taskEnded(s, taskId, 'success', { seconds: 4 });
+    taskEnded(s, taskId, 'success', { seconds: 4 });
+    await s.drain();
+    const final = pricing.finalTaskCost({ kind: 'video', ...request }, { seconds: 4 }, 'success').cost!.amount;
+    const [entry] = await entries('billed-victim');
+    expect([entry!.state, Number(entry!.final_micros), entry!.seconds]).toEqual(['settled', ESTIMATE + final, 5 + 4]);
+    expect(await committedMicros(ledger, 'billed-victim', 'month')).toBe(ESTIMATE + final);
   });
 
   test('the sweep releases a reservation whose workflow never started, settles one whose end was missed, leaves running ones', async () => {

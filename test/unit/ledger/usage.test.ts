@@ -59,21 +59,21 @@ describe('GET /v1/usage', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ object: 'usage', start: yesterday, end: today, group_by: 'model' });
     expect(r.body.data).toEqual([
-      { model: 'model-a', tasks: 2, succeeded: 1, failed: 1, running: 0, seconds: 10, images: 0, tokens: 0, cost: { USD: 1.5 } },
-      { model: 'model-b', tasks: 2, succeeded: 1, failed: 0, running: 1, seconds: 0, images: 3, tokens: 0, cost: { USD: 1.25 } },
+      { model: 'model-a', tasks: 2, succeeded: 1, failed: 1, running: 0, unpriced: 0, seconds: 10, images: 0, tokens: 0, cost: { USD: 1.5 } },
+      { model: 'model-b', tasks: 2, succeeded: 1, failed: 0, running: 1, unpriced: 0, seconds: 0, images: 3, tokens: 0, cost: { USD: 1.25 } },
     ]);
-    expect(r.body.budget).toMatchObject({ amount: 5, currency: 'USD', period: 'month', period_start: today.slice(0, 7) });
+    expect(r.body.budget).toMatchObject({ amount: 5, currency: 'USD', period: 'month', period_start: today.slice(0, 7), unpriced: 0 });
   });
 
   test('group_by=day; a range that leaves out yesterday leaves out its task', async () => {
     const r = await get(`/v1/usage?start=${today}&end=${today}&group_by=day`);
-    expect(r.body.data).toEqual([{ day: today, tasks: 3, succeeded: 1, failed: 1, running: 1, seconds: 10, images: 2, tokens: 0, cost: { USD: 1.75 } }]);
+    expect(r.body.data).toEqual([{ day: today, tasks: 3, succeeded: 1, failed: 1, running: 1, unpriced: 0, seconds: 10, images: 2, tokens: 0, cost: { USD: 1.75 } }]);
   });
 
   test('Accept: text/csv gives CSV, a header and one line per group', async () => {
     const r = await get(`/v1/usage?start=${yesterday}&end=${today}`, SPENDER, { Accept: 'text/csv' });
     expect(r.headers['content-type']).toMatch(/^text\/csv/);
-    expect(r.body).toBe(['model,tasks,succeeded,failed,running,seconds,images,tokens,cost_USD,cost_CNY', 'model-a,2,1,1,0,10,0,0,1.5,0', 'model-b,2,1,0,1,0,3,0,1.25,0', ''].join('\n'));
+    expect(r.body).toBe(['model,tasks,succeeded,failed,running,unpriced,seconds,images,tokens,cost_USD,cost_CNY', 'model-a,2,1,1,0,0,10,0,0,1.5,0', 'model-b,2,1,0,1,0,0,3,0,1.25,0', ''].join('\n'));
   });
 
   test.each([
@@ -102,6 +102,56 @@ describe('GET /admin/v1/usage', () => {
     expect(one.body).toMatchObject({ key: 'alice', data: [{ model: 'model-a', tasks: 1, tokens: 1000 }] });
     expect((await get('/admin/v1/usage', SPENDER)).status).toBe(403);
     expect((await admin('key=no%20such')).body.error.param).toBe('key');
+  });
+});
+
+describe('tasks counted at zero say so: `unpriced`', () => {
+  /** Real models, priced by the platforms' published prices: platform B's V20 (CNY per second); V's Seedance has none. */
+  const V20 = { kind: 'video', model: 'V20', prompt: 'a heron', duration: 4, resolution: '720p' } as never;
+  const SEEDANCE = { kind: 'video', model: 'vendor-video-1-0-pro-250528', prompt: 'a fox', duration: 5 } as never;
+  const catalogue = buildCatalogue();
+  const MIXED = 'sk-mixed-0123456789abcdef01234567';
+  let taskLedger: TaskLedger;
+
+  beforeAll(async () => {
+    taskLedger = new TaskLedger(ledger, TaskPricing.load(catalogue, {}));
+    // A key with a USD budget: V20's CNY price does not count against it, Seedance has no price at all.
+    keys.replaceManaged([...keys.list().filter((k) => k.source === 'admin'), { id: 'mixed', digest: sha256(MIXED), budget: { micros: 10_000_000, currency: 'USD', period: 'day' } }]);
+    const key = keys.find('mixed')!;
+    const reserve = (taskId: string, request: never) => taskLedger.reserve(key, taskId, catalogue.find('video', (request as { model: string }).model)!, request);
+    await reserve('m1', V20);
+    await reserve('m2', V20);
+    await reserve('m3', SEEDANCE);
+    // The worker settles one of each: V20 at its (CNY) cost, Seedance without a price.
+    await settleTask(ledger, 'm1', { outcome: 'success', finalMicros: 1_000_000, priced: true, seconds: 4 });
+    await settleTask(ledger, 'm3', { outcome: 'success', finalMicros: 0, priced: false, seconds: 5 });
+  });
+
+  test('per model in GET /v1/usage (JSON and CSV), and in the budget state for the period', async () => {
+    const r = await get(`/v1/usage?start=${today}`, MIXED);
+    expect(r.body.data.map((row: { model: string; tasks: number; unpriced: number }) => [row.model, row.tasks, row.unpriced])).toEqual([
+      ['V20', 2, 2],
+      ['vendor-video-1-0-pro-250528', 1, 1],
+    ]);
+    // Nothing counted against the USD budget: all three count at zero there.
+    expect(r.body.budget).toMatchObject({ currency: 'USD', period: 'day', spent: 0, unpriced: 3 });
+    const csv = await get(`/v1/usage?start=${today}`, MIXED, { Accept: 'text/csv' });
+    // V20: one settled at 1 CNY, one running at its estimate; 2 of 2 unpriced for this key.
+    const estimate = TaskPricing.load(catalogue, {}).estimateTaskCost(V20).cost!.amount / 1e6;
+    expect(csv.body.split('\n')[1]).toBe(`V20,2,1,0,1,2,8,0,0,0,${1 + estimate}`);
+  });
+
+  test("in GET /admin/v1/usage per key; a key's other tasks priced in its budget's currency count as priced", async () => {
+    const r = await get(`/admin/v1/usage?start=${today}`, ADMIN_TOKEN);
+    const unpriced = Object.fromEntries(r.body.data.map((row: { key: string; unpriced: number }) => [row.key, row.unpriced]));
+    expect(unpriced).toEqual({ alice: 0, mixed: 3, spender: 0 });
+  });
+
+  test('an estimate without a price that the final figure prices (tokens reported) no longer counts at zero', async () => {
+    await reserveTask(ledger, { taskId: 'm4', keyId: 'late', platform: 'V', model: 'model-t', estimatedMicros: 0, currency: 'USD', unpriced: 'no_price' }, undefined);
+    expect((await get(`/admin/v1/usage?key=late&start=${today}`, ADMIN_TOKEN)).body.data[0]).toMatchObject({ running: 1, unpriced: 1 });
+    await settleTask(ledger, 'm4', { outcome: 'success', finalMicros: 700_000, priced: true, tokens: 10 });
+    expect((await get(`/admin/v1/usage?key=late&start=${today}`, ADMIN_TOKEN)).body.data[0]).toMatchObject({ running: 0, unpriced: 0, cost: { USD: 0.7 } });
   });
 });
 

@@ -6,6 +6,7 @@
 import { buildCatalogue } from '../../../platforms';
 import { costJson, estimateTaskCost, finalTaskCost, pricedRequest } from '../../../pricing/cost';
 import { micros, type ModelPrice } from '../../../pricing/price';
+import { V_DIMENSIONS, V_FPS } from '../../../sim/v/models';
 
 const catalogue = buildCatalogue();
 const record = (kind: 'video' | 'image', id: string) => catalogue.find(kind, id)!;
@@ -96,6 +97,38 @@ describe('per token', () => {
   });
 });
 
+describe('the estimate is an upper bound of what the platform bills (what a budget reserves)', () => {
+  const seedance = record('video', 'vendor-video-1-0-pro-250528');
+  /** tokens_per_second as docs/operations.md §16 gives it: each resolution's largest frame. */
+  const BOUND: ModelPrice = { currency: 'CNY', source: 'test', perToken: { perMillion: micros(15), tokensPerSecond: { '480p': 9720, '720p': 22560, '1080p': 48960 } } };
+  /** What Ark bills (the simulator's formula, sim/v/tasks.ts): width × height × 24 fps × seconds / 1024. */
+  const billed = (resolution: string, ratio: string, seconds: number) => {
+    const [w, h] = V_DIMENSIONS[resolution]![ratio]!;
+    return Math.round((w * h * V_FPS * seconds) / 1024);
+  };
+  const cases = Object.entries(V_DIMENSIONS).flatMap(([resolution, ratios]) => Object.keys(ratios).flatMap((ratio) => [4, 5, 12].map((seconds) => ({ resolution, ratio, seconds }))));
+
+  test.each(cases)('$resolution $ratio $seconds s: final ≤ estimate', ({ resolution, ratio, seconds }) => {
+    const req = { kind: 'video' as const, model: 'vendor-video-1-0-pro-250528', duration: seconds, resolution };
+    const estimate = estimateTaskCost(req, seedance, BOUND).cost!.amount;
+    const final = finalTaskCost(req, seedance, BOUND, { tokens: billed(resolution, ratio, seconds) }, 'success').cost!.amount;
+    expect(final).toBeLessThanOrEqual(estimate);
+  });
+
+  test('a request that leaves duration and resolution open reserves the most any of its outputs bills', () => {
+    const estimate = estimateTaskCost({ kind: 'video', model: 'vendor-video-1-0-pro-250528' }, seedance, BOUND).cost!.amount;
+    const most = Math.max(...cases.map(({ resolution, ratio }) => finalTaskCost({ kind: 'video', model: 'vendor-video-1-0-pro-250528' }, seedance, BOUND, { tokens: billed(resolution, ratio, 12) }, 'success').cost!.amount));
+    expect(most).toBeLessThanOrEqual(estimate);
+  });
+
+  test("the 16:9 figure alone (20592 at 720p) falls short of 1:1, 4:3 and 21:9: why the table takes each resolution's largest frame", () => {
+    const req = { kind: 'video' as const, model: 'vendor-video-1-0-pro-250528', duration: 5, resolution: '720p' };
+    const short = estimateTaskCost(req, seedance, { ...BOUND, perToken: { perMillion: micros(15), tokensPerSecond: { '720p': 20592 } } }).cost!.amount;
+    const over = ['1:1', '4:3', '21:9'].map((ratio) => finalTaskCost(req, seedance, BOUND, { tokens: billed('720p', ratio, 5) }, 'success').cost!.amount);
+    for (const final of over) expect(final).toBeGreaterThan(short);
+  });
+});
+
 describe('no price, no charge', () => {
   const seedance = record('video', 'vendor-video-1-0-pro-250528');
   const req = { kind: 'video' as const, model: 'vendor-video-1-0-pro-250528', duration: 5, resolution: '720p' };
@@ -105,12 +138,47 @@ describe('no price, no charge', () => {
     expect(finalTaskCost(req, seedance, null, { tokens: 1000 }, 'success')).toEqual({ usage: { seconds: 5, tokens: 1000 }, cost: null });
   });
 
-  test.each(['failed', 'cancelled'] as const)('a %s task costs zero, final, whatever the platform reported', (outcome) => {
-    expect(finalTaskCost(req, seedance, PER_TOKEN, { tokens: 244_800 }, outcome)).toEqual({
-      usage: { seconds: 0, tokens: 0 },
-      cost: { amount: 0, currency: 'CNY', estimated: false },
+  test.each(['failed', 'cancelled'] as const)('a %s task whose job the platform does not bill costs zero, final, whatever it reported', (outcome) => {
+    for (const billed of [undefined, false]) {
+      expect(finalTaskCost(req, seedance, PER_TOKEN, { tokens: 244_800 }, outcome, billed)).toEqual({
+        usage: { seconds: 0, tokens: 0 },
+        cost: { amount: 0, currency: 'CNY', estimated: false },
+      });
+    }
+  });
+});
+
+describe('a task that ended without success while its job ran on (billed)', () => {
+  const gv = record('video', 'GV-3.1');
+  const seedance = record('video', 'vendor-video-1-0-pro-250528');
+
+  test.each(['failed', 'cancelled'] as const)('a %s task whose job could not be stopped costs what the job does, from the request', (outcome) => {
+    const req = { kind: 'video' as const, model: 'GV-3.1', duration: 8, resolution: '720p' };
+    const figure = finalTaskCost(req, gv, PER_SECOND, {}, outcome, true);
+    expect(figure).toEqual({ usage: { seconds: 8 }, cost: { amount: 800_000, currency: 'USD', estimated: false } });
+    // The figure a budget reserved for it at the start, now final.
+    expect(figure.cost!.amount).toBe(estimateTaskCost(req, gv, PER_SECOND).cost!.amount);
+  });
+
+  test('what the platform reported before the task ended is used where it says', () => {
+    const req = { kind: 'video' as const, model: 'vendor-video-1-0-pro-250528', duration: 5, resolution: '720p' };
+    expect(finalTaskCost(req, seedance, PER_TOKEN, { tokens: 100_000 }, 'cancelled', true)).toEqual({
+      usage: { seconds: 5, tokens: 100_000 },
+      cost: { amount: 1_500_000, currency: 'CNY', estimated: false },
     });
   });
+
+  test('a billed image task counts its images; a model without a price stays without a cost', () => {
+    expect(finalTaskCost({ kind: 'image', model: 'I4YG1', n: 2 }, record('image', 'I4YG1'), PER_IMAGE, {}, 'cancelled', true)).toEqual({
+      usage: { images: 2 },
+      cost: { amount: 400_000, currency: 'CNY', estimated: false },
+    });
+    expect(finalTaskCost({ kind: 'video', model: 'GV-3.1', duration: 8 }, gv, null, {}, 'failed', true)).toEqual({ usage: { seconds: 8 }, cost: null });
+  });
+});
+
+describe('defaults', () => {
+  const seedance = record('video', 'vendor-video-1-0-pro-250528');
 
   test('a duration left open is estimated at the model\'s longest', () => {
     expect(estimateTaskCost({ kind: 'video', model: 'vendor-video-1-0-pro-250528' }, seedance, null).usage).toEqual({ seconds: 12 });
@@ -132,4 +200,10 @@ test('micros are exact and refuse what is not money', () => {
   expect(() => micros(-1)).toThrow();
   expect(() => micros(Number.NaN)).toThrow();
   expect(() => micros(0.0000001)).toThrow(/6 decimal places/);
+  // Whatever the magnitude: a 7th decimal place is refused, never rounded away.
+  expect(() => micros(12.3456789)).toThrow(/6 decimal places/);
+  expect(() => micros(123456.0000001)).toThrow(/6 decimal places/);
+  expect(micros(12.345678)).toBe(12_345_678);
+  expect(micros(999_999_999.999999)).toBe(999_999_999_999_999);
+  expect(micros(1.5e3)).toBe(1_500_000_000);
 });
