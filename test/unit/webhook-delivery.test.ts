@@ -41,7 +41,6 @@ const send = (url: string, resolvesTo: string) =>
     event: 'succeeded',
     occurredAt: new Date().toISOString(),
     attemptTimeoutMs: 1_000,
-    queuedAt: Date.now(),
   });
 
 describe('deliverWebhook: the address check at delivery', () => {
@@ -86,7 +85,6 @@ describe("deliverWebhook: the event's body, by what the task was created as", ()
       event,
       occurredAt: '2026-11-25T07:00:00.000Z',
       attemptTimeoutMs: 1_000,
-      queuedAt: Date.now(),
     });
     expect(result.outcome).toBe('delivered');
     const got = receiver.got.at(-1)!;
@@ -131,7 +129,6 @@ describe('deliverWebhook: the key store unreadable', () => {
       event: 'succeeded',
       occurredAt: new Date().toISOString(),
       attemptTimeoutMs: 1_000,
-      queuedAt: Date.now(),
     });
     expect(result).toMatchObject({ outcome: 'retry', attempt: { error: expect.stringMatching(/webhook secret could not be read: connect ECONNREFUSED/) } });
     expect(receiver.got.length).toBe(before);
