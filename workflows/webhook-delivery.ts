@@ -5,7 +5,8 @@
  * the generation workflow's history.
  *
  * Events go out one at a time, in order: a `running` event still being retried when the task ends is dropped
- * (`superseded`), so it never arrives after the final one. Every attempt is recorded in the memo, which
+ * (`superseded`) as soon as the final event arrives (its back-off wait ends then, not at its timer), so it never
+ * arrives after the final one and never delays it. Every attempt is recorded in the memo, which
  * GET /v1/generations/:id/deliveries reads without a worker. The run ends once the task's final event is settled;
  * a redelivery (POST .../deliveries/redeliver) starts a new run that carries the record on.
  *
@@ -14,7 +15,7 @@
  * and while an event is being retried the run carries the search attribute WebhookPendingSince, from which every
  * worker reads the age of the oldest undelivered event (worker/webhook-backlog.ts).
  */
-import { condition, defineSignal, patched, proxyLocalActivities, proxySinks, setHandler, sleep, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, defineSignal, patched, proxyLocalActivities, proxySinks, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { WEBHOOK_PENDING_SINCE } from '../core/search-attributes';
 import {
@@ -148,6 +149,7 @@ async function deliver(input: WebhookDeliveryInput, ev: DeliveryEventRecord, eve
     if (Date.now() + wait - queuedAt > timing.retryForMs) return progress.settled(ev, 'expired');
     progress.record();
     progress.retrying(queuedAt);
-    await sleep(wait);
+    // The back-off ends early when the event is superseded: a final event waits for no running one's timer.
+    await condition(superseded, wait);
   }
 }
