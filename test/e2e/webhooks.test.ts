@@ -245,7 +245,12 @@ describe('videos created at /v1/videos are announced as videos (issue 22 §3)', 
     expect(verify(completed!, aliceSecret)).toEqual({ type: 'video.completed', timestamp: expect.any(String), data: { id: created.id, object: 'video' } });
     // What a receiver does next: the video by its id, completed before the event was sent.
     expect(await openai.videos.retrieve(created.id)).toMatchObject({ id: created.id, status: 'completed' });
-    expect((await alice.get(`/v1/generations/${created.id}/deliveries`)).body.data.map((e: { event: string }) => e.event)).toEqual(['running', 'succeeded']);
+    // The record lists an event once the workflow task after its attempt completes, a moment after the receiver has it.
+    const listed = await waitFor(async () => {
+      const data = (await alice.get(`/v1/generations/${created.id}/deliveries`)).body.data as { event: string; state: string }[];
+      return data.length === 2 && data.every((e) => e.state === 'delivered') && data;
+    }, 10_000);
+    expect(listed.map((e) => e.event)).toEqual(['running', 'succeeded']);
   });
 
   test('a JSON request with webhook_url: a failed video is announced as video.failed', async () => {
