@@ -40,11 +40,12 @@ const EXCERPT_CHARS = 200;
  */
 export type WebhookRecordReader = (taskId: string, event: WebhookEvent, linkBase: string | undefined, timeoutMs: number) => Promise<WebhookSubject | 'superseded' | undefined>;
 
-/** What an attempt tells the metrics (worker/worker-metrics.ts). */
+/**
+ * What an attempt tells the metrics (worker/worker-metrics.ts). An event's fate is not an attempt's to tell: the
+ * delivery workflow reports it (workflows/sinks.ts, WebhookMetricsSinks).
+ */
 export interface WebhookObserver {
   attempt(outcome: WebhookSendResult['outcome'], durationMs: number): void;
-  /** The event is still undelivered after this attempt (`queuedAt`), or settled (undefined). */
-  pending(webhookId: string, queuedAt: number | undefined): void;
 }
 
 export interface WebhookDeps {
@@ -92,7 +93,6 @@ export function createWebhookActivities(deps: WebhookDeps) {
       const duration = Date.now() - started;
       result.attempt.duration_ms = duration;
       deps.observer?.attempt(result.outcome, duration);
-      deps.observer?.pending(input.webhookId, result.outcome === 'retry' ? input.queuedAt : undefined);
       return result;
     },
   };

@@ -6,7 +6,7 @@
  */
 import { DEFAULT_WEBHOOK_EVENTS, isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent, type WebhookTarget } from '../core/webhooks';
 import type { WebhookSecrets } from '../core/webhook-signing';
-import { checkWebhookUrl, WebhookUrlError } from '../core/webhook-url';
+import { checkWebhookUrl, WebhookUrlError, type HostCheck } from '../core/webhook-url';
 import { invalidRequest } from './api-error';
 import type { ApiKey } from './api-keys';
 
@@ -14,6 +14,8 @@ export interface WebhookPolicy {
   secrets: WebhookSecrets;
   /** WEBHOOK_ALLOW_PRIVATE_ORIGINS. */
   allowPrivateOrigins: ReadonlySet<string>;
+  /** How a webhook_url's host is resolved at request time (default: the system's resolver, within 3 s). */
+  hostCheck?: HostCheck;
 }
 
 /** The body without its webhook fields (what the generation schema validates), and the fields as sent. */
@@ -47,7 +49,7 @@ export async function webhookTarget(
   }
   const events = parseEvents(fields.events);
   try {
-    await checkWebhookUrl(url, policy.allowPrivateOrigins);
+    await checkWebhookUrl(url, policy.allowPrivateOrigins, policy.hostCheck);
   } catch (err) {
     if (err instanceof WebhookUrlError) throw invalidRequest(`webhook_url ${err.message}`, 'webhook_url', 'invalid_value');
     throw err;

@@ -1,6 +1,7 @@
 /**
  * Search attributes the gateway writes on every task, so operators can filter in the Temporal UI, e.g.
- * `GenerationStatus = 'failed' AND GenerationPlatform = 'V'`. All Keyword (SQL visibility allows 10).
+ * `GenerationStatus = 'failed' AND GenerationPlatform = 'V'`, and the one the webhook delivery workflow writes.
+ * All Keyword (SQL visibility allows 10).
  * The owner is the API key's *id*, never its secret: search attributes are stored unencrypted.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
@@ -27,4 +28,13 @@ export const SA = {
   upstreamAccount: defineSearchAttributeKey('UpstreamAccount', SearchAttributeType.KEYWORD),
 } as const;
 
-export const ALL_SEARCH_ATTRIBUTES = Object.values(SA);
+/**
+ * On a task's webhook delivery workflow (workflows/webhook-delivery.ts), while an event of it is being retried: when
+ * that event was queued, as an ISO 8601 UTC instant (fixed width, so Keyword order is time order); absent otherwise.
+ * The workers' `mediagate_webhook_oldest_undelivered_age_seconds` is read from it (worker/webhook-backlog.ts), the
+ * same on every worker whichever of them made an event's attempts. Keyword rather than Datetime so that every
+ * cluster registers it as it registers the others.
+ */
+export const WEBHOOK_PENDING_SINCE = defineSearchAttributeKey('WebhookPendingSince', SearchAttributeType.KEYWORD);
+
+export const ALL_SEARCH_ATTRIBUTES = [...Object.values(SA), WEBHOOK_PENDING_SINCE];

@@ -31,17 +31,45 @@ export function parseWebhookUrl(raw: string, allowPrivateOrigins: ReadonlySet<st
   return url;
 }
 
-/** parseWebhookUrl, then what the host resolves to now: a name resolving to a private address is refused too. */
-export async function checkWebhookUrl(raw: string, allowPrivateOrigins: ReadonlySet<string>): Promise<URL> {
+/** Resolves a host name to its addresses (default: the system's resolver, dns.lookup with all: true). */
+export type HostResolver = (host: string) => Promise<readonly { address: string }[]>;
+
+/** How the request-time check resolves a host: which resolver, and how long it may take. */
+export interface HostCheck {
+  resolve?: HostResolver;
+  /** A name that has not resolved by then is refused (default WEBHOOK_RESOLVE_TIMEOUT_MS). */
+  timeoutMs?: number;
+}
+
+/** How long a request waits for its webhook_url's host to resolve before refusing it. */
+export const WEBHOOK_RESOLVE_TIMEOUT_MS = 3_000;
+
+const systemResolver: HostResolver = (host) => lookup(host, { all: true });
+
+/**
+ * parseWebhookUrl, then what the host resolves to now: a name resolving to a private address is refused too, and so
+ * is one that does not resolve, or not within the bound (the request is not held up by a slow DNS server; the
+ * client may try again).
+ */
+export async function checkWebhookUrl(raw: string, allowPrivateOrigins: ReadonlySet<string>, check: HostCheck = {}): Promise<URL> {
   const url = parseWebhookUrl(raw, allowPrivateOrigins);
   if (allowPrivateOrigins.has(url.origin)) return url;
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: { address: string }[];
+  const timeoutMs = check.timeoutMs ?? WEBHOOK_RESOLVE_TIMEOUT_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), timeoutMs);
+  });
+  let addresses: readonly { address: string }[] | 'late';
   try {
-    addresses = await lookup(host, { all: true });
+    addresses = await Promise.race([(check.resolve ?? systemResolver)(host), late]);
   } catch {
     throw new WebhookUrlError(`host ${url.hostname} does not resolve`);
+  } finally {
+    clearTimeout(timer);
   }
+  if (addresses === 'late') throw new WebhookUrlError(`host ${url.hostname} did not resolve within ${timeoutMs} ms`);
+  if (addresses.length === 0) throw new WebhookUrlError(`host ${url.hostname} does not resolve`);
   const bad = addresses.find((a) => isPrivateAddress(a.address));
   if (bad) throw new WebhookUrlError(`host ${url.hostname} resolves to a private address (${bad.address}); the gateway does not call into private networks`);
   return url;

@@ -134,8 +134,6 @@ export interface WebhookSendInput {
   event: WebhookEvent;
   occurredAt: string;
   attemptTimeoutMs: number;
-  /** When the event was first queued (epoch ms): the age the metrics report for undelivered events. */
-  queuedAt: number;
 }
 
 /** One attempt's outcome as the activity reports it (it never throws for the receiver's answer). */

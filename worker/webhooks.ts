@@ -1,6 +1,7 @@
 /**
  * The worker's side of client webhooks (activities/webhook-delivery.ts): the keys' signing secrets, the task
- * record as GET /v1/generations/:id renders it, the delivery settings and the metrics.
+ * record as GET /v1/generations/:id renders it, the delivery settings and the metrics (attempts here; events
+ * settled through the delivery workflow's sink; the undelivered backlog from visibility, worker/webhook-backlog.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,6 +20,7 @@ import { ResultLinks, withRequestOrigin } from '../results/result-links';
 import { resolveLinks } from '../results/results-config';
 import type { TaskPricing } from '../pricing/price-table';
 import type { ResultStore } from '../results/result-store';
+import { WebhookBacklog } from './webhook-backlog';
 import type { WorkerConfig } from './worker-config';
 import type { WorkerMetrics } from './worker-metrics';
 
@@ -51,6 +53,11 @@ export function webhookDeps(
 ): WebhookDeps {
   const masterSecret = webhookMasterSecret(config);
   if (!config.WEBHOOK_SIGNING_SECRET && masterSecret) logger.warn('WEBHOOK_SIGNING_SECRET is not set: webhooks are signed with secrets derived from a development constant (npm start keeps one in data/)');
+  metrics.webhookBacklog = new WebhookBacklog(async (query) => (await client.workflow.count(query)).count, {
+    refreshMs: 10_000,
+    timeoutMs: 5_000,
+    onError: (err) => logger.warn({ err }, 'The webhook backlog could not be read from Temporal visibility: mediagate_webhook_oldest_undelivered_age_seconds keeps its last value'),
+  });
   return {
     client,
     taskQueue: config.TEMPORAL_TASK_QUEUE,

@@ -17,6 +17,7 @@ import type { ResultObserver } from '../activities/store-results';
 import type { WebhookObserver } from '../activities/webhook-delivery';
 import { UpstreamError } from '../platforms/upstream-error';
 import type { TaskMetricsSinks } from '../workflows/metrics-interceptor';
+import type { WebhookMetricsSinks } from '../workflows/sinks';
 
 /** Upstream calls are bounded by UPSTREAM_RESPONSE_TIMEOUT_MS (30 s by default). */
 const UPSTREAM_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -99,7 +100,7 @@ export class WorkerMetrics {
 
   readonly webhookDeliveries = new Counter({
     name: 'mediagate_webhook_deliveries_total',
-    help: 'Webhook events settled by an attempt on this worker, by outcome (delivered, gone, superseded)',
+    help: 'Webhook events settled by a delivery workflow task on this worker, by outcome (delivered = 2xx, gone = 410, expired = retried until the bound, superseded = a running event of a task that ended first); sum across workers',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
@@ -111,34 +112,29 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
-  /** Undelivered events this worker last attempted (webhook id → when the event was queued, epoch ms). */
-  private readonly undeliveredWebhooks = new Map<string, number>();
+  /** Where the gauge below is read from (worker/webhook-backlog.ts); set once the worker has a Temporal client. */
+  webhookBacklog: { ageSeconds(): Promise<number> } | undefined;
 
   /**
-   * Computed at scrape time from the events whose last attempt on this worker failed: across workers, the oldest is
-   * the max of this gauge (an event's attempts may move between workers; each worker forgets an event once settled).
+   * Read at scrape time from Temporal's visibility (worker/webhook-backlog.ts), not from this worker's memory: an
+   * event's attempts move between workers, and some events settle with no attempt (expired, superseded), so only
+   * the delivery workflows themselves know which events are still undelivered. Every worker reports the same value.
    */
   readonly webhookOldestUndelivered = new Gauge({
     name: 'mediagate_webhook_oldest_undelivered_age_seconds',
-    help: 'Age of the oldest webhook event still being retried whose last attempt ran on this worker (0: none)',
+    help: 'Age of the oldest webhook event still being retried, across all workers (0: none); read from Temporal visibility (WebhookPendingSince), at most every 10 s',
     registers: [this.registry],
-    collect: () => {
-      const oldest = Math.min(...this.undeliveredWebhooks.values());
-      this.webhookOldestUndelivered.set(Number.isFinite(oldest) ? (Date.now() - oldest) / 1000 : 0);
+    collect: async () => {
+      this.webhookOldestUndelivered.set(this.webhookBacklog ? await this.webhookBacklog.ageSeconds() : 0);
     },
   });
 
-  /** The webhook activity's observer. */
+  /** The webhook activity's observer: attempts only (an event's fate comes from the workflow, sinks()). */
   webhookObserver(): WebhookObserver {
     return {
       attempt: (outcome, durationMs) => {
         this.webhookAttempts.inc({ outcome });
-        if (outcome !== 'retry') this.webhookDeliveries.inc({ outcome });
         this.webhookAttemptDuration.observe(durationMs / 1000);
-      },
-      pending: (webhookId, queuedAt) => {
-        if (queuedAt === undefined) this.undeliveredWebhooks.delete(webhookId);
-        else this.undeliveredWebhooks.set(webhookId, queuedAt);
       },
     };
   }
@@ -194,12 +190,20 @@ export class WorkerMetrics {
     };
   }
 
-  /** Sinks for the workflow interceptor; not called during replay, so an outcome is counted once. */
-  sinks(): InjectedSinks<TaskMetricsSinks> {
+  /**
+   * Sinks for the workflow interceptor (task outcomes) and the webhook delivery workflow (events settled); not
+   * called during replay, so an outcome is counted once, by the worker whose workflow task decided it.
+   */
+  sinks(): InjectedSinks<TaskMetricsSinks & WebhookMetricsSinks> {
     return {
       taskMetrics: {
         completed: {
           fn: (_info, platform, outcome, reason) => this.tasksCompleted.inc({ platform, outcome, reason }),
+        },
+      },
+      webhookMetrics: {
+        settled: {
+          fn: (_info, outcome) => this.webhookDeliveries.inc({ outcome }),
         },
       },
     };

@@ -5,13 +5,19 @@
  * the generation workflow's history.
  *
  * Events go out one at a time, in order: a `running` event still being retried when the task ends is dropped
- * (`superseded`), so it never arrives after the final one. Every attempt is recorded in the memo, which
+ * (`superseded`) as soon as the final event arrives (its back-off wait ends then, not at its timer), so it never
+ * arrives after the final one and never delays it. Every attempt is recorded in the memo, which
  * GET /v1/generations/:id/deliveries reads without a worker. The run ends once the task's final event is settled;
  * a redelivery (POST .../deliveries/redeliver) starts a new run that carries the record on.
+ *
+ * The metrics learn of each event's fate from here, not from the attempts (which may each run on another worker,
+ * and some fates have no attempt): every settlement goes to the `webhookMetrics` sink of the worker deciding it,
+ * and while an event is being retried the run carries the search attribute WebhookPendingSince, from which every
+ * worker reads the age of the oldest undelivered event (worker/webhook-backlog.ts).
  */
-import { condition, proxyLocalActivities, setHandler, sleep, upsertMemo } from '@temporalio/workflow';
-import { defineSignal } from '@temporalio/workflow';
+import { condition, defineSignal, patched, proxyLocalActivities, proxySinks, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { WEBHOOK_PENDING_SINCE } from '../core/search-attributes';
 import {
   FINAL_WEBHOOK_EVENTS,
   WEBHOOK_EVENT_SIGNAL,
@@ -23,6 +29,7 @@ import {
   type WebhookEvent,
   type WebhookSendResult,
 } from '../core/webhooks';
+import type { WebhookMetricsSinks, WebhookSettlement } from './sinks';
 
 export const webhookEventSignal = defineSignal<[{ event: WebhookEvent; occurredAt: string }]>(WEBHOOK_EVENT_SIGNAL);
 export const webhookRedeliverSignal = defineSignal<[]>(WEBHOOK_REDELIVER_SIGNAL);
@@ -30,13 +37,49 @@ export const webhookRedeliverSignal = defineSignal<[]>(WEBHOOK_REDELIVER_SIGNAL)
 /** Attempts kept per event in the record (the count covers all). */
 const MAX_ATTEMPTS_SHOWN = 20;
 
+/** The change that added WebhookPendingSince: runs recorded before it replay without its upserts. */
+export const PENDING_SINCE_PATCH = 'webhook-pending-since';
+
 const isFinal = (e: WebhookEvent) => FINAL_WEBHOOK_EVENTS.includes(e);
+
+const { webhookMetrics } = proxySinks<WebhookMetricsSinks>();
+
+/** What deliver() reports as it goes: the memo, an event being retried since (or no longer), its fate. */
+interface Progress {
+  record(): void;
+  retrying(queuedAt: number | undefined): void;
+  settled(ev: DeliveryEventRecord, state: WebhookSettlement): void;
+}
+
+/**
+ * The run's WebhookPendingSince (core/search-attributes.ts): the queue time of the event being retried, absent
+ * when none is. Upserted only when it changes, so a delivery that succeeds at once writes nothing.
+ */
+function pendingSince(): (queuedAt: number | undefined) => void {
+  let current: string | undefined;
+  return (queuedAt) => {
+    const value = queuedAt === undefined ? undefined : new Date(queuedAt).toISOString();
+    if (value === current || !patched(PENDING_SINCE_PATCH)) return;
+    current = value;
+    upsertSearchAttributes([{ key: WEBHOOK_PENDING_SINCE, value: value ?? null }]);
+  };
+}
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<void> {
   const events: DeliveryEventRecord[] = input.events ?? [];
-  // When each pending event was queued (workflow time), for its retry bound and the metrics' age.
+  // When each pending event was queued (workflow time), for its retry bound and WebhookPendingSince.
   const queuedAt = new Map<string, number>(events.filter((e) => e.state === 'pending').map((e) => [e.webhook_id, Date.now()]));
   const record = () => upsertMemo({ delivery: { ...input, events } } satisfies WebhookDeliveryMemo as unknown as Record<string, unknown>);
+  const retrying = pendingSince();
+  const progress: Progress = {
+    record,
+    retrying,
+    settled(ev, state) {
+      ev.state = state;
+      retrying(undefined);
+      webhookMetrics.settled(state);
+    },
+  };
 
   setHandler(webhookEventSignal, ({ event, occurredAt }) => {
     const webhookId = webhookMessageId(input.taskId, event);
@@ -57,7 +100,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     await condition(() => events.some((e) => e.state === 'pending') || settled(input, events));
     const next = events.find((e) => e.state === 'pending');
     if (!next) return;
-    await deliver(input, next, events, queuedAt.get(next.webhook_id) ?? Date.now(), record);
+    await deliver(input, next, events, queuedAt.get(next.webhook_id) ?? Date.now(), progress);
     queuedAt.delete(next.webhook_id);
     record();
   }
@@ -73,17 +116,16 @@ function settled(input: WebhookDeliveryInput, events: DeliveryEventRecord[]): bo
 }
 
 /** Tries one event until it is delivered, refused for good (410), superseded or past its retry bound. */
-async function deliver(input: WebhookDeliveryInput, ev: DeliveryEventRecord, events: DeliveryEventRecord[], queuedAt: number, record: () => void): Promise<void> {
+async function deliver(input: WebhookDeliveryInput, ev: DeliveryEventRecord, events: DeliveryEventRecord[], queuedAt: number, progress: Progress): Promise<void> {
   const { timing } = input;
   // The activity reports the receiver's answer, it does not throw for it; only a lost worker fails an attempt.
   // A local activity: it runs in the workflow task that decided it, with no activity task to queue and dispatch,
   // so a burst of tasks ending together is not delayed by a queue hop each, and an attempt is one marker event.
   const { deliverWebhook } = proxyLocalActivities<Activities>({ startToCloseTimeout: timing.attemptTimeoutMs + 5_000, retry: { maximumAttempts: 1 } });
+  // A running event is worth sending only until the task's final event is here.
+  const superseded = () => ev.event === 'running' && events.some((e) => isFinal(e.event));
   for (let failures = 0; ; failures++) {
-    if (ev.event === 'running' && events.some((e) => isFinal(e.event))) {
-      ev.state = 'superseded';
-      return;
-    }
+    if (superseded()) return progress.settled(ev, 'superseded');
     let result: WebhookSendResult;
     try {
       result = await deliverWebhook({
@@ -94,7 +136,6 @@ async function deliver(input: WebhookDeliveryInput, ev: DeliveryEventRecord, eve
         event: ev.event,
         occurredAt: ev.occurred_at,
         attemptTimeoutMs: timing.attemptTimeoutMs,
-        queuedAt,
       });
     } catch (err) {
       result = { outcome: 'retry', attempt: { at: new Date().toISOString(), duration_ms: 0, error: `attempt lost: ${err instanceof Error ? err.message : String(err)}` } };
@@ -103,16 +144,12 @@ async function deliver(input: WebhookDeliveryInput, ev: DeliveryEventRecord, eve
       ev.attempt_count += 1;
       ev.attempts = [...ev.attempts, result.attempt].slice(-MAX_ATTEMPTS_SHOWN);
     }
-    if (result.outcome !== 'retry') {
-      ev.state = result.outcome;
-      return;
-    }
+    if (result.outcome !== 'retry') return progress.settled(ev, result.outcome);
     const wait = Math.min(timing.maxIntervalMs, timing.initialIntervalMs * 2 ** Math.min(failures, 30));
-    if (Date.now() + wait - queuedAt > timing.retryForMs) {
-      ev.state = 'expired';
-      return;
-    }
-    record();
-    await sleep(wait);
+    if (Date.now() + wait - queuedAt > timing.retryForMs) return progress.settled(ev, 'expired');
+    progress.record();
+    progress.retrying(queuedAt);
+    // The back-off ends early when the event is superseded: a final event waits for no running one's timer.
+    await condition(superseded, wait);
   }
 }

@@ -51,7 +51,7 @@ type KeyBody = z.infer<typeof createKeySchema> | z.infer<typeof updateKeySchema>
 async function checkedWebhookUrl(deps: AppDeps, url: string | null | undefined): Promise<string | null | undefined> {
   if (url === undefined || url === null) return url;
   try {
-    await checkWebhookUrl(url, deps.webhooks?.allowPrivateOrigins ?? new Set());
+    await checkWebhookUrl(url, deps.webhooks?.allowPrivateOrigins ?? new Set(), deps.webhooks?.hostCheck);
   } catch (err) {
     if (err instanceof WebhookUrlError) throw invalidRequest(`webhook_url ${err.message}`, 'webhook_url', 'invalid_value');
     throw err;

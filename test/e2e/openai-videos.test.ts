@@ -45,7 +45,7 @@ describe('OpenAI Videos API with the official openai SDK', () => {
     // Retention (RESULT_RETENTION_DAYS, 7 by default) deletes the stored video that long after it was made.
     expect(done.expires_at).toBe(done.completed_at! + 7 * 86_400);
 
-    // One task whichever door: the same task at /v1/generations and in /v1/tasks.
+    // One task whichever door: the same task at /v1/generations (in /v1/tasks: the test 'one task, whichever door').
     const record = await alice.get(`/v1/generations/${created.id}`);
     expect(record.body).toMatchObject({ task_id: created.id, status: 'success', model: V_MODEL });
 
@@ -203,6 +203,36 @@ describe('POST /v1/videos: bad input, and the other door', () => {
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     const other = await alice.post('/v1/videos', { model: V_MODEL, prompt: 'another video', seconds: '4' }, headers);
     expect(other.status).toBe(409);
+  });
+});
+
+describe('one task, whichever door (issue 22 §3)', () => {
+  test('a video created at /v1/videos is listed in GET /v1/tasks, and a task created at /v1/videos/generations in GET /v1/videos; content before it is made is 404 content_not_ready', async () => {
+    // A key of its own: its lists hold exactly the two tasks made here.
+    const key = await makeKey(apiUrl, { id: `e2e-videos-doors-${Date.now()}` });
+    const made = await key.post('/v1/videos', { model: V_MODEL, prompt: 'two doors: made at /v1/videos [sim:duration=3000]', seconds: '4' });
+    expect(made.status).toBe(200);
+    const videoId = made.body.id as string;
+
+    const early = await key.get(`/v1/videos/${videoId}/content`);
+    expect(early.status).toBe(404);
+    expect(early.body.error).toMatchObject({ code: 'content_not_ready', param: 'video_id' });
+
+    const legacy = await key.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'two doors: made at /v1/videos/generations', duration: 4 });
+    expect(legacy.status).toBe(200);
+    const legacyId = legacy.body.task_id as string;
+
+    // Visibility shows a task a moment after it starts; by then both have finished or soon will.
+    const tasks = await waitFor(async () => {
+      const r = await key.get('/v1/tasks?page_size=100');
+      const ids = (r.body.data as { task_id: string; status: string }[]).filter((t) => t.status === 'success').map((t) => t.task_id);
+      return ids.length === 2 && r.body;
+    }, 60_000);
+    expect(tasks.total).toBe(2);
+    expect(tasks.data).toEqual(expect.arrayContaining([expect.objectContaining({ task_id: videoId, status: 'success', model: V_MODEL }), expect.objectContaining({ task_id: legacyId, status: 'success', model: V_MODEL })]));
+    const videos = await key.get('/v1/videos?limit=100');
+    expect(videos.body.data.map((v: { id: string }) => v.id).sort()).toEqual([videoId, legacyId].sort());
+    expect((await key.get(`/v1/videos/${videoId}/content`)).status).toBe(200);
   });
 });
 

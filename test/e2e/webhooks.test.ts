@@ -6,7 +6,9 @@
  */
 import OpenAI from 'openai';
 import { Webhook } from 'standardwebhooks';
+import { WEBHOOK_PENDING_SINCE } from '../../core/search-attributes';
 import { webhookDeliveryWorkflowId } from '../../core/webhooks';
+import { oldestPendingSince, pendingAtOrBefore } from '../../worker/webhook-backlog';
 import { adminCall, makeKey } from '../support/admin-api';
 import { startReceiver, type Received, type Receiver } from '../support/receiver';
 import { withoutTokens } from '../support/result-links';
@@ -159,7 +161,7 @@ describe('webhooks', () => {
   });
 });
 
-describe('a key kept in the database (admin API): its default webhook_url and its own secret, rotated', () => {
+describe('a key kept in the database (admin API): its default webhook_url and its own secret, rotated; the backlog in visibility', () => {
   let temporal: TemporalTestClient;
   beforeAll(async () => {
     temporal = await temporalClient(temporalAddress);
@@ -200,6 +202,28 @@ describe('a key kept in the database (admin API): its default webhook_url and it
       for (const secret of [before, after]) expect(text).not.toContain(secret.slice('whsec_'.length));
     }
   });
+
+  test("an event being retried is found in Temporal's visibility by the workers' backlog query (WebhookPendingSince), and no longer once delivered", async () => {
+    const startedAt = Date.now();
+    receiver.answers.push(...Array.from({ length: 10 }, () => 503));
+    const taskId = await startTask('backlog');
+    const workflowId = webhookDeliveryWorkflowId(taskId);
+    // The workers' own queries (worker/webhook-backlog.ts), narrowed to this task's delivery.
+    const count = async (query: string) => (await temporal.client.workflow.count(`${query} AND WorkflowId = '${workflowId}'`)).count;
+    await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
+    await waitFor(async () => (await count(pendingAtOrBefore(Date.now()))) === 1, 10_000);
+    const since = (await temporal.client.workflow.getHandle(workflowId).describe()).typedSearchAttributes.get(WEBHOOK_PENDING_SINCE);
+    expect(Date.parse(since!)).toBeGreaterThanOrEqual(startedAt);
+    expect(Date.parse(since!)).toBeLessThanOrEqual(deliveriesOf(taskId)[0]!.at);
+    // Found by counting on the real server, to within a second.
+    const oldest = await oldestPendingSince(count, Date.now());
+    expect(oldest).toBeGreaterThanOrEqual(Date.parse(since!));
+    expect(oldest! - Date.parse(since!)).toBeLessThanOrEqual(1_000);
+    // Delivered after the refusals: the attribute is cleared, the query finds nothing.
+    await waitFor(async () => (await alice.get(`/v1/generations/${taskId}/deliveries`)).body.data?.[0]?.state === 'delivered', 30_000);
+    await waitFor(async () => (await oldestPendingSince(count, Date.now())) === undefined, 10_000);
+    expect((await temporal.client.workflow.getHandle(workflowId).describe()).typedSearchAttributes.get(WEBHOOK_PENDING_SINCE)).toBeUndefined();
+  });
 });
 
 describe('videos created at /v1/videos are announced as videos (issue 22 §3)', () => {
@@ -221,7 +245,12 @@ describe('videos created at /v1/videos are announced as videos (issue 22 §3)', 
     expect(verify(completed!, aliceSecret)).toEqual({ type: 'video.completed', timestamp: expect.any(String), data: { id: created.id, object: 'video' } });
     // What a receiver does next: the video by its id, completed before the event was sent.
     expect(await openai.videos.retrieve(created.id)).toMatchObject({ id: created.id, status: 'completed' });
-    expect((await alice.get(`/v1/generations/${created.id}/deliveries`)).body.data.map((e: { event: string }) => e.event)).toEqual(['running', 'succeeded']);
+    // The record lists an event once the workflow task after its attempt completes, a moment after the receiver has it.
+    const listed = await waitFor(async () => {
+      const data = (await alice.get(`/v1/generations/${created.id}/deliveries`)).body.data as { event: string; state: string }[];
+      return data.length === 2 && data.every((e) => e.state === 'delivered') && data;
+    }, 10_000);
+    expect(listed.map((e) => e.event)).toEqual(['running', 'succeeded']);
   });
 
   test('a JSON request with webhook_url: a failed video is announced as video.failed', async () => {

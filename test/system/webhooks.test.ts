@@ -79,7 +79,7 @@ describe('durable delivery', () => {
   test('receiver down for 60 s, then up: every event acknowledged exactly once, every attempt with the same webhook-id', async () => {
     const taskIds = await startTasks(10, 'down-then-up');
     await sleep(60_000);
-    // The worker tells how long its oldest undelivered event has waited: most of the outage.
+    // Any worker tells how long the oldest undelivered event has waited (read from visibility): most of the outage.
     const oldest = () => scrape(gw.stack.workers.at(-1)!.metricsUrl).then((page) => metric(page, 'mediagate_webhook_oldest_undelivered_age_seconds'));
     expect(await oldest()).toBeGreaterThan(45);
     const receiver = await startReceiver('/hooks', receiverPort);

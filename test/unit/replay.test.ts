@@ -15,7 +15,7 @@ import type { InjectedSinks } from '@temporalio/worker';
 import { workflowInterceptorModules, workflowsPath } from '../../worker/workflow-modules';
 import type { TaskMetricsSinks } from '../../workflows/metrics-interceptor';
 import type { LedgerSinks } from '../../workflows/settlement-interceptor';
-import type { PushMonitorSinks } from '../../workflows/sinks';
+import type { PushMonitorSinks, WebhookMetricsSinks } from '../../workflows/sinks';
 
 jest.setTimeout(120_000);
 
@@ -61,8 +61,9 @@ function histories(generationOnly = false) {
 }
 
 /** The worker's sinks, as the workflow interceptor expects them; they are not called during replay anyway. */
-const noMetrics: InjectedSinks<TaskMetricsSinks & PushMonitorSinks & LedgerSinks> = {
+const noMetrics: InjectedSinks<TaskMetricsSinks & PushMonitorSinks & LedgerSinks & WebhookMetricsSinks> = {
   taskMetrics: { completed: { fn: () => undefined } },
+  webhookMetrics: { settled: { fn: () => undefined } },
   pushMonitor: { seen: { fn: () => undefined } },
   ledger: { taskEnded: { fn: () => undefined } },
 };
