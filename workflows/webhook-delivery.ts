@@ -15,7 +15,7 @@
  * and while an event is being retried the run carries the search attribute WebhookPendingSince, from which every
  * worker reads the age of the oldest undelivered event (worker/webhook-backlog.ts).
  */
-import { condition, defineSignal, patched, proxyLocalActivities, proxySinks, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, defineSignal, proxyLocalActivities, proxySinks, setHandler, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { WEBHOOK_PENDING_SINCE } from '../core/search-attributes';
 import {
@@ -37,9 +37,6 @@ export const webhookRedeliverSignal = defineSignal<[]>(WEBHOOK_REDELIVER_SIGNAL)
 /** Attempts kept per event in the record (the count covers all). */
 const MAX_ATTEMPTS_SHOWN = 20;
 
-/** The change that added WebhookPendingSince: runs recorded before it replay without its upserts. */
-export const PENDING_SINCE_PATCH = 'webhook-pending-since';
-
 const isFinal = (e: WebhookEvent) => FINAL_WEBHOOK_EVENTS.includes(e);
 
 const { webhookMetrics } = proxySinks<WebhookMetricsSinks>();
@@ -59,7 +56,7 @@ function pendingSince(): (queuedAt: number | undefined) => void {
   let current: string | undefined;
   return (queuedAt) => {
     const value = queuedAt === undefined ? undefined : new Date(queuedAt).toISOString();
-    if (value === current || !patched(PENDING_SINCE_PATCH)) return;
+    if (value === current) return;
     current = value;
     upsertSearchAttributes([{ key: WEBHOOK_PENDING_SINCE, value: value ?? null }]);
   };
