@@ -50,7 +50,7 @@ export interface SubmitInput {
   taskId: string;
   /** When the task's deadline passes (ms since the epoch), once known: a re-submission's. */
   deadlineAt?: number;
-  /** The first submit's: when the task started (ms since the epoch), from which the worker's deadline counts. */
+  /** The first submit's: when the run began (workflow time of its first workflow task), from which the worker's deadline counts. */
   taskStartedAt?: number;
 }
 
@@ -345,7 +345,7 @@ export function createSubmitActivity({ catalogue, timingFor, poolFor, now = Date
     };
     const settled = (job: JobOnAccount): SubmitResult => ({ ...job, timing, deadlineAt });
     try {
-      if (now() >= deadlineAt) return settled(await pastDeadline(attempt, timing));
+      if (now() >= deadlineAt) return settled(await pastDeadline(attempt, timing, deadlineAt, now, lostAnswerSearchMs));
       if (info.attempt > 1) {
         heartbeat(progress);
         if (memory.searchingSince !== undefined) {
@@ -368,12 +368,22 @@ export function createSubmitActivity({ catalogue, timingFor, poolFor, now = Date
 }
 
 /**
- * An attempt that starts after the task's deadline sends nothing: it adopts the job an earlier attempt may have
- * created (the workflow then cancels it, the deadline being past), or ends the task `deadline_exceeded` with the
- * last error that kept the submit from getting through.
+ * An attempt that starts after the task's deadline sends nothing and ends the task `deadline_exceeded`, with the
+ * last error that kept the submit from getting through. Where an earlier attempt's create may have made a job
+ * (its answer never came), that job is looked for first and adopted if found (the workflow then cancels it, the
+ * deadline being past); a lookup the platform keeps refusing is tried again for at most `searchMs` past the
+ * deadline, then the task ends `upstream_lost` with what an operator needs to find the job.
  */
-async function pastDeadline(a: Attempt, timing: PollTiming): Promise<JobOnAccount> {
-  const adopted = await reconcile(a, 'the task deadline passed');
-  if (adopted) return adopted;
+async function pastDeadline(a: Attempt, timing: PollTiming, deadlineAt: number, now: () => number, searchMs: number): Promise<JobOnAccount> {
+  if (a.memory.mayHaveCreated) {
+    try {
+      const adopted = await reconcile(a, 'the task deadline passed');
+      if (adopted) return adopted;
+    } catch (err) {
+      if (!(err instanceof UpstreamError && err.retryable) || now() < deadlineAt + searchMs) throw err;
+      const account = a.pool.get(accountOf(a.earlier)) ?? a.pool.accounts[0]!;
+      throw a.lost(account, 'lookup_failed_past_deadline', `the task deadline passed and its task list could not be read for ${Math.round(searchMs / 1000)} s: ${err.message}`);
+    }
+  }
   throw new UpstreamError(deadlineMessage(timing.deadlineMs, 'submit', a.memory.lastError), { retryable: false, reason: 'deadline_exceeded' });
 }

@@ -335,7 +335,7 @@ class PollWake {
  * cancel the upstream job.
  */
 async function submitJob(input: GenerationInput, known: Running | undefined, resubmission: number): Promise<Submitted> {
-  const { workflowId, runId, startTime } = workflowInfo();
+  const { workflowId, runId } = workflowInfo();
   const dedupKey = submitDedupKey(workflowId, runId, resubmission);
   const bound = known ? remaining(known.deadlineAt) : MAX_TASK_DEADLINE_MS;
   const submitted = await CancellationScope.nonCancellable(() =>
@@ -344,7 +344,9 @@ async function submitJob(input: GenerationInput, known: Running | undefined, res
       request: input.request,
       dedupKey,
       taskId: workflowId,
-      ...(known ? { deadlineAt: known.deadlineAt } : { taskStartedAt: startTime.getTime() }),
+      // The deadline counts from the run's first workflow task (workflow time, so replays agree): a run an operator
+      // replayed after an outage (a reset to that task, scripts/replay-failed.ts) gets a deadline of its own.
+      ...(known ? { deadlineAt: known.deadlineAt } : { taskStartedAt: Date.now() }),
     }),
   ).catch((err) => {
     if (isActivityTimeout(err) && known) return deadlineExceeded(input, known, undefined, lastFailureMessage(err));

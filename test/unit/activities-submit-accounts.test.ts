@@ -90,7 +90,8 @@ test("a job's polls and its cancel, through the activities, go to the account th
   await new MockActivityEnvironment().run(activities.cancelGeneration, job);
 
   const byKey = (r: { headers: Record<string, string> }) => r.headers.authorization;
-  expect((await recordedRequests(sim.url, 'V', 'poll')).map(byKey)).toEqual(['Bearer sim-v-key-two']);
+  // The poll, and the cancel's read of the task (V sends its DELETE only while a task is queued): both to two.
+  expect((await recordedRequests(sim.url, 'V', 'poll')).map(byKey)).toEqual(['Bearer sim-v-key-two', 'Bearer sim-v-key-two']);
   const cancels = await recordedRequests(sim.url, 'V', 'cancel');
   expect(cancels.map((r) => [byKey(r), r.status])).toEqual([['Bearer sim-v-key-two', 200]]);
   const [upstream] = (await (await fetch(`${sim.url}/_sim/jobs?platform=V`)).json()) as { id: string; view: { state: string } }[];
@@ -105,7 +106,8 @@ describe("the task's timing and deadline, settled by its first submit", () => {
   });
 
   test('an attempt that starts past the deadline sends nothing and ends deadline_exceeded, naming what kept the submit out', async () => {
-    const before = await recordedRequests(sim.url, 'V', 'submit');
+    const [before, listsBefore] = [await recordedRequests(sim.url, 'V', 'submit'), await recordedRequests(sim.url, 'V', 'list')];
+    // The earlier attempt was answered (an error): no job can exist, so nothing is looked up either.
     const earlier: SubmitProgress = { phase: 'answered', account: 'one', lastError: 'POST /contents/generations/tasks answered 503 ServiceUnavailable' };
     const env = new MockActivityEnvironment({ attempt: 7, heartbeatDetails: earlier, scheduledTimestampMs: Date.now() - 3_700_000 });
     const failure = await env.run(submitFrom(twoAccounts()), { ...input('late'), taskStartedAt: Date.now() - SUBMIT_TIMING.deadlineMs - 1_000 }).then(
@@ -116,6 +118,7 @@ describe("the task's timing and deadline, settled by its first submit", () => {
     expect(failure!.opts).toMatchObject({ retryable: false, reason: 'deadline_exceeded' });
     expect(failure!.message).toBe('The job could not be submitted within the task deadline (60 min); the platform could not be reached: POST /contents/generations/tasks answered 503 ServiceUnavailable');
     expect((await recordedRequests(sim.url, 'V', 'submit')).length).toBe(before.length);
+    expect((await recordedRequests(sim.url, 'V', 'list')).length).toBe(listsBefore.length);
   });
 
   test('past the deadline, a job an earlier attempt created (its answer lost) is adopted rather than abandoned', async () => {
@@ -129,4 +132,19 @@ describe("the task's timing and deadline, settled by its first submit", () => {
     expect(result.upstreamTaskId).toBe(made!.id);
     expect(await jobsByAccount()).toEqual({ [made!.meta.apiKey]: 1 });
   });
+});
+
+test("the deadline's message names the error that kept the submit out, carried from attempt to attempt by the heartbeat", async () => {
+  await call('POST', '/_sim/faults', { platform: 'V', op: 'submit', status: 503, count: 1 });
+  const submit = submitFrom(twoAccounts());
+  let details: unknown;
+  const first = new MockActivityEnvironment({ attempt: 1 });
+  first.on('heartbeat', (d: unknown) => (details = d));
+  const deadlineAt = Date.now() + 1_000;
+  await expect(first.run(submit, { ...input('kept-out'), deadlineAt })).rejects.toMatchObject({ opts: { retryable: true } });
+  await new Promise((r) => setTimeout(r, 1_100));
+  const second = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: details });
+  const failure = (await second.run(submit, { ...input('kept-out'), deadlineAt }).catch((e: unknown) => e)) as UpstreamError;
+  expect(failure.opts.reason).toBe('deadline_exceeded');
+  expect(failure.message).toMatch(/^The job could not be submitted within the task deadline \(60 min\); the platform could not be reached: .*503/);
 });

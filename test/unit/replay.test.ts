@@ -1,9 +1,11 @@
 /**
- * Workflow replay: the recorded histories of representative runs (test/fixtures/histories/*.json, made by
- * test/fixtures/record-histories.ts: success, content-policy failure, retried submit and polls, cancel, deadline,
- * a run replayed after an outage, a run woken by a platform callback, and both runs of a task that continued as
- * new) must replay against the current workflow code. A change that would break
- * running tasks in production (non-determinism) fails here; version it with patched() (docs/operations.md).
+ * The replay gate (docs/operations.md, "Workflow versions"): the recorded histories of representative runs must
+ * replay against the current workflow code. test/fixtures/histories/1.0/ is the 1.0 set (made by
+ * test/fixtures/record-histories.ts: push off and on, polls through an outage, a re-submission, a failover to a
+ * second account, continue-as-new, cancel, the deadline, a run replayed after an outage, webhooks and a delivery);
+ * it stays as recorded, and a later versioned change adds a folder of its own runs beside it. A change that would
+ * break running tasks in production (non-determinism) fails here; from 1.0 on, every change is versioned with
+ * patched().
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -28,6 +30,8 @@ try {
 }
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'histories');
+/** The 1.0 set: the runs every later build must replay. */
+const V1 = '1.0';
 
 /**
  * History JSON → proto, with the protobufjs copy that @temporalio/proto's types belong to. The SDK's own
@@ -41,18 +45,12 @@ const protojson = createRequire(require.resolve('@temporalio/proto'))('protobufj
 const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType('temporal.api.history.v1.History');
 
 /** Histories of the webhook delivery workflow (workflows/webhook-delivery.ts), not of the generation workflow. */
-const DELIVERY_FIXTURES = ['webhook-delivery.json'];
+const isDelivery = (f: string) => f.endsWith('webhook-delivery.json');
 
-/**
- * Every fixture, including those in subfolders, which hold runs recorded before a versioned change and prove that
- * tasks started before it still replay: `pre-local-poll/` (before patch `poll-as-local-activity`) and
- * `pre-timing-from-worker/` (before `timing-from-worker`, `bounded-local-poll`, `wake-on-callback`,
- * `resubmit-transient-failures` and `store-results`), `pre-first-poll-on-push/` (a run woken by a callback before
- * patch `first-poll-on-push`).
- */
+/** Every fixture: the 1.0 set and the folders later versioned changes add beside it (named after their patch). */
 function histories(generationOnly = false) {
   return readdirSync(FIXTURES, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.json') && !(generationOnly && DELIVERY_FIXTURES.includes(f)))
+    .filter((f) => f.endsWith('.json') && !(generationOnly && isDelivery(f)))
     .sort()
     .map((f) => ({
       workflowId: f.replace(/\.json$/, ''),
@@ -81,57 +79,77 @@ const bundle = (path: string) => bundleWorkflowCode({ workflowsPath: path, workf
 
 const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };
 
-/** The patch ids a recorded run took (its `core_patch` markers). */
-function patchesOf(name: string): string[] {
-  const { events } = JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), 'utf8')) as { events: { markerRecordedEventAttributes?: { markerName: string; details?: Record<string, { payloads: { data: string }[] }> } }[] };
-  return events
-    .map((e) => e.markerRecordedEventAttributes)
-    .filter((m) => m?.markerName === 'core_patch')
-    .map((m) => (JSON.parse(Buffer.from(m!.details!['patch-data']!.payloads[0]!.data, 'base64').toString('utf8')) as { id: string }).id);
+interface RecordedEvent {
+  eventType: string;
+  markerRecordedEventAttributes?: { markerName: string; details?: { data?: { payloads: { data: string }[] } } };
+  activityTaskScheduledEventAttributes?: { activityType: { name: string } };
+  upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes: { indexedFields: Record<string, { data: string }> } };
 }
+const eventsOf = (name: string) => (JSON.parse(readFileSync(join(FIXTURES, V1, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
 
 /** The search attributes each upsert of a recorded run wrote, decoded. */
 function searchAttributeUpsertsOf(name: string): Record<string, unknown>[] {
-  const { events } = JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), 'utf8')) as { events: { upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes: { indexedFields: Record<string, { data: string }> } } }[] };
+  const events = eventsOf(name);
   return events
     .map((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes.indexedFields)
     .filter((fields) => fields !== undefined)
     .map((fields) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, JSON.parse(Buffer.from(v.data, 'base64').toString('utf8')) as unknown])));
 }
 
-test('the fixtures cover the representative runs', () => {
+test('the 1.0 set covers the representative runs, each the shape its name says', () => {
   expect(histories().map((h) => h.workflowId)).toEqual(
-    expect.arrayContaining([
-      'success',
-      'failure-content-policy',
-      'retries-submit-and-poll',
-      'cancel',
-      'deadline-job-never-finishes',
-      'replayed-after-outage',
-      'woken-by-callback',
-      'continue-as-new-first-run',
-      'continue-as-new',
-      'webhook-running-and-succeeded',
-      'webhook-delivery',
-    ]),
+    expect.arrayContaining(
+      [
+        'success',
+        'running-then-success',
+        'woken-by-callback',
+        'outage-poll-backoff',
+        'retries-submit-and-poll',
+        'resubmission',
+        'failover-to-second-account',
+        'failure-content-policy',
+        'cancel',
+        'deadline-job-never-finishes',
+        'replayed-after-outage',
+        'continue-as-new-first-run',
+        'continue-as-new',
+        'webhook-running-and-succeeded',
+        'webhook-delivery',
+      ].map((n) => `${V1}/${n}`),
+    ),
   );
-  expect(histories().map((h) => h.workflowId)).toEqual(expect.arrayContaining(['pre-local-poll/success', 'pre-local-poll/deadline-job-never-finishes']));
-  expect(histories().map((h) => h.workflowId)).toEqual(expect.arrayContaining(['pre-timing-from-worker/success', 'pre-timing-from-worker/cancel']));
-  // The recorded shapes are what their names say: a callback signal, a continue-as-new.
-  const eventTypes = (name: string) => (JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), 'utf8')) as { events: { eventType: string }[] }).events.map((e) => e.eventType);
-  expect(eventTypes('woken-by-callback')).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED');
-  expect(patchesOf('woken-by-callback')).toContain('first-poll-on-push');
-  expect(patchesOf('pre-first-poll-on-push/woken-by-callback')).not.toContain('first-poll-on-push');
-  expect(eventTypes('continue-as-new-first-run').at(-1)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
-  // Recorded by the current code: a client's cancel is `cancelled` in Temporal's views (core/search-attributes.ts).
+  const types = (name: string) => eventsOf(name).map((e) => e.eventType.replace('EVENT_TYPE_', ''));
+  const count = (name: string, type: string) => types(name).filter((t) => t === type).length;
+  /** The local activities a run recorded (each a marker naming its activity type). */
+  const localActivities = (name: string) =>
+    eventsOf(name)
+      .map((e) => e.markerRecordedEventAttributes?.details?.data?.payloads[0]?.data)
+      .filter((d): d is string => d !== undefined)
+      .map((d) => (JSON.parse(Buffer.from(d, 'base64').toString('utf8')) as { activity_type: string }).activity_type);
+  const submits = (name: string) => eventsOf(name).filter((e) => e.activityTaskScheduledEventAttributes?.activityType.name === 'submitGeneration').length;
+  // No run of the 1.0 shape takes a patch: it has none.
+  for (const { workflowId } of histories()) {
+    if (!workflowId.startsWith(`${V1}/`)) continue;
+    expect([workflowId, eventsOf(workflowId.slice(V1.length + 1)).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')]).toEqual([workflowId, []]);
+  }
+  // A short task woken by its job's callback: 20 events (issue 23's budget), its fallback timer never cancelled.
+  expect(types('woken-by-callback')).toContain('WORKFLOW_EXECUTION_SIGNALED');
+  expect(types('woken-by-callback')).toHaveLength(20);
+  expect(count('woken-by-callback', 'TIMER_CANCELED')).toBe(0);
+  // Polls through an outage back off on durable timers (2 s, 4 s) between bounded local polls.
+  expect(count('outage-poll-backoff', 'TIMER_STARTED')).toBeGreaterThanOrEqual(3);
+  expect(submits('resubmission')).toBe(2);
+  expect(searchAttributeUpsertsOf('failover-to-second-account')[0]).toMatchObject({ UpstreamAccount: 'two' });
+  expect(types('continue-as-new-first-run').at(-1)).toBe('WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
+  // A client's cancel is `cancelled` in Temporal's views (core/search-attributes.ts).
   expect(searchAttributeUpsertsOf('cancel').at(-1)).toEqual({ GenerationStatus: 'cancelled', GenerationFailureReason: 'cancelled' });
   // A task with a webhook announces its two events with one local-activity marker each, and no more: the
-  // delivery's attempts (the first answered 500, so at least one retry or a superseded running event) are in the
-  // delivery workflow's own history, each a local activity: a marker, no activity task.
-  const markers = (name: string) => eventTypes(name).filter((t) => t === 'EVENT_TYPE_MARKER_RECORDED').length;
-  expect(markers('webhook-running-and-succeeded') - markers('success')).toBe(2);
-  expect(markers('webhook-delivery')).toBeGreaterThanOrEqual(2);
-  expect(eventTypes('webhook-delivery')).not.toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
+  // delivery's attempts (the first answered 500, so at least one retry) are in the delivery workflow's own
+  // history, each a local activity: a marker, no activity task.
+  expect(localActivities('webhook-running-and-succeeded').filter((t) => t === 'announceWebhookEvent')).toHaveLength(2);
+  expect(new Set(localActivities('running-then-success'))).toEqual(new Set(['pollGeneration']));
+  expect(count('webhook-delivery', 'MARKER_RECORDED')).toBeGreaterThanOrEqual(2);
+  expect(types('webhook-delivery')).not.toContain('ACTIVITY_TASK_SCHEDULED');
 });
 
 test('every recorded history replays against the current workflow code', async () => {
