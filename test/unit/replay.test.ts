@@ -7,17 +7,11 @@
  * break running tasks in production (non-determinism) fails here; from 1.0 on, every change is versioned with
  * patched().
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as proto from '@temporalio/proto';
-import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { InjectedSinks } from '@temporalio/worker';
-import { workflowInterceptorModules, workflowsPath } from '../../worker/workflow-modules';
-import type { TaskMetricsSinks } from '../../workflows/metrics-interceptor';
-import type { LedgerSinks } from '../../workflows/settlement-interceptor';
-import type { PushMonitorSinks, WebhookMetricsSinks } from '../../workflows/sinks';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { workflowsPath } from '../../worker/workflow-modules';
+import { bundleWorkflows, FIXTURES_DIR, fixtureHistories, replayHistories } from '../../scripts/replay-gate';
 
 jest.setTimeout(120_000);
 
@@ -29,55 +23,20 @@ try {
   // already installed
 }
 
-const FIXTURES = join(__dirname, '..', 'fixtures', 'histories');
+const FIXTURES = FIXTURES_DIR;
+/** Next builds of the workflows: a change versioned with patched(), and the same change without (the controls). */
+const BUILDS = join(__dirname, '..', 'fixtures', 'builds');
 /** The 1.0 set: the runs every later build must replay. */
 const V1 = '1.0';
-
-/**
- * History JSON → proto, with the protobufjs copy that @temporalio/proto's types belong to. The SDK's own
- * historyFromJSON (which runReplayHistories calls for JSON input) fails in this install with "type must be a
- * Type": @temporalio/common and @temporalio/proto each get a nested protobufjs 8 (the root has protobufjs 7 for
- * another dependency), and its `instanceof Type` check fails across the two copies.
- */
-const protojson = createRequire(require.resolve('@temporalio/proto'))('protobufjs/ext/protojson') as {
-  fromJson(type: unknown, json: unknown, opts: { ignoreUnknownFields: boolean }): proto.temporal.api.history.v1.History;
-};
-const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType('temporal.api.history.v1.History');
 
 /** Histories of the webhook delivery workflow (workflows/webhook-delivery.ts), not of the generation workflow. */
 const isDelivery = (f: string) => f.endsWith('webhook-delivery.json');
 
 /** Every fixture: the 1.0 set and the folders later versioned changes add beside it (named after their patch). */
-function histories(generationOnly = false) {
-  return readdirSync(FIXTURES, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.json') && !(generationOnly && isDelivery(f)))
-    .sort()
-    .map((f) => ({
-      workflowId: f.replace(/\.json$/, ''),
-      history: protojson.fromJson(historyType, JSON.parse(readFileSync(join(FIXTURES, f), 'utf8')), { ignoreUnknownFields: true }),
-    }));
-}
+const histories = (generationOnly = false) => fixtureHistories(FIXTURES, (f) => !(generationOnly && isDelivery(f)));
 
-/** The worker's sinks, as the workflow interceptor expects them; they are not called during replay anyway. */
-const noMetrics: InjectedSinks<TaskMetricsSinks & PushMonitorSinks & LedgerSinks & WebhookMetricsSinks> = {
-  taskMetrics: { completed: { fn: () => undefined } },
-  webhookMetrics: { settled: { fn: () => undefined } },
-  pushMonitor: { seen: { fn: () => undefined } },
-  ledger: { taskEnded: { fn: () => undefined } },
-};
-
-/** Replays every fixture against a bundle; returns `name: error` for each that failed. */
-async function replayAll(bundle: WorkflowBundleWithSourceMap, generationOnly = false): Promise<string[]> {
-  const failures: string[] = [];
-  for await (const r of Worker.runReplayHistories({ workflowBundle: bundle, sinks: noMetrics }, histories(generationOnly))) {
-    if (r.error) failures.push(`${r.workflowId}: ${r.error.name}: ${r.error.message.split('\n')[0]}`);
-  }
-  return failures;
-}
-
-const bundle = (path: string) => bundleWorkflowCode({ workflowsPath: path, workflowInterceptorModules, logger: quietLogger });
-
-const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };
+/** Replays every fixture against the workflows at `path`; returns `name: error` for each that failed. */
+const replayAll = async (path: string, generationOnly = false) => (await replayHistories(await bundleWorkflows(path), histories(generationOnly))).failures;
 
 interface RecordedEvent {
   eventType: string;
@@ -153,15 +112,15 @@ test('the 1.0 set covers the representative runs, each the shape its name says',
 });
 
 test('every recorded history replays against the current workflow code', async () => {
-  expect(await replayAll(await bundle(workflowsPath))).toEqual([]);
+  expect(await replayAll(workflowsPath)).toEqual([]);
 });
 
 test('control: a new step added without patched() is caught as non-determinism', async () => {
-  const failures = await replayAll(await bundle(join(FIXTURES, 'changed-workflow.ts')), true);
+  const failures = await replayAll(join(BUILDS, 'unversioned-build.ts'), true);
   expect(failures).toHaveLength(histories(true).length);
   for (const f of failures) expect(f).toMatch(/DeterminismViolationError|[Nn]ondetermin/);
 });
 
 test('control: the same step behind patched() replays cleanly', async () => {
-  expect(await replayAll(await bundle(join(FIXTURES, 'patched-workflow.ts')), true)).toEqual([]);
+  expect(await replayAll(join(BUILDS, 'next-build.ts'), true)).toEqual([]);
 });
