@@ -8,8 +8,9 @@
  * server's ceiling; `npm start` stays the quick way to try the API.
  *
  * Everything lives under CLUSTER_DATA_DIR (data/cluster): PostgreSQL's and MinIO's data, the server's config,
- * the ports chosen at the first start (ports.json, kept so restarts find each other), the secrets and the API
- * key it made. Each part is supervised (scripts/supervisor.ts); Ctrl-C stops them all, the APIs first.
+ * the ports chosen at the first start (ports.json, kept so restarts find each other), the simulator's jobs, the
+ * secrets and the API key it made. Each part is supervised (scripts/supervisor.ts); Ctrl-C stops them all, the APIs
+ * first.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -119,6 +120,8 @@ async function main(): Promise<void> {
     TEMPORAL_ADDRESS: `127.0.0.1:${temporalPorts.frontend}`,
     SIM_HOST: '127.0.0.1',
     SIM_PORT: String(ports.sim),
+    // The simulator's jobs with the rest of the cluster's data, not in data/ beside `npm start`'s.
+    SIM_DATA_FILE: process.env.SIM_DATA_FILE?.trim() || join(dir, 'sim-jobs.json'),
     WORKER_METRICS_HOST: process.env.WORKER_METRICS_HOST ?? '127.0.0.1',
     RESULTS_S3_BUCKET: CLUSTER_BUCKET,
     RESULTS_S3_ENDPOINT: `http://127.0.0.1:${ports.minio}`,

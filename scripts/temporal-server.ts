@@ -257,6 +257,7 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   writeFileSync(dynamicConfigFile, JSON.stringify(DYNAMIC_CONFIG, null, 2));
   writeFileSync(configFile, JSON.stringify(serverConfig(opts.pg, opts.ports, dynamicConfigFile), null, 2), { mode: 0o600 });
   const address = `127.0.0.1:${opts.ports.frontend}`;
+  const metricsUrl = `http://127.0.0.1:${opts.ports.metrics}/metrics`;
   const launch = () =>
     startProcess({
       name: 'temporal-server',
@@ -264,8 +265,9 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
       args: ['--config-file', configFile, '--allow-no-auth', 'start'],
       cwd: opts.dir,
       env: { PATH: process.env.PATH ?? '' },
-      // It logs at warn (above), silent when all is well: ready is its frontend answering a health check.
-      ready: () => waitForTemporal(address, 2_000).then(() => true),
+      // It logs at warn (above), silent when all is well: ready is its frontend answering a health check and its
+      // own system worker running (systemWorkerStarted says why both).
+      ready: async () => (await waitForTemporal(address, 2_000).then(() => true)) && systemWorkerStarted(metricsUrl),
       readyTimeoutMs: 120_000,
       onLine: opts.onLine,
     });
@@ -285,7 +287,7 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   }
   return {
     address,
-    metricsUrl: `http://127.0.0.1:${opts.ports.metrics}/metrics`,
+    metricsUrl,
     get process() {
       return server;
     },
@@ -293,6 +295,18 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
       await server.stop(20_000);
     },
   };
+}
+
+/**
+ * Whether the server's worker service has started its system worker (namespace temporal-system, task queue
+ * default-worker-tq), as its metrics show: the last step of a start. The frontend answers health checks before
+ * that, and until then the server is still fragile: a database outage while the worker service starts makes the
+ * whole process exit ("Unable to start worker", a fatal of service/worker/worker.go), which the topology test saw
+ * when PostgreSQL crashed seconds after a server restart.
+ */
+export async function systemWorkerStarted(metricsUrl: string): Promise<boolean> {
+  const page = await fetch(metricsUrl, { signal: AbortSignal.timeout(2_000) }).then((r) => r.text(), () => '');
+  return /^temporal_worker_start\{[^}]*namespace="temporal_system"[^}]*task_queue="default_worker_tq"/m.test(page);
 }
 
 /**

@@ -96,3 +96,14 @@ export function usePostgres(): { readonly pg: TestPostgres } {
     },
   };
 }
+
+/** The rows of one query on the database at `url` (a connection of its own, closed after). */
+export async function queryRows<T = any>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}

@@ -3,6 +3,12 @@
  * real process started exactly as production starts them (`node --import tsx <entry>.ts`), on free ports.
  * Tests talk HTTP to it and may kill, stop or restart any part.
  *
+ * With `production: true` it runs the production shape instead (as `npm run cluster` does, scripts/cluster.ts):
+ * the real Temporal server (scripts/temporal-server.ts) on a PostgreSQL of its own (test/support/postgres.ts),
+ * the ledger's database on that same server, results in a MinIO bucket (RESULTS_S3_*), and the API processes
+ * behind one TCP round-robin balancer (scripts/balancer.ts), which `apiUrl` then names. Its faults: a worker or
+ * an API SIGKILLed and started again, the Temporal server restarted on the same ports, PostgreSQL crashed.
+ *
  * Logs of every process go to test-results/logs/<stack>/<part>.log.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,7 +17,11 @@ import { freePort } from '../../scripts/free-port';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { startDevServer, type DevServer } from '../../scripts/dev-server';
+import { startBalancer, type Balancer } from '../../scripts/balancer';
+import { startDevServer } from '../../scripts/dev-server';
+import { startMinio, type MinioServer } from '../../scripts/minio';
+import { freeServerPorts, startTemporalServer, type TemporalServerPorts } from '../../scripts/temporal-server';
+import { startTestPostgres, type TestPostgres } from './postgres';
 import { sha } from './sha';
 
 export const REPO = resolve(__dirname, '..', '..');
@@ -133,21 +143,43 @@ export interface StackOptions {
   dataDir?: string;
   /** Default simulated job duration. */
   simJobDurationMs?: number;
+  /**
+   * The production shape: the real Temporal server on PostgreSQL (the ledger's database on the same server, as
+   * DATABASE_URL unless `env` names one), results in MinIO (bucket PRODUCTION_BUCKET), the APIs behind a balancer.
+   */
+  production?: boolean;
+}
+
+/** The bucket a production-shape stack keeps results in (as `npm run cluster` names its own). */
+export const PRODUCTION_BUCKET = 'mediagate-results';
+
+/** What the tests and benches use of the stack's Temporal, dev server or real server alike. */
+export interface StackTemporal {
+  address: string;
+  /** The server's own process. */
+  process?: ChildProcess;
+  stop(): Promise<void>;
 }
 
 export class Stack {
-  temporal!: DevServer;
+  temporal!: StackTemporal;
   sim!: Proc;
   workers: Proc[] = [];
   apis: Proc[] = [];
   readonly apiPorts: number[] = [];
   temporalAddress = '';
   simUrl = '';
+  /** Production shape only: the PostgreSQL under Temporal and the ledger, the result store, the port in front of the APIs. */
+  postgres?: TestPostgres;
+  minio?: MinioServer;
+  balancer?: Balancer;
+  private temporalPorts?: TemporalServerPorts;
   private logDir: string;
   private dataDir: string;
   private ownsDataDir: boolean;
   private baseEnv: Record<string, string> = {};
   private counter = 0;
+  private readonly apiProcPorts = new Map<Proc, number>();
 
   private constructor(private readonly opts: StackOptions) {
     const name = opts.name ?? 'stack';
@@ -177,8 +209,9 @@ export class Stack {
     return { ...this.baseEnv };
   }
 
+  /** The first API process, or (production shape) the balancer in front of them all. */
   get apiUrl(): string {
-    return `http://127.0.0.1:${this.apiPorts[0]}`;
+    return `http://127.0.0.1:${this.balancer ? this.balancer.port : this.apiPorts[0]}`;
   }
 
   /** The directory result store of this stack (unless its env selects S3). */
@@ -193,6 +226,7 @@ export class Stack {
   private async boot(): Promise<void> {
     const [temporalPort, simPort] = [await freePort(), await freePort()];
     this.temporalAddress = `127.0.0.1:${temporalPort}`;
+    const production = this.opts.production ? await this.bootProductionParts(temporalPort) : {};
     this.simUrl = `http://127.0.0.1:${simPort}`;
     this.baseEnv = {
       NODE_ENV: 'test',
@@ -219,14 +253,50 @@ export class Stack {
       RESULTS_DIR: join(this.dataDir, 'results'),
       RESULT_URL_SECRET: TEST_RESULT_URL_SECRET,
       WEBHOOK_SIGNING_SECRET: TEST_WEBHOOK_SIGNING_SECRET,
+      ...production,
       ...(this.opts.env ?? {}),
     };
     await Promise.all([this.startTemporal(), this.startSim()]);
     await Promise.all(Array.from({ length: this.opts.workers ?? 1 }, () => this.startWorker()));
     await Promise.all(Array.from({ length: this.opts.apis ?? 1 }, (_, i) => this.startApi(i === 0 ? this.opts.apiPort : undefined)));
+    if (this.opts.production) this.balancer = await startBalancer({ host: '127.0.0.1', port: 0, backends: () => this.apiPorts });
   }
 
+  /** The production shape's own parts (PostgreSQL, MinIO), before the rest: their part of every process's env. */
+  private async bootProductionParts(temporalPort: number): Promise<Record<string, string>> {
+    // Both settled before going on, so a failed start stops whichever did start (Stack.start calls stop()).
+    const [postgres, minio] = await Promise.allSettled([startTestPostgres(), startMinio({ dataDir: join(this.dataDir, 'minio') })]);
+    if (postgres.status === 'fulfilled') this.postgres = postgres.value;
+    if (minio.status === 'fulfilled') this.minio = minio.value;
+    for (const r of [postgres, minio]) if (r.status === 'rejected') throw r.reason;
+    this.temporalPorts = await freeServerPorts(temporalPort);
+    await this.minio!.createBucket(PRODUCTION_BUCKET);
+    return { ...this.minio!.env(PRODUCTION_BUCKET), DATABASE_URL: await this.postgres!.freshDatabase() };
+  }
+
+  /** Starts the stack's Temporal: the dev server on its database file, or (production shape) the real server on its PostgreSQL and ports. */
   async startTemporal(): Promise<void> {
+    if (this.temporalPorts && this.postgres) {
+      const pg = new URL(this.postgres.url);
+      const log = createWriteStream(join(this.logDir, 'temporal-server.log'), { flags: 'a' });
+      const server = await startTemporalServer({
+        pg: { host: pg.hostname, port: Number(pg.port), user: decodeURIComponent(pg.username), password: decodeURIComponent(pg.password) },
+        ports: this.temporalPorts,
+        dir: join(this.dataDir, 'temporal-server'),
+        namespace: 'default',
+        onLine: (line) => log.write(`${line}\n`),
+        log: (m) => log.write(`[stack] ${m}\n`),
+      });
+      void server.process.exited.then(() => log.end());
+      this.temporal = {
+        address: server.address,
+        get process() {
+          return server.process.child;
+        },
+        stop: () => server.stop(),
+      };
+      return;
+    }
     this.temporal = await startDevServer({
       address: this.temporalAddress,
       dbFile: this.dbFile,
@@ -235,6 +305,56 @@ export class Stack {
       output: 'ignore',
       log: () => undefined,
     });
+  }
+
+  /**
+   * Restarts the Temporal server process on the same ports and data: stopped gracefully (SIGTERM) or killed
+   * (SIGKILL), then started again; resolves once it serves.
+   */
+  async restartTemporal(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
+    const proc = this.temporal.process;
+    if (signal === 'SIGKILL' && proc && proc.exitCode === null && proc.signalCode === null) {
+      const exited = new Promise((r) => proc.once('exit', r));
+      proc.kill('SIGKILL');
+      await exited;
+    } else {
+      await this.temporal.stop();
+    }
+    await this.startTemporal();
+  }
+
+  /** Production shape: PostgreSQL (Temporal's and the ledger's) SIGKILLed, then started again on its data and port. */
+  async crashPostgres(): Promise<void> {
+    if (!this.postgres) throw new Error('crashPostgres: this stack has no PostgreSQL of its own (production: true)');
+    await this.postgres.crashAndRestart();
+  }
+
+  /** SIGKILLs a worker (default: the first one running); returns it. */
+  async killWorker(worker = this.workers.find((w) => w.running)): Promise<Proc> {
+    if (!worker) throw new Error('killWorker: no worker is running');
+    await worker.kill();
+    return worker;
+  }
+
+  /** SIGKILLs a worker and starts a new one in its place; resolves once the new one runs. */
+  async restartWorker(worker?: Proc): Promise<Proc> {
+    await this.killWorker(worker);
+    return this.startWorker();
+  }
+
+  /** SIGKILLs an API process (default: the first one running); returns the port it listened on (for startApi). */
+  async killApi(api = this.apis.find((a) => a.running)): Promise<number> {
+    if (!api) throw new Error('killApi: no API process is running');
+    const port = this.portOf(api);
+    await api.kill();
+    return port;
+  }
+
+  /** The port an API process of this stack listens on. */
+  portOf(api: Proc): number {
+    const port = this.apiProcPorts.get(api);
+    if (port === undefined) throw new Error(`${api.name} is not an API process of this stack`);
+    return port;
   }
 
   private spawnPart(name: string, entry: string, env: Record<string, string> = {}): Proc {
@@ -281,6 +401,7 @@ export class Stack {
     await api.waitForLine(/API listening/, 60_000);
     if (!this.apiPorts.includes(p)) this.apiPorts.push(p);
     this.apis.push(api);
+    this.apiProcPorts.set(api, p);
     return api;
   }
 
@@ -299,9 +420,12 @@ export class Stack {
   }
 
   async stop(): Promise<void> {
+    await this.balancer?.stop();
     await Promise.all([...this.apis, ...this.workers].map((p) => p.stop(5_000)));
     await this.sim?.stop(5_000);
     await this.temporal?.stop();
+    await this.minio?.stop();
+    await this.postgres?.stop();
     if (this.ownsDataDir) rmSync(this.dataDir, { recursive: true, force: true });
   }
 }

@@ -29,6 +29,8 @@ export interface StackHandle {
 export interface UseStackHooks {
   /** Runs after the stack stopped (to stop what the options function started for it, e.g. MinIO). */
   afterStop?: () => Promise<void>;
+  /** A larger bound for a stack that starts more (the production shape: PostgreSQL, the Temporal server's schema, MinIO). */
+  startTimeoutMs?: number;
 }
 
 /**
@@ -44,7 +46,7 @@ export function useStack(options: StackOptions | (() => StackOptions | Promise<S
     stack = await Stack.start(typeof options === 'function' ? await options() : options);
     temporal = await temporalClient(stack.temporalAddress);
     parts = { stack, alice: new ApiClient(stack.apiUrl, 'alice'), bob: new ApiClient(stack.apiUrl, 'bob'), sim: new SimClient(stack.simUrl), temporal };
-  }, START_TIMEOUT_MS);
+  }, hooks.startTimeoutMs ?? START_TIMEOUT_MS);
 
   afterAll(async () => {
     parts = undefined;

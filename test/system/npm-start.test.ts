@@ -4,44 +4,18 @@
  * (a worker killed with SIGKILL is restarted and tasks keep completing), runs the ledger's PostgreSQL (restarted
  * when killed; a key made through the admin API survives a restart of the whole stack), and stops cleanly on Ctrl-C.
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { derivedWebhookSecret } from '../../core/webhook-signing';
 import { ApiClient } from '../support/client';
-import { freePort, REPO } from '../support/stack';
+import { startScript } from '../support/script-process';
+import { freePort } from '../support/stack';
 
 jest.setTimeout(300_000);
 
 /** `npm start` with `env`: its output lines, a wait for a line, its exit. */
-function startNpmStart(env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/start.ts')], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  const waiters: { re: RegExp; resolve: (m: RegExpExecArray) => void }[] = [];
-  for (const stream of [child.stdout!, child.stderr!]) {
-    createInterface({ input: stream }).on('line', (line) => {
-      lines.push(line);
-      for (const w of [...waiters]) {
-        const m = w.re.exec(line);
-        if (m) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(m);
-        }
-      }
-    });
-  }
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const waitFor = (re: RegExp, ms: number, after = 0) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const seen = lines.slice(after).map((l) => re.exec(l)).find(Boolean);
-      if (seen) return resolve(seen);
-      const timer = setTimeout(() => reject(new Error(`no line matching ${re} within ${ms} ms; last:\n${lines.slice(-30).join('\n')}`)), ms);
-      waiters.push({ re, resolve: (m) => (clearTimeout(timer), resolve(m)) });
-    });
-  return { child, lines, exited, waitFor };
-}
+const startNpmStart = (env: NodeJS.ProcessEnv) => startScript('scripts/start.ts', env);
 
 test('npm start: loopback, the generated key and admin token, a killed worker restarted, keys kept over a restart, Ctrl-C stops everything', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mediagate-npm-start-'));

@@ -1,0 +1,115 @@
+/**
+ * `npm run cluster` as a user runs it (scripts/cluster.ts, issue 23 §1), on free ports and a temporary
+ * CLUSTER_DATA_DIR: the banner appears; a sync video through its one port succeeds and its result is in the MinIO
+ * bucket; GET /v1/tasks lists the task (the server's SQL visibility); Ctrl-C stops every part it started, and no
+ * process of it is left behind.
+ *
+ * CI runs this file in the topology step (.ci/run), beside test/system/topology.test.ts: both need the Temporal
+ * server built (`npm run temporal-server:install`).
+ */
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLUSTER_BUCKET, type ClusterPorts } from '../../scripts/cluster';
+import { ApiClient } from '../support/client';
+import { startScript } from '../support/script-process';
+import { freePort } from '../support/stack';
+import { until, V_MODEL } from './faults-support';
+
+jest.setTimeout(420_000);
+
+/** Whether a process with this id still exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+test('npm run cluster: the banner, a sync video through its port with the result in MinIO, the task listed, Ctrl-C stops every part', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mediagate-cluster-'));
+  // As root the embedded PostgreSQL runs as an unprivileged user, who must reach its data directory in here.
+  chmodSync(dir, 0o755);
+  const [api, temporal] = await Promise.all([freePort(), freePort()]);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'development',
+    PORT: String(api),
+    TEMPORAL_ADDRESS: `127.0.0.1:${temporal}`,
+    CLUSTER_DATA_DIR: dir,
+    SIM_JOB_DURATION_MS: '1000',
+    POLL_FIRST_DELAY_MS: '200',
+    POLL_INTERVAL_VIDEO_MS: '300',
+  };
+  for (const name of Object.keys(env)) {
+    if (/^(API_KEYS|API_KEYS_FILE|ADMIN_TOKEN|DATABASE_URL|HOST|WORKER_METRICS_HOST|WORKER_READY_URLS|PUBLIC_BASE_URL|SIM_DATA_FILE|SIM_BASE_URL|RESULTS_.*|AWS_.*)$/.test(name)) delete env[name];
+  }
+
+  const cluster = startScript('scripts/cluster.ts', env);
+  try {
+    // A cold start: PostgreSQL's initdb, the server's schema, namespace and search attributes, MinIO, 2 + 2 processes.
+    await cluster.waitFor(/The mediagate cluster is running/, 300_000);
+    const banner = cluster.lines.slice(cluster.lines.findIndex((l) => /The mediagate cluster is running/.test(l))).join('\n');
+    expect(banner).toContain(`API:         http://127.0.0.1:${api}`);
+    expect(banner).toContain(`Temporal:    127.0.0.1:${temporal}`);
+    const secret = readFileSync(join(dir, 'dev-api-key'), 'utf8').trim().split(':').slice(1).join(':');
+    expect(banner).toContain(secret);
+    // Every part of the cluster keeps its data under CLUSTER_DATA_DIR.
+    for (const part of ['postgres', 'minio', 'temporal', 'ports.json']) expect([part, existsSync(join(dir, part))]).toEqual([part, true]);
+
+    // A sync video through the one port in front of both API processes.
+    const client = new ApiClient(`http://127.0.0.1:${api}`, secret);
+    const answer = await client.post('/v1/videos/generations', { model: V_MODEL, prompt: 'a lighthouse at dusk, through the cluster', duration: 5 });
+    expect(answer.status).toBe(200);
+    const taskId = answer.body.task_id as string;
+    expect(existsSync(join(dir, 'sim-jobs.json'))).toBe(true);
+
+    // Its result is in the cluster's bucket, and the record's link downloads it.
+    const ports = JSON.parse(readFileSync(join(dir, 'ports.json'), 'utf8')) as ClusterPorts;
+    const s3 = new S3Client({
+      region: 'us-east-1',
+      endpoint: `http://127.0.0.1:${ports.minio}`,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'mediagate', secretAccessKey: readFileSync(join(dir, 'dev-minio-password'), 'utf8').trim() },
+    });
+    try {
+      const listed = await s3.send(new ListObjectsV2Command({ Bucket: CLUSTER_BUCKET, Prefix: `${taskId}/` }));
+      expect((listed.Contents ?? []).map((o) => o.Key)).toContain(`${taskId}/0-result.mp4`);
+    } finally {
+      s3.destroy();
+    }
+    const video = await fetch(answer.body.data[0].url as string);
+    expect([video.status, video.headers.get('content-type')]).toEqual([200, 'video/mp4']);
+
+    // Listed from the server's SQL visibility (a moment after the task closed).
+    await until('GET /v1/tasks lists the task', async () => {
+      const list = await client.get('/v1/tasks');
+      return list.status === 200 && (list.body.data as { task_id: string; status: string }[]).some((t) => t.task_id === taskId && t.status === 'success');
+    }, 30_000);
+
+    // Ctrl-C: every part stops, and nothing the cluster started is left running.
+    const namingDir = () =>
+      execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+        .split('\n')
+        .filter((l) => l.includes(dir));
+    // While it runs: PostgreSQL (its server and backends), the Temporal server and MinIO name the directory.
+    expect(namingDir().length).toBeGreaterThanOrEqual(3);
+    const pids = cluster.lines.flatMap((l) => [.../\[supervisor\] (\S+) started \(pid (\d+)\)/.exec(l)?.slice(1) ?? []]);
+    const started = new Map<string, number>();
+    for (let i = 0; i < pids.length; i += 2) started.set(pids[i]!, Number(pids[i + 1]));
+    expect([...started.keys()].sort()).toEqual(['api-1', 'api-2', 'minio', 'postgres', 'sim', 'temporal', 'worker-1', 'worker-2']);
+    cluster.child.kill('SIGINT');
+    expect(await Promise.race([cluster.exited, new Promise((r) => setTimeout(() => r('still running 90 s after Ctrl-C'), 90_000).unref())])).toBe(0);
+    expect(cluster.lines).toContain('Stopped.');
+    expect([...started].filter(([, pid]) => alive(pid))).toEqual([]);
+    // Nor any process of theirs (PostgreSQL's backends, anything else naming the data directory).
+    expect(namingDir()).toEqual([]);
+  } finally {
+    if (cluster.child.exitCode === null) cluster.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
