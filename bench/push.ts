@@ -34,8 +34,14 @@ export type Mode = 'off' | 'on';
 const MODES: Mode[] = ['off', 'on'];
 const CALLBACK_SECRET = 'bench-callback-secret-0123456789abcdefghijkl';
 
+/**
+ * Where a bench runs: the embedded default (the Temporal dev server on SQLite, one worker, one API) or the production
+ * shape `npm run cluster` runs (the Temporal server on PostgreSQL, two workers, two APIs behind one port, MinIO).
+ */
+export type Shape = 'embedded' | 'cluster';
+
 /** A stack with production polling and push off or on (as test/system/callbacks.test.ts configures it). */
-async function modeStack(part: string, mode: Mode): Promise<Stack> {
+export async function modeStack(part: string, mode: Mode, shape: Shape = 'embedded', env: Record<string, string> = {}): Promise<Stack> {
   const apiPort = await freePort();
   const push: Record<string, string> =
     mode === 'on'
@@ -48,7 +54,8 @@ async function modeStack(part: string, mode: Mode): Promise<Stack> {
           PLATFORM_B_CALLBACK_SIGN_KEY: 'b-sign-key',
         }
       : { PUBLIC_BASE_URL: '', PLATFORM_T_EVENTS: 'off', PLATFORM_B_CALLBACKS: 'off' };
-  return benchStack(`${part}-${mode}`, { apiPort, env: { POLL_FIRST_DELAY_MS: '3000', POLL_INTERVAL_VIDEO_MS: '5000', ...push } });
+  const cluster = shape === 'cluster' ? { production: true, workers: 2, apis: 2 } : {};
+  return benchStack(`${part}-${mode}-${shape}`, { apiPort, ...cluster, env: { POLL_FIRST_DELAY_MS: '3000', POLL_INTERVAL_VIDEO_MS: '5000', ...push, ...env } });
 }
 
 interface SimJobRecord {
@@ -225,10 +232,10 @@ export interface CapacityRow {
 
 const CAPACITY_BUDGET_MS = 30 * 60_000;
 
-async function capacityOne(mode: Mode, inFlight: number, jobMs: number): Promise<CapacityRow> {
+export async function capacityOne(mode: Mode, inFlight: number, jobMs: number, shape: Shape = 'embedded'): Promise<CapacityRow> {
   const t00 = Date.now();
   const loadBefore = load();
-  const stack = await modeStack('push-capacity', mode);
+  const stack = await modeStack('push-capacity', mode, shape);
   const { client, close } = await temporalClient(stack.temporalAddress);
   try {
     const base = apiUrl(stack);

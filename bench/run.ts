@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- part ...]`: runs the named parts (all by default) and prints Markdown tables; the raw figures
  * go to bench/results/<part>.json. Parts: submit, reads, e2e, inflight, sync, history, results, ledger (add `--real` for the
- * real 5-minute history run), push, webhooks; push-history (~6 minutes) and push-capacity (~30 minutes) run only when named.
+ * real 5-minute history run), push, webhooks; push-history (~6 minutes), push-capacity (~30 minutes) and lighter (the
+ * embedded stack beside the production shape, ~40 minutes) run only when named.
  * Every part starts its own stack on free 127.0.0.1 ports and stops it after.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { runE2e } from './e2e';
 import { runHistory } from './history';
 import { runLedger } from './ledger';
+import { runLighter } from './lighter';
 import { runPushCapacity, runPushDelay, runPushHistory } from './push';
 import { runReads } from './reads';
 import { runResults } from './result-store';
@@ -38,10 +40,11 @@ const PARTS: Record<string, (real: boolean) => Promise<unknown>> = {
   'push-history': () => runPushHistory(),
   'push-capacity': () => runPushCapacity(),
   webhooks: () => runWebhookDelay(),
+  lighter: () => runLighter(),
 };
 
 /** Long parts, left out of a run that names no part. */
-const ON_REQUEST = new Set(['push-history', 'push-capacity']);
+const ON_REQUEST = new Set(['push-history', 'push-capacity', 'lighter']);
 
 function render(part: string, result: any): string {
   switch (part) {
@@ -58,6 +61,8 @@ function render(part: string, result: any): string {
       const parts = [...new Set(rows.map((r) => r.part))];
       return `${parts.map((p) => table(rows.filter((r) => r.part === p))).join('\n\n')}\n\n${result.notes.join('; ')}`;
     }
+    case 'lighter':
+      return `${table(result.rows)}\n\n${table(result.capacity)}\n\n${result.notes.join('; ')}`;
     case 'push':
     case 'push-capacity':
     case 'webhooks':

@@ -39,8 +39,9 @@ function benchDataDir(): string | undefined {
   return dir;
 }
 
-export function apiUrl(stack: Stack, i = 0): string {
-  return `http://127.0.0.1:${stack.apiPorts[i]}`;
+/** The stack's front (its first API, or the production shape's balancer), or its i-th API process. */
+export function apiUrl(stack: Stack, i?: number): string {
+  return i === undefined ? stack.apiUrl : `http://127.0.0.1:${stack.apiPorts[i]}`;
 }
 
 export async function cannon(opts: autocannon.Options): Promise<autocannon.Result> {
@@ -68,8 +69,10 @@ export function rssMiB(pid: number | undefined): number {
 export { metric, scrape } from '../test/support/metrics';
 
 /** Upstream polls the stack's (first) worker has made so far, from its metrics. */
+/** Upstream polls so far, summed over the stack's running workers. */
 export async function workerPolls(stack: Stack): Promise<number> {
-  return metric(await scrape(stack.workers[0]!.metricsUrl), 'mediagate_upstream_request_duration_seconds_count', { operation: 'poll' });
+  const pages = await Promise.all(stack.workers.filter((w) => w.running).map((w) => scrape(w.metricsUrl)));
+  return pages.reduce((sum, page) => sum + metric(page, 'mediagate_upstream_request_duration_seconds_count', { operation: 'poll' }), 0);
 }
 
 export { sleep } from '../test/support/wait-for';

@@ -7,7 +7,7 @@ import { temporal } from '@temporalio/proto';
 
 export interface TaskHistory {
   events: number;
-  /** pollGeneration local activities (a `core_local_activity` marker each; taskTiming's marker is not a poll). */
+  /** pollGeneration local activities (a `core_local_activity` marker each; a webhook announcement's marker is not a poll). */
   polls: number;
   /** upstreamEvent signals (callbacks handed on). */
   signals: number;

@@ -133,7 +133,10 @@ export class Proc {
 
 export interface StackOptions {
   name?: string;
-  /** The first API's port, when the environment must name it beforehand (PUBLIC_BASE_URL for callbacks). */
+  /**
+   * The port clients and platforms reach, when the environment must name it beforehand (PUBLIC_BASE_URL for
+   * callbacks): the first API's, or in the production shape the balancer's.
+   */
   apiPort?: number;
   workers?: number;
   apis?: number;
@@ -258,8 +261,9 @@ export class Stack {
     };
     await Promise.all([this.startTemporal(), this.startSim()]);
     await Promise.all(Array.from({ length: this.opts.workers ?? 1 }, () => this.startWorker()));
-    await Promise.all(Array.from({ length: this.opts.apis ?? 1 }, (_, i) => this.startApi(i === 0 ? this.opts.apiPort : undefined)));
-    if (this.opts.production) this.balancer = await startBalancer({ host: '127.0.0.1', port: 0, backends: () => this.apiPorts });
+    const front = this.opts.production ? undefined : this.opts.apiPort;
+    await Promise.all(Array.from({ length: this.opts.apis ?? 1 }, (_, i) => this.startApi(i === 0 ? front : undefined)));
+    if (this.opts.production) this.balancer = await startBalancer({ host: '127.0.0.1', port: this.opts.apiPort ?? 0, backends: () => this.apiPorts });
   }
 
   /** The production shape's own parts (PostgreSQL, MinIO), before the rest: their part of every process's env. */
