@@ -18,9 +18,10 @@ export interface E2eResult {
   notes: string[];
 }
 
-async function completed(urls: (string | undefined)[]): Promise<number> {
-  const pages = await Promise.all(urls.map(scrape));
-  return pages.reduce((sum, p) => sum + metric(p, 'mediagate_tasks_completed_total', { outcome: 'success' }), 0);
+/** Tasks completed so far (success), summed over the stack's running workers. */
+export async function completions(stack: Stack): Promise<number> {
+  const pages = await Promise.all(stack.workers.filter((w) => w.running).map((w) => scrape(w.metricsUrl)));
+  return pages.reduce((sum, page) => sum + metric(page, 'mediagate_tasks_completed_total', { outcome: 'success' }), 0);
 }
 
 /**
@@ -28,13 +29,12 @@ async function completed(urls: (string | undefined)[]): Promise<number> {
  * from every worker's mediagate_tasks_completed_total. The stack's jobs should take about a second upstream.
  */
 export async function throughputOn(stack: Stack): Promise<E2eResult['throughput']> {
-  const urls = stack.workers.filter((w) => w.running).map((w) => w.metricsUrl);
   const run = cannon({ url: `${apiUrl(stack)}/v1/async/videos/generations`, method: 'POST', headers: AUTH, body: videoBody('bench e2e'), connections: 16, duration: 60 });
   await sleep(20_000);
-  const c0 = await completed(urls);
+  const c0 = await completions(stack);
   const t0 = Date.now();
   const result = await run;
-  const c1 = await completed(urls);
+  const c1 = await completions(stack);
   const windowS = (Date.now() - t0) / 1000;
   return { submitted: result.requests.total, completedPerSec: round((c1 - c0) / windowS), windowS: round(windowS), backlogAtEnd: result.requests.total - c1 };
 }

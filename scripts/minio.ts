@@ -12,14 +12,14 @@
  * directory, random root credentials, no web console, no update checks; stop() ends it and deletes the data.
  * `npm run cluster` gives it a data directory, a port and credentials of its own instead, and keeps the data.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { freePort } from './free-port';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { onPath, TOOLS, works, type Log } from './tools';
+import { installGoTools, TOOLS, works, type Log } from './tools';
 
 export const MINIO_MODULE = 'github.com/minio/minio';
 /**
@@ -28,7 +28,8 @@ export const MINIO_MODULE = 'github.com/minio/minio';
  * database pins this one's content.
  */
 export const MINIO_VERSION = 'v0.0.0-20260212201848-7aac2a2c5b7c';
-const DIR = join(TOOLS, `minio-${MINIO_VERSION.split('-')[1]}`);
+const DIR_NAME = `minio-${MINIO_VERSION.split('-')[1]}`;
+const DIR = join(TOOLS, DIR_NAME);
 export const MINIO_BIN = join(DIR, 'minio');
 
 export const INSTALL_HINT = `MinIO (the S3-compatible test server) is not installed: run \`npm run s3:install\` (needs Go ≥ 1.24; builds ${MINIO_MODULE}@${MINIO_VERSION} into .tools/, 2–3 minutes)`;
@@ -38,30 +39,9 @@ export function findMinio(opts: { install?: boolean; log?: Log } = {}): string |
   const log = opts.log ?? ((m) => console.error(m));
   if (existsSync(MINIO_BIN) && works(MINIO_BIN)) return MINIO_BIN;
   if (opts.install === false) return undefined;
-  const go = onPath('go');
-  if (!go) {
-    log('Go is not on PATH: MinIO cannot be built');
-    return undefined;
-  }
-  const tmp = `${DIR}.tmp-${process.pid}`;
-  const started = Date.now();
   log(`Building MinIO ${MINIO_VERSION} with Go into ${DIR} (2–3 minutes on a cold module cache)`);
-  try {
-    mkdirSync(TOOLS, { recursive: true });
-    execFileSync(go, ['install', '-trimpath', '-ldflags=-s -w', `${MINIO_MODULE}@${MINIO_VERSION}`], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, GOBIN: tmp, CGO_ENABLED: '0' },
-      timeout: 1_800_000,
-    });
-    if (!existsSync(DIR)) renameSync(tmp, DIR);
-    log(`MinIO built in ${Math.round((Date.now() - started) / 1000)} s`);
-    return existsSync(MINIO_BIN) && works(MINIO_BIN) ? MINIO_BIN : undefined;
-  } catch (err) {
-    log(`Building MinIO failed: ${(err as Error).message}`);
-    return undefined;
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
+  installGoTools({ dir: DIR_NAME, packages: [`${MINIO_MODULE}@${MINIO_VERSION}`], what: `MinIO ${MINIO_VERSION}`, log });
+  return existsSync(MINIO_BIN) && works(MINIO_BIN) ? MINIO_BIN : undefined;
 }
 
 export interface MinioServer {

@@ -13,8 +13,8 @@
  * server started (frontend, history, matching and worker services in one process), the namespace created and
  * the gateway's search attributes registered (SQL visibility), as deploy/temporal/create-namespace.sh does.
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Connection, isGrpcServiceError } from '@temporalio/client';
@@ -24,12 +24,13 @@ import { ensureSearchAttributes } from '../worker/search-attributes';
 import { startProcess, type StartedProcess } from './child-process';
 import { waitForTemporal } from './dev-server';
 import { freePort, freePortAtMost } from './free-port';
-import { onPath, TOOLS, works, type Log } from './tools';
+import { installGoTools, TOOLS, works, type Log } from './tools';
 
 export const TEMPORAL_SERVER_MODULE = 'go.temporal.io/server';
 /** The Temporal server docker-compose runs (TEMPORAL_VERSION's default there); a unit test keeps the two equal. */
 export const TEMPORAL_SERVER_VERSION = 'v1.30.1';
-const DIR = join(TOOLS, `temporal-server-${TEMPORAL_SERVER_VERSION.slice(1)}`);
+const DIR_NAME = `temporal-server-${TEMPORAL_SERVER_VERSION.slice(1)}`;
+const DIR = join(TOOLS, DIR_NAME);
 export const TEMPORAL_SERVER_BIN = join(DIR, 'temporal-server');
 export const TEMPORAL_SQL_TOOL_BIN = join(DIR, 'temporal-sql-tool');
 
@@ -52,34 +53,15 @@ export function findTemporalServer(opts: { install?: boolean; log?: Log } = {}):
   const found = () => (existsSync(TEMPORAL_SERVER_BIN) && existsSync(TEMPORAL_SQL_TOOL_BIN) && works(TEMPORAL_SQL_TOOL_BIN, ['--help']) ? { server: TEMPORAL_SERVER_BIN, sqlTool: TEMPORAL_SQL_TOOL_BIN } : undefined);
   if (found()) return found();
   if (opts.install === false) return undefined;
-  const go = onPath('go');
-  if (!go) {
-    log('Go is not on PATH: the Temporal server cannot be built');
-    return undefined;
-  }
-  const tmp = `${DIR}.tmp-${process.pid}`;
-  const started = Date.now();
   log(`Building the Temporal server ${TEMPORAL_SERVER_VERSION} with Go into ${DIR} (about 3 minutes on a cold build cache)`);
-  try {
-    mkdirSync(TOOLS, { recursive: true });
-    execFileSync(go, ['install', '-trimpath', '-ldflags=-s -w', `${TEMPORAL_SERVER_MODULE}/cmd/server@${TEMPORAL_SERVER_VERSION}`, `${TEMPORAL_SERVER_MODULE}/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, GOBIN: tmp, CGO_ENABLED: '0' },
-      timeout: 1_800_000,
-    });
-    // `go install` names a binary after its package's directory: server and sql.
-    renameSync(join(tmp, 'server'), join(tmp, 'temporal-server'));
-    renameSync(join(tmp, 'sql'), join(tmp, 'temporal-sql-tool'));
-    if (!existsSync(DIR)) renameSync(tmp, DIR);
-    log(`Temporal server built in ${Math.round((Date.now() - started) / 1000)} s`);
-    return found();
-  } catch (err) {
-    if (found()) return found();
-    log(`Building the Temporal server failed: ${(err as Error).message}`);
-    return undefined;
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
+  installGoTools({
+    dir: DIR_NAME,
+    packages: [`${TEMPORAL_SERVER_MODULE}/cmd/server@${TEMPORAL_SERVER_VERSION}`, `${TEMPORAL_SERVER_MODULE}/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`],
+    rename: { server: 'temporal-server', sql: 'temporal-sql-tool' },
+    what: `the Temporal server ${TEMPORAL_SERVER_VERSION}`,
+    log,
+  });
+  return found();
 }
 
 /** Where the cluster's PostgreSQL is, and a role that may create databases. */

@@ -91,3 +91,36 @@ export function installPyPIVenv(opts: { pkg: string; version: string; dir: strin
     rmSync(tmp, { recursive: true, force: true });
   }
 }
+
+/**
+ * Builds Go programs with `go install` (each `module/path@version`, pinned) into .tools/<dir>, renaming each built
+ * binary as `rename` says (`go install` names one after its package's directory); true when built. The build goes
+ * to a temporary directory renamed into place, so concurrent callers are safe; CGO is off (static binaries).
+ */
+export function installGoTools(opts: { dir: string; packages: string[]; rename?: Record<string, string>; what: string; log: Log }): boolean {
+  const go = onPath('go');
+  if (!go) {
+    opts.log(`Go is not on PATH: ${opts.what} cannot be built`);
+    return false;
+  }
+  const target = join(TOOLS, opts.dir);
+  const tmp = `${target}.tmp-${process.pid}`;
+  const started = Date.now();
+  try {
+    mkdirSync(TOOLS, { recursive: true });
+    execFileSync(go, ['install', '-trimpath', '-ldflags=-s -w', ...opts.packages], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, GOBIN: tmp, CGO_ENABLED: '0' },
+      timeout: 1_800_000,
+    });
+    for (const [from, to] of Object.entries(opts.rename ?? {})) renameSync(join(tmp, from), join(tmp, to));
+    if (!existsSync(target)) renameSync(tmp, target);
+    opts.log(`${opts.what} built in ${Math.round((Date.now() - started) / 1000)} s`);
+    return true;
+  } catch (err) {
+    opts.log(`Building ${opts.what} failed: ${(err as Error).message}`);
+    return false;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}

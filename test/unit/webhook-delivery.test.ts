@@ -23,17 +23,24 @@ afterAll(() => receiver.close());
 
 const MASTER = 'a-master-secret-for-this-test-0123456789';
 
-function activities(resolvesTo: string) {
-  return createWebhookActivities({
+type DeliveryDeps = Parameters<typeof createWebhookActivities>[0];
+
+/**
+ * The webhook activities as deliverWebhook uses them: a 1 s attempt, the master secret, a successful generation's
+ * record, no private origin allowed; `deps` changes any of it.
+ */
+const deliveryActivities = (deps: Partial<DeliveryDeps> = {}) =>
+  createWebhookActivities({
     client: undefined as unknown as Client, // not used by deliverWebhook
     taskQueue: 'unused',
     timing: { attemptTimeoutMs: 1_000, initialIntervalMs: 1, maxIntervalMs: 1, retryForMs: 1 },
     secrets: webhookSecrets({ masterSecret: MASTER, explicit: async () => undefined }),
     readRecord: async (taskId) => ({ kind: 'generation', record: { task_id: taskId, status: 'success', model: 'm' } }),
     allowPrivateOrigins: new Set(),
-    resolve: (_host, _opts, callback) => callback(null, [{ address: resolvesTo, family: 4 } as LookupAddress]),
+    ...deps,
   });
-}
+
+const activities = (resolvesTo: string) => deliveryActivities({ resolve: (_host, _opts, callback) => callback(null, [{ address: resolvesTo, family: 4 } as LookupAddress]) });
 
 const send = (url: string, resolvesTo: string) =>
   activities(resolvesTo).deliverWebhook({
@@ -71,14 +78,7 @@ describe('deliverWebhook: the address check at delivery', () => {
 describe("deliverWebhook: the event's body, by what the task was created as", () => {
   /** Activities whose record reader answers `subject`, delivering to the loopback receiver (an allowed origin). */
   const toReceiver = (subject: WebhookSubject) =>
-    createWebhookActivities({
-      client: undefined as unknown as Client, // not used by deliverWebhook
-      taskQueue: 'unused',
-      timing: { attemptTimeoutMs: 1_000, initialIntervalMs: 1, maxIntervalMs: 1, retryForMs: 1 },
-      secrets: webhookSecrets({ masterSecret: MASTER, explicit: async () => undefined }),
-      readRecord: async () => subject,
-      allowPrivateOrigins: new Set([new URL(receiver.url).origin]),
-    });
+    deliveryActivities({ readRecord: async () => subject, allowPrivateOrigins: new Set([new URL(receiver.url).origin]) });
   const deliver = async (subject: WebhookSubject, event: WebhookEvent) => {
     const result = await toReceiver(subject).deliverWebhook({
       taskId: 'task_v',
@@ -112,10 +112,7 @@ describe("deliverWebhook: the event's body, by what the task was created as", ()
 describe('deliverWebhook: the key store unreadable', () => {
   test('a failed read of the key\'s secrets (its database away) is retried, and nothing is sent unsigned or signed otherwise', async () => {
     const before = receiver.got.length;
-    const result = await createWebhookActivities({
-      client: undefined as unknown as Client, // not used by deliverWebhook
-      taskQueue: 'unused',
-      timing: { attemptTimeoutMs: 1_000, initialIntervalMs: 1, maxIntervalMs: 1, retryForMs: 1 },
+    const result = await deliveryActivities({
       secrets: webhookSecrets({
         masterSecret: MASTER,
         explicit: async () => {
@@ -162,12 +159,8 @@ describe("deliverWebhook: the receiver's answer", () => {
     };
   }
   const attemptTo = (origin: string) =>
-    createWebhookActivities({
-      client: undefined as unknown as Client, // not used by deliverWebhook
-      taskQueue: 'unused',
+    deliveryActivities({
       timing: { attemptTimeoutMs: 5_000, initialIntervalMs: 1, maxIntervalMs: 1, retryForMs: 1 },
-      secrets: webhookSecrets({ masterSecret: MASTER, explicit: async () => undefined }),
-      readRecord: async (taskId) => ({ kind: 'generation', record: { task_id: taskId, status: 'success' } }),
       allowPrivateOrigins: new Set([origin]),
     }).deliverWebhook({
       taskId: 'task_a',

@@ -7,14 +7,12 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import type { GenerationInput, PolledStatus, PollTiming, ResultItem, UpstreamStatus } from '../../core/task';
-import { findTestServer } from '../../scripts/temporal-test-server';
+import { useTimeSkipping } from '../support/time-skipping';
 import { temporal } from '@temporalio/proto';
-import { ALL_SEARCH_ATTRIBUTES, SA } from '../../core/search-attributes';
-import { workflowInterceptorModules, workflowsPath } from '../../worker/workflow-modules';
+import { SA } from '../../core/search-attributes';
 import type { generationWorkflow } from '../../workflows/generation';
 import { upstreamEventSignal } from '../../workflows/messages';
 
@@ -22,30 +20,7 @@ jest.setTimeout(120_000);
 
 const TIMING: PollTiming = { firstPollDelayMs: 3_000, pollIntervalMs: 5_000, deadlineMs: 3_600_000 };
 
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
-
-beforeAll(async () => {
-  try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-  } catch {
-    // installed by another test file in this process
-  }
-  const path = findTestServer();
-  if (!path) throw new Error('The Temporal test server is missing: run `node --import tsx scripts/temporal-test-server.ts`');
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
-  // The workflow upserts the gateway's search attributes; the test server must know them, as every cluster must.
-  // (It implements AddSearchAttributes but not ListSearchAttributes.)
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((k) => [k.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
-  });
-  bundle = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } });
-});
-
-afterAll(async () => {
-  await env?.teardown();
-});
+const ts = useTimeSkipping();
 
 /** What the fake activities saw, with the workflow's clock (env time) of each call. */
 interface Calls {
@@ -76,13 +51,13 @@ const keptAs = (taskId: string, outputs: { url: string }[]): ResultItem[] =>
 function fakeActivities(script: Script, calls: Calls): Partial<Activities> {
   return {
     async submitGeneration({ dedupKey, deadlineAt, taskStartedAt }) {
-      calls.submits.push({ dedupKey, at: await env.currentTimeMs(), deadlineAt, taskStartedAt });
+      calls.submits.push({ dedupKey, at: await ts.env.currentTimeMs(), deadlineAt, taskStartedAt });
       const job = script.submit ? await script.submit(calls.submits.length - 1) : { upstreamTaskId: `job-${calls.submits.length}` };
       const timing = script.timing ?? TIMING;
       return { account: 'default', ...job, timing, deadlineAt: deadlineAt ?? taskStartedAt! + timing.deadlineMs };
     },
     async pollGeneration({ upstreamTaskId, account }) {
-      calls.polls.push(await env.currentTimeMs());
+      calls.polls.push(await ts.env.currentTimeMs());
       calls.pollAccounts.push(account);
       const status = script.poll ? await script.poll(calls.polls.length - 1, upstreamTaskId) : ({ state: 'running', progress: 10 } as const);
       const polled: PolledStatus = status;
@@ -105,9 +80,9 @@ async function run(script: Script, input: Partial<GenerationInput> = {}, during?
   const calls: Calls = { submits: [], polls: [], pollAccounts: [], cancels: [], ended: [] };
   const taskQueue = `wf-test-${++counter}`;
   const worker = await Worker.create({
-    connection: env.nativeConnection,
+    connection: ts.env.nativeConnection,
     taskQueue,
-    workflowBundle: bundle,
+    workflowBundle: ts.bundle,
     activities: fakeActivities(script, calls),
     sinks: {
       taskMetrics: { completed: { fn: () => undefined } },
@@ -115,9 +90,9 @@ async function run(script: Script, input: Partial<GenerationInput> = {}, during?
       ledger: { taskEnded: { fn: (_info: unknown, _platform: unknown, _request: unknown, outcome: string, usage: unknown, billed?: boolean) => void calls.ended.push({ outcome, usage, billed }) } },
     },
   });
-  const startedAt = await env.currentTimeMs();
+  const startedAt = await ts.env.currentTimeMs();
   const outcome = await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start<typeof generationWorkflow>('generationWorkflow', {
+    const handle = await ts.env.client.workflow.start<typeof generationWorkflow>('generationWorkflow', {
       taskQueue,
       workflowId: `task_wf_${counter}`,
       args: [{ ...INPUT, ...input }],
@@ -226,7 +201,7 @@ describe('continue-as-new', () => {
     expect(result?.data[0]?.url).toBe('https://v.example/out.mp4');
     expect(calls.submits).toHaveLength(1);
     // The first run ended by continuing as new; the task's result came from a later run.
-    const first = await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory();
+    const first = await ts.env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory();
     expect(first.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
     expect((await handle.describe()).runId).not.toBe(handle.firstExecutionRunId);
   });
@@ -361,7 +336,7 @@ describe('what a task costs the cluster', () => {
  */
 describe('what a task that did not succeed is billed', () => {
   const afterFirstPoll = async (handle: WorkflowHandle<typeof generationWorkflow>, calls: Calls) => {
-    while (calls.polls.length === 0) await env.sleep(1_000);
+    while (calls.polls.length === 0) await ts.env.sleep(1_000);
     await handle.cancel();
   };
   const chargeOf = async (handle: WorkflowHandle<typeof generationWorkflow>) => (await handle.describe()).memo?.charge;

@@ -7,15 +7,13 @@
  * attempt (activities/webhook-delivery.ts) at the default attempt timeout against a receiver that takes 30 s.
  */
 import type { Client } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Webhook } from 'standardwebhooks';
 import { createWebhookActivities, type WebhookDeps } from '../../activities/webhook-delivery';
 import { webhookDeliverySchema } from '../../core/webhook-config';
 import { derivedWebhookSecret, webhookSecrets } from '../../core/webhook-signing';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
-import { ALL_SEARCH_ATTRIBUTES, WEBHOOK_PENDING_SINCE } from '../../core/search-attributes';
+import { WEBHOOK_PENDING_SINCE } from '../../core/search-attributes';
 import {
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
   WEBHOOK_EVENT_SIGNAL,
@@ -27,8 +25,7 @@ import {
   type WebhookSendResult,
   type WebhookTiming,
 } from '../../core/webhooks';
-import { findTestServer } from '../../scripts/temporal-test-server';
-import { workflowInterceptorModules, workflowsPath } from '../../worker/workflow-modules';
+import { useTimeSkipping } from '../support/time-skipping';
 import type { WebhookSettlement } from '../../workflows/sinks';
 import { startReceiver } from '../support/receiver';
 
@@ -37,29 +34,7 @@ jest.setTimeout(120_000);
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
-
-beforeAll(async () => {
-  try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-  } catch {
-    // installed by another test file in this process
-  }
-  const path = findTestServer();
-  if (!path) throw new Error('The Temporal test server is missing: run `node --import tsx scripts/temporal-test-server.ts`');
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
-  // The delivery workflow upserts WebhookPendingSince; the test server must know it, as every cluster must.
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((k) => [k.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
-  });
-  bundle = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } });
-});
-
-afterAll(async () => {
-  await env?.teardown();
-});
+const ts = useTimeSkipping();
 
 /** One attempt as the scripted activity saw it, with the workflow clock (env time) it was made at. */
 interface Attempt {
@@ -85,13 +60,13 @@ async function deliver(timing: WebhookTiming, events: WebhookEvent[], answer: An
   const taskQueue = `wh-test-${++counter}`;
   const taskId = `task_wh_${counter}`;
   const worker = await Worker.create({
-    connection: env.nativeConnection,
+    connection: ts.env.nativeConnection,
     taskQueue,
-    workflowBundle: bundle,
+    workflowBundle: ts.bundle,
     activities: {
       async deliverWebhook(input: WebhookSendInput): Promise<WebhookSendResult> {
         const n = attempts.filter((a) => a.event === input.event).length;
-        attempts.push({ event: input.event, webhookId: input.webhookId, at: await env.currentTimeMs() });
+        attempts.push({ event: input.event, webhookId: input.webhookId, at: await ts.env.currentTimeMs() });
         if (typeof answer !== 'function') return (real ??= createWebhookActivities(answer.real)).deliverWebhook(input);
         const outcome = await answer(input.event, n);
         return { outcome, attempt: { at: new Date().toISOString(), duration_ms: 1, ...(outcome === 'retry' ? { status: 503, error: 'HTTP 503' } : { status: 200 }) } };
@@ -106,9 +81,9 @@ async function deliver(timing: WebhookTiming, events: WebhookEvent[], answer: An
   });
   const url = typeof answer === 'function' ? 'https://hooks.example.com/h' : answer.url;
   const input: WebhookDeliveryInput = { taskId, ownerId: 'alice', target: { url, events }, timing };
-  const startedAt = await env.currentTimeMs();
+  const startedAt = await ts.env.currentTimeMs();
   const handle = await worker.runUntil(async () => {
-    const h = await env.client.workflow.signalWithStart(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
+    const h = await ts.env.client.workflow.signalWithStart(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
       workflowId: webhookDeliveryWorkflowId(taskId),
       taskQueue,
       args: [input],
@@ -215,7 +190,7 @@ describe('a running event and the final one', () => {
         // The running event failed once and now waits an hour before its next attempt.
         await until(() => seen.length === 1, 'the running event\'s first attempt');
         await until(async () => (await h.describe()).typedSearchAttributes.get(WEBHOOK_PENDING_SINCE) !== undefined, 'the back-off');
-        signalledAt = await env.currentTimeMs();
+        signalledAt = await ts.env.currentTimeMs();
         await signalEvent(h, 'succeeded', signalledAt);
       },
     );
@@ -243,7 +218,7 @@ describe('a running event and the final one', () => {
       },
       async (h, seen) => {
         await until(() => seen.length === 1, "the running event's attempt to start");
-        signalledAt = await env.currentTimeMs();
+        signalledAt = await ts.env.currentTimeMs();
         await signalEvent(h, 'succeeded', signalledAt);
         release();
       },
@@ -259,7 +234,7 @@ describe('a running event and the final one', () => {
   test('a running event delivered, then the final one: both delivered, in order', async () => {
     const { attempts, memo, settled } = await deliver(timing, ['running', 'succeeded'], () => 'delivered', async (h, seen) => {
       await until(() => seen.length === 1, 'the running event');
-      await signalEvent(h, 'succeeded', await env.currentTimeMs());
+      await signalEvent(h, 'succeeded', await ts.env.currentTimeMs());
     });
     expect(attempts.map((a) => a.event)).toEqual(['running', 'succeeded']);
     expect(memo.delivery.events!.map((e) => e.state)).toEqual(['delivered', 'delivered']);
