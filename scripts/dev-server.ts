@@ -4,6 +4,7 @@
  * installed, falls back to the Temporal SDK, which downloads the same dev server (needs internet).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -118,13 +119,17 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     ...ALL_SEARCH_ATTRIBUTES.flatMap((k) => ['--search-attribute', `${k.name}=Keyword`]),
     ...extraArgs,
   ];
-  const child = spawn(cli, args, { stdio: ['ignore', opts.output ?? 'inherit', opts.output ?? 'inherit'] });
+  // 'ignore' keeps the server's lines out of the terminal, but the last few are kept to explain a failed start.
+  const quiet = opts.output === 'ignore';
+  const child = spawn(cli, args, { stdio: ['ignore', quiet ? 'pipe' : (opts.output ?? 'inherit'), quiet ? 'pipe' : (opts.output ?? 'inherit')] });
+  let tail: string[] = [];
+  for (const stream of [child.stdout, child.stderr]) if (stream) createInterface({ input: stream }).on('line', (line) => (tail = [...tail, line].slice(-10)));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   try {
     await Promise.race([
       waitForTemporal(opts.address),
       exited.then((code) => {
-        throw new Error(`Temporal dev server exited with code ${code} before becoming ready (is ${opts.address} already in use?)`);
+        throw new Error(`Temporal dev server exited with code ${code} before becoming ready (is ${opts.address} already in use?)${tail.length ? `:\n${tail.join('\n')}` : ''}`);
       }),
     ]);
     // The CLI registers --search-attribute only when it creates the database; an older database may lack some.
