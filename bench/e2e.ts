@@ -29,6 +29,7 @@ export async function completions(stack: Stack): Promise<number> {
  * from every worker's mediagate_tasks_completed_total. The stack's jobs should take about a second upstream.
  */
 export async function throughputOn(stack: Stack): Promise<E2eResult['throughput']> {
+  const before = await completions(stack);
   const run = cannon({ url: `${apiUrl(stack)}/v1/async/videos/generations`, method: 'POST', headers: AUTH, body: videoBody('bench e2e'), connections: 16, duration: 60 });
   await sleep(20_000);
   const c0 = await completions(stack);
@@ -36,7 +37,7 @@ export async function throughputOn(stack: Stack): Promise<E2eResult['throughput'
   const result = await run;
   const c1 = await completions(stack);
   const windowS = (Date.now() - t0) / 1000;
-  return { submitted: result.requests.total, completedPerSec: round((c1 - c0) / windowS), windowS: round(windowS), backlogAtEnd: result.requests.total - c1 };
+  return { submitted: result.requests.total, completedPerSec: round((c1 - c0) / windowS), windowS: round(windowS), backlogAtEnd: result.requests.total - (c1 - before) };
 }
 
 async function throughput(): Promise<E2eResult['throughput']> {

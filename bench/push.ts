@@ -92,11 +92,14 @@ async function waitClosed(client: Client, taskId: string, timeoutMs: number): Pr
   }
 }
 
-/** V's callbacks as the API counted them, e.g. "signalled 120, closed 3". */
+/**
+ * V's callbacks as the API processes counted them, e.g. "signalled 120, closed 3": summed over every API process
+ * of the stack (on the production shape the front balances between two, and a scrape through it reads only one).
+ */
 async function callbackCounts(stack: Stack): Promise<{ text: string; signalled: number }> {
-  const page = await scrape(`${apiUrl(stack)}/metrics`);
+  const pages = await Promise.all(stack.apiPorts.map((_, i) => scrape(`${apiUrl(stack, i)}/metrics`)));
   const outcomes = ['signalled', 'closed', 'unknown', 'refused', 'rate_limited'];
-  const counts = outcomes.map((o) => [o, metric(page, 'mediagate_callbacks_total', { platform: 'V', outcome: o })] as const);
+  const counts = outcomes.map((o) => [o, pages.reduce((sum, page) => sum + metric(page, 'mediagate_callbacks_total', { platform: 'V', outcome: o }), 0)] as const);
   const text = counts.filter(([, n]) => n > 0).map(([o, n]) => `${o} ${n}`).join(', ') || 'none';
   return { text, signalled: counts.find(([o]) => o === 'signalled')![1] };
 }
