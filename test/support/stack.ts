@@ -1,6 +1,7 @@
 /**
  * A real gateway stack for tests: the Temporal dev server, the simulator, N workers and N API processes, each a
- * real process started exactly as production starts them (`node --import tsx <entry>.ts`), on free ports.
+ * real process started exactly as production starts them (`node --import tsx <entry>.ts`), on free ports; the
+ * workers run a prebuilt workflow bundle, as the production image does (test/support/workflow-bundle.ts).
  * Tests talk HTTP to it and may kill, stop or restart any part.
  *
  * With `production: true` it runs the production shape instead (as `npm run cluster` does, scripts/cluster.ts):
@@ -23,6 +24,7 @@ import { startMinio, type MinioServer } from '../../scripts/minio';
 import { freeServerPorts, startTemporalServer, type TemporalServerPorts } from '../../scripts/temporal-server';
 import { startTestPostgres, type TestPostgres } from './postgres';
 import { sha } from './sha';
+import { prebuiltWorkflowBundle } from './workflow-bundle';
 
 export const REPO = resolve(__dirname, '..', '..');
 export { freePort };
@@ -391,6 +393,7 @@ export class Stack {
     // Every worker needs metrics ports of its own: several workers and stacks share this host.
     const [metricsPort, sdkMetricsPort] = [await freePort(), await freePort()];
     const w = this.spawnPart(`worker-${++this.counter}`, 'worker/main.ts', {
+      WORKFLOW_BUNDLE_PATH: await prebuiltWorkflowBundle(),
       WORKER_METRICS_HOST: '127.0.0.1',
       WORKER_METRICS_PORT: String(metricsPort),
       WORKER_SDK_METRICS_PORT: String(sdkMetricsPort),
