@@ -32,9 +32,9 @@ const EXCLUDED_CHECKS = ['positive_data_acceptance'];
 /**
  * Generated cases per operation in the fuzzing phase. No `--max-time`: with one, schemathesis repeats fuzzing
  * until the time is spent, so what a run covers would depend on the machine's speed; a fixed count keeps every
- * run the same set of requests (200 per operation: about three minutes on a 2-vCPU machine, inside CI's 30).
+ * run the same set of requests (150 per operation: two to three minutes on a 2-vCPU machine, inside CI's 30).
  */
-const MAX_EXAMPLES = '200';
+const MAX_EXAMPLES = '150';
 /** A hard stop for a run that hangs (a request that never answers is already bounded by --request-timeout). */
 const KILL_AFTER_MS = 360_000;
 
