@@ -14,7 +14,7 @@ const LOWEST = 10_000;
 const handedOut = new Set<number>();
 
 /** The first port of the OS's ephemeral range, or undefined where it cannot be read (not Linux). */
-function ephemeralLow(): number | undefined {
+export function ephemeralLow(): number | undefined {
   try {
     const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
     return low !== undefined && Number.isInteger(low) ? low : undefined;

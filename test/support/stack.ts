@@ -303,19 +303,7 @@ export class Stack {
       };
       return;
     }
-    // A port chosen free a moment ago can be taken meanwhile (another process's outgoing connection in the
-    // ephemeral range): a first start is tried again on a new port, a restart keeps its address.
-    const firstStart = this.temporal === undefined;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        this.temporal = await startDevServer({ address: this.temporalAddress, dbFile: this.dbFile, namespace: 'default', uiPort: false, output: 'ignore', log: () => undefined });
-        return;
-      } catch (err) {
-        if (!firstStart || attempt >= 3) throw err;
-        this.temporalAddress = `127.0.0.1:${await freePort()}`;
-        this.baseEnv.TEMPORAL_ADDRESS = this.temporalAddress;
-      }
-    }
+    this.temporal = await startDevServer({ address: this.temporalAddress, dbFile: this.dbFile, namespace: 'default', uiPort: false, output: 'ignore', log: () => undefined });
   }
 
   /**

@@ -4,8 +4,9 @@
  * bundling at start: the suite starts a hundred-odd workers, and webpack took about 2 s of a busy CPU at each.
  *
  * Built once per state of the sources: the file's name is a digest of every TypeScript source outside the tests
- * and the lock file, so a change to any workflow (or anything it imports) builds a new one. A worker that must
- * build its own (the test of that start-up line) passes WORKFLOW_BUNDLE_PATH empty.
+ * and the lock file, so a change to any workflow (or anything it imports) builds a new one. A worker a test
+ * starts by itself, not through Stack.startWorker, bundles at start as `npm start`'s does
+ * (test/system/worker-logs.test.ts reads that start-up line).
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';

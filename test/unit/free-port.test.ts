@@ -2,17 +2,10 @@
  * The ports tests and scripts start their parts on: free, never handed out twice by one process, and (on Linux)
  * below the ephemeral range, where no outgoing connection can take one between its choice and its use.
  */
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { freePort } from '../../scripts/free-port';
+import { ephemeralLow, freePort } from '../../scripts/free-port';
 
-const ephemeralLow = (() => {
-  try {
-    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
-  } catch {
-    return undefined;
-  }
-})();
+const low = ephemeralLow();
 
 test('concurrent calls get distinct ports, each one a listener can bind', async () => {
   const ports = await Promise.all(Array.from({ length: 40 }, () => freePort()));
@@ -25,6 +18,6 @@ test('concurrent calls get distinct ports, each one a listener can bind', async 
   }
 });
 
-(ephemeralLow !== undefined && ephemeralLow >= 15_000 ? test : test.skip)('ports come from below the OS ephemeral range', async () => {
-  for (let i = 0; i < 20; i++) expect(await freePort()).toBeLessThan(ephemeralLow!);
+(low !== undefined && low >= 15_000 ? test : test.skip)('ports come from below the OS ephemeral range', async () => {
+  for (let i = 0; i < 20; i++) expect(await freePort()).toBeLessThan(low!);
 });
