@@ -1,5 +1,5 @@
 /**
- * The admin API's bodies and answers (issue 20 §2, §8), as zod schemas: the routes validate with them and the
+ * The admin API's bodies and answers, as zod schemas: the routes validate with them and the
  * OpenAPI document is built from them. Amounts are decimal currency units on the wire and integer micro-units in
  * the database (ledger/schema.ts).
  */
@@ -24,7 +24,11 @@ export const budgetSchema = z
       // refused rather than rounded.
       .refine(hasMicroPrecision, { message: 'must have at most 6 decimal places' })
       .describe('What the key may spend per period, in units of the currency (e.g. 25.5 USD), at most 6 decimal places'),
-    currency: z.enum(CURRENCIES).describe('USD or CNY'),
+    currency: z
+      .enum(CURRENCIES)
+      .describe(
+        'USD or CNY. A budget counts the spend of tasks priced in its own currency; changing the currency starts a budget in the new one from zero for the current period (what was spent in the old currency stays in usage, counted against no budget)',
+      ),
     period: z.enum(BUDGET_PERIODS).describe('day and month are calendar periods in UTC; total never resets'),
   })
   .meta({ id: 'Budget' });
@@ -34,6 +38,11 @@ const limits = {
   rate_limit_rps: z.number().min(0).max(1_000_000).describe('Requests per second per API replica (0 = unlimited); absent or null: KEY_RATE_LIMIT_RPS'),
   max_inflight: z.number().int().min(0).max(1_000_000).describe('Running tasks (0 = unlimited); absent or null: KEY_MAX_INFLIGHT'),
   budget: budgetSchema,
+  allow_unpriced: z
+    .boolean()
+    .describe(
+      "With a budget: whether the key may use models its budget cannot price (no price, or a price in another currency); such tasks count at zero and the budget's state says how many. Default false: refused with 402 unpriced_model",
+    ),
   webhook_url: z
     .string()
     .max(MAX_WEBHOOK_URL_LENGTH)
@@ -52,6 +61,7 @@ export const createKeySchema = z
     rate_limit_rps: limits.rate_limit_rps.optional(),
     max_inflight: limits.max_inflight.optional(),
     budget: limits.budget.optional(),
+    allow_unpriced: limits.allow_unpriced.optional(),
     webhook_url: limits.webhook_url.optional(),
   })
   .meta({ id: 'CreateKeyRequest' });
@@ -63,6 +73,7 @@ export const updateKeySchema = z
     rate_limit_rps: limits.rate_limit_rps.nullable().optional(),
     max_inflight: limits.max_inflight.nullable().optional(),
     budget: limits.budget.nullable().optional(),
+    allow_unpriced: limits.allow_unpriced.optional(),
     webhook_url: limits.webhook_url.nullable().optional(),
     rotate_webhook_secret: z
       .literal(true)
@@ -91,6 +102,7 @@ export const keyViewSchema = z
     rate_limit_rps: z.number().nullable(),
     max_inflight: z.number().nullable(),
     budget: budgetSchema.nullable(),
+    allow_unpriced: z.boolean().describe('Whether the budget lets through tasks it cannot price (counted at zero)'),
     webhook_url: z.string().nullable().describe('The key\'s default webhook URL; null: none'),
     created_at: z.number().int().nullable().describe('Unix seconds; null for a bootstrap key'),
   })

@@ -20,6 +20,8 @@ export interface KeyFields {
   rateLimitRps?: number | null;
   maxInflight?: number | null;
   budget?: BudgetSetting | null;
+  /** Whether the budget lets through tasks it cannot price (ApiKeysTable.allow_unpriced). */
+  allowUnpriced?: boolean;
   /** The key's default webhook URL (already checked as a request's webhook_url is); null clears it. */
   webhookUrl?: string | null;
 }
@@ -36,6 +38,7 @@ function columns(fields: KeyFields) {
           budget_period: fields.budget?.period ?? null,
         }
       : {}),
+    ...(fields.allowUnpriced !== undefined ? { allow_unpriced: fields.allowUnpriced } : {}),
     ...(fields.webhookUrl !== undefined ? { webhook_url: fields.webhookUrl } : {}),
   };
 }

@@ -13,10 +13,9 @@ import { createLogger } from '../core/logger';
 import { hintTask } from '../core/task-hints';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 import { buildCatalogue } from '../platforms';
-import { TaskPricing } from '../pricing/price-table';
 import { createHttpClient } from '../platforms/http';
 import { PushMonitor } from './push-monitor';
-import { openSettlement } from './settlement';
+import { openSettlement } from '../tasks/settlement';
 import {
   configureAnnouncements,
   connectClient,
@@ -34,6 +33,7 @@ import { loadWorkerConfig, type WorkerConfig } from './worker-config';
 import { WorkerMetrics } from './worker-metrics';
 import { webhookDeps } from './webhooks';
 import { workflowCode } from './workflow-bundle';
+import { loadTaskPricing } from '../tasks/billing';
 
 /** Watches whether the platforms that announce their jobs (push) still do. */
 function pushMonitorFor(config: WorkerConfig): PushMonitor {
@@ -57,11 +57,10 @@ async function main(): Promise<void> {
   const results = createResults(config, logger);
   const { adapters, pools } = createAdapters(config, http, metrics, logger);
   await configureAnnouncements(config, http, logger);
-  const stopping = stopSignal();
   // One catalogue and one price table (PRICES_FILE) for the activities, the settlement and the webhooks' records.
   const catalogue = buildCatalogue(process.env);
-  const pricing = TaskPricing.load(catalogue, process.env);
-  const settlement = await openSettlement(config, pricing, metrics, logger);
+  const pricing = loadTaskPricing(catalogue, process.env);
+  const settlement = await openSettlement(config, pricing, metrics.ledgerObserver(), logger);
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -78,11 +77,12 @@ async function main(): Promise<void> {
       lostAnswerSearchMs: config.LOST_ANSWER_SEARCH_MS,
       results: { store: results.store, copier: results.copier, observer: metrics.resultObserver() },
       hint: (platform, hint) => hintTask(client, platform, hint),
-      stopping,
+      stopping: stopSignal(),
       onLostAnswer: lostAnswerReporter(metrics, logger),
       webhooks: webhookDeps(config, client, results.store, metrics, logger, pricing, settlement.ledger),
+      settle: (input) => settlement.settle(input),
     }),
-    sinks: { ...metrics.sinks(), ...settlement.sinks(), pushMonitor: { seen: { fn: (_info, platform: string) => pushMonitor.seen(platform) } } },
+    sinks: { ...metrics.sinks(), pushMonitor: { seen: { fn: (_info, platform: string) => pushMonitor.seen(platform) } } },
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
   });
   await startEventConsumers(client, adapters, config, logger);

@@ -100,6 +100,8 @@ export function mapCreateBody(catalogue: Catalogue, enabled: ReadonlySet<string>
 
 /** The schema of one of our own fields, without its optional/default wrappers. */
 function fieldType(name: string): string | undefined {
+  // Own fields only: a form field named `constructor` or `toString` is not a field of ours (it is refused by name).
+  if (!Object.hasOwn(videoRequestSchema.shape, name)) return undefined;
   let schema = (videoRequestSchema.shape as Record<string, z.ZodType | undefined>)[name];
   while (schema && (schema.def.type === 'optional' || schema.def.type === 'default')) schema = (schema.def as unknown as { innerType: z.ZodType }).innerType;
   return schema?.def.type;

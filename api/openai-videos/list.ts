@@ -12,9 +12,9 @@
 import { z } from 'zod';
 import type { Kind } from '../../core/task';
 import { invalidRequest } from '../api-error';
-import { describeIssue } from '../request-validation';
+import { describeIssue } from '../../core/describe-issue';
 import { TASK_ID } from '../routes/tasks';
-import type { TaskView } from '../task-service';
+import type { TaskView } from '../../tasks/record';
 
 export const videoListQuerySchema = z.strictObject({
   after: z.string().regex(TASK_ID, { message: 'must be a video id' }).optional().describe('List the videos after this one (a video id: the previous page\'s last_id)'),

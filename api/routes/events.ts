@@ -12,7 +12,7 @@ import { PassThrough } from 'node:stream';
 import type Router from '@koa/router';
 import { taskNotFound } from '../api-error';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
-import type { TaskRecord } from '../task-service';
+import type { TaskRecord } from '../../tasks/record';
 import { TASK_ID } from './tasks';
 
 /** The id of a record's event: what a client has seen, so a resume skips it. */

@@ -75,7 +75,6 @@ async function deliver(timing: WebhookTiming, events: WebhookEvent[], answer: An
     sinks: {
       taskMetrics: { completed: { fn: () => undefined } },
       pushMonitor: { seen: { fn: () => undefined } },
-      ledger: { taskEnded: { fn: () => undefined } },
       webhookMetrics: { settled: { fn: (_info, outcome: WebhookSettlement) => void settled.push(outcome) } },
     },
   });

@@ -5,9 +5,9 @@
  */
 import { modelListSchema, modelSchema } from '../../../api/response-schemas';
 import { buildCatalogue } from '../../../platforms';
-import { TaskPricing } from '../../../pricing/price-table';
 import { writeJsonFile } from '../../support/json-file';
 import { useTestApi } from '../../support/test-api';
+import { loadTaskPricing } from '../../../tasks/billing';
 
 describe('published prices', () => {
   const t = useTestApi();
@@ -30,7 +30,7 @@ describe('PRICES_FILE', () => {
     'vendor-video-1-0-pro-250528': { currency: 'CNY', source: 'contract 2026-11', per_token: { per_million: 15, tokens_per_second: { '720p': 20592 } } },
     VQ1: null,
   });
-  const t = useTestApi({ deps: { pricing: TaskPricing.load(buildCatalogue(), { PRICES_FILE: file }) } });
+  const t = useTestApi({ deps: { pricing: loadTaskPricing(buildCatalogue(), { PRICES_FILE: file }) } });
 
   test("adds a price to a model without one and withdraws a published one", async () => {
     const v = await t.api.get('/v1/models/vendor-video-1-0-pro-250528');

@@ -4,12 +4,12 @@
  * unless its job ran on upstream and is billed (memo `charge`); a platform's own usage fields (V's
  * completion_tokens) kept beside the gateway's.
  */
-import { recordCost, withCost, withTaskCost } from '../../../api/task-cost';
+import { recordCost, withCost, withTaskCost } from '../../../tasks/record';
 import { buildCatalogue } from '../../../platforms';
-import { TaskPricing } from '../../../pricing/price-table';
 import { writeJsonFile } from '../../support/json-file';
+import { loadTaskPricing } from '../../../tasks/billing';
 
-const pricing = TaskPricing.load(buildCatalogue(), {
+const pricing = loadTaskPricing(buildCatalogue(), {
   PRICES_FILE: writeJsonFile({ 'vendor-video-1-0-pro-250528': { currency: 'CNY', source: 'test', per_token: { per_million: 15, tokens_per_second: { '720p': 20592 } } } }),
 });
 const billing = { kind: 'video', model: 'vendor-video-1-0-pro-250528', duration: 5, resolution: '720p' };
