@@ -8,7 +8,7 @@ import { MAX_WEBHOOK_URL_LENGTH } from '../core/webhook-url';
 import { BUDGET_PERIODS, CURRENCIES } from '../ledger/schema';
 import { hasMicroPrecision } from '../pricing/price';
 
-/** Key ids as bootstrap keys have them (api/api-keys.ts): they appear in logs and Temporal search attributes. */
+/** Key ids as bootstrap keys have them (keys/api-keys.ts): they appear in logs and Temporal search attributes. */
 export const KEY_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 /** The largest budget: a billion units of its currency (far above any real one; keeps micro-units exact in a double). */
 export const MAX_BUDGET_AMOUNT = 1_000_000_000;

@@ -57,7 +57,7 @@ export interface AppDeps {
   bodyTimeoutMs?: number;
   /** Aborted when the process is stopping: sync waits then answer 503 naming their task. */
   shutdownSignal: AbortSignal;
-  /** Client webhooks: the keys' signing secrets and WEBHOOK_ALLOW_PRIVATE_ORIGINS (api/webhook-request.ts). */
+  /** Client webhooks: the keys' signing secrets and WEBHOOK_ALLOW_PRIVATE_ORIGINS (tasks/webhook-target.ts). */
   webhooks: WebhookPolicy;
   /** Deliveries (GET/POST /v1/generations/:id/deliveries) and the live event stream (GET /v1/generations/:id/events). */
   webhookService: WebhookService;

@@ -101,7 +101,7 @@ export function parseApiKeysFile(path: string): ApiKey[] {
 
 /**
  * The keys the API accepts: the bootstrap keys it was started with, fixed, and the admin API's keys, replaced as
- * a whole whenever the database's set is read again (api/managed-keys.ts), so a revocation or a changed limit
+ * a whole whenever the database's set is read again (keys/managed-keys.ts), so a revocation or a changed limit
  * reaches every replica without a restart.
  */
 export class KeyStore {

@@ -1,6 +1,6 @@
 /**
  * Keys made through the admin API, as rows. The API turns them into the same ApiKey record a bootstrap key is
- * (api/managed-keys.ts); this file only reads and writes the table.
+ * (keys/managed-keys.ts); this file only reads and writes the table.
  */
 import type { Selectable } from 'kysely' with { 'resolution-mode': 'import' };
 import type { ExplicitWebhookSecret } from '../core/webhook-signing';

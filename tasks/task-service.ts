@@ -33,7 +33,7 @@ export interface TaskServiceOptions {
   taskQueue: string;
   /** Renders stored results into fresh links on every read (results/result-links.ts); absent: platform links only. */
   resultLinks?: ResultLinks;
-  /** Prices task records' `usage` and `cost` (api/task-cost.ts); absent: records carry neither. */
+  /** Prices task records' `usage` and `cost` (tasks/record.ts); absent: records carry neither. */
   pricing?: TaskPricing;
 }
 
@@ -92,7 +92,7 @@ export class TaskService {
       platform: entry.platform,
       status: 'pending',
       requestHash: opts.requestHash,
-      // What prices the task, so every read computes its usage and cost from the memo alone (api/task-cost.ts).
+      // What prices the task, so every read computes its usage and cost from the memo alone (tasks/record.ts).
       billing: { ...pricedRequest({ ...request, kind: entry.kind, model: entry.id }) },
       ...(entry.kind === 'video' ? { asked: askedOf(request, opts.asked) } : {}),
     };

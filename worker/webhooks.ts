@@ -89,8 +89,8 @@ function resultLinks(config: WorkerConfig, store: ResultStore, logger: Logger): 
 }
 
 /**
- * What an event tells of, read at send time: the task's record exactly as GET /v1/generations/:id shows it (api/task-service.ts toTaskRecord,
- * priced by api/task-cost.ts withTaskCost with the same PRICES_FILE as the API),
+ * What an event tells of, read at send time: the task's record exactly as GET /v1/generations/:id shows it (tasks/record.ts toTaskRecord,
+ * priced by tasks/record.ts withTaskCost with the same PRICES_FILE as the API),
  * with result links based on the origin the client used. A final event first waits for the task's workflow to
  * close, so its record is final and a sync caller has its answer before the first attempt; a running event of a
  * task that has ended meanwhile is superseded.

@@ -463,7 +463,7 @@ function succeed(state: TaskState, status: PolledStatus): GenerationResult {
   const result: GenerationResult = { created: Math.floor(Date.now() / 1000), data: kept.data };
   if (status.extras) result.extras = status.extras;
   if (kept.lastFrame) result.lastFrame = kept.lastFrame;
-  // What the platform reported it billed, kept with the result: the task's final cost follows it (api/task-cost.ts).
+  // What the platform reported it billed, kept with the result: the task's final cost follows it (tasks/record.ts).
   if (status.usage) result.usage = status.usage;
   upsertSearchAttributes([{ key: SA.status, value: 'success' }]);
   upsertMemo({ status: 'success', progress: 100, result });

@@ -45,7 +45,7 @@ export function parseVideoListQuery(query: Record<string, string | string[] | un
   return { after: parsed.data.after, limit: parsed.data.limit ?? 20, order: parsed.data.order ?? 'desc' };
 }
 
-/** The tasks the list reads from: TaskService.views and view (api/task-service.ts). */
+/** The tasks the list reads from: TaskService.views and view (tasks/task-service.ts). */
 export interface TaskViews {
   view(taskId: string, ownerId: string): Promise<TaskView | undefined>;
   views(ownerId: string, filter: { kind: Kind; startedBefore?: Date; startedAfter?: Date }): AsyncIterable<TaskView>;

@@ -1,6 +1,6 @@
 /**
  * The admin API's keys: POST/GET/PATCH/DELETE /admin/v1/keys. Keys made here live in the database
- * and reach every API replica within seconds (api/managed-keys.ts); bootstrap keys (API_KEYS, API_KEYS_FILE) are
+ * and reach every API replica within seconds (keys/managed-keys.ts); bootstrap keys (API_KEYS, API_KEYS_FILE) are
  * listed too, read-only: they change only in their file.
  */
 import type Router from '@koa/router';

@@ -13,6 +13,7 @@ import { openLedgerDatabase, type LedgerDatabase } from '../../../ledger/databas
 import { committedMicros } from '../../../ledger/entries';
 import { buildCatalogue } from '../../../platforms';
 import { TaskSettlement } from '../../../tasks/settlement';
+import { InflightLimits } from '../../../tasks/inflight';
 import { usePostgres } from '../../support/postgres';
 import { rawRequest, SECRET, startTestApi, type TestApi } from '../../support/test-api';
 import { waitFor } from '../../support/wait-for';
@@ -34,6 +35,8 @@ let keys: KeyStore;
 let api: TestApi;
 let taskLedger: TaskLedger;
 let startFails = false;
+/** What Temporal says of the task after a failed start: the start may have happened although its answer was lost. */
+let workflowExists = false;
 
 beforeAll(async () => {
   ledger = await openLedgerDatabase(await postgres.pg.freshDatabase(), { maxConnections: 20 });
@@ -47,6 +50,9 @@ beforeAll(async () => {
         if (startFails) throw new Error('Temporal unavailable');
         api.started.push(req);
         return { taskId: o.taskId ?? 'task_new', model: entry.id };
+      },
+      async exists() {
+        return workflowExists;
       },
     },
   });
@@ -112,6 +118,53 @@ describe('the reservation', () => {
     }
     expect(await committedMicros(ledger, 'start-fails', USD_MONTH)).toBe(0);
     expect((await entries('start-fails')).map((e) => [e.state, e.outcome])).toEqual([['released', 'never_started']]);
+  });
+
+  test('a start whose answer was lost but whose workflow exists keeps its reservation (its task runs)', async () => {
+    const secret = budgetedKey('start-lost', 5);
+    startFails = true;
+    workflowExists = true;
+    try {
+      expect((await submit(secret)).status).toBe(500);
+    } finally {
+      startFails = false;
+      workflowExists = false;
+    }
+    expect(await committedMicros(ledger, 'start-lost', USD_MONTH)).toBe(ESTIMATE);
+    expect((await entries('start-lost')).map((e) => e.state)).toEqual(['reserved']);
+  });
+
+  test('a task that never started leaves its Idempotency-Key free: the retry is reserved afresh, within the budget', async () => {
+    const secret = budgetedKey('retry-after-failure', 1);
+    startFails = true;
+    try {
+      expect((await submit(secret, { 'Idempotency-Key': 'again' })).status).toBe(500);
+    } finally {
+      startFails = false;
+    }
+    const startedBefore = api.started.length;
+    expect((await submit(secret, { 'Idempotency-Key': 'again' })).status).toBe(200);
+    expect(api.started.length - startedBefore).toBe(1);
+    expect(await committedMicros(ledger, 'retry-after-failure', USD_MONTH)).toBe(ESTIMATE);
+    expect((await entries('retry-after-failure')).map((e) => [e.state, e.outcome])).toEqual([['reserved', null]]);
+  });
+});
+
+describe('the start path refuses after reserving only by giving the reservation back', () => {
+  let limited: TestApi;
+  beforeAll(async () => {
+    // Every key has one task running already (Temporal's count), and may run one.
+    limited = await startTestApi({ deps: { keys, pricing, taskLedger }, starter: { ledger: taskLedger, inflight: new InflightLimits(1, async () => 1) } });
+  });
+  afterAll(() => limited?.close());
+
+  test('over its in-flight cap after the reservation: 429, and the entry is released as never started', async () => {
+    const secret = budgetedKey('capped', 5);
+    const r = await rawRequest(limited.base, 'POST', '/v1/async/videos/generations', { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' }, JSON.stringify(request));
+    expect([r.status, r.body.error.code, r.headers['retry-after']]).toEqual([429, 'too_many_tasks_in_flight', '5']);
+    expect(limited.started).toHaveLength(0);
+    expect(await committedMicros(ledger, 'capped', USD_MONTH)).toBe(0);
+    expect((await entries('capped')).map((e) => [e.state, e.outcome])).toEqual([['released', 'never_started']]);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * A task record's `usage` and `cost` (api/task-cost.ts), from what the memo keeps: the estimate while the task
+ * A task record's `usage` and `cost` (tasks/record.ts), from what the memo keeps: the estimate while the task
  * runs, the final figure from the platform's report once it succeeded, zero once it failed or was cancelled
  * unless its job ran on upstream and is billed (memo `charge`); a platform's own usage fields (V's
  * completion_tokens) kept beside the gateway's.
