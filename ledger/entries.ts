@@ -67,12 +67,29 @@ class OverBudget extends Error {}
 export async function reserveTask(ledger: LedgerDatabase, entry: NewEntry, budget: BudgetSetting | undefined, now = new Date()): Promise<Reservation> {
   const counted = budget !== undefined && budget.currency === entry.currency;
   const period = budget ? periodKey(budget.period, now) : null;
-  const columns = {
+  const columns = entryColumns(entry, counted ? period : null, now);
+  try {
+    return await ledger.db.transaction().execute(async (tx) => {
+      const existing = await claimEntry(tx, entry.taskId, columns);
+      if (existing) return { reserved: true as const, replayed: true as const, requestHash: existing.requestHash };
+      if (counted && !(await addWithinBudget(ledger, tx, entry, budget, period!))) throw new OverBudget();
+      return { reserved: true as const, replayed: false as const };
+    });
+  } catch (err) {
+    if (!(err instanceof OverBudget)) throw err;
+    const remainingMicros = Math.max(0, budget!.micros - (await committedMicros(ledger, entry.keyId, budget!, now)));
+    return { reserved: false, period: budget!.period, periodKey: period!, budgetMicros: budget!.micros, remainingMicros, currency: budget!.currency };
+  }
+}
+
+/** A new entry's columns (all but its task id), reserved now. */
+function entryColumns(entry: NewEntry, budgetPeriod: string | null, now: Date) {
+  return {
     key_id: entry.keyId,
     platform: entry.platform,
     model: entry.model,
     currency: entry.currency,
-    budget_period: counted ? period : null,
+    budget_period: budgetPeriod,
     estimated_micros: entry.estimatedMicros,
     state: 'reserved' as const,
     seconds: entry.seconds ?? null,
@@ -82,29 +99,25 @@ export async function reserveTask(ledger: LedgerDatabase, entry: NewEntry, budge
     request_hash: entry.requestHash ?? null,
     created_at: now,
   };
-  try {
-    return await ledger.db.transaction().execute(async (tx) => {
-      // A concurrent insert of the same task id waits here for the other transaction to end: if it commits, this
-      // one finds its entry; if it rolls back (over budget), this one inserts.
-      const inserted = await tx.insertInto('ledger_entries').values({ task_id: entry.taskId, ...columns }).onConflict((oc) => oc.column('task_id').doNothing()).returning('task_id').executeTakeFirst();
-      if (!inserted) {
-        const existing = await tx.selectFrom('ledger_entries').select(['state', 'outcome', 'request_hash']).where('task_id', '=', entry.taskId).forUpdate().executeTakeFirstOrThrow();
-        if (existing.state !== 'released' || existing.outcome !== 'never_started') return { reserved: true as const, replayed: true as const, requestHash: existing.request_hash };
-        // Its task never started: the id is free again, for this request, reserved afresh.
-        await tx
-          .updateTable('ledger_entries')
-          .set({ ...columns, outcome: null, final_micros: null, settled_at: null })
-          .where('task_id', '=', entry.taskId)
-          .execute();
-      }
-      if (counted && !(await addWithinBudget(ledger, tx, entry, budget, period!))) throw new OverBudget();
-      return { reserved: true as const, replayed: false as const };
-    });
-  } catch (err) {
-    if (!(err instanceof OverBudget)) throw err;
-    const remainingMicros = Math.max(0, budget!.micros - (await committedMicros(ledger, entry.keyId, budget!, now)));
-    return { reserved: false, period: budget!.period, periodKey: period!, budgetMicros: budget!.micros, remainingMicros, currency: budget!.currency };
-  }
+}
+
+/**
+ * Writes the entry under its task id for this request, or finds the entry a request made before (returned, with that
+ * request's fingerprint). An entry whose task never started is free again: it is taken over, reserved afresh.
+ */
+async function claimEntry(
+  tx: Transaction<LedgerSchema>,
+  taskId: string,
+  columns: ReturnType<typeof entryColumns>,
+): Promise<{ requestHash: string | null } | undefined> {
+  // A concurrent insert of the same task id waits here for the other transaction to end: if it commits, this one
+  // finds its entry; if it rolls back (over budget), this one inserts.
+  const inserted = await tx.insertInto('ledger_entries').values({ task_id: taskId, ...columns }).onConflict((oc) => oc.column('task_id').doNothing()).returning('task_id').executeTakeFirst();
+  if (inserted) return undefined;
+  const existing = await tx.selectFrom('ledger_entries').select(['state', 'outcome', 'request_hash']).where('task_id', '=', taskId).forUpdate().executeTakeFirstOrThrow();
+  if (existing.state !== 'released' || existing.outcome !== 'never_started') return { requestHash: existing.request_hash };
+  await tx.updateTable('ledger_entries').set({ ...columns, outcome: null, final_micros: null, settled_at: null }).where('task_id', '=', taskId).execute();
+  return undefined;
 }
 
 /** The conditional upsert: adds the estimate to the period's row only where the sum stays within the budget. */
