@@ -29,7 +29,7 @@ module.exports = tseslint.config(
           patterns: [
             {
               regex: into(GATEWAY_FOLDERS.filter((f) => f !== 'sim')),
-              message: 'The simulator imports nothing from the gateway: write what it needs under sim/, from the platforms\' documentation.',
+              message: "The simulator imports nothing from the gateway: write what it needs under sim/, from the platforms' documentation.",
             },
           ],
         },

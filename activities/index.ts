@@ -7,7 +7,17 @@
  */
 import { activityInfo, ApplicationFailure, log } from '@temporalio/activity';
 import type { Catalogue } from '../core/catalogue';
-import { endsInSuccess, type GenerationRequest, type Kind, type PolledStatus, type PollTiming, type SettleInput, type StoreResultsInput, type SubmitResult, type UpstreamStatus } from '../core/task';
+import {
+  endsInSuccess,
+  type GenerationRequest,
+  type Kind,
+  type PolledStatus,
+  type PollTiming,
+  type SettleInput,
+  type StoreResultsInput,
+  type SubmitResult,
+  type UpstreamStatus,
+} from '../core/task';
 import type { PlatformAdapter } from '../platforms/platform';
 import { UpstreamError } from '../platforms/upstream-error';
 import { toActivityFailure } from './activity-failure';
@@ -81,7 +91,22 @@ export interface ActivityDeps {
   settle?: (input: SettleInput) => Promise<string>;
 }
 
-export function createActivities({ catalogue, adapters, pools = {}, timing, push, fallbackPollIntervalMs, upstreamLostGraceMs = UPSTREAM_LOST_GRACE_MS, results, hint, stopping, onLostAnswer, lostAnswerSearchMs, webhooks, settle }: ActivityDeps) {
+export function createActivities({
+  catalogue,
+  adapters,
+  pools = {},
+  timing,
+  push,
+  fallbackPollIntervalMs,
+  upstreamLostGraceMs = UPSTREAM_LOST_GRACE_MS,
+  results,
+  hint,
+  stopping,
+  onLostAnswer,
+  lostAnswerSearchMs,
+  webhooks,
+  settle,
+}: ActivityDeps) {
   function adapterFor(platform: string): PlatformAdapter {
     const adapter = adapters[platform];
     if (!adapter) {
@@ -124,7 +149,8 @@ export function createActivities({ catalogue, adapters, pools = {}, timing, push
   const keepOutputs = createResultKeeper(results);
 
   /** Marks an answer with `pushHealthy` while this worker sees the platform's callbacks (the longer wait applies). */
-  const withPushHealth = <T extends { pushHealthy?: boolean }>(platform: string, answer: T): T => (push?.healthy(platform) ? { ...answer, pushHealthy: true } : answer);
+  const withPushHealth = <T extends { pushHealthy?: boolean }>(platform: string, answer: T): T =>
+    push?.healthy(platform) ? { ...answer, pushHealthy: true } : answer;
 
   /**
    * Settles an ended task's entry in the step that ended it; false when the ledger could not be written (the
@@ -136,7 +162,9 @@ export function createActivities({ catalogue, adapters, pools = {}, timing, push
       await settle(input);
       return true;
     } catch (err) {
-      log.warn('Could not settle the task in the ledger with its last poll; the workflow settles it durably', { error: (err as Error).message });
+      log.warn('Could not settle the task in the ledger with its last poll; the workflow settles it durably', {
+        error: (err as Error).message,
+      });
       return false;
     }
   }
@@ -177,12 +205,20 @@ export function createActivities({ catalogue, adapters, pools = {}, timing, push
         try {
           return await accountAdapter(platform, account).poll(kind, upstreamTaskId);
         } catch (err) {
-          if (err instanceof UpstreamError && err.opts.reason === 'upstream_lost' && submittedAt !== undefined && Date.now() - submittedAt < upstreamLostGraceMs) {
-            throw new UpstreamError(`${err.message} (submitted ${Math.round((Date.now() - submittedAt) / 1000)} s ago: polling again in case it is not visible yet)`, {
-              ...err.opts,
-              retryable: true,
-              reason: 'upstream_unavailable',
-            });
+          if (
+            err instanceof UpstreamError &&
+            err.opts.reason === 'upstream_lost' &&
+            submittedAt !== undefined &&
+            Date.now() - submittedAt < upstreamLostGraceMs
+          ) {
+            throw new UpstreamError(
+              `${err.message} (submitted ${Math.round((Date.now() - submittedAt) / 1000)} s ago: polling again in case it is not visible yet)`,
+              {
+                ...err.opts,
+                retryable: true,
+                reason: 'upstream_unavailable',
+              },
+            );
           }
           throw err;
         }
@@ -191,7 +227,8 @@ export function createActivities({ catalogue, adapters, pools = {}, timing, push
       const kept = status.state === 'success' ? await keepFor(keepOutputs, taskId, platform, kind, status) : undefined;
       if (!kept) return withPushHealth(platform, status);
       const polled: PolledStatus = { ...status, kept };
-      if (endsInSuccess(polled) && request) polled.settled = await settledOnce({ taskId, platform, request, outcome: 'success', usage: status.usage ?? {} });
+      if (endsInSuccess(polled) && request)
+        polled.settled = await settledOnce({ taskId, platform, request, outcome: 'success', usage: status.usage ?? {} });
       return withPushHealth(platform, polled);
     },
 
@@ -212,7 +249,11 @@ export function createActivities({ catalogue, adapters, pools = {}, timing, push
         }
         const cancelled = await adapter.cancel(kind, upstreamTaskId);
         if (cancelled) log.info('Cancelled upstream job', { platform, upstreamTaskId });
-        else log.info('The platform can no longer cancel the upstream job: it runs to its end, no longer polled', { platform, upstreamTaskId });
+        else
+          log.info('The platform can no longer cancel the upstream job: it runs to its end, no longer polled', {
+            platform,
+            upstreamTaskId,
+          });
         return { cancelled };
       });
     },
@@ -228,7 +269,13 @@ export function createActivities({ catalogue, adapters, pools = {}, timing, push
 }
 
 /** The outputs of a finished job (and V's last frame) as kept in the result store: see keepOutputs. */
-async function keepFor(keepOutputs: ReturnType<typeof createResultKeeper>, taskId: string, platform: string, kind: Kind, status: UpstreamStatus): Promise<PolledStatus['kept']> {
+async function keepFor(
+  keepOutputs: ReturnType<typeof createResultKeeper>,
+  taskId: string,
+  platform: string,
+  kind: Kind,
+  status: UpstreamStatus,
+): Promise<PolledStatus['kept']> {
   const outputs = status.outputs ?? [];
   if (outputs.length === 0) return undefined; // the workflow fails such a task: nothing to keep
   const lastFrameUrl = typeof status.extras?.last_frame_url === 'string' ? status.extras.last_frame_url : undefined;
@@ -242,7 +289,11 @@ async function keepFor(keepOutputs: ReturnType<typeof createResultKeeper>, taskI
 function webhookActivities(deps: WebhookDeps | undefined): ReturnType<typeof createWebhookActivities> {
   if (deps) return createWebhookActivities(deps);
   const missing = async (): Promise<never> => {
-    throw ApplicationFailure.create({ type: 'webhooks_not_configured', message: 'This worker was started without webhook delivery', nonRetryable: false });
+    throw ApplicationFailure.create({
+      type: 'webhooks_not_configured',
+      message: 'This worker was started without webhook delivery',
+      nonRetryable: false,
+    });
   };
   return { announceWebhookEvent: missing, deliverWebhook: missing };
 }

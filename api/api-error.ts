@@ -25,7 +25,13 @@ export class ApiError extends Error {
     readonly status: number,
     readonly type: ErrorType,
     message: string,
-    readonly opts: { param?: string; code?: string; headers?: Record<string, string>; taskId?: string; extra?: Record<string, unknown> } = {},
+    readonly opts: {
+      param?: string;
+      code?: string;
+      headers?: Record<string, string>;
+      taskId?: string;
+      extra?: Record<string, unknown>;
+    } = {},
   ) {
     super(message);
   }

@@ -12,12 +12,19 @@ import type { TaskLedger } from '../tasks/task-ledger';
 export const BUDGET_ALERT_FRACTION = 0.8;
 
 /** Keys with a budget whose committed amount is above the fraction of it, now. */
-export async function keysNearBudget(keys: KeyStore, ledger: TaskLedger, fraction = BUDGET_ALERT_FRACTION, now = new Date()): Promise<number> {
+export async function keysNearBudget(
+  keys: KeyStore,
+  ledger: TaskLedger,
+  fraction = BUDGET_ALERT_FRACTION,
+  now = new Date(),
+): Promise<number> {
   const budgeted = keys.list().filter((k) => k.budget);
   if (budgeted.length === 0) return 0;
   const periods = [...new Set(budgeted.map((k) => periodKey(k.budget!.period, now)))];
   const committed = await currentCommitted(ledger.ledger, periods);
-  return budgeted.filter((k) => (committed.get(budgetRowKey(k.id, periodKey(k.budget!.period, now), k.budget!.currency)) ?? 0) > fraction * k.budget!.micros).length;
+  return budgeted.filter(
+    (k) => (committed.get(budgetRowKey(k.id, periodKey(k.budget!.period, now), k.budget!.currency)) ?? 0) > fraction * k.budget!.micros,
+  ).length;
 }
 
 export function registerLedgerMetrics(registry: Registry, keys: KeyStore, ledger: TaskLedger): void {

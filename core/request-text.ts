@@ -42,7 +42,8 @@ export function firstTextFault(root: unknown): TextFault | undefined {
       const entries = Object.entries(value);
       for (const [k] of entries) {
         const keyPath = at(path, k);
-        if (FORBIDDEN_KEYS.has(k)) return { path: keyPath, message: `Field '${keyPath}' is not allowed in a request`, kind: 'forbidden_key' };
+        if (FORBIDDEN_KEYS.has(k))
+          return { path: keyPath, message: `Field '${keyPath}' is not allowed in a request`, kind: 'forbidden_key' };
         const why = badText(k);
         if (why) return { path: path || 'body', message: `A field name ${why}`, kind: 'invalid_text' };
       }

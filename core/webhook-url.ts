@@ -27,7 +27,8 @@ export function parseWebhookUrl(raw: string, allowPrivateOrigins: ReadonlySet<st
   const allowed = allowPrivateOrigins.has(url.origin);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowed)) throw new WebhookUrlError('must be an https URL');
   if (url.username || url.password) throw new WebhookUrlError('must not carry credentials');
-  if (!allowed && isPrivateHost(url.hostname)) throw new WebhookUrlError(`names a private or local host (${url.hostname}); the gateway does not call into private networks`);
+  if (!allowed && isPrivateHost(url.hostname))
+    throw new WebhookUrlError(`names a private or local host (${url.hostname}); the gateway does not call into private networks`);
   return url;
 }
 
@@ -71,6 +72,9 @@ export async function checkWebhookUrl(raw: string, allowPrivateOrigins: Readonly
   if (addresses === 'late') throw new WebhookUrlError(`host ${url.hostname} did not resolve within ${timeoutMs} ms`);
   if (addresses.length === 0) throw new WebhookUrlError(`host ${url.hostname} does not resolve`);
   const bad = addresses.find((a) => isPrivateAddress(a.address));
-  if (bad) throw new WebhookUrlError(`host ${url.hostname} resolves to a private address (${bad.address}); the gateway does not call into private networks`);
+  if (bad)
+    throw new WebhookUrlError(
+      `host ${url.hostname} resolves to a private address (${bad.address}); the gateway does not call into private networks`,
+    );
   return url;
 }

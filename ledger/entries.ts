@@ -64,7 +64,12 @@ class OverBudget extends Error {}
  * Reserves a task's estimate against the key's budget (if it has one, in the estimate's currency: an amount in
  * another currency is not converted and counts as zero). Over budget: nothing is written.
  */
-export async function reserveTask(ledger: LedgerDatabase, entry: NewEntry, budget: BudgetSetting | undefined, now = new Date()): Promise<Reservation> {
+export async function reserveTask(
+  ledger: LedgerDatabase,
+  entry: NewEntry,
+  budget: BudgetSetting | undefined,
+  now = new Date(),
+): Promise<Reservation> {
   const counted = budget !== undefined && budget.currency === entry.currency;
   const period = budget ? periodKey(budget.period, now) : null;
   const columns = entryColumns(entry, counted ? period : null, now);
@@ -78,7 +83,14 @@ export async function reserveTask(ledger: LedgerDatabase, entry: NewEntry, budge
   } catch (err) {
     if (!(err instanceof OverBudget)) throw err;
     const remainingMicros = Math.max(0, budget!.micros - (await committedMicros(ledger, entry.keyId, budget!, now)));
-    return { reserved: false, period: budget!.period, periodKey: period!, budgetMicros: budget!.micros, remainingMicros, currency: budget!.currency };
+    return {
+      reserved: false,
+      period: budget!.period,
+      periodKey: period!,
+      budgetMicros: budget!.micros,
+      remainingMicros,
+      currency: budget!.currency,
+    };
   }
 }
 
@@ -112,16 +124,36 @@ async function claimEntry(
 ): Promise<{ requestHash: string | null } | undefined> {
   // A concurrent insert of the same task id waits here for the other transaction to end: if it commits, this one
   // finds its entry; if it rolls back (over budget), this one inserts.
-  const inserted = await tx.insertInto('ledger_entries').values({ task_id: taskId, ...columns }).onConflict((oc) => oc.column('task_id').doNothing()).returning('task_id').executeTakeFirst();
+  const inserted = await tx
+    .insertInto('ledger_entries')
+    .values({ task_id: taskId, ...columns })
+    .onConflict((oc) => oc.column('task_id').doNothing())
+    .returning('task_id')
+    .executeTakeFirst();
   if (inserted) return undefined;
-  const existing = await tx.selectFrom('ledger_entries').select(['state', 'outcome', 'request_hash']).where('task_id', '=', taskId).forUpdate().executeTakeFirstOrThrow();
+  const existing = await tx
+    .selectFrom('ledger_entries')
+    .select(['state', 'outcome', 'request_hash'])
+    .where('task_id', '=', taskId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
   if (existing.state !== 'released' || existing.outcome !== 'never_started') return { requestHash: existing.request_hash };
-  await tx.updateTable('ledger_entries').set({ ...columns, outcome: null, final_micros: null, settled_at: null }).where('task_id', '=', taskId).execute();
+  await tx
+    .updateTable('ledger_entries')
+    .set({ ...columns, outcome: null, final_micros: null, settled_at: null })
+    .where('task_id', '=', taskId)
+    .execute();
   return undefined;
 }
 
 /** The conditional upsert: adds the estimate to the period's row only where the sum stays within the budget. */
-async function addWithinBudget(ledger: LedgerDatabase, tx: Transaction<LedgerSchema>, entry: NewEntry, budget: BudgetSetting, period: string): Promise<boolean> {
+async function addWithinBudget(
+  ledger: LedgerDatabase,
+  tx: Transaction<LedgerSchema>,
+  entry: NewEntry,
+  budget: BudgetSetting,
+  period: string,
+): Promise<boolean> {
   const { sql } = ledger.k;
   const row = await sql<{ committed_micros: string }>`
     INSERT INTO budget_usage (key_id, period, currency, committed_micros)
@@ -180,7 +212,9 @@ export async function settleTask(ledger: LedgerDatabase, taskId: string, final: 
     const delta = finalMicros - countedBefore;
     if (entry.budget_period !== null && delta !== 0) {
       const { sql } = ledger.k;
-      await sql`UPDATE budget_usage SET committed_micros = committed_micros + ${delta}::bigint WHERE key_id = ${entry.key_id} AND period = ${entry.budget_period} AND currency = ${entry.currency}`.execute(tx);
+      await sql`UPDATE budget_usage SET committed_micros = committed_micros + ${delta}::bigint WHERE key_id = ${entry.key_id} AND period = ${entry.budget_period} AND currency = ${entry.currency}`.execute(
+        tx,
+      );
     }
     return next;
   });
@@ -227,7 +261,12 @@ export async function unpricedInPeriod(ledger: LedgerDatabase, keyId: string, pe
 }
 
 /** What a key has committed in the budget row a moment falls in (micro-units of the budget's currency). */
-export async function committedMicros(ledger: LedgerDatabase, keyId: string, budget: Pick<BudgetSetting, 'period' | 'currency'>, at = new Date()): Promise<number> {
+export async function committedMicros(
+  ledger: LedgerDatabase,
+  keyId: string,
+  budget: Pick<BudgetSetting, 'period' | 'currency'>,
+  at = new Date(),
+): Promise<number> {
   const row = await ledger.db
     .selectFrom('budget_usage')
     .select('committed_micros')

@@ -79,7 +79,18 @@ export async function usage(ledger: LedgerDatabase, q: UsageQuery): Promise<Usag
     ORDER BY 1, 2`.execute(ledger.db);
   const out = new Map<string, UsageRow>();
   for (const r of rows) {
-    const row = out.get(r.grp) ?? { group: r.grp, tasks: 0, succeeded: 0, failed: 0, running: 0, unpriced: 0, seconds: 0, images: 0, tokens: 0, costMicros: {} };
+    const row = out.get(r.grp) ?? {
+      group: r.grp,
+      tasks: 0,
+      succeeded: 0,
+      failed: 0,
+      running: 0,
+      unpriced: 0,
+      seconds: 0,
+      images: 0,
+      tokens: 0,
+      costMicros: {},
+    };
     row.tasks += Number(r.tasks);
     row.succeeded += Number(r.succeeded);
     row.failed += Number(r.failed);
@@ -99,6 +110,10 @@ export const budgetRowKey = (keyId: string, period: string, currency: string) =>
 
 /** Every key's committed amount in the budget rows of now (today, this month, total), per currency: for the 80 % gauge. */
 export async function currentCommitted(ledger: LedgerDatabase, periods: readonly string[]): Promise<Map<string, number>> {
-  const rows = await ledger.db.selectFrom('budget_usage').select(['key_id', 'period', 'currency', 'committed_micros']).where('period', 'in', [...periods]).execute();
+  const rows = await ledger.db
+    .selectFrom('budget_usage')
+    .select(['key_id', 'period', 'currency', 'committed_micros'])
+    .where('period', 'in', [...periods])
+    .execute();
   return new Map(rows.map((r) => [budgetRowKey(r.key_id, r.period, r.currency), Number(r.committed_micros)]));
 }

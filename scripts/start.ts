@@ -46,11 +46,20 @@ export const devApiKey = (dir: string) => devFile(dir, 'dev-api-key', () => `loc
  * WEBHOOK_SIGNING_SECRET (the keys' webhook secrets derive from it, so they survive a restart), ADMIN_TOKEN (the
  * admin API), the embedded PostgreSQL's password or (`npm run cluster`) MinIO's root password.
  */
-export type DevSecretName = 'dev-result-url-secret' | 'dev-callback-secret' | 'dev-webhook-signing-secret' | 'dev-admin-token' | 'dev-database-password' | 'dev-minio-password';
+export type DevSecretName =
+  | 'dev-result-url-secret'
+  | 'dev-callback-secret'
+  | 'dev-webhook-signing-secret'
+  | 'dev-admin-token'
+  | 'dev-database-password'
+  | 'dev-minio-password';
 export const devSecret = (dir: string, name: DevSecretName) => devFile(dir, name, () => randomBytes(48).toString('base64url'));
 
 /** The embedded PostgreSQL: the pinned binaries, its data under the launcher's directory, supervised like the rest. */
-export function postgresPart(opts: { dataDir: string; port: number; password: string }, onStarted: (server: EmbeddedPostgres) => void): Service {
+export function postgresPart(
+  opts: { dataDir: string; port: number; password: string },
+  onStarted: (server: EmbeddedPostgres) => void,
+): Service {
   return {
     name: 'postgres',
     async start(): Promise<Running> {
@@ -146,7 +155,9 @@ async function main(): Promise<void> {
     ...(process.env.RESULT_URL_SECRET?.trim() ? {} : { RESULT_URL_SECRET: devSecret(dataDir, 'dev-result-url-secret') }),
     ...(process.env.WEBHOOK_SIGNING_SECRET?.trim() ? {} : { WEBHOOK_SIGNING_SECRET: devSecret(dataDir, 'dev-webhook-signing-secret') }),
   };
-  const simulated = Object.entries(loadWorkerConfig(env).platforms).filter(([, p]) => p.simulated).map(([id]) => id);
+  const simulated = Object.entries(loadWorkerConfig(env).platforms)
+    .filter(([, p]) => p.simulated)
+    .map(([id]) => id);
   Object.assign(env, pushDefaults(env, dataDir, loadApiConfig(env).PORT, simulated));
   const workerConfig = loadWorkerConfig(env);
   // The API's /readyz then says which platform has no account in the rotation (the worker knows; api/worker-readiness.ts).
@@ -172,7 +183,12 @@ async function main(): Promise<void> {
     if (embeddedDatabase) {
       console.log('Starting PostgreSQL (the ledger)…');
       const password = devSecret(dataDir, 'dev-database-password');
-      await supervisor.add(postgresPart({ dataDir: config.EMBEDDED_POSTGRES_DIR, port: config.EMBEDDED_POSTGRES_PORT, password }, (pg) => (env.DATABASE_URL = pg.url)));
+      await supervisor.add(
+        postgresPart(
+          { dataDir: config.EMBEDDED_POSTGRES_DIR, port: config.EMBEDDED_POSTGRES_PORT, password },
+          (pg) => (env.DATABASE_URL = pg.url),
+        ),
+      );
     }
     console.log('Starting the Temporal dev server…');
     await supervisor.add({
@@ -189,7 +205,9 @@ async function main(): Promise<void> {
         uiUrl = server.uiUrl;
         const child = server.process;
         const exited = child
-          ? new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })))
+          ? new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+              child.once('exit', (code, signal) => r({ code, signal })),
+            )
           : new Promise<never>(() => undefined);
         return { pid: child?.pid, exited, stop: () => server.stop() };
       },

@@ -24,7 +24,11 @@ export function newTaskId(): string {
 export function readIdempotencyKey(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   if (!IDEMPOTENCY_KEY.test(header)) {
-    throw invalidTask('Idempotency-Key must be 1 to 255 printable ASCII characters without spaces', 'Idempotency-Key', 'invalid_idempotency_key');
+    throw invalidTask(
+      'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces',
+      'Idempotency-Key',
+      'invalid_idempotency_key',
+    );
   }
   return header;
 }
@@ -48,5 +52,7 @@ function canonicalJson(value: unknown): string {
 
 /** Fingerprint of what was asked: the door's name for what it creates and the request as the client sent it. */
 export function requestFingerprint(kind: string, body: unknown): string {
-  return createHash('sha256').update(`${kind}\n${canonicalJson(body)}`).digest('base64url');
+  return createHash('sha256')
+    .update(`${kind}\n${canonicalJson(body)}`)
+    .digest('base64url');
 }

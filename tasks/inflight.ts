@@ -33,7 +33,10 @@ export class InflightLimits {
     await this.refreshCount(key.id);
     const entry = this.inflight.get(key.id)!;
     if (entry.count >= max) {
-      throw new TaskRefused('too_many', `This API key already has ${max} tasks in progress; wait for some to finish`, { code: 'too_many_tasks_in_flight', retryAfterSeconds: 5 });
+      throw new TaskRefused('too_many', `This API key already has ${max} tasks in progress; wait for some to finish`, {
+        code: 'too_many_tasks_in_flight',
+        retryAfterSeconds: 5,
+      });
     }
     entry.count++;
     let given = false;

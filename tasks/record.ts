@@ -56,7 +56,8 @@ export function toTaskRecord(info: TaskInfo, rendered?: RenderedResult): TaskRec
       if (memo.status === 'failed' && memo.error) return record('failed', { error: memo.error });
       return memo.status === 'running' ? record('running', { progress: `${memo.progress ?? 0}%` }) : record('pending');
     case 'COMPLETED':
-      if (!memo.result) return record('failed', { error: { message: 'The task completed without a recorded result', code: 'upstream_failed' } });
+      if (!memo.result)
+        return record('failed', { error: { message: 'The task completed without a recorded result', code: 'upstream_failed' } });
       return succeeded(memo.result);
     case 'FAILED':
       return record('failed', { error: memo.error ?? { message: 'The task failed', code: 'upstream_failed' } });
@@ -87,7 +88,12 @@ export interface TaskView {
 }
 
 export function toTaskView(info: TaskInfo): TaskView {
-  return { record: toTaskRecord(info), memo: (info.memo ?? {}) as TaskMemo, startTime: info.startTime, ...(info.closeTime ? { closeTime: info.closeTime } : {}) };
+  return {
+    record: toTaskRecord(info),
+    memo: (info.memo ?? {}) as TaskMemo,
+    startTime: info.startTime,
+    ...(info.closeTime ? { closeTime: info.closeTime } : {}),
+  };
 }
 
 /** What a video request asked for, in the memo (TaskAsked), from its validated general fields. */
@@ -123,13 +129,22 @@ export interface TaskEnd {
  * Usage and cost of a task, or undefined when it cannot be priced: started before tasks kept their `billing`, or
  * for a model this deployment no longer lists.
  */
-export function recordCost(pricing: TaskPricing | undefined, billing: Record<string, unknown> | undefined, end: TaskEnd): RecordCost | undefined {
+export function recordCost(
+  pricing: TaskPricing | undefined,
+  billing: Record<string, unknown> | undefined,
+  end: TaskEnd,
+): RecordCost | undefined {
   if (!pricing || !billing || typeof billing.model !== 'string' || (billing.kind !== 'video' && billing.kind !== 'image')) return undefined;
   const request = pricedRequest({ ...billing, kind: billing.kind, model: billing.model });
   let priced: { usage: TaskUsage; cost: TaskCost | null };
   try {
     priced = end.outcome
-      ? pricing.finalTaskCost(request, end.result?.usage ?? end.billed?.usage ?? {}, end.outcome, end.outcome === 'success' || end.billed !== undefined)
+      ? pricing.finalTaskCost(
+          request,
+          end.result?.usage ?? end.billed?.usage ?? {},
+          end.outcome,
+          end.outcome === 'success' || end.billed !== undefined,
+        )
       : pricing.estimateTaskCost(request);
   } catch {
     return undefined;
@@ -148,12 +163,17 @@ export function outcomeOf(record: Pick<TaskRecord, 'status' | 'error'>): TaskOut
  * A task record with its `usage` and `cost`, from its workflow's description (status and memo): the one place every
  * reader prices a record, so the API's reads and the webhooks' payloads show the same.
  */
-export function withTaskCost<T extends { status: string; error?: { code?: string } }>(info: { memo?: Record<string, unknown> }, record: T, pricing: TaskPricing | undefined): T {
+export function withTaskCost<T extends { status: string; error?: { code?: string } }>(
+  info: { memo?: Record<string, unknown> },
+  record: T,
+  pricing: TaskPricing | undefined,
+): T {
   const memo = info.memo as TaskMemo | undefined;
   const outcome = outcomeOf(record as Pick<TaskRecord, 'status' | 'error'>);
   const end: TaskEnd = { result: outcome === 'success' ? memo?.result : undefined };
   if (outcome !== undefined) end.outcome = outcome;
-  if (outcome !== undefined && outcome !== 'success' && memo?.charge?.billed === true) end.billed = memo.charge.usage ? { usage: memo.charge.usage } : {};
+  if (outcome !== undefined && outcome !== 'success' && memo?.charge?.billed === true)
+    end.billed = memo.charge.usage ? { usage: memo.charge.usage } : {};
   return withCost(record, recordCost(pricing, memo?.billing, end));
 }
 

@@ -45,4 +45,5 @@ export class TaskRefused extends Error {
 }
 
 /** A request the task cannot be made from, naming the field. */
-export const invalidTask = (message: string, param?: string, code = 'invalid_value') => new TaskRefused('invalid_request', message, { code, ...(param ? { param } : {}) });
+export const invalidTask = (message: string, param?: string, code = 'invalid_value') =>
+  new TaskRefused('invalid_request', message, { code, ...(param ? { param } : {}) });

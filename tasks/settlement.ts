@@ -41,14 +41,34 @@ export class TaskSettlement {
     if (!this.ledger) return 'no_ledger';
     let figure;
     try {
-      figure = this.pricing.finalTaskCost({ ...input.request, kind: input.request.kind, model: input.request.model }, input.usage, input.outcome, input.billed);
+      figure = this.pricing.finalTaskCost(
+        { ...input.request, kind: input.request.kind, model: input.request.model },
+        input.usage,
+        input.outcome,
+        input.billed,
+      );
     } catch (err) {
-      this.log.error({ taskId: input.taskId, err: (err as Error).message }, 'Could not price the ended task; its ledger entry is settled at zero, unpriced');
+      this.log.error(
+        { taskId: input.taskId, err: (err as Error).message },
+        'Could not price the ended task; its ledger entry is settled at zero, unpriced',
+      );
       figure = { usage: {}, cost: null };
     }
     const finalMicros = figure.cost?.amount ?? 0;
-    const settled = await settleTask(this.ledger, input.taskId, { outcome: input.outcome, finalMicros, priced: figure.cost !== null, ...figure.usage });
-    this.observe({ settlement: settled, platform: input.platform, model: input.request.model, outcome: input.outcome, micros: finalMicros, currency: figure.cost?.currency });
+    const settled = await settleTask(this.ledger, input.taskId, {
+      outcome: input.outcome,
+      finalMicros,
+      priced: figure.cost !== null,
+      ...figure.usage,
+    });
+    this.observe({
+      settlement: settled,
+      platform: input.platform,
+      model: input.request.model,
+      outcome: input.outcome,
+      micros: finalMicros,
+      currency: figure.cost?.currency,
+    });
     if (settled === 'unknown_task') this.log.warn({ taskId: input.taskId }, 'Ended task has no ledger entry (started without a ledger?)');
     return settled;
   }
@@ -69,7 +89,9 @@ export async function openSettlement(
   log: Logger,
 ): Promise<TaskSettlement> {
   const ledger = config.DATABASE_URL
-    ? await openLedgerDatabase(config.DATABASE_URL, { onError: (err) => log.warn({ err: err.message }, 'Ledger database connection lost; reconnecting on the next write') })
+    ? await openLedgerDatabase(config.DATABASE_URL, {
+        onError: (err) => log.warn({ err: err.message }, 'Ledger database connection lost; reconnecting on the next write'),
+      })
     : undefined;
   return new TaskSettlement(ledger, pricing, log, observe);
 }

@@ -88,7 +88,11 @@ interface Accepted {
 const REPLAY_POLL_MS = 100;
 
 const reusedKey = (taskId: string) =>
-  new TaskRefused('conflict', 'This Idempotency-Key was already used with a different request body', { param: 'Idempotency-Key', code: 'idempotency_key_reused', taskId });
+  new TaskRefused('conflict', 'This Idempotency-Key was already used with a different request body', {
+    param: 'Idempotency-Key',
+    code: 'idempotency_key_reused',
+    taskId,
+  });
 
 const keyInUse = (taskId: string) =>
   new TaskRefused('conflict', 'A request with this Idempotency-Key is being started at this moment; retry it shortly to get its task', {
@@ -114,13 +118,25 @@ export class TaskStarter {
   private async accept(key: ApiKey, req: StartRequest): Promise<Accepted> {
     const { body, url, events } = splitWebhookFields(req.body);
     const allowPrivateOrigins = new Set([...this.deps.inputUrlAllowPrivateOrigins, ...(req.ownOrigins ?? [])]);
-    const { entry, request } = withInputUrlPolicy({ allowPrivateOrigins }, () => parseGenerationBody(this.deps.catalogue, this.deps.enabledPlatforms, req.kind, body));
+    const { entry, request } = withInputUrlPolicy({ allowPrivateOrigins }, () =>
+      parseGenerationBody(this.deps.catalogue, this.deps.enabledPlatforms, req.kind, body),
+    );
     if (key.models && !key.models.has(entry.id)) {
-      throw new TaskRefused('not_allowed', `This API key may not use the model '${entry.id}'`, { param: 'model', code: 'model_not_allowed' });
+      throw new TaskRefused('not_allowed', `This API key may not use the model '${entry.id}'`, {
+        param: 'model',
+        code: 'model_not_allowed',
+      });
     }
     const webhook = await webhookTarget({ url, events }, key, this.deps.webhooks, req.origin);
     const taskId = req.idempotencyKey ? idempotentTaskId(key, req.idempotencyKey) : newTaskId();
-    return { taskId, fingerprint: req.fingerprint, entry, request, ...(webhook ? { webhook } : {}), ...(req.asked ? { asked: req.asked } : {}) };
+    return {
+      taskId,
+      fingerprint: req.fingerprint,
+      entry,
+      request,
+      ...(webhook ? { webhook } : {}),
+      ...(req.asked ? { asked: req.asked } : {}),
+    };
   }
 
   /** Steps 5–8 for a task whose reservation (if there is a ledger) is this request's. */
@@ -153,7 +169,8 @@ export class TaskStarter {
    */
   private async alreadyStarted(key: ApiKey, task: Accepted): Promise<StartOutcome> {
     const found = await this.deps.tasks.readWithFingerprint(task.taskId, key.id);
-    if (found && found.requestHash === task.fingerprint) return { replayed: true, taskId: task.taskId, entry: task.entry, request: task.request, record: found.record };
+    if (found && found.requestHash === task.fingerprint)
+      return { replayed: true, taskId: task.taskId, entry: task.entry, request: task.request, record: found.record };
     await this.giveReservationBack(task.taskId, false);
     throw reusedKey(task.taskId);
   }

@@ -39,7 +39,13 @@ function budgetExceeded(over: OverBudget, estimateMicros: number): TaskRefused {
     {
       code: 'budget_exceeded',
       extra: {
-        budget: { period: over.period, period_start: over.periodKey, amount: decimalOf(over.budgetMicros), remaining: decimalOf(over.remainingMicros), currency: over.currency },
+        budget: {
+          period: over.period,
+          period_start: over.periodKey,
+          amount: decimalOf(over.budgetMicros),
+          remaining: decimalOf(over.remainingMicros),
+          currency: over.currency,
+        },
       },
     },
   );
@@ -47,7 +53,8 @@ function budgetExceeded(over: OverBudget, estimateMicros: number): TaskRefused {
 
 /** 402: the key has a budget, and the task's model has no price in the budget's currency to count it with. */
 function unpricedModel(model: string, why: UnpricedReason, budget: BudgetSetting, priceCurrency: string | undefined): TaskRefused {
-  const reason = why === 'no_price' ? `has no price this gateway knows` : `is priced in ${priceCurrency}, not in the budget's ${budget.currency}`;
+  const reason =
+    why === 'no_price' ? `has no price this gateway knows` : `is priced in ${priceCurrency}, not in the budget's ${budget.currency}`;
   return new TaskRefused(
     'payment_required',
     `The model '${model}' ${reason}, so this API key's budget cannot count its tasks: a budgeted key may use it only if its operator allows unpriced models (allow_unpriced), or once it has a price (PRICES_FILE)`,
@@ -82,7 +89,8 @@ export class TaskLedger {
    */
   async reserve(key: ApiKey, taskId: string, requestHash: string, entry: ModelRecord, request: GenerationRequest): Promise<ReserveOutcome> {
     const { usage, cost } = this.pricing.estimateTaskCost(request);
-    const unpriced: UnpricedReason | undefined = cost === null ? 'no_price' : key.budget && key.budget.currency !== cost.currency ? 'other_currency' : undefined;
+    const unpriced: UnpricedReason | undefined =
+      cost === null ? 'no_price' : key.budget && key.budget.currency !== cost.currency ? 'other_currency' : undefined;
     if (unpriced && key.budget && !key.allowUnpriced) throw unpricedModel(entry.id, unpriced, key.budget, cost?.currency);
     // The estimate in its own currency: a budget in another currency does not count it (ledger/entries.ts), and usage
     // shows it per currency. A model without a price counts at zero (only for a key without a budget, or one allowed
@@ -145,7 +153,12 @@ export class TaskLedger {
   startSweep(opts: SweepOptions): void {
     this.sweepTimer = setInterval(() => {
       this.sweep(opts).then(
-        (n) => n > 0 && opts.log.warn({ entries: n }, 'Ledger sweep settled or released reservations no task settles: workflows that never started, or were closed without settling'),
+        (n) =>
+          n > 0 &&
+          opts.log.warn(
+            { entries: n },
+            'Ledger sweep settled or released reservations no task settles: workflows that never started, or were closed without settling',
+          ),
         (err: Error) => opts.log.warn({ err: err.message }, 'Ledger sweep failed; retrying at the next interval'),
       );
     }, opts.intervalMs);

@@ -21,7 +21,16 @@ import {
 import type { ModelRecord } from '../core/catalogue';
 import { SA } from '../core/search-attributes';
 import { hintTask, type HintOutcome, type TaskHint } from '../core/task-hints';
-import type { GenerationInput, GenerationRequest, GenerationResult, GenerationWorkflow, Kind, TaskAsked, TaskMemo, TaskStatus } from '../core/task';
+import type {
+  GenerationInput,
+  GenerationRequest,
+  GenerationResult,
+  GenerationWorkflow,
+  Kind,
+  TaskAsked,
+  TaskMemo,
+  TaskStatus,
+} from '../core/task';
 import { isFailureReason, WORKFLOW_TYPE } from '../core/task';
 import { pricedRequest } from '../pricing/cost';
 import type { TaskPricing } from '../pricing/price-table';
@@ -46,9 +55,7 @@ export interface StartedTask {
  * What a cancel request did: the task was not found (or is another key's), had already finished, was
  * cancelled (the record is final), or is still cancelling (the record is the current one).
  */
-export type CancelOutcome =
-  | { outcome: 'not_found' }
-  | { outcome: 'finished' | 'cancelled' | 'cancelling'; record: TaskRecord };
+export type CancelOutcome = { outcome: 'not_found' } | { outcome: 'finished' | 'cancelled' | 'cancelling'; record: TaskRecord };
 
 /** A task whose generation failed, as the sync endpoints report it. */
 export class GenerationFailed extends Error {
@@ -208,9 +215,7 @@ export class TaskService {
   /** Waits for the task's result. Aborting the signal stops the wait, never the task. */
   async awaitResult(taskId: string, signal: AbortSignal): Promise<GenerationResult> {
     try {
-      return await this.client.withAbortSignal(signal, () =>
-        this.client.workflow.getHandle<GenerationWorkflow>(taskId).result(),
-      );
+      return await this.client.withAbortSignal(signal, () => this.client.workflow.getHandle<GenerationWorkflow>(taskId).result());
     } catch (err) {
       if (err instanceof WorkflowFailedError) throw new GenerationFailed(taskId, failureOf(err.cause));
       throw err;

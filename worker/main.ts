@@ -37,7 +37,11 @@ import { loadTaskPricing } from '../tasks/billing';
 
 /** Watches whether the platforms that announce their jobs (push) still do. */
 function pushMonitorFor(config: WorkerConfig): PushMonitor {
-  const pushConfigured = new Set(Object.entries(config.platforms).filter(([, p]) => p.push).map(([id]) => id));
+  const pushConfigured = new Set(
+    Object.entries(config.platforms)
+      .filter(([, p]) => p.push)
+      .map(([id]) => id),
+  );
   return new PushMonitor(pushConfigured, config.PUSH_HEALTH_WINDOW_MS);
 }
 
@@ -52,7 +56,10 @@ async function startParts(config: WorkerConfig, logger: Logger) {
   const client = await connectClient(config, logger);
   await ensureRetention(client, config, logger);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
-  const http = createHttpClient({ connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS, responseTimeoutMs: config.UPSTREAM_RESPONSE_TIMEOUT_MS });
+  const http = createHttpClient({
+    connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+    responseTimeoutMs: config.UPSTREAM_RESPONSE_TIMEOUT_MS,
+  });
   const results = createResults(config, logger);
   const { adapters, pools } = createAdapters(config, http, metrics, logger);
   await configureAnnouncements(config, http, logger);
@@ -60,7 +67,20 @@ async function startParts(config: WorkerConfig, logger: Logger) {
   const catalogue = buildCatalogue(process.env);
   const pricing = loadTaskPricing(catalogue, process.env);
   const settlement = await openSettlement(config, pricing, metrics.ledgerObserver(), logger);
-  return { metrics, metricsServer, client, connection, http, results, adapters, pools, pushMonitor: pushMonitorFor(config), catalogue, pricing, settlement };
+  return {
+    metrics,
+    metricsServer,
+    client,
+    connection,
+    http,
+    results,
+    adapters,
+    pools,
+    pushMonitor: pushMonitorFor(config),
+    catalogue,
+    pricing,
+    settlement,
+  };
 }
 
 type Parts = Awaited<ReturnType<typeof startParts>>;
@@ -110,7 +130,10 @@ async function main(): Promise<void> {
   const parts = await startParts(config, logger);
   const worker = await createWorker(config, parts, logger);
   await startEventConsumers(parts.client, parts.adapters, config, logger);
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, platforms: Object.keys(config.platforms) }, 'Worker started');
+  logger.info(
+    { taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, platforms: Object.keys(config.platforms) },
+    'Worker started',
+  );
   try {
     await worker.run();
   } finally {

@@ -30,7 +30,18 @@ import {
 import type { Activities } from '../activities';
 import { SA, type GenerationStatus } from '../core/search-attributes';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS, deadlineMessage, MAX_TASK_DEADLINE_MS } from '../core/timeouts';
-import type { FailureReason, GenerationInput, GenerationResult, PolledStatus, PollTiming, ReportedUsage, SettleInput, TaskEndOutcome, TaskError, TaskState } from '../core/task';
+import type {
+  FailureReason,
+  GenerationInput,
+  GenerationResult,
+  PolledStatus,
+  PollTiming,
+  ReportedUsage,
+  SettleInput,
+  TaskEndOutcome,
+  TaskError,
+  TaskState,
+} from '../core/task';
 import { endsInSuccess, isFailureReason } from '../core/task';
 import type { WebhookEvent } from '../core/webhooks';
 import { submitDedupKey } from './dedup-key';
@@ -42,7 +53,15 @@ import type { PushMonitorSinks } from './sinks';
 const { pushMonitor } = proxySinks<PushMonitorSinks>();
 
 /** Error types the activities raise that must never be retried: each ends the task at once. */
-const FINAL_ERRORS: FailureReason[] = ['content_policy', 'invalid_request', 'upstream_auth', 'insufficient_balance', 'upstream_failed', 'upstream_lost', 'deadline_exceeded'];
+const FINAL_ERRORS: FailureReason[] = [
+  'content_policy',
+  'invalid_request',
+  'upstream_auth',
+  'insufficient_balance',
+  'upstream_failed',
+  'upstream_lost',
+  'deadline_exceeded',
+];
 
 /** One attempt of submit or poll: a little more than the HTTP client's own bound (core/timeouts.ts says why). */
 const ATTEMPT_TIMEOUT = ACTIVITY_ATTEMPT_TIMEOUT_MS;
@@ -96,7 +115,13 @@ const submitActivity = (boundMs: number) =>
  */
 const POLL_AND_KEEP_ATTEMPT_MS = 10 * 60_000;
 const POLL_AND_KEEP_BUDGET_MS = 11 * 60_000;
-const LOCAL_POLL_RETRY: RetryPolicy = { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '5s', maximumAttempts: 3, nonRetryableErrorTypes: FINAL_ERRORS };
+const LOCAL_POLL_RETRY: RetryPolicy = {
+  initialInterval: '500ms',
+  backoffCoefficient: 2,
+  maximumInterval: '5s',
+  maximumAttempts: 3,
+  nonRetryableErrorTypes: FINAL_ERRORS,
+};
 /** The workflow's own backoff between bounded polls that failed: 2 s, doubling, at most 30 s. */
 const POLL_BACKOFF = { initialMs: 2_000, maxMs: 30_000 };
 
@@ -109,7 +134,12 @@ function pollActivity(remainingMs: number) {
 }
 
 /** Cancelling upstream is best effort: a few quick tries, then the task ends anyway. */
-const CANCEL_RETRY: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: FINAL_ERRORS };
+const CANCEL_RETRY: RetryPolicy = {
+  initialInterval: '1s',
+  backoffCoefficient: 2,
+  maximumAttempts: 3,
+  nonRetryableErrorTypes: FINAL_ERRORS,
+};
 const { cancelGeneration } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: CANCEL_RETRY });
 
 /**
@@ -152,10 +182,19 @@ async function announce(input: GenerationInput, event: WebhookEvent): Promise<vo
   const webhook = input.webhook;
   if (!webhook || !webhook.events.includes(event)) return;
   try {
-    await announceWebhookEvent({ taskId: workflowInfo().workflowId, ownerId: input.ownerId, target: webhook, event, occurredAt: new Date().toISOString() });
+    await announceWebhookEvent({
+      taskId: workflowInfo().workflowId,
+      ownerId: input.ownerId,
+      target: webhook,
+      event,
+      occurredAt: new Date().toISOString(),
+    });
   } catch (err) {
     // Temporal unreachable from the worker for the whole budget: the task's own outcome must not change.
-    log.error('Could not hand a webhook event to its delivery workflow', { event, error: err instanceof Error ? err.message : String(err) });
+    log.error('Could not hand a webhook event to its delivery workflow', {
+      event,
+      error: err instanceof Error ? err.message : String(err),
+    });
   }
 }
 
@@ -184,7 +223,14 @@ const { settleTask: settleDurably } = proxyActivities<Activities>({
 });
 
 async function settle(input: GenerationInput, outcome: TaskEndOutcome, usage: ReportedUsage, billed?: boolean): Promise<void> {
-  const settlement: SettleInput = { taskId: workflowInfo().workflowId, platform: input.platform, request: input.request, outcome, usage, ...(billed !== undefined ? { billed } : {}) };
+  const settlement: SettleInput = {
+    taskId: workflowInfo().workflowId,
+    platform: input.platform,
+    request: input.request,
+    outcome,
+    usage,
+    ...(billed !== undefined ? { billed } : {}),
+  };
   try {
     await settleInTask(settlement);
     return;
@@ -219,7 +265,8 @@ export async function generationWorkflow(input: GenerationInput, resume?: Genera
     if (outcome) await CancellationScope.nonCancellable(() => endedWithoutSuccess(input, outcome, charge));
     throw err;
   }
-  if (!charge.settledByPoll() && patched(SETTLEMENT_STEP)) await CancellationScope.nonCancellable(() => settle(input, 'success', result.usage ?? {}));
+  if (!charge.settledByPoll() && patched(SETTLEMENT_STEP))
+    await CancellationScope.nonCancellable(() => settle(input, 'success', result.usage ?? {}));
   await announce(input, 'succeeded');
   return result;
 }
@@ -306,7 +353,8 @@ async function runGeneration(input: GenerationInput, resume: GenerationResume | 
         failedPolls = 0;
       } catch (err) {
         if (isUpstreamLost(err)) charge.lost();
-        if (isActivityTimeout(err) && remaining(deadlineAt) <= 0) return await deadlineExceeded(input, current, wake, charge, lastFailureMessage(err));
+        if (isActivityTimeout(err) && remaining(deadlineAt) <= 0)
+          return await deadlineExceeded(input, current, wake, charge, lastFailureMessage(err));
         if (!isTransientPollFailure(err)) return failFromActivity(err, 'poll');
         // The poll's own budget ran out (an outage): back off on a durable timer, then poll again.
         failedPolls += 1;
@@ -321,7 +369,11 @@ async function runGeneration(input: GenerationInput, resume: GenerationResume | 
         const f = status.failure ?? { reason: 'upstream_failed' as const, message: 'The platform reported the job as failed' };
         if (f.resubmit && resubmissions < MAX_RESUBMISSIONS && remaining(deadlineAt) > RESUBMIT_PAUSE_MS + timing.firstPollDelayMs) {
           resubmissions += 1;
-          log.warn('The job failed upstream for a transient reason; submitting a new one', { upstreamTaskId: job.upstreamTaskId, code: f.code, resubmissions });
+          log.warn('The job failed upstream for a transient reason; submitting a new one', {
+            upstreamTaskId: job.upstreamTaskId,
+            code: f.code,
+            resubmissions,
+          });
           run = { ...current, job: undefined };
           setStatus(state, 'pending');
           wake.dropTimer();
@@ -337,7 +389,10 @@ async function runGeneration(input: GenerationInput, resume: GenerationResume | 
       const info = workflowInfo();
       if (info.historyLength >= (input.maxEventsPerRun ?? MAX_EVENTS_PER_RUN) || info.continueAsNewSuggested) {
         // Memo and search attributes are passed on explicitly: they are the task's record for reads.
-        const next = makeContinueAsNewFunc<typeof generationWorkflow>({ memo: info.memo, typedSearchAttributes: info.typedSearchAttributes });
+        const next = makeContinueAsNewFunc<typeof generationWorkflow>({
+          memo: info.memo,
+          typedSearchAttributes: info.typedSearchAttributes,
+        });
         return await next(input, {
           upstreamTaskId: job.upstreamTaskId,
           upstreamAccount: job.account,
@@ -354,7 +409,7 @@ async function runGeneration(input: GenerationInput, resume: GenerationResume | 
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {
         if (run?.job) await cancelUpstream(input, run.job, charge);
-        markFailed({ message: 'The task was cancelled at the client\'s request', code: 'cancelled' }, 'cancelled');
+        markFailed({ message: "The task was cancelled at the client's request", code: 'cancelled' }, 'cancelled');
       });
     }
     throw err;
@@ -387,10 +442,12 @@ class PollWake {
     if (!this.hinted) {
       const timer = new CancellationScope();
       let fired = false;
-      timer.run(() => sleep(Math.min(ms, Math.max(1, remaining(deadlineAt))))).then(
-        () => (fired = true),
-        () => undefined, // cancelled: by dropTimer, or with the whole task
-      );
+      timer
+        .run(() => sleep(Math.min(ms, Math.max(1, remaining(deadlineAt)))))
+        .then(
+          () => (fired = true),
+          () => undefined, // cancelled: by dropTimer, or with the whole task
+        );
       await condition(() => this.hinted || fired);
       if (!fired) this.left = timer;
     }
@@ -500,7 +557,10 @@ function logTransition(status: string, reason?: string): void {
     elapsedMs: Date.now() - info.startTime.getTime(),
   };
   const why = reason ? ` (${reason})` : '';
-  log.info(`Task ${fields.taskId} ${status}${why}: platform ${fields.platform}, model ${fields.model}, upstream ${fields.upstreamTaskId}, after ${(fields.elapsedMs / 1000).toFixed(1)} s`, fields);
+  log.info(
+    `Task ${fields.taskId} ${status}${why}: platform ${fields.platform}, model ${fields.model}, upstream ${fields.upstreamTaskId}, after ${(fields.elapsedMs / 1000).toFixed(1)} s`,
+    fields,
+  );
 }
 
 function fail(reason: FailureReason, message: string, upstreamCode?: string): never {
@@ -549,7 +609,9 @@ function isActivityTimeout(err: unknown): boolean {
 
 async function cancelUpstream(input: GenerationInput, job: UpstreamJob, charge: JobCharge): Promise<void> {
   try {
-    charge.cancelAnswered(await cancelGeneration({ platform: input.platform, kind: input.kind, upstreamTaskId: job.upstreamTaskId, account: job.account }));
+    charge.cancelAnswered(
+      await cancelGeneration({ platform: input.platform, kind: input.kind, upstreamTaskId: job.upstreamTaskId, account: job.account }),
+    );
   } catch {
     // Best effort: the platform may not allow cancelling a running job. The task ends either way.
   }
@@ -563,7 +625,13 @@ function lastFailureMessage(err: unknown): string | undefined {
 }
 
 /** The deadline passed: the job (if there is one) is cancelled upstream where the platform allows, and the task fails. */
-async function deadlineExceeded(input: GenerationInput, run: Running, wake: PollWake | undefined, charge: JobCharge, lastError?: string): Promise<never> {
+async function deadlineExceeded(
+  input: GenerationInput,
+  run: Running,
+  wake: PollWake | undefined,
+  charge: JobCharge,
+  lastError?: string,
+): Promise<never> {
   wake?.dropTimer();
   if (run.job !== undefined) await cancelUpstream(input, run.job, charge);
   return fail('deadline_exceeded', deadlineMessage(run.timing.deadlineMs, run.job === undefined ? 'submit' : 'finish', lastError));

@@ -38,7 +38,8 @@ export interface MultipartBody {
 
 export const isMultipart = (ctx: AppContext) => ctx.is('multipart/form-data') === 'multipart/form-data';
 
-const tooLarge = (what: string, param = 'input_reference') => new ApiError(413, 'invalid_request_error', what, { param, code: 'file_too_large' });
+const tooLarge = (what: string, param = 'input_reference') =>
+  new ApiError(413, 'invalid_request_error', what, { param, code: 'file_too_large' });
 
 /** A name our fields may have: `a`, `a[b]` (nested) or `a[]` (a list). */
 const PLAIN = /^([A-Za-z_][A-Za-z0-9_]*)$/;
@@ -61,7 +62,10 @@ function setField(fields: Record<string, unknown>, name: string, value: string):
   const nested = NESTED.exec(name);
   if (nested) {
     const outer = fields[nested[1]!];
-    const inner = outer && typeof outer === 'object' && !Array.isArray(outer) ? (outer as Record<string, unknown>) : (Object.create(null) as Record<string, unknown>);
+    const inner =
+      outer && typeof outer === 'object' && !Array.isArray(outer)
+        ? (outer as Record<string, unknown>)
+        : (Object.create(null) as Record<string, unknown>);
     inner[nested[2]!] = value;
     fields[nested[1]!] = inner;
     return;
@@ -83,7 +87,12 @@ function decodeField(name: string, bytes: Buffer): string {
 function plain(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fields)) {
-    Object.defineProperty(out, k, { value: v && typeof v === 'object' && !Array.isArray(v) ? plain(v as Record<string, unknown>) : v, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, k, {
+      value: v && typeof v === 'object' && !Array.isArray(v) ? plain(v as Record<string, unknown>) : v,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
@@ -111,7 +120,12 @@ export function readMultipart(ctx: AppContext, timeoutMs: number): Promise<Multi
       }
     };
     const timer = setTimeout(
-      () => finish(new ApiError(408, 'invalid_request_error', `The request body did not arrive within ${Math.round(timeoutMs / 1000)} s`, { code: 'body_timeout' })),
+      () =>
+        finish(
+          new ApiError(408, 'invalid_request_error', `The request body did not arrive within ${Math.round(timeoutMs / 1000)} s`, {
+            code: 'body_timeout',
+          }),
+        ),
       timeoutMs,
     );
     try {
@@ -130,12 +144,14 @@ export function readMultipart(ctx: AppContext, timeoutMs: number): Promise<Multi
       if (settled) return void stream.resume();
       if (name === undefined || name === '') return finish(invalidRequest('A form part has no name', 'body', 'invalid_body'));
       const isFile = filename !== undefined;
-      if (isFile && ++fileParts > 1) return finish(invalidRequest('Only one file may be uploaded (input_reference)', 'input_reference', 'invalid_value'));
+      if (isFile && ++fileParts > 1)
+        return finish(invalidRequest('Only one file may be uploaded (input_reference)', 'input_reference', 'invalid_value'));
       const chunks: Buffer[] = [];
       let size = 0;
       stream.on('data', (c: Buffer) => {
         size += c.length;
-        if (!isFile && size > FIELD_MAX_BYTES) return finish(tooLarge(`Form field '${name}' is larger than ${FIELD_MAX_BYTES / 1024} KiB`, name));
+        if (!isFile && size > FIELD_MAX_BYTES)
+          return finish(tooLarge(`Form field '${name}' is larger than ${FIELD_MAX_BYTES / 1024} KiB`, name));
         chunks.push(c);
       });
       stream.on('limit', () => finish(tooLarge(`The uploaded file is larger than ${UPLOAD_MAX_BYTES / (1024 * 1024)} MiB`)));
@@ -156,7 +172,9 @@ export function readMultipart(ctx: AppContext, timeoutMs: number): Promise<Multi
     };
     parser.on('file', (name, stream, filename, _encoding, mimeType) => onPart(name, stream, filename, mimeType));
     parser.on('filesLimit', () => finish(tooLarge(`The form has more than ${MAX_FIELDS} fields`, 'body')));
-    parser.on('error', (err: unknown) => finish(invalidRequest(`The form could not be read: ${(err as Error).message}`, 'body', 'invalid_body')));
+    parser.on('error', (err: unknown) =>
+      finish(invalidRequest(`The form could not be read: ${(err as Error).message}`, 'body', 'invalid_body')),
+    );
     parser.on('finish', () => finish());
     ctx.req.once('aborted', () => finish(invalidRequest('The client aborted the request body', 'body', 'invalid_body')));
     ctx.req.pipe(parser);

@@ -40,14 +40,23 @@ export function readsOwnBody(ctx: AppContext): boolean {
   return ctx.method === 'POST' && ctx.path === '/v1/videos' && isMultipart(ctx);
 }
 
-const videoNotFound = (id: string) => new ApiError(404, 'not_found_error', `No video with id '${id}'`, { param: 'video_id', code: 'video_not_found' });
+const videoNotFound = (id: string) =>
+  new ApiError(404, 'not_found_error', `No video with id '${id}'`, { param: 'video_id', code: 'video_not_found' });
 
-const contentGone = () => new ApiError(410, 'not_found_error', 'This stored video was deleted (DELETE /v1/videos, or after RESULT_RETENTION_DAYS)', { code: 'content_expired' });
+const contentGone = () =>
+  new ApiError(410, 'not_found_error', 'This stored video was deleted (DELETE /v1/videos, or after RESULT_RETENTION_DAYS)', {
+    code: 'content_expired',
+  });
 
 const notOffered = (what: string) => () => {
-  throw new ApiError(404, 'not_found_error', `${what} is not offered by this gateway: only create, retrieve, list, delete and content of the Videos API are`, {
-    code: 'not_supported',
-  });
+  throw new ApiError(
+    404,
+    'not_found_error',
+    `${what} is not offered by this gateway: only create, retrieve, list, delete and content of the Videos API are`,
+    {
+      code: 'not_supported',
+    },
+  );
 };
 
 /**
@@ -59,7 +68,11 @@ async function createBodyOf(ctx: AppContext, deps: AppDeps): Promise<MultipartBo
   if (!isMultipart(ctx)) return { fields: (ctx.request.body ?? {}) as Record<string, unknown> };
   const form = await readMultipart(ctx, deps.bodyTimeoutMs ?? 30_000);
   if (form.file && form.file.field !== 'input_reference') {
-    throw invalidRequest(`Unknown file field '${form.file.field}'; the reference image is input_reference`, form.file.field, 'unknown_parameter');
+    throw invalidRequest(
+      `Unknown file field '${form.file.field}'; the reference image is input_reference`,
+      form.file.field,
+      'unknown_parameter',
+    );
   }
   checkRequestText(form.fields);
   return { fields: coerceFormFields(form.fields), ...(form.file ? { file: form.file } : {}) };
@@ -74,7 +87,8 @@ function dataUrlAsUpload(body: MultipartBody): MultipartBody {
   const url = typeof reference === 'object' && reference !== null ? reference.image_url : undefined;
   if (body.file || typeof url !== 'string' || !url.startsWith('data:')) return body;
   const m = /^data:([a-z]+\/[a-z0-9.+-]+)?;base64,([A-Za-z0-9+/=\s]+)$/i.exec(url);
-  if (!m) throw invalidRequest('input_reference.image_url: a data URL must be base64 (data:image/png;base64,…)', 'input_reference.image_url');
+  if (!m)
+    throw invalidRequest('input_reference.image_url: a data URL must be base64 (data:image/png;base64,…)', 'input_reference.image_url');
   const { input_reference: _dropped, ...fields } = body.fields;
   return { fields, file: { field: 'input_reference', declaredType: m[1] ?? '', bytes: Buffer.from(m[2]!, 'base64') } };
 }
@@ -84,11 +98,18 @@ function dataUrlAsUpload(body: MultipartBody): MultipartBody {
  * model that needs one), and `ratio`/`resolution` are `size` when the client gave a size.
  */
 function inOpenAiTerms(err: unknown, sizeGiven: boolean): unknown {
-  const param = err instanceof TaskRefused && err.kind === 'invalid_request' ? err.details.param : err instanceof ApiError && err.status === 400 ? err.opts.param : undefined;
+  const param =
+    err instanceof TaskRefused && err.kind === 'invalid_request'
+      ? err.details.param
+      : err instanceof ApiError && err.status === 400
+        ? err.opts.param
+        : undefined;
   const renamed = param === 'duration' ? 'seconds' : sizeGiven && (param === 'ratio' || param === 'resolution') ? 'size' : undefined;
   if (!renamed || !param) return err;
   const message = (err as Error).message.replace(new RegExp(`\\b${param}\\b`, 'g'), renamed);
-  return err instanceof TaskRefused ? err.renamed(renamed, message) : new ApiError(400, (err as ApiError).type, message, { ...(err as ApiError).opts, param: renamed });
+  return err instanceof TaskRefused
+    ? err.renamed(renamed, message)
+    : new ApiError(400, (err as ApiError).type, message, { ...(err as ApiError).opts, param: renamed });
 }
 
 /**
@@ -171,7 +192,12 @@ function videoIdOf(ctx: AppContext): string {
 }
 
 /** The stored item a variant is served from, made now for a thumbnail or spritesheet the platform gave none of. */
-async function variantItem(deps: AppDeps, id: string, result: GenerationResult, variant: (typeof VARIANTS)[number]): Promise<Pick<ResultItem, 'key' | 'contentType' | 'sha256' | 'bytes'> | undefined> {
+async function variantItem(
+  deps: AppDeps,
+  id: string,
+  result: GenerationResult,
+  variant: (typeof VARIANTS)[number],
+): Promise<Pick<ResultItem, 'key' | 'contentType' | 'sha256' | 'bytes'> | undefined> {
   const video = result.data[0];
   if (variant === 'video') return video?.stored === true && video.key ? video : undefined;
   // The platform's last frame, where it returned one (result.lastFrame), is the thumbnail as the platform made it.
@@ -192,16 +218,30 @@ async function serveContent(ctx: AppContext, deps: AppDeps): Promise<void> {
   if (!view || view.memo.kind !== 'video') throw videoNotFound(id);
   const result = resultOf(view);
   if (!result) {
-    throw new ApiError(404, 'not_found_error', `Video ${id} has no content (status ${toVideoObject(view, { catalogue: deps.catalogue, retentionDays: 0 }).status})`, {
-      param: 'video_id',
-      code: 'content_not_ready',
-    });
+    throw new ApiError(
+      404,
+      'not_found_error',
+      `Video ${id} has no content (status ${toVideoObject(view, { catalogue: deps.catalogue, retentionDays: 0 }).status})`,
+      {
+        param: 'video_id',
+        code: 'content_not_ready',
+      },
+    );
   }
   const item = await variantItem(deps, id, result, variant as DerivedVariant | 'video');
   if (!item?.key) {
-    throw new ApiError(404, 'not_found_error', `Video ${id} has no ${variant}: the gateway keeps no copy of its video to make one from`, { param: 'variant', code: 'variant_unavailable' });
+    throw new ApiError(404, 'not_found_error', `Video ${id} has no ${variant}: the gateway keeps no copy of its video to make one from`, {
+      param: 'variant',
+      code: 'variant_unavailable',
+    });
   }
-  await sendStoredObject(ctx, deps.results.store, { key: item.key, contentType: item.contentType, sha256: item.sha256, bytes: item.bytes, filename: `${id}-${variant}` });
+  await sendStoredObject(ctx, deps.results.store, {
+    key: item.key,
+    contentType: item.contentType,
+    sha256: item.sha256,
+    bytes: item.bytes,
+    filename: `${id}-${variant}`,
+  });
 }
 
 /** DELETE: a finished video's stored outputs (and what was made from them) are deleted; a running one is 409. */
@@ -211,13 +251,20 @@ async function deleteVideo(ctx: AppContext, deps: AppDeps): Promise<void> {
   const view = await deps.tasks.view(id, owner);
   if (!view || view.memo.kind !== 'video') throw videoNotFound(id);
   if (view.record.status === 'pending' || view.record.status === 'running') {
-    throw new ApiError(409, 'conflict_error', `Video ${id} is still ${view.record.status}; cancel it first with POST /v1/generations/${id}/cancel`, {
-      param: 'video_id',
-      code: 'video_running',
-    });
+    throw new ApiError(
+      409,
+      'conflict_error',
+      `Video ${id} is still ${view.record.status}; cancel it first with POST /v1/generations/${id}/cancel`,
+      {
+        param: 'video_id',
+        code: 'video_running',
+      },
+    );
   }
   const result = resultOf(view);
-  const keys = [...(result?.data ?? []), ...(result?.lastFrame ? [result.lastFrame] : [])].flatMap((i) => (i.stored === true && i.key ? [i.key] : []));
+  const keys = [...(result?.data ?? []), ...(result?.lastFrame ? [result.lastFrame] : [])].flatMap((i) =>
+    i.stored === true && i.key ? [i.key] : [],
+  );
   keys.push(derivedKey(id, 'thumbnail'), derivedKey(id, 'spritesheet'));
   await Promise.all(keys.map((k) => deps.results.store.delete(k)));
   ctx.state.log.info({ taskId: id, deleted: keys.length }, 'Video outputs deleted');

@@ -43,16 +43,22 @@ export function callbackRoutes(router: Router<AppState>, deps: AppDeps): void {
   const receive = async (ctx: AppContext) => {
     const id = String(ctx.params?.platform ?? '').toUpperCase();
     const receiveCallback = receivers.get(id);
-    if (!receiveCallback) throw new ApiError(404, 'not_found_error', `No callbacks are received for '${ctx.params?.platform}'`, { code: 'route_not_found' });
+    if (!receiveCallback)
+      throw new ApiError(404, 'not_found_error', `No callbacks are received for '${ctx.params?.platform}'`, { code: 'route_not_found' });
     try {
       await limiter.consume(`${id}:${ctx.ip}`);
     } catch (res) {
       if (!(res instanceof RateLimiterRes)) throw res;
       recordCallback(id, 'rate_limited');
-      throw new ApiError(429, 'rate_limit_error', 'Too many callbacks', { code: 'rate_limit_exceeded', headers: { 'Retry-After': String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))) } });
+      throw new ApiError(429, 'rate_limit_error', 'Too many callbacks', {
+        code: 'rate_limit_exceeded',
+        headers: { 'Retry-After': String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))) },
+      });
     }
     const rawBody = await readRawBody(ctx, { limitBytes: MAX_CALLBACK_BYTES, timeoutMs: CALLBACK_BODY_TIMEOUT_MS });
-    const rest = String(ctx.params?.rest ?? '').split('/').filter(Boolean);
+    const rest = String(ctx.params?.rest ?? '')
+      .split('/')
+      .filter(Boolean);
     let hints: UpstreamHint[];
     try {
       hints = receiveCallback({

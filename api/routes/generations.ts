@@ -47,7 +47,10 @@ export function asyncRecord(task: StartedTask) {
 /** Spec 2.3 with fresh links to the stored outputs (results/result-links.ts). */
 async function syncBody(deps: AppDeps, taskId: string, request: GenerationRequest, result: GenerationResult) {
   const shown = await deps.tasks.renderResult(taskId, result);
-  return withCost({ created: result.created, data: shown.data, ...shown.extras, task_id: taskId }, recordCost(deps.pricing, { ...pricedRequest(request) }, { outcome: 'success', result }));
+  return withCost(
+    { created: result.created, data: shown.data, ...shown.extras, task_id: taskId },
+    recordCost(deps.pricing, { ...pricedRequest(request) }, { outcome: 'success', result }),
+  );
 }
 
 /**
@@ -60,7 +63,11 @@ function isAsyncRequested(header: string | undefined, alwaysAsync: boolean): boo
   const wanted = v === undefined ? undefined : v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : 'invalid';
   if (wanted === 'invalid') throw invalidRequest('X-Async must be "true" or "false" (or 1 or 0)', 'X-Async', 'invalid_header');
   if (alwaysAsync && wanted === false) {
-    throw invalidRequest('This endpoint is always asynchronous; remove X-Async: false, or use the synchronous endpoint without /async', 'X-Async', 'invalid_header');
+    throw invalidRequest(
+      'This endpoint is always asynchronous; remove X-Async: false, or use the synchronous endpoint without /async',
+      'X-Async',
+      'invalid_header',
+    );
   }
   return alwaysAsync || wanted === true;
 }
@@ -144,11 +151,16 @@ async function waitForResult(ctx: AppContext, deps: AppDeps, task: StartedTask, 
   } catch (err) {
     if (err instanceof GenerationFailed) throw failureError(task.taskId, err.error);
     if (why === 'shutdown') {
-      throw new ApiError(503, 'service_unavailable_error', `This API instance is restarting; the generation keeps running. Poll GET /v1/generations/${task.taskId} for the result.`, {
-        code: 'api_restarting',
-        taskId: task.taskId,
-        headers: { 'Retry-After': '1' },
-      });
+      throw new ApiError(
+        503,
+        'service_unavailable_error',
+        `This API instance is restarting; the generation keeps running. Poll GET /v1/generations/${task.taskId} for the result.`,
+        {
+          code: 'api_restarting',
+          taskId: task.taskId,
+          headers: { 'Retry-After': '1' },
+        },
+      );
     }
     if (why === 'timeout') {
       throw new ApiError(

@@ -38,9 +38,11 @@ export const vCallbackReceiver: CallbackReceiver = {
     return (req) => {
       if (!secret) throw new CallbackRefused(403, 'Callbacks for platform V are not enabled on this gateway (CALLBACK_SECRET)');
       const [taskId, ...extra] = req.rest;
-      if (!taskId || extra.length > 0) throw new CallbackRefused(400, 'A platform V callback URL names one task: /v1/callbacks/V/{task_id}');
+      if (!taskId || extra.length > 0)
+        throw new CallbackRefused(400, 'A platform V callback URL names one task: /v1/callbacks/V/{task_id}');
       const token = req.query.token ?? '';
-      if (!constantTimeEqual(token, callbackToken(secret, taskId))) throw new CallbackRefused(401, 'The callback token does not match its task');
+      if (!constantTimeEqual(token, callbackToken(secret, taskId)))
+        throw new CallbackRefused(401, 'The callback token does not match its task');
       // The body (Ark's task object) is never believed: the task polls for the truth. Its status only decides
       // whether a poll is worth it; its id is logged if present.
       let upstreamTaskId: string | undefined;

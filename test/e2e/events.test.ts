@@ -58,7 +58,9 @@ describe('GET /v1/generations/:id/events', () => {
 
   test("another key's task, or an unknown one, is 404 in the error envelope", async () => {
     const taskId = await startTask('a lantern [sim:duration=500]');
-    const bob = await fetch(eventsUrl(taskId), { headers: { Authorization: `Bearer ${TEST_KEYS.bob.secret}`, Accept: 'text/event-stream' } });
+    const bob = await fetch(eventsUrl(taskId), {
+      headers: { Authorization: `Bearer ${TEST_KEYS.bob.secret}`, Accept: 'text/event-stream' },
+    });
     expect(bob.status).toBe(404);
     expect(((await bob.json()) as { error: unknown }).error).toMatchObject({ type: 'not_found_error' });
     const none = await fetch(eventsUrl('task_nope'), { headers: { Authorization: `Bearer ${TEST_KEYS.alice.secret}` } });

@@ -12,7 +12,8 @@ export interface FormFile {
 export function multipartForm(fields: Record<string, string>, ...files: FormFile[]): FormData {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  for (const f of files) form.append(f.field ?? 'input_reference', new Blob([new Uint8Array(f.bytes)], { type: f.type }), f.name ?? 'upload.png');
+  for (const f of files)
+    form.append(f.field ?? 'input_reference', new Blob([new Uint8Array(f.bytes)], { type: f.type }), f.name ?? 'upload.png');
   return form;
 }
 
@@ -34,7 +35,11 @@ export function rawMultipart(parts: RawPart[]): { body: Buffer; contentType: str
   for (const p of parts) {
     const disposition = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`;
     const head = `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ''}\r\n`;
-    chunks.push(Buffer.from(head, 'latin1'), Buffer.isBuffer(p.value) ? p.value : Buffer.from(p.value, 'utf8'), Buffer.from('\r\n', 'latin1'));
+    chunks.push(
+      Buffer.from(head, 'latin1'),
+      Buffer.isBuffer(p.value) ? p.value : Buffer.from(p.value, 'utf8'),
+      Buffer.from('\r\n', 'latin1'),
+    );
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`, 'latin1'));
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };

@@ -36,9 +36,15 @@ export function startScript(script: string, env: NodeJS.ProcessEnv): ScriptProce
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const waitFor = (re: RegExp, ms: number, after = 0) =>
     new Promise<RegExpExecArray>((resolve, reject) => {
-      const seen = lines.slice(after).map((l) => re.exec(l)).find(Boolean);
+      const seen = lines
+        .slice(after)
+        .map((l) => re.exec(l))
+        .find(Boolean);
       if (seen) return resolve(seen);
-      const timer = setTimeout(() => reject(new Error(`no line matching ${re} within ${ms} ms; last:\n${lines.slice(-30).join('\n')}`)), ms);
+      const timer = setTimeout(
+        () => reject(new Error(`no line matching ${re} within ${ms} ms; last:\n${lines.slice(-30).join('\n')}`)),
+        ms,
+      );
       waiters.push({ re, resolve: (m) => (clearTimeout(timer), resolve(m)) });
     });
   return { child, lines, exited, waitFor };

@@ -37,7 +37,13 @@ writeFileSync(
 const KLING = 'VendorK-2.1';
 /** V's Seedance: no published price, none set here. */
 const UNPRICED = 'vendor-video-1-0-pro-250528';
-const V20 = { model: 'V20', image_url: 'https://x.test/head.jpeg', last_frame_url: 'https://x.test/tail.jpeg', duration: 4, resolution: '720p' };
+const V20 = {
+  model: 'V20',
+  image_url: 'https://x.test/head.jpeg',
+  last_frame_url: 'https://x.test/tail.jpeg',
+  duration: 4,
+  resolution: '720p',
+};
 const PNG = readFileSync(join(REPO, 'sim', 'assets', 'sample.png'));
 
 const db = usePostgres();
@@ -62,7 +68,11 @@ async function makeKey(id: string, fields: Record<string, unknown> = {}): Promis
 
 const ledgerRows = (sql: string, params: unknown[] = []) => queryRows(db.pg.url, sql, params);
 
-const entriesOf = (keyId: string) => ledgerRows('SELECT task_id, model, state, estimated_micros, final_micros FROM ledger_entries WHERE key_id = $1 AND outcome IS DISTINCT FROM $2', [keyId, 'never_started']);
+const entriesOf = (keyId: string) =>
+  ledgerRows(
+    'SELECT task_id, model, state, estimated_micros, final_micros FROM ledger_entries WHERE key_id = $1 AND outcome IS DISTINCT FROM $2',
+    [keyId, 'never_started'],
+  );
 
 /** The simulated platform's creates whose prompt is `prompt` (T names it Prompt; B and V carry it too). */
 async function createsWithPrompt(platform: 'T' | 'B' | 'V', prompt: string): Promise<any[]> {
@@ -70,12 +80,15 @@ async function createsWithPrompt(platform: 'T' | 'B' | 'V', prompt: string): Pro
 }
 
 /** How many creates any simulated platform received for a prompt containing `marker`. */
-const createsFor = async (marker: string) => (await Promise.all((['T', 'B', 'V'] as const).map((p) => createsWithPrompt(p, marker)))).flat().length;
+const createsFor = async (marker: string) =>
+  (await Promise.all((['T', 'B', 'V'] as const).map((p) => createsWithPrompt(p, marker)))).flat().length;
 
 describe('two requests racing under one Idempotency-Key', () => {
   test('20 racing pairs on a 0.6 USD budget: the 5-second request runs, its 10-second twin never does; spend stays within the budget', async () => {
     const PAIRS = 20;
-    const keys = await Promise.all(Array.from({ length: PAIRS }, (_, i) => makeKey(`race-${i}`, { budget: { amount: 0.6, currency: 'USD', period: 'total' } })));
+    const keys = await Promise.all(
+      Array.from({ length: PAIRS }, (_, i) => makeKey(`race-${i}`, { budget: { amount: 0.6, currency: 'USD', period: 'total' } })),
+    );
     const tally = { xAccepted: 0, yReused: 0, yOverBudget: 0, yInUse: 0, yAccepted: 0 };
     for (const [i, key] of keys.entries()) {
       const prompt = `money race ${RUN} pair ${i} [sim:duration=300]`;
@@ -104,7 +117,12 @@ describe('two requests racing under one Idempotency-Key', () => {
     }
     expect(durations.every((d) => d === 5)).toBe(true);
     // Once settled, no key has spent more than its budget.
-    await until('every race task is settled', async () => (await ledgerRows("SELECT 1 FROM ledger_entries WHERE key_id LIKE $1 AND state = 'reserved'", [`race-%-${RUN}`])).length === 0, 120_000);
+    await until(
+      'every race task is settled',
+      async () =>
+        (await ledgerRows("SELECT 1 FROM ledger_entries WHERE key_id LIKE $1 AND state = 'reserved'", [`race-%-${RUN}`])).length === 0,
+      120_000,
+    );
     const spent = await Promise.all(keys.map(async (k) => (await k.get('/v1/usage')).body.budget.spent as number));
     expect(spent.every((s) => s <= 0.6)).toBe(true);
     console.log(
@@ -115,7 +133,11 @@ describe('two requests racing under one Idempotency-Key', () => {
 
   test('12 racing pairs on a spent budget that allows unpriced models: the unpriced request runs, the priced one never does, and the ledger files it under its own model', async () => {
     const PAIRS = 12;
-    const keys = await Promise.all(Array.from({ length: PAIRS }, (_, i) => makeKey(`spent-${i}`, { budget: { amount: 0, currency: 'USD', period: 'total' }, allow_unpriced: true })));
+    const keys = await Promise.all(
+      Array.from({ length: PAIRS }, (_, i) =>
+        makeKey(`spent-${i}`, { budget: { amount: 0, currency: 'USD', period: 'total' }, allow_unpriced: true }),
+      ),
+    );
     let yAccepted = 0;
     for (const [i, key] of keys.entries()) {
       const prompt = `money spent ${RUN} pair ${i} [sim:duration=300]`;
@@ -153,7 +175,11 @@ describe('two requests racing under one Idempotency-Key', () => {
 /** POST /v1/videos as a form, byte for byte. */
 async function postForm(key: ApiClient, parts: RawPart[]): Promise<{ status: number; body: any }> {
   const { body, contentType } = rawMultipart(parts);
-  const r = await fetch(`${gw.stack.apiUrl}/v1/videos`, { method: 'POST', headers: { Authorization: `Bearer ${key.key}`, 'Content-Type': contentType }, body });
+  const r = await fetch(`${gw.stack.apiUrl}/v1/videos`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key.key}`, 'Content-Type': contentType },
+    body,
+  });
   return { status: r.status, body: await r.json() };
 }
 
@@ -184,15 +210,18 @@ describe('the form door of POST /v1/videos refuses what the JSON door refuses, a
     expect(await entriesOf(key.id)).toEqual([]);
   });
 
-  test.each(['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__', 'prototype'])('a form field named %s: 400 naming it, never a 500', async (name) => {
-    const key = await makeKey(`form-name-${name.replace(/_/g, '')}`);
-    const r = await postForm(key, [
-      { name: 'model', value: KLING },
-      { name: 'prompt', value: 'a fox' },
-      { name, value: 'x' },
-    ]);
-    expect([r.status, r.body.error.param]).toEqual([400, name]);
-  });
+  test.each(['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__', 'prototype'])(
+    'a form field named %s: 400 naming it, never a 500',
+    async (name) => {
+      const key = await makeKey(`form-name-${name.replace(/_/g, '')}`);
+      const r = await postForm(key, [
+        { name: 'model', value: KLING },
+        { name: 'prompt', value: 'a fox' },
+        { name, value: 'x' },
+      ]);
+      expect([r.status, r.body.error.param]).toEqual([400, name]);
+    },
+  );
 });
 
 describe('an uploaded image is kept only once its task is accepted', () => {
@@ -202,7 +231,10 @@ describe('an uploaded image is kept only once its task is accepted', () => {
     return { bytes, keptAt: join(gw.stack.resultsDir, 'inputs', `${createHash('sha256').update(bytes).digest('hex')}.png`) };
   };
   const upload = (key: ApiClient, png: Buffer, fields: Record<string, string>) =>
-    postForm(key, [...Object.entries(fields).map(([name, value]) => ({ name, value })), { name: 'input_reference', value: png, filename: 'ref.png', type: 'image/png' }]);
+    postForm(key, [
+      ...Object.entries(fields).map(([name, value]) => ({ name, value })),
+      { name: 'input_reference', value: png, filename: 'ref.png', type: 'image/png' },
+    ]);
 
   test('refused for its budget (402), its model (403) or a field (400): nothing is kept; accepted: kept', async () => {
     const broke = await makeKey('upload-broke', { budget: { amount: 0.1, currency: 'USD', period: 'total' } });
@@ -245,7 +277,18 @@ describe('a budget fails closed for models it cannot price', () => {
     // The operator allows it for this key: accepted, and the budget says how many such tasks went through.
     const patched = await admin('PATCH', `/admin/v1/keys/${key.id}`, { allow_unpriced: true });
     expect([patched.status, patched.body.allow_unpriced]).toEqual([200, true]);
-    await until('the key change reaches the API', async () => (await key.post('/v1/async/videos/generations', { model: UNPRICED, prompt: `money unpriced ${RUN} [sim:duration=300]`, duration: 5 })).status === 200, 10_000);
+    await until(
+      'the key change reaches the API',
+      async () =>
+        (
+          await key.post('/v1/async/videos/generations', {
+            model: UNPRICED,
+            prompt: `money unpriced ${RUN} [sim:duration=300]`,
+            duration: 5,
+          })
+        ).status === 200,
+      10_000,
+    );
     const usage = await key.get('/v1/usage');
     expect(usage.body.budget).toMatchObject({ currency: 'USD', spent: 0, unpriced: 1 });
   });
@@ -254,11 +297,21 @@ describe('a budget fails closed for models it cannot price', () => {
 describe("a budget's currency", () => {
   test('changed from USD (0.5 spent) to 1 CNY: a new budget from zero in CNY, and a 0.98 CNY task fits', async () => {
     const key = await makeKey('currency', { budget: { amount: 1, currency: 'USD', period: 'total' } });
-    const paid = await key.post('/v1/async/videos/generations', { model: KLING, prompt: `money currency ${RUN} [sim:duration=300]`, duration: 5 });
+    const paid = await key.post('/v1/async/videos/generations', {
+      model: KLING,
+      prompt: `money currency ${RUN} [sim:duration=300]`,
+      duration: 5,
+    });
     expect(paid.status).toBe(200);
-    await until('the USD task is settled', async () => (await key.get('/v1/usage')).body.budget.spent === 0.5 && (await key.get('/v1/usage')).body.data[0]?.running === 0, 60_000);
+    await until(
+      'the USD task is settled',
+      async () => (await key.get('/v1/usage')).body.budget.spent === 0.5 && (await key.get('/v1/usage')).body.data[0]?.running === 0,
+      60_000,
+    );
 
-    expect((await admin('PATCH', `/admin/v1/keys/${key.id}`, { budget: { amount: 1, currency: 'CNY', period: 'total' } })).status).toBe(200);
+    expect((await admin('PATCH', `/admin/v1/keys/${key.id}`, { budget: { amount: 1, currency: 'CNY', period: 'total' } })).status).toBe(
+      200,
+    );
     await until('the budget change reaches the API', async () => (await key.get('/v1/usage')).body.budget.currency === 'CNY', 10_000);
     const usage = await key.get('/v1/usage');
     expect(usage.body.budget).toMatchObject({ amount: 1, currency: 'CNY', spent: 0, remaining: 1 });

@@ -67,7 +67,11 @@ test('npm start: loopback, the generated key and admin token, a killed worker re
     expect(lines.some((l) => new RegExp(`API listening on http://127\\.0\\.0\\.1:${api}`).test(l))).toBe(true);
 
     const alice = new ApiClient(`http://127.0.0.1:${api}`, secret);
-    const before = await alice.post('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: 'before the crash', duration: 5 });
+    const before = await alice.post('/v1/async/videos/generations', {
+      model: 'vendor-video-1-0-pro-250528',
+      prompt: 'before the crash',
+      duration: 5,
+    });
     expect(before.status).toBe(200);
     expect((await alice.waitForTask(before.body.task_id, 60_000)).status).toBe('success');
     // The key's webhook secret derives from a master secret kept in data/, so it survives a restart.
@@ -83,7 +87,11 @@ test('npm start: loopback, the generated key and admin token, a killed worker re
     expect(secondPid).not.toBe(firstPid);
     expect(child.exitCode).toBeNull();
 
-    const after = await alice.post('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: 'after the crash', duration: 5 });
+    const after = await alice.post('/v1/async/videos/generations', {
+      model: 'vendor-video-1-0-pro-250528',
+      prompt: 'after the crash',
+      duration: 5,
+    });
     expect(after.status).toBe(200);
     expect((await alice.waitForTask(after.body.task_id, 60_000)).status).toBe('success');
 
@@ -105,7 +113,9 @@ test('npm start: loopback, the generated key and admin token, a killed worker re
     expect((await new ApiClient(`http://127.0.0.1:${api}`, teamSecret).get('/v1/models')).status).toBe(200);
 
     child.kill('SIGINT');
-    expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running 30 s after Ctrl-C'), 30_000).unref())])).toBe(0);
+    expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running 30 s after Ctrl-C'), 30_000).unref())])).toBe(
+      0,
+    );
     expect(lines.some((l) => /^Stopped\./.test(l))).toBe(true);
     expect(lines.some((l) => /\[worker\].*"msg":"Worker stopped"/.test(l))).toBe(true);
 

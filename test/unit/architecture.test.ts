@@ -9,7 +9,21 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { tsFiles } from '../support/source-files';
 
 const ROOT = resolve(__dirname, '..', '..');
-const SOURCE_DIRS = ['api', 'activities', 'core', 'platforms', 'pricing', 'ledger', 'keys', 'tasks', 'results', 'workflows', 'worker', 'sim', 'scripts'];
+const SOURCE_DIRS = [
+  'api',
+  'activities',
+  'core',
+  'platforms',
+  'pricing',
+  'ledger',
+  'keys',
+  'tasks',
+  'results',
+  'workflows',
+  'worker',
+  'sim',
+  'scripts',
+];
 /** The floors: which folders each may import from (README, "Architecture"). */
 const { LAYERS } = JSON.parse(readFileSync(join(ROOT, 'scripts', 'layers.json'), 'utf8')) as { LAYERS: Record<string, string[]> };
 
@@ -72,7 +86,7 @@ export const PLATFORM_ROLES = {
 /** Roles only some platforms have; where present, they carry this name. */
 export const OPTIONAL_PLATFORM_ROLES = {
   'signing.ts': 'request signatures (T TC3, B bce-auth-v1; V sends a bearer key)',
-  'doc-sections.ts': 'parts of docs/api.md rendered from the platform\'s data',
+  'doc-sections.ts': "parts of docs/api.md rendered from the platform's data",
   'job-claims.ts': 'which submit owns which job, where the platform has no dedup key',
   'video-inputs.ts': 'which endpoint and images a video request carries, where the platform splits endpoints by input',
   'model-spec.ts': 'the shape of model facts the platform tags with evidence',
@@ -107,7 +121,9 @@ describe('architecture', () => {
       const mine = folderOf(f);
       const may = LAYERS[mine];
       if (!may) return [];
-      return (graph.get(f) ?? []).filter((dep) => folderOf(dep) !== mine && !may.includes(folderOf(dep))).map((dep) => `${relative(ROOT, f)} → ${relative(ROOT, dep)}`);
+      return (graph.get(f) ?? [])
+        .filter((dep) => folderOf(dep) !== mine && !may.includes(folderOf(dep)))
+        .map((dep) => `${relative(ROOT, f)} → ${relative(ROOT, dep)}`);
     });
     expect(upward).toEqual([]);
     // The table itself: the two doors apart, and the task's room below both.
@@ -117,7 +133,9 @@ describe('architecture', () => {
   });
 
   test('every folder of the gateway has its floor in the table', () => {
-    const folders = readdirSync(ROOT).filter((n) => !n.startsWith('.') && statSync(join(ROOT, n)).isDirectory() && tsFiles(join(ROOT, n)).length > 0);
+    const folders = readdirSync(ROOT).filter(
+      (n) => !n.startsWith('.') && statSync(join(ROOT, n)).isDirectory() && tsFiles(join(ROOT, n)).length > 0,
+    );
     const outside = ['sim', 'scripts', 'test', 'bench', 'node_modules', 'dist', 'data', 'deploy', 'docs', 'test-results'];
     expect(folders.filter((f) => !outside.includes(f) && !(f in LAYERS))).toEqual([]);
   });
@@ -129,7 +147,11 @@ describe('architecture', () => {
   test('nothing under sim/ imports the gateway', () => {
     const leaks = files
       .filter((f) => relative(ROOT, f).startsWith('sim/'))
-      .flatMap((f) => importsOf(f).filter((dep) => !relative(ROOT, dep).startsWith('sim/')).map((dep) => `${relative(ROOT, f)} → ${relative(ROOT, dep)}`));
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((dep) => !relative(ROOT, dep).startsWith('sim/'))
+          .map((dep) => `${relative(ROOT, f)} → ${relative(ROOT, dep)}`),
+      );
     expect(leaks).toEqual([]);
   });
 });

@@ -36,7 +36,8 @@ const isDelivery = (f: string) => f.endsWith('webhook-delivery.json');
 const histories = (generationOnly = false) => fixtureHistories(FIXTURES, (f) => !(generationOnly && isDelivery(f)));
 
 /** Replays every fixture against the workflows at `path`; returns `name: error` for each that failed. */
-const replayAll = async (path: string, generationOnly = false) => (await replayHistories(await bundleWorkflows(path), histories(generationOnly))).failures;
+const replayAll = async (path: string, generationOnly = false) =>
+  (await replayHistories(await bundleWorkflows(path), histories(generationOnly))).failures;
 
 interface RecordedEvent {
   eventType: string;
@@ -44,7 +45,8 @@ interface RecordedEvent {
   activityTaskScheduledEventAttributes?: { activityType: { name: string } };
   upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes: { indexedFields: Record<string, { data: string }> } };
 }
-const eventsOf = (name: string) => (JSON.parse(readFileSync(join(FIXTURES, V1, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
+const eventsOf = (name: string) =>
+  (JSON.parse(readFileSync(join(FIXTURES, V1, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
 
 /** The search attributes each upsert of a recorded run wrote, decoded. */
 function searchAttributeUpsertsOf(name: string): Record<string, unknown>[] {
@@ -52,7 +54,11 @@ function searchAttributeUpsertsOf(name: string): Record<string, unknown>[] {
   return events
     .map((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes.indexedFields)
     .filter((fields) => fields !== undefined)
-    .map((fields) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, JSON.parse(Buffer.from(v.data, 'base64').toString('utf8')) as unknown])));
+    .map((fields) =>
+      Object.fromEntries(
+        Object.entries(fields).map(([k, v]) => [k, JSON.parse(Buffer.from(v.data, 'base64').toString('utf8')) as unknown]),
+      ),
+    );
 }
 
 test('the 1.0 set covers the representative runs, each the shape its name says', () => {
@@ -85,11 +91,15 @@ test('the 1.0 set covers the representative runs, each the shape its name says',
       .map((e) => e.markerRecordedEventAttributes?.details?.data?.payloads[0]?.data)
       .filter((d): d is string => d !== undefined)
       .map((d) => (JSON.parse(Buffer.from(d, 'base64').toString('utf8')) as { activity_type: string }).activity_type);
-  const submits = (name: string) => eventsOf(name).filter((e) => e.activityTaskScheduledEventAttributes?.activityType.name === 'submitGeneration').length;
+  const submits = (name: string) =>
+    eventsOf(name).filter((e) => e.activityTaskScheduledEventAttributes?.activityType.name === 'submitGeneration').length;
   // No run of the 1.0 shape takes a patch: it has none.
   for (const { workflowId } of histories()) {
     if (!workflowId.startsWith(`${V1}/`)) continue;
-    expect([workflowId, eventsOf(workflowId.slice(V1.length + 1)).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')]).toEqual([workflowId, []]);
+    expect([
+      workflowId,
+      eventsOf(workflowId.slice(V1.length + 1)).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch'),
+    ]).toEqual([workflowId, []]);
   }
   // A short task woken by its job's callback: 20 events (issue 23's budget), its fallback timer never cancelled.
   expect(types('woken-by-callback')).toContain('WORKFLOW_EXECUTION_SIGNALED');
@@ -115,7 +125,8 @@ test('the 1.0 set covers the representative runs, each the shape its name says',
 const SETTLEMENT = 'settlement-step';
 
 test('the settlement-step set: a success settled by its last poll (no event), every other end by a step of its own', () => {
-  const events = (name: string) => (JSON.parse(readFileSync(join(FIXTURES, SETTLEMENT, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
+  const events = (name: string) =>
+    (JSON.parse(readFileSync(join(FIXTURES, SETTLEMENT, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
   const patches = (name: string) => events(name).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch').length;
   const localActivities = (name: string) =>
     events(name)
@@ -123,7 +134,8 @@ test('the settlement-step set: a success settled by its last poll (no event), ev
       .filter((d): d is string => d !== undefined)
       .map((d) => (JSON.parse(Buffer.from(d, 'base64').toString('utf8')) as { activity_type?: string }).activity_type)
       .filter((t): t is string => t !== undefined);
-  const durable = (name: string) => events(name).filter((e) => e.activityTaskScheduledEventAttributes?.activityType.name === 'settleTask').length;
+  const durable = (name: string) =>
+    events(name).filter((e) => e.activityTaskScheduledEventAttributes?.activityType.name === 'settleTask').length;
   // Successes: no patch, no settlement of their own; the short task woken by its callback keeps its 20 events.
   for (const name of ['success', 'running-then-success', 'woken-by-callback', 'retries-submit-and-poll']) {
     expect([name, patches(name), localActivities(name).filter((t) => t === 'settleTask').length, durable(name)]).toEqual([name, 0, 0, 0]);

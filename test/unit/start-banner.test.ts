@@ -16,7 +16,9 @@ test('the simulator line names the port the simulator listens on (SIM_PORT), not
   expect(simulatedLine([], worker.SIM_BASE_URL)).toBe('Simulated:   none');
 });
 
-test('the admin token npm start made is shown, with where it is kept; an operator\'s ADMIN_TOKEN never is', () => {
-  expect(adminLine('tok-0123456789abcdef0123456789abcdef')).toBe('Admin token: tok-0123456789abcdef0123456789abcdef   (kept in data/dev-admin-token)');
+test("the admin token npm start made is shown, with where it is kept; an operator's ADMIN_TOKEN never is", () => {
+  expect(adminLine('tok-0123456789abcdef0123456789abcdef')).toBe(
+    'Admin token: tok-0123456789abcdef0123456789abcdef   (kept in data/dev-admin-token)',
+  );
   expect(adminLine(undefined)).toBe('Admin token: ADMIN_TOKEN (not shown)');
 });

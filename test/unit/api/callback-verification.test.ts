@@ -26,14 +26,23 @@ const app = useTestApi({
   },
 });
 
-const EVENT = JSON.stringify({ eventId: 'evt-1', eventType: 'VIDEO_GENERATE_COMPLETE', videoGenerateCompleteEvent: { taskId: 'job-1', status: 'SUCCESS' } });
+const EVENT = JSON.stringify({
+  eventId: 'evt-1',
+  eventType: 'VIDEO_GENERATE_COMPLETE',
+  videoGenerateCompleteEvent: { taskId: 'job-1', status: 'SUCCESS' },
+});
 
 async function sendB(key: string): Promise<number> {
   const ts = String(Date.now());
   const token = createHmac('sha256', key).update(`POST;${PUBLIC_BASE_URL}/v1/callbacks/B;${EVENT};${ts};acct`).digest('hex');
   const r = await fetch(`${app.api.base}/v1/callbacks/B`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'vod-callback-auth-token': token, 'vod-callback-auth-timestamp': ts, 'vod-callback-auth-user': 'acct' },
+    headers: {
+      'content-type': 'application/json',
+      'vod-callback-auth-token': token,
+      'vod-callback-auth-timestamp': ts,
+      'vod-callback-auth-user': 'acct',
+    },
     body: EVENT,
   });
   await r.arrayBuffer();
@@ -46,7 +55,11 @@ test('repeated signature failures: one warn line naming the platform; polling ca
   const failures = VERIFICATION_FAILURES_BEFORE_WARNING * 3;
   for (let i = 0; i < failures; i++) expect(await sendB('a-rotated-key')).toBe(401);
   expect(warnings()).toHaveLength(1);
-  expect(warnings()[0]).toMatchObject({ platform: 'B', consecutiveFailures: VERIFICATION_FAILURES_BEFORE_WARNING, msg: expect.stringContaining('carried by polling') });
+  expect(warnings()[0]).toMatchObject({
+    platform: 'B',
+    consecutiveFailures: VERIFICATION_FAILURES_BEFORE_WARNING,
+    msg: expect.stringContaining('carried by polling'),
+  });
   // The line says nothing of the key.
   expect(JSON.stringify(lines)).not.toContain(SIGN_KEY);
 

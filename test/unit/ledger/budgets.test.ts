@@ -23,7 +23,10 @@ const MODEL = 'vendor-video-1-0-pro-250528';
 const logger = createLogger('test', 'silent');
 /** A test price for MODEL (the platforms publish none for it): 0.04 USD per second at its default 1080p. */
 const pricesFile = join(tmpdir(), `ledger-prices-${process.pid}.json`);
-writeFileSync(pricesFile, JSON.stringify({ [MODEL]: { currency: 'USD', source: 'test', per_second: { '480p': 0.01, '720p': 0.02, '1080p': 0.04 } } }));
+writeFileSync(
+  pricesFile,
+  JSON.stringify({ [MODEL]: { currency: 'USD', source: 'test', per_second: { '480p': 0.01, '720p': 0.02, '1080p': 0.04 } } }),
+);
 const pricing = loadTaskPricing(buildCatalogue(), { PRICES_FILE: pricesFile });
 const request = { model: MODEL, prompt: 'a fox in the snow', duration: 5 };
 const ESTIMATE = pricing.estimateTaskCost({ kind: 'video', ...request }).cost!.amount;
@@ -65,11 +68,20 @@ afterAll(async () => {
 /** A key with a budget of `tasks` estimates (USD, per month), as the admin API would store it. */
 function budgetedKey(id: string, tasks: number): string {
   const secret = `sk-${id}-0123456789abcdef0123`;
-  keys.replaceManaged([...keys.list().filter((k) => k.source === 'admin'), { id, digest: sha256(secret), budget: { micros: tasks * ESTIMATE, currency: 'USD', period: 'month' } }]);
+  keys.replaceManaged([
+    ...keys.list().filter((k) => k.source === 'admin'),
+    { id, digest: sha256(secret), budget: { micros: tasks * ESTIMATE, currency: 'USD', period: 'month' } },
+  ]);
   return secret;
 }
 const submit = (secret: string, headers: Record<string, string> = {}) =>
-  rawRequest(api.base, 'POST', '/v1/async/videos/generations', { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json', ...headers }, JSON.stringify(request));
+  rawRequest(
+    api.base,
+    'POST',
+    '/v1/async/videos/generations',
+    { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json', ...headers },
+    JSON.stringify(request),
+  );
 const entries = (keyId: string) => ledger.db.selectFrom('ledger_entries').selectAll().where('key_id', '=', keyId).execute();
 
 describe('the reservation', () => {
@@ -82,7 +94,13 @@ describe('the reservation', () => {
     expect(refused.status).toBe(402);
     expect(refused.body.error).toMatchObject({
       code: 'budget_exceeded',
-      budget: { period: 'month', amount: (2 * ESTIMATE) / 1e6, remaining: 0, currency: 'USD', period_start: new Date().toISOString().slice(0, 7) },
+      budget: {
+        period: 'month',
+        amount: (2 * ESTIMATE) / 1e6,
+        remaining: 0,
+        currency: 'USD',
+        period_start: new Date().toISOString().slice(0, 7),
+      },
     });
     expect(refused.body.error.message).toMatch(/month budget of 0\.4 USD .* 0 USD remains/);
     expect(api.started.length).toBe(startedBefore);
@@ -154,13 +172,22 @@ describe('the start path refuses after reserving only by giving the reservation 
   let limited: TestApi;
   beforeAll(async () => {
     // Every key has one task running already (Temporal's count), and may run one.
-    limited = await startTestApi({ deps: { keys, pricing, taskLedger }, starter: { ledger: taskLedger, inflight: new InflightLimits(1, async () => 1) } });
+    limited = await startTestApi({
+      deps: { keys, pricing, taskLedger },
+      starter: { ledger: taskLedger, inflight: new InflightLimits(1, async () => 1) },
+    });
   });
   afterAll(() => limited?.close());
 
   test('over its in-flight cap after the reservation: 429, and the entry is released as never started', async () => {
     const secret = budgetedKey('capped', 5);
-    const r = await rawRequest(limited.base, 'POST', '/v1/async/videos/generations', { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' }, JSON.stringify(request));
+    const r = await rawRequest(
+      limited.base,
+      'POST',
+      '/v1/async/videos/generations',
+      { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
+      JSON.stringify(request),
+    );
     expect([r.status, r.body.error.code, r.headers['retry-after']]).toEqual([429, 'too_many_tasks_in_flight', '5']);
     expect(limited.started).toHaveLength(0);
     expect(await committedMicros(ledger, 'capped', USD_MONTH)).toBe(0);
@@ -172,7 +199,14 @@ describe('settlement (the worker) and the sweep (the API)', () => {
   const settlement = () => new TaskSettlement(ledger, pricing, logger);
   /** The settlement step, as the workflow's activity runs it when the task ends. */
   const taskEnded = (s: TaskSettlement, taskId: string, outcome: 'success' | 'failed' | 'cancelled', usage = {}, billed?: boolean) =>
-    s.settle({ taskId, platform: 'V', request: { kind: 'video', ...request }, outcome, usage, ...(billed !== undefined ? { billed } : {}) });
+    s.settle({
+      taskId,
+      platform: 'V',
+      request: { kind: 'video', ...request },
+      outcome,
+      usage,
+      ...(billed !== undefined ? { billed } : {}),
+    });
   const taskIdOf = async (keyId: string) => (await entries(keyId))[0]!.task_id;
 
   test('success settles to the final cost, once: a second settlement changes nothing', async () => {
@@ -207,19 +241,24 @@ describe('settlement (the worker) and the sweep (the API)', () => {
     expect((await entries('victim'))[0]!.state).toBe('settled');
   });
 
-  test.each(['cancelled', 'failed'] as const)('a %s task whose job the platform bills all the same (not stopped upstream) is released at its cost', async (outcome) => {
-    const secret = budgetedKey(`billed-${outcome}`, 5);
-    await submit(secret);
-    await submit(secret);
-    const [billed, stopped] = (await entries(`billed-${outcome}`)).map((e) => e.task_id);
-    const s = settlement();
-    await taskEnded(s, billed!, outcome, {}, true);
-    await taskEnded(s, stopped!, outcome, {}, false);
-    const byTask = Object.fromEntries((await entries(`billed-${outcome}`)).map((e) => [e.task_id, [e.state, e.outcome, Number(e.final_micros), e.seconds]]));
-    // The running job is billed what the request asked for (the estimate's figure); a stopped one nothing.
-    expect(byTask).toEqual({ [billed!]: ['released', outcome, ESTIMATE, 5], [stopped!]: ['released', outcome, 0, 0] });
-    expect(await committedMicros(ledger, `billed-${outcome}`, USD_MONTH)).toBe(ESTIMATE);
-  });
+  test.each(['cancelled', 'failed'] as const)(
+    'a %s task whose job the platform bills all the same (not stopped upstream) is released at its cost',
+    async (outcome) => {
+      const secret = budgetedKey(`billed-${outcome}`, 5);
+      await submit(secret);
+      await submit(secret);
+      const [billed, stopped] = (await entries(`billed-${outcome}`)).map((e) => e.task_id);
+      const s = settlement();
+      await taskEnded(s, billed!, outcome, {}, true);
+      await taskEnded(s, stopped!, outcome, {}, false);
+      const byTask = Object.fromEntries(
+        (await entries(`billed-${outcome}`)).map((e) => [e.task_id, [e.state, e.outcome, Number(e.final_micros), e.seconds]]),
+      );
+      // The running job is billed what the request asked for (the estimate's figure); a stopped one nothing.
+      expect(byTask).toEqual({ [billed!]: ['released', outcome, ESTIMATE, 5], [stopped!]: ['released', outcome, 0, 0] });
+      expect(await committedMicros(ledger, `billed-${outcome}`, USD_MONTH)).toBe(ESTIMATE);
+    },
+  );
 
   test("a replayed task whose first run left a billed job counts both jobs: the first run's cost plus the successful one's", async () => {
     const secret = budgetedKey('billed-victim', 5);
@@ -240,11 +279,18 @@ describe('settlement (the worker) and the sweep (the API)', () => {
     for (let i = 0; i < 3; i++) await submit(secret);
     const [lost, ended, running] = (await entries('swept')).map((e) => e.task_id);
     const records: Record<string, unknown> = {
-      [ended!]: { task_id: ended, status: 'success', model: MODEL, usage: { seconds: 5 }, cost: { amount: ESTIMATE / 1e6, currency: 'USD', estimated: false } },
+      [ended!]: {
+        task_id: ended,
+        status: 'success',
+        model: MODEL,
+        usage: { seconds: 5 },
+        cost: { amount: ESTIMATE / 1e6, currency: 'USD', estimated: false },
+      },
       [running!]: { task_id: running, status: 'running', model: MODEL },
     };
     // Other tests' tasks (other keys) in this database are running, as far as this sweep is concerned.
-    const readTask = async (taskId: string, ownerId: string) => (ownerId === 'swept' ? records[taskId] : { task_id: taskId, status: 'running', model: MODEL }) as never;
+    const readTask = async (taskId: string, ownerId: string) =>
+      (ownerId === 'swept' ? records[taskId] : { task_id: taskId, status: 'running', model: MODEL }) as never;
     expect(await taskLedger.sweep({ minAgeMs: 60_000, readTask })).toBe(0);
     expect(await taskLedger.sweep({ minAgeMs: 0, readTask })).toBe(2);
     const states = Object.fromEntries((await entries('swept')).map((e) => [e.task_id, e.state]));

@@ -27,8 +27,12 @@ beforeEach(async () => {
   sim.reset();
 });
 
-const post = (path: string, body: unknown) => fetch(`${sim.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-const actions = async () => ((await (await fetch(`${sim.url}/_sim/requests?platform=T&op=config`)).json()) as { headers: Record<string, string>; body: any }[]).map((r) => ({ action: r.headers['x-tc-action'], body: r.body }));
+const post = (path: string, body: unknown) =>
+  fetch(`${sim.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const actions = async () =>
+  ((await (await fetch(`${sim.url}/_sim/requests?platform=T&op=config`)).json()) as { headers: Record<string, string>; body: any }[]).map(
+    (r) => ({ action: r.headers['x-tc-action'], body: r.body }),
+  );
 
 /** What DescribeEventConfig now answers (through the simulator's own view of the SubAppId). */
 async function eventConfig(): Promise<{ Mode: string; NotificationUrl: string }> {
@@ -40,12 +44,19 @@ async function eventConfig(): Promise<{ Mode: string; NotificationUrl: string }>
 async function startWorker(env: Record<string, string>): Promise<{ level: number; msg: string }[]> {
   const lines: { level: number; msg: string }[] = [];
   const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s) as { level: number; msg: string }) });
-  const config = loadWorkerConfig({ NODE_ENV: 'development', PLATFORMS_ENABLED: 'T', SIM_BASE_URL: sim.url, PUBLIC_BASE_URL: PUBLIC, CALLBACK_SECRET: 'c'.repeat(32), ...env });
+  const config = loadWorkerConfig({
+    NODE_ENV: 'development',
+    PLATFORMS_ENABLED: 'T',
+    SIM_BASE_URL: sim.url,
+    PUBLIC_BASE_URL: PUBLIC,
+    CALLBACK_SECRET: 'c'.repeat(32),
+    ...env,
+  });
   await configureAnnouncements(config, http, logger);
   return lines;
 }
 
-describe('configurePush: T\'s event configuration is the whole SubAppId\'s', () => {
+describe("configurePush: T's event configuration is the whole SubAppId's", () => {
   test('a configuration another system set (PUSH to its URL) is left alone: no ModifyEventConfig, OPERATOR ACTION NEEDED logged', async () => {
     await post('/_sim/t/event-config', { Mode: 'PUSH', NotificationUrl: FOREIGN });
     const log = await startWorker({ PLATFORM_T_EVENTS: 'push' });
@@ -57,7 +68,7 @@ describe('configurePush: T\'s event configuration is the whole SubAppId\'s', () 
     expect(alert?.msg).toContain('PLATFORM_T_EVENTS_TAKE_OVER');
   });
 
-  test('PULL mode is not switched to over a foreign PUSH URL either; another system\'s PULL is not turned into our PUSH', async () => {
+  test("PULL mode is not switched to over a foreign PUSH URL either; another system's PULL is not turned into our PUSH", async () => {
     await post('/_sim/t/event-config', { Mode: 'PUSH', NotificationUrl: FOREIGN });
     await startWorker({ PLATFORM_T_EVENTS: 'pull' });
     expect((await actions()).map((a) => a.action)).toEqual(['DescribeEventConfig']);
@@ -95,7 +106,9 @@ describe('configurePush: T\'s event configuration is the whole SubAppId\'s', () 
   });
 
   test('PLATFORM_T_EVENTS_TAKE_OVER must be true or false', () => {
-    expect(() => loadWorkerConfig({ NODE_ENV: 'development', PLATFORMS_ENABLED: 'T', PLATFORM_T_EVENTS: 'pull', PLATFORM_T_EVENTS_TAKE_OVER: 'yes' })).toThrow(/PLATFORM_T_EVENTS_TAKE_OVER/);
+    expect(() =>
+      loadWorkerConfig({ NODE_ENV: 'development', PLATFORMS_ENABLED: 'T', PLATFORM_T_EVENTS: 'pull', PLATFORM_T_EVENTS_TAKE_OVER: 'yes' }),
+    ).toThrow(/PLATFORM_T_EVENTS_TAKE_OVER/);
   });
 });
 

@@ -11,7 +11,14 @@ describe('V callbacks: the token proves the URL, and only an end (or an unreadab
   const env = { CALLBACK_SECRET: SECRET };
   const receiveCallback = vCallbackReceiver.create(env);
   const receive = (body: string, token = callbackToken(SECRET, 'task_1')) =>
-    receiveCallback({ rest: ['task_1'], query: { token }, headers: {}, rawBody: Buffer.from(body), url: 'http://gw/v1/callbacks/V/task_1', receivedAt: NOW });
+    receiveCallback({
+      rest: ['task_1'],
+      query: { token },
+      headers: {},
+      rawBody: Buffer.from(body),
+      url: 'http://gw/v1/callbacks/V/task_1',
+      receivedAt: NOW,
+    });
 
   test.each(['succeeded', 'failed', 'expired', 'cancelled', 'some-future-status'])('status %s → one hint for the task', (status) => {
     expect(receive(JSON.stringify({ id: 'cgt-1', status }))).toEqual([{ taskId: 'task_1', upstreamTaskId: 'cgt-1' }]);

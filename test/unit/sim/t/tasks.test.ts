@@ -7,14 +7,25 @@ useTSimulator();
 
 describe('tasks', () => {
   test('DescribeTaskDetail: WAITING/PROCESSING, then FINISH with the result file, SessionId and SessionContext', async () => {
-    const { TaskId } = await t('CreateAigcVideoTask', video({ SessionId: 'sess-detail', SessionContext: 'ctx-1', OutputConfig: { Duration: 8 } }));
+    const { TaskId } = await t(
+      'CreateAigcVideoTask',
+      video({ SessionId: 'sess-detail', SessionContext: 'ctx-1', OutputConfig: { Duration: 8 } }),
+    );
     const early = await detail(TaskId);
     expect(['WAITING', 'PROCESSING']).toContain(early.Status);
     expect(early.TaskType).toBe('AigcVideoTask');
     expect(early.AigcVideoTask.Status).toBe('PROCESSING');
     const done = await finished(TaskId);
     const task = done.AigcVideoTask;
-    expect(task).toMatchObject({ TaskId, Status: 'FINISH', ErrCode: 0, ErrCodeExt: '', Progress: 100, SessionId: 'sess-detail', SessionContext: 'ctx-1' });
+    expect(task).toMatchObject({
+      TaskId,
+      Status: 'FINISH',
+      ErrCode: 0,
+      ErrCodeExt: '',
+      Progress: 100,
+      SessionId: 'sess-detail',
+      SessionContext: 'ctx-1',
+    });
     expect(task.Input).toEqual({ ModelName: 'GV', ModelVersion: '3.1', Prompt: 'a cat', OutputConfig: { Duration: 8 } });
     const [file] = task.Output.FileInfos;
     expect(file).toMatchObject({ StorageMode: 'Temporary', FileType: 'mp4' });
@@ -25,7 +36,10 @@ describe('tasks', () => {
   });
 
   test('image task with OutputImageCount returns that many files', async () => {
-    const { TaskId } = await t('CreateAigcImageTask', image({ ModelName: 'Kling', ModelVersion: '2.1', OutputConfig: { OutputImageCount: 3 } }));
+    const { TaskId } = await t(
+      'CreateAigcImageTask',
+      image({ ModelName: 'Kling', ModelVersion: '2.1', OutputConfig: { OutputImageCount: 3 } }),
+    );
     const done = await finished(TaskId);
     expect(done.TaskType).toBe('AigcImageTask');
     expect(done.AigcImageTask.Output.FileInfos).toHaveLength(3);
