@@ -140,6 +140,14 @@ describe('architecture', () => {
     expect(folders.filter((f) => !outside.includes(f) && !(f in LAYERS))).toEqual([]);
   });
 
+  test('the production image builds every folder of the gateway: the Dockerfile copies it and the build compiles it', () => {
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
+    const folders = Object.keys(LAYERS);
+    expect(folders.filter((f) => !new RegExp(`^COPY ${f} ${f}$`, 'm').test(dockerfile))).toEqual([]);
+    expect(folders.filter((f) => !build.include.includes(f))).toEqual([]);
+  });
+
   test('no import cycles', () => {
     expect(findCycles()).toEqual([]);
   });
