@@ -13,6 +13,7 @@ import {
   type Kind,
   type PolledStatus,
   type PollTiming,
+  type ServedBy,
   type SettleInput,
   type StoreResultsInput,
   type SubmitResult,
@@ -39,11 +40,13 @@ export interface PollInput {
   submittedAt?: number;
   /** The account that created the job (SubmitResult.account). */
   account: string;
-  /** The task's request: a poll that finds the job done settles the task's ledger entry from it. */
+  /** The task's request (a routed task's: its serving member's): a poll that finds the job done settles the task's ledger entry from it. */
   request?: GenerationRequest;
+  /** A routed task's serving member, recorded on its ledger entry when the poll settles it. */
+  servedBy?: ServedBy;
 }
 
-export type CancelInput = Omit<PollInput, 'submittedAt' | 'request'>;
+export type CancelInput = Omit<PollInput, 'submittedAt' | 'request' | 'servedBy'>;
 
 /** What a cancel achieved upstream: `cancelled` only when the platform accepted it (the job is not billed). */
 export interface CancelOutcome {
@@ -190,9 +193,10 @@ export function createActivities({
     /** Deleting stored results after the retention (activities/store-results.ts). */
     ...createResultActivities(results),
 
-    /** Creates the upstream job, exactly once per task (activities/submit.ts). */
+    /** Creates the upstream job, exactly once per task, on the task's model or one of its route's members (activities/submit.ts). */
     async submitGeneration(input: SubmitInput): Promise<SubmitResult> {
-      return withPushHealth(input.platform, await guarded(() => submit(input)));
+      const result = await guarded(() => submit(input));
+      return withPushHealth(result.servedBy?.platform ?? input.platform, result);
     },
 
     /**
@@ -200,7 +204,7 @@ export function createActivities({
      * its outputs copied into the result store (`kept`) and the task's ledger entry settled (`settled`) before the
      * answer goes back, so the task ends at once, in the workflow task that learnt of its end.
      */
-    async pollGeneration({ platform, kind, upstreamTaskId, submittedAt, account, request }: PollInput): Promise<PolledStatus> {
+    async pollGeneration({ platform, kind, upstreamTaskId, submittedAt, account, request, servedBy }: PollInput): Promise<PolledStatus> {
       const status = await guarded(async () => {
         try {
           return await accountAdapter(platform, account).poll(kind, upstreamTaskId);
@@ -228,7 +232,14 @@ export function createActivities({
       if (!kept) return withPushHealth(platform, status);
       const polled: PolledStatus = { ...status, kept };
       if (endsInSuccess(polled) && request)
-        polled.settled = await settledOnce({ taskId, platform, request, outcome: 'success', usage: status.usage ?? {} });
+        polled.settled = await settledOnce({
+          taskId,
+          platform,
+          request,
+          outcome: 'success',
+          usage: status.usage ?? {},
+          ...(servedBy ? { servedBy } : {}),
+        });
       return withPushHealth(platform, polled);
     },
 

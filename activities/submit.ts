@@ -29,21 +29,35 @@
  * the next attempt reconciles on every account the model may have gone to and sends again to the same account.
  * With every account out, the submit waits (a retryable error) within the task's deadline.
  *
+ * A routed task (platforms/routes.ts) gives the submit its members — catalogue models on several platforms — in the
+ * order its route's policy chose (activities/submit-members.ts), one level above accounts and by the same rule: a
+ * member none of whose accounts can take the job now (every one out of the rotation, or refusing or throttling
+ * without making a job) hands the task to the next member; a create whose failure does not prove that no job was
+ * made (a lost answer, a timeout, a 5xx) keeps the task on its member (`stayOn`), which recovers it there. A worker
+ * that dies mid-submit leaves a heartbeat that may be a second stale: the next attempt then looks for the job on
+ * every member before sending again. The answer names the member that made the job (`servedBy`).
+ *
  * What remains (docs/operations.md, "Lost answers"): a create the platform registers more than
  * SUBMIT_SETTLE_MS after receiving it, from an attempt whose worker died, on a platform without a dedup key.
  */
 import { createHash } from 'node:crypto';
 import { activityInfo, heartbeat, log, sleep } from '@temporalio/activity';
-import type { Catalogue, ModelRecord } from '../core/catalogue';
+import type { Catalogue } from '../core/catalogue';
 import { deadlineMessage } from '../core/timeouts';
-import type { CreatedJob, GenerationRequest, Kind, PollTiming, SubmitResult } from '../core/task';
+import type { CreatedJob, GenerationRequest, Kind, PollTiming, RouteMember, SubmitResult } from '../core/task';
 import type { SubmitContext } from '../platforms/platform';
 import { retryable, UpstreamError } from '../platforms/upstream-error';
-import { AccountPool, type PoolAccount } from './accounts';
+import type { AccountPool, PoolAccount } from './accounts';
+import { NoAccountLeft, resolveMembers, sendOrder, servedByOf, type SubmitMember } from './submit-members';
 
 export interface SubmitInput {
   platform: string;
   request: GenerationRequest;
+  /**
+   * A routed task's members (core/task.ts TaskRoute), in the order to try them; absent: the job is created on
+   * `platform` for `request`'s model.
+   */
+  members?: RouteMember[];
   /** Stable per workflow run and re-submission (workflows/dedup-key.ts): the platform's dedup key where it has one. */
   dedupKey: string;
   /** The task id (workflow id). */
@@ -54,18 +68,18 @@ export interface SubmitInput {
   taskStartedAt?: number;
 }
 
-/** A job the submit created or found, and the account it is on. */
-type JobOnAccount = CreatedJob & { account: string };
+/** A job the submit created or found, the account it is on and the member (the task's model, or a route's) it serves. */
+type JobOnAccount = CreatedJob & { account: string; member: SubmitMember };
 
 /**
- * Where an attempt stands, as its heartbeats record it for the next attempt; `account` is where a create was
- * (or is being) sent, so a retry after a lost answer stays on it.
+ * Where an attempt stands, as its heartbeats record it for the next attempt; `account` (and `member`, its place in
+ * the task's members) is where a create was (or is being) sent, so a retry after a lost answer starts there.
  */
 export type SubmitProgress = (
   | { phase: 'reconciling' }
-  | { phase: 'sending'; sentAt: number; account?: string }
-  | { phase: 'answered'; account?: string }
-  | { phase: 'searching'; account?: string }
+  | { phase: 'sending'; sentAt: number; account?: string; member?: number }
+  | { phase: 'answered'; account?: string; member?: number }
+  | { phase: 'searching'; account?: string; member?: number }
 ) &
   SubmitMemory;
 
@@ -80,6 +94,12 @@ export interface SubmitMemory {
    * earlier create may have made the job. No create is sent any more.
    */
   searchingSince?: number;
+  /**
+   * The member (its place in the task's members) a create went to whose failure does not prove that no job was made
+   * (a lost answer, a timeout, a 5xx), as the attempt that saw it recorded (an attempt that fails flushes its last
+   * heartbeat): every later attempt stays on that member, never creating the job on another platform.
+   */
+  stayOn?: number;
 }
 
 /** How long a submit keeps looking for a job the platform's dedup refusal says exists, before `upstream_lost`. */
@@ -159,11 +179,9 @@ export function failoverKind(err: unknown): 'refused' | 'throttled' | undefined 
 
 /** One attempt of a submit: what its steps share. */
 interface Attempt {
-  platform: string;
-  entry: ModelRecord;
-  request: GenerationRequest;
+  /** What the job may be created on: the task's model, or its route's members this worker reaches, in order. */
+  members: SubmitMember[];
   ctx: SubmitContext;
-  pool: AccountPool;
   /** Temporal's attempt number (1: nothing can have been sent before) and when the first attempt was scheduled. */
   number: number;
   since: number;
@@ -174,10 +192,12 @@ interface Attempt {
   /** Records where this attempt stands (a heartbeat at once, and every second). */
   advance(next: SubmitProgress): void;
   /** The task ends `upstream_lost` with everything an operator needs to find the job on `account`; counted and alerted. */
-  lost(account: PoolAccount, reason: string, why: string, code?: string): UpstreamError;
+  lost(member: SubmitMember, account: PoolAccount, reason: string, why: string, code?: string): UpstreamError;
 }
 
 const accountOf = (p: SubmitProgress | undefined) => (p && p.phase !== 'reconciling' ? p.account : undefined);
+/** The member an earlier attempt sent to (runs recorded before routes name none: the task's only member). */
+const memberOf = (p: SubmitProgress | undefined) => (p && p.phase !== 'reconciling' ? (p.member ?? 0) : undefined);
 
 /** What an earlier attempt's heartbeat says every later attempt must still know. */
 function memoryFrom(earlier: SubmitProgress | undefined): SubmitMemory {
@@ -185,74 +205,93 @@ function memoryFrom(earlier: SubmitProgress | undefined): SubmitMemory {
     ...(earlier?.phase === 'sending' || earlier?.mayHaveCreated ? { mayHaveCreated: true } : {}),
     ...(earlier?.searchingSince !== undefined ? { searchingSince: earlier.searchingSince } : {}),
     ...(earlier?.lastError !== undefined ? { lastError: earlier.lastError } : {}),
+    ...(earlier?.stayOn !== undefined ? { stayOn: earlier.stayOn } : {}),
   };
 }
 
 /**
- * The job an earlier attempt created, on `only` or else on every account the model may have gone to (heartbeats
- * are throttled, so the last recorded account may not be the last one sent to; it is asked first).
+ * Where the job an earlier attempt created may be: `only` (one member's account), or every account of every member
+ * that serves its model — heartbeats are throttled, so the last recorded member and account may not be the last
+ * ones sent to. The recorded ones are asked first, and the search stops at the first job found.
  */
-async function reconcile(a: Attempt, why: string, only?: PoolAccount): Promise<JobOnAccount | undefined> {
+function lookupOrder(a: Attempt, only?: { member: SubmitMember; account: PoolAccount }): { member: SubmitMember; account: PoolAccount }[] {
+  if (only) return [only];
+  const first = { member: memberOf(a.earlier), account: accountOf(a.earlier) };
+  return sendOrder(a.members, first.member).flatMap((member) =>
+    member.pool.accounts
+      .filter((x) => member.pool.serves(x, member.entry.id))
+      .sort(
+        (x, y) =>
+          Number(member.index === first.member && y.id === first.account) - Number(member.index === first.member && x.id === first.account),
+      )
+      .map((account) => ({ member, account })),
+  );
+}
+
+/** The job an earlier attempt created, if a lookup finds it (see lookupOrder). */
+async function reconcile(
+  a: Attempt,
+  why: string,
+  only?: { member: SubmitMember; account: PoolAccount },
+): Promise<JobOnAccount | undefined> {
   if (a.number === 1) return undefined;
-  const first = accountOf(a.earlier);
-  const where = only
-    ? [only]
-    : a.pool.accounts.filter((x) => a.pool.serves(x, a.request.model)).sort((x, y) => Number(y.id === first) - Number(x.id === first));
-  for (const account of where) {
+  for (const { member, account } of lookupOrder(a, only)) {
     if (!account.adapter.findSubmitted) continue;
     let found: CreatedJob | undefined;
     try {
-      found = await account.adapter.findSubmitted(a.entry, a.request, { ...a.ctx, since: a.since });
+      found = await account.adapter.findSubmitted(member.entry, member.request, { ...a.ctx, since: a.since });
     } catch (err) {
       // The adapter's lookup saw jobs it cannot tell apart (B: identical requests): undecided, not "none".
       if (err instanceof UpstreamError && err.opts.reason === 'upstream_lost')
-        throw a.lost(account, err.opts.code ?? 'undecided', err.message, err.opts.code);
+        throw a.lost(member, account, err.opts.code ?? 'undecided', err.message, err.opts.code);
       throw err;
     }
     if (found) {
       log.warn(`Adopted the job an earlier submit attempt created (${why})`, {
-        platform: a.platform,
+        platform: member.platform,
+        model: member.entry.id,
         account: account.id,
         upstreamTaskId: found.upstreamTaskId,
         attempt: a.number,
       });
-      return { ...found, account: account.id };
+      return { ...found, account: account.id, member };
     }
   }
   return undefined;
 }
 
 /**
- * The platform refused a re-send for its dedup key while an earlier create may have made the job: only look.
- * Within the bound, the next attempt looks again later (Temporal keeps the wait); past it, the task is lost.
+ * The platform refused a re-send for its dedup key while an earlier create may have made the job: only look, on that
+ * member. Within the bound, the next attempt looks again later (Temporal keeps the wait); past it, the task is lost.
  */
-function keepLooking(a: Attempt, account: PoolAccount, lostAnswerSearchMs: number, now: () => number): never {
+function keepLooking(a: Attempt, member: SubmitMember, account: PoolAccount, lostAnswerSearchMs: number, now: () => number): never {
   if (now() - a.memory.searchingSince! >= lostAnswerSearchMs) {
     throw a.lost(
+      member,
       account,
       'not_found_after_refusal',
       `the platform refused to create it again for its dedup key, and its task list did not show it within ${Math.round(lostAnswerSearchMs / 1000)} s`,
     );
   }
-  a.advance({ phase: 'searching', account: account.id });
+  a.advance({ phase: 'searching', account: account.id, member: member.index });
   throw retryable(
-    `Platform ${a.platform} refused to create this task's job again (its dedup key): still looking for the job`,
+    `Platform ${member.platform} refused to create this task's job again (its dedup key): still looking for the job`,
     'LostAnswerSearch',
     { retryAfterMs: LOST_ANSWER_LOOK_INTERVAL_MS },
   );
 }
 
 /**
- * Before anything is sent again: where the platform has no dedup key and the earlier attempt was cut off
- * mid-request, let that request settle; then look for its job.
+ * Before anything is sent again: where a platform the create may have gone to has no dedup key and the earlier
+ * attempt was cut off mid-request, let that request settle; then look for its job.
  */
 async function recoverEarlierAttempt(a: Attempt, now: () => number): Promise<JobOnAccount | undefined> {
-  const dedupSubmit = a.pool.accounts.every((x) => x.adapter.dedupSubmit);
+  const dedupSubmit = a.members.every((m) => m.pool.accounts.every((x) => x.adapter.dedupSubmit));
   if (a.earlier?.phase === 'sending' && !dedupSubmit) {
     const settleMs = a.earlier.sentAt + SUBMIT_SETTLE_MS - now();
     if (settleMs > 0) {
       log.info('An earlier submit attempt was cut off mid-request; letting it settle before reconciling', {
-        platform: a.platform,
+        platform: a.members.find((m) => m.index === memberOf(a.earlier))?.platform,
         settleMs,
         attempt: a.number,
       });
@@ -262,76 +301,130 @@ async function recoverEarlierAttempt(a: Attempt, now: () => number): Promise<Job
   return reconcile(a, 'its answer was lost');
 }
 
-/** Every account is out, throttled or refused this attempt: why the submit waits (a retryable error). */
-function nothingLeft(a: Attempt, lastThrottle: UpstreamError | undefined): UpstreamError {
+/** Every account of the member is out, throttled or refused this attempt: why the submit cannot create the job there now. */
+function nothingLeft(member: SubmitMember, lastThrottle: UpstreamError | undefined): NoAccountLeft {
+  const model = member.entry.id;
   // Accounts remain in the rotation but throttled this attempt: wait as the platform asked (Retry-After).
-  if (lastThrottle && a.pool.outFor(a.request.model).length === 0) return lastThrottle;
-  const { message, retryAfterMs } = a.pool.noAccount(a.request.model);
-  log.warn(message, { platform: a.platform, model: a.request.model });
-  return new UpstreamError(message, { retryable: true, reason: 'upstream_unavailable', code: 'no_account_available', retryAfterMs });
+  if (lastThrottle && member.pool.outFor(model).length === 0) return new NoAccountLeft(lastThrottle.message, lastThrottle.opts);
+  const { message, retryAfterMs } = member.pool.noAccount(model);
+  log.warn(message, { platform: member.platform, model });
+  return new NoAccountLeft(message, { retryable: true, reason: 'upstream_unavailable', code: 'no_account_available', retryAfterMs });
 }
 
 /**
- * Sends the create: after a lost answer to the same account again (its dedup key, where it has one, is that
+ * The create on one member: after a lost answer to the same account again (its dedup key, where it has one, is that
  * account's), otherwise to a healthy account drawn by weight, failing over on answers that prove no job.
  */
-async function sendWithFailover(a: Attempt, now: () => number, lostAnswerSearchMs: number): Promise<JobOnAccount> {
-  const { pool, platform } = a;
+async function sendToMember(a: Attempt, member: SubmitMember, now: () => number, lostAnswerSearchMs: number): Promise<JobOnAccount> {
+  const { pool, platform } = member;
+  const model = member.entry.id;
   const tried = new Set<string>();
-  const earlierAccount = accountOf(a.earlier);
+  const earlierAccount = memberOf(a.earlier) === member.index ? accountOf(a.earlier) : undefined;
   const sticky = earlierAccount === undefined ? undefined : pool.get(earlierAccount);
   let lastThrottle: UpstreamError | undefined;
   for (;;) {
-    const account = sticky && tried.size === 0 && pool.available(sticky.id) ? sticky : pool.pick(a.request.model, tried);
-    if (!account) throw nothingLeft(a, lastThrottle);
+    const account = sticky && tried.size === 0 && pool.available(sticky.id) ? sticky : pool.pick(model, tried);
+    if (!account) throw nothingLeft(member, lastThrottle);
     tried.add(account.id);
-    a.advance({ phase: 'sending', sentAt: now(), account: account.id });
+    a.advance({ phase: 'sending', sentAt: now(), account: account.id, member: member.index });
     let result: CreatedJob;
     try {
-      result = await account.adapter.submit(a.entry, a.request, a.ctx);
+      result = await account.adapter.submit(member.entry, member.request, a.ctx);
     } catch (err) {
-      // No answer: this create may have made a job, which every later attempt must keep in mind.
-      if (err instanceof UpstreamError && err.opts.noAnswer) a.memory.mayHaveCreated = true;
-      // The platform answered (an error response): nothing of this attempt is in flight any more.
-      if (err instanceof UpstreamError && !err.opts.noAnswer) a.advance({ phase: 'answered', account: account.id });
-      const failover = failoverKind(err);
-      const refusal = err as UpstreamError;
-      if (failover === 'throttled') pool.throttled(account.id, refusal.opts.retryAfterMs);
-      if (failover === 'refused') pool.refused(account.id, refusal.opts.code ?? refusal.opts.reason);
-      if (failover) {
-        log.warn('The platform refused the account without creating a job; trying another account', {
-          platform,
-          account: account.id,
-          code: refusal.opts.code,
-          failover,
-        });
-        if (failover === 'throttled') lastThrottle = refusal;
-        continue;
-      }
-      if (err instanceof UpstreamError && !err.retryable) {
-        const adopted = await reconcile(a, `the platform refused the retry: ${err.opts.code ?? err.message}`, account);
-        if (adopted) return adopted;
-        // A platform with a dedup key refused a re-send although an earlier create may have made the job: the
-        // refusal most likely says the job exists (T's code for a repeated SessionId is not documented), so
-        // failing the task with it would lose a running, paid job. Keep looking instead.
-        if (account.adapter.dedupSubmit && a.memory.mayHaveCreated) {
-          a.memory.searchingSince = now();
-          log.warn('The platform refused to create the job again for its dedup key; looking for the first job', {
-            platform,
-            account: account.id,
-            code: err.opts.code,
-            attempt: a.number,
-          });
-          return keepLooking(a, account, lostAnswerSearchMs, now);
-        }
-      }
-      throw err;
+      const failover = refusedWithoutJob(a, member, account, err);
+      if (failover === 'throttled') lastThrottle = err as UpstreamError;
+      if (failover) continue;
+      return afterFinalRefusal(a, member, account, err, now, lostAnswerSearchMs);
     }
-    a.advance({ phase: 'answered', account: account.id });
+    a.advance({ phase: 'answered', account: account.id, member: member.index });
     pool.succeeded(account.id);
-    log.info('Submitted upstream job', { platform, account: account.id, model: a.request.model, upstreamTaskId: result.upstreamTaskId });
-    return { ...result, account: account.id };
+    log.info('Submitted upstream job', { platform, account: account.id, model, upstreamTaskId: result.upstreamTaskId });
+    return { ...result, account: account.id, member };
   }
+}
+
+/**
+ * A create that failed: what it means for the account. Returns how it proved no job was made (the next account, or
+ * member, may take it), or undefined when it did not (a lost answer, a 5xx, a final refusal of the request).
+ */
+function refusedWithoutJob(a: Attempt, member: SubmitMember, account: PoolAccount, err: unknown): 'refused' | 'throttled' | undefined {
+  // No answer: this create may have made a job, which every later attempt must keep in mind.
+  if (err instanceof UpstreamError && err.opts.noAnswer) a.memory.mayHaveCreated = true;
+  // The platform answered (an error response): nothing of this attempt is in flight any more.
+  if (err instanceof UpstreamError && !err.opts.noAnswer) a.advance({ phase: 'answered', account: account.id, member: member.index });
+  const failover = failoverKind(err);
+  if (!failover) {
+    // Nothing proves this create made no job: the task stays on this member from now on.
+    a.memory.stayOn = member.index;
+    return undefined;
+  }
+  const refusal = err as UpstreamError;
+  if (failover === 'throttled') member.pool.throttled(account.id, refusal.opts.retryAfterMs);
+  else member.pool.refused(account.id, refusal.opts.code ?? refusal.opts.reason);
+  log.warn('The platform refused the account without creating a job; trying another account', {
+    platform: member.platform,
+    account: account.id,
+    code: refusal.opts.code,
+    failover,
+  });
+  return failover;
+}
+
+/**
+ * A create that failed without proving that no job was made: a final refusal may hide the job an earlier attempt
+ * made, which is adopted if the platform shows it; otherwise the failure is thrown. A platform with a dedup key that
+ * refuses a re-send although an earlier create may have made the job most likely says the job exists (T's code for a
+ * repeated SessionId is not documented): failing the task with it would lose a running, paid job, so the submit keeps
+ * looking instead.
+ */
+async function afterFinalRefusal(
+  a: Attempt,
+  member: SubmitMember,
+  account: PoolAccount,
+  err: unknown,
+  now: () => number,
+  lostAnswerSearchMs: number,
+): Promise<JobOnAccount> {
+  if (!(err instanceof UpstreamError) || err.retryable) throw err;
+  const adopted = await reconcile(a, `the platform refused the retry: ${err.opts.code ?? err.message}`, { member, account });
+  if (adopted) return adopted;
+  if (account.adapter.dedupSubmit && a.memory.mayHaveCreated) {
+    a.memory.searchingSince = now();
+    log.warn('The platform refused to create the job again for its dedup key; looking for the first job', {
+      platform: member.platform,
+      account: account.id,
+      code: err.opts.code,
+      attempt: a.number,
+    });
+    return keepLooking(a, member, account, lostAnswerSearchMs, now);
+  }
+  throw err;
+}
+
+/**
+ * Sends the create to the members in turn (the one an earlier attempt sent to first): a member none of whose
+ * accounts can take it now hands the task to the next; any other failure stays on the member. After a create whose
+ * failure did not prove that no job was made (`stayOn`), only that member is tried again: the task recovers there or
+ * waits for it, and is never given a second job on another platform.
+ */
+async function sendToMembers(a: Attempt, now: () => number, lostAnswerSearchMs: number): Promise<JobOnAccount> {
+  let firstOut: NoAccountLeft | undefined;
+  const stay = a.members.find((m) => m.index === a.memory.stayOn);
+  for (const member of stay ? [stay] : sendOrder(a.members, memberOf(a.earlier))) {
+    try {
+      return await sendToMember(a, member, now, lostAnswerSearchMs);
+    } catch (err) {
+      if (!(err instanceof NoAccountLeft)) throw err;
+      firstOut ??= err;
+      if (a.members.length > 1 && !stay)
+        log.warn('No account of this member of the route can take the job now; trying the next member', {
+          platform: member.platform,
+          model: member.entry.id,
+          reason: err.message,
+        });
+    }
+  }
+  throw firstOut!;
 }
 
 export function createSubmitActivity({
@@ -342,38 +435,27 @@ export function createSubmitActivity({
   onLostAnswer,
   lostAnswerSearchMs = LOST_ANSWER_SEARCH_MS,
 }: SubmitDeps) {
-  return async function submitGeneration({
-    platform,
-    request,
-    dedupKey,
-    taskId,
-    deadlineAt: knownDeadline,
-    taskStartedAt,
-  }: SubmitInput): Promise<SubmitResult> {
-    const entry = catalogue.find(request.kind, request.model);
-    if (!entry || entry.platform !== platform) {
-      throw new UpstreamError(`Unknown ${request.kind} model '${request.model}' on platform ${platform}`, {
-        retryable: false,
-        reason: 'invalid_request',
-      });
-    }
-    // Before the heartbeat ticker starts: a platform this worker lacks throws here, and must not leave it running.
-    const pool = poolFor(platform);
+  return async function submitGeneration(input: SubmitInput): Promise<SubmitResult> {
+    const { request, dedupKey, taskId } = input;
     const info = activityInfo();
-    // The task's timing is settled here, by its first submit, and recorded in the history with the job.
-    const timing = timingFor(request.kind, platform);
-    const deadlineAt = knownDeadline ?? (taskStartedAt ?? info.scheduledTimestampMs) + timing.deadlineMs;
     const earlier = info.attempt > 1 ? (info.heartbeatDetails as SubmitProgress | undefined) : undefined;
     const memory = memoryFrom(earlier);
+    // Before the heartbeat ticker starts: a platform this worker lacks throws here, and must not leave it running.
+    const members = resolveMembers(
+      catalogue,
+      poolFor,
+      input.members ?? [{ platform: input.platform, model: request.model, request }],
+      memory.mayHaveCreated === true || memory.stayOn !== undefined,
+    );
+    // The task's timing is settled here, by its first submit, and recorded in the history with the job: its deadline
+    // (the same for every platform of a kind) now, its polling once the serving member is known.
+    const firstTiming = timingFor(request.kind, members[0]!.platform);
+    const deadlineAt = input.deadlineAt ?? (input.taskStartedAt ?? info.scheduledTimestampMs) + firstTiming.deadlineMs;
     let progress: SubmitProgress = { phase: 'reconciling', ...memory };
     const ticker = setInterval(() => heartbeat(progress), SUBMIT_HEARTBEAT_MS);
-    const ctx: SubmitContext = { taskId, dedupKey, deadlineAt };
     const attempt: Attempt = {
-      platform,
-      entry,
-      request,
-      ctx,
-      pool,
+      members,
+      ctx: { taskId, dedupKey, deadlineAt },
       number: info.attempt,
       since: info.scheduledTimestampMs,
       earlier,
@@ -382,39 +464,18 @@ export function createSubmitActivity({
         progress = { ...memory, ...next };
         heartbeat(progress);
       },
-      lost(account, reason, why, code) {
-        // The platform's own name for the account (T's SubAppId…) where the adapter gives one, else the accounts file's id.
-        const where = account.adapter.account ?? account.id;
-        const window = {
-          from: isoSeconds(info.scheduledTimestampMs - REPORT_WINDOW_MARGIN_MS),
-          to: isoSeconds(now() + REPORT_WINDOW_MARGIN_MS),
-        };
-        const digest = requestDigest(request);
-        const message =
-          `Platform ${platform} may hold a job for this task that the gateway could not find (${why}); it was not sent again. ` +
-          `Find it upstream before replaying: account ${where}, dedup key ${dedupKey}, created ${window.from} to ${window.to}, request ${digest}`;
-        log.error(message, { platform, reason, taskId: ctx.taskId, account: where, dedupKey, window, requestDigest: digest });
-        onLostAnswer?.({ platform, reason, taskId: ctx.taskId, account: where, dedupKey, window, requestDigest: digest, message });
-        return new UpstreamError(message, { retryable: false, reason: 'upstream_lost', code });
-      },
+      lost: lostReporter(info.scheduledTimestampMs, dedupKey, taskId, now, onLostAnswer),
     };
-    const settled = (job: JobOnAccount): SubmitResult => ({ ...job, timing, deadlineAt });
+    const settled = (job: JobOnAccount): SubmitResult => ({
+      upstreamTaskId: job.upstreamTaskId,
+      account: job.account,
+      // A routed task's member that made the job (the workflow's polls, cancels and bill follow it).
+      ...(input.members ? { servedBy: servedByOf(job.member) } : {}),
+      timing: timingFor(request.kind, job.member.platform),
+      deadlineAt,
+    });
     try {
-      if (now() >= deadlineAt) return settled(await pastDeadline(attempt, timing, deadlineAt, now, lostAnswerSearchMs));
-      if (info.attempt > 1) {
-        heartbeat(progress);
-        if (memory.searchingSince !== undefined) {
-          // Only look, on the account the refused re-send went to: nothing is sent again.
-          const account = pool.get(accountOf(earlier)) ?? pool.accounts[0]!;
-          return settled(
-            (await reconcile(attempt, 'the platform refused to create it again', account)) ??
-              keepLooking(attempt, account, lostAnswerSearchMs, now),
-          );
-        }
-        const adopted = await recoverEarlierAttempt(attempt, now);
-        if (adopted) return settled(adopted);
-      }
-      return settled(await sendWithFailover(attempt, now, lostAnswerSearchMs));
+      return settled(await submitOnce(attempt, deadlineAt, firstTiming, now, lostAnswerSearchMs));
     } catch (err) {
       // A retried attempt may start past the deadline: it then says why the submit could not get through.
       if (err instanceof UpstreamError && err.retryable) attempt.advance({ ...progress, lastError: err.message });
@@ -422,6 +483,52 @@ export function createSubmitActivity({
     } finally {
       clearInterval(ticker);
     }
+  };
+}
+
+/** One attempt's course: past the deadline only a lookup; after an earlier attempt, its job looked for first; then a send. */
+async function submitOnce(a: Attempt, deadlineAt: number, timing: PollTiming, now: () => number, searchMs: number): Promise<JobOnAccount> {
+  if (now() >= deadlineAt) return pastDeadline(a, timing, deadlineAt, now, searchMs);
+  if (a.number > 1) {
+    heartbeat({ ...a.memory, phase: 'reconciling' });
+    if (a.memory.searchingSince !== undefined) {
+      // Only look, on the member and account the refused re-send went to: nothing is sent again.
+      const { member, account } = recordedAccount(a);
+      return (
+        (await reconcile(a, 'the platform refused to create it again', { member, account })) ??
+        keepLooking(a, member, account, searchMs, now)
+      );
+    }
+    const adopted = await recoverEarlierAttempt(a, now);
+    if (adopted) return adopted;
+  }
+  return sendToMembers(a, now, searchMs);
+}
+
+/** The member and account an earlier attempt's heartbeat names (the first ones when it names none this worker has). */
+function recordedAccount(a: Attempt): { member: SubmitMember; account: PoolAccount } {
+  const member = a.members.find((m) => m.index === memberOf(a.earlier)) ?? a.members[0]!;
+  return { member, account: member.pool.get(accountOf(a.earlier)) ?? member.pool.accounts[0]! };
+}
+
+/**
+ * How a submit reports a job it could not find: the task ends `upstream_lost` with what an operator needs to find
+ * the job (the platform's own name for the account, the dedup key, the time window, the request's digest), logged,
+ * counted and alerted (`onLostAnswer`).
+ */
+function lostReporter(scheduledAt: number, dedupKey: string, taskId: string, now: () => number, onLostAnswer: SubmitDeps['onLostAnswer']) {
+  return (member: SubmitMember, account: PoolAccount, reason: string, why: string, code?: string): UpstreamError => {
+    const platform = member.platform;
+    // The platform's own name for the account (T's SubAppId…) where the adapter gives one, else the accounts file's id.
+    const where = account.adapter.account ?? account.id;
+    const window = { from: isoSeconds(scheduledAt - REPORT_WINDOW_MARGIN_MS), to: isoSeconds(now() + REPORT_WINDOW_MARGIN_MS) };
+    const digest = requestDigest(member.request);
+    const message =
+      `Platform ${platform} may hold a job for this task that the gateway could not find (${why}); it was not sent again. ` +
+      `Find it upstream before replaying: account ${where}, dedup key ${dedupKey}, created ${window.from} to ${window.to}, request ${digest}`;
+    log.error(message, { platform, reason, taskId, account: where, dedupKey, window, requestDigest: digest });
+    onLostAnswer?.({ platform, reason, taskId, account: where, dedupKey, window, requestDigest: digest, message });
+    return new UpstreamError(message, { retryable: false, reason: 'upstream_lost', code });
   };
 }
 
@@ -445,8 +552,9 @@ async function pastDeadline(
       if (adopted) return adopted;
     } catch (err) {
       if (!(err instanceof UpstreamError && err.retryable) || now() < deadlineAt + searchMs) throw err;
-      const account = a.pool.get(accountOf(a.earlier)) ?? a.pool.accounts[0]!;
+      const { member, account } = recordedAccount(a);
       throw a.lost(
+        member,
         account,
         'lookup_failed_past_deadline',
         `the task deadline passed and its task list could not be read for ${Math.round(searchMs / 1000)} s: ${err.message}`,

@@ -8,6 +8,7 @@ import { bool, commonSchema, optionalString, parseEnv, parseOriginList, port, po
 import { ledgerSchema } from '../ledger/ledger-config';
 import { loadEnabledPlatforms, platformsCallbackEnv, platformsPublicEnv } from '../platforms';
 import { pricesEnv } from '../pricing/price-table';
+import { routesEnv } from '../platforms/routes-file';
 import { parseWorkerReadyUrls } from './worker-readiness';
 import { resolveLinks, resultCopySchema, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
 import { webhookAllowedOrigins, webhookSharedSchema } from '../core/webhook-config';
@@ -66,7 +67,8 @@ const apiSettingsSchema = commonSchema
 export const apiConfigSchema = apiSettingsSchema
   .extend(platformsCallbackEnv.shape)
   .extend(platformsPublicEnv.shape)
-  .extend(pricesEnv.shape);
+  .extend(pricesEnv.shape)
+  .extend(routesEnv.shape);
 
 export type ApiConfig = z.infer<typeof commonSchema> &
   z.infer<typeof temporalSchema> &

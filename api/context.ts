@@ -2,6 +2,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { Catalogue } from '../core/catalogue';
 import type { Logger } from '../core/logger';
+import type { RouteTable } from '../platforms/routes';
 import type { TaskPricing } from '../pricing/price-table';
 import type { ResultLinks } from '../results/result-links';
 import type { ResultStore } from '../results/result-store';
@@ -41,6 +42,8 @@ export interface AppDeps {
   results: { store: ResultStore; links: ResultLinks };
   limits: KeyLimits;
   catalogue: Catalogue;
+  /** The deployment's routes (platforms/routes.ts, ROUTES_FILE): listed by GET /v1/models; absent: none. */
+  routes?: RouteTable;
   /** The models' prices (platforms' prices.ts, PRICES_FILE): `GET /v1/models` `price`, sync answers' `cost`. */
   pricing: TaskPricing;
   enabledPlatforms: ReadonlySet<string>;

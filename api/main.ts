@@ -23,6 +23,8 @@ import { registerLedgerMetrics } from './ledger-metrics';
 import { recordTaskStarted, registry as metricsRegistry } from './api-metrics';
 import { InflightLimits } from '../tasks/inflight';
 import { TaskStarter } from '../tasks/start';
+import { TaskRouting } from '../tasks/routing';
+import { loadRoutes } from '../platforms/routes-file';
 import { openLedgerDatabase } from '../ledger/database';
 import { TaskService } from '../tasks/task-service';
 import { WebhookService } from './webhook-service';
@@ -68,6 +70,9 @@ async function main(): Promise<void> {
   const catalogue = buildCatalogue(process.env);
   // PRICES_FILE is read once, at start: a mistake in it stops the API here, naming the entry.
   const pricing = loadTaskPricing(catalogue, process.env);
+  // ROUTES_FILE too: a route naming a model the catalogue lacks, or priced in two currencies, stops the API here.
+  const routes = loadRoutes(catalogue, process.env);
+  const routing = new TaskRouting(routes, catalogue, config.PLATFORMS_ENABLED, pricing);
   const tasks = new TaskService(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, resultLinks, pricing });
   const taskLedger = ledger ? new TaskLedger(ledger, pricing) : undefined;
   if (taskLedger) registerLedgerMetrics(metricsRegistry, keys, taskLedger);
@@ -105,9 +110,12 @@ async function main(): Promise<void> {
       tasks,
       ...(taskLedger ? { ledger: taskLedger } : {}),
       inflight: new InflightLimits(config.KEY_MAX_INFLIGHT, (ownerId) => tasks.countRunning(ownerId)),
-      onStarted: (entry) => recordTaskStarted({ kind: entry.kind, model: entry.id, platform: entry.platform }),
+      // A routed task is counted under its route (its platform is the member's that serves it, decided later).
+      onStarted: (entry, model) => recordTaskStarted({ kind: entry.kind, model, platform: model === entry.id ? entry.platform : 'route' }),
+      routing,
     }),
     catalogue,
+    routes,
     pricing,
     enabledPlatforms: config.PLATFORMS_ENABLED,
     syncTimeoutMs: config.SYNC_TIMEOUT_MS,

@@ -110,8 +110,10 @@ const usageRow = z
     tokens: z.number().int(),
     cost: z.record(z.string(), z.number()).describe('Per currency (USD, CNY): final costs, and the estimates of tasks still running'),
   })
-  .catchall(z.string())
-  .describe('One group: its `model`, `day` or `key`, then the counts');
+  .catchall(z.string().nullable())
+  .describe(
+    'One group: its `model`, `route`, `served_model`, `day` or `key` (null: tasks without one — no route, or not served), then the counts',
+  );
 
 const usageAnswer = z
   .object({
@@ -143,7 +145,7 @@ export function registerUsage(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/v1/usage',
-    summary: 'The calling key’s tasks, units and cost per model or day, and its budget (Accept: text/csv for CSV)',
+    summary: 'The calling key’s tasks, units and cost per model, route, served model or day, and its budget (Accept: text/csv for CSV)',
     security: [{ bearerAuth: [] }],
     request: { query: usageQuerySchema },
     responses: {
@@ -159,7 +161,7 @@ export function registerUsage(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/admin/v1/usage',
-    summary: 'Every key’s (or one key’s) tasks, units and cost per key, model or day (Accept: text/csv for CSV)',
+    summary: 'Every key’s (or one key’s) tasks, units and cost per key, model, route, served model or day (Accept: text/csv for CSV)',
     security: [{ adminAuth: [] }],
     request: { query: adminUsageQuerySchema },
     responses: {

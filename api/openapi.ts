@@ -5,6 +5,8 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type ZodContentObject } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { buildCatalogue, imageRequestSchema, videoRequestSchema } from '../platforms';
+import { loadRoutes } from '../platforms/routes-file';
+import { ROUTE_EXPLAIN_HEADER, routeExplainHeader, routeExplainResponseHeaders } from './route-explain';
 import { MEDIA_EXTENSIONS } from '../results/result-store';
 import { registerAdmin, registerUsage } from './openapi-admin';
 import {
@@ -13,6 +15,7 @@ import {
   listQuerySchema,
   modelListSchema,
   modelSchema,
+  routeModelSchema,
   taskListSchema,
   taskRecordSchema,
 } from './response-schemas';
@@ -53,16 +56,19 @@ const submitHeaders = (async: boolean) =>
       .optional()
       .describe('Same key and body → the same task (never a second job); same key, different body → 409, whatever the timing'),
     'X-Request-Id': z.string().optional().describe('Echoed back; generated when absent'),
+    [ROUTE_EXPLAIN_HEADER]: routeExplainHeader,
   });
 
-/** The catalogue's ids of one kind: the document's `model` enum (the server's own check names the field). */
+/** The catalogue's ids of one kind, then its routes' names: the document's `model` enum (the server's own check names the field). */
 function modelIds(kind: 'video' | 'image'): [string, ...string[]] {
+  const catalogue = buildCatalogue(process.env);
   const ids = [
-    ...new Set(
-      buildCatalogue(process.env)
-        .entries.filter((e) => e.kind === kind)
-        .map((e) => e.id),
-    ),
+    ...new Set([
+      ...catalogue.entries.filter((e) => e.kind === kind).map((e) => e.id),
+      ...loadRoutes(catalogue, process.env)
+        .routes.filter((r) => r.kind === kind)
+        .map((r) => r.name),
+    ]),
   ];
   return ids as [string, ...string[]];
 }
@@ -81,16 +87,31 @@ function promptFieldsOf(schema: typeof videoRequestSchema | typeof imageRequestS
   return fields;
 }
 
-function registerGeneration(registry: OpenAPIRegistry, kind: 'video' | 'image'): void {
+/** A generation request's body as the document states it: the server's schema, with the model and prompt enums and rules. */
+function generationBody(kind: 'video' | 'image'): z.ZodType {
   const schema = kind === 'video' ? videoRequestSchema : imageRequestSchema;
-  const body = schema
-    .extend({ model: z.enum(modelIds(kind)).describe('A model id of GET /v1/models'), ...promptFieldsOf(schema), ...webhookRequestFields })
+  return schema
+    .extend({
+      model: z
+        .enum(modelIds(kind))
+        .describe(
+          'A model id of GET /v1/models, or a route’s name (owned_by "route"): one request for every member, each taking it as its platform does',
+        ),
+      ...promptFieldsOf(schema),
+      ...webhookRequestFields,
+    })
     .meta({ id: kind === 'video' ? 'VideoGenerationRequest' : 'ImageGenerationRequest', description: schema.description });
+}
+
+function registerGeneration(registry: OpenAPIRegistry, kind: 'video' | 'image'): void {
+  const body = generationBody(kind);
   const plural = `${kind}s`;
   const failures = {
-    400: errorResponse('Invalid request (error.param names the field), or a generation rejected upstream as invalid'),
+    400: errorResponse(
+      "Invalid request (error.param names the field), or a generation rejected upstream as invalid; for a route, its first member's refusal when no member can take the request",
+    ),
     402: errorResponse(
-      "The key's budget does not cover the task: its estimated cost exceeds what remains (code budget_exceeded; error.budget names period, budget and what remains), or the budget cannot price its model (code unpriced_model, param model); nothing was started",
+      "The key's budget does not cover the task: its estimated cost exceeds what remains (code budget_exceeded; error.budget names period, budget and what remains; a route reserves its dearest member's estimate), or the budget cannot price its model (code unpriced_model, param model; a route: none of the members that can take the request has a price in the budget's currency); nothing was started",
     ),
     403: errorResponse('The API key may not use this model'),
     409: errorResponse(
@@ -111,6 +132,7 @@ function registerGeneration(registry: OpenAPIRegistry, kind: 'video' | 'image'):
     responses: {
       200: {
         description: 'Sync: the generation result. Async: the task record, status pending.',
+        headers: routeExplainResponseHeaders,
         content: json(z.union([generationResultSchema, taskRecordSchema])),
       },
       ...failures,
@@ -127,7 +149,11 @@ function registerGeneration(registry: OpenAPIRegistry, kind: 'video' | 'image'):
     security: [{ bearerAuth: [] }],
     request: { headers: submitHeaders(true), body: { required: true, content: json(body) } },
     responses: {
-      200: { description: 'The task record, status pending, with a message on how to poll', content: json(taskRecordSchema) },
+      200: {
+        description: 'The task record, status pending, with a message on how to poll',
+        headers: routeExplainResponseHeaders,
+        content: json(taskRecordSchema),
+      },
       ...failures,
       ...COMMON_ERRORS,
     },
@@ -327,7 +353,7 @@ function registerModels(registry: OpenAPIRegistry): void {
     security: [{ bearerAuth: [] }],
     request: { params: z.object({ model_id: z.string().describe('A model id of GET /v1/models') }) },
     responses: {
-      200: { description: 'The model', content: json(modelSchema) },
+      200: { description: 'The model, or the route', content: json(z.union([modelSchema, routeModelSchema])) },
       404: errorResponse('No such model available to this key'),
       ...COMMON_ERRORS,
     },

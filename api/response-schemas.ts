@@ -52,6 +52,13 @@ export const priceSchema = z
   .nullable()
   .meta({ id: 'Price', description: 'What the model costs; null when no price is known (docs/api.md "Usage and cost")' });
 
+export const servedBySchema = z
+  .object({
+    platform: z.string().describe("The member's platform id"),
+    model: z.string().describe("The member's catalogue model id"),
+  })
+  .meta({ id: 'ServedBy', description: 'The member of a route (a catalogue model on one platform) that created the task’s job' });
+
 /** Spec 2.3, with platform V's raw extras. */
 export const generationResultSchema = z
   .object({
@@ -64,6 +71,7 @@ export const generationResultSchema = z
     usage: usageSchema.optional().describe("What the task used (Platform V's token usage among it)"),
     cost: costSchema.optional().describe('What the task cost (final)'),
     last_frame_url: z.string().optional().describe('Platform V with return_last_frame: last frame image URL'),
+    served_by: servedBySchema.optional().describe('A task started with a route: the member that served it'),
   })
   .meta({ id: 'GenerationResult', description: 'Spec 2.3' });
 
@@ -100,6 +108,12 @@ export const taskRecordSchema = z
     usage: usageSchema.optional().describe('What the task used: the estimate while it runs, the final figure once it has ended'),
     cost: costSchema.optional().describe('What the task costs: estimated while it runs, final once it has ended'),
     last_frame_url: z.string().optional(),
+    served_by: servedBySchema
+      .nullable()
+      .optional()
+      .describe(
+        'Only for a task started with a route (its `model` is the route’s name): the member that created its job; null until its submit has answered, or when none did',
+      ),
   })
   .meta({ id: 'TaskRecord', description: 'Spec 2.4' });
 
@@ -157,7 +171,42 @@ export const modelSchema = z
   })
   .meta({ id: 'Model' });
 
-export const modelListSchema = z.object({ object: z.literal('list'), data: z.array(modelSchema) }).meta({ id: 'ModelList' });
+export const routeModelSchema = z
+  .object({
+    id: z.string().describe('The route’s name: send it as `model` wherever a model is taken'),
+    object: z.literal('model'),
+    owned_by: z.literal('route').describe('A route: a public name served by catalogue models on several platforms'),
+    platform_name: z.string().describe('The platforms it spans, in words'),
+    type: z.enum(['video', 'image']),
+    kinds: z.array(z.enum(['video', 'image'])),
+    ...modelLimitsShape,
+    route: z.object({
+      policy: z
+        .enum(['priority', 'cheapest', 'weighted'])
+        .describe(
+          'priority: the first member that can take the request; cheapest: by price, among members with a price (the order breaks ties); weighted: drawn by weight',
+        ),
+      members: z
+        .array(
+          z.object({
+            model: z.string(),
+            platform: z.string(),
+            weight: z.number().int(),
+            price: priceSchema,
+            source: z.string().optional().describe('Why this model is the route’s vendor model, with its evidence tags'),
+          }),
+        )
+        .describe(
+          'In the route’s order; the limits above are every value some member takes, and each member checks a request against its own',
+        ),
+    }),
+    price: z.null().describe('A route has no price of its own: see each member’s'),
+  })
+  .meta({ id: 'RouteModel' });
+
+export const modelListSchema = z
+  .object({ object: z.literal('list'), data: z.array(z.union([modelSchema, routeModelSchema])) })
+  .meta({ id: 'ModelList' });
 
 export const errorSchema = z
   .object({

@@ -1,7 +1,7 @@
 /**
  * Search attributes the gateway writes on every task, so operators can filter in the Temporal UI, e.g.
  * `GenerationStatus = 'failed' AND GenerationPlatform = 'V'`, and the one the webhook delivery workflow writes.
- * All Keyword (SQL visibility allows 10).
+ * All Keyword: with WebhookPendingSince they are ten, SQL visibility's limit per namespace (no room for another).
  * The owner is the API key's *id*, never its secret: search attributes are stored unencrypted.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
@@ -19,7 +19,17 @@ export type GenerationStatus = (typeof GENERATION_STATUSES)[number];
 export const SA = {
   owner: defineSearchAttributeKey('GenerationOwner', SearchAttributeType.KEYWORD),
   status: defineSearchAttributeKey('GenerationStatus', SearchAttributeType.KEYWORD),
+  /**
+   * The catalogue model that serves the task. A routed task's is set when its submit answers (the member that made
+   * the job), beside `GenerationRoute`; until then it has none.
+   */
   model: defineSearchAttributeKey('GenerationModel', SearchAttributeType.KEYWORD),
+  /**
+   * The route a task was started with (its public name, e.g. `kling-2.1`); absent for a task that named a catalogue
+   * model. `GenerationRoute = 'kling-2.1' AND GenerationPlatform = 'B'` lists the route's tasks its B member served.
+   */
+  route: defineSearchAttributeKey('GenerationRoute', SearchAttributeType.KEYWORD),
+  /** The platform of the model that serves the task (a routed task's: set with `GenerationModel`). */
   platform: defineSearchAttributeKey('GenerationPlatform', SearchAttributeType.KEYWORD),
   kind: defineSearchAttributeKey('GenerationKind', SearchAttributeType.KEYWORD),
   failureReason: defineSearchAttributeKey('GenerationFailureReason', SearchAttributeType.KEYWORD),

@@ -63,13 +63,36 @@ export interface PollTiming {
   deadlineMs: number;
 }
 
-export interface GenerationInput {
-  kind: Kind;
-  /** The platform's id in the registry (platforms/index.ts). */
+/** Which catalogue model, on which platform, created a task's job: the task record's `served_by`. */
+export interface ServedBy {
   platform: string;
   model: string;
-  /** The validated spec request (2.1 or 2.2); adapters map it onto their wire protocol. */
+}
+
+/** One model a routed task may be served by, with the request as that model's platform validated it. */
+export interface RouteMember extends ServedBy {
   request: GenerationRequest;
+}
+
+/**
+ * A route as a task carries it (tasks/routing.ts): its public name and the members that can take the task's
+ * request, in the order the submit tries them (the route's policy applied when the task started).
+ */
+export interface TaskRoute {
+  name: string;
+  members: RouteMember[];
+}
+
+export interface GenerationInput {
+  kind: Kind;
+  /** The platform's id in the registry (platforms/index.ts); a routed task's: its first member's. */
+  platform: string;
+  /** The catalogue model; a routed task's: its first member's. */
+  model: string;
+  /** The validated spec request (2.1 or 2.2); adapters map it onto their wire protocol. A routed task's: its first member's. */
+  request: GenerationRequest;
+  /** Set when the client named a route: the submit chooses among its members and fails over between them. */
+  route?: TaskRoute;
   /** Id of the API key that owns the task (never the secret). */
   ownerId: string;
   /** History length at which a run continues as new (default 2,500); tests lower it to force continue-as-new. */
@@ -111,6 +134,8 @@ export interface ReportedUsage {
 export interface GenerationResult {
   created: number;
   data: ResultItem[];
+  /** A routed task's: the member that served it (its final cost is that member's). */
+  servedBy?: ServedBy;
   extras?: Record<string, unknown>;
   /** What the platform reported it billed (UpstreamStatus.usage), for the task's final cost. */
   usage?: ReportedUsage;
@@ -183,6 +208,8 @@ export interface SubmitResult extends CreatedJob {
   timing: PollTiming;
   /** When the task's deadline passes (ms since the epoch): its start plus timing.deadlineMs. */
   deadlineAt: number;
+  /** The model (a routed task's member) whose platform created the job: polls, cancels and the bill follow it. */
+  servedBy?: ServedBy;
   /**
    * Set by the submit activity, not the adapter (as UpstreamStatus.pushHealthy): the platform's callbacks are
    * arriving, so the task may wait the fallback interval before its first poll too.
@@ -219,9 +246,15 @@ export interface TaskError {
  * by the workflow (status, progress, result or error), so one describe call reads a task.
  */
 export interface TaskMemo {
+  /** The model the client named: a catalogue model, or a route's name. */
   model?: string;
   kind?: string;
+  /** The platform of the catalogue model; absent for a routed task (its member's is `servedBy`). */
   platform?: string;
+  /** A routed task's route name (written at start). */
+  route?: string;
+  /** A routed task's member that created its job (written by the workflow when its submit answered). */
+  servedBy?: ServedBy;
   requestHash?: string;
   /**
    * The request's price-deciding fields (pricing/cost.ts PricedRequest), written by the API at start, so a task's
@@ -247,9 +280,12 @@ export type TaskEndOutcome = 'success' | 'failed' | 'cancelled';
  */
 export interface SettleInput {
   taskId: string;
+  /** The platform of the model that served the task (a routed task without a job: its first member's). */
   platform: string;
-  /** The task's validated request: its price-deciding fields price the final figure. */
+  /** The validated request of the model that served the task: its price-deciding fields price the final figure. */
   request: GenerationRequest;
+  /** A routed task's member that served it, recorded on its ledger entry; absent: a direct task, or no job was made. */
+  servedBy?: ServedBy;
   outcome: TaskEndOutcome;
   /** What the platform reported it billed, where it said (on success, or for a billed job that did not succeed). */
   usage: ReportedUsage;

@@ -34,8 +34,14 @@ export function periodKey(period: BudgetPeriod, at: Date): string {
 export interface NewEntry {
   taskId: string;
   keyId: string;
+  /** The platform of the model the estimate was priced at. */
   platform: string;
+  /** The model the client named (a route's name for a routed task). */
   model: string;
+  /** A routed task's route name. */
+  route?: string;
+  /** The model that serves the task, when known at reservation (a direct task's own). */
+  servedBy?: { platform: string; model: string };
   /** The estimate, in micro-units of `currency` (0 for a model without a price). */
   estimatedMicros: number;
   currency: Currency;
@@ -100,6 +106,9 @@ function entryColumns(entry: NewEntry, budgetPeriod: string | null, now: Date) {
     key_id: entry.keyId,
     platform: entry.platform,
     model: entry.model,
+    route: entry.route ?? null,
+    served_platform: entry.servedBy?.platform ?? null,
+    served_model: entry.servedBy?.model ?? null,
     currency: entry.currency,
     budget_period: budgetPeriod,
     estimated_micros: entry.estimatedMicros,
@@ -175,6 +184,8 @@ export interface FinalFigure {
   seconds?: number;
   images?: number;
   tokens?: number;
+  /** A routed task's member that served it (a direct task's was written at reservation). */
+  servedBy?: { platform: string; model: string };
 }
 
 export type Settlement = 'settled' | 'released' | 'unchanged' | 'unknown_task';
@@ -203,6 +214,7 @@ export async function settleTask(ledger: LedgerDatabase, taskId: string, final: 
         final_micros: finalMicros,
         settled_at: now,
         unpriced,
+        ...(final.servedBy ? { served_platform: final.servedBy.platform, served_model: final.servedBy.model } : {}),
         ...(final.seconds !== undefined ? { seconds: plus(final.seconds, entry.seconds) } : {}),
         ...(final.images !== undefined ? { images: plus(final.images, entry.images) } : {}),
         ...(final.tokens !== undefined ? { tokens: plus(final.tokens, entry.tokens) } : {}),

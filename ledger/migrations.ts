@@ -59,6 +59,25 @@ export function ledgerMigrations(k: KyselyModule): Record<string, Migration> {
     '2026-11-25-002-key-webhooks': keyWebhooksMigration(k),
     '2026-11-26-003-unpriced-entries': unpricedMigration(k),
     '2026-11-28-004-budgets-per-currency-and-request-fingerprints': budgetCurrencyMigration(k),
+    '2026-11-29-005-routes-and-served-by': routesMigration(k),
+  };
+}
+
+/**
+ * Routes (platforms/routes.ts): an entry keeps the route a task named and which member served it, so usage is
+ * reported by route and by the model that served (GET /v1/usage `group_by=route|served_model`). Entries written
+ * before named a catalogue model, which served them.
+ */
+function routesMigration(k: KyselyModule): Migration {
+  const { sql } = k;
+  return {
+    async up(db: Kysely<unknown>) {
+      await sql`ALTER TABLE ledger_entries ADD COLUMN route text, ADD COLUMN served_platform text, ADD COLUMN served_model text`.execute(
+        db,
+      );
+      await sql`UPDATE ledger_entries SET served_platform = platform, served_model = model`.execute(db);
+      await sql`CREATE INDEX ledger_entries_key_route ON ledger_entries (key_id, route) WHERE route IS NOT NULL`.execute(db);
+    },
   };
 }
 

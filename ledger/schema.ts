@@ -62,8 +62,18 @@ export type EntryState = (typeof ENTRY_STATES)[number];
 export interface LedgerEntriesTable {
   task_id: string;
   key_id: string;
+  /** The platform of the model the entry was priced at when reserved (a routed task's: its dearest member's). */
   platform: string;
+  /** The model the client named: a catalogue model's id, or a route's name. */
   model: string;
+  /** A routed task's route name; null: the task named a catalogue model. */
+  route: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * The model that served the task and its platform: a direct task's own (from its reservation), a routed task's
+   * member that made its job (from its settlement); null while a routed task runs, or when it made no job.
+   */
+  served_platform: ColumnType<string | null, string | null | undefined, string | null>;
+  served_model: ColumnType<string | null, string | null | undefined, string | null>;
   currency: Currency;
   /** The budget period the task is counted in (null: the key has no budget). */
   budget_period: string | null;

@@ -1,13 +1,18 @@
 /**
- * Usage from the ledger (issue 20 §7): tasks, outcomes, units and cost per group (model, day or key) over a range
- * of UTC days. A task counts in the day it was accepted; while it runs its cost is its estimate, once it ended
+ * Usage from the ledger (issue 20 §7): tasks, outcomes, units and cost per group (the model the client named, the
+ * route, the model that served, the day or the key) over a range of UTC days. A task counts in the day it was accepted; while it runs its cost is its estimate, once it ended
  * its final cost. Reservations that never became a task (the API could not start it) are left out. Costs stay
  * per currency: nothing is converted.
  */
 import type { LedgerDatabase } from './database';
 import type { Currency } from './schema';
 
-export type UsageGroup = 'model' | 'day' | 'key';
+/**
+ * `model`: what the client named (a route's name for a routed task); `route`: the route (tasks that named a
+ * catalogue model form the group null); `served_model`: the catalogue model that served the task (null: a routed
+ * task still running, or one that made no job); `day`; `key`.
+ */
+export type UsageGroup = 'model' | 'route' | 'served_model' | 'day' | 'key';
 
 export interface UsageQuery {
   /** Only this key's tasks; undefined: every key (the operator's view). */
@@ -19,7 +24,8 @@ export interface UsageQuery {
 }
 
 export interface UsageRow {
-  group: string;
+  /** The group's value; null: tasks without one (no route; not served). */
+  group: string | null;
   tasks: number;
   succeeded: number;
   failed: number;
@@ -35,6 +41,8 @@ export interface UsageRow {
 
 const GROUP_COLUMN: Record<UsageGroup, string> = {
   model: 'model',
+  route: 'route',
+  served_model: 'served_model',
   key: 'key_id',
   day: "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
 };
@@ -52,7 +60,7 @@ export async function usage(ledger: LedgerDatabase, q: UsageQuery): Promise<Usag
   const group = sql.raw(GROUP_COLUMN[q.groupBy]);
   const byKey = q.keyId === undefined ? sql`` : sql`AND key_id = ${q.keyId}`;
   const { rows } = await sql<{
-    grp: string;
+    grp: string | null;
     currency: Currency;
     tasks: string;
     succeeded: string;
@@ -77,7 +85,7 @@ export async function usage(ledger: LedgerDatabase, q: UsageQuery): Promise<Usag
       AND outcome IS DISTINCT FROM 'never_started' ${byKey}
     GROUP BY 1, 2
     ORDER BY 1, 2`.execute(ledger.db);
-  const out = new Map<string, UsageRow>();
+  const out = new Map<string | null, UsageRow>();
   for (const r of rows) {
     const row = out.get(r.grp) ?? {
       group: r.grp,

@@ -13,7 +13,7 @@
  */
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { SA } from '../core/search-attributes';
-import type { GenerationResult, ReportedUsage, TaskAsked, TaskError, TaskMemo, TaskStatus } from '../core/task';
+import type { GenerationResult, ReportedUsage, ServedBy, TaskAsked, TaskError, TaskMemo, TaskStatus } from '../core/task';
 import { costJson, pricedRequest, type TaskCost, type TaskOutcome, type TaskUsage } from '../pricing/cost';
 import type { TaskPricing } from '../pricing/price-table';
 import { publicItems, type PublicResultItem, type RenderedResult } from '../results/result-links';
@@ -28,6 +28,8 @@ export interface TaskRecord {
   created?: number;
   data?: PublicResultItem[];
   error?: TaskError | { message: string; code: string };
+  /** A task that named a route: the member that made its job (null until its submit has answered, or when none did). */
+  served_by?: ServedBy | null;
   [extra: string]: unknown;
 }
 
@@ -45,7 +47,15 @@ export type TaskInfo = Omit<WorkflowExecutionInfo, 'raw'>;
 export function toTaskRecord(info: TaskInfo, rendered?: RenderedResult): TaskRecord {
   const memo = (info.memo ?? {}) as TaskMemo;
   const model = memo.model ?? String(info.typedSearchAttributes.get(SA.model) ?? '');
-  const record = (status: TaskStatus, rest: Partial<TaskRecord> = {}): TaskRecord => ({ task_id: info.workflowId, status, model, ...rest });
+  // A routed task says which member served it; a task that named a catalogue model was served by that model.
+  const served = memo.route !== undefined ? { served_by: memo.servedBy ?? null } : {};
+  const record = (status: TaskStatus, rest: Partial<TaskRecord> = {}): TaskRecord => ({
+    task_id: info.workflowId,
+    status,
+    model,
+    ...served,
+    ...rest,
+  });
   const succeeded = (result: GenerationResult) => {
     const shown = rendered ?? { data: publicItems(result.data), extras: result.extras ?? {} };
     return record('success', { created: result.created, data: shown.data, ...shown.extras });
@@ -152,6 +162,11 @@ export function recordCost(
   return { usage: priced.usage, cost: costJson(priced.cost) };
 }
 
+/** A routed task's serving member, from its record (served_by); undefined: not routed, or not served. */
+export function servedByOf(record: Pick<TaskRecord, 'served_by'> | undefined): ServedBy | undefined {
+  return record?.served_by ?? undefined;
+}
+
 /** How a task that has ended ended, from its record: `failed` covers a cancel, told apart by its error code. */
 export function outcomeOf(record: Pick<TaskRecord, 'status' | 'error'>): TaskOutcome | undefined {
   if (record.status === 'success') return 'success';
@@ -174,7 +189,10 @@ export function withTaskCost<T extends { status: string; error?: { code?: string
   if (outcome !== undefined) end.outcome = outcome;
   if (outcome !== undefined && outcome !== 'success' && memo?.charge?.billed === true)
     end.billed = memo.charge.usage ? { usage: memo.charge.usage } : {};
-  return withCost(record, recordCost(pricing, memo?.billing, end));
+  // A routed task runs at its reservation's estimate (its dearest member's); once ended, it costs what the member
+  // that served it bills.
+  const billing = outcome !== undefined && memo?.servedBy && memo.billing ? { ...memo.billing, model: memo.servedBy.model } : memo?.billing;
+  return withCost(record, recordCost(pricing, billing, end));
 }
 
 /**

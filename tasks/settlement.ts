@@ -60,6 +60,7 @@ export class TaskSettlement {
       finalMicros,
       priced: figure.cost !== null,
       ...figure.usage,
+      ...(input.servedBy ? { servedBy: input.servedBy } : {}),
     });
     this.observe({
       settlement: settled,

@@ -5,11 +5,13 @@
  * paid for:
  *
  * 1. validate — the text, the schema, the model's rules (tasks/validation.ts); input URLs against the operator's
- *    private-origin allowlist;
- * 2. allowlist — the key may use the model;
+ *    private-origin allowlist; a route's name (tasks/routing.ts): each member's rules, those that cannot take the
+ *    request skipped, the first member's refusal when none can;
+ * 2. allowlist — the key may use the model (a route: its name); a route's members its budget cannot count are
+ *    skipped, and the others ordered by the route's policy;
  * 3. webhook — where the task's events go (tasks/webhook-target.ts);
  * 4. reserve — the estimate against the key's budget, under the task's id, with the request's fingerprint
- *    (tasks/task-ledger.ts): over budget or unpriced is refused here; an entry of the id that exists means a
+ *    (tasks/task-ledger.ts; a route: its dearest member's): over budget or unpriced is refused here; an entry of the id that exists means a
  *    repeated Idempotency-Key, and only the request whose fingerprint made the reservation is ever started;
  * 5. limits — the key's cap on tasks in flight (tasks/inflight.ts);
  * 6. prepare — the door's own work for an accepted task (storing an uploaded image its request links to);
@@ -19,7 +21,8 @@
  *    (a start that may have happened keeps it: the ledger's sweep settles it from the task once it is known).
  */
 import type { Catalogue, ModelRecord } from '../core/catalogue';
-import type { GenerationRequest, Kind, TaskAsked } from '../core/task';
+import type { GenerationRequest, Kind, ServedBy, TaskAsked } from '../core/task';
+import type { ValidatedRequest } from '../platforms/validation';
 import type { WebhookTarget } from '../core/webhooks';
 import type { ApiKey } from '../keys/api-keys';
 import { withInputUrlPolicy } from '../platforms/request';
@@ -29,7 +32,8 @@ import type { TaskRecord } from './record';
 import { TaskRefused } from './refusal';
 import type { TaskLedger } from './task-ledger';
 import { isAlreadyStarted, type TaskService } from './task-service';
-import { parseGenerationBody } from './validation';
+import { taskRouteOf, type RoutedRequest, type RouteValidation, type SkippedMember, type TaskRouting } from './routing';
+import { parseRequestBody, validateForModel } from './validation';
 import { splitWebhookFields, webhookTarget, type WebhookPolicy } from './webhook-target';
 
 export interface StartRequest {
@@ -51,10 +55,23 @@ export interface StartRequest {
   prepare?: () => Promise<void>;
 }
 
+/**
+ * What every outcome says: the model the client named (`model`: a catalogue model's id, or a route's name), the
+ * catalogue model and request the task is priced at (a route's dearest member), and a route's skipped members.
+ */
+interface Started {
+  taskId: string;
+  model: string;
+  entry: ModelRecord;
+  request: GenerationRequest;
+  /** A routed task's members that can serve it, in the order its submit tries them. */
+  candidates?: ServedBy[];
+  /** A routed task's members that cannot serve it, and why (the doors say them only when the client asks). */
+  skipped?: SkippedMember[];
+}
+
 /** A task started by this request, or the task an earlier request under the same Idempotency-Key started. */
-export type StartOutcome =
-  | { replayed: false; taskId: string; entry: ModelRecord; request: GenerationRequest }
-  | { replayed: true; taskId: string; entry: ModelRecord; request: GenerationRequest; record: TaskRecord };
+export type StartOutcome = (Started & { replayed: false }) | (Started & { replayed: true; record: TaskRecord });
 
 export interface TaskStarterDeps {
   catalogue: Catalogue;
@@ -66,8 +83,10 @@ export interface TaskStarterDeps {
   /** Budgets and each task's ledger entry (DATABASE_URL); absent: no reservation, Temporal alone keeps ids unique. */
   ledger?: TaskLedger;
   inflight: InflightLimits;
-  /** Each task this path started (the API's metrics). */
-  onStarted?: (entry: ModelRecord) => void;
+  /** The deployment's routes (tasks/routing.ts); absent: no model name is a route. */
+  routing?: TaskRouting;
+  /** Each task this path started (the API's metrics): its catalogue model (a route's dearest member) and the name it was asked by. */
+  onStarted?: (entry: ModelRecord, model: string) => void;
   /**
    * How long a repeated request waits for the task its first request is starting at the same moment, before it is
    * told to retry (`idempotency_key_in_use`). Default 3 s.
@@ -76,16 +95,25 @@ export interface TaskStarterDeps {
 }
 
 /** A task about to start: what validation made of the request, and where it goes. */
-interface Accepted {
-  taskId: string;
+interface Accepted extends Started {
   fingerprint: string;
-  entry: ModelRecord;
-  request: GenerationRequest;
+  /** A routed task's members in the order its submit tries them. */
+  routed?: RoutedRequest;
   webhook?: WebhookTarget;
   asked?: Pick<TaskAsked, 'size' | 'via'>;
 }
 
 const REPLAY_POLL_MS = 100;
+
+/** What an outcome says of an accepted task. */
+const started = (task: Accepted): Started => ({
+  taskId: task.taskId,
+  model: task.model,
+  entry: task.entry,
+  request: task.request,
+  ...(task.candidates ? { candidates: task.candidates } : {}),
+  ...(task.skipped ? { skipped: task.skipped } : {}),
+});
 
 const reusedKey = (taskId: string) =>
   new TaskRefused('conflict', 'This Idempotency-Key was already used with a different request body', {
@@ -108,35 +136,59 @@ export class TaskStarter {
   async start(key: ApiKey, req: StartRequest): Promise<StartOutcome> {
     const task = await this.accept(key, req);
     if (this.deps.ledger) {
-      const reservation = await this.deps.ledger.reserve(key, task.taskId, task.fingerprint, task.entry, task.request);
+      const reservation = await this.deps.ledger.reserve(
+        key,
+        task.taskId,
+        task.fingerprint,
+        task.entry,
+        task.request,
+        task.routed?.route.name,
+      );
       if (!reservation.reserved) return this.replay(key, task, reservation.existingRequestHash);
     }
     return this.startReserved(key, task, req.prepare);
   }
 
-  /** Steps 1–3: the request validated, its model allowed to the key, its webhook target checked. */
+  /** Steps 1–3: the request validated, its model allowed to the key (a route's members chosen), its webhook target checked. */
   private async accept(key: ApiKey, req: StartRequest): Promise<Accepted> {
     const { body, url, events } = splitWebhookFields(req.body);
     const allowPrivateOrigins = new Set([...this.deps.inputUrlAllowPrivateOrigins, ...(req.ownOrigins ?? [])]);
-    const { entry, request } = withInputUrlPolicy({ allowPrivateOrigins }, () =>
-      parseGenerationBody(this.deps.catalogue, this.deps.enabledPlatforms, req.kind, body),
-    );
-    if (key.models && !key.models.has(entry.id)) {
-      throw new TaskRefused('not_allowed', `This API key may not use the model '${entry.id}'`, {
+    const checked = withInputUrlPolicy({ allowPrivateOrigins }, () => this.validate(req.kind, body));
+    if (key.models && !key.models.has(checked.model)) {
+      throw new TaskRefused('not_allowed', `This API key may not use the model '${checked.model}'`, {
         param: 'model',
         code: 'model_not_allowed',
       });
     }
+    const routed = checked.route && this.deps.routing!.choose(checked.route, key);
+    const { entry, request } = routed ? routed.reserveAt : checked.direct!;
     const webhook = await webhookTarget({ url, events }, key, this.deps.webhooks, req.origin);
     const taskId = req.idempotencyKey ? idempotentTaskId(key, req.idempotencyKey) : newTaskId();
     return {
       taskId,
       fingerprint: req.fingerprint,
+      model: checked.model,
       entry,
       request,
+      ...(routed
+        ? {
+            routed,
+            candidates: routed.candidates.map((c) => ({ platform: c.entry.platform, model: c.entry.id })),
+            skipped: routed.skipped,
+          }
+        : {}),
       ...(webhook ? { webhook } : {}),
       ...(req.asked ? { asked: req.asked } : {}),
     };
+  }
+
+  /** Step 1: the request against the catalogue model it names, or against each member of the route it names. */
+  private validate(kind: Kind, body: unknown): { model: string; direct?: ValidatedRequest; route?: RouteValidation } {
+    const parsed = parseRequestBody(kind, body);
+    const route = this.deps.routing?.find(kind, parsed.model);
+    if (route) return { model: route.name, route: this.deps.routing!.validate(route, parsed) };
+    const direct = validateForModel(this.deps.catalogue, this.deps.enabledPlatforms, kind, parsed);
+    return { model: direct.entry.id, direct };
   }
 
   /** Steps 5–8 for a task whose reservation (if there is a ledger) is this request's. */
@@ -150,6 +202,7 @@ export class TaskStarter {
       await this.deps.tasks.start(key.id, task.entry, task.request, {
         taskId: task.taskId,
         requestHash: task.fingerprint,
+        ...(task.routed ? { route: taskRouteOf(task.routed) } : {}),
         ...(task.asked ? { asked: task.asked } : {}),
         ...(task.webhook ? { webhook: task.webhook } : {}),
       });
@@ -159,8 +212,8 @@ export class TaskStarter {
       await this.giveReservationBack(task.taskId, startSent);
       throw err;
     }
-    this.deps.onStarted?.(task.entry);
-    return { replayed: false, taskId: task.taskId, entry: task.entry, request: task.request };
+    this.deps.onStarted?.(task.entry, task.model);
+    return { replayed: false, ...started(task) };
   }
 
   /**
@@ -169,8 +222,7 @@ export class TaskStarter {
    */
   private async alreadyStarted(key: ApiKey, task: Accepted): Promise<StartOutcome> {
     const found = await this.deps.tasks.readWithFingerprint(task.taskId, key.id);
-    if (found && found.requestHash === task.fingerprint)
-      return { replayed: true, taskId: task.taskId, entry: task.entry, request: task.request, record: found.record };
+    if (found && found.requestHash === task.fingerprint) return { replayed: true, ...started(task), record: found.record };
     await this.giveReservationBack(task.taskId, false);
     throw reusedKey(task.taskId);
   }
@@ -188,7 +240,7 @@ export class TaskStarter {
       if (found) {
         // An entry written before entries kept the fingerprint: the task's memo has it.
         if (found.requestHash !== task.fingerprint) throw reusedKey(task.taskId);
-        return { replayed: true, taskId: task.taskId, entry: task.entry, request: task.request, record: found.record };
+        return { replayed: true, ...started(task), record: found.record };
       }
       if (Date.now() >= waitUntil) throw keyInUse(task.taskId);
       await new Promise((r) => setTimeout(r, REPLAY_POLL_MS));

@@ -20,12 +20,20 @@ import type { Logger } from '../core/logger';
 import type { GenerationRequest } from '../core/task';
 import type { ApiKey } from '../keys/api-keys';
 import type { LedgerDatabase } from '../ledger/database';
-import { committedMicros, reserveTask, settleTask, staleReservations, unpricedInPeriod, type Reservation } from '../ledger/entries';
+import {
+  committedMicros,
+  reserveTask,
+  settleTask,
+  staleReservations,
+  unpricedInPeriod,
+  type FinalFigure,
+  type Reservation,
+} from '../ledger/entries';
 import type { BudgetSetting } from '../ledger/keys';
 import type { UnpricedReason } from '../ledger/schema';
 import { decimalOf, micros } from '../pricing/price';
 import type { TaskPricing } from '../pricing/price-table';
-import { outcomeOf, type TaskRecord } from './record';
+import { outcomeOf, servedByOf, type TaskRecord } from './record';
 import { TaskRefused } from './refusal';
 
 type OverBudget = Extract<Reservation, { reserved: false }>;
@@ -85,9 +93,18 @@ export class TaskLedger {
 
   /**
    * Reserves the task's estimate under its id for the request with fingerprint `requestHash`, or finds the entry a
-   * request made before. Throws TaskRefused (402) when the budget does not cover it or cannot price it.
+   * request made before. Throws TaskRefused (402) when the budget does not cover it or cannot price it. A routed task
+   * (`route`: its name) is reserved at its dearest member (`entry`, `request`; tasks/routing.ts), and its entry is
+   * named by the route until its settlement says which member served it.
    */
-  async reserve(key: ApiKey, taskId: string, requestHash: string, entry: ModelRecord, request: GenerationRequest): Promise<ReserveOutcome> {
+  async reserve(
+    key: ApiKey,
+    taskId: string,
+    requestHash: string,
+    entry: ModelRecord,
+    request: GenerationRequest,
+    route?: string,
+  ): Promise<ReserveOutcome> {
     const { usage, cost } = this.pricing.estimateTaskCost(request);
     const unpriced: UnpricedReason | undefined =
       cost === null ? 'no_price' : key.budget && key.budget.currency !== cost.currency ? 'other_currency' : undefined;
@@ -102,7 +119,8 @@ export class TaskLedger {
         taskId,
         keyId: key.id,
         platform: entry.platform,
-        model: entry.id,
+        model: route ?? entry.id,
+        ...(route ? { route } : { servedBy: { platform: entry.platform, model: entry.id } }),
         estimatedMicros,
         currency: cost?.currency ?? key.budget?.currency ?? 'USD',
         requestHash,
@@ -145,7 +163,9 @@ export class TaskLedger {
       const finalMicros = cost && !cost.estimated ? micros(cost.amount) : 0;
       const usage = (record?.usage ?? {}) as { seconds?: number; images?: number; tokens?: number };
       const priced = record && cost !== undefined ? { priced: cost !== null } : {};
-      if ((await settleTask(this.ledger, taskId, { outcome, finalMicros, ...priced, ...usage })) !== 'unchanged') moved++;
+      const served = servedByOf(record);
+      const final: FinalFigure = { outcome, finalMicros, ...priced, ...usage, ...(served ? { servedBy: served } : {}) };
+      if ((await settleTask(this.ledger, taskId, final)) !== 'unchanged') moved++;
     }
     return moved;
   }

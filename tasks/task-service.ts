@@ -29,6 +29,7 @@ import type {
   Kind,
   TaskAsked,
   TaskMemo,
+  TaskRoute,
   TaskStatus,
 } from '../core/task';
 import { isFailureReason, WORKFLOW_TYPE } from '../core/task';
@@ -76,50 +77,40 @@ export class TaskService {
 
   /**
    * Starts the task's workflow. Throws WorkflowExecutionAlreadyStartedError (see isAlreadyStarted) when a
-   * workflow with this task id exists or existed: task ids are never reused.
+   * workflow with this task id exists or existed: task ids are never reused. A routed task (`route`) starts with its
+   * members in the order its submit tries them; `entry` and `request` are the member its estimate is priced at.
    */
   async start(
     ownerId: string,
     entry: ModelRecord,
     request: GenerationRequest,
-    opts: { taskId: string; requestHash?: string; asked?: Pick<TaskAsked, 'size' | 'via'>; webhook?: WebhookTarget },
+    opts: { taskId: string; requestHash?: string; asked?: Pick<TaskAsked, 'size' | 'via'>; webhook?: WebhookTarget; route?: TaskRoute },
   ): Promise<StartedTask> {
     const taskId = opts.taskId;
-    const input: GenerationInput = {
-      kind: entry.kind,
-      platform: entry.platform,
-      model: entry.id,
-      request,
-      ownerId,
-      ...(opts.webhook ? { webhook: opts.webhook } : {}),
-    };
-    const memo: TaskMemo = {
-      model: entry.id,
-      kind: entry.kind,
-      platform: entry.platform,
-      status: 'pending',
-      requestHash: opts.requestHash,
-      // What prices the task, so every read computes its usage and cost from the memo alone (tasks/record.ts).
-      billing: { ...pricedRequest({ ...request, kind: entry.kind, model: entry.id }) },
-      ...(entry.kind === 'video' ? { asked: askedOf(request, opts.asked) } : {}),
-    };
+    const route = opts.route;
+    const model = route?.name ?? entry.id;
     await this.client.workflow.start<GenerationWorkflow>(WORKFLOW_TYPE, {
       taskQueue: this.opts.taskQueue,
       workflowId: taskId,
-      args: [input],
+      args: [workflowInput(ownerId, entry, request, opts.webhook, route)],
       // A task id names one task forever: never start a second workflow under it.
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      // A routed task's model and platform are its serving member's, set once its submit answers.
       typedSearchAttributes: [
         { key: SA.owner, value: ownerId },
         { key: SA.status, value: 'pending' },
-        { key: SA.model, value: entry.id },
-        { key: SA.platform, value: entry.platform },
+        ...(route
+          ? [{ key: SA.route, value: route.name }]
+          : [
+              { key: SA.model, value: entry.id },
+              { key: SA.platform, value: entry.platform },
+            ]),
         { key: SA.kind, value: entry.kind },
       ],
-      memo: memo as Record<string, unknown>,
-      staticSummary: `${entry.kind} · ${entry.id} · platform ${entry.platform} · key ${ownerId}`,
+      memo: startMemo(entry, request, opts) as Record<string, unknown>,
+      staticSummary: `${entry.kind} · ${route ? `route ${route.name}` : `${entry.id} · platform ${entry.platform}`} · key ${ownerId}`,
     });
-    return { taskId, model: entry.id };
+    return { taskId, model };
   }
 
   /** Whether a generation workflow runs or ran under this task id, whoever owns it. */
@@ -275,6 +266,45 @@ export class TaskService {
   }
 }
 
+/** What the workflow starts with: a routed task's first member stands in for the model (its route says the rest). */
+function workflowInput(
+  ownerId: string,
+  entry: ModelRecord,
+  request: GenerationRequest,
+  webhook: WebhookTarget | undefined,
+  route: TaskRoute | undefined,
+): GenerationInput {
+  const first = route?.members[0];
+  return {
+    kind: entry.kind,
+    platform: first?.platform ?? entry.platform,
+    model: first?.model ?? entry.id,
+    request: first?.request ?? request,
+    ownerId,
+    ...(route ? { route } : {}),
+    ...(webhook ? { webhook } : {}),
+  };
+}
+
+/** The memo a task starts with: what it was asked and what prices it, so every read is one describe call. */
+function startMemo(
+  entry: ModelRecord,
+  request: GenerationRequest,
+  opts: { requestHash?: string; asked?: Pick<TaskAsked, 'size' | 'via'>; route?: TaskRoute },
+): TaskMemo {
+  return {
+    model: opts.route?.name ?? entry.id,
+    kind: entry.kind,
+    ...(opts.route ? { route: opts.route.name } : { platform: entry.platform }),
+    status: 'pending',
+    requestHash: opts.requestHash,
+    // What prices the task, so every read computes its usage and cost from the memo alone (tasks/record.ts): a routed
+    // task's dearest member, which its reservation holds.
+    billing: { ...pricedRequest({ ...request, kind: entry.kind, model: entry.id }) },
+    ...(entry.kind === 'video' ? { asked: askedOf(request, opts.asked) } : {}),
+  };
+}
+
 /** Visibility query for one key's tasks. Key ids are [A-Za-z0-9_.-] (api/auth.ts), so no quoting issue. */
 function ownerQuery(ownerId: string): string {
   return `${SA.owner.name} = '${ownerId}' AND WorkflowType = '${WORKFLOW_TYPE}'`;
@@ -294,7 +324,8 @@ export interface TaskFilter {
  */
 function filterClauses(filter: TaskFilter): string[] {
   const clauses: string[] = [];
-  if (filter.model) clauses.push(`${SA.model.name} = '${filter.model}'`);
+  // A route's name finds the tasks started with it (whichever member served them).
+  if (filter.model) clauses.push(`(${SA.model.name} = '${filter.model}' OR ${SA.route.name} = '${filter.model}')`);
   switch (filter.status) {
     case 'success':
       clauses.push(`ExecutionStatus = 'Completed'`);

@@ -18,7 +18,11 @@ export function checkRequestText(value: unknown): void {
   if (fault) throw invalidTask(fault.message, fault.path, fault.kind === 'forbidden_key' ? 'invalid_json' : 'invalid_value');
 }
 
-export function parseGenerationBody(catalogue: Catalogue, enabled: ReadonlySet<string>, kind: Kind, body: unknown): ValidatedRequest {
+/** A request body after its text and its kind's schema were checked: the general form, `model` still a name. */
+export type SchemaCheckedBody = Record<string, unknown> & { model: string };
+
+/** The checks before the model (the body is an object, its text, its kind's schema), or a TaskRefused naming the field. */
+export function parseRequestBody(kind: Kind, body: unknown): SchemaCheckedBody {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalidTask('The request body must be a JSON object', 'body', 'invalid_body');
   }
@@ -29,10 +33,24 @@ export function parseGenerationBody(catalogue: Catalogue, enabled: ReadonlySet<s
     const { param, message, code } = describeIssue(parsed.error.issues[0]!, body);
     throw invalidTask(message, param, code);
   }
+  return parsed.data as SchemaCheckedBody;
+}
+
+/** A schema-checked body against the catalogue model it names (`model`), or a TaskRefused naming the field. */
+export function validateForModel(
+  catalogue: Catalogue,
+  enabled: ReadonlySet<string>,
+  kind: Kind,
+  body: SchemaCheckedBody,
+): ValidatedRequest {
   try {
-    return validateGeneration(catalogue, enabled, kind, parsed.data as Record<string, unknown> & { model: string });
+    return validateGeneration(catalogue, enabled, kind, body);
   } catch (err) {
     if (err instanceof RequestRuleError) throw invalidTask(err.message, err.param, err.code);
     throw err;
   }
+}
+
+export function parseGenerationBody(catalogue: Catalogue, enabled: ReadonlySet<string>, kind: Kind, body: unknown): ValidatedRequest {
+  return validateForModel(catalogue, enabled, kind, parseRequestBody(kind, body));
 }

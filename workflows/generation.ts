@@ -37,6 +37,7 @@ import type {
   PolledStatus,
   PollTiming,
   ReportedUsage,
+  ServedBy,
   SettleInput,
   TaskEndOutcome,
   TaskError,
@@ -47,6 +48,7 @@ import type { WebhookEvent } from '../core/webhooks';
 import { submitDedupKey } from './dedup-key';
 import { JobCharge } from './job-charge';
 import { taskStateQuery, upstreamEventSignal } from './messages';
+import { Serving } from './serving';
 import type { PushMonitorSinks } from './sinks';
 
 /** Tells the worker that a platform's callbacks arrive (not called during replay). */
@@ -164,6 +166,8 @@ export interface GenerationResume {
   timing: PollTiming;
   /** Jobs submitted again after a transient upstream failure so far. */
   resubmissions?: number;
+  /** A routed task's member that made the job (its polls and bill follow it). */
+  servedBy?: ServedBy;
 }
 
 /**
@@ -210,6 +214,16 @@ async function announce(input: GenerationInput, event: WebhookEvent): Promise<vo
  */
 export const SETTLEMENT_STEP = 'settlement-step';
 
+/**
+ * Routes: a task started with a route (core/task.ts TaskRoute) gives its submit the route's members, and the submit
+ * answers which one made the job (activities/submit.ts). New runs record that member where operators and readers
+ * see it — the `GenerationModel` and `GenerationPlatform` search attributes (beside the `GenerationRoute` the API
+ * set) and `servedBy` in the memo — as soon as the submit answers (patch `routes`); polls, cancels and the
+ * settlement go to that member's platform whatever the patch. Only routed tasks take the patch, so a task that
+ * named its model keeps its history as it was.
+ */
+export const ROUTES = 'routes';
+
 /** A few quick tries inside the workflow task (about 8 s in all), bounded by attempts as well as time. */
 const { settleTask: settleInTask } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '10s',
@@ -222,11 +236,12 @@ const { settleTask: settleDurably } = proxyActivities<Activities>({
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '5m' },
 });
 
-async function settle(input: GenerationInput, outcome: TaskEndOutcome, usage: ReportedUsage, billed?: boolean): Promise<void> {
+async function settle(serving: Serving, outcome: TaskEndOutcome, usage: ReportedUsage, billed?: boolean): Promise<void> {
   const settlement: SettleInput = {
     taskId: workflowInfo().workflowId,
-    platform: input.platform,
-    request: input.request,
+    platform: serving.platform,
+    request: serving.request,
+    ...(serving.servedBy ? { servedBy: serving.servedBy } : {}),
     outcome,
     usage,
     ...(billed !== undefined ? { billed } : {}),
@@ -257,26 +272,32 @@ function endOf(err: unknown): Exclude<TaskEndOutcome, 'success'> | undefined {
  */
 export async function generationWorkflow(input: GenerationInput, resume?: GenerationResume): Promise<GenerationResult> {
   const charge = new JobCharge(resume !== undefined);
+  const serving = new Serving(input, resume?.servedBy);
   let result: GenerationResult;
   try {
-    result = await runGeneration(input, resume, charge);
+    result = await runGeneration(input, resume, charge, serving);
   } catch (err) {
     const outcome = endOf(err);
-    if (outcome) await CancellationScope.nonCancellable(() => endedWithoutSuccess(input, outcome, charge));
+    if (outcome) await CancellationScope.nonCancellable(() => endedWithoutSuccess(input, outcome, charge, serving));
     throw err;
   }
   if (!charge.settledByPoll() && patched(SETTLEMENT_STEP))
-    await CancellationScope.nonCancellable(() => settle(input, 'success', result.usage ?? {}));
+    await CancellationScope.nonCancellable(() => settle(serving, 'success', result.usage ?? {}));
   await announce(input, 'succeeded');
   return result;
 }
 
 /** A task that failed or was cancelled: its job's charge recorded and settled, then its `failed` event announced. */
-async function endedWithoutSuccess(input: GenerationInput, outcome: Exclude<TaskEndOutcome, 'success'>, charge: JobCharge): Promise<void> {
+async function endedWithoutSuccess(
+  input: GenerationInput,
+  outcome: Exclude<TaskEndOutcome, 'success'>,
+  charge: JobCharge,
+  serving: Serving,
+): Promise<void> {
   const taskCharge = charge.charge();
   if (patched(SETTLEMENT_STEP)) {
     upsertMemo({ charge: taskCharge });
-    await settle(input, outcome, taskCharge.usage ?? {}, taskCharge.billed);
+    await settle(serving, outcome, taskCharge.usage ?? {}, taskCharge.billed);
     if (input.webhook) await announce(input, 'failed');
   } else {
     // The 1.0 shape: the event, then the charge in the memo (the ledger was settled outside the history).
@@ -300,13 +321,20 @@ interface Running {
   deadlineAt: number;
   /** The submit's answer said the platform's callbacks are arriving (SubmitResult.pushHealthy). */
   pushHealthy?: boolean;
+  /** The submit's answer: the model (a routed task's member) whose platform made the job. */
+  servedBy?: ServedBy;
 }
 
 /** A task with its job: what every poll needs. */
 type Submitted = Running & { job: UpstreamJob };
 const hasJob = (run: Running | undefined): run is Submitted => run?.job !== undefined;
 
-async function runGeneration(input: GenerationInput, resume: GenerationResume | undefined, charge: JobCharge): Promise<GenerationResult> {
+async function runGeneration(
+  input: GenerationInput,
+  resume: GenerationResume | undefined,
+  charge: JobCharge,
+  serving: Serving,
+): Promise<GenerationResult> {
   const state: TaskState = resume?.state ?? { status: 'pending' };
   if (!resume) logTransition('pending');
   setHandler(taskStateQuery, () => state);
@@ -329,15 +357,12 @@ async function runGeneration(input: GenerationInput, resume: GenerationResume | 
       let current: Submitted;
       if (hasJob(run)) current = run;
       else {
-        run = current = await submitJob(input, run, resubmissions, charge);
+        run = current = await submitJob(input, run, resubmissions, charge, serving);
         charge.submitted();
+        serving.serve(current.servedBy);
         state.upstreamTaskId = current.job.upstreamTaskId;
         state.upstreamAccount = current.job.account;
-        // The platforms' callbacks name the job by its upstream id: core/task-hints.ts finds the task by it.
-        upsertSearchAttributes([
-          { key: SA.upstreamTaskId, value: current.job.upstreamTaskId },
-          { key: SA.upstreamAccount, value: current.job.account },
-        ]);
+        recordJob(input, current.job, serving);
         // While push is healthy the first poll waits the fallback interval too: the job's end will wake the task,
         // and a poll of a job that has just started learns only that it runs.
         const fallback = current.pushHealthy ? current.timing.fallbackPollIntervalMs : undefined;
@@ -345,26 +370,32 @@ async function runGeneration(input: GenerationInput, resume: GenerationResume | 
       }
       const { job, timing, deadlineAt } = current;
 
-      if (remaining(deadlineAt) <= 0) return await deadlineExceeded(input, current, wake, charge);
+      if (remaining(deadlineAt) <= 0) return await deadlineExceeded(input, current, wake, charge, serving);
       let status: PolledStatus;
       try {
-        status = await pollActivity(remaining(deadlineAt))({ platform: input.platform, kind: input.kind, ...job, request: input.request });
+        status = await pollActivity(remaining(deadlineAt))({
+          platform: serving.platform,
+          kind: input.kind,
+          ...job,
+          request: serving.request,
+          ...(serving.servedBy ? { servedBy: serving.servedBy } : {}),
+        });
         charge.polled(status);
         failedPolls = 0;
       } catch (err) {
         if (isUpstreamLost(err)) charge.lost();
         if (isActivityTimeout(err) && remaining(deadlineAt) <= 0)
-          return await deadlineExceeded(input, current, wake, charge, lastFailureMessage(err));
+          return await deadlineExceeded(input, current, wake, charge, serving, lastFailureMessage(err));
         if (!isTransientPollFailure(err)) return failFromActivity(err, 'poll');
         // The poll's own budget ran out (an outage): back off on a durable timer, then poll again.
         failedPolls += 1;
         const backoff = Math.min(POLL_BACKOFF.maxMs, POLL_BACKOFF.initialMs * 2 ** (failedPolls - 1));
-        if (remaining(deadlineAt) <= backoff) return await deadlineExceeded(input, current, wake, charge, lastFailureMessage(err));
+        if (remaining(deadlineAt) <= backoff) return await deadlineExceeded(input, current, wake, charge, serving, lastFailureMessage(err));
         wake.dropTimer();
         await sleep(backoff);
         continue;
       }
-      if (status.state === 'success') return succeed(state, status);
+      if (status.state === 'success') return succeed(state, status, serving);
       if (status.state === 'failed') {
         const f = status.failure ?? { reason: 'upstream_failed' as const, message: 'The platform reported the job as failed' };
         if (f.resubmit && resubmissions < MAX_RESUBMISSIONS && remaining(deadlineAt) > RESUBMIT_PAUSE_MS + timing.firstPollDelayMs) {
@@ -400,6 +431,7 @@ async function runGeneration(input: GenerationInput, resume: GenerationResume | 
           state,
           timing,
           ...(resubmissions > 0 ? { resubmissions } : {}),
+          ...(serving.servedBy ? { servedBy: serving.servedBy } : {}),
         });
       }
       const fallback = status.pushHealthy ? timing.fallbackPollIntervalMs : undefined;
@@ -408,7 +440,7 @@ async function runGeneration(input: GenerationInput, resume: GenerationResume | 
   } catch (err) {
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {
-        if (run?.job) await cancelUpstream(input, run.job, charge);
+        if (run?.job) await cancelUpstream(input, serving, run.job, charge);
         markFailed({ message: "The task was cancelled at the client's request", code: 'cancelled' }, 'cancelled');
       });
     }
@@ -460,7 +492,13 @@ class PollWake {
  * once a paid submit is on its way we must learn the upstream id, so that a cancel arriving meanwhile can still
  * cancel the upstream job.
  */
-async function submitJob(input: GenerationInput, known: Running | undefined, resubmission: number, charge: JobCharge): Promise<Submitted> {
+async function submitJob(
+  input: GenerationInput,
+  known: Running | undefined,
+  resubmission: number,
+  charge: JobCharge,
+  serving: Serving,
+): Promise<Submitted> {
   const { workflowId, runId } = workflowInfo();
   const dedupKey = submitDedupKey(workflowId, runId, resubmission);
   const bound = known ? remaining(known.deadlineAt) : MAX_TASK_DEADLINE_MS;
@@ -468,6 +506,7 @@ async function submitJob(input: GenerationInput, known: Running | undefined, res
     submitActivity(bound)({
       platform: input.platform,
       request: input.request,
+      ...(input.route ? { members: input.route.members } : {}),
       dedupKey,
       taskId: workflowId,
       // The deadline counts from the run's first workflow task (workflow time, so replays agree): a run an operator
@@ -475,7 +514,7 @@ async function submitJob(input: GenerationInput, known: Running | undefined, res
       ...(known ? { deadlineAt: known.deadlineAt } : { taskStartedAt: Date.now() }),
     }),
   ).catch((err) => {
-    if (isActivityTimeout(err) && known) return deadlineExceeded(input, known, undefined, charge, lastFailureMessage(err));
+    if (isActivityTimeout(err) && known) return deadlineExceeded(input, known, undefined, charge, serving, lastFailureMessage(err));
     return failFromActivity(err, 'submit');
   });
   return {
@@ -483,7 +522,27 @@ async function submitJob(input: GenerationInput, known: Running | undefined, res
     timing: known?.timing ?? submitted.timing,
     deadlineAt: known?.deadlineAt ?? submitted.deadlineAt,
     ...(submitted.pushHealthy ? { pushHealthy: true } : {}),
+    ...(submitted.servedBy ? { servedBy: submitted.servedBy } : {}),
   };
+}
+
+/**
+ * The job, where readers and platforms' callbacks find it: its upstream id and account (core/task-hints.ts finds the
+ * task by its upstream id and platform) and, for a routed task (patch `routes`), the member that made it.
+ */
+function recordJob(input: GenerationInput, job: UpstreamJob, serving: Serving): void {
+  const served = input.route !== undefined && serving.servedBy !== undefined && patched(ROUTES) ? serving.servedBy : undefined;
+  upsertSearchAttributes([
+    { key: SA.upstreamTaskId, value: job.upstreamTaskId },
+    { key: SA.upstreamAccount, value: job.account },
+    ...(served
+      ? [
+          { key: SA.model, value: served.model },
+          { key: SA.platform, value: served.platform },
+        ]
+      : []),
+  ]);
+  if (served) upsertMemo({ servedBy: served });
 }
 
 function remaining(deadlineAt: number): number {
@@ -512,7 +571,7 @@ function setStatus(state: TaskState, status: 'pending' | 'running', progress?: n
  * The job succeeded: its outputs as the poll kept them (each copied into the result store, or the platform's link
  * marked `stored: false` with the reason: nothing is lost if a copy fails), recorded in the memo for reads.
  */
-function succeed(state: TaskState, status: PolledStatus): GenerationResult {
+function succeed(state: TaskState, status: PolledStatus, serving: Serving): GenerationResult {
   const kept = status.kept;
   if (!endsInSuccess(status) || !kept) return fail('upstream_failed', 'The platform reported success but returned no result URL');
   state.status = 'success';
@@ -522,6 +581,8 @@ function succeed(state: TaskState, status: PolledStatus): GenerationResult {
   if (kept.lastFrame) result.lastFrame = kept.lastFrame;
   // What the platform reported it billed, kept with the result: the task's final cost follows it (tasks/record.ts).
   if (status.usage) result.usage = status.usage;
+  // A routed task's result names its member, whose bill is the task's (a sync answer's cost).
+  if (serving.servedBy) result.servedBy = serving.servedBy;
   upsertSearchAttributes([{ key: SA.status, value: 'success' }]);
   upsertMemo({ status: 'success', progress: 100, result });
   logTransition('success');
@@ -607,10 +668,10 @@ function isActivityTimeout(err: unknown): boolean {
   return err instanceof ActivityFailure && (err.retryState === 'TIMEOUT' || err.cause instanceof TimeoutFailure);
 }
 
-async function cancelUpstream(input: GenerationInput, job: UpstreamJob, charge: JobCharge): Promise<void> {
+async function cancelUpstream(input: GenerationInput, serving: Serving, job: UpstreamJob, charge: JobCharge): Promise<void> {
   try {
     charge.cancelAnswered(
-      await cancelGeneration({ platform: input.platform, kind: input.kind, upstreamTaskId: job.upstreamTaskId, account: job.account }),
+      await cancelGeneration({ platform: serving.platform, kind: input.kind, upstreamTaskId: job.upstreamTaskId, account: job.account }),
     );
   } catch {
     // Best effort: the platform may not allow cancelling a running job. The task ends either way.
@@ -630,9 +691,10 @@ async function deadlineExceeded(
   run: Running,
   wake: PollWake | undefined,
   charge: JobCharge,
+  serving: Serving,
   lastError?: string,
 ): Promise<never> {
   wake?.dropTimer();
-  if (run.job !== undefined) await cancelUpstream(input, run.job, charge);
+  if (run.job !== undefined) await cancelUpstream(input, serving, run.job, charge);
   return fail('deadline_exceeded', deadlineMessage(run.timing.deadlineMs, run.job === undefined ? 'submit' : 'finish', lastError));
 }

@@ -10,6 +10,7 @@
 import type { z } from 'zod';
 import type { Catalogue, ModelRecord } from '../../core/catalogue';
 import { videoRequestSchema } from '../../platforms';
+import { routeLimits, type RouteTable } from '../../platforms/routes';
 import { lookupModel, RequestRuleError } from '../../platforms/validation';
 import { invalidRequest } from '../api-error';
 import { chooseSize, describeSeconds, parseSeconds, secondsAllowed, sizeChoices } from './sizes';
@@ -23,10 +24,16 @@ export interface MappedCreate {
   wantsUpload: boolean;
 }
 
-function modelOf(catalogue: Catalogue, enabled: ReadonlySet<string>, model: unknown): ModelRecord {
+/**
+ * The model the fields are read against: a catalogue video model, or what a video route accepts (every value some
+ * member takes: platforms/routes.ts routeLimits), each member then checking the request against its own rules.
+ */
+function modelOf(catalogue: Catalogue, enabled: ReadonlySet<string>, routes: RouteTable | undefined, model: unknown): ModelRecord {
   if (model === undefined) throw invalidRequest('model is required: a video model id of GET /v1/models', 'model', 'missing_parameter');
   if (typeof model !== 'string') throw invalidRequest('model must be a string (a video model id of GET /v1/models)', 'model');
-  const image = catalogue.find('image', model);
+  const route = routes?.find('video', model, enabled);
+  if (route) return routeLimits(route);
+  const image = catalogue.find('image', model) ?? routes?.find('image', model, enabled);
   if (image && !catalogue.find('video', model)) {
     throw invalidRequest(
       `'${model}' is an image model; /v1/videos takes video models (images: POST /v1/images/generations)`,
@@ -105,11 +112,17 @@ function applyReference(body: Record<string, unknown>, reference: unknown, uploa
 }
 
 /** Maps the OpenAI fields of a parsed body (JSON, or a form after coerceFormFields). */
-export function mapCreateBody(catalogue: Catalogue, enabled: ReadonlySet<string>, raw: unknown, uploaded: boolean): MappedCreate {
+export function mapCreateBody(
+  catalogue: Catalogue,
+  enabled: ReadonlySet<string>,
+  raw: unknown,
+  uploaded: boolean,
+  routes?: RouteTable,
+): MappedCreate {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw invalidRequest('The request body must be a JSON object or a form', 'body', 'invalid_body');
   const { seconds, size, input_reference, ...own } = raw as Record<string, unknown>;
-  const entry = modelOf(catalogue, enabled, own.model);
+  const entry = modelOf(catalogue, enabled, routes, own.model);
   const body: Record<string, unknown> = { ...own };
   if (seconds !== undefined) body.duration = secondsOf(entry, { ...own, seconds });
   const askedSize = size === undefined ? undefined : applySize(entry, body, size);

@@ -2,6 +2,7 @@
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { webhookRequestFields } from '../openapi-webhooks';
+import { ROUTE_EXPLAIN_HEADER, routeExplainHeader, routeExplainResponseHeaders } from '../route-explain';
 import { errorSchema } from '../response-schemas';
 import { videoListQuerySchema } from './list';
 import { UPLOAD_MAX_BYTES } from './multipart';
@@ -37,7 +38,7 @@ export const videoObjectSchema = z
   .meta({ id: 'Video', description: "OpenAI's video object" });
 
 const createFields = {
-  model: z.string().describe('A video model id of GET /v1/models'),
+  model: z.string().describe('A video model id of GET /v1/models, or a video route’s name (the video object names the route as its model)'),
   prompt: z.string().optional(),
   seconds: z
     .union([z.string(), z.number()])
@@ -81,11 +82,11 @@ function registerCreateAndList(registry: OpenAPIRegistry): void {
     summary: 'Create a video (OpenAI Videos API): a task, queued',
     security: [{ bearerAuth: [] }],
     request: {
-      headers: z.object({ 'Idempotency-Key': z.string().max(255).optional() }),
+      headers: z.object({ 'Idempotency-Key': z.string().max(255).optional(), [ROUTE_EXPLAIN_HEADER]: routeExplainHeader }),
       body: { required: true, content: { 'application/json': { schema: createJson }, 'multipart/form-data': { schema: createForm } } },
     },
     responses: {
-      200: { description: 'The video, queued', content: json(videoObjectSchema) },
+      200: { description: 'The video, queued', headers: routeExplainResponseHeaders, content: json(videoObjectSchema) },
       400: error(
         'Invalid request (error.param names the field: size and seconds list what the model takes; an image model is refused naming model; a form field that is not UTF-8, or holds a NUL, is refused naming it)',
       ),

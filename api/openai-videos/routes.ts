@@ -20,6 +20,7 @@ import { checkRequestText } from '../../tasks/validation';
 import { splitWebhookFields } from '../../tasks/webhook-target';
 import { ApiError, invalidRequest } from '../api-error';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
+import { explainRoute, routeExplainAsked } from '../route-explain';
 import { sendStoredObject } from '../routes/content';
 import { requestOrigin } from '../routes/generations';
 import { TASK_ID } from '../routes/tasks';
@@ -139,7 +140,8 @@ async function createVideo(ctx: AppContext, deps: AppDeps, objectOf: (id: string
   // webhook_url and webhook_events as on the generation endpoints; the task is then announced as a video
   // (video.completed, video.failed: activities/webhook-delivery.ts).
   const { body: openAiFields, url, events } = splitWebhookFields(sent.fields);
-  const mapped = mapCreateBody(deps.catalogue, deps.enabledPlatforms, openAiFields, sent.file !== undefined);
+  const explain = routeExplainAsked(ctx);
+  const mapped = mapCreateBody(deps.catalogue, deps.enabledPlatforms, openAiFields, sent.file !== undefined, deps.routes);
   const upload = sent.file ? await prepareUpload(deps.results.store, deps.results.links, sent.file) : undefined;
   if (upload) mapped.body.image_url = upload.link;
   const body = {
@@ -165,10 +167,15 @@ async function createVideo(ctx: AppContext, deps: AppDeps, objectOf: (id: string
   } catch (err) {
     throw inOpenAiTerms(err, mapped.size !== undefined);
   }
-  const { taskId, entry } = started;
+  const { taskId, entry, model } = started;
   ctx.state.log = ctx.state.log.child({ taskId });
+  explainRoute(ctx, started, explain);
   if (started.replayed) ctx.set('Idempotent-Replayed', 'true');
-  else ctx.state.log.info({ model: entry.id, platform: entry.platform, kind: 'video', via: 'videos' }, 'Task started');
+  else
+    ctx.state.log.info(
+      { model, ...(model === entry.id ? { platform: entry.platform } : {}), kind: 'video', via: 'videos' },
+      'Task started',
+    );
   ctx.body = await objectOf(taskId);
 }
 

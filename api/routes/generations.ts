@@ -15,6 +15,7 @@ import { GenerationFailed, type StartedTask } from '../../tasks/task-service';
 import { ApiError, invalidRequest } from '../api-error';
 import { trackSyncWait } from '../api-metrics';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
+import { explainRoute, routeExplainAsked } from '../route-explain';
 
 /** HTTP status for a generation that failed, by its reason. */
 const FAILURE_STATUS: Record<string, { status: number; type: 'generation_error' | 'upstream_error' | 'conflict_error' }> = {
@@ -47,9 +48,17 @@ export function asyncRecord(task: StartedTask) {
 /** Spec 2.3 with fresh links to the stored outputs (results/result-links.ts). */
 async function syncBody(deps: AppDeps, taskId: string, request: GenerationRequest, result: GenerationResult) {
   const shown = await deps.tasks.renderResult(taskId, result);
+  // A routed task costs what the member that served it bills.
+  const priced = pricedRequest({ ...request, model: result.servedBy?.model ?? request.model });
   return withCost(
-    { created: result.created, data: shown.data, ...shown.extras, task_id: taskId },
-    recordCost(deps.pricing, { ...pricedRequest(request) }, { outcome: 'success', result }),
+    {
+      created: result.created,
+      data: shown.data,
+      ...shown.extras,
+      task_id: taskId,
+      ...(result.servedBy ? { served_by: result.servedBy } : {}),
+    },
+    recordCost(deps.pricing, { ...priced }, { outcome: 'success', result }),
   );
 }
 
@@ -87,6 +96,7 @@ export const requestOrigin = (ctx: AppContext) => `${ctx.protocol}://${ctx.host}
 export function generationRoutes(router: Router<AppState>, deps: AppDeps): void {
   const submit = (kind: Kind, alwaysAsync: boolean) => async (ctx: AppContext) => {
     const wantsAsync = isAsyncRequested(headerIfSent(ctx, 'x-async'), alwaysAsync);
+    const explain = routeExplainAsked(ctx);
     const started = await deps.starter.start(apiKeyOf(ctx), {
       kind,
       body: ctx.request.body,
@@ -94,8 +104,9 @@ export function generationRoutes(router: Router<AppState>, deps: AppDeps): void 
       idempotencyKey: readIdempotencyKey(headerIfSent(ctx, 'idempotency-key')),
       origin: requestOrigin(ctx),
     });
-    const { taskId, entry } = started;
+    const { taskId, entry, model } = started;
     ctx.state.log = ctx.state.log.child({ taskId });
+    explainRoute(ctx, started, explain);
 
     if (started.replayed) {
       ctx.set('Idempotent-Replayed', 'true');
@@ -105,13 +116,13 @@ export function generationRoutes(router: Router<AppState>, deps: AppDeps): void 
         return;
       }
     } else {
-      ctx.state.log.info({ model: entry.id, platform: entry.platform, kind }, 'Task started');
+      ctx.state.log.info({ model, ...(model === entry.id ? { platform: entry.platform } : {}), kind }, 'Task started');
       if (wantsAsync) {
-        ctx.body = asyncRecord({ taskId, model: entry.id });
+        ctx.body = asyncRecord({ taskId, model });
         return;
       }
     }
-    await waitForResult(ctx, deps, { taskId, model: entry.id }, started.request);
+    await waitForResult(ctx, deps, { taskId, model }, started.request);
   };
 
   router.post('/v1/videos/generations', submit('video', false));

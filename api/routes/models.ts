@@ -1,6 +1,8 @@
 /**
  * GET /v1/models and GET /v1/models/:model_id (OpenAI SDKs' `models.list` / `models.retrieve`): the catalogue's
- * models whose platform is enabled, that the key may use. One entry per public id: an id offered for both video
+ * models whose platform is enabled, then the routes (platforms/routes.ts) with a member on one, that the key may use.
+ * A route is listed with `owned_by: "route"`, what it accepts (every value some member takes: routeLimits) and its
+ * members in their order, each with its platform, weight, price and evidence. One entry per public id: an id offered for both video
  * and image (`VendorK-2.1` on platform T) lists both in `kinds`, with each kind's limits under `video`/`image`.
  * `owned_by` stays the platform's id (what PLATFORMS_ENABLED and the task's `platform` say); `platform_name` says
  * it in words.
@@ -8,8 +10,9 @@
 import type Router from '@koa/router';
 import type { ModelRecord } from '../../core/catalogue';
 import { platformById } from '../../platforms';
+import { routeLimits, type Route } from '../../platforms/routes';
 import type { ModelPrice } from '../../pricing/price';
-import { priceJson } from '../../pricing/price-table';
+import { priceJson, type TaskPricing } from '../../pricing/price-table';
 import { sizesForRatios } from '../../platforms/rules';
 import { ApiError } from '../api-error';
 import type { AppContext, AppDeps, AppState } from '../context';
@@ -53,12 +56,43 @@ export function modelView(entries: readonly ModelRecord[], price: ModelPrice | n
   };
 }
 
+/** A route as a model object: what it accepts, and its members in order (see the file's comment). */
+export function routeView(route: Route, pricing: TaskPricing) {
+  const platforms = [...new Set(route.members.map((m) => m.entry.platform))];
+  return {
+    id: route.name,
+    object: 'model' as const,
+    owned_by: 'route' as const,
+    platform_name: `a route over ${platforms.map((p) => platformById(p).name).join(' and ')}`,
+    type: route.kind,
+    kinds: [route.kind],
+    ...limits(routeLimits(route)),
+    route: {
+      policy: route.policy,
+      members: route.members.map((m) => {
+        const price = pricing.priceOf(m.entry.id);
+        return {
+          model: m.entry.id,
+          platform: m.entry.platform,
+          weight: m.weight,
+          price: price && priceJson(price),
+          ...(m.evidence ? { source: m.evidence } : {}),
+        };
+      }),
+    },
+    price: null,
+  };
+}
+
 export function modelRoutes(router: Router<AppState>, deps: AppDeps): void {
-  // The catalogue and the enabled platforms are fixed for the life of the app: the views are made once, grouped
-  // by public id in catalogue order; each request only filters them by what its key may use.
+  // The catalogue, the routes and the enabled platforms are fixed for the life of the app: the views are made once,
+  // grouped by public id in catalogue order, then the routes; each request only filters them by what its key may use.
   const byId = new Map<string, ModelRecord[]>();
   for (const e of deps.catalogue.available(deps.enabledPlatforms)) byId.set(e.id, [...(byId.get(e.id) ?? []), e]);
-  const views = new Map([...byId].map(([id, entries]) => [id, modelView(entries, deps.pricing.priceOf(id))]));
+  const views = new Map<string, ReturnType<typeof modelView> | ReturnType<typeof routeView>>([
+    ...[...byId].map(([id, entries]) => [id, modelView(entries, deps.pricing.priceOf(id))] as const),
+    ...(deps.routes?.available(deps.enabledPlatforms) ?? []).map((r) => [r.name, routeView(r, deps.pricing)] as const),
+  ]);
   const mayUse = (ctx: AppContext, id: string): boolean => ctx.state.apiKey?.models?.has(id) ?? true;
 
   router.get('/v1/models', (ctx: AppContext) => {

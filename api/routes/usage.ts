@@ -1,6 +1,6 @@
 /**
  * GET /v1/usage (the caller's key) and GET /admin/v1/usage (any key, or all): the ledger's tasks, units and cost
- * per model, day or key over a range of UTC days (issue 20 §7), as JSON or, with `Accept: text/csv`, CSV. Bad
+ * per model, route, served model, day or key over a range of UTC days (issue 20 §7), as JSON or, with `Accept: text/csv`, CSV. Bad
  * input is 400 naming the parameter (§8): a malformed date, `end` before `start`, a range over a year.
  */
 import type Router from '@koa/router';
@@ -28,12 +28,20 @@ const day = z
 export const usageQuerySchema = z.strictObject({
   start: day.optional().describe('First UTC day (YYYY-MM-DD), inclusive; default: the first of this month'),
   end: day.optional().describe('Last UTC day (YYYY-MM-DD), inclusive; default: today; at most a year after start'),
-  group_by: z.enum(['model', 'day']).optional().describe('Rows per model (default) or per day'),
+  group_by: z
+    .enum(['model', 'route', 'served_model', 'day'])
+    .optional()
+    .describe(
+      'Rows per model as named by the request (default; a route counts under its name), per route (null: tasks that named a catalogue model), per model that served the task (null: a routed task not served yet, or that made no job), or per day',
+    ),
 });
 
 export const adminUsageQuerySchema = usageQuerySchema.extend({
   key: z.string().regex(KEY_ID, { message: 'must be a key id' }).optional().describe('Only this key; default: every key'),
-  group_by: z.enum(['key', 'model', 'day']).optional().describe('Rows per key (default), model or day'),
+  group_by: z
+    .enum(['key', 'model', 'route', 'served_model', 'day'])
+    .optional()
+    .describe('Rows per key (default), model, route, served model or day'),
 });
 
 function parseQuery<S extends z.ZodType>(schema: S, query: Record<string, unknown>): z.infer<S> {
@@ -96,7 +104,7 @@ function csv(groupBy: UsageGroup, rows: UsageRow[]): string {
     'tokens',
     ...CURRENCIES.map((c) => `cost_${c}`),
   ];
-  // A group is a model id, key id or date: no commas or quotes can occur (their patterns forbid them).
+  // A group is a model id, route name, key id or date (or empty: none): no commas or quotes can occur (their patterns forbid them).
   const lines = rows.map((r) =>
     [
       r.group,

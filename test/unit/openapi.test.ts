@@ -146,7 +146,7 @@ describe('GET /v1/usage (issue 20 §7)', () => {
     const op = doc.paths['/v1/usage'].get;
     expect(op.parameters.map((p: Parameter) => p.name).sort()).toEqual(['end', 'group_by', 'start']);
     expect(Object.keys(op.responses['200'].content).sort()).toEqual(['application/json', 'text/csv']);
-    expect(parameter('/v1/usage', 'get', 'group_by').schema.enum).toEqual(['model', 'day']);
+    expect(parameter('/v1/usage', 'get', 'group_by').schema.enum).toEqual(['model', 'route', 'served_model', 'day']);
   });
 });
 
