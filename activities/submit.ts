@@ -210,14 +210,24 @@ function memoryFrom(earlier: SubmitProgress | undefined): SubmitMemory {
 }
 
 /**
- * Where the job an earlier attempt created may be: `only` (one member's account), or every account of every member
- * that serves its model — heartbeats are throttled, so the last recorded member and account may not be the last
- * ones sent to. The recorded ones are asked first, and the search stops at the first job found.
+ * The members an earlier attempt may have created the job on: the one it stayed on (`stayOn`, recorded by an attempt
+ * that lived to flush its heartbeat), else every member — a worker that died leaves a heartbeat that may be a second
+ * stale — the recorded one first.
+ */
+function lookedAt(a: Attempt): SubmitMember[] {
+  const stay = a.members.find((m) => m.index === a.memory.stayOn);
+  return stay ? [stay] : sendOrder(a.members, memberOf(a.earlier));
+}
+
+/**
+ * Where the job an earlier attempt created may be: `only` (one member's account), or every account of the members it
+ * may have gone to (lookedAt) that serves its model — heartbeats are throttled, so the last recorded account may not
+ * be the last one sent to. The recorded ones are asked first, and the search stops at the first job found.
  */
 function lookupOrder(a: Attempt, only?: { member: SubmitMember; account: PoolAccount }): { member: SubmitMember; account: PoolAccount }[] {
   if (only) return [only];
   const first = { member: memberOf(a.earlier), account: accountOf(a.earlier) };
-  return sendOrder(a.members, first.member).flatMap((member) =>
+  return lookedAt(a).flatMap((member) =>
     member.pool.accounts
       .filter((x) => member.pool.serves(x, member.entry.id))
       .sort(
@@ -286,7 +296,7 @@ function keepLooking(a: Attempt, member: SubmitMember, account: PoolAccount, los
  * attempt was cut off mid-request, let that request settle; then look for its job.
  */
 async function recoverEarlierAttempt(a: Attempt, now: () => number): Promise<JobOnAccount | undefined> {
-  const dedupSubmit = a.members.every((m) => m.pool.accounts.every((x) => x.adapter.dedupSubmit));
+  const dedupSubmit = lookedAt(a).every((m) => m.pool.accounts.every((x) => x.adapter.dedupSubmit));
   if (a.earlier?.phase === 'sending' && !dedupSubmit) {
     const settleMs = a.earlier.sentAt + SUBMIT_SETTLE_MS - now();
     if (settleMs > 0) {

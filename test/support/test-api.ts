@@ -13,7 +13,9 @@ import { KeyLimits } from '../../api/key-limits';
 import { InflightLimits } from '../../tasks/inflight';
 import { TaskStarter, type TaskStarterDeps } from '../../tasks/start';
 import { createLogger } from '../../core/logger';
-import type { GenerationRequest } from '../../core/task';
+import type { GenerationRequest, TaskRoute } from '../../core/task';
+import { routeTableOf } from '../../platforms/routes-file';
+import { TaskRouting } from '../../tasks/routing';
 import { buildCatalogue } from '../../platforms';
 import { loadTaskPricing } from '../../tasks/billing';
 
@@ -25,8 +27,8 @@ export interface TestApi {
   server: Server;
   /** Every generation the API started, in order. */
   started: GenerationRequest[];
-  /** Requests with the options the API started them with (idempotency shows as a task id). */
-  starts: { request: GenerationRequest; taskId?: string }[];
+  /** Requests with the options the API started them with (idempotency shows as a task id; a route's members). */
+  starts: { request: GenerationRequest; taskId?: string; route?: TaskRoute }[];
   /** A JSON request with the test key: status and parsed body. */
   get(path: string): Promise<{ status: number; body: any }>;
   post(path: string, body: unknown): Promise<{ status: number; body: any }>;
@@ -47,10 +49,10 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   const started: GenerationRequest[] = [];
   const starts: TestApi['starts'] = [];
   const tasks = {
-    async start(_owner: string, entry: { id: string }, request: GenerationRequest, o: { taskId?: string }) {
+    async start(_owner: string, entry: { id: string }, request: GenerationRequest, o: { taskId?: string; route?: TaskRoute }) {
       started.push(request);
-      starts.push({ request, taskId: o.taskId });
-      return { taskId: o.taskId ?? 'task_new', model: entry.id };
+      starts.push({ request, taskId: o.taskId, ...(o.route ? { route: o.route } : {}) });
+      return { taskId: o.taskId ?? 'task_new', model: o.route?.name ?? entry.id };
     },
     async readWithFingerprint() {
       return undefined;
@@ -81,6 +83,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     tasks,
     limits: new KeyLimits({ rps: 0 }),
     catalogue: buildCatalogue(),
+    routes: routeTableOf(buildCatalogue()),
     pricing: loadTaskPricing(buildCatalogue(), {}),
     enabledPlatforms: new Set(['T', 'B', 'V']),
     syncTimeoutMs: 60_000,
@@ -97,6 +100,8 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     webhooks: deps.webhooks,
     tasks: tasks as unknown as TaskStarterDeps['tasks'],
     inflight: new InflightLimits(0, async () => 0),
+    // The shipped routes (platforms/default-routes.ts), or the deps' own.
+    routing: new TaskRouting(deps.routes ?? routeTableOf(deps.catalogue), deps.catalogue, deps.enabledPlatforms, deps.pricing),
     ...opts.starter,
   });
   const server = createApiServer(createApp(deps).callback(), { syncTimeoutMs: 60_000, ...opts.server });

@@ -30,7 +30,15 @@ interface Calls {
   polls: number[];
   /** The account each poll went to. */
   pollAccounts: string[];
+  /** The platform, model and serving member each poll was sent with. */
+  pollTargets: { platform: string; model: string | undefined; servedBy?: unknown }[];
   cancels: string[];
+  /** The platform each cancel went to. */
+  cancelPlatforms: string[];
+  /** The members each submit was given (a routed task's). */
+  submitMembers: (string[] | undefined)[];
+  /** Where each settlement step's call said the task was served: its platform, model and serving member. */
+  settledAt: { platform: string; model: string; servedBy?: unknown }[];
   /** The settlement step's calls (the settleTask activity): how the task ended and whether its job is billed. */
   ended: { outcome: string; usage: unknown; billed: boolean | undefined }[];
   /** Every attempt of the settlement step, failed ones included. */
@@ -43,7 +51,9 @@ type Script = {
   /** Status of the n-th poll (0-based), given the upstream id polled; default: running forever. */
   poll?: (n: number, upstreamTaskId: string) => UpstreamStatus | Promise<UpstreamStatus>;
   /** The n-th submit's job (0-based); default: `job-<n+1>` on account `default`. */
-  submit?: (n: number) => Promise<{ upstreamTaskId: string; account?: string; pushHealthy?: boolean }>;
+  submit?: (
+    n: number,
+  ) => Promise<{ upstreamTaskId: string; account?: string; pushHealthy?: boolean; servedBy?: { platform: string; model: string } }>;
   /** The worker's timing the first submit settles (default TIMING). */
   timing?: PollTiming;
   /** Whether the platform accepts a cancel (default: it cannot cancel, as T and B, or V once a job runs). */
@@ -68,15 +78,17 @@ function fakeActivities(script: Script, calls: Calls): Partial<Activities> {
     calls.ended.push({ outcome, usage, billed });
   };
   return {
-    async submitGeneration({ dedupKey, deadlineAt, taskStartedAt }) {
+    async submitGeneration({ dedupKey, deadlineAt, taskStartedAt, members }) {
       calls.submits.push({ dedupKey, at: await ts.env.currentTimeMs(), deadlineAt, taskStartedAt });
+      calls.submitMembers.push(members?.map((m) => `${m.platform}:${m.model}`));
       const job = script.submit ? await script.submit(calls.submits.length - 1) : { upstreamTaskId: `job-${calls.submits.length}` };
       const timing = script.timing ?? TIMING;
       return { account: 'default', ...job, timing, deadlineAt: deadlineAt ?? taskStartedAt! + timing.deadlineMs };
     },
-    async pollGeneration({ upstreamTaskId, account }) {
+    async pollGeneration({ upstreamTaskId, account, platform, request, servedBy }) {
       calls.polls.push(await ts.env.currentTimeMs());
       calls.pollAccounts.push(account);
+      calls.pollTargets.push({ platform, model: request?.model, ...(servedBy ? { servedBy } : {}) });
       const status = script.poll
         ? await script.poll(calls.polls.length - 1, upstreamTaskId)
         : ({ state: 'running', progress: 10 } as const);
@@ -93,11 +105,13 @@ function fakeActivities(script: Script, calls: Calls): Partial<Activities> {
       }
       return polled;
     },
-    async cancelGeneration({ upstreamTaskId }) {
+    async cancelGeneration({ upstreamTaskId, platform }) {
       calls.cancels.push(upstreamTaskId);
+      calls.cancelPlatforms.push(platform);
       return { cancelled: script.cancel?.(upstreamTaskId) ?? false };
     },
-    async settleTask({ outcome, usage, billed }) {
+    async settleTask({ outcome, usage, billed, platform, request, servedBy }) {
+      calls.settledAt.push({ platform, model: request.model, ...(servedBy ? { servedBy } : {}) });
       const where = Context.current().info.isLocal ? 'local' : 'durable';
       if (where === 'durable') {
         calls.durableSettleStarted = true;
@@ -125,7 +139,18 @@ async function run(
   input: Partial<GenerationInput> = {},
   during?: (h: WorkflowHandle<typeof generationWorkflow>, calls: Calls) => Promise<void>,
 ) {
-  const calls: Calls = { submits: [], polls: [], pollAccounts: [], cancels: [], ended: [], settleAttempts: 0 };
+  const calls: Calls = {
+    submits: [],
+    polls: [],
+    pollAccounts: [],
+    pollTargets: [],
+    cancels: [],
+    cancelPlatforms: [],
+    submitMembers: [],
+    settledAt: [],
+    ended: [],
+    settleAttempts: 0,
+  };
   const taskQueue = `wf-test-${++counter}`;
   const worker = await Worker.create({
     connection: ts.env.nativeConnection,
@@ -456,11 +481,13 @@ describe('what a task that did not succeed is billed', () => {
   });
 });
 
+/** The markers a task's history recorded (local activities, patches), in order. */
+const markers = async (handle: WorkflowHandle<typeof generationWorkflow>) =>
+  (await handle.fetchHistory())
+    .events!.filter((e) => e.markerRecordedEventAttributes)
+    .map((e) => e.markerRecordedEventAttributes!.markerName);
+
 describe('the settlement step', () => {
-  const markers = async (handle: WorkflowHandle<typeof generationWorkflow>) =>
-    (await handle.fetchHistory())
-      .events!.filter((e) => e.markerRecordedEventAttributes)
-      .map((e) => e.markerRecordedEventAttributes!.markerName);
   const durableSettlements = async (handle: WorkflowHandle<typeof generationWorkflow>) =>
     (await handle.fetchHistory()).events!.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'settleTask').length;
 
@@ -507,5 +534,63 @@ describe('the settlement step', () => {
     expect(result?.data).toHaveLength(1);
     expect(calls.ended).toEqual([{ outcome: 'success', usage: {}, billed: undefined }]);
     expect(await durableSettlements(handle)).toBe(1);
+  });
+});
+
+describe('a task started with a route', () => {
+  const member = (platform: string, model: string) => ({
+    platform,
+    model,
+    request: { kind: 'video' as const, model, prompt: 'x', duration: 6 },
+  });
+  const ROUTED: Partial<GenerationInput> = {
+    platform: 'T',
+    model: 'VendorH-2.3',
+    request: member('T', 'VendorH-2.3').request,
+    route: { name: 'hailuo-2.3', members: [member('T', 'VendorH-2.3'), member('B', 'H23')] },
+  };
+  const servedByB = async () => ({ upstreamTaskId: 'tsk-b', servedBy: { platform: 'B', model: 'H23' } });
+
+  test('the submit gets the members; the member that made the job is recorded and every poll and the bill follow it', async () => {
+    const { result, calls, handle } = await run(
+      { submit: servedByB, poll: (n) => (n < 1 ? { state: 'running', progress: 50 } : done()) },
+      ROUTED,
+    );
+    expect(calls.submitMembers).toEqual([['T:VendorH-2.3', 'B:H23']]);
+    expect(calls.pollTargets).toEqual([
+      { platform: 'B', model: 'H23', servedBy: { platform: 'B', model: 'H23' } },
+      { platform: 'B', model: 'H23', servedBy: { platform: 'B', model: 'H23' } },
+    ]);
+    expect(result?.servedBy).toEqual({ platform: 'B', model: 'H23' });
+    const described = await handle.describe();
+    expect(described.memo).toMatchObject({ servedBy: { platform: 'B', model: 'H23' } });
+    expect(described.typedSearchAttributes.get(SA.model)).toBe('H23');
+    expect(described.typedSearchAttributes.get(SA.platform)).toBe('B');
+    // One marker of the patch, in the workflow task that received the submit's answer.
+    expect((await markers(handle)).filter((m) => m === 'core_patch')).toHaveLength(1);
+  });
+
+  test('a routed task that fails is settled on its member’s platform, naming the member', async () => {
+    const { error, calls } = await run(
+      { submit: servedByB, poll: () => ({ state: 'failed', failure: { reason: 'content_policy', message: 'refused' } }) },
+      ROUTED,
+    );
+    expect((error!.cause as { type?: string }).type).toBe('content_policy');
+    expect(calls.settledAt).toEqual([{ platform: 'B', model: 'H23', servedBy: { platform: 'B', model: 'H23' } }]);
+  });
+
+  test('cancelled while its job runs on B: the cancel goes to B', async () => {
+    const { calls } = await run({ submit: servedByB }, ROUTED, async (h, c) => {
+      while (c.polls.length === 0) await ts.env.sleep(1_000);
+      await h.cancel();
+    });
+    expect(calls.cancels).toEqual(['tsk-b']);
+    expect(calls.cancelPlatforms).toEqual(['B']);
+  });
+
+  test('a task that named its model takes no patch and gives its submit no members', async () => {
+    const { calls, handle } = await run({ poll: () => done() });
+    expect(calls.submitMembers).toEqual([undefined]);
+    expect(await markers(handle)).not.toContain('core_patch');
   });
 });

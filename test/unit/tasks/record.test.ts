@@ -4,7 +4,8 @@
  * unless its job ran on upstream and is billed (memo `charge`); a platform's own usage fields (V's
  * completion_tokens) kept beside the gateway's.
  */
-import { recordCost, withCost, withTaskCost } from '../../../tasks/record';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { recordCost, toTaskRecord, withCost, withTaskCost, type TaskInfo } from '../../../tasks/record';
 import { buildCatalogue } from '../../../platforms';
 import { writeJsonFile } from '../../support/json-file';
 import { loadTaskPricing } from '../../../tasks/billing';
@@ -79,5 +80,55 @@ test("the platform's own usage fields stay beside the gateway's", () => {
     task_id: 't',
     usage: { completion_tokens: 244_800, total_tokens: 244_800, seconds: 5, tokens: 244_800 },
     cost: { amount: 3.672, currency: 'CNY', estimated: false },
+  });
+});
+
+describe('a task started with a route (memo `route`, `servedBy`)', () => {
+  const routed = loadTaskPricing(buildCatalogue(), {
+    PRICES_FILE: writeJsonFile({
+      'VendorH-2.3': { currency: 'CNY', source: 'test', per_second: { '*': 0.5 } },
+      H23: { currency: 'CNY', source: 'test', per_second: { '*': 0.3 } },
+    }),
+  });
+  // Its estimate is its reservation's: the dearest member's (tasks/routing.ts).
+  const memo = { model: 'hailuo-2.3', route: 'hailuo-2.3', kind: 'video', billing: { kind: 'video', model: 'VendorH-2.3', duration: 6 } };
+  const info = (status: string, extra: Record<string, unknown> = {}) =>
+    ({
+      workflowId: 't',
+      status: { name: status },
+      typedSearchAttributes: new TypedSearchAttributes(),
+      memo: { ...memo, ...extra },
+    }) as unknown as TaskInfo;
+
+  test('its record names the route as its model and says who served it: null until its submit answered', () => {
+    expect(toTaskRecord(info('RUNNING', { status: 'pending' }))).toEqual({
+      task_id: 't',
+      status: 'pending',
+      model: 'hailuo-2.3',
+      served_by: null,
+    });
+    const served = { platform: 'B', model: 'H23' };
+    expect(toTaskRecord(info('RUNNING', { status: 'running', progress: 10, servedBy: served }))).toMatchObject({ served_by: served });
+  });
+
+  test('it runs at its reservation’s estimate and ends at what the member that served it bills', () => {
+    const running = toTaskRecord(info('RUNNING', { status: 'pending', servedBy: { platform: 'B', model: 'H23' } }));
+    expect(withTaskCost(info('RUNNING', { servedBy: { platform: 'B', model: 'H23' } }), running, routed)).toMatchObject({
+      cost: { amount: 3, currency: 'CNY', estimated: true },
+    });
+    const result = { created: 1, data: [{ url: 'https://x/v.mp4' }] };
+    const done = info('COMPLETED', { status: 'success', result, servedBy: { platform: 'B', model: 'H23' } });
+    expect(withTaskCost(done, toTaskRecord(done), routed)).toMatchObject({
+      served_by: { platform: 'B', model: 'H23' },
+      cost: { amount: 1.8, estimated: false },
+    });
+  });
+
+  test('a task that named a catalogue model carries no served_by (its model served it)', () => {
+    expect(toTaskRecord({ ...info('RUNNING'), memo: { model: 'H23', platform: 'B', status: 'pending' } } as unknown as TaskInfo)).toEqual({
+      task_id: 't',
+      status: 'pending',
+      model: 'H23',
+    });
   });
 });
