@@ -93,6 +93,20 @@ describe('OpenAI Videos API with the official openai SDK', () => {
     expect(Buffer.from(await part.arrayBuffer()).toString('latin1')).toBe('ftyp');
   });
 
+  test('create with a route’s name: the video object names the route as its model; its record, the member that served it', async () => {
+    const prompt = `openai sdk: a lighthouse by route ${Date.now()}`;
+    const created = await openai.videos.create({ model: 'hailuo-2.3', prompt, seconds: '6' as OpenAI.Videos.VideoSeconds });
+    expect(created).toMatchObject({ object: 'video', model: 'hailuo-2.3', status: 'queued', seconds: '6', prompt });
+    const done = await completed(created.id);
+    expect(done).toMatchObject({ status: 'completed', model: 'hailuo-2.3', progress: 100 });
+    // The route's first member took the one request, as its platform's own fields (T: ModelName/ModelVersion).
+    const submit = await sim.waitForRequest('T', 'submit', (b) => b?.Prompt === prompt);
+    expect(submit.body).toMatchObject({ ModelName: 'Hailuo', ModelVersion: '2.3', OutputConfig: { Duration: 6 } });
+    const record = await alice.get(`/v1/generations/${created.id}`);
+    expect(record.body).toMatchObject({ status: 'success', model: 'hailuo-2.3', served_by: { platform: 'T', model: 'VendorH-2.3' } });
+    expect((await openai.videos.retrieve(created.id)).model).toBe('hailuo-2.3');
+  });
+
   test('create with an uploaded image: kept in the result store and handed to the platform as a link it can fetch', async () => {
     const created = await openai.videos.create({
       model: V_MODEL,

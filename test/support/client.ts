@@ -139,7 +139,7 @@ export class SimClient {
   async fault(f: {
     platform?: string;
     op?: string;
-    status: number | 'reset' | 'drop';
+    status: number | 'reset' | 'drop' | 'slow';
     count?: number;
     durationMs?: number;
     retryAfterSeconds?: number;
@@ -153,6 +153,26 @@ export class SimClient {
 
   async clearFaults(): Promise<void> {
     await fetch(`${this.baseUrl}/_sim/faults`, { method: 'DELETE' });
+  }
+
+  /**
+   * Makes a platform's accounts (one, with its key field: `secret_id`, `access_key_id`, `api_key`) refuse their next
+   * requests with one of the platform's own account codes (POST /_sim/<x>/account-faults); throws unless accepted.
+   */
+  async accountFault(
+    platform: 'T' | 'B' | 'V',
+    fault: { code: string; count?: number; op?: string; [account: string]: unknown },
+  ): Promise<void> {
+    const r = await fetch(`${this.baseUrl}/_sim/${platform.toLowerCase()}/account-faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(fault),
+    });
+    if (r.status !== 200) throw new Error(`account fault refused: ${r.status} ${await r.text()}`);
+  }
+
+  async clearAccountFaults(platform: 'T' | 'B' | 'V'): Promise<void> {
+    await fetch(`${this.baseUrl}/_sim/${platform.toLowerCase()}/account-faults`, { method: 'DELETE' });
   }
 
   async clearCallbackFaults(): Promise<void> {
