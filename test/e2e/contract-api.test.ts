@@ -62,11 +62,20 @@ describe('GET /v1/models', () => {
   test('lists every model of spec 2.5 and 2.6 with platform, type and catalogue data', async () => {
     const r = await alice.get('/v1/models');
     expect(r.status).toBe(200);
-    const body = modelListSchema.parse(r.body);
+    const all = modelListSchema.parse(r.body);
+    // The catalogue's models, then the routes (owned_by "route"; test/e2e/openai-videos.test.ts and the system tests run them).
+    const body = { data: all.data.filter((m) => m.owned_by !== 'route') };
+    expect(all.data.filter((m) => m.owned_by === 'route').map((m) => m.id)).toEqual([
+      'kling-2.1',
+      'hailuo-2.3',
+      'veo-3.1',
+      'veo-3.1-fast',
+      'vidu-q2',
+    ]);
     // One entry per public id, listing its kinds: together they are every catalogue entry.
     const ids = body.data.flatMap((m) => m.kinds.map((k) => `${k}:${m.id}`));
     expect(ids).toHaveLength(defaultCatalogue.entries.length);
-    expect(new Set(body.data.map((m) => m.id)).size).toBe(body.data.length);
+    expect(new Set(all.data.map((m) => m.id)).size).toBe(all.data.length);
     for (const e of defaultCatalogue.entries) expect(ids).toContain(`${e.kind}:${e.id}`);
     const gv = body.data.find((m) => m.id === 'GV-3.1')!;
     expect(gv).toMatchObject({ object: 'model', owned_by: 'T', type: 'video', durations: { values: [8] }, resolutions: ['720P', '1080P'] });

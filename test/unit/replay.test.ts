@@ -41,8 +41,12 @@ const replayAll = async (path: string, generationOnly = false) =>
 
 interface RecordedEvent {
   eventType: string;
-  markerRecordedEventAttributes?: { markerName: string; details?: { data?: { payloads: { data: string }[] } } };
+  markerRecordedEventAttributes?: {
+    markerName: string;
+    details?: { data?: { payloads: { data: string }[] }; 'patch-data'?: { payloads: { data: string }[] } };
+  };
   activityTaskScheduledEventAttributes?: { activityType: { name: string } };
+  activityTaskStartedEventAttributes?: { attempt: number };
   upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes: { indexedFields: Record<string, { data: string }> } };
 }
 const eventsOf = (name: string) =>
@@ -162,4 +166,36 @@ test('control: a new step added without patched() is caught as non-determinism',
 
 test('control: the same step behind patched() replays cleanly', async () => {
   expect(await replayAll(join(BUILDS, 'next-build.ts'), true)).toEqual([]);
+});
+
+/** The patch of route support (workflows/generation.ts ROUTES) and the runs recorded with it. */
+const ROUTES = 'routes';
+
+test('the routes set: a routed task records its serving member once its submit answers (one patch); a direct task takes no such patch', () => {
+  const events = (name: string) =>
+    (JSON.parse(readFileSync(join(FIXTURES, ROUTES, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
+  const patchIds = (name: string) =>
+    events(name)
+      .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads[0]?.data)
+      .filter((d): d is string => d !== undefined)
+      .map((d) => (JSON.parse(Buffer.from(d, 'base64').toString('utf8')) as { id: string }).id);
+  const served = (name: string) =>
+    events(name)
+      .map((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes.indexedFields)
+      .filter((f) => f?.GenerationModel !== undefined)
+      .map((f) =>
+        ['GenerationModel', 'GenerationPlatform'].map((k) => JSON.parse(Buffer.from(f![k]!.data, 'base64').toString('utf8')) as string),
+      );
+  const submitAttempt = (name: string) =>
+    events(name).find((e) => e.activityTaskStartedEventAttributes)?.activityTaskStartedEventAttributes?.attempt;
+  expect([patchIds('route-served-by-first-member'), served('route-served-by-first-member')]).toEqual([[ROUTES], [['VendorH-2.3', 'T']]]);
+  // Every T account overdue: the first attempt handed the task to B.
+  expect([patchIds('route-failover-to-second-member'), served('route-failover-to-second-member')]).toEqual([[ROUTES], [['H23', 'B']]]);
+  expect(submitAttempt('route-failover-to-second-member')).toBe(1);
+  // A lost answer on T: a later attempt recovered the job on T.
+  expect(served('route-lost-answer-recovered')).toEqual([['VendorH-2.3', 'T']]);
+  expect(submitAttempt('route-lost-answer-recovered')).toBeGreaterThan(1);
+  for (const name of ['success', 'woken-by-callback', 'failure-content-policy', 'cancel'])
+    expect([name, patchIds(name).includes(ROUTES)]).toEqual([name, false]);
+  expect(events('woken-by-callback')).toHaveLength(20);
 });
