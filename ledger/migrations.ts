@@ -59,7 +59,7 @@ export function ledgerMigrations(k: KyselyModule): Record<string, Migration> {
     '2026-11-25-002-key-webhooks': keyWebhooksMigration(k),
     '2026-11-26-003-unpriced-entries': unpricedMigration(k),
     '2026-11-28-004-budgets-per-currency-and-request-fingerprints': budgetCurrencyMigration(k),
-    '2026-11-29-005-routes-and-served-by': routesMigration(k),
+    '2026-11-29-006-routes-and-served-by': routesMigration(k),
   };
 }
 
