@@ -64,8 +64,9 @@ const post = (body: unknown, secret = BUDGETED) =>
     { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
     JSON.stringify(body),
   );
-const get = (path: string, headers: Record<string, string> = {}) =>
-  rawRequest(api.base, 'GET', path, { Authorization: `Bearer ${BUDGETED}`, ...headers });
+/** GET /v1/usage grouped by `groupBy`, as the budgeted key. */
+const usageBy = (groupBy: string, headers: Record<string, string> = {}) =>
+  rawRequest(api.base, 'GET', `/v1/usage?group_by=${groupBy}`, { Authorization: `Bearer ${BUDGETED}`, ...headers });
 const entry = async (taskId: string) =>
   (
     await queryRows(
@@ -117,7 +118,7 @@ test('a task that named a catalogue model is served by it from its reservation o
 });
 
 test('GET /v1/usage by route and by served model (tasks without one form the group null)', async () => {
-  const byRoute = await get('/v1/usage?group_by=route');
+  const byRoute = await usageBy('route');
   expect(byRoute.status).toBe(200);
   const rows = (r: { body: { data: Record<string, unknown>[] } }, col: string) =>
     Object.fromEntries(r.body.data.map((d) => [String(d[col]), { tasks: d.tasks, running: d.running, cost: d.cost }]));
@@ -125,9 +126,9 @@ test('GET /v1/usage by route and by served model (tasks without one form the gro
     'hailuo-2.3': { tasks: 1, running: 0, cost: { CNY: 1.8 } },
     null: { tasks: 1, running: 1, cost: { CNY: 1.8 } },
   });
-  const byServed = await get('/v1/usage?group_by=served_model');
+  const byServed = await usageBy('served_model');
   expect(rows(byServed, 'served_model')).toEqual({ H23: { tasks: 2, running: 1, cost: { CNY: 3.6 } } });
-  const csv = await get('/v1/usage?group_by=route', { Accept: 'text/csv' });
+  const csv = await usageBy('route', { Accept: 'text/csv' });
   expect(String(csv.body).split('\n').slice(0, 3)).toEqual([
     'route,tasks,succeeded,failed,running,unpriced,seconds,images,tokens,cost_USD,cost_CNY',
     'hailuo-2.3,1,1,0,0,0,6,0,0,0,1.8',
@@ -137,7 +138,7 @@ test('GET /v1/usage by route and by served model (tasks without one form the gro
 
 test('a routed task still running has no served model yet (its own group, null)', async () => {
   await post({ ...hailuo, prompt: 'still running' });
-  const byServed = await get('/v1/usage?group_by=served_model');
+  const byServed = await usageBy('served_model');
   expect((byServed.body.data as { served_model: string | null; tasks: number }[]).map((d) => [d.served_model, d.tasks])).toEqual([
     ['H23', 2],
     [null, 1],
