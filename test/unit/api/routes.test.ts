@@ -5,7 +5,10 @@
  * field, with nothing started; X-Route-Explain asks for the members tried and skipped, and nothing is said otherwise.
  */
 import { modelListSchema, routeModelSchema } from '../../../api/response-schemas';
-import { postJson, useTestApi } from '../../support/test-api';
+import { buildCatalogue } from '../../../platforms';
+import { parseRoutesFile, routeTableOf } from '../../../platforms/routes-file';
+import { multipartForm } from '../../support/forms';
+import { AUTH, postJson, useTestApi } from '../../support/test-api';
 
 const t = useTestApi();
 
@@ -88,7 +91,7 @@ describe('a route at the generation doors', () => {
     expect(t.api.starts).toEqual([]);
   });
 
-  test('a video route at the image door is a model the door does not know (404-free 400 naming model)', async () => {
+  test('a video route at the image door is refused as any model the door does not know: 400 model_not_found naming model', async () => {
     const r = await t.api.post('/v1/async/images/generations', { model: 'kling-2.1', prompt: 'a cat' });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ param: 'model', code: 'model_not_found' });
@@ -107,11 +110,40 @@ describe('a route at POST /v1/videos (the OpenAI door)', () => {
     expect(r.status).not.toBe(400);
   });
 
+  test('as a form (the SDKs send one): the same route, the same choice of members', async () => {
+    const form = multipartForm({ model: 'veo-3.1', action: 'text_to_video', prompt: 'a heron', seconds: '4' });
+    await fetch(`${t.api.base}/v1/videos`, { method: 'POST', headers: { ...AUTH, 'X-Route-Explain': '1' }, body: form }).then(async (r) => {
+      expect(r.headers.get('x-route-candidates')).toBe('"VE3.1";platform="B"');
+      await r.arrayBuffer();
+    });
+    expect(t.api.starts.map((st) => st.route?.members.map((m) => m.model))).toEqual([['VE3.1']]);
+  });
+
   test('seconds no member takes: 400 naming seconds, listing what the route takes', async () => {
     const r = await postJson(t.api.base, '/v1/videos', { model: 'veo-3.1', prompt: 'a heron', seconds: '5' });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ param: 'seconds' });
     expect(r.body.error.message).toMatch(/seconds 5 is not supported by veo-3\.1; use 4 or 6 or 8 seconds/);
     expect(t.api.starts).toEqual([]);
+  });
+});
+
+describe('an image route (an operator’s ROUTES_FILE) at the image doors', () => {
+  const catalogue = buildCatalogue();
+  const routes = routeTableOf(
+    catalogue,
+    parseRoutesFile({ routes: { 'any-image': { kind: 'image', members: [{ model: 'NB' }, { model: 'GEM-2.5' }] } } }),
+  );
+  const images = useTestApi({ deps: { routes } });
+
+  test('both members take a plain prompt; n = 2, which neither takes, is the first member’s (NB’s) 400 naming n', async () => {
+    const both = await images.api.post('/v1/async/images/generations', { model: 'any-image', prompt: 'a lighthouse' });
+    expect(both.status).toBe(200);
+    expect(both.body.model).toBe('any-image');
+    expect(images.api.starts[0]!.route?.members.map((m) => `${m.platform}:${m.model}`)).toEqual(['B:NB', 'T:GEM-2.5']);
+    const none = await images.api.post('/v1/images/generations', { model: 'any-image', prompt: 'a lighthouse', n: 2 });
+    expect(none.status).toBe(400);
+    expect(none.body.error).toMatchObject({ param: 'n', message: expect.stringMatching(/^n must be between 1 and 1 for NB/) });
+    expect(images.api.starts).toHaveLength(1);
   });
 });
