@@ -71,6 +71,20 @@ describe('webhooks', () => {
     expect(deliveriesOf(taskId)).toHaveLength(2);
   });
 
+  test('a task started with a route: its payload names the route as its model and the member that served it', async () => {
+    const taskId = await startTask('routed', { model: 'hailuo-2.3', action: 'text_to_video', duration: 6 });
+    await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
+    const [succeeded] = deliveriesOf(taskId);
+    expect(verify(succeeded!, aliceSecret)).toMatchObject({ type: 'generation.succeeded' });
+    expect(succeeded!.body.data).toMatchObject({
+      task_id: taskId,
+      status: 'success',
+      model: 'hailuo-2.3',
+      served_by: { platform: 'T', model: 'VendorH-2.3' },
+    });
+    expect(withoutTokens(succeeded!.body.data)).toEqual(withoutTokens((await alice.get(`/v1/generations/${taskId}`)).body));
+  });
+
   test('a failing receiver is retried with the same webhook-id until a 2xx; the attempts are listed; redeliver sends it again', async () => {
     receiver.answers.push(500, 503);
     const taskId = await startTask('flaky');
