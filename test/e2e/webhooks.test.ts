@@ -7,7 +7,7 @@
 import OpenAI from 'openai';
 import { Webhook } from 'standardwebhooks';
 import { WEBHOOK_PENDING_SINCE } from '../../core/search-attributes';
-import { webhookDeliveryWorkflowId } from '../../core/webhooks';
+import { WEBHOOK_EVENT_SIGNAL, webhookDeliveryWorkflowId } from '../../core/webhooks';
 import { oldestPendingSince, pendingAtOrBefore } from '../../worker/webhook-backlog';
 import { adminCall, makeKey } from '../support/admin-api';
 import { startReceiver, type Received, type Receiver } from '../support/receiver';
@@ -139,6 +139,29 @@ describe('webhooks', () => {
     await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
     const [g] = deliveriesOf(taskId);
     expect(verify(g!, aliceSecret)).toMatchObject({ type: 'generation.failed', data: { task_id: taskId, status: 'failed', error: { code: 'cancelled' } } });
+  });
+
+  test('the final event announced again while its attempt is on the wire: every request the receiver got is an attempt counted, and no workflow task of the delivery failed', async () => {
+    const temporal = await temporalClient(temporalAddress);
+    try {
+      let release!: () => void;
+      receiver.gates.push(new Promise<void>((r) => (release = r)));
+      const taskId = await startTask('announced-twice');
+      await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
+      // The receiver holds its answer; meanwhile the event is announced again, as a retried announcement does.
+      const delivery = temporal.client.workflow.getHandle(webhookDeliveryWorkflowId(taskId));
+      await delivery.signal(WEBHOOK_EVENT_SIGNAL, { event: 'succeeded', occurredAt: new Date().toISOString() });
+      release();
+      await delivery.result();
+      const listed = (await alice.get(`/v1/generations/${taskId}/deliveries`)).body;
+      expect(listed.data).toEqual([expect.objectContaining({ event: 'succeeded', state: 'delivered' })]);
+      // A send happens once per attempt, and every attempt is counted: one each unless an attempt timed out.
+      expect(deliveriesOf(taskId)).toHaveLength(listed.data[0].attempt_count);
+      const history = await delivery.fetchHistory();
+      expect((history.events ?? []).filter((e) => e.workflowTaskFailedEventAttributes)).toEqual([]);
+    } finally {
+      await temporal.close();
+    }
   });
 
   test.each([
