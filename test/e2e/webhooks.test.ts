@@ -169,7 +169,14 @@ describe('webhooks', () => {
     ['https://localhost:8443/hook', /private or local/],
     ['https://169.254.169.254/latest/meta-data', /private/],
     ['https://[::1]/hook', /private/],
-    ['http://example.com/hook', /https/],
+    // IPv6 spellings that carry a private IPv4 address: 6to4 and IPv4-translated loopback, NAT64 of the metadata
+    // address, Teredo with a loopback client.
+    ['https://[2002:7f00:1::]/hook', /private/],
+    ['https://[::ffff:0:7f00:1]/hook', /private/],
+    ['https://[64:ff9b::a9fe:a9fe]/latest/meta-data', /private/],
+    ['https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook', /private/],
+    ['http://example.com/hook', /https.*WEBHOOK_ALLOW_PRIVATE_ORIGINS=http:\/\/example\.com/],
+    ['http://127.0.0.1:8765/hook', /https.*WEBHOOK_ALLOW_PRIVATE_ORIGINS=http:\/\/127\.0\.0\.1:8765/],
     ['not a url', /absolute URL/],
   ])('webhook_url %s is refused with 400 naming webhook_url', async (url, why) => {
     const r = await alice.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'x', duration: 5, webhook_url: url });
