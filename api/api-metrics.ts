@@ -33,7 +33,7 @@ const tasksStarted = new Counter({
 
 const callbacks = new Counter({
   name: 'mediagate_callbacks_total',
-  help: "Platforms' announcements received at /v1/callbacks, by platform and outcome (signalled, unknown task, task already closed, refused, rate_limited)",
+  help: "Platforms' announcements received at /v1/callbacks, by platform and outcome (signalled, unknown task, task already closed, refused: the platform's own failed verification or was malformed, forged: refused and naming no job of ours, rate_limited)",
   labelNames: ['platform', 'outcome'] as const,
   registers: [registry],
 });

@@ -2,6 +2,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { Catalogue } from '../core/catalogue';
 import type { Logger } from '../core/logger';
+import type { UpstreamHint } from '../platforms/platform';
 import type { TaskPricing } from '../pricing/price-table';
 import type { ResultLinks } from '../results/result-links';
 import type { ResultStore } from '../results/result-store';
@@ -73,6 +74,11 @@ export interface AppDeps {
   managedKeys?: ManagedKeys;
   /** Budgets and each task's ledger entry (DATABASE_URL); unset: no reservation, no budget. */
   taskLedger?: TaskLedger;
+  /**
+   * Whether a refused callback names a job of ours (core/task-hints.ts namesJobOfOurs, against Temporal); unset:
+   * none does, so every refused callback counts as forged (api/callback-verification.ts).
+   */
+  callbackJobCheck?: (platform: string, hint: UpstreamHint) => Promise<boolean>;
   /** The workers' readiness URLs (WORKER_READY_URLS): /readyz names each platform with no account. Default: none. */
   workerReadyUrls?: readonly string[];
 }

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { ConfigError } from '../core/config';
 import { createLogger } from '../core/logger';
+import { namesJobOfOurs } from '../core/task-hints';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 import { buildCatalogue } from '../platforms';
 import { TaskPricing } from '../pricing/price-table';
@@ -97,6 +98,7 @@ async function main(): Promise<void> {
     checkTemporal: async () => {
       await connection.healthService.check({});
     },
+    callbackJobCheck: (platform, hint) => namesJobOfOurs(client, platform, hint),
     adminToken: config.ADMIN_TOKEN,
     managedKeys,
     taskLedger,

@@ -67,6 +67,11 @@ test('npm start: loopback, the generated key and admin token, a killed worker re
     expect(lines.some((l) => new RegExp(`API listening on http://127\\.0\\.0\\.1:${api}`).test(l))).toBe(true);
 
     const alice = new ApiClient(`http://127.0.0.1:${api}`, secret);
+    // The embedded default takes the simulated B's events unsigned: a body that is not a JSON object is no event.
+    for (const body of ['1', '"x"', 'true', 'null', '[]']) {
+      const refused = await fetch(`http://127.0.0.1:${api}/v1/callbacks/b`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect([body, refused.status, ((await refused.json()) as { error?: { code?: string } }).error?.code]).toEqual([body, 400, 'callback_refused']);
+    }
     const before = await alice.post('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: 'before the crash', duration: 5 });
     expect(before.status).toBe(200);
     expect((await alice.waitForTask(before.body.task_id, 60_000)).status).toBe('success');
