@@ -33,6 +33,12 @@ const limits = {
   models: z.array(z.string().min(1).max(128)).max(1000).describe('Model ids of GET /v1/models this key may use; absent or null: all'),
   rate_limit_rps: z.number().min(0).max(1_000_000).describe('Requests per second per API replica (0 = unlimited); absent or null: KEY_RATE_LIMIT_RPS'),
   max_inflight: z.number().int().min(0).max(1_000_000).describe('Running tasks (0 = unlimited); absent or null: KEY_MAX_INFLIGHT'),
+  max_streams: z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .describe('Open event streams (GET /v1/generations/{task_id}/events) per API replica (0 = unlimited); absent or null: KEY_MAX_STREAMS'),
   budget: budgetSchema,
   webhook_url: z
     .string()
@@ -51,6 +57,7 @@ export const createKeySchema = z
     models: limits.models.optional(),
     rate_limit_rps: limits.rate_limit_rps.optional(),
     max_inflight: limits.max_inflight.optional(),
+    max_streams: limits.max_streams.optional(),
     budget: limits.budget.optional(),
     webhook_url: limits.webhook_url.optional(),
   })
@@ -62,6 +69,7 @@ export const updateKeySchema = z
     models: limits.models.nullable().optional(),
     rate_limit_rps: limits.rate_limit_rps.nullable().optional(),
     max_inflight: limits.max_inflight.nullable().optional(),
+    max_streams: limits.max_streams.nullable().optional(),
     budget: limits.budget.nullable().optional(),
     webhook_url: limits.webhook_url.nullable().optional(),
     rotate_webhook_secret: z
@@ -90,6 +98,7 @@ export const keyViewSchema = z
     models: z.array(z.string()).nullable(),
     rate_limit_rps: z.number().nullable(),
     max_inflight: z.number().nullable(),
+    max_streams: z.number().nullable(),
     budget: budgetSchema.nullable(),
     webhook_url: z.string().nullable().describe('The key\'s default webhook URL; null: none'),
     created_at: z.number().int().nullable().describe('Unix seconds; null for a bootstrap key'),

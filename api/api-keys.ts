@@ -18,6 +18,8 @@ export interface ApiKey {
   models?: ReadonlySet<string>;
   rateLimitRps?: number;
   maxInflight?: number;
+  /** Open event streams on one API process (api/event-stream-slots.ts); undefined: KEY_MAX_STREAMS. */
+  maxStreams?: number;
   /** What the key may spend per period (keys made through the admin API only); undefined: no budget. */
   budget?: BudgetSetting;
   /**
@@ -47,6 +49,7 @@ const keysFileSchema = z.array(
       models: z.array(z.string().min(1)).optional(),
       rate_limit_rps: z.number().nonnegative().optional(),
       max_inflight: z.number().int().nonnegative().optional(),
+      max_streams: z.number().int().nonnegative().optional(),
       webhook_url: z.url({ protocol: /^https?$/ }).optional(),
       webhook_secret: z.string().refine(isWebhookSecret, 'must be whsec_ followed by the base64 of 24 to 64 bytes').optional(),
       webhook_secret_previous: z.string().refine(isWebhookSecret, 'must be whsec_ followed by the base64 of 24 to 64 bytes').optional(),
@@ -89,6 +92,7 @@ export function parseApiKeysFile(path: string): ApiKey[] {
     models: k.models ? new Set(k.models) : undefined,
     rateLimitRps: k.rate_limit_rps,
     maxInflight: k.max_inflight,
+    maxStreams: k.max_streams,
     ...(k.webhook_url ? { webhookUrl: k.webhook_url } : {}),
     ...(k.webhook_secret || k.webhook_secret_previous ? { webhookSecret: { secret: k.webhook_secret, previousSecret: k.webhook_secret_previous } } : {}),
   }));

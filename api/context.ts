@@ -7,6 +7,7 @@ import type { TaskPricing } from '../pricing/price-table';
 import type { ResultLinks } from '../results/result-links';
 import type { ResultStore } from '../results/result-store';
 import type { ApiKey, KeyStore } from './api-keys';
+import type { EventStreamSlots } from './event-stream-slots';
 import type { KeyLimits } from './key-limits';
 import type { ManagedKeys } from './managed-keys';
 import type { TaskLedger } from './task-ledger';
@@ -56,7 +57,7 @@ export interface AppDeps {
   inputUrlAllowPrivateOrigins?: ReadonlySet<string>;
   /** RESULT_RETENTION_DAYS: when stored outputs are deleted (the Videos API's `expires_at`; default 7). */
   resultRetentionDays?: number;
-  /** How long a client may take to send its body (default api/app.ts BODY_TIMEOUT_MS; tests shorten it). */
+  /** How long a client may take to send its body (BODY_TIMEOUT_MS; default api/app.ts BODY_TIMEOUT_MS). */
   bodyTimeoutMs?: number;
   /** Aborted when the process is stopping: sync waits then answer 503 naming their task. */
   shutdownSignal: AbortSignal;
@@ -64,6 +65,8 @@ export interface AppDeps {
   webhooks: WebhookPolicy;
   /** Deliveries (GET/POST /v1/generations/:id/deliveries) and the live event stream (GET /v1/generations/:id/events). */
   webhookService: WebhookService;
+  /** Open event streams per key and per process (KEY_MAX_STREAMS, API_MAX_STREAMS; api/event-stream-slots.ts). */
+  streams: EventStreamSlots;
   /** The event stream's heartbeat comment interval (SSE_HEARTBEAT_MS, 15 s). */
   sseHeartbeatMs: number;
   /** Readiness: can we reach Temporal right now? */

@@ -19,6 +19,8 @@ import { createApp } from './app';
 import { createApiServer } from './http-server';
 import { KeyStore, parseApiKeysEnv, parseApiKeysFile } from './api-keys';
 import { KeyLimits } from './key-limits';
+import { EventStreamSlots } from './event-stream-slots';
+import { configureUploadMemory } from './openai-videos/upload-memory';
 import { ManagedKeys } from './managed-keys';
 import { TaskLedger } from './task-ledger';
 import { registerLedgerMetrics } from './ledger-metrics';
@@ -75,6 +77,9 @@ async function main(): Promise<void> {
     explicit: async (keyId) => keys.byId(keyId)?.webhookSecret,
   });
 
+  // What uploads in progress may hold in this process's memory (POST /v1/videos forms).
+  configureUploadMemory(config.UPLOADS_MAX_MEMORY_BYTES);
+
   const shutdown = new AbortController();
   const app = createApp({
     shutdownSignal: shutdown.signal,
@@ -94,6 +99,8 @@ async function main(): Promise<void> {
     publicBaseUrl: config.links.publicBaseUrl,
     webhooks: { secrets, allowPrivateOrigins: config.webhookAllowPrivateOrigins },
     webhookService: new WebhookService(client, tasks, config.TEMPORAL_TASK_QUEUE),
+    streams: new EventStreamSlots({ perKey: config.KEY_MAX_STREAMS, total: config.API_MAX_STREAMS }),
+    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
     checkTemporal: async () => {
       await connection.healthService.check({});

@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- part ...]`: runs the named parts (all by default) and prints Markdown tables; the raw figures
  * go to bench/results/<part>.json. Parts: submit, reads, e2e, inflight, sync, history, results, ledger (add `--real` for the
- * real 5-minute history run), push, webhooks; push-history (~6 minutes), push-capacity (~30 minutes) and lighter (the
+ * real 5-minute history run), push, webhooks, streams; push-history (~6 minutes), push-capacity (~30 minutes) and lighter (the
  * embedded stack beside the production shape, ~40 minutes) run only when named.
  * Every part starts its own stack on free 127.0.0.1 ports and stops it after.
  */
@@ -15,6 +15,7 @@ import { runPushCapacity, runPushDelay, runPushHistory } from './push';
 import { runReads } from './reads';
 import { runResults } from './result-store';
 import { runInFlight, runSync } from './scale';
+import { runStreams } from './streams';
 import { runSubmit } from './submit';
 import { machine } from './support';
 import { runWebhookDelay } from './webhooks';
@@ -40,6 +41,7 @@ const PARTS: Record<string, (real: boolean) => Promise<unknown>> = {
   'push-history': () => runPushHistory(),
   'push-capacity': () => runPushCapacity(),
   webhooks: () => runWebhookDelay(),
+  streams: () => runStreams(),
   lighter: () => runLighter(),
 };
 
@@ -66,6 +68,7 @@ function render(part: string, result: any): string {
     case 'push':
     case 'push-capacity':
     case 'webhooks':
+    case 'streams':
       return `${table(result.rows)}\n\n${result.notes.join('; ')}`;
     case 'push-history': {
       const rows = result.rows as { push: string; byType: Record<string, number> }[];

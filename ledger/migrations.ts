@@ -58,6 +58,17 @@ export function ledgerMigrations(k: KyselyModule): Record<string, Migration> {
     },
     '2026-11-25-002-key-webhooks': keyWebhooksMigration(k),
     '2026-11-26-003-unpriced-entries': unpricedMigration(k),
+    '2026-11-28-004-key-max-streams': keyMaxStreamsMigration(k),
+  };
+}
+
+/** A key's bound on open event streams (api/event-stream-slots.ts); null: the API's KEY_MAX_STREAMS. */
+function keyMaxStreamsMigration(k: KyselyModule): Migration {
+  const { sql } = k;
+  return {
+    async up(db: Kysely<unknown>) {
+      await sql`ALTER TABLE api_keys ADD COLUMN max_streams integer CHECK (max_streams >= 0)`.execute(db);
+    },
   };
 }
 

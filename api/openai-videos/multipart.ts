@@ -2,18 +2,22 @@
  * `multipart/form-data` bodies of POST /v1/videos (the OpenAI SDKs always send `videos.create` as a form): its
  * text fields, with OpenAI's bracketed names (`input_reference[image_url]`) turned into nested objects, and at
  * most one uploaded file, read into memory within bounds. Every way such a body can be bad is a 4xx naming what:
- * a file over UPLOAD_MAX_BYTES or a body over its field bounds 413, a second file 400, a body that does not
- * arrive in time 408, a malformed form 400.
+ * a file over UPLOAD_MAX_BYTES or a body over its field bounds 413 (at once when its Content-Length says so), a
+ * second file 400, a body that does not arrive in time 408, a malformed form 400. What all forms in progress hold
+ * is bounded across requests (upload-memory.ts): past it 429 or 503, before the body is read.
  */
 import busboy from 'busboy';
 import { ApiError, invalidRequest } from '../api-error';
 import type { AppContext } from '../context';
+import { uploadMemory, type UploadReservation } from './upload-memory';
 
 /** Largest uploaded reference image: the platforms take images of up to 10 MB (upstreams.md, V and T). */
 export const UPLOAD_MAX_BYTES = 10 * 1024 * 1024;
 /** Largest text field: a prompt is at most 5,000 characters (platforms/request.ts), i.e. 20 KiB of UTF-8. */
 const FIELD_MAX_BYTES = 64 * 1024;
 const MAX_FIELDS = 64;
+/** The largest form: its file, its fields at their bounds, and room for the parts' boundaries and headers. */
+export const MAX_FORM_BYTES = UPLOAD_MAX_BYTES + MAX_FIELDS * FIELD_MAX_BYTES + 64 * 1024;
 
 export interface UploadedFile {
   field: string;
@@ -54,8 +58,31 @@ function setField(fields: Record<string, unknown>, name: string, value: string):
   fields[m[1]!] = nested;
 }
 
-/** Reads the whole form, bounded in size and time. */
+/**
+ * The form's share of the process's upload memory, reserved for what its Content-Length declares before anything
+ * is read, and given back when the request ends (answered, refused or abandoned). Throws a 413 for a declared size
+ * no form may have, and upload-memory.ts's 429 or 503 past the budget.
+ */
+function reserveMemory(ctx: AppContext): UploadReservation {
+  const declared = Number(ctx.get('Content-Length')) || 0;
+  if (declared > MAX_FORM_BYTES) throw tooLarge(`The form is larger than ${UPLOAD_MAX_BYTES / (1024 * 1024)} MiB and its fields' bounds allow`);
+  const reservation = uploadMemory().reserve(ctx.state.apiKey?.id ?? '', declared);
+  ctx.res.once('close', () => reservation.release());
+  return reservation;
+}
+
+/** Reads the whole form, bounded in size and time, within the process's upload memory. */
 export function readMultipart(ctx: AppContext, timeoutMs: number): Promise<MultipartBody> {
+  let reservation: UploadReservation;
+  try {
+    reservation = reserveMemory(ctx);
+  } catch (err) {
+    // Refused before reading a byte: the body is not wanted, so it is discarded and the connection closes after the
+    // answer, as for a form refused part-way.
+    ctx.set('Connection', 'close');
+    ctx.req.resume();
+    return Promise.reject(err as Error);
+  }
   return new Promise<MultipartBody>((resolve, reject) => {
     const fields: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     let file: UploadedFile | undefined;
@@ -108,6 +135,17 @@ export function readMultipart(ctx: AppContext, timeoutMs: number): Promise<Multi
     parser.on('error', (err: Error) => finish(invalidRequest(`The form could not be read: ${err.message}`, 'body', 'invalid_body')));
     parser.on('close', () => finish());
     ctx.req.once('aborted', () => finish(invalidRequest('The client aborted the request body', 'body', 'invalid_body')));
+    // Bytes past what the Content-Length declared (a chunked body, or one that says less than it sends) take more of
+    // the budget as they arrive; past it the form is refused and the rest left unread.
+    const count = (chunk: Buffer) => {
+      try {
+        reservation.grow(chunk.length);
+      } catch (err) {
+        ctx.req.off('data', count);
+        finish(err as Error);
+      }
+    };
+    ctx.req.on('data', count);
     ctx.req.pipe(parser);
   });
 }

@@ -10,6 +10,7 @@ import { createApp } from '../../api/app';
 import type { AppDeps } from '../../api/context';
 import { createApiServer, type ApiServerOptions } from '../../api/http-server';
 import { KeyLimits } from '../../api/key-limits';
+import { EventStreamSlots } from '../../api/event-stream-slots';
 import { createLogger } from '../../core/logger';
 import type { GenerationRequest } from '../../core/task';
 import { buildCatalogue } from '../../platforms';
@@ -72,6 +73,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     keys: new KeyStore(parseApiKeysEnv(`alice:${SECRET}`)),
     tasks,
     limits: new KeyLimits({ rps: 0, maxInflight: 0 }, async () => 0),
+    streams: new EventStreamSlots({ perKey: 0, total: 0 }),
     catalogue: buildCatalogue(),
     pricing: TaskPricing.load(buildCatalogue(), {}),
     enabledPlatforms: new Set(['T', 'B', 'V']),
