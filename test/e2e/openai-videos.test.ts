@@ -118,9 +118,17 @@ describe('OpenAI Videos API with the official openai SDK', () => {
     const done = await completed((await openai.videos.create({ model: V_MODEL, prompt: 'openai sdk: to be deleted', seconds: '4' as OpenAI.Videos.VideoSeconds })).id);
     await openai.videos.downloadContent(done.id, { variant: 'thumbnail' });
     expect(await openai.videos.delete(done.id)).toEqual({ id: done.id, object: 'video.deleted', deleted: true });
-    const gone = await alice.get(`/v1/videos/${done.id}/content`);
-    expect(gone.status).toBe(410);
-    expect((await alice.get(`/v1/videos/${done.id}/content?variant=thumbnail`)).status).toBe(410);
+    // Gone, and the answer says its owner deleted it (not retention), at either door and for every variant; the SDK
+    // reads the same answer.
+    const byOwner = { code: 'content_expired', message: `This stored result was deleted by its owner (DELETE /v1/videos/${done.id})` };
+    for (const path of [`/v1/videos/${done.id}/content`, `/v1/videos/${done.id}/content?variant=thumbnail`, `/v1/videos/${done.id}/content?variant=spritesheet`, `/v1/generations/${done.id}/content?index=0`]) {
+      const gone = await alice.get(path);
+      expect([path, gone.status, gone.body.error]).toEqual([path, 410, expect.objectContaining(byOwner)]);
+    }
+    const sdkGone = await openai.videos.downloadContent(done.id).catch((e: unknown) => e);
+    expect(sdkGone).toBeInstanceOf(OpenAI.APIError);
+    expect((sdkGone as InstanceType<typeof OpenAI.APIError>).status).toBe(410);
+    expect((sdkGone as InstanceType<typeof OpenAI.APIError>).message).toContain('deleted by its owner');
 
     const running = await openai.videos.create({ model: V_MODEL, prompt: 'openai sdk: never ends [sim:never]', seconds: '4' as OpenAI.Videos.VideoSeconds });
     const refused = await openai.videos.delete(running.id).catch((e: unknown) => e);
