@@ -4,7 +4,7 @@
  * released, a change is a new entry, never an edit.
  */
 import type { Kysely } from 'kysely' with { 'resolution-mode': 'import' };
-import type { Migration } from 'kysely/migration' with { 'resolution-mode': 'import' };
+import type { Migration } from 'kysely' with { 'resolution-mode': 'import' };
 import type { KyselyModule } from './kysely';
 
 export function ledgerMigrations(k: KyselyModule): Record<string, Migration> {
