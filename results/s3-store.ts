@@ -23,6 +23,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { quietForwardLookingNodeWarning } from './aws-sdk-node-warning';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
   assertValidKey,
@@ -53,17 +54,6 @@ const QUEUE_SIZE = 2;
 function isNotFound(err: unknown): boolean {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404;
-}
-
-/**
- * The AWS SDK warns on every process start under Node < 22 that its releases after January 2027 will need Node 22.
- * It is about releases the gateway does not run: the SDK is pinned by the lock file, and the Node versions the
- * gateway supports are package.json's `engines`, which test/unit/dependencies.test.ts holds every locked package's
- * own `engines` to, so an upgrade to such a release fails that test before it reaches anyone. To the operator the
- * warning is noise on every process of a cluster, so it is turned off, unless they set the SDK's switch themselves.
- */
-function quietForwardLookingNodeWarning(): void {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 }
 
 export class S3ResultStore implements ResultStore {

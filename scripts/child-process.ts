@@ -30,6 +30,11 @@ export interface StartOptions {
   gid?: number;
   /** The signal that asks it to stop (default SIGTERM; PostgreSQL's fast shutdown is SIGINT). */
   stopSignal?: NodeJS.Signals;
+  /**
+   * A process group of its own: a terminal's Ctrl-C (sent to its whole foreground group) then reaches only the
+   * launcher, which stops its parts in dependency order, instead of every part at once.
+   */
+  detached?: boolean;
 }
 
 /** Output kept to explain a failed start. */
@@ -38,7 +43,7 @@ const TAIL_CHARS = 2_000;
 /** Spawns the process; resolves once a line matches `ready`, rejects (with its last output) if it exits or times out first. */
 export function startProcess(opts: StartOptions): Promise<StartedProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(opts.command, opts.args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], uid: opts.uid, gid: opts.gid });
+    const child = spawn(opts.command, opts.args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], uid: opts.uid, gid: opts.gid, detached: opts.detached });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
     const stop = async (graceMs: number) => {
       if (child.exitCode === null && child.signalCode === null) {

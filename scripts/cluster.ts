@@ -79,6 +79,7 @@ function temporalPart(opts: { pg: () => PostgresAccess; ports: TemporalServerPor
           if (/"level":"(fatal|panic)"/.test(line)) process.stdout.write(`[temporal] ${line.slice(0, 400)}\n`);
         },
         log: (m) => console.log(`[temporal] ${m}`),
+        ownProcessGroup: true,
       });
       return { pid: server.process.child.pid, exited: server.process.exited, stop: () => server.stop() };
     },
@@ -89,7 +90,7 @@ function minioPart(opts: { dir: string; port: number; password: string }): Servi
   return {
     name: 'minio',
     async start(): Promise<Running> {
-      const minio = await startMinio({ dataDir: opts.dir, port: opts.port, credentials: { accessKeyId: 'mediagate', secretAccessKey: opts.password } });
+      const minio = await startMinio({ dataDir: opts.dir, port: opts.port, credentials: { accessKeyId: 'mediagate', secretAccessKey: opts.password }, ownProcessGroup: true });
       await minio.createBucket(CLUSTER_BUCKET);
       const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => minio.process.once('exit', (code, signal) => r({ code, signal })));
       return { pid: minio.process.pid, exited, stop: () => minio.stop() };
@@ -147,16 +148,19 @@ async function main(): Promise<void> {
     stopping = true;
     console.log('\nStopping the cluster…');
     await balancer?.stop();
+    // In dependency order, each part in a process group of its own so that Ctrl-C reaches only this launcher: the
+    // APIs, the workers (they finish their activities while Temporal still answers), what they use, then the
+    // Temporal server, and PostgreSQL last, when nothing is connected to it any more.
     await supervisor.stop(['api-1', 'api-2', 'worker-1', 'worker-2', 'sim', 'minio', 'temporal', 'postgres']);
     console.log('Stopped.');
     process.exit(code);
   };
-  process.on('SIGINT', () => void shutdown(0));
-  process.on('SIGTERM', () => void shutdown(0));
+  // SIGHUP: the terminal closed, which no longer reaches the parts themselves.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0));
 
   try {
     console.log('Starting PostgreSQL (Temporal and the ledger)…');
-    await supervisor.add(postgresPart({ dataDir: join(dir, 'postgres'), port: ports.postgres, password: pgPassword }, (server) => (env.DATABASE_URL = server.url)));
+    await supervisor.add(postgresPart({ dataDir: join(dir, 'postgres'), port: ports.postgres, password: pgPassword, logFile: join(dir, 'postgres.log') }, (server) => (env.DATABASE_URL = server.url)));
     console.log(`Starting the Temporal server ${TEMPORAL_SERVER_VERSION} on PostgreSQL…`);
     await supervisor.add(temporalPart({ pg: () => pg, ports: temporalPorts, dir: join(dir, 'temporal'), namespace: config.TEMPORAL_NAMESPACE }));
     console.log('Starting MinIO (the result store)…');
