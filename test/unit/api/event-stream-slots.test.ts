@@ -4,21 +4,12 @@
  * 503 for the process's) and slots given back once, however often a stream's end is reported. Over HTTP against the
  * real stack: test/e2e/events.test.ts.
  */
-import { ApiError } from '../../../api/api-error';
+import { refusal } from '../../support/refusal';
 import type { ApiKey } from '../../../api/api-keys';
 import { EventStreamSlots } from '../../../api/event-stream-slots';
 
 const key = (id: string, maxStreams?: number): ApiKey => ({ id, digest: Buffer.alloc(32), ...(maxStreams === undefined ? {} : { maxStreams }) });
 
-function refusal(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error('not refused');
-}
 
 test("a key's own bound: its streams up to KEY_MAX_STREAMS, then 429 too_many_streams with Retry-After; a slot given back is usable again", () => {
   const slots = new EventStreamSlots({ perKey: 2, total: 100 });

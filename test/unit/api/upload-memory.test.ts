@@ -3,20 +3,11 @@
  * of it — reserved for what a form declares, grown as bytes arrive past that, given back once. Over HTTP against the
  * real stack: test/e2e/openai-videos.test.ts.
  */
-import { ApiError } from '../../../api/api-error';
+import { refusal } from '../../support/refusal';
 import { UploadMemory } from '../../../api/openai-videos/upload-memory';
 
 const MiB = 1024 * 1024;
 
-function refusal(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error('not refused');
-}
 
 test('the declared size is reserved at once; past the budget 503 uploads_busy, past a key\'s half 429 uploads_per_key, each with Retry-After', () => {
   const memory = new UploadMemory(40 * MiB);
