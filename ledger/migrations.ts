@@ -58,7 +58,7 @@ export function ledgerMigrations(k: KyselyModule): Record<string, Migration> {
     },
     '2026-11-25-002-key-webhooks': keyWebhooksMigration(k),
     '2026-11-26-003-unpriced-entries': unpricedMigration(k),
-    '2026-11-28-004-key-max-streams': keyMaxStreamsMigration(k),
+    '2026-11-28-005-key-max-streams': keyMaxStreamsMigration(k),
   };
 }
 
