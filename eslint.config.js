@@ -25,8 +25,21 @@ module.exports = tseslint.config(
         {
           patterns: [
             {
-              regex: into(['core', 'platforms', 'pricing', 'ledger', 'results', 'api', 'workflows', 'activities', 'worker', 'scripts', 'test', 'bench']),
-              message: 'The simulator imports nothing from the gateway: write what it needs under sim/, from the platforms\' documentation.',
+              regex: into([
+                'core',
+                'platforms',
+                'pricing',
+                'ledger',
+                'results',
+                'api',
+                'workflows',
+                'activities',
+                'worker',
+                'scripts',
+                'test',
+                'bench',
+              ]),
+              message: "The simulator imports nothing from the gateway: write what it needs under sim/, from the platforms' documentation.",
             },
           ],
         },
@@ -39,7 +52,14 @@ module.exports = tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: into(['platforms', 'pricing', 'ledger', 'results', 'api', 'worker', 'sim', 'scripts']), message: 'Workflows import only core/ and workflows/ (and activity types).' }] },
+        {
+          patterns: [
+            {
+              regex: into(['platforms', 'pricing', 'ledger', 'results', 'api', 'worker', 'sim', 'scripts']),
+              message: 'Workflows import only core/ and workflows/ (and activity types).',
+            },
+          ],
+        },
       ],
     },
   },

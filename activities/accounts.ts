@@ -180,7 +180,9 @@ export class AccountPool {
   noAccountAtAll(): string | undefined {
     // A pool is never empty (the constructor refuses one), so an empty list means an account is available.
     const out = this.outOf(this.accounts);
-    return out.length === 0 ? undefined : out.map((o) => `${o.id}: ${o.reason}, probed again in ${Math.ceil(o.backInMs / 1000)} s`).join('; ');
+    return out.length === 0
+      ? undefined
+      : out.map((o) => `${o.id}: ${o.reason}, probed again in ${Math.ceil(o.backInMs / 1000)} s`).join('; ');
   }
 
   /** Every account serving `model` is out: alerts once (until an account is back), and says when the first returns. */

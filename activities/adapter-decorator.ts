@@ -40,7 +40,8 @@ export function decorateAdapter(platform: string, adapter: PlatformAdapter, obse
       } catch (error) {
         done({ error });
         if (needsOperator(error)) observer.alert(platform, error.opts.code ?? error.opts.reason, error.message);
-        else if (error instanceof UpstreamError && error.retryable && error.opts.operatorNotice) observer.notice?.(platform, error.opts.code ?? error.opts.reason, error.message);
+        else if (error instanceof UpstreamError && error.retryable && error.opts.operatorNotice)
+          observer.notice?.(platform, error.opts.code ?? error.opts.reason, error.message);
         throw error;
       }
     };
@@ -54,7 +55,10 @@ export function decorateAdapter(platform: string, adapter: PlatformAdapter, obse
   if (adapter.findSubmitted) decorated.findSubmitted = observed('findSubmitted', adapter.findSubmitted.bind(adapter));
   if (adapter.events) {
     const events = adapter.events;
-    decorated.events = { pull: observed('pullEvents', events.pull.bind(events)), confirm: observed('confirmEvents', events.confirm.bind(events)) };
+    decorated.events = {
+      pull: observed('pullEvents', events.pull.bind(events)),
+      confirm: observed('confirmEvents', events.confirm.bind(events)),
+    };
   }
   if (adapter.cancel) {
     const cancel = observed('cancel', adapter.cancel.bind(adapter));

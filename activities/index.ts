@@ -74,7 +74,21 @@ export interface ActivityDeps {
   webhooks?: WebhookDeps;
 }
 
-export function createActivities({ catalogue, adapters, pools = {}, timing, push, fallbackPollIntervalMs, upstreamLostGraceMs = UPSTREAM_LOST_GRACE_MS, results, hint, stopping, onLostAnswer, lostAnswerSearchMs, webhooks }: ActivityDeps) {
+export function createActivities({
+  catalogue,
+  adapters,
+  pools = {},
+  timing,
+  push,
+  fallbackPollIntervalMs,
+  upstreamLostGraceMs = UPSTREAM_LOST_GRACE_MS,
+  results,
+  hint,
+  stopping,
+  onLostAnswer,
+  lostAnswerSearchMs,
+  webhooks,
+}: ActivityDeps) {
   function adapterFor(platform: string): PlatformAdapter {
     const adapter = adapters[platform];
     if (!adapter) {
@@ -117,7 +131,8 @@ export function createActivities({ catalogue, adapters, pools = {}, timing, push
   const keepOutputs = createResultKeeper(results);
 
   /** Marks an answer with `pushHealthy` while this worker sees the platform's callbacks (the longer wait applies). */
-  const withPushHealth = <T extends { pushHealthy?: boolean }>(platform: string, answer: T): T => (push?.healthy(platform) ? { ...answer, pushHealthy: true } : answer);
+  const withPushHealth = <T extends { pushHealthy?: boolean }>(platform: string, answer: T): T =>
+    push?.healthy(platform) ? { ...answer, pushHealthy: true } : answer;
 
   async function guarded<T>(fn: () => Promise<T>): Promise<T> {
     try {
@@ -154,17 +169,28 @@ export function createActivities({ catalogue, adapters, pools = {}, timing, push
         try {
           return await accountAdapter(platform, account).poll(kind, upstreamTaskId);
         } catch (err) {
-          if (err instanceof UpstreamError && err.opts.reason === 'upstream_lost' && submittedAt !== undefined && Date.now() - submittedAt < upstreamLostGraceMs) {
-            throw new UpstreamError(`${err.message} (submitted ${Math.round((Date.now() - submittedAt) / 1000)} s ago: polling again in case it is not visible yet)`, {
-              ...err.opts,
-              retryable: true,
-              reason: 'upstream_unavailable',
-            });
+          if (
+            err instanceof UpstreamError &&
+            err.opts.reason === 'upstream_lost' &&
+            submittedAt !== undefined &&
+            Date.now() - submittedAt < upstreamLostGraceMs
+          ) {
+            throw new UpstreamError(
+              `${err.message} (submitted ${Math.round((Date.now() - submittedAt) / 1000)} s ago: polling again in case it is not visible yet)`,
+              {
+                ...err.opts,
+                retryable: true,
+                reason: 'upstream_unavailable',
+              },
+            );
           }
           throw err;
         }
       });
-      const kept = status.state === 'success' ? await keepFor(keepOutputs, activityInfo().workflowExecution!.workflowId, platform, kind, status) : undefined;
+      const kept =
+        status.state === 'success'
+          ? await keepFor(keepOutputs, activityInfo().workflowExecution!.workflowId, platform, kind, status)
+          : undefined;
       return withPushHealth(platform, kept ? { ...status, kept } : status);
     },
 
@@ -185,16 +211,25 @@ export function createActivities({ catalogue, adapters, pools = {}, timing, push
         }
         const cancelled = await adapter.cancel(kind, upstreamTaskId);
         if (cancelled) log.info('Cancelled upstream job', { platform, upstreamTaskId });
-        else log.info('The platform can no longer cancel the upstream job: it runs to its end, no longer polled', { platform, upstreamTaskId });
+        else
+          log.info('The platform can no longer cancel the upstream job: it runs to its end, no longer polled', {
+            platform,
+            upstreamTaskId,
+          });
         return { cancelled };
       });
     },
-
   };
 }
 
 /** The outputs of a finished job (and V's last frame) as kept in the result store: see keepOutputs. */
-async function keepFor(keepOutputs: ReturnType<typeof createResultKeeper>, taskId: string, platform: string, kind: Kind, status: UpstreamStatus): Promise<PolledStatus['kept']> {
+async function keepFor(
+  keepOutputs: ReturnType<typeof createResultKeeper>,
+  taskId: string,
+  platform: string,
+  kind: Kind,
+  status: UpstreamStatus,
+): Promise<PolledStatus['kept']> {
   const outputs = status.outputs ?? [];
   if (outputs.length === 0) return undefined; // the workflow fails such a task: nothing to keep
   const lastFrameUrl = typeof status.extras?.last_frame_url === 'string' ? status.extras.last_frame_url : undefined;
@@ -208,7 +243,11 @@ async function keepFor(keepOutputs: ReturnType<typeof createResultKeeper>, taskI
 function webhookActivities(deps: WebhookDeps | undefined): ReturnType<typeof createWebhookActivities> {
   if (deps) return createWebhookActivities(deps);
   const missing = async (): Promise<never> => {
-    throw ApplicationFailure.create({ type: 'webhooks_not_configured', message: 'This worker was started without webhook delivery', nonRetryable: false });
+    throw ApplicationFailure.create({
+      type: 'webhooks_not_configured',
+      message: 'This worker was started without webhook delivery',
+      nonRetryable: false,
+    });
   };
   return { announceWebhookEvent: missing, deliverWebhook: missing };
 }

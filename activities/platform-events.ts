@@ -55,7 +55,10 @@ export function createPlatformEventsActivity({ adapterFor, hint, stopping, now =
       if (handles.length > 0) await queue.confirm(handles);
     }
     if (cancelled.aborted) throw new CancelledFailure('consumer stopped');
-    log.debug(stopping?.aborted ? 'Platform events consumer handed back: the worker is stopping' : 'Platform events consumed', { platform, handedOn });
+    log.debug(stopping?.aborted ? 'Platform events consumer handed back: the worker is stopping' : 'Platform events consumed', {
+      platform,
+      handedOn,
+    });
     return { handedOn };
   };
 }

@@ -96,7 +96,14 @@ export function createResultKeeper({ copier, observer }: Pick<ResultActivityDeps
             signal,
             deadline,
           });
-          items[i] = { url: output.url, stored: true, key: copied.key, contentType: copied.contentType, bytes: copied.bytes, sha256: copied.sha256 };
+          items[i] = {
+            url: output.url,
+            stored: true,
+            key: copied.key,
+            contentType: copied.contentType,
+            bytes: copied.bytes,
+            sha256: copied.sha256,
+          };
           observer?.copied('stored', 'none', output.role, copied.bytes, (Date.now() - started) / 1000);
           return;
         } catch (err) {
@@ -104,7 +111,8 @@ export function createResultKeeper({ copier, observer }: Pick<ResultActivityDeps
           if (signal.aborted) throw err; // the poll was cancelled (its worker stopping): Temporal runs it again
           // The store itself failed: a few tries, then the platform's link, so the task still succeeds.
           const wait = STORE_RETRY_MS * 2 ** (attempt - 1);
-          if (attempt >= STORE_ATTEMPTS || Date.now() + wait >= deadline) return notKept('store_unavailable', `The result store failed: ${(err as Error).message}`);
+          if (attempt >= STORE_ATTEMPTS || Date.now() + wait >= deadline)
+            return notKept('store_unavailable', `The result store failed: ${(err as Error).message}`);
           await sleep(wait);
         }
       }

@@ -126,12 +126,17 @@ function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
     const o = value as Record<string, unknown>;
-    return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
 
-export const requestDigest = (request: GenerationRequest): string => `sha256:${createHash('sha256').update(canonicalJson(request)).digest('hex')}`;
+export const requestDigest = (request: GenerationRequest): string =>
+  `sha256:${createHash('sha256').update(canonicalJson(request)).digest('hex')}`;
 
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -190,7 +195,9 @@ function memoryFrom(earlier: SubmitProgress | undefined): SubmitMemory {
 async function reconcile(a: Attempt, why: string, only?: PoolAccount): Promise<JobOnAccount | undefined> {
   if (a.number === 1) return undefined;
   const first = accountOf(a.earlier);
-  const where = only ? [only] : a.pool.accounts.filter((x) => a.pool.serves(x, a.request.model)).sort((x, y) => Number(y.id === first) - Number(x.id === first));
+  const where = only
+    ? [only]
+    : a.pool.accounts.filter((x) => a.pool.serves(x, a.request.model)).sort((x, y) => Number(y.id === first) - Number(x.id === first));
   for (const account of where) {
     if (!account.adapter.findSubmitted) continue;
     let found: CreatedJob | undefined;
@@ -198,11 +205,17 @@ async function reconcile(a: Attempt, why: string, only?: PoolAccount): Promise<J
       found = await account.adapter.findSubmitted(a.entry, a.request, { ...a.ctx, since: a.since });
     } catch (err) {
       // The adapter's lookup saw jobs it cannot tell apart (B: identical requests): undecided, not "none".
-      if (err instanceof UpstreamError && err.opts.reason === 'upstream_lost') throw a.lost(account, err.opts.code ?? 'undecided', err.message, err.opts.code);
+      if (err instanceof UpstreamError && err.opts.reason === 'upstream_lost')
+        throw a.lost(account, err.opts.code ?? 'undecided', err.message, err.opts.code);
       throw err;
     }
     if (found) {
-      log.warn(`Adopted the job an earlier submit attempt created (${why})`, { platform: a.platform, account: account.id, upstreamTaskId: found.upstreamTaskId, attempt: a.number });
+      log.warn(`Adopted the job an earlier submit attempt created (${why})`, {
+        platform: a.platform,
+        account: account.id,
+        upstreamTaskId: found.upstreamTaskId,
+        attempt: a.number,
+      });
       return { ...found, account: account.id };
     }
   }
@@ -215,10 +228,18 @@ async function reconcile(a: Attempt, why: string, only?: PoolAccount): Promise<J
  */
 function keepLooking(a: Attempt, account: PoolAccount, lostAnswerSearchMs: number, now: () => number): never {
   if (now() - a.memory.searchingSince! >= lostAnswerSearchMs) {
-    throw a.lost(account, 'not_found_after_refusal', `the platform refused to create it again for its dedup key, and its task list did not show it within ${Math.round(lostAnswerSearchMs / 1000)} s`);
+    throw a.lost(
+      account,
+      'not_found_after_refusal',
+      `the platform refused to create it again for its dedup key, and its task list did not show it within ${Math.round(lostAnswerSearchMs / 1000)} s`,
+    );
   }
   a.advance({ phase: 'searching', account: account.id });
-  throw retryable(`Platform ${a.platform} refused to create this task's job again (its dedup key): still looking for the job`, 'LostAnswerSearch', { retryAfterMs: LOST_ANSWER_LOOK_INTERVAL_MS });
+  throw retryable(
+    `Platform ${a.platform} refused to create this task's job again (its dedup key): still looking for the job`,
+    'LostAnswerSearch',
+    { retryAfterMs: LOST_ANSWER_LOOK_INTERVAL_MS },
+  );
 }
 
 /**
@@ -230,7 +251,11 @@ async function recoverEarlierAttempt(a: Attempt, now: () => number): Promise<Job
   if (a.earlier?.phase === 'sending' && !dedupSubmit) {
     const settleMs = a.earlier.sentAt + SUBMIT_SETTLE_MS - now();
     if (settleMs > 0) {
-      log.info('An earlier submit attempt was cut off mid-request; letting it settle before reconciling', { platform: a.platform, settleMs, attempt: a.number });
+      log.info('An earlier submit attempt was cut off mid-request; letting it settle before reconciling', {
+        platform: a.platform,
+        settleMs,
+        attempt: a.number,
+      });
       await sleep(settleMs);
     }
   }
@@ -274,7 +299,12 @@ async function sendWithFailover(a: Attempt, now: () => number, lostAnswerSearchM
       if (failover === 'throttled') pool.throttled(account.id, refusal.opts.retryAfterMs);
       if (failover === 'refused') pool.refused(account.id, refusal.opts.code ?? refusal.opts.reason);
       if (failover) {
-        log.warn('The platform refused the account without creating a job; trying another account', { platform, account: account.id, code: refusal.opts.code, failover });
+        log.warn('The platform refused the account without creating a job; trying another account', {
+          platform,
+          account: account.id,
+          code: refusal.opts.code,
+          failover,
+        });
         if (failover === 'throttled') lastThrottle = refusal;
         continue;
       }
@@ -286,7 +316,12 @@ async function sendWithFailover(a: Attempt, now: () => number, lostAnswerSearchM
         // failing the task with it would lose a running, paid job. Keep looking instead.
         if (account.adapter.dedupSubmit && a.memory.mayHaveCreated) {
           a.memory.searchingSince = now();
-          log.warn('The platform refused to create the job again for its dedup key; looking for the first job', { platform, account: account.id, code: err.opts.code, attempt: a.number });
+          log.warn('The platform refused to create the job again for its dedup key; looking for the first job', {
+            platform,
+            account: account.id,
+            code: err.opts.code,
+            attempt: a.number,
+          });
           return keepLooking(a, account, lostAnswerSearchMs, now);
         }
       }
@@ -299,11 +334,28 @@ async function sendWithFailover(a: Attempt, now: () => number, lostAnswerSearchM
   }
 }
 
-export function createSubmitActivity({ catalogue, timingFor, poolFor, now = Date.now, onLostAnswer, lostAnswerSearchMs = LOST_ANSWER_SEARCH_MS }: SubmitDeps) {
-  return async function submitGeneration({ platform, request, dedupKey, taskId, deadlineAt: knownDeadline, taskStartedAt }: SubmitInput): Promise<SubmitResult> {
+export function createSubmitActivity({
+  catalogue,
+  timingFor,
+  poolFor,
+  now = Date.now,
+  onLostAnswer,
+  lostAnswerSearchMs = LOST_ANSWER_SEARCH_MS,
+}: SubmitDeps) {
+  return async function submitGeneration({
+    platform,
+    request,
+    dedupKey,
+    taskId,
+    deadlineAt: knownDeadline,
+    taskStartedAt,
+  }: SubmitInput): Promise<SubmitResult> {
     const entry = catalogue.find(request.kind, request.model);
     if (!entry || entry.platform !== platform) {
-      throw new UpstreamError(`Unknown ${request.kind} model '${request.model}' on platform ${platform}`, { retryable: false, reason: 'invalid_request' });
+      throw new UpstreamError(`Unknown ${request.kind} model '${request.model}' on platform ${platform}`, {
+        retryable: false,
+        reason: 'invalid_request',
+      });
     }
     // Before the heartbeat ticker starts: a platform this worker lacks throws here, and must not leave it running.
     const pool = poolFor(platform);
@@ -333,7 +385,10 @@ export function createSubmitActivity({ catalogue, timingFor, poolFor, now = Date
       lost(account, reason, why, code) {
         // The platform's own name for the account (T's SubAppId…) where the adapter gives one, else the accounts file's id.
         const where = account.adapter.account ?? account.id;
-        const window = { from: isoSeconds(info.scheduledTimestampMs - REPORT_WINDOW_MARGIN_MS), to: isoSeconds(now() + REPORT_WINDOW_MARGIN_MS) };
+        const window = {
+          from: isoSeconds(info.scheduledTimestampMs - REPORT_WINDOW_MARGIN_MS),
+          to: isoSeconds(now() + REPORT_WINDOW_MARGIN_MS),
+        };
         const digest = requestDigest(request);
         const message =
           `Platform ${platform} may hold a job for this task that the gateway could not find (${why}); it was not sent again. ` +
@@ -351,7 +406,10 @@ export function createSubmitActivity({ catalogue, timingFor, poolFor, now = Date
         if (memory.searchingSince !== undefined) {
           // Only look, on the account the refused re-send went to: nothing is sent again.
           const account = pool.get(accountOf(earlier)) ?? pool.accounts[0]!;
-          return settled((await reconcile(attempt, 'the platform refused to create it again', account)) ?? keepLooking(attempt, account, lostAnswerSearchMs, now));
+          return settled(
+            (await reconcile(attempt, 'the platform refused to create it again', account)) ??
+              keepLooking(attempt, account, lostAnswerSearchMs, now),
+          );
         }
         const adopted = await recoverEarlierAttempt(attempt, now);
         if (adopted) return settled(adopted);
@@ -374,7 +432,13 @@ export function createSubmitActivity({ catalogue, timingFor, poolFor, now = Date
  * deadline being past); a lookup the platform keeps refusing is tried again for at most `searchMs` past the
  * deadline, then the task ends `upstream_lost` with what an operator needs to find the job.
  */
-async function pastDeadline(a: Attempt, timing: PollTiming, deadlineAt: number, now: () => number, searchMs: number): Promise<JobOnAccount> {
+async function pastDeadline(
+  a: Attempt,
+  timing: PollTiming,
+  deadlineAt: number,
+  now: () => number,
+  searchMs: number,
+): Promise<JobOnAccount> {
   if (a.memory.mayHaveCreated) {
     try {
       const adopted = await reconcile(a, 'the task deadline passed');
@@ -382,8 +446,15 @@ async function pastDeadline(a: Attempt, timing: PollTiming, deadlineAt: number, 
     } catch (err) {
       if (!(err instanceof UpstreamError && err.retryable) || now() < deadlineAt + searchMs) throw err;
       const account = a.pool.get(accountOf(a.earlier)) ?? a.pool.accounts[0]!;
-      throw a.lost(account, 'lookup_failed_past_deadline', `the task deadline passed and its task list could not be read for ${Math.round(searchMs / 1000)} s: ${err.message}`);
+      throw a.lost(
+        account,
+        'lookup_failed_past_deadline',
+        `the task deadline passed and its task list could not be read for ${Math.round(searchMs / 1000)} s: ${err.message}`,
+      );
     }
   }
-  throw new UpstreamError(deadlineMessage(timing.deadlineMs, 'submit', a.memory.lastError), { retryable: false, reason: 'deadline_exceeded' });
+  throw new UpstreamError(deadlineMessage(timing.deadlineMs, 'submit', a.memory.lastError), {
+    retryable: false,
+    reason: 'deadline_exceeded',
+  });
 }

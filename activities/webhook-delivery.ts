@@ -38,7 +38,12 @@ const EXCERPT_CHARS = 200;
  * What the event tells of (the task's record as a client reads it, or the video it is), `superseded` for a running
  * event of a task that has ended since, undefined when the task could not be read.
  */
-export type WebhookRecordReader = (taskId: string, event: WebhookEvent, linkBase: string | undefined, timeoutMs: number) => Promise<WebhookSubject | 'superseded' | undefined>;
+export type WebhookRecordReader = (
+  taskId: string,
+  event: WebhookEvent,
+  linkBase: string | undefined,
+  timeoutMs: number,
+) => Promise<WebhookSubject | 'superseded' | undefined>;
 
 /**
  * What an attempt tells the metrics (worker/worker-metrics.ts). An event's fate is not an attempt's to tell: the
@@ -111,7 +116,8 @@ async function attempt(deps: WebhookDeps, input: WebhookSendInput, agentFor: (ur
     return failed(`webhook_url refused: ${(err as Error).message}`);
   }
   const literal = url.hostname.replace(/^\[|\]$/g, '');
-  if (!deps.allowPrivateOrigins.has(url.origin) && isPrivateAddress(literal)) return failed(`webhook_url refused: ${url.hostname} is a private address`);
+  if (!deps.allowPrivateOrigins.has(url.origin) && isPrivateAddress(literal))
+    return failed(`webhook_url refused: ${url.hostname} is a private address`);
   let keys;
   try {
     keys = await deps.secrets.forKey(input.ownerId);
@@ -119,25 +125,47 @@ async function attempt(deps: WebhookDeps, input: WebhookSendInput, agentFor: (ur
     // The key store could not be read (its database restarting): retried like an unreachable receiver.
     return failed(`the key's webhook secret could not be read: ${(err as Error).message}`);
   }
-  if (!keys) return failed('no webhook signing secret for this key (WEBHOOK_SIGNING_SECRET or the key\'s webhook_secret)');
+  if (!keys) return failed("no webhook signing secret for this key (WEBHOOK_SIGNING_SECRET or the key's webhook_secret)");
   const subject = await deps.readRecord(input.taskId, input.event, input.target.linkBase, input.attemptTimeoutMs);
   if (subject === 'superseded') return { outcome: 'superseded', attempt: { at, duration_ms: 0 } };
   if (!subject) return failed('the task could not be read');
   const body = webhookEventBody(input.event, input.occurredAt, subject);
   const timestamp = Math.floor(Date.now() / 1000);
-  return send(url, agentFor(url), input.attemptTimeoutMs, body, {
-    'content-type': 'application/json',
-    'user-agent': 'mediagate-webhooks',
-    'webhook-id': input.webhookId,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': webhookSignature(keys, input.webhookId, timestamp, body),
-  }, at);
+  return send(
+    url,
+    agentFor(url),
+    input.attemptTimeoutMs,
+    body,
+    {
+      'content-type': 'application/json',
+      'user-agent': 'mediagate-webhooks',
+      'webhook-id': input.webhookId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': webhookSignature(keys, input.webhookId, timestamp, body),
+    },
+    at,
+  );
 }
 
-async function send(url: URL, dispatcher: Dispatcher, timeoutMs: number, body: string, headers: Record<string, string>, at: string): Promise<WebhookSendResult> {
+async function send(
+  url: URL,
+  dispatcher: Dispatcher,
+  timeoutMs: number,
+  body: string,
+  headers: Record<string, string>,
+  at: string,
+): Promise<WebhookSendResult> {
   const signal = AbortSignal.timeout(timeoutMs);
   try {
-    const res = await request(url, { method: 'POST', headers, body, dispatcher, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    const res = await request(url, {
+      method: 'POST',
+      headers,
+      body,
+      dispatcher,
+      signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
     const excerpt = await readExcerpt(res.body);
     const attempt: DeliveryAttempt = { at, duration_ms: 0, status: res.statusCode, ...(excerpt ? { response_excerpt: excerpt } : {}) };
     if (res.statusCode >= 200 && res.statusCode < 300) return { outcome: 'delivered', attempt };

@@ -31,7 +31,11 @@ export const budgetSchema = z
 
 const limits = {
   models: z.array(z.string().min(1).max(128)).max(1000).describe('Model ids of GET /v1/models this key may use; absent or null: all'),
-  rate_limit_rps: z.number().min(0).max(1_000_000).describe('Requests per second per API replica (0 = unlimited); absent or null: KEY_RATE_LIMIT_RPS'),
+  rate_limit_rps: z
+    .number()
+    .min(0)
+    .max(1_000_000)
+    .describe('Requests per second per API replica (0 = unlimited); absent or null: KEY_RATE_LIMIT_RPS'),
   max_inflight: z.number().int().min(0).max(1_000_000).describe('Running tasks (0 = unlimited); absent or null: KEY_MAX_INFLIGHT'),
   max_streams: z
     .number()
@@ -43,7 +47,9 @@ const limits = {
   webhook_url: z
     .string()
     .max(MAX_WEBHOOK_URL_LENGTH)
-    .describe('Where this key\'s tasks send their webhook events when a request names no webhook_url: https (or http to an origin of WEBHOOK_ALLOW_PRIVATE_ORIGINS), never a private host'),
+    .describe(
+      "Where this key's tasks send their webhook events when a request names no webhook_url: https (or http to an origin of WEBHOOK_ALLOW_PRIVATE_ORIGINS), never a private host",
+    ),
 };
 
 /** How long a rotated-out webhook secret keeps signing beside the new one, unless the PATCH says otherwise. */
@@ -75,14 +81,18 @@ export const updateKeySchema = z
     rotate_webhook_secret: z
       .literal(true)
       .optional()
-      .describe('true: the key gets a new webhook signing secret (GET /v1/webhooks/default/secret shows it); the old one keeps signing beside it for webhook_secret_overlap_seconds'),
+      .describe(
+        'true: the key gets a new webhook signing secret (GET /v1/webhooks/default/secret shows it); the old one keeps signing beside it for webhook_secret_overlap_seconds',
+      ),
     webhook_secret_overlap_seconds: z
       .number()
       .int()
       .min(0)
       .max(MAX_WEBHOOK_SECRET_OVERLAP_SECONDS)
       .optional()
-      .describe(`With rotate_webhook_secret: how long deliveries also carry the old secret's signature (default ${DEFAULT_WEBHOOK_SECRET_OVERLAP_SECONDS}, one day)`),
+      .describe(
+        `With rotate_webhook_secret: how long deliveries also carry the old secret's signature (default ${DEFAULT_WEBHOOK_SECRET_OVERLAP_SECONDS}, one day)`,
+      ),
   })
   .refine((b) => b.webhook_secret_overlap_seconds === undefined || b.rotate_webhook_secret === true, {
     message: 'webhook_secret_overlap_seconds is only read with rotate_webhook_secret: true',
@@ -100,7 +110,7 @@ export const keyViewSchema = z
     max_inflight: z.number().nullable(),
     max_streams: z.number().nullable(),
     budget: budgetSchema.nullable(),
-    webhook_url: z.string().nullable().describe('The key\'s default webhook URL; null: none'),
+    webhook_url: z.string().nullable().describe("The key's default webhook URL; null: none"),
     created_at: z.number().int().nullable().describe('Unix seconds; null for a bootstrap key'),
   })
   .meta({ id: 'ApiKey' });
@@ -111,4 +121,6 @@ export const createdKeySchema = keyViewSchema
 
 export const keyListSchema = z.object({ object: z.literal('list'), data: z.array(keyViewSchema) }).meta({ id: 'ApiKeyList' });
 
-export const deletedKeySchema = z.object({ id: z.string(), object: z.literal('api_key'), deleted: z.literal(true) }).meta({ id: 'DeletedApiKey' });
+export const deletedKeySchema = z
+  .object({ id: z.string(), object: z.literal('api_key'), deleted: z.literal(true) })
+  .meta({ id: 'DeletedApiKey' });

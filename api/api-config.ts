@@ -78,7 +78,10 @@ const apiSettingsSchema = commonSchema
   .extend(webhookSharedSchema.shape);
 
 /** Everything the API reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
-export const apiConfigSchema = apiSettingsSchema.extend(platformsCallbackEnv.shape).extend(platformsPublicEnv.shape).extend(pricesEnv.shape);
+export const apiConfigSchema = apiSettingsSchema
+  .extend(platformsCallbackEnv.shape)
+  .extend(platformsPublicEnv.shape)
+  .extend(pricesEnv.shape);
 
 export type ApiConfig = z.infer<typeof commonSchema> &
   z.infer<typeof temporalSchema> &

@@ -45,7 +45,10 @@ const keysFileSchema = z.array(
     .strictObject({
       id: z.string().regex(keyIdPattern),
       secret: z.string().min(16).optional(),
-      sha256: z.string().regex(/^[0-9a-f]{64}$/i).optional(),
+      sha256: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/i)
+        .optional(),
       models: z.array(z.string().min(1)).optional(),
       rate_limit_rps: z.number().nonnegative().optional(),
       max_inflight: z.number().int().nonnegative().optional(),
@@ -68,7 +71,9 @@ export function parseApiKeysEnv(value: string): ApiKey[] {
       const id = pair.slice(0, sep);
       const secret = pair.slice(sep + 1);
       if (sep <= 0 || !keyIdPattern.test(id) || secret.length < 16) {
-        throw new ConfigError(`Invalid configuration:\n  API_KEYS: entry ${i + 1} must be id:secret with an id of [A-Za-z0-9_.-] and a secret of at least 16 characters`);
+        throw new ConfigError(
+          `Invalid configuration:\n  API_KEYS: entry ${i + 1} must be id:secret with an id of [A-Za-z0-9_.-] and a secret of at least 16 characters`,
+        );
       }
       return { id, digest: sha256(secret) };
     });
@@ -94,7 +99,9 @@ export function parseApiKeysFile(path: string): ApiKey[] {
     maxInflight: k.max_inflight,
     maxStreams: k.max_streams,
     ...(k.webhook_url ? { webhookUrl: k.webhook_url } : {}),
-    ...(k.webhook_secret || k.webhook_secret_previous ? { webhookSecret: { secret: k.webhook_secret, previousSecret: k.webhook_secret_previous } } : {}),
+    ...(k.webhook_secret || k.webhook_secret_previous
+      ? { webhookSecret: { secret: k.webhook_secret, previousSecret: k.webhook_secret_previous } }
+      : {}),
   }));
 }
 

@@ -112,7 +112,10 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   callbackRoutes(callbacks, deps);
   // The operator's API: its own secret (ADMIN_TOKEN), never an API key, so it sits outside Bearer key auth.
   const admin = new Router<AppState>();
-  admin.use(adminAuthenticate(deps.adminToken, deps.keys), jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS }));
+  admin.use(
+    adminAuthenticate(deps.adminToken, deps.keys),
+    jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS }),
+  );
   adminKeyRoutes(admin, deps);
   adminUsageRoutes(admin, deps);
 

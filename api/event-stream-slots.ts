@@ -50,16 +50,26 @@ export class EventStreamSlots {
     const max = this.maxFor(key);
     const held = this.count(key.id);
     if (max > 0 && held >= max) {
-      throw new ApiError(429, 'rate_limit_error', `This API key already has ${max} event streams open on this server; close one before opening another`, {
-        code: 'too_many_streams',
-        headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-      });
+      throw new ApiError(
+        429,
+        'rate_limit_error',
+        `This API key already has ${max} event streams open on this server; close one before opening another`,
+        {
+          code: 'too_many_streams',
+          headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+        },
+      );
     }
     if (this.bounds.total > 0 && this.open >= this.bounds.total) {
-      throw new ApiError(503, 'service_unavailable_error', `This server has its maximum of ${this.bounds.total} event streams open; try again shortly`, {
-        code: 'streams_at_capacity',
-        headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-      });
+      throw new ApiError(
+        503,
+        'service_unavailable_error',
+        `This server has its maximum of ${this.bounds.total} event streams open; try again shortly`,
+        {
+          code: 'streams_at_capacity',
+          headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+        },
+      );
     }
     this.byKey.set(key.id, held + 1);
     this.open++;

@@ -21,7 +21,11 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 export function readIdempotencyKey(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   if (!IDEMPOTENCY_KEY.test(header)) {
-    throw invalidRequest('Idempotency-Key must be 1 to 255 printable ASCII characters without spaces', 'Idempotency-Key', 'invalid_idempotency_key');
+    throw invalidRequest(
+      'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces',
+      'Idempotency-Key',
+      'invalid_idempotency_key',
+    );
   }
   return header;
 }
@@ -45,5 +49,7 @@ function canonicalJson(value: unknown): string {
 
 /** Fingerprint of what was asked: the endpoint's kind and the request as the client sent it. */
 export function requestFingerprint(kind: string, body: unknown): string {
-  return createHash('sha256').update(`${kind}\n${canonicalJson(body)}`).digest('base64url');
+  return createHash('sha256')
+    .update(`${kind}\n${canonicalJson(body)}`)
+    .digest('base64url');
 }

@@ -12,7 +12,12 @@ import type { TaskLedger } from './task-ledger';
 export const BUDGET_ALERT_FRACTION = 0.8;
 
 /** Keys with a budget whose committed amount is above the fraction of it, now. */
-export async function keysNearBudget(keys: KeyStore, ledger: TaskLedger, fraction = BUDGET_ALERT_FRACTION, now = new Date()): Promise<number> {
+export async function keysNearBudget(
+  keys: KeyStore,
+  ledger: TaskLedger,
+  fraction = BUDGET_ALERT_FRACTION,
+  now = new Date(),
+): Promise<number> {
   const budgeted = keys.list().filter((k) => k.budget);
   if (budgeted.length === 0) return 0;
   const periods = [...new Set(budgeted.map((k) => periodKey(k.budget!.period, now)))];

@@ -41,12 +41,16 @@ async function main(): Promise<void> {
   ]);
   // The ledger's database (DATABASE_URL): the admin API's keys, read now and every KEYS_REFRESH_MS.
   const ledger = config.DATABASE_URL
-    ? await openLedgerDatabase(config.DATABASE_URL, { onError: (err) => logger.warn({ err: err.message }, 'Ledger database connection lost; reconnecting on the next query') })
+    ? await openLedgerDatabase(config.DATABASE_URL, {
+        onError: (err) => logger.warn({ err: err.message }, 'Ledger database connection lost; reconnecting on the next query'),
+      })
     : undefined;
   const managedKeys = ledger ? new ManagedKeys(ledger, keys, logger) : undefined;
   await managedKeys?.start(config.KEYS_REFRESH_MS);
   if (keys.size === 0 && !config.ADMIN_TOKEN) {
-    throw new ConfigError('Invalid configuration:\n  API_KEYS: no API key configured (set API_KEYS or API_KEYS_FILE, or ADMIN_TOKEN and DATABASE_URL to make keys through the admin API)');
+    throw new ConfigError(
+      'Invalid configuration:\n  API_KEYS: no API key configured (set API_KEYS or API_KEYS_FILE, or ADMIN_TOKEN and DATABASE_URL to make keys through the admin API)',
+    );
   }
 
   const connection = await Connection.connect(temporalConnectionOptions(config));
@@ -57,7 +61,9 @@ async function main(): Promise<void> {
   if (config.links.mode === 'gateway' && !secret) {
     // Development only (production refuses to start without it, api-config.ts): links die with this process.
     secret = randomBytes(32);
-    logger.warn('RESULT_URL_SECRET is not set: result links are signed with a key made up for this process and stop working when it restarts (npm start keeps one in data/dev-result-url-secret)');
+    logger.warn(
+      'RESULT_URL_SECRET is not set: result links are signed with a key made up for this process and stop working when it restarts (npm start keeps one in data/dev-result-url-secret)',
+    );
   }
   const resultLinks = new ResultLinks({ ...config.links, secret: secret ?? '', store: resultStore });
   const catalogue = buildCatalogue(process.env);
@@ -68,7 +74,12 @@ async function main(): Promise<void> {
   if (taskLedger) registerLedgerMetrics(metricsRegistry, keys, taskLedger);
   // Reservations whose workflow never started (the API died in between): released within a few minutes.
   const sweepMs = config.LEDGER_SWEEP_INTERVAL_MS;
-  taskLedger?.startSweep({ intervalMs: sweepMs, minAgeMs: 2 * sweepMs, readTask: (taskId, ownerId) => tasks.read(taskId, ownerId), log: logger });
+  taskLedger?.startSweep({
+    intervalMs: sweepMs,
+    minAgeMs: 2 * sweepMs,
+    readTask: (taskId, ownerId) => tasks.read(taskId, ownerId),
+    log: logger,
+  });
 
   // A key's webhook secret: its own (API_KEYS_FILE `webhook_secret`), else derived from WEBHOOK_SIGNING_SECRET.
   const secrets = webhookSecrets({
@@ -87,7 +98,9 @@ async function main(): Promise<void> {
     keys,
     tasks,
     results: { store: resultStore, links: resultLinks },
-    limits: new KeyLimits({ rps: config.KEY_RATE_LIMIT_RPS, maxInflight: config.KEY_MAX_INFLIGHT }, (ownerId) => tasks.countRunning(ownerId)),
+    limits: new KeyLimits({ rps: config.KEY_RATE_LIMIT_RPS, maxInflight: config.KEY_MAX_INFLIGHT }, (ownerId) =>
+      tasks.countRunning(ownerId),
+    ),
     catalogue,
     pricing,
     enabledPlatforms: config.PLATFORMS_ENABLED,

@@ -8,7 +8,17 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '../core/logger';
 import type { LedgerDatabase } from '../ledger/database';
 import { newWebhookSecret } from '../core/webhook-signing';
-import { findKey, insertKey, liveKeys, revokeKey, rotateWebhookSecret, updateKey, webhookSecretOfRow, type KeyFields, type KeyRow } from '../ledger/keys';
+import {
+  findKey,
+  insertKey,
+  liveKeys,
+  revokeKey,
+  rotateWebhookSecret,
+  updateKey,
+  webhookSecretOfRow,
+  type KeyFields,
+  type KeyRow,
+} from '../ledger/keys';
 import { sha256, type ApiKey, type KeyStore } from './api-keys';
 
 /** A stored key as the record every part of the API reads (the same type a bootstrap key is). */
@@ -54,7 +64,9 @@ export class ManagedKeys {
   async start(intervalMs: number): Promise<void> {
     await this.refresh();
     this.timer = setInterval(() => {
-      this.refresh().catch((err: Error) => this.log.warn({ err: err.message }, 'Could not read the API keys from the database; keeping the last set'));
+      this.refresh().catch((err: Error) =>
+        this.log.warn({ err: err.message }, 'Could not read the API keys from the database; keeping the last set'),
+      );
     }, intervalMs);
     this.timer.unref();
   }
@@ -90,7 +102,11 @@ export class ManagedKeys {
    * GET /v1/webhooks/default/secret.
    */
   async rotateWebhookSecret(id: string, signingUntilNow: string | undefined, overlapMs: number): Promise<ApiKey | undefined> {
-    const row = await rotateWebhookSecret(this.ledger, id, { newSecret: newWebhookSecret(), signingUntilNow: signingUntilNow ?? null, overlapUntil: new Date(Date.now() + overlapMs) });
+    const row = await rotateWebhookSecret(this.ledger, id, {
+      newSecret: newWebhookSecret(),
+      signingUntilNow: signingUntilNow ?? null,
+      overlapUntil: new Date(Date.now() + overlapMs),
+    });
     await this.refresh();
     return row ? keyFromRow(row) : undefined;
   }

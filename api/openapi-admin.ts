@@ -4,7 +4,15 @@
  */
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { createdKeySchema, createKeySchema, deletedKeySchema, KEY_ID, keyListSchema, keyViewSchema, updateKeySchema } from './admin-schemas';
+import {
+  createdKeySchema,
+  createKeySchema,
+  deletedKeySchema,
+  KEY_ID,
+  keyListSchema,
+  keyViewSchema,
+  updateKeySchema,
+} from './admin-schemas';
 import { errorSchema } from './response-schemas';
 import { adminUsageQuerySchema, usageQuerySchema } from './routes/usage';
 
@@ -28,7 +36,11 @@ const BODY_ERRORS: Record<string, ResponseConfig> = {
 const keyParams = z.object({ id: z.string().regex(KEY_ID).describe('A key id') });
 
 export function registerAdmin(registry: OpenAPIRegistry): void {
-  registry.registerComponent('securitySchemes', 'adminAuth', { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <ADMIN_TOKEN>' });
+  registry.registerComponent('securitySchemes', 'adminAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Authorization: Bearer <ADMIN_TOKEN>',
+  });
   const security = [{ adminAuth: [] }];
   const body = (schema: z.ZodType) => ({ body: { content: json(schema), required: true } });
   registry.registerPath({
@@ -98,7 +110,10 @@ const usageRow = z
     succeeded: z.number().int(),
     failed: z.number().int().describe('Failed or cancelled'),
     running: z.number().int(),
-    unpriced: z.number().int().describe('Tasks counted at zero: their model has no known price, or their price is in another currency than the key’s budget'),
+    unpriced: z
+      .number()
+      .int()
+      .describe('Tasks counted at zero: their model has no known price, or their price is in another currency than the key’s budget'),
     seconds: z.number(),
     images: z.number().int(),
     tokens: z.number().int(),

@@ -13,7 +13,9 @@ export const webhookRequestFields = {
     .string()
     .max(MAX_WEBHOOK_URL_LENGTH)
     .optional()
-    .describe("Where the task's events are POSTed, signed per Standard Webhooks: an https URL whose host is public (default: the API key's webhook_url)"),
+    .describe(
+      "Where the task's events are POSTed, signed per Standard Webhooks: an https URL whose host is public (default: the API key's webhook_url)",
+    ),
   webhook_events: z
     .array(z.enum(WEBHOOK_EVENTS))
     .min(1)
@@ -43,7 +45,10 @@ const deliveryEventSchema = z
 const sseEventSchema = z
   .object({
     id: z.string().optional().describe('`<status>:<progress>` of the record: send it back as Last-Event-ID'),
-    event: z.enum(['message', 'timeout']).optional().describe('`message` (the default): a task record; `timeout`: the stream reached its bound'),
+    event: z
+      .enum(['message', 'timeout'])
+      .optional()
+      .describe('`message` (the default): a task record; `timeout`: the stream reached its bound'),
     data: z.string().describe('The task record as JSON (as GET /v1/generations/{task_id}); for `timeout`, {"message"}'),
     retry: z.number().int().optional(),
   })
@@ -52,14 +57,22 @@ const sseEventSchema = z
 const taskParams = z.object({ task_id: z.string().describe('The id returned at submission') });
 const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
 
-export function registerWebhooks(registry: OpenAPIRegistry, errorResponse: (description: string) => ResponseConfig, commonErrors: Record<string, ResponseConfig>): void {
+export function registerWebhooks(
+  registry: OpenAPIRegistry,
+  errorResponse: (description: string) => ResponseConfig,
+  commonErrors: Record<string, ResponseConfig>,
+): void {
   const notFound = errorResponse("No such task (or another key's)");
   registry.registerPath({
     method: 'get',
     path: '/v1/webhooks/default/secret',
     summary: "The API key's webhook signing secret (whsec_…), to verify deliveries with",
     security: [{ bearerAuth: [] }],
-    responses: { 200: { description: 'The secret', content: json(z.object({ key: z.string() })) }, 404: errorResponse('This gateway has no signing secret for the key'), ...commonErrors },
+    responses: {
+      200: { description: 'The secret', content: json(z.object({ key: z.string() })) },
+      404: errorResponse('This gateway has no signing secret for the key'),
+      ...commonErrors,
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -68,7 +81,17 @@ export function registerWebhooks(registry: OpenAPIRegistry, errorResponse: (desc
     security: [{ bearerAuth: [] }],
     request: { params: taskParams },
     responses: {
-      200: { description: 'The deliveries', content: json(z.object({ object: z.literal('list'), task_id: z.string(), webhook_url: z.string().nullable(), data: z.array(deliveryEventSchema) })) },
+      200: {
+        description: 'The deliveries',
+        content: json(
+          z.object({
+            object: z.literal('list'),
+            task_id: z.string(),
+            webhook_url: z.string().nullable(),
+            data: z.array(deliveryEventSchema),
+          }),
+        ),
+      },
       404: notFound,
       ...commonErrors,
     },
@@ -80,7 +103,12 @@ export function registerWebhooks(registry: OpenAPIRegistry, errorResponse: (desc
     security: [{ bearerAuth: [] }],
     request: { params: taskParams },
     responses: {
-      202: { description: 'Queued', content: json(z.object({ task_id: z.string(), webhook_id: z.string(), event: z.enum(WEBHOOK_EVENTS), state: z.literal('pending') })) },
+      202: {
+        description: 'Queued',
+        content: json(
+          z.object({ task_id: z.string(), webhook_id: z.string(), event: z.enum(WEBHOOK_EVENTS), state: z.literal('pending') }),
+        ),
+      },
       404: notFound,
       409: errorResponse('The task has no webhook event yet'),
       ...commonErrors,
@@ -93,13 +121,20 @@ export function registerWebhooks(registry: OpenAPIRegistry, errorResponse: (desc
     description:
       'Sends the task record (as GET /v1/generations/{task_id}) on every status or progress change, with id `<status>:<progress>`, and ends after the final one. Send Last-Event-ID to resume. A `: heartbeat` comment every 15 s; at the sync bound an `event: timeout` asks the client to reconnect. A key holds at most KEY_MAX_STREAMS (20) open streams per server (429 beyond), a server API_MAX_STREAMS (500; 503 beyond).',
     security: [{ bearerAuth: [] }],
-    request: { params: taskParams, headers: z.object({ 'Last-Event-ID': z.string().optional().describe('The id of the last event received') }) },
+    request: {
+      params: taskParams,
+      headers: z.object({ 'Last-Event-ID': z.string().optional().describe('The id of the last event received') }),
+    },
     responses: {
       200: { description: 'The event stream', content: { 'text/event-stream': { schema: sseEventSchema } } },
       404: notFound,
       ...commonErrors,
-      429: errorResponse('Rate limit reached, or (code too_many_streams) the key already holds its maximum of open streams on this server (KEY_MAX_STREAMS or its max_streams; see Retry-After)'),
-      503: errorResponse('Temporal (the task store) is unavailable, or (code streams_at_capacity) this server holds its maximum of open streams (API_MAX_STREAMS; see Retry-After)'),
+      429: errorResponse(
+        'Rate limit reached, or (code too_many_streams) the key already holds its maximum of open streams on this server (KEY_MAX_STREAMS or its max_streams; see Retry-After)',
+      ),
+      503: errorResponse(
+        'Temporal (the task store) is unavailable, or (code streams_at_capacity) this server holds its maximum of open streams (API_MAX_STREAMS; see Retry-After)',
+      ),
     },
   });
 }

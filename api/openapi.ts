@@ -43,7 +43,9 @@ const submitHeaders = (async: boolean) =>
             .string()
             .regex(/^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$/)
             .optional()
-            .describe('true or 1 (any letter case) selects asynchronous mode; false, 0 or no header synchronous; anything else, an empty value too, is 400'),
+            .describe(
+              'true or 1 (any letter case) selects asynchronous mode; false, 0 or no header synchronous; anything else, an empty value too, is 400',
+            ),
         }),
     'Idempotency-Key': z
       .string()
@@ -55,7 +57,13 @@ const submitHeaders = (async: boolean) =>
 
 /** The catalogue's ids of one kind: the document's `model` enum (the server's own check names the field). */
 function modelIds(kind: 'video' | 'image'): [string, ...string[]] {
-  const ids = [...new Set(buildCatalogue(process.env).entries.filter((e) => e.kind === kind).map((e) => e.id))];
+  const ids = [
+    ...new Set(
+      buildCatalogue(process.env)
+        .entries.filter((e) => e.kind === kind)
+        .map((e) => e.id),
+    ),
+  ];
   return ids as [string, ...string[]];
 }
 
@@ -81,7 +89,9 @@ function registerGeneration(registry: OpenAPIRegistry, kind: 'video' | 'image'):
   const plural = `${kind}s`;
   const failures = {
     400: errorResponse('Invalid request (error.param names the field), or a generation rejected upstream as invalid'),
-    402: errorResponse("The task's estimated cost exceeds what remains of the key's budget (code budget_exceeded; error.budget names period, budget and what remains); nothing was started"),
+    402: errorResponse(
+      "The task's estimated cost exceeds what remains of the key's budget (code budget_exceeded; error.budget names period, budget and what remains); nothing was started",
+    ),
     403: errorResponse('The API key may not use this model'),
     409: errorResponse('Idempotency-Key reused with a different body'),
     408: errorResponse('The body did not arrive within 30 s'),
@@ -97,7 +107,10 @@ function registerGeneration(registry: OpenAPIRegistry, kind: 'video' | 'image'):
     security: [{ bearerAuth: [] }],
     request: { headers: submitHeaders(false), body: { required: true, content: json(body) } },
     responses: {
-      200: { description: 'Sync: the generation result. Async: the task record, status pending.', content: json(z.union([generationResultSchema, taskRecordSchema])) },
+      200: {
+        description: 'Sync: the generation result. Async: the task record, status pending.',
+        content: json(z.union([generationResultSchema, taskRecordSchema])),
+      },
       ...failures,
       ...COMMON_ERRORS,
       422: errorResponse('Sync: the generation was refused for content policy'),
@@ -111,7 +124,11 @@ function registerGeneration(registry: OpenAPIRegistry, kind: 'video' | 'image'):
     summary: `Generate ${kind === 'video' ? 'a video' : 'images'} asynchronously`,
     security: [{ bearerAuth: [] }],
     request: { headers: submitHeaders(true), body: { required: true, content: json(body) } },
-    responses: { 200: { description: 'The task record, status pending, with a message on how to poll', content: json(taskRecordSchema) }, ...failures, ...COMMON_ERRORS },
+    responses: {
+      200: { description: 'The task record, status pending, with a message on how to poll', content: json(taskRecordSchema) },
+      ...failures,
+      ...COMMON_ERRORS,
+    },
   });
 }
 
@@ -121,7 +138,8 @@ const DOCUMENT_HEADER: Parameters<OpenApiGeneratorV31['generateDocument']>[0] = 
   info: {
     title: 'mediagate',
     version: '1.0.0',
-    description: 'One HTTP API in front of AI video and image generation platforms T, B and V. Every non-2xx answer is {"error":{"message","type","param","code"}}.',
+    description:
+      'One HTTP API in front of AI video and image generation platforms T, B and V. Every non-2xx answer is {"error":{"message","type","param","code"}}.',
   },
   security: [{ bearerAuth: [] }],
 };
@@ -137,7 +155,11 @@ function registerTaskQueries(registry: OpenAPIRegistry): void {
       summary: path.startsWith('/v1/videos') ? 'Query a task (legacy path; works for image tasks too)' : 'Query a task',
       security: [{ bearerAuth: [] }],
       request: { params: taskParams },
-      responses: { 200: { description: 'The task record', content: json(taskRecordSchema) }, 404: errorResponse("No such task (or another key's)"), ...COMMON_ERRORS },
+      responses: {
+        200: { description: 'The task record', content: json(taskRecordSchema) },
+        404: errorResponse("No such task (or another key's)"),
+        ...COMMON_ERRORS,
+      },
     });
   }
 }
@@ -152,7 +174,11 @@ function registerCancel(registry: OpenAPIRegistry): void {
     request: { params: taskParams },
     responses: {
       200: { description: 'The task record after cancellation', content: json(taskRecordSchema) },
-      202: { description: 'Cancellation requested and still in progress (a paid submit in flight, or no worker running); the record as it is now', content: json(taskRecordSchema) },
+      202: {
+        description:
+          'Cancellation requested and still in progress (a paid submit in flight, or no worker running); the record as it is now',
+        content: json(taskRecordSchema),
+      },
       404: errorResponse("No such task (or another key's)"),
       409: errorResponse('The task has already finished'),
       415: errorResponse('A non-empty body that is not application/json'),
@@ -176,7 +202,10 @@ function registerContent(registry: OpenAPIRegistry): void {
     params: taskParams,
     query: z.object({
       index: z.int().min(0).max(9999).optional().describe('Which result (data[index]); default 0. Not with which=last_frame (400)'),
-      which: z.enum(['result', 'last_frame']).optional().describe("result (the default: data[index]), or V's last frame; which=last_frame takes no index"),
+      which: z
+        .enum(['result', 'last_frame'])
+        .optional()
+        .describe("result (the default: data[index]), or V's last frame; which=last_frame takes no index"),
       token: z.string().optional().describe('From a link the API handed out'),
     }),
     headers: z.object({ Range: z.string().optional().describe('bytes=start-end') }),
@@ -225,7 +254,7 @@ function registerCallbacks(registry: OpenAPIRegistry): void {
     registry.registerPath({
       method: 'post',
       path: perTask ? '/v1/callbacks/{platform}/{task_id}' : '/v1/callbacks/{platform}',
-      summary: "For the platforms: an announcement that a job changed state (a hint: the task polls and trusts only the poll)",
+      summary: 'For the platforms: an announcement that a job changed state (a hint: the task polls and trusts only the poll)',
       description:
         "No API key: V's URL carries a per-task token, T's and B's events are verified by the platform's signature and expiry. The answer is 200 once the announcement is handed on to its task.",
       security: [],
@@ -241,7 +270,9 @@ function registerCallbacks(registry: OpenAPIRegistry): void {
         200: { description: 'Handed on', content: json(callbackAnswer) },
         400: errorResponse('Malformed announcement'),
         401: errorResponse('Bad token or signature, or expired'),
-        403: errorResponse('Callbacks of this platform are not enabled on this gateway (CALLBACK_SECRET, PLATFORM_T_EVENTS, PLATFORM_B_CALLBACKS)'),
+        403: errorResponse(
+          'Callbacks of this platform are not enabled on this gateway (CALLBACK_SECRET, PLATFORM_T_EVENTS, PLATFORM_B_CALLBACKS)',
+        ),
         404: errorResponse('No callbacks for this platform'),
         413: errorResponse('Body too large'),
         429: errorResponse('Too many callbacks'),
@@ -293,7 +324,11 @@ function registerModels(registry: OpenAPIRegistry): void {
     summary: 'One model (OpenAI SDKs: models.retrieve)',
     security: [{ bearerAuth: [] }],
     request: { params: z.object({ model_id: z.string().describe('A model id of GET /v1/models') }) },
-    responses: { 200: { description: 'The model', content: json(modelSchema) }, 404: errorResponse('No such model available to this key'), ...COMMON_ERRORS },
+    responses: {
+      200: { description: 'The model', content: json(modelSchema) },
+      404: errorResponse('No such model available to this key'),
+      ...COMMON_ERRORS,
+    },
   });
 }
 
@@ -313,7 +348,8 @@ function registerOperational(registry: OpenAPIRegistry): void {
     security: [],
     responses: {
       200: {
-        description: "Ready. `degraded`: a platform has no account in the rotation (its tasks wait within their deadline); the workers' words say why",
+        description:
+          "Ready. `degraded`: a platform has no account in the rotation (its tasks wait within their deadline); the workers' words say why",
         content: json(
           z.object({
             status: z.enum(['ready', 'degraded']),
@@ -344,7 +380,11 @@ function registerOperational(registry: OpenAPIRegistry): void {
 /** The document, assembled route group by route group; each group's function registers its paths. */
 export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocument']> {
   const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' });
+  registry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Authorization: Bearer <API_KEY>',
+  });
   registerGeneration(registry, 'video');
   registerGeneration(registry, 'image');
   registerTaskQueries(registry);

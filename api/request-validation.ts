@@ -27,12 +27,7 @@ export function describeIssue(issue: z.core.$ZodIssue, input: unknown): { param:
   return { param, message: `${param}: ${detail}`, code: 'invalid_value' };
 }
 
-export function parseGenerationBody(
-  catalogue: Catalogue,
-  enabled: ReadonlySet<string>,
-  kind: Kind,
-  body: unknown,
-): ValidatedRequest {
+export function parseGenerationBody(catalogue: Catalogue, enabled: ReadonlySet<string>, kind: Kind, body: unknown): ValidatedRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalidRequest('The request body must be a JSON object', 'body', 'invalid_body');
   }
@@ -49,4 +44,3 @@ export function parseGenerationBody(
     throw err;
   }
 }
-

@@ -41,7 +41,7 @@ const rateSchema = z.union([z.number(), z.object({ silent: z.number(), sound: z.
 export const priceSchema = z
   .object({
     currency: currencySchema,
-    source: z.string().describe('The public page the price was read from, or the operator\'s note (PRICES_FILE)'),
+    source: z.string().describe("The public page the price was read from, or the operator's note (PRICES_FILE)"),
     per_second: z.record(z.string(), rateSchema).optional().describe('Video: per second, by resolution (`*`: any other)'),
     per_image: z.record(z.string(), z.number()).optional().describe('Per image, by quality or size (`*`: any other)'),
     per_token: z
@@ -70,7 +70,11 @@ export const generationResultSchema = z
 export const taskErrorSchema = z
   .object({
     message: z.string(),
-    code: z.string().describe('content_policy, invalid_request, upstream_failed, upstream_unavailable, upstream_auth, insufficient_balance, deadline_exceeded, cancelled, terminated'),
+    code: z
+      .string()
+      .describe(
+        'content_policy, invalid_request, upstream_failed, upstream_unavailable, upstream_auth, insufficient_balance, deadline_exceeded, cancelled, terminated',
+      ),
     upstream_code: z.string().optional().describe("The platform's own error code"),
   })
   .meta({ id: 'TaskError' });
@@ -82,7 +86,11 @@ export const taskRecordSchema = z
     status: z.enum(['pending', 'running', 'success', 'failed']),
     model: z.string(),
     message: z.string().optional().describe('In submission responses: how to poll'),
-    progress: z.string().regex(/^\d{1,3}%$/).optional().describe('While running'),
+    progress: z
+      .string()
+      .regex(/^\d{1,3}%$/)
+      .optional()
+      .describe('While running'),
     created: z.number().int().optional().describe('On success'),
     data: z.array(resultItem).optional().describe('On success; data[0].url is the result'),
     error: taskErrorSchema.optional().describe('On failure'),
@@ -113,13 +121,20 @@ const modelLimitsShape = {
   sizes: z
     .array(z.string())
     .optional()
-    .describe('Image models: the WxH sizes of the spec size table whose ratio the model takes (`size` also takes the ratios, and any other WxH of one of them)'),
+    .describe(
+      'Image models: the WxH sizes of the spec size table whose ratio the model takes (`size` also takes the ratios, and any other WxH of one of them)',
+    ),
   qualities: z.array(z.string()).optional(),
   max_images: z.number().int().optional(),
   max_prompt_length: z.number().int().optional().describe('Longest prompt the model takes, in characters'),
   max_reference_images: z.number().int().optional().describe('Most reference images the model takes'),
   capabilities: z.array(z.string()),
-  source: z.string().optional().describe("Where the model's facts come from (evidence tags, or what the operator's models file set); absent: the spec and the platform's official docs"),
+  source: z
+    .string()
+    .optional()
+    .describe(
+      "Where the model's facts come from (evidence tags, or what the operator's models file set); absent: the spec and the platform's official docs",
+    ),
 };
 const modelLimitsSchema = z.object(modelLimitsShape).meta({ id: 'ModelLimits' });
 
@@ -130,7 +145,9 @@ export const modelSchema = z
     owned_by: z
       .enum(PLATFORM_DEFINITIONS.map((p) => p.id) as [string, ...string[]])
       .describe(`The platform's id: ${PLATFORM_DEFINITIONS.map((p) => `${p.id} = ${p.product}`).join('; ')}`),
-    platform_name: z.enum(PLATFORM_DEFINITIONS.map((p) => p.name) as [string, ...string[]]).describe('The platform in words, e.g. "platform T"'),
+    platform_name: z
+      .enum(PLATFORM_DEFINITIONS.map((p) => p.name) as [string, ...string[]])
+      .describe('The platform in words, e.g. "platform T"'),
     type: z.enum(['video', 'image']).describe('The first of kinds (video before image)'),
     kinds: z.array(z.enum(['video', 'image'])).describe('What the model generates; the top-level limits are those of the first kind'),
     ...modelLimitsShape,

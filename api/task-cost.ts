@@ -29,13 +29,22 @@ export interface TaskEnd {
  * Usage and cost of a task, or undefined when it cannot be priced: started before tasks kept their `billing`, or
  * for a model this deployment no longer lists.
  */
-export function recordCost(pricing: TaskPricing | undefined, billing: Record<string, unknown> | undefined, end: TaskEnd): RecordCost | undefined {
+export function recordCost(
+  pricing: TaskPricing | undefined,
+  billing: Record<string, unknown> | undefined,
+  end: TaskEnd,
+): RecordCost | undefined {
   if (!pricing || !billing || typeof billing.model !== 'string' || (billing.kind !== 'video' && billing.kind !== 'image')) return undefined;
   const request = pricedRequest({ ...billing, kind: billing.kind, model: billing.model });
   let priced: { usage: TaskUsage; cost: TaskCost | null };
   try {
     priced = end.outcome
-      ? pricing.finalTaskCost(request, end.result?.usage ?? end.billed?.usage ?? {}, end.outcome, end.outcome === 'success' || end.billed !== undefined)
+      ? pricing.finalTaskCost(
+          request,
+          end.result?.usage ?? end.billed?.usage ?? {},
+          end.outcome,
+          end.outcome === 'success' || end.billed !== undefined,
+        )
       : pricing.estimateTaskCost(request);
   } catch {
     return undefined;
@@ -54,8 +63,10 @@ export function withTaskCost<T extends { status: string; error?: { code?: string
 ): T {
   const memo = info.memo as TaskMemo | undefined;
   const end: TaskEnd = { result: info.status.name === 'COMPLETED' ? memo?.result : undefined };
-  if (info.status.name !== 'RUNNING') end.outcome = record.status === 'success' ? 'success' : record.error?.code === 'cancelled' ? 'cancelled' : 'failed';
-  if (end.outcome !== undefined && end.outcome !== 'success' && memo?.charge?.billed === true) end.billed = memo.charge.usage ? { usage: memo.charge.usage } : {};
+  if (info.status.name !== 'RUNNING')
+    end.outcome = record.status === 'success' ? 'success' : record.error?.code === 'cancelled' ? 'cancelled' : 'failed';
+  if (end.outcome !== undefined && end.outcome !== 'success' && memo?.charge?.billed === true)
+    end.billed = memo.charge.usage ? { usage: memo.charge.usage } : {};
   return withCost(record, recordCost(pricing, memo?.billing, end));
 }
 

@@ -20,7 +20,10 @@ import type { TaskRecord } from './task-service';
 
 /** 402: the estimate does not fit in what remains of the key's budget for the period. */
 export class BudgetExceeded extends ApiError {
-  constructor(readonly over: Extract<Reservation, { reserved: false }>, estimateMicros: number) {
+  constructor(
+    readonly over: Extract<Reservation, { reserved: false }>,
+    estimateMicros: number,
+  ) {
     const amount = (m: number) => `${decimalOf(m)} ${over.currency}`;
     super(
       402,
@@ -109,7 +112,13 @@ export class TaskLedger {
     for (const { task_id: taskId, key_id: keyId } of await staleReservations(this.ledger, new Date(Date.now() - opts.minAgeMs))) {
       const record = await opts.readTask(taskId, keyId);
       if (record && record.status !== 'success' && record.status !== 'failed') continue;
-      const outcome = !record ? 'never_started' : record.status === 'success' ? 'success' : record.error?.code === 'cancelled' ? 'cancelled' : 'failed';
+      const outcome = !record
+        ? 'never_started'
+        : record.status === 'success'
+          ? 'success'
+          : record.error?.code === 'cancelled'
+            ? 'cancelled'
+            : 'failed';
       const cost = record?.cost as { amount: number; estimated: boolean } | null | undefined;
       const finalMicros = cost && !cost.estimated ? micros(cost.amount) : 0;
       const usage = (record?.usage ?? {}) as { seconds?: number; images?: number; tokens?: number };

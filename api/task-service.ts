@@ -61,9 +61,7 @@ export interface StartedTask {
  * What a cancel request did: the task was not found (or is another key's), had already finished, was
  * cancelled (the record is final), or is still cancelling (the record is the current one).
  */
-export type CancelOutcome =
-  | { outcome: 'not_found' }
-  | { outcome: 'finished' | 'cancelled' | 'cancelling'; record: TaskRecord };
+export type CancelOutcome = { outcome: 'not_found' } | { outcome: 'finished' | 'cancelled' | 'cancelling'; record: TaskRecord };
 
 /** A task whose generation failed, as the sync endpoints report it. */
 export class GenerationFailed extends Error {
@@ -223,9 +221,7 @@ export class TaskService {
   /** Waits for the task's result. Aborting the signal stops the wait, never the task. */
   async awaitResult(taskId: string, signal: AbortSignal): Promise<GenerationResult> {
     try {
-      return await this.client.withAbortSignal(signal, () =>
-        this.client.workflow.getHandle<typeof generationWorkflow>(taskId).result(),
-      );
+      return await this.client.withAbortSignal(signal, () => this.client.workflow.getHandle<typeof generationWorkflow>(taskId).result());
     } catch (err) {
       if (err instanceof WorkflowFailedError) throw new GenerationFailed(taskId, failureOf(err.cause));
       throw err;
@@ -294,7 +290,12 @@ export interface TaskView {
 }
 
 function toTaskView(info: Omit<WorkflowExecutionInfo, 'raw'>): TaskView {
-  return { record: toTaskRecord(info), memo: (info.memo ?? {}) as TaskMemo, startTime: info.startTime, ...(info.closeTime ? { closeTime: info.closeTime } : {}) };
+  return {
+    record: toTaskRecord(info),
+    memo: (info.memo ?? {}) as TaskMemo,
+    startTime: info.startTime,
+    ...(info.closeTime ? { closeTime: info.closeTime } : {}),
+  };
 }
 
 /** What a video request asked for, in the memo (TaskAsked), from its validated general fields. */

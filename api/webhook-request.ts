@@ -28,9 +28,11 @@ export function splitWebhookFields(body: unknown): { body: unknown; url?: unknow
 function parseEvents(events: unknown): WebhookEvent[] {
   if (events === undefined) return [...DEFAULT_WEBHOOK_EVENTS];
   const list = WEBHOOK_EVENTS.join(', ');
-  if (!Array.isArray(events) || events.length === 0) throw invalidRequest(`webhook_events must be a non-empty array of: ${list}`, 'webhook_events', 'invalid_value');
+  if (!Array.isArray(events) || events.length === 0)
+    throw invalidRequest(`webhook_events must be a non-empty array of: ${list}`, 'webhook_events', 'invalid_value');
   const bad = events.find((e) => !isWebhookEvent(e));
-  if (bad !== undefined) throw invalidRequest(`webhook_events: ${JSON.stringify(bad)} is not one of ${list}`, 'webhook_events', 'invalid_value');
+  if (bad !== undefined)
+    throw invalidRequest(`webhook_events: ${JSON.stringify(bad)} is not one of ${list}`, 'webhook_events', 'invalid_value');
   return [...new Set(events as WebhookEvent[])];
 }
 
@@ -41,10 +43,16 @@ export async function webhookTarget(
   policy: WebhookPolicy,
   linkBase: string,
 ): Promise<WebhookTarget | undefined> {
-  if (fields.url !== undefined && typeof fields.url !== 'string') throw invalidRequest('webhook_url must be a string (an https URL)', 'webhook_url', 'invalid_value');
+  if (fields.url !== undefined && typeof fields.url !== 'string')
+    throw invalidRequest('webhook_url must be a string (an https URL)', 'webhook_url', 'invalid_value');
   const url = fields.url ?? key.webhookUrl;
   if (url === undefined) {
-    if (fields.events !== undefined) throw invalidRequest('webhook_events needs a webhook_url (in the request, or the API key\'s default)', 'webhook_events', 'invalid_value');
+    if (fields.events !== undefined)
+      throw invalidRequest(
+        "webhook_events needs a webhook_url (in the request, or the API key's default)",
+        'webhook_events',
+        'invalid_value',
+      );
     return undefined;
   }
   const events = parseEvents(fields.events);
@@ -55,7 +63,11 @@ export async function webhookTarget(
     throw err;
   }
   if (!(await policy.secrets.forKey(key.id))) {
-    throw invalidRequest('webhook_url cannot be used: this gateway has no webhook signing secret for this API key (WEBHOOK_SIGNING_SECRET)', 'webhook_url', 'webhooks_not_configured');
+    throw invalidRequest(
+      'webhook_url cannot be used: this gateway has no webhook signing secret for this API key (WEBHOOK_SIGNING_SECRET)',
+      'webhook_url',
+      'webhooks_not_configured',
+    );
   }
   return { url, events, linkBase };
 }

@@ -10,7 +10,21 @@
  */
 import { SimClient } from '../test/support/client';
 import type { Stack } from '../test/support/stack';
-import { AUTH, apiUrl, benchStack, cannon, metric, percentile, pool, round, scrape, sleep, submitTask, taskStatus, videoBody } from './support';
+import {
+  AUTH,
+  apiUrl,
+  benchStack,
+  cannon,
+  metric,
+  percentile,
+  pool,
+  round,
+  scrape,
+  sleep,
+  submitTask,
+  taskStatus,
+  videoBody,
+} from './support';
 
 export interface E2eResult {
   throughput: { submitted: number; completedPerSec: number; windowS: number; backlogAtEnd: number };
@@ -30,14 +44,26 @@ export async function completions(stack: Stack): Promise<number> {
  */
 export async function throughputOn(stack: Stack): Promise<E2eResult['throughput']> {
   const before = await completions(stack);
-  const run = cannon({ url: `${apiUrl(stack)}/v1/async/videos/generations`, method: 'POST', headers: AUTH, body: videoBody('bench e2e'), connections: 16, duration: 60 });
+  const run = cannon({
+    url: `${apiUrl(stack)}/v1/async/videos/generations`,
+    method: 'POST',
+    headers: AUTH,
+    body: videoBody('bench e2e'),
+    connections: 16,
+    duration: 60,
+  });
   await sleep(20_000);
   const c0 = await completions(stack);
   const t0 = Date.now();
   const result = await run;
   const c1 = await completions(stack);
   const windowS = (Date.now() - t0) / 1000;
-  return { submitted: result.requests.total, completedPerSec: round((c1 - c0) / windowS), windowS: round(windowS), backlogAtEnd: result.requests.total - (c1 - before) };
+  return {
+    submitted: result.requests.total,
+    completedPerSec: round((c1 - c0) / windowS),
+    windowS: round(windowS),
+    backlogAtEnd: result.requests.total - (c1 - before),
+  };
 }
 
 async function throughput(): Promise<E2eResult['throughput']> {
@@ -58,7 +84,10 @@ async function delay(): Promise<E2eResult['delay']> {
     const base = apiUrl(stack);
     const sim = new SimClient(stack.simUrl);
     // Upstream durations spread over two poll intervals, so the phase of the poll relative to completion varies.
-    const jobs = Array.from({ length: 40 }, (_, i) => ({ prompt: `bench delay ${i} ${process.pid} [sim:duration=${4_000 + i * 250}]`, durationMs: 4_000 + i * 250 }));
+    const jobs = Array.from({ length: 40 }, (_, i) => ({
+      prompt: `bench delay ${i} ${process.pid} [sim:duration=${4_000 + i * 250}]`,
+      durationMs: 4_000 + i * 250,
+    }));
     const ids = await pool(jobs, 8, (j) => submitTask(base, j.prompt));
     const seenAt = await pool(ids, 40, async (id) => {
       const deadline = Date.now() + 60_000;
@@ -74,7 +103,13 @@ async function delay(): Promise<E2eResult['delay']> {
       if (!req?.at) throw new Error(`no simulator submit recorded for ${j.prompt}`);
       return seenAt[i]! - (req.at + j.durationMs);
     });
-    return { tasks: delays.length, p50ms: percentile(delays, 50), p90ms: percentile(delays, 90), maxms: Math.max(...delays), minms: Math.min(...delays) };
+    return {
+      tasks: delays.length,
+      p50ms: percentile(delays, 50),
+      p90ms: percentile(delays, 90),
+      maxms: Math.max(...delays),
+      minms: Math.min(...delays),
+    };
   } finally {
     await stack.stop();
   }

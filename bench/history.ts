@@ -22,7 +22,9 @@ export interface HistoryResult {
 export async function runHistory(real = false): Promise<HistoryResult> {
   const factor = real ? 1 : 10;
   const jobMs = 300_000 / factor;
-  const stack = await benchStack('history', { env: { POLL_FIRST_DELAY_MS: String(3_000 / factor), POLL_INTERVAL_VIDEO_MS: String(5_000 / factor) } });
+  const stack = await benchStack('history', {
+    env: { POLL_FIRST_DELAY_MS: String(3_000 / factor), POLL_INTERVAL_VIDEO_MS: String(5_000 / factor) },
+  });
   const temporal = await temporalClient(stack.temporalAddress);
   try {
     const base = apiUrl(stack);

@@ -34,9 +34,27 @@ async function submitRows(base: string, budgeted: Record<string, string>) {
   const url = `${base}/v1/async/videos/generations`;
   const rows = [];
   for (const clients of LEVELS) {
-    for (const [budget, headers] of [['on', budgeted], ['off', AUTH]] as const) {
-      const r = await cannon({ url, method: 'POST', headers, body: videoBody('bench ledger submit'), connections: clients, duration: SECONDS });
-      rows.push({ part: 'submit', clients, budget, requests: r.requests.total, p50ms: r.latency.p50, p99ms: r.latency.p99, errors: r.errors + r.non2xx });
+    for (const [budget, headers] of [
+      ['on', budgeted],
+      ['off', AUTH],
+    ] as const) {
+      const r = await cannon({
+        url,
+        method: 'POST',
+        headers,
+        body: videoBody('bench ledger submit'),
+        connections: clients,
+        duration: SECONDS,
+      });
+      rows.push({
+        part: 'submit',
+        clients,
+        budget,
+        requests: r.requests.total,
+        p50ms: r.latency.p50,
+        p99ms: r.latency.p99,
+        errors: r.errors + r.non2xx,
+      });
     }
   }
   return rows;
@@ -44,23 +62,41 @@ async function submitRows(base: string, budgeted: Record<string, string>) {
 
 /** 200 tasks submitted at once, ending together; per task, from its workflow's close to its entry's settlement. */
 async function settlementRow(base: string, temporalAddress: string, databaseUrl: string) {
-  const ids = await pool(Array.from({ length: SETTLE_TASKS }, (_, i) => i), 32, async (i) => {
-    const r = await fetch(`${base}/v1/async/videos/generations`, { method: 'POST', headers: AUTH, body: JSON.stringify({ model: VIDEO_MODEL, prompt: `bench settle #${i} [sim:duration=4000]`, duration: 5 }) });
-    return ((await r.json()) as { task_id: string }).task_id;
-  });
+  const ids = await pool(
+    Array.from({ length: SETTLE_TASKS }, (_, i) => i),
+    32,
+    async (i) => {
+      const r = await fetch(`${base}/v1/async/videos/generations`, {
+        method: 'POST',
+        headers: AUTH,
+        body: JSON.stringify({ model: VIDEO_MODEL, prompt: `bench settle #${i} [sim:duration=4000]`, duration: 5 }),
+      });
+      return ((await r.json()) as { task_id: string }).task_id;
+    },
+  );
   const db = new PgClient({ connectionString: databaseUrl });
   await db.connect();
   const connection = await Connection.connect({ address: temporalAddress });
   try {
-    const settledCount = async () => Number((await db.query("SELECT count(*) AS n FROM ledger_entries WHERE task_id = ANY($1) AND state <> 'reserved'", [ids])).rows[0].n);
+    const settledCount = async () =>
+      Number((await db.query("SELECT count(*) AS n FROM ledger_entries WHERE task_id = ANY($1) AND state <> 'reserved'", [ids])).rows[0].n);
     await until(async () => (await settledCount()) === ids.length, 180_000);
     const client = new Client({ connection, namespace: 'default' });
     const closes = await pool(ids, 16, async (id) => (await client.workflow.getHandle(id).describe()).closeTime!.getTime());
-    const settled = (await db.query('SELECT task_id, settled_at FROM ledger_entries WHERE task_id = ANY($1)', [ids])).rows as { task_id: string; settled_at: Date }[];
+    const settled = (await db.query('SELECT task_id, settled_at FROM ledger_entries WHERE task_id = ANY($1)', [ids])).rows as {
+      task_id: string;
+      settled_at: Date;
+    }[];
     const settledAt = new Map(settled.map((s) => [s.task_id, s.settled_at.getTime()]));
     const lags = ids.map((id, i) => settledAt.get(id)! - closes[i]!);
     const spanMs = Math.max(...settled.map((s) => s.settled_at.getTime())) - Math.min(...closes);
-    return { part: 'settlement', tasks: ids.length, closeToSettledP50ms: round(percentile(lags, 50)), closeToSettledMaxMs: round(Math.max(...lags)), firstCloseToLastSettledMs: spanMs };
+    return {
+      part: 'settlement',
+      tasks: ids.length,
+      closeToSettledP50ms: round(percentile(lags, 50)),
+      closeToSettledMaxMs: round(Math.max(...lags)),
+      firstCloseToLastSettledMs: spanMs,
+    };
   } finally {
     await connection.close();
     await db.end();
@@ -104,12 +140,22 @@ export async function runLedger(): Promise<{ rows: Record<string, unknown>[]; no
   const postgres = await startTestPostgres();
   const pricesFile = join(tmpdir(), `bench-ledger-prices-${process.pid}.json`);
   writeFileSync(pricesFile, JSON.stringify({ [VIDEO_MODEL]: { currency: 'USD', source: 'bench', per_second: { '*': 0.04 } } }));
-  const stack = await benchStack('ledger', { simJobDurationMs: 300, env: { DATABASE_URL: postgres.url, ADMIN_TOKEN, PRICES_FILE: pricesFile } });
+  const stack = await benchStack('ledger', {
+    simJobDurationMs: 300,
+    env: { DATABASE_URL: postgres.url, ADMIN_TOKEN, PRICES_FILE: pricesFile },
+  });
   try {
     const base = apiUrl(stack);
     const budgeted = await makeBudgetedKey(base);
     // Warm-up: JIT, both pools (Temporal's and the database's), the worker's first workflow tasks.
-    await cannon({ url: `${base}/v1/async/videos/generations`, method: 'POST', headers: budgeted, body: videoBody('bench warm-up'), connections: 8, amount: 300 });
+    await cannon({
+      url: `${base}/v1/async/videos/generations`,
+      method: 'POST',
+      headers: budgeted,
+      body: videoBody('bench warm-up'),
+      connections: 8,
+      amount: 300,
+    });
     // Settlement first, while the worker has nothing else to do: the submit part leaves thousands of tasks running.
     const settlement = await settlementRow(base, stack.temporalAddress, postgres.url);
     const rows: Record<string, unknown>[] = [...(await submitRows(base, budgeted)), settlement];

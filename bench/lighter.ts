@@ -39,11 +39,23 @@ export interface LighterRow {
 }
 
 /** Events in the history of one short task (a 1-second job) on this stack, and their types. */
-async function shortTaskEvents(stack: Stack, client: Client, tag: string): Promise<{ events: number; polls: number; signals: number; byType: string }> {
+async function shortTaskEvents(
+  stack: Stack,
+  client: Client,
+  tag: string,
+): Promise<{ events: number; polls: number; signals: number; byType: string }> {
   const id = await submitTask(apiUrl(stack), `bench lighter ${tag} [sim:duration=1000]`);
-  if (!(await until(async () => (await taskStatus(apiUrl(stack), id)) === 'success', 120_000, 200))) throw new Error(`task ${id} did not succeed`);
+  if (!(await until(async () => (await taskStatus(apiUrl(stack), id)) === 'success', 120_000, 200)))
+    throw new Error(`task ${id} did not succeed`);
   const h = await taskHistory(client, id);
-  return { events: h.events, polls: h.polls, signals: h.signals, byType: Object.entries(h.byType).map(([t, n]) => `${t} ${n}`).join(', ') };
+  return {
+    events: h.events,
+    polls: h.polls,
+    signals: h.signals,
+    byType: Object.entries(h.byType)
+      .map(([t, n]) => `${t} ${n}`)
+      .join(', '),
+  };
 }
 
 /** Bare workflow starts per second at 16 concurrent for 10 s, on a task queue no worker polls (latency p50/p99 in `detail`). */
@@ -58,7 +70,9 @@ async function bareStarts(client: Client): Promise<{ perSec: number; p50: number
         await client.workflow.start(WORKFLOW_TYPE, {
           taskQueue: queue,
           workflowId: `task_bare_${randomBytes(12).toString('base64url')}`,
-          args: [{ kind: 'video', platform: 'V', model: 'bench', request: { kind: 'video', model: 'bench', prompt: 'bare' }, ownerId: 'bench' }],
+          args: [
+            { kind: 'video', platform: 'V', model: 'bench', request: { kind: 'video', model: 'bench', prompt: 'bare' }, ownerId: 'bench' },
+          ],
           typedSearchAttributes: [
             { key: SA.owner, value: 'bench-bare' },
             { key: SA.status, value: 'pending' },
@@ -77,7 +91,10 @@ async function bareStarts(client: Client): Promise<{ perSec: number; p50: number
  * every 1/rate s whatever the answers), rising until all tasks offered are no longer done within 15 s of the last
  * offer. Returns every rate tried with what was completed per second over its last 30 s.
  */
-async function sustained(stack: Stack, rates: number[]): Promise<{ rate: number; completedPerSec: number; keptUp: boolean; lateDone: number }[]> {
+async function sustained(
+  stack: Stack,
+  rates: number[],
+): Promise<{ rate: number; completedPerSec: number; keptUp: boolean; lateDone: number }[]> {
   const out: { rate: number; completedPerSec: number; keptUp: boolean; lateDone: number }[] = [];
   for (const rate of rates) {
     const before = await completions(stack);
@@ -117,7 +134,14 @@ async function shapeFigures(shape: Shape, rates: number[]): Promise<LighterRow[]
         await sleep(500);
       }
       const h = await shortTaskEvents(stack, client, `short task push ${push}`);
-      rows.push({ shape, measure: 'history events per short task', push, value: h.events, unit: 'events', detail: `${h.polls} poll(s), ${h.signals} signal(s): ${h.byType}` });
+      rows.push({
+        shape,
+        measure: 'history events per short task',
+        push,
+        value: h.events,
+        unit: 'events',
+        detail: `${h.polls} poll(s), ${h.signals} signal(s): ${h.byType}`,
+      });
       const steady = await sustained(stack, rates);
       const best = steady.filter((r) => r.keptUp).at(-1);
       rows.push({
@@ -126,13 +150,32 @@ async function shapeFigures(shape: Shape, rates: number[]): Promise<LighterRow[]
         push,
         value: best?.completedPerSec ?? 0,
         unit: 'tasks/s',
-        detail: steady.map((r) => `${r.rate}/s offered: ${r.completedPerSec}/s done, ${r.keptUp ? 'kept up' : `fell behind (${-r.lateDone} not done 15 s after)`}`).join('; '),
+        detail: steady
+          .map(
+            (r) =>
+              `${r.rate}/s offered: ${r.completedPerSec}/s done, ${r.keptUp ? 'kept up' : `fell behind (${-r.lateDone} not done 15 s after)`}`,
+          )
+          .join('; '),
       });
       const t = await throughputOn(stack);
-      rows.push({ shape, measure: 'end-to-end completions per second, overload', push, value: t.completedPerSec, unit: 'tasks/s', detail: `${t.submitted} submitted in 60 s by 16 clients, backlog ${t.backlogAtEnd} at the end` });
+      rows.push({
+        shape,
+        measure: 'end-to-end completions per second, overload',
+        push,
+        value: t.completedPerSec,
+        unit: 'tasks/s',
+        detail: `${t.submitted} submitted in 60 s by 16 clients, backlog ${t.backlogAtEnd} at the end`,
+      });
       if (push === 'off') {
         const bare = await bareStarts(client);
-        rows.push({ shape, measure: 'ceiling: bare workflow.start per second', push: '-', value: bare.perSec, unit: 'starts/s', detail: `16 concurrent, p50 ${bare.p50} ms, p99 ${bare.p99} ms` });
+        rows.push({
+          shape,
+          measure: 'ceiling: bare workflow.start per second',
+          push: '-',
+          value: bare.perSec,
+          unit: 'starts/s',
+          detail: `16 concurrent, p50 ${bare.p50} ms, p99 ${bare.p99} ms`,
+        });
       }
     } finally {
       await close();
@@ -146,7 +189,10 @@ async function shapeFigures(shape: Shape, rates: number[]): Promise<LighterRow[]
 export async function runLighter(): Promise<{ rows: LighterRow[]; capacity: (CapacityRow & { shape: Shape })[]; notes: string[] }> {
   const shapes = (process.env.BENCH_LIGHTER_SHAPES ?? 'embedded,cluster').split(',').filter(Boolean) as Shape[];
   const steps = (shape: Shape) =>
-    (process.env[`BENCH_LIGHTER_CAPACITY_${shape.toUpperCase()}`] ?? (shape === 'embedded' ? '600,900,1200,1500,2000' : '300,450,600,900')).split(',').filter(Boolean).map(Number);
+    (process.env[`BENCH_LIGHTER_CAPACITY_${shape.toUpperCase()}`] ?? (shape === 'embedded' ? '600,900,1200,1500,2000' : '300,450,600,900'))
+      .split(',')
+      .filter(Boolean)
+      .map(Number);
   const jobMs = Number(process.env.BENCH_PUSH_JOB_MS ?? 58_000);
   const rows: LighterRow[] = [];
   const rates = (process.env.BENCH_LIGHTER_RATES ?? '10,14,18,22,26,30').split(',').filter(Boolean).map(Number);

@@ -55,7 +55,11 @@ export async function modeStack(part: string, mode: Mode, shape: Shape = 'embedd
         }
       : { PUBLIC_BASE_URL: '', PLATFORM_T_EVENTS: 'off', PLATFORM_B_CALLBACKS: 'off' };
   const cluster = shape === 'cluster' ? { production: true, workers: 2, apis: 2 } : {};
-  return benchStack(`${part}-${mode}-${shape}`, { apiPort, ...cluster, env: { POLL_FIRST_DELAY_MS: '3000', POLL_INTERVAL_VIDEO_MS: '5000', ...push, ...env } });
+  return benchStack(`${part}-${mode}-${shape}`, {
+    apiPort,
+    ...cluster,
+    env: { POLL_FIRST_DELAY_MS: '3000', POLL_INTERVAL_VIDEO_MS: '5000', ...push, ...env },
+  });
 }
 
 interface SimJobRecord {
@@ -99,12 +103,21 @@ async function waitClosed(client: Client, taskId: string, timeoutMs: number): Pr
 async function callbackCounts(stack: Stack): Promise<{ text: string; signalled: number }> {
   const pages = await Promise.all(stack.apiPorts.map((_, i) => scrape(`${apiUrl(stack, i)}/metrics`)));
   const outcomes = ['signalled', 'closed', 'unknown', 'refused', 'rate_limited'];
-  const counts = outcomes.map((o) => [o, pages.reduce((sum, page) => sum + metric(page, 'mediagate_callbacks_total', { platform: 'V', outcome: o }), 0)] as const);
-  const text = counts.filter(([, n]) => n > 0).map(([o, n]) => `${o} ${n}`).join(', ') || 'none';
+  const counts = outcomes.map(
+    (o) => [o, pages.reduce((sum, page) => sum + metric(page, 'mediagate_callbacks_total', { platform: 'V', outcome: o }), 0)] as const,
+  );
+  const text =
+    counts
+      .filter(([, n]) => n > 0)
+      .map(([o, n]) => `${o} ${n}`)
+      .join(', ') || 'none';
   return { text, signalled: counts.find(([o]) => o === 'signalled')![1] };
 }
 
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 // ------------------------------------------------------------------------------------------- done-detection delay
 
@@ -140,7 +153,8 @@ async function delayOne(mode: Mode): Promise<PushDelayRow> {
     const histories = await pool(ids, 8, (id) => taskHistory(client, id));
     const avg = (f: (h: TaskHistory) => number) => round(histories.reduce((s, h) => s + f(h), 0) / histories.length, 2);
     const callbacks = await callbackCounts(stack);
-    if (mode === 'on' && callbacks.signalled === 0) throw new Error('push on, but the API signalled no task: callbacks are not reaching the gateway');
+    if (mode === 'on' && callbacks.signalled === 0)
+      throw new Error('push on, but the API signalled no task: callbacks are not reaching the gateway');
     return {
       push: mode,
       tasks: delays.length,
@@ -165,7 +179,9 @@ export async function runPushDelay(): Promise<{ rows: PushDelayRow[]; notes: str
   const rows: PushDelayRow[] = [];
   for (const mode of MODES) rows.push(await delayOne(mode));
   notes.push(`at end ${load()}`);
-  notes.push('delay = workflow close time − (simulator job creation + duration); callbacksV: the API\'s mediagate_callbacks_total{platform="V"}, the warm-up task included');
+  notes.push(
+    'delay = workflow close time − (simulator job creation + duration); callbacksV: the API\'s mediagate_callbacks_total{platform="V"}, the warm-up task included',
+  );
   return { rows, notes };
 }
 
@@ -196,7 +212,17 @@ async function historyOne(mode: Mode, jobMs: number): Promise<PushHistoryRow> {
     const wallS = round((Date.now() - t0) / 1000);
     const h = await taskHistory(client, taskId);
     const callbacks = await callbackCounts(stack);
-    return { push: mode, jobS: jobMs / 1000, events: h.events, polls: h.polls, signals: h.signals, runs: h.runs, wallS, callbacksV: callbacks.text, byType: h.byType };
+    return {
+      push: mode,
+      jobS: jobMs / 1000,
+      events: h.events,
+      polls: h.polls,
+      signals: h.signals,
+      runs: h.runs,
+      wallS,
+      callbacksV: callbacks.text,
+      byType: h.byType,
+    };
   } finally {
     await close();
     await stack.stop();
@@ -291,13 +317,15 @@ export async function capacityOne(mode: Mode, inFlight: number, jobMs: number, s
       if (late.size === measured.length || Date.now() > deadline) break;
       await sleep(3_000);
     }
-    if (failures.length > 0) console.warn(`push-capacity ${mode} ${inFlight}: ${failures.length} task(s) did not succeed, e.g. ${failures[0]}`);
+    if (failures.length > 0)
+      console.warn(`push-capacity ${mode} ${inFlight}: ${failures.length} task(s) did not succeed, e.g. ${failures[0]}`);
     const values = [...late.values()].filter((v) => Number.isFinite(v));
     const unfinished = measured.length - values.length;
     // An unfinished task counts as later than any finished one.
     const all = [...values, ...Array.from({ length: unfinished }, () => Infinity)];
     const callbacks = await callbackCounts(stack);
-    if (mode === 'on' && callbacks.signalled === 0) throw new Error('push on, but the API signalled no task: callbacks are not reaching the gateway');
+    if (mode === 'on' && callbacks.signalled === 0)
+      throw new Error('push on, but the API signalled no task: callbacks are not reaching the gateway');
     return {
       push: mode,
       inFlight,

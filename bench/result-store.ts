@@ -47,7 +47,11 @@ async function measure(name: string, store: ResultStore, origin: string) {
     allowPrivateOrigins: new Set([origin]),
   });
   const copy = (bytes: number, i: number) =>
-    copier.copy({ url: `${origin}/bytes/${bytes}`, expected: 'video', keyFor: (ct) => resultKey(`bench_${name.replace(/\W+/g, '_')}_${i}`, 0, 'result', ct) });
+    copier.copy({
+      url: `${origin}/bytes/${bytes}`,
+      expected: 'video',
+      keyFor: (ct) => resultKey(`bench_${name.replace(/\W+/g, '_')}_${i}`, 0, 'result', ct),
+    });
 
   await copy(20 * MB, 999); // warm-up: connections, JIT
   const start = rssMiB();
@@ -135,7 +139,14 @@ async function pollDurations(client: Client, taskId: string): Promise<number[]> 
   return events
     .map((e) => e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data)
     .filter((d): d is Uint8Array => d != null)
-    .map((d) => JSON.parse(Buffer.from(d).toString('utf8')) as { activity_type: string; original_schedule_time?: { seconds: number; nanos: number }; complete_time?: { seconds: number; nanos: number } })
+    .map(
+      (d) =>
+        JSON.parse(Buffer.from(d).toString('utf8')) as {
+          activity_type: string;
+          original_schedule_time?: { seconds: number; nanos: number };
+          complete_time?: { seconds: number; nanos: number };
+        },
+    )
     .filter((m) => m.activity_type === 'pollGeneration')
     .map((m) => round(ms(m.complete_time) - ms(m.original_schedule_time)));
 }
@@ -158,7 +169,9 @@ export async function runResults(): Promise<{ rows: Record<string, unknown>[]; n
     return {
       rows,
       notes: [
-        `in a task (sync V video, 2 KB result): ${Object.entries(overhead).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+        `in a task (sync V video, 2 KB result): ${Object.entries(overhead)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
         'source: a second process streaming over 127.0.0.1; copy: results/copy.ts in the bench process (its RSS); directory store on the local disk (fsync before rename); S3: MinIO on the same disk, multipart 8 MiB parts × 2 in flight',
       ],
     };

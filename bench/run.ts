@@ -25,7 +25,11 @@ const RESULTS = join(__dirname, 'results');
 function table(rows: Record<string, unknown>[]): string {
   if (rows.length === 0) return '(no rows)';
   const cols = Object.keys(rows[0]!);
-  return [`| ${cols.join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${cols.map((c) => String(r[c])).join(' | ')} |`)].join('\n');
+  return [
+    `| ${cols.join(' | ')} |`,
+    `|${cols.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${cols.map((c) => String(r[c])).join(' | ')} |`),
+  ].join('\n');
 }
 
 const PARTS: Record<string, (real: boolean) => Promise<unknown>> = {
@@ -72,12 +76,19 @@ function render(part: string, result: any): string {
       return `${table(result.rows)}\n\n${result.notes.join('; ')}`;
     case 'push-history': {
       const rows = result.rows as { push: string; byType: Record<string, number> }[];
-      const byType = rows.map((r) => `push ${r.push}: ${Object.entries(r.byType).map(([t, n]) => `${t} ${n}`).join(', ')}`);
+      const byType = rows.map(
+        (r) =>
+          `push ${r.push}: ${Object.entries(r.byType)
+            .map(([t, n]) => `${t} ${n}`)
+            .join(', ')}`,
+      );
       return `${table(rows.map(({ byType: _, ...rest }) => rest))}\n\nEvents by type: ${byType.join('; ')}\n\n${result.notes.join('; ')}`;
     }
     case 'history': {
       const { byType, ...rest } = result;
-      return `${table([rest])}\n\nEvents by type: ${Object.entries(byType as Record<string, number>).map(([t, n]) => `${t} ${n}`).join(', ')}`;
+      return `${table([rest])}\n\nEvents by type: ${Object.entries(byType as Record<string, number>)
+        .map(([t, n]) => `${t} ${n}`)
+        .join(', ')}`;
     }
     default:
       return table([result]);
@@ -97,7 +108,10 @@ async function main(): Promise<void> {
   for (const part of parts) {
     const t0 = Date.now();
     const result = await PARTS[part]!(real);
-    writeFileSync(join(RESULTS, `${part}.json`), `${JSON.stringify({ at: new Date().toISOString(), machine: machine(), result }, null, 2)}\n`);
+    writeFileSync(
+      join(RESULTS, `${part}.json`),
+      `${JSON.stringify({ at: new Date().toISOString(), machine: machine(), result }, null, 2)}\n`,
+    );
     console.log(`\n## ${part} (${Math.round((Date.now() - t0) / 1000)} s)\n\n${render(part, result)}`);
   }
 }

@@ -74,7 +74,12 @@ export async function runSync(held = 1_000): Promise<SyncResult> {
     const apiRssBeforeMiB = rssMiB(stack.apis[0]!.child.pid);
     const t0 = Date.now();
     const requests = Array.from({ length: held }, (_, i) =>
-      fetch(`${base}/v1/videos/generations`, { method: 'POST', headers: AUTH, body: videoBody(`bench sync ${i} [sim:never]`), signal: abort.signal }).then(
+      fetch(`${base}/v1/videos/generations`, {
+        method: 'POST',
+        headers: AUTH,
+        body: videoBody(`bench sync ${i} [sim:never]`),
+        signal: abort.signal,
+      }).then(
         (r) => r.status,
         () => 'aborted',
       ),

@@ -29,16 +29,20 @@ const count = (what: string) => (outcomes[what] = (outcomes[what] ?? 0) + 1);
 /** Opens one stream: held when the answer is 200, otherwise its answer is read and counted. */
 function openOne(s: LoadSettings): Promise<void> {
   return new Promise((resolve) => {
-    const req = request(`${s.url}/v1/generations/${s.taskId}/events`, { agent, headers: { Authorization: `Bearer ${s.secret}`, Accept: 'text/event-stream' } }, (res) => {
-      count(String(res.statusCode));
-      if (res.statusCode === 200) {
-        held.push(req);
-        res.on('data', () => undefined);
-      } else {
-        res.resume();
-      }
-      resolve();
-    });
+    const req = request(
+      `${s.url}/v1/generations/${s.taskId}/events`,
+      { agent, headers: { Authorization: `Bearer ${s.secret}`, Accept: 'text/event-stream' } },
+      (res) => {
+        count(String(res.statusCode));
+        if (res.statusCode === 200) {
+          held.push(req);
+          res.on('data', () => undefined);
+        } else {
+          res.resume();
+        }
+        resolve();
+      },
+    );
     req.on('error', (err) => {
       count(`error ${(err as NodeJS.ErrnoException).code ?? err.message}`);
       resolve();

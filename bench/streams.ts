@@ -67,7 +67,9 @@ function runLoad(settings: Record<string, unknown>): Promise<{ held: number; out
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!)) : reject(new Error(`stream load exited ${code}: ${out}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!)) : reject(new Error(`stream load exited ${code}: ${out}`)),
+    );
   });
 }
 
@@ -92,12 +94,23 @@ async function measureOnce(bounds: string, env: Record<string, string>): Promise
     const pid = stack.apis[0]!.child.pid;
     // The key under load follows one task that runs for the whole part; the other key reads one and submits more.
     const target = await submitTask(base, 'bench stream target [sim:never]');
-    const bobTask = ((await (await fetch(`${base}/v1/async/videos/generations`, { method: 'POST', headers: BOB, body: videoBody('bench stream reader [sim:never]') })).json()) as { task_id: string }).task_id;
+    const bobTask = (
+      (await (
+        await fetch(`${base}/v1/async/videos/generations`, {
+          method: 'POST',
+          headers: BOB,
+          body: videoBody('bench stream reader [sim:never]'),
+        })
+      ).json()) as { task_id: string }
+    ).task_id;
     const probes = async (stop: Promise<unknown>) => {
       const [healthz, read, submit, peak] = await Promise.all([
         probe(() => fetch(`${base}/healthz`), stop),
         probe(() => fetch(`${base}/v1/generations/${bobTask}`, { headers: BOB }), stop),
-        probe(() => fetch(`${base}/v1/async/videos/generations`, { method: 'POST', headers: BOB, body: videoBody('bench stream probe') }), stop),
+        probe(
+          () => fetch(`${base}/v1/async/videos/generations`, { method: 'POST', headers: BOB, body: videoBody('bench stream probe') }),
+          stop,
+        ),
         sampler(base, pid, stop),
       ]);
       return { healthz, read, submit, peak };
@@ -129,7 +142,15 @@ async function measureOnce(bounds: string, env: Record<string, string>): Promise
     const load = runLoad({ url: base, secret: TEST_KEYS.alice.secret, taskId: target, ...LOAD });
     const loaded = await probes(load.catch(() => undefined));
     const done = await load;
-    rows.push(row(`${LOAD.perSecond}/s for ${LOAD.seconds} s`, loaded, Object.entries(done.outcomes).map(([status, n]) => `${status}: ${n}`).join(', ')));
+    rows.push(
+      row(
+        `${LOAD.perSecond}/s for ${LOAD.seconds} s`,
+        loaded,
+        Object.entries(done.outcomes)
+          .map(([status, n]) => `${status}: ${n}`)
+          .join(', '),
+      ),
+    );
     return rows;
   } finally {
     await stack.stop();
@@ -137,7 +158,10 @@ async function measureOnce(bounds: string, env: Record<string, string>): Promise
 }
 
 export async function runStreams(): Promise<{ rows: StreamsRow[]; notes: string[] }> {
-  const rows = [...(await measureOnce('off (before)', { KEY_MAX_STREAMS: '0', API_MAX_STREAMS: '0' })), ...(await measureOnce('defaults (20 per key, 500 per API)', {}))];
+  const rows = [
+    ...(await measureOnce('off (before)', { KEY_MAX_STREAMS: '0', API_MAX_STREAMS: '0' })),
+    ...(await measureOnce('defaults (20 per key, 500 per API)', {})),
+  ];
   return {
     rows,
     notes: [

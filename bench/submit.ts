@@ -25,7 +25,11 @@ export interface SubmitRow {
 }
 
 async function bareLoop(tasks: TaskService, clients: number, seconds: number): Promise<SubmitRow> {
-  const { entry, request } = parseGenerationBody(buildCatalogue(), new Set(['V']), 'video', { model: VIDEO_MODEL, prompt: 'bench bare start', duration: 5 });
+  const { entry, request } = parseGenerationBody(buildCatalogue(), new Set(['V']), 'video', {
+    model: VIDEO_MODEL,
+    prompt: 'bench bare start',
+    duration: 5,
+  });
   const latencies: number[] = [];
   let errors = 0;
   const started = Date.now();
@@ -68,7 +72,14 @@ export async function runSubmit(): Promise<{ rows: SubmitRow[]; notes: string[] 
 
     const rows: SubmitRow[] = [];
     for (const clients of LEVELS) {
-      const r = await cannon({ url, method: 'POST', headers: AUTH, body: videoBody('bench submit'), connections: clients, duration: SECONDS });
+      const r = await cannon({
+        url,
+        method: 'POST',
+        headers: AUTH,
+        body: videoBody('bench submit'),
+        connections: clients,
+        duration: SECONDS,
+      });
       rows.push({
         clients,
         via: 'api',

@@ -26,12 +26,18 @@ interface Arrivals {
  * From GET .../deliveries: events that needed more than one attempt and the first errors they met, and where a
  * delivery's time goes — from the task's close to its first attempt's start, and that attempt's own duration.
  */
-async function deliveryFacts(base: string, ids: string[], closedAt: Map<string, number>): Promise<{ count: number; errors: string[]; startLag: number[]; attemptMs: number[] }> {
+async function deliveryFacts(
+  base: string,
+  ids: string[],
+  closedAt: Map<string, number>,
+): Promise<{ count: number; errors: string[]; startLag: number[]; attemptMs: number[] }> {
   const errors = new Set<string>();
   const out = { count: 0, errors: [] as string[], startLag: [] as number[], attemptMs: [] as number[] };
   for (const id of ids) {
     const r = await fetch(`${base}/v1/generations/${id}/deliveries`, { headers: AUTH });
-    const events = ((await r.json()) as { data: { attempt_count: number; attempts: { at: string; duration_ms: number; error?: string }[] }[] }).data;
+    const events = (
+      (await r.json()) as { data: { attempt_count: number; attempts: { at: string; duration_ms: number; error?: string }[] }[] }
+    ).data;
     for (const e of events) {
       const first = e.attempts[0];
       if (first) {
@@ -55,13 +61,23 @@ async function pollUntilSuccess(base: string, taskId: string): Promise<number> {
   }
 }
 
-async function oneRound(base: string, client: Client, receiver: Receiver, n: number): Promise<Arrivals & { retried: Awaited<ReturnType<typeof deliveryFacts>> }> {
+async function oneRound(
+  base: string,
+  client: Client,
+  receiver: Receiver,
+  n: number,
+): Promise<Arrivals & { retried: Awaited<ReturnType<typeof deliveryFacts>> }> {
   const ids = await Promise.all(
     Array.from({ length: n }, async (_, i) => {
       const r = await fetch(`${base}/v1/async/videos/generations`, {
         method: 'POST',
         headers: AUTH,
-        body: JSON.stringify({ model: VIDEO_MODEL, prompt: `bench webhooks ${n}-${i} [sim:duration=${JOB_MS}]`, duration: 5, webhook_url: `${receiver.url}/bench` }),
+        body: JSON.stringify({
+          model: VIDEO_MODEL,
+          prompt: `bench webhooks ${n}-${i} [sim:duration=${JOB_MS}]`,
+          duration: 5,
+          webhook_url: `${receiver.url}/bench`,
+        }),
       });
       return ((await r.json()) as { task_id: string }).task_id;
     }),
@@ -106,7 +122,14 @@ export async function runWebhookDelay(): Promise<{ rows: Record<string, unknown>
           `took p50 ${round(percentile(again.attemptMs, 50), 0)} ms / p99 ${round(percentile(again.attemptMs, 99), 0)} ms`,
       );
       for (const [how, samples] of Object.entries(a) as [keyof Arrivals, number[]][]) {
-        rows.push({ in_flight: n, how, tasks: samples.length, p50_ms: round(percentile(samples, 50), 0), p99_ms: round(percentile(samples, 99), 0), max_ms: Math.max(...samples) });
+        rows.push({
+          in_flight: n,
+          how,
+          tasks: samples.length,
+          p50_ms: round(percentile(samples, 50), 0),
+          p99_ms: round(percentile(samples, 99), 0),
+          max_ms: Math.max(...samples),
+        });
       }
     }
   } finally {
@@ -117,7 +140,7 @@ export async function runWebhookDelay(): Promise<{ rows: Record<string, unknown>
   return {
     rows,
     notes: [
-      'delay = when the client had the final record − the task workflow\'s close time',
+      "delay = when the client had the final record − the task workflow's close time",
       `sim jobs of ${JOB_MS / 1000} s, production polling (first poll 3 s, then 5 s), push off`,
       'webhook: a local receiver answering 200 at once; sse: one stream per task; poll1s: GET every second per task',
       ...notes,

@@ -13,7 +13,11 @@ export class ConfigError extends Error {
 export const ms = (def: number) => z.coerce.number().int().nonnegative().default(def);
 export const positiveMs = (def: number) => z.coerce.number().int().positive().default(def);
 export const port = (def: number) => z.coerce.number().int().min(0).max(65535).default(def);
-export const bool = (def: boolean) => z.enum(['true', 'false']).default(def ? 'true' : 'false').transform((v) => v === 'true');
+export const bool = (def: boolean) =>
+  z
+    .enum(['true', 'false'])
+    .default(def ? 'true' : 'false')
+    .transform((v) => v === 'true');
 /** An unset or blank variable is undefined; anything else is trimmed. */
 export const optionalString = z
   .string()

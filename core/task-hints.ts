@@ -54,12 +54,18 @@ export async function namesJobOfOurs(client: Client, platform: string, hint: Tas
     if (!SAFE_ID.test(hint.taskId)) return false;
     try {
       const d = await client.workflow.getHandle(hint.taskId).describe();
-      return d.type === WORKFLOW_TYPE && d.typedSearchAttributes.get(SA.platform) === platform && d.typedSearchAttributes.get(SA.upstreamTaskId) === job;
+      return (
+        d.type === WORKFLOW_TYPE &&
+        d.typedSearchAttributes.get(SA.platform) === platform &&
+        d.typedSearchAttributes.get(SA.upstreamTaskId) === job
+      );
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return false;
       throw err;
     }
   }
-  const { count } = await client.workflow.count(`${SA.upstreamTaskId.name} = '${job}' AND ${SA.platform.name} = '${platform}' AND WorkflowType = '${WORKFLOW_TYPE}'`);
+  const { count } = await client.workflow.count(
+    `${SA.upstreamTaskId.name} = '${job}' AND ${SA.platform.name} = '${platform}' AND WorkflowType = '${WORKFLOW_TYPE}'`,
+  );
   return count > 0;
 }

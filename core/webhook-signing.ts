@@ -67,7 +67,10 @@ export function webhookSecrets(options: {
       const own = await options.explicit(keyId);
       if (own?.secret) return { current: own.secret, previous: own.previousSecret ? [own.previousSecret] : [] };
       if (!options.masterSecret) return undefined;
-      const previous = [own?.previousSecret, options.previousMasterSecret && derivedWebhookSecret(options.previousMasterSecret, keyId)].filter((s): s is string => Boolean(s));
+      const previous = [
+        own?.previousSecret,
+        options.previousMasterSecret && derivedWebhookSecret(options.previousMasterSecret, keyId),
+      ].filter((s): s is string => Boolean(s));
       return { current: derivedWebhookSecret(options.masterSecret, keyId), previous };
     },
   };

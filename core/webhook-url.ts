@@ -81,6 +81,9 @@ export async function checkWebhookUrl(raw: string, allowPrivateOrigins: Readonly
   if (addresses === 'late') throw new WebhookUrlError(`host ${url.hostname} did not resolve within ${timeoutMs} ms`);
   if (addresses.length === 0) throw new WebhookUrlError(`host ${url.hostname} does not resolve`);
   const bad = addresses.find((a) => isPrivateAddress(a.address));
-  if (bad) throw new WebhookUrlError(`host ${url.hostname} resolves to a private address (${bad.address}); the gateway does not call into private networks`);
+  if (bad)
+    throw new WebhookUrlError(
+      `host ${url.hostname} resolves to a private address (${bad.address}); the gateway does not call into private networks`,
+    );
   return url;
 }

@@ -45,6 +45,8 @@ async function migrate(db: Kysely<unknown>, k: KyselyModule): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
-    throw new Error(`Ledger database migration ${failed?.migrationName ?? ''} failed: ${(error as Error | undefined)?.message ?? 'see the database log'}`);
+    throw new Error(
+      `Ledger database migration ${failed?.migrationName ?? ''} failed: ${(error as Error | undefined)?.message ?? 'see the database log'}`,
+    );
   }
 }

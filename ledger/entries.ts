@@ -51,7 +51,12 @@ class OverBudget extends Error {}
  * Reserves a task's estimate against the key's budget (if it has one, in the estimate's currency: an amount in
  * another currency is not converted and counts as zero). Over budget: nothing is written.
  */
-export async function reserveTask(ledger: LedgerDatabase, entry: NewEntry, budget: BudgetSetting | undefined, now = new Date()): Promise<Reservation> {
+export async function reserveTask(
+  ledger: LedgerDatabase,
+  entry: NewEntry,
+  budget: BudgetSetting | undefined,
+  now = new Date(),
+): Promise<Reservation> {
   const counted = budget !== undefined && budget.currency === entry.currency;
   const period = budget ? periodKey(budget.period, now) : null;
   try {
@@ -82,14 +87,32 @@ export async function reserveTask(ledger: LedgerDatabase, entry: NewEntry, budge
     });
   } catch (err) {
     if (!(err instanceof OverBudget)) throw err;
-    const used = await ledger.db.selectFrom('budget_usage').select('committed_micros').where('key_id', '=', entry.keyId).where('period', '=', period!).executeTakeFirst();
+    const used = await ledger.db
+      .selectFrom('budget_usage')
+      .select('committed_micros')
+      .where('key_id', '=', entry.keyId)
+      .where('period', '=', period!)
+      .executeTakeFirst();
     const remainingMicros = Math.max(0, budget!.micros - Number(used?.committed_micros ?? 0));
-    return { reserved: false, period: budget!.period, periodKey: period!, budgetMicros: budget!.micros, remainingMicros, currency: budget!.currency };
+    return {
+      reserved: false,
+      period: budget!.period,
+      periodKey: period!,
+      budgetMicros: budget!.micros,
+      remainingMicros,
+      currency: budget!.currency,
+    };
   }
 }
 
 /** The conditional upsert: adds the estimate to the period's row only where the sum stays within the budget. */
-async function addWithinBudget(ledger: LedgerDatabase, tx: Transaction<LedgerSchema>, entry: NewEntry, budget: BudgetSetting, period: string): Promise<boolean> {
+async function addWithinBudget(
+  ledger: LedgerDatabase,
+  tx: Transaction<LedgerSchema>,
+  entry: NewEntry,
+  budget: BudgetSetting,
+  period: string,
+): Promise<boolean> {
   const { sql } = ledger.k;
   const row = await sql<{ committed_micros: string }>`
     INSERT INTO budget_usage (key_id, period, currency, committed_micros)
@@ -148,7 +171,9 @@ export async function settleTask(ledger: LedgerDatabase, taskId: string, final: 
     const delta = finalMicros - countedBefore;
     if (entry.budget_period !== null && delta !== 0) {
       const { sql } = ledger.k;
-      await sql`UPDATE budget_usage SET committed_micros = committed_micros + ${delta}::bigint WHERE key_id = ${entry.key_id} AND period = ${entry.budget_period}`.execute(tx);
+      await sql`UPDATE budget_usage SET committed_micros = committed_micros + ${delta}::bigint WHERE key_id = ${entry.key_id} AND period = ${entry.budget_period}`.execute(
+        tx,
+      );
     }
     return next;
   });
@@ -196,6 +221,11 @@ export async function unpricedInPeriod(ledger: LedgerDatabase, keyId: string, pe
 
 /** What a key has committed in the budget row a moment falls in (micro-units). */
 export async function committedMicros(ledger: LedgerDatabase, keyId: string, period: BudgetPeriod, at = new Date()): Promise<number> {
-  const row = await ledger.db.selectFrom('budget_usage').select('committed_micros').where('key_id', '=', keyId).where('period', '=', periodKey(period, at)).executeTakeFirst();
+  const row = await ledger.db
+    .selectFrom('budget_usage')
+    .select('committed_micros')
+    .where('key_id', '=', keyId)
+    .where('period', '=', periodKey(period, at))
+    .executeTakeFirst();
   return Number(row?.committed_micros ?? 0);
 }

@@ -79,7 +79,18 @@ export async function usage(ledger: LedgerDatabase, q: UsageQuery): Promise<Usag
     ORDER BY 1, 2`.execute(ledger.db);
   const out = new Map<string, UsageRow>();
   for (const r of rows) {
-    const row = out.get(r.grp) ?? { group: r.grp, tasks: 0, succeeded: 0, failed: 0, running: 0, unpriced: 0, seconds: 0, images: 0, tokens: 0, costMicros: {} };
+    const row = out.get(r.grp) ?? {
+      group: r.grp,
+      tasks: 0,
+      succeeded: 0,
+      failed: 0,
+      running: 0,
+      unpriced: 0,
+      seconds: 0,
+      images: 0,
+      tokens: 0,
+      costMicros: {},
+    };
     row.tasks += Number(r.tasks);
     row.succeeded += Number(r.succeeded);
     row.failed += Number(r.failed);
@@ -96,6 +107,10 @@ export async function usage(ledger: LedgerDatabase, q: UsageQuery): Promise<Usag
 
 /** Every key's committed amount in the budget rows of now (today, this month, total): for the 80 % gauge. */
 export async function currentCommitted(ledger: LedgerDatabase, periods: readonly string[]): Promise<Map<string, number>> {
-  const rows = await ledger.db.selectFrom('budget_usage').select(['key_id', 'period', 'committed_micros']).where('period', 'in', [...periods]).execute();
+  const rows = await ledger.db
+    .selectFrom('budget_usage')
+    .select(['key_id', 'period', 'committed_micros'])
+    .where('period', 'in', [...periods])
+    .execute();
   return new Map(rows.map((r) => [`${r.key_id}\n${r.period}`, Number(r.committed_micros)]));
 }

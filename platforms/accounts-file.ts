@@ -53,14 +53,19 @@ export function parseAccounts<S extends z.ZodObject>(variable: string, text: str
       throw configError(variable, `${which}: ${issues}`);
     }
     const entry = parsed.data as AccountEntry & z.infer<S>;
-    if (seen.has(entry.id)) throw configError(variable, `${which}: id '${entry.id}' is used by an earlier entry; each account needs its own id`);
+    if (seen.has(entry.id))
+      throw configError(variable, `${which}: id '${entry.id}' is used by an earlier entry; each account needs its own id`);
     seen.add(entry.id);
     return entry;
   });
 }
 
 /** Reads and parses the file `variable` names, or undefined when the variable is unset. */
-export function loadAccounts<S extends z.ZodObject>(env: NodeJS.ProcessEnv, variable: string, credentials: S): (AccountEntry & z.infer<S>)[] | undefined {
+export function loadAccounts<S extends z.ZodObject>(
+  env: NodeJS.ProcessEnv,
+  variable: string,
+  credentials: S,
+): (AccountEntry & z.infer<S>)[] | undefined {
   const path = env[variable]?.trim();
   if (!path) return undefined;
   let text: string;

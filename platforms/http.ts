@@ -14,7 +14,11 @@ export interface HttpResponse {
 }
 
 export interface HttpClient {
-  send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, opts?: { headers?: Record<string, string>; body?: string }): Promise<HttpResponse>;
+  send(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    opts?: { headers?: Record<string, string>; body?: string },
+  ): Promise<HttpResponse>;
 }
 
 export interface HttpOptions {
@@ -44,7 +48,11 @@ export function createHttpClient(opts: HttpOptions): HttpClient & { close(): Pro
         text = await res.body.text();
       } catch (err) {
         const e = err as { code?: string; message?: string };
-        throw retryable(`${method} ${new URL(url).host} failed: ${e.code ?? ''} ${e.message ?? String(err)}`.trim(), e.code ?? 'NETWORK_ERROR', { noAnswer: true });
+        throw retryable(
+          `${method} ${new URL(url).host} failed: ${e.code ?? ''} ${e.message ?? String(err)}`.trim(),
+          e.code ?? 'NETWORK_ERROR',
+          { noAnswer: true },
+        );
       }
       let parsed: unknown;
       try {

@@ -36,13 +36,15 @@ function assemble(kind: 'video' | 'image', general: z.ZodRawShape): Record<strin
 }
 
 /** Spec 2.1: every field a video request may carry, for every platform. */
-export const videoRequestSchema = z
-  .strictObject(assemble('video', generalVideoFields))
-  .meta({ id: 'VideoGenerationRequest', description: 'Spec 2.1. Which fields a model accepts depends on its platform (see GET /v1/models).' });
+export const videoRequestSchema = z.strictObject(assemble('video', generalVideoFields)).meta({
+  id: 'VideoGenerationRequest',
+  description: 'Spec 2.1. Which fields a model accepts depends on its platform (see GET /v1/models).',
+});
 /** Spec 2.2. */
-export const imageRequestSchema = z
-  .strictObject(assemble('image', generalImageFields))
-  .meta({ id: 'ImageGenerationRequest', description: 'Spec 2.2. Which fields a model accepts depends on its platform (see GET /v1/models).' });
+export const imageRequestSchema = z.strictObject(assemble('image', generalImageFields)).meta({
+  id: 'ImageGenerationRequest',
+  description: 'Spec 2.2. Which fields a model accepts depends on its platform (see GET /v1/models).',
+});
 
 /** Every platform's models, with the overrides its public configuration (e.g. a models file) gives. */
 export function buildCatalogue(env: NodeJS.ProcessEnv = {}): Catalogue {
@@ -60,17 +62,24 @@ export const platformsEnabledSchema = z.object({
         .map((s) => s.trim().toUpperCase())
         .filter(Boolean);
       for (const id of ids) {
-        if (!PLATFORM_IDS.includes(id)) ctx.addIssue({ code: 'custom', message: `unknown platform '${id}'; the platforms are ${PLATFORM_IDS.join(', ')}` });
+        if (!PLATFORM_IDS.includes(id))
+          ctx.addIssue({ code: 'custom', message: `unknown platform '${id}'; the platforms are ${PLATFORM_IDS.join(', ')}` });
       }
       return new Set(ids);
     }),
 });
 
 /** Every platform's public (non-secret) configuration, read by the API and the worker alike. */
-export const platformsPublicEnv = PLATFORM_DEFINITIONS.reduce<z.ZodObject>((acc, p) => acc.extend(p.publicEnv.shape), platformsEnabledSchema);
+export const platformsPublicEnv = PLATFORM_DEFINITIONS.reduce<z.ZodObject>(
+  (acc, p) => acc.extend(p.publicEnv.shape),
+  platformsEnabledSchema,
+);
 
 /** What the API reads to verify the platforms' pushed announcements (tokens, signing keys), with where it is reached. */
-export const platformsCallbackEnv = PLATFORM_DEFINITIONS.reduce<z.ZodObject>((acc, p) => (p.callbacks ? acc.extend(p.callbacks.env.shape) : acc), callbackSchema);
+export const platformsCallbackEnv = PLATFORM_DEFINITIONS.reduce<z.ZodObject>(
+  (acc, p) => (p.callbacks ? acc.extend(p.callbacks.env.shape) : acc),
+  callbackSchema,
+);
 
 /** Every platform's worker-only configuration (endpoints, credentials). */
 export const platformsWorkerEnv = PLATFORM_DEFINITIONS.reduce<z.ZodObject>((acc, p) => acc.extend(p.workerEnv.shape), z.object({}));

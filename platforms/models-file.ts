@@ -54,9 +54,14 @@ export function parseModelsFilePart<S extends z.ZodType>(schema: S, value: unkno
 }
 
 const durationsSchema = z.union([
-  z.array(z.number().int().positive()).min(1).transform((values): DurationRule => ({ values })),
+  z
+    .array(z.number().int().positive())
+    .min(1)
+    .transform((values): DurationRule => ({ values })),
   z.strictObject({ values: z.array(z.number().int().positive()).min(1) }),
-  z.strictObject({ min: z.number().int().positive(), max: z.number().int().positive() }).refine((r) => r.min <= r.max, { message: 'min must not exceed max' }),
+  z
+    .strictObject({ min: z.number().int().positive(), max: z.number().int().positive() })
+    .refine((r) => r.min <= r.max, { message: 'min must not exceed max' }),
 ]);
 
 /** The fields of a record an entry may set, with what each may hold. */
@@ -136,16 +141,26 @@ export function modelsFileEnv<V extends string>(variable: V) {
 const keyOf = (record: ModelRecord) => [record.id, `${record.kind}:${record.id}`];
 
 /** Parses the file's JSON (after any older form is rewritten) against the platform's records. */
-export function parseModelsFile<E, X, P>(json: unknown, records: readonly ModelRecord<E>[], spec: ModelsFileSpec<E, X, P>): ParsedModelsFile<X, P> {
+export function parseModelsFile<E, X, P>(
+  json: unknown,
+  records: readonly ModelRecord<E>[],
+  spec: ModelsFileSpec<E, X, P>,
+): ParsedModelsFile<X, P> {
   const rewritten = spec.olderForm?.(json) ?? json;
   const top = parseModelsFilePart(
-    z.strictObject({ models: z.record(z.string(), z.unknown()).optional(), ...(spec.platform ? { platform: z.unknown().optional() } : {}) }),
+    z.strictObject({
+      models: z.record(z.string(), z.unknown()).optional(),
+      ...(spec.platform ? { platform: z.unknown().optional() } : {}),
+    }),
     rewritten,
     '',
   );
-  const allowed = new Set<CommonOverrideField>(spec.commonFields ?? [...(Object.keys(COMMON_OVERRIDES) as CommonOverrideField[]), 'upstream']);
+  const allowed = new Set<CommonOverrideField>(
+    spec.commonFields ?? [...(Object.keys(COMMON_OVERRIDES) as CommonOverrideField[]), 'upstream'],
+  );
   const shape: Record<string, z.ZodType> = {};
-  for (const [field, schema] of Object.entries(COMMON_OVERRIDES)) if (allowed.has(field as CommonOverrideField)) shape[field] = schema.optional();
+  for (const [field, schema] of Object.entries(COMMON_OVERRIDES))
+    if (allowed.has(field as CommonOverrideField)) shape[field] = schema.optional();
   if (spec.upstream && allowed.has('upstream')) shape.upstream = spec.upstream.optional();
   if (spec.extras) shape.extras = spec.extras.optional();
   const entrySchema = z.strictObject(shape).nullable();
@@ -156,11 +171,19 @@ export function parseModelsFile<E, X, P>(json: unknown, records: readonly ModelR
   for (const [key, raw] of Object.entries(top.models ?? {})) {
     const path = `models.${key}`;
     const targets = known.get(key);
-    if (!targets) throw new ModelsFileError(path, `not a ${spec.platformName} model; the models are ${[...new Set(records.map((r) => r.id))].join(', ')}`);
+    if (!targets)
+      throw new ModelsFileError(
+        path,
+        `not a ${spec.platformName} model; the models are ${[...new Set(records.map((r) => r.id))].join(', ')}`,
+      );
     const entry = parseModelsFilePart(entrySchema, raw, path) as ModelOverride<X> | null;
     for (const [field, kind] of Object.entries(KIND_ONLY)) {
       const wrong = targets.find((t) => t.kind !== kind);
-      if (entry && field in entry && wrong) throw new ModelsFileError(`${path}.${field}`, `${wrong.id} is ${wrong.kind === 'image' ? 'an image' : 'a video'} model, which has no ${field}${targets.length > 1 ? `; name one kind with "${kind}:${wrong.id}"` : ''}`);
+      if (entry && field in entry && wrong)
+        throw new ModelsFileError(
+          `${path}.${field}`,
+          `${wrong.id} is ${wrong.kind === 'image' ? 'an image' : 'a video'} model, which has no ${field}${targets.length > 1 ? `; name one kind with "${kind}:${wrong.id}"` : ''}`,
+        );
     }
     models.set(key, entry);
   }
@@ -179,9 +202,16 @@ export function mergeExtras<E>(record: ModelRecord<E>, extras: unknown): ModelRe
 }
 
 /** Applies a parsed file to the platform's records: overrides, then withdrawals. */
-export function applyModelsFile<E, X, P>(records: readonly ModelRecord<E>[], file: ParsedModelsFile<X, P>, spec: ModelsFileSpec<E, X, P>): ModelRecord<E>[] {
-  const entriesFor = (r: ModelRecord<E>) => keyOf(r).flatMap((key) => (file.models.has(key) ? [{ key, entry: file.models.get(key)! }] : []));
-  const rebuilt = spec.rebuild ? spec.rebuild(file) : records.map((r) => entriesFor(r).reduce((acc, { key, entry }) => (entry ? override(acc, entry, key, spec) : acc), r));
+export function applyModelsFile<E, X, P>(
+  records: readonly ModelRecord<E>[],
+  file: ParsedModelsFile<X, P>,
+  spec: ModelsFileSpec<E, X, P>,
+): ModelRecord<E>[] {
+  const entriesFor = (r: ModelRecord<E>) =>
+    keyOf(r).flatMap((key) => (file.models.has(key) ? [{ key, entry: file.models.get(key)! }] : []));
+  const rebuilt = spec.rebuild
+    ? spec.rebuild(file)
+    : records.map((r) => entriesFor(r).reduce((acc, { key, entry }) => (entry ? override(acc, entry, key, spec) : acc), r));
   return rebuilt.filter((r) => !entriesFor(r).some(({ entry }) => entry === null));
 }
 
@@ -193,7 +223,8 @@ function override<E, X, P>(record: ModelRecord<E>, entry: ModelOverride<X>, key:
     try {
       out = spec.applyExtras ? spec.applyExtras(out, extras) : mergeExtras(out, extras);
     } catch (err) {
-      if (err instanceof ModelsFileError) throw new ModelsFileError([`models.${key}.extras`, err.path].filter(Boolean).join('.'), err.detail);
+      if (err instanceof ModelsFileError)
+        throw new ModelsFileError([`models.${key}.extras`, err.path].filter(Boolean).join('.'), err.detail);
       throw err;
     }
     changed.push('extras');
@@ -207,7 +238,11 @@ function override<E, X, P>(record: ModelRecord<E>, entry: ModelOverride<X>, key:
  * The platform's records with `env`'s models file applied (none set: the records as written).
  * Throws a ConfigError naming the variable, the file and the entry.
  */
-export function loadModelRecords<E, X, P>(env: NodeJS.ProcessEnv, records: readonly ModelRecord<E>[], spec: ModelsFileSpec<E, X, P>): ModelRecord<E>[] {
+export function loadModelRecords<E, X, P>(
+  env: NodeJS.ProcessEnv,
+  records: readonly ModelRecord<E>[],
+  spec: ModelsFileSpec<E, X, P>,
+): ModelRecord<E>[] {
   const path = parseEnv(modelsFileEnv(spec.variable), env)[spec.variable];
   if (path === undefined) return [...records];
   let text: string;

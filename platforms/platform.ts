@@ -245,7 +245,8 @@ export function eventObject(rawBody: Buffer): Record<string, unknown> {
   } catch {
     throw new CallbackRefused(400, 'The event is not JSON');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CallbackRefused(400, 'The event is not a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new CallbackRefused(400, 'The event is not a JSON object');
   return parsed as Record<string, unknown>;
 }
 

@@ -90,7 +90,8 @@ export const promptText = z
   .refine((s) => !s.includes('\u0000'), { message: 'contains a NUL character (\\u0000)' })
   .refine((s) => !/\p{Cs}/u.test(s), { message: 'contains an unpaired UTF-16 surrogate, which is not a character' })
   .refine((s) => !BLANK.test(s), {
-    message: 'must not be blank: it holds only white space, invisible or control characters, combining marks without a base, noncharacters or private-use characters',
+    message:
+      'must not be blank: it holds only white space, invisible or control characters, combining marks without a base, noncharacters or private-use characters',
   })
   .meta({
     description:
@@ -129,7 +130,7 @@ export const generalImageFields = {
   negative_prompt: promptText.optional(),
   size: z.string().min(1).max(16).optional(),
   // Each model's accepted values are its own (GET /v1/models `qualities`); the rule names them.
-  quality: z.string().min(1).max(16).optional().describe('standard, hd, or a platform value such as 2K; see the model\'s qualities'),
+  quality: z.string().min(1).max(16).optional().describe("standard, hd, or a platform value such as 2K; see the model's qualities"),
   n: z.number().int().min(1).max(4).optional(),
   enhance_prompt: enabledDisabled.optional(),
   /**
@@ -146,11 +147,15 @@ export type GeneralVideoField = Exclude<keyof typeof generalVideoFields, (typeof
 export type GeneralImageField = Exclude<keyof typeof generalImageFields, (typeof UNIVERSAL_FIELDS.image)[number]>;
 
 /** A validated video request as a platform sees it: the general fields plus its own (`Own`). */
-export type VideoRequestOf<Own extends z.ZodRawShape = Record<never, never>> = { kind: 'video' } & z.infer<z.ZodObject<typeof generalVideoFields>> &
+export type VideoRequestOf<Own extends z.ZodRawShape = Record<never, never>> = { kind: 'video' } & z.infer<
+  z.ZodObject<typeof generalVideoFields>
+> &
   z.infer<z.ZodObject<Own>>;
 /**
  * A validated image request as a platform sees it. `ratio` is the aspect ratio validation derived from `size`
  * (spec 2.2's size table).
  */
-export type ImageRequestOf<Own extends z.ZodRawShape = Record<never, never>> = { kind: 'image'; ratio?: string } & z.infer<z.ZodObject<typeof generalImageFields>> &
+export type ImageRequestOf<Own extends z.ZodRawShape = Record<never, never>> = { kind: 'image'; ratio?: string } & z.infer<
+  z.ZodObject<typeof generalImageFields>
+> &
   z.infer<z.ZodObject<Own>>;

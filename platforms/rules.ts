@@ -25,7 +25,10 @@ export function requireCapability(entry: ModelRecord, cap: Capability, param: st
 export function normaliseResolution(entry: ModelRecord, value: string, param: string): string {
   const match = entry.resolutions?.find((r) => r.toLowerCase() === value.toLowerCase());
   if (!match) {
-    throw new RequestRuleError(param, `${param} '${value}' is not supported by ${entry.id}; use one of ${(entry.resolutions ?? []).join(', ')}`);
+    throw new RequestRuleError(
+      param,
+      `${param} '${value}' is not supported by ${entry.id}; use one of ${(entry.resolutions ?? []).join(', ')}`,
+    );
   }
   return match;
 }
@@ -38,7 +41,11 @@ export function checkDuration(entry: ModelRecord, seconds: number, param: string
 
 export function requireDuration(entry: ModelRecord, seconds: number | undefined, hint = ''): void {
   if (seconds === undefined) {
-    throw new RequestRuleError('duration', `duration is required for ${entry.id}: ${describeDurations(entry.durations!)}${hint}`, 'missing_parameter');
+    throw new RequestRuleError(
+      'duration',
+      `duration is required for ${entry.id}: ${describeDurations(entry.durations!)}${hint}`,
+      'missing_parameter',
+    );
   }
   checkDuration(entry, seconds, 'duration');
 }
@@ -56,7 +63,12 @@ export function checkRatio(entry: ModelRecord, value: string, param: string): vo
 export type ImageRole = 'first_frame' | 'last_frame' | 'reference_image';
 
 /** Text-to-video needs a prompt and the capability; image-to-video needs the capability and no text-only action. */
-export function checkTextOrImage(entry: ModelRecord, req: { prompt?: string; action?: string }, roles: readonly ImageRole[], imageParam = 'image_url'): void {
+export function checkTextOrImage(
+  entry: ModelRecord,
+  req: { prompt?: string; action?: string },
+  roles: readonly ImageRole[],
+  imageParam = 'image_url',
+): void {
   if (roles.length === 0) {
     requireCapability(entry, 'text_to_video', imageParam, `text-to-video; it needs an input image (${imageParam})`);
     if (!req.prompt) throw new RequestRuleError('prompt', 'prompt is required for text-to-video', 'missing_parameter');
@@ -128,7 +140,10 @@ export function sizeToRatio(entry: ModelRecord, size: string): string {
     throw new RequestRuleError('size', `${entry.id} takes no size or aspect ratio; remove size`, 'unsupported_parameter');
   }
   if (!entry.ratios.includes(ratio)) {
-    throw new RequestRuleError('size', `size '${size}' means aspect ratio ${ratio}, which ${entry.id} does not support; use one of ${entry.ratios.join(', ')}`);
+    throw new RequestRuleError(
+      'size',
+      `size '${size}' means aspect ratio ${ratio}, which ${entry.id} does not support; use one of ${entry.ratios.join(', ')}`,
+    );
   }
   return ratio;
 }

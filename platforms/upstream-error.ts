@@ -49,8 +49,7 @@ export const retryable = (
   message: string,
   code?: string,
   extra: { httpStatus?: number; retryAfterMs?: number; noAnswer?: boolean; operatorNotice?: boolean; throttled?: boolean } = {},
-) =>
-  new UpstreamError(message, { retryable: true, reason: 'upstream_unavailable', code, ...extra });
+) => new UpstreamError(message, { retryable: true, reason: 'upstream_unavailable', code, ...extra });
 
 export const final = (reason: FailureReason, message: string, code?: string, httpStatus?: number) =>
   new UpstreamError(message, { retryable: false, reason, code, httpStatus });

@@ -19,7 +19,11 @@ export interface ValidatedRequest {
 }
 
 function carries(p: PlatformDefinition, kind: Kind, field: string): boolean {
-  return (UNIVERSAL_FIELDS[kind] as readonly string[]).includes(field) || field in p.requestFields[kind] || (p.generalFields[kind] as readonly string[]).includes(field);
+  return (
+    (UNIVERSAL_FIELDS[kind] as readonly string[]).includes(field) ||
+    field in p.requestFields[kind] ||
+    (p.generalFields[kind] as readonly string[]).includes(field)
+  );
 }
 
 /** A field the model's platform cannot carry is an error naming the platforms that can. */
@@ -27,15 +31,25 @@ function checkPlatformFields(body: Record<string, unknown>, kind: Kind, entry: M
   const own = platformById(entry.platform);
   for (const field of Object.keys(body)) {
     if (body[field] === undefined || carries(own, kind, field)) continue;
-    const where = PLATFORM_DEFINITIONS.filter((p) => carries(p, kind, field)).map((p) => p.name).join(' and ');
-    throw new RequestRuleError(field, `${field} is only supported by ${where} models; ${entry.id} is a ${own.name} model`, 'unsupported_parameter');
+    const where = PLATFORM_DEFINITIONS.filter((p) => carries(p, kind, field))
+      .map((p) => p.name)
+      .join(' and ');
+    throw new RequestRuleError(
+      field,
+      `${field} is only supported by ${where} models; ${entry.id} is a ${own.name} model`,
+      'unsupported_parameter',
+    );
   }
 }
 
 export function lookupModel(catalogue: Catalogue, kind: Kind, model: string, enabled: ReadonlySet<string>): ModelRecord {
   const entry = catalogue.find(kind, model);
   if (!entry || !enabled.has(entry.platform)) {
-    throw new RequestRuleError('model', `The model '${model}' does not exist or is not available for ${kind} generation; GET /v1/models lists the available models`, 'model_not_found');
+    throw new RequestRuleError(
+      'model',
+      `The model '${model}' does not exist or is not available for ${kind} generation; GET /v1/models lists the available models`,
+      'model_not_found',
+    );
   }
   return entry;
 }
@@ -58,12 +72,19 @@ function generalVideoRules(entry: ModelRecord, req: GenerationRequest): Generati
 function generalImageRules(entry: ModelRecord, req: GenerationRequest): GenerationRequest {
   checkPromptLength(entry, req);
   if (req.response_format === 'b64_json') {
-    throw new RequestRuleError('response_format', 'response_format "b64_json" is not supported: results are returned as URLs that stay valid for 7 days; use "url" (the default)', 'unsupported_parameter');
+    throw new RequestRuleError(
+      'response_format',
+      'response_format "b64_json" is not supported: results are returned as URLs that stay valid for 7 days; use "url" (the default)',
+      'unsupported_parameter',
+    );
   }
   const out = { ...req };
   delete out.response_format;
   if (typeof req.quality === 'string' && !(entry.qualities ?? []).includes(req.quality)) {
-    throw new RequestRuleError('quality', `quality '${req.quality}' is not supported by ${entry.id}; use one of ${(entry.qualities ?? []).join(', ')}`);
+    throw new RequestRuleError(
+      'quality',
+      `quality '${req.quality}' is not supported by ${entry.id}; use one of ${(entry.qualities ?? []).join(', ')}`,
+    );
   }
   if (typeof req.n === 'number' && req.n > (entry.maxImages ?? 1)) {
     throw new RequestRuleError('n', `n must be between 1 and ${entry.maxImages ?? 1} for ${entry.id}`);
@@ -73,7 +94,12 @@ function generalImageRules(entry: ModelRecord, req: GenerationRequest): Generati
 }
 
 /** `body` has passed the kind's request schema (platforms/index.ts). */
-export function validateGeneration(catalogue: Catalogue, enabled: ReadonlySet<string>, kind: Kind, body: Record<string, unknown> & { model: string }): ValidatedRequest {
+export function validateGeneration(
+  catalogue: Catalogue,
+  enabled: ReadonlySet<string>,
+  kind: Kind,
+  body: Record<string, unknown> & { model: string },
+): ValidatedRequest {
   const entry = lookupModel(catalogue, kind, body.model, enabled);
   checkPlatformFields(body, kind, entry);
   const tagged: GenerationRequest = { ...body, kind };

@@ -95,7 +95,10 @@ interface Priced {
 function priceVideo(req: PricedRequest, record: ModelRecord, price: ModelPrice | null, reported: ReportedUsage): Priced {
   const seconds = reported.seconds ?? req.duration ?? longest(record.durations);
   // The tokens the platform reported are usage whether or not the model has a price.
-  const usage: TaskUsage = { ...(seconds === undefined ? {} : { seconds }), ...(reported.tokens === undefined ? {} : { tokens: reported.tokens }) };
+  const usage: TaskUsage = {
+    ...(seconds === undefined ? {} : { seconds }),
+    ...(reported.tokens === undefined ? {} : { tokens: reported.tokens }),
+  };
   if (!price) return { usage, amount: undefined };
   const sound = req.generate_audio === true;
   const resolution = pricedResolution(req, record, price);

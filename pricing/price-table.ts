@@ -44,7 +44,9 @@ const priceEntry = z
     source: z.string().min(1),
     per_second: rateTable.optional(),
     per_image: z.record(z.string().min(1), amount).optional(),
-    per_token: z.strictObject({ per_million: rate, tokens_per_second: z.record(z.string().min(1), z.number().positive()).optional() }).optional(),
+    per_token: z
+      .strictObject({ per_million: rate, tokens_per_second: z.record(z.string().min(1), z.number().positive()).optional() })
+      .optional(),
   })
   .refine((p) => p.per_second || p.per_image || p.per_token, { message: 'give per_second, per_image or per_token' });
 
@@ -67,7 +69,14 @@ export function fromPriceEntry(e: PriceEntry): ModelPrice {
     source: e.source,
     ...(e.per_second ? { perSecond: mapValues(e.per_second, toRate) } : {}),
     ...(e.per_image ? { perImage: mapValues(e.per_image, micros) } : {}),
-    ...(e.per_token ? { perToken: { perMillion: toRate(e.per_token.per_million), ...(e.per_token.tokens_per_second ? { tokensPerSecond: e.per_token.tokens_per_second } : {}) } } : {}),
+    ...(e.per_token
+      ? {
+          perToken: {
+            perMillion: toRate(e.per_token.per_million),
+            ...(e.per_token.tokens_per_second ? { tokensPerSecond: e.per_token.tokens_per_second } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -83,7 +92,12 @@ export function priceJson(p: ModelPrice): PriceEntry {
     ...(p.perSecond ? { per_second: mapValues(p.perSecond, rateJson) } : {}),
     ...(p.perImage ? { per_image: mapValues(p.perImage, decimalOf) } : {}),
     ...(p.perToken
-      ? { per_token: { per_million: rateJson(p.perToken.perMillion), ...(p.perToken.tokensPerSecond ? { tokens_per_second: { ...p.perToken.tokensPerSecond } } : {}) } }
+      ? {
+          per_token: {
+            per_million: rateJson(p.perToken.perMillion),
+            ...(p.perToken.tokensPerSecond ? { tokens_per_second: { ...p.perToken.tokensPerSecond } } : {}),
+          },
+        }
       : {}),
   };
 }

@@ -28,17 +28,22 @@ export function guardedLookup(hostname: string, options: LookupOptions, callback
 }
 
 /** A name resolver as dns.lookup is one (all addresses asked for). */
-export type Resolver = (hostname: string, options: LookupOptions & { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type Resolver = (
+  hostname: string,
+  options: LookupOptions & { all: true },
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 /** guardedLookup over another resolver (a test's, standing in for a DNS answer that changed: rebinding). */
 export function guardedLookupVia(resolve: Resolver) {
-  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => resolve(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, []);
-    const list = addresses as LookupAddress[];
-    const bad = list.find((a) => isPrivateAddress(a.address));
-    if (bad) return callback(new PrivateAddressError(`${hostname} resolves to a private address (${bad.address})`), []);
-    if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
-    if (options.all) return callback(null, list);
-    callback(null, list[0]!.address, list[0]!.family);
-  });
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void =>
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const list = addresses as LookupAddress[];
+      const bad = list.find((a) => isPrivateAddress(a.address));
+      if (bad) return callback(new PrivateAddressError(`${hostname} resolves to a private address (${bad.address})`), []);
+      if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
+      if (options.all) return callback(null, list);
+      callback(null, list[0]!.address, list[0]!.family);
+    });
 }

@@ -163,7 +163,8 @@ export function parseResultUrl(raw: string): URL {
  * dispatcher's lookup, results/address-guard.ts).
  */
 export function refuseUnfetchable(url: URL, trusted: boolean, hop: number): void {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CopyFailure('bad_url', `${url.protocol} URLs are not fetched (only http and https)`, false);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new CopyFailure('bad_url', `${url.protocol} URLs are not fetched (only http and https)`, false);
   if (url.username || url.password) throw new CopyFailure('bad_url', 'URLs with credentials are not fetched', false);
   if (!trusted && isPrivateAddress(url.hostname)) {
     throw new CopyFailure('private_address', `${redact(url)} is a private address${hop > 0 ? ' (reached by a redirect)' : ''}`, false);
@@ -236,7 +237,8 @@ function countedBody(
   let sourceError: Error | undefined;
   const count = (chunk: Buffer) => {
     total += chunk.length;
-    if (total > limits.maxBytes) throw new CopyFailure('too_large', `${redact(url)} sent more than RESULTS_MAX_BYTES (${limits.maxBytes}) bytes`, false);
+    if (total > limits.maxBytes)
+      throw new CopyFailure('too_large', `${redact(url)} sent more than RESULTS_MAX_BYTES (${limits.maxBytes}) bytes`, false);
     onBytes?.(chunk.length);
   };
   async function* bytes(): AsyncGenerator<Buffer> {
@@ -315,7 +317,14 @@ export class ResultCopier {
       const verdict = headers.byHeader ?? judgeSniffed(start.head, headers.declared, req.expected);
       if (!verdict.ok) throw new CopyFailure('content_type', `${redact(fetched.url)}: ${verdict.reason}`, false);
       if (start.head.length === 0) throw new CopyFailure('empty', `${redact(fetched.url)} returned no bytes`, true);
-      const body = countedBody(source, start, { maxBytes: this.limits.maxBytes, declaredLength: headers.declaredLength }, budget, fetched.url, req.onBytes);
+      const body = countedBody(
+        source,
+        start,
+        { maxBytes: this.limits.maxBytes, declaredLength: headers.declaredLength },
+        budget,
+        fetched.url,
+        req.onBytes,
+      );
       return await this.storeBody(req.keyFor(verdict.contentType), verdict.contentType, body, budget, fetched.url);
     } finally {
       budget.end();
@@ -327,7 +336,11 @@ export class ResultCopier {
    * GETs `url`, following at most MAX_REDIRECTS redirects, each target refused before it is fetched if it must not
    * be (refuseUnfetchable); a trusted (allow-listed private) origin goes through the unguarded dispatcher.
    */
-  private async fetchFollowingRedirects(first: URL, expected: Expected, budget: AttemptBudget): Promise<{ res: Dispatcher.ResponseData; url: URL }> {
+  private async fetchFollowingRedirects(
+    first: URL,
+    expected: Expected,
+    budget: AttemptBudget,
+  ): Promise<{ res: Dispatcher.ResponseData; url: URL }> {
     let url = first;
     for (let hop = 0; ; hop++) {
       const trusted = this.limits.allowPrivateOrigins.has(url.origin);
@@ -346,7 +359,8 @@ export class ResultCopier {
       const location = res.headers.location;
       if (!(res.statusCode >= 300 && res.statusCode < 400 && typeof location === 'string')) return { res, url };
       discard(res.body);
-      if (hop >= MAX_REDIRECTS) throw new CopyFailure('too_many_redirects', `more than ${MAX_REDIRECTS} redirects from ${redact(first)}`, false);
+      if (hop >= MAX_REDIRECTS)
+        throw new CopyFailure('too_many_redirects', `more than ${MAX_REDIRECTS} redirects from ${redact(first)}`, false);
       url = new URL(location, url);
     }
   }
@@ -355,7 +369,13 @@ export class ResultCopier {
    * Writes the counted body under `key`. A failed write is the source's failure when the source failed first, our
    * cancellation or timeout when we ended the attempt, and otherwise the store's own (ResultStoreError).
    */
-  private async storeBody(key: string, contentType: string, body: ReturnType<typeof countedBody>, budget: AttemptBudget, url: URL): Promise<Omit<CopyResult, 'attempts'>> {
+  private async storeBody(
+    key: string,
+    contentType: string,
+    body: ReturnType<typeof countedBody>,
+    budget: AttemptBudget,
+    url: URL,
+  ): Promise<Omit<CopyResult, 'attempts'>> {
     try {
       const put = await this.store.put(key, body.body, { contentType, signal: budget.signal });
       return { key, contentType, bytes: put.bytes, sha256: put.sha256 };

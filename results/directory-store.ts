@@ -149,7 +149,10 @@ export class DirectoryResultStore implements ResultStore {
       // Sidecars whose data file is gone (a crash between the two renames, or between the two deletes).
       for (const name of files.filter((n) => n.endsWith(META_SUFFIX) && entry !== PARTIAL)) {
         const dataFile = join(dir, name.slice(0, -META_SUFFIX.length));
-        const exists = await stat(dataFile).then(() => true, () => false);
+        const exists = await stat(dataFile).then(
+          () => true,
+          () => false,
+        );
         const st = await stat(join(dir, name)).catch(() => undefined);
         if (!exists && st && st.mtime < cutoff) await rm(join(dir, name), { force: true });
       }

@@ -18,8 +18,10 @@ export const SNIFF_BYTES = 16;
 
 /** The media type the bytes start with, or undefined. */
 export function sniffMediaType(head: Buffer): string | undefined {
-  const at = (offset: number, text: string) => head.length >= offset + text.length && head.toString('latin1', offset, offset + text.length) === text;
-  if (at(4, 'ftyp')) return at(8, 'qt  ') ? 'video/quicktime' : /^(avif|avis)$/.test(head.toString('latin1', 8, 12)) ? 'image/avif' : 'video/mp4';
+  const at = (offset: number, text: string) =>
+    head.length >= offset + text.length && head.toString('latin1', offset, offset + text.length) === text;
+  if (at(4, 'ftyp'))
+    return at(8, 'qt  ') ? 'video/quicktime' : /^(avif|avis)$/.test(head.toString('latin1', 8, 12)) ? 'image/avif' : 'video/mp4';
   if (head.length >= 4 && head.readUInt32BE(0) === 0x1a45dfa3) return head.includes('webm') ? 'video/webm' : 'video/x-matroska';
   if (head.length >= 8 && head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
   if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
@@ -48,5 +50,8 @@ export function judgeDeclared(declared: string, expected: Expected): Verdict | u
 export function judgeSniffed(head: Buffer, declared: string, expected: Expected): Verdict {
   const sniffed = sniffMediaType(head);
   if (sniffed?.startsWith(`${expected}/`)) return { ok: true, contentType: sniffed };
-  return { ok: false, reason: `content type ${declared || '(none)'} and the first bytes are not a ${expected}${sniffed ? ` (they look like ${sniffed})` : ''}` };
+  return {
+    ok: false,
+    reason: `content type ${declared || '(none)'} and the first bytes are not a ${expected}${sniffed ? ` (they look like ${sniffed})` : ''}`,
+  };
 }

@@ -56,7 +56,10 @@ export const resultLinksSchema = z.object({
   RESULT_URL_TTL: z
     .string()
     .default('7d')
-    .refine((v) => DURATION.test(v.trim()) && durationSeconds(v) > 0, 'must be a positive duration such as 7d, 12h, 30m, 90s or a number of seconds'),
+    .refine(
+      (v) => DURATION.test(v.trim()) && durationSeconds(v) > 0,
+      'must be a positive duration such as 7d, 12h, 30m, 90s or a number of seconds',
+    ),
   /**
    * `gateway`: links to GET /v1/generations/:id/content with a signed token; `presigned`: S3 presigned GETs
    * (S3 only; clients must reach the endpoint); `auto`: presigned on S3, gateway on a directory.
@@ -68,7 +71,11 @@ export type ResultLinksConfig = z.infer<typeof resultLinksSchema>;
 /** The copy into the store and the retention of what it keeps (workers). */
 export const resultCopySchema = z.object({
   /** Largest output kept (bytes, default 2 GiB); a larger one keeps the platform's link (stored: false). */
-  RESULTS_MAX_BYTES: z.coerce.number().int().positive().default(2 * 1024 ** 3),
+  RESULTS_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(2 * 1024 ** 3),
   RESULTS_CONNECT_TIMEOUT_MS: positiveMs(10_000),
   /** No byte from the platform for this long fails the copy attempt. */
   RESULTS_IDLE_TIMEOUT_MS: positiveMs(30_000),
@@ -120,7 +127,10 @@ export function resolveLinks(config: ResultLinksConfig & ResultStoreConfig & { N
     throw configError('RESULT_URL_TTL', `S3 presigned links live at most 7 days (${MAX_PRESIGN_SECONDS} s); got ${ttlSeconds} s`);
   }
   if (mode === 'gateway' && !config.RESULT_URL_SECRET && config.NODE_ENV === 'production') {
-    throw configError('RESULT_URL_SECRET', 'required in production: it signs the links to stored results (at least 32 random characters, the same on every API replica)');
+    throw configError(
+      'RESULT_URL_SECRET',
+      'required in production: it signs the links to stored results (at least 32 random characters, the same on every API replica)',
+    );
   }
   return { mode, ttlSeconds, secret: config.RESULT_URL_SECRET, publicBaseUrl: config.PUBLIC_BASE_URL?.replace(/\/+$/, '') };
 }

@@ -67,7 +67,10 @@ function scheduleOptions(taskQueue: string, retentionDays: number): Omit<Schedul
  * retention, paused when RESULT_RETENTION_DAYS is 0). The worker owns it: a hand-made change is undone by the
  * next worker start, so change RESULT_RETENTION_DAYS instead.
  */
-export async function ensureRetentionSchedule(client: Client, opts: { taskQueue: string; retentionDays: number }): Promise<'created' | 'updated'> {
+export async function ensureRetentionSchedule(
+  client: Client,
+  opts: { taskQueue: string; retentionDays: number },
+): Promise<'created' | 'updated'> {
   const desired = scheduleOptions(opts.taskQueue, opts.retentionDays);
   try {
     await client.schedule.create({ scheduleId: RETENTION_SCHEDULE_ID, ...desired });
@@ -76,6 +79,11 @@ export async function ensureRetentionSchedule(client: Client, opts: { taskQueue:
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
   }
   const handle = client.schedule.getHandle(RETENTION_SCHEDULE_ID);
-  await handle.update(() => ({ spec: desired.spec, action: desired.action, policies: desired.policies, state: { paused: desired.state!.paused, note: desired.state!.note } }));
+  await handle.update(() => ({
+    spec: desired.spec,
+    action: desired.action,
+    policies: desired.policies,
+    state: { paused: desired.state!.paused, note: desired.state!.note },
+  }));
   return 'updated';
 }

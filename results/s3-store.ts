@@ -120,7 +120,11 @@ export class S3ResultStore implements ResultStore {
   async get(key: string, range?: ByteRange): Promise<{ info: StoredObjectInfo; body: Readable } | undefined> {
     try {
       const res = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: this.objectKey(key),
+          ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+        }),
       );
       // With a range, ContentLength is the range's; the object's size is after the slash of Content-Range.
       const total = range && res.ContentRange ? Number(res.ContentRange.split('/')[1]) : res.ContentLength;
@@ -131,7 +135,10 @@ export class S3ResultStore implements ResultStore {
     }
   }
 
-  private info(key: string, res: { ContentLength?: number; ContentType?: string; ETag?: string; LastModified?: Date; Metadata?: Record<string, string> }): StoredObjectInfo {
+  private info(
+    key: string,
+    res: { ContentLength?: number; ContentType?: string; ETag?: string; LastModified?: Date; Metadata?: Record<string, string> },
+  ): StoredObjectInfo {
     const sha256 = res.Metadata?.sha256;
     return {
       key,
@@ -157,7 +164,9 @@ export class S3ResultStore implements ResultStore {
     let bytes = 0;
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix || undefined, ContinuationToken: token }));
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix || undefined, ContinuationToken: token }),
+      );
       const old = (page.Contents ?? []).filter((o) => o.Key && o.LastModified && o.LastModified < cutoff);
       if (old.length > 0) {
         // At most 1,000 keys per DeleteObjects, which is also ListObjectsV2's page size.
@@ -165,7 +174,10 @@ export class S3ResultStore implements ResultStore {
           new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: old.map((o) => ({ Key: o.Key! })), Quiet: true } }),
         );
         const failed = new Set((res.Errors ?? []).map((e) => e.Key));
-        if (failed.size > 0) throw new ResultStoreError(`${failed.size} objects could not be deleted from bucket ${this.bucket}: ${res.Errors?.[0]?.Message ?? ''}`);
+        if (failed.size > 0)
+          throw new ResultStoreError(
+            `${failed.size} objects could not be deleted from bucket ${this.bucket}: ${res.Errors?.[0]?.Message ?? ''}`,
+          );
         deleted += old.length;
         bytes += old.reduce((sum, o) => sum + (o.Size ?? 0), 0);
       }
@@ -178,11 +190,18 @@ export class S3ResultStore implements ResultStore {
     let uploadIdMarker: string | undefined;
     do {
       const page = await this.client.send(
-        new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: this.prefix || undefined, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }),
+        new ListMultipartUploadsCommand({
+          Bucket: this.bucket,
+          Prefix: this.prefix || undefined,
+          KeyMarker: keyMarker,
+          UploadIdMarker: uploadIdMarker,
+        }),
       );
       for (const u of page.Uploads ?? []) {
         if (u.Key && u.UploadId && u.Initiated && u.Initiated < cutoff) {
-          await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: u.Key, UploadId: u.UploadId })).catch(() => undefined);
+          await this.client
+            .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: u.Key, UploadId: u.UploadId }))
+            .catch(() => undefined);
         }
       }
       keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;

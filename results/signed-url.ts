@@ -19,7 +19,9 @@ const VERSION = 'mediagate-content-v1';
 const TOKEN = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
 
 function mac(secret: string | Buffer, taskId: string, selector: OutputSelector, expiresAt: number): Buffer {
-  return createHmac('sha256', secret).update(`${VERSION}\n${taskId}\n${selectorText(selector)}\n${expiresAt}`).digest();
+  return createHmac('sha256', secret)
+    .update(`${VERSION}\n${taskId}\n${selectorText(selector)}\n${expiresAt}`)
+    .digest();
 }
 
 /** A token for `selector` of `taskId`, valid until `expiresAt` (seconds since the epoch). */
@@ -61,7 +63,12 @@ export function signInputToken(secret: string | Buffer, key: string, expiresAt: 
   return `${expiresAt}.${inputMac(secret, key, expiresAt).toString('base64url')}`;
 }
 
-export function verifyInputToken(secret: string | Buffer, token: string, key: string, nowSeconds = Math.floor(Date.now() / 1000)): TokenCheck {
+export function verifyInputToken(
+  secret: string | Buffer,
+  token: string,
+  key: string,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): TokenCheck {
   const m = TOKEN.exec(token);
   if (!m) return { ok: false, why: 'malformed' };
   const expiresAt = Number(m[1]);

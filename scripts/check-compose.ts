@@ -77,7 +77,9 @@ export function checkCompose(doc: unknown): string[] {
   const registered = (envOf(services['temporal-create-namespace'] ?? {}).SEARCH_ATTRIBUTES ?? '').split(/\s+/).filter(Boolean).sort();
   const expected = ALL_SEARCH_ATTRIBUTES.map((k) => k.name).sort();
   if (JSON.stringify(registered) !== JSON.stringify(expected)) {
-    problems.push(`temporal-create-namespace: SEARCH_ATTRIBUTES ${registered.join(' ')} differ from core/search-attributes.ts: ${expected.join(' ')}`);
+    problems.push(
+      `temporal-create-namespace: SEARCH_ATTRIBUTES ${registered.join(' ')} differ from core/search-attributes.ts: ${expected.join(' ')}`,
+    );
   }
 
   // The ledger (issue 20): the API and the workers read and write the same database.
@@ -89,7 +91,8 @@ export function checkCompose(doc: unknown): string[] {
     const known = new Set(Object.keys(schema.shape));
     for (const key of Object.keys(envOf(services[name] ?? {}))) {
       if (!known.has(key)) problems.push(`${name}: ${key} is not one of its configuration variables`);
-      else if (name !== 'worker' && WORKER_ONLY.includes(key)) problems.push(`${name}: ${key} is a platform secret or endpoint: only workers get it`);
+      else if (name !== 'worker' && WORKER_ONLY.includes(key))
+        problems.push(`${name}: ${key} is a platform secret or endpoint: only workers get it`);
     }
   }
   return problems;

@@ -41,7 +41,15 @@ function run(cmd: string, args: string[], cwd: string): void {
 
 /** Starts `node dist/<part>/main.js` and resolves once it prints `ready`; rejects if it exits first. */
 function startPart(runtime: string, part: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<StartedProcess> {
-  return startProcess({ name: part, command: process.execPath, args: [join('dist', part, 'main.js')], cwd: runtime, env, ready, readyTimeoutMs: 120_000 });
+  return startProcess({
+    name: part,
+    command: process.execPath,
+    args: [join('dist', part, 'main.js')],
+    cwd: runtime,
+    env,
+    ready,
+    readyTimeoutMs: 120_000,
+  });
 }
 
 async function main(): Promise<void> {
@@ -68,7 +76,14 @@ async function main(): Promise<void> {
     cpSync(join(build, 'dist'), join(runtime, 'dist'), { recursive: true });
 
     const [temporalPort, apiPort, simPort, m1, m2] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-    const temporal = await startDevServer({ address: `127.0.0.1:${temporalPort}`, dbFile: join(dir, 'temporal.db'), namespace: 'default', uiPort: false, output: 'ignore', log: () => undefined });
+    const temporal = await startDevServer({
+      address: `127.0.0.1:${temporalPort}`,
+      dbFile: join(dir, 'temporal.db'),
+      namespace: 'default',
+      uiPort: false,
+      output: 'ignore',
+      log: () => undefined,
+    });
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       NODE_ENV: 'production',
@@ -98,7 +113,9 @@ async function main(): Promise<void> {
       parts.push(await startPart(runtime, 'sim', env, /listening on/));
       const ready = await fetch(`http://127.0.0.1:${apiPort}/readyz`);
       if (ready.status !== 200) throw new Error(`built API /readyz answered ${ready.status}`);
-      const models = await fetch(`http://127.0.0.1:${apiPort}/v1/models`, { headers: { Authorization: 'Bearer sk-image-check-0123456789' } });
+      const models = await fetch(`http://127.0.0.1:${apiPort}/v1/models`, {
+        headers: { Authorization: 'Bearer sk-image-check-0123456789' },
+      });
       if (models.status !== 200) throw new Error(`built API /v1/models answered ${models.status}`);
       console.log('built dist/: worker, API and simulator started with production dependencies only; /readyz 200, /v1/models 200');
     } finally {

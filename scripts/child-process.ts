@@ -43,8 +43,17 @@ const TAIL_CHARS = 2_000;
 /** Spawns the process; resolves once a line matches `ready`, rejects (with its last output) if it exits or times out first. */
 export function startProcess(opts: StartOptions): Promise<StartedProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(opts.command, opts.args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], uid: opts.uid, gid: opts.gid, detached: opts.detached });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+    const child = spawn(opts.command, opts.args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      uid: opts.uid,
+      gid: opts.gid,
+      detached: opts.detached,
+    });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+      child.once('exit', (code, signal) => r({ code, signal })),
+    );
     const stop = async (graceMs: number) => {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill(opts.stopSignal ?? 'SIGTERM');

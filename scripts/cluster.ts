@@ -22,7 +22,14 @@ import { freePort } from './free-port';
 import { findMinio, startMinio } from './minio';
 import { adminLine, devApiKey, devSecret, keyLine, nodePart, postgresPart, pushDefaults, simulatedLine } from './start';
 import { Supervisor, type Running, type Service } from './supervisor';
-import { findTemporalServer, freeServerPorts, startTemporalServer, TEMPORAL_SERVER_VERSION, type PostgresAccess, type TemporalServerPorts } from './temporal-server';
+import {
+  findTemporalServer,
+  freeServerPorts,
+  startTemporalServer,
+  TEMPORAL_SERVER_VERSION,
+  type PostgresAccess,
+  type TemporalServerPorts,
+} from './temporal-server';
 
 /** Workers and API processes the cluster runs: two of each, so one can die while the other serves. */
 export const CLUSTER_REPLICAS = 2;
@@ -49,7 +56,9 @@ async function clusterPorts(dir: string): Promise<ClusterPorts> {
     sim: await freePort(),
     temporal,
     apis: await Promise.all(Array.from({ length: CLUSTER_REPLICAS }, () => freePort())),
-    workers: await Promise.all(Array.from({ length: CLUSTER_REPLICAS }, async () => ({ metrics: await freePort(), sdkMetrics: await freePort() }))),
+    workers: await Promise.all(
+      Array.from({ length: CLUSTER_REPLICAS }, async () => ({ metrics: await freePort(), sdkMetrics: await freePort() })),
+    ),
   };
   mkdirSync(dir, { recursive: true });
   writeFileSync(file, `${JSON.stringify(ports, null, 2)}\n`);
@@ -90,9 +99,16 @@ function minioPart(opts: { dir: string; port: number; password: string }): Servi
   return {
     name: 'minio',
     async start(): Promise<Running> {
-      const minio = await startMinio({ dataDir: opts.dir, port: opts.port, credentials: { accessKeyId: 'mediagate', secretAccessKey: opts.password }, ownProcessGroup: true });
+      const minio = await startMinio({
+        dataDir: opts.dir,
+        port: opts.port,
+        credentials: { accessKeyId: 'mediagate', secretAccessKey: opts.password },
+        ownProcessGroup: true,
+      });
       await minio.createBucket(CLUSTER_BUCKET);
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => minio.process.once('exit', (code, signal) => r({ code, signal })));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+        minio.process.once('exit', (code, signal) => r({ code, signal })),
+      );
       return { pid: minio.process.pid, exited, stop: () => minio.stop() };
     },
   };
@@ -136,7 +152,9 @@ async function main(): Promise<void> {
     // Both workers' view of the platforms' accounts (api/worker-readiness.ts).
     WORKER_READY_URLS: process.env.WORKER_READY_URLS ?? ports.workers.map((w) => `http://127.0.0.1:${w.metrics}/readyz`).join(','),
   };
-  const simulated = Object.entries(loadWorkerConfig(env).platforms).filter(([, p]) => p.simulated).map(([id]) => id);
+  const simulated = Object.entries(loadWorkerConfig(env).platforms)
+    .filter(([, p]) => p.simulated)
+    .map(([id]) => id);
   // Platforms announce finished jobs to the port in front of both APIs.
   Object.assign(env, pushDefaults(env, dir, apiPort, simulated));
 
@@ -160,9 +178,16 @@ async function main(): Promise<void> {
 
   try {
     console.log('Starting PostgreSQL (Temporal and the ledger)…');
-    await supervisor.add(postgresPart({ dataDir: join(dir, 'postgres'), port: ports.postgres, password: pgPassword, logFile: join(dir, 'postgres.log') }, (server) => (env.DATABASE_URL = server.url)));
+    await supervisor.add(
+      postgresPart(
+        { dataDir: join(dir, 'postgres'), port: ports.postgres, password: pgPassword, logFile: join(dir, 'postgres.log') },
+        (server) => (env.DATABASE_URL = server.url),
+      ),
+    );
     console.log(`Starting the Temporal server ${TEMPORAL_SERVER_VERSION} on PostgreSQL…`);
-    await supervisor.add(temporalPart({ pg: () => pg, ports: temporalPorts, dir: join(dir, 'temporal'), namespace: config.TEMPORAL_NAMESPACE }));
+    await supervisor.add(
+      temporalPart({ pg: () => pg, ports: temporalPorts, dir: join(dir, 'temporal'), namespace: config.TEMPORAL_NAMESPACE }),
+    );
     console.log('Starting MinIO (the result store)…');
     await supervisor.add(minioPart({ dir: join(dir, 'minio'), port: ports.minio, password: minioPassword }));
     if (simulated.length > 0) await supervisor.add(nodePart('sim', 'sim/main.ts', env, /listening on/, 30_000));
@@ -171,7 +196,9 @@ async function main(): Promise<void> {
       await supervisor.add(nodePart(`worker-${i + 1}`, 'worker/main.ts', workerEnv, /Worker started/, 120_000));
     }
     for (const [i, port] of ports.apis.entries()) {
-      await supervisor.add(nodePart(`api-${i + 1}`, 'api/main.ts', { ...env, HOST: '127.0.0.1', PORT: String(port) }, /API listening/, 60_000));
+      await supervisor.add(
+        nodePart(`api-${i + 1}`, 'api/main.ts', { ...env, HOST: '127.0.0.1', PORT: String(port) }, /API listening/, 60_000),
+      );
     }
     balancer = await startBalancer({ host, port: apiPort, backends: () => ports.apis });
   } catch (err) {

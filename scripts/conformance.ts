@@ -71,7 +71,13 @@ export interface ConformanceOptions {
 class UsageError extends Error {}
 
 export function parseArgs(argv: readonly string[]): ConformanceOptions {
-  const opts: Partial<ConformanceOptions> & { spend: boolean; allowUnpriced: boolean; json: boolean; waitSeconds: number; pollSeconds: number } = {
+  const opts: Partial<ConformanceOptions> & {
+    spend: boolean;
+    allowUnpriced: boolean;
+    json: boolean;
+    waitSeconds: number;
+    pollSeconds: number;
+  } = {
     spend: false,
     allowUnpriced: false,
     json: false,
@@ -109,16 +115,24 @@ export function parseArgs(argv: readonly string[]): ConformanceOptions {
     } else if (a === '--spend-limit') {
       const amount = Number(value(i++, a));
       const currency = value(i++, a).toUpperCase();
-      if (!Number.isFinite(amount) || amount < 0 || !hasMicros(amount)) throw new UsageError('--spend-limit <amount> <currency>, e.g. --spend-limit 5 CNY (at most 6 decimal places)');
-      if (!/^[A-Z]{3}$/.test(currency)) throw new UsageError('--spend-limit <amount> <currency>: the currency is a 3-letter code, e.g. CNY');
+      if (!Number.isFinite(amount) || amount < 0 || !hasMicros(amount))
+        throw new UsageError('--spend-limit <amount> <currency>, e.g. --spend-limit 5 CNY (at most 6 decimal places)');
+      if (!/^[A-Z]{3}$/.test(currency))
+        throw new UsageError('--spend-limit <amount> <currency>: the currency is a 3-letter code, e.g. CNY');
       opts.limit = { amount, currency };
     } else throw new UsageError(`unknown argument ${a}`);
   }
   if (!opts.platform || !PLATFORM_IDS.includes(opts.platform)) throw new UsageError(`--platform ${PLATFORM_IDS.join('|')} is required`);
-  if (opts.spend && !opts.limit && opts.maxJobs === undefined) throw new UsageError('--spend needs a cap: --spend-limit <amount> <currency> (estimated from the prices, PRICES_FILE included) and/or --max-jobs <n>');
-  if (!opts.spend && (opts.limit || opts.maxJobs !== undefined || opts.allowUnpriced)) throw new UsageError('--spend-limit, --max-jobs and --allow-unpriced only apply with --spend');
-  if (opts.allowUnpriced && !opts.limit) throw new UsageError('--allow-unpriced only applies with --spend-limit (without it, --max-jobs alone counts every job)');
-  if (opts.allowUnpriced && opts.maxJobs === undefined) throw new UsageError('--allow-unpriced needs --max-jobs <n>: the only bound on jobs whose cost is not known');
+  if (opts.spend && !opts.limit && opts.maxJobs === undefined)
+    throw new UsageError(
+      '--spend needs a cap: --spend-limit <amount> <currency> (estimated from the prices, PRICES_FILE included) and/or --max-jobs <n>',
+    );
+  if (!opts.spend && (opts.limit || opts.maxJobs !== undefined || opts.allowUnpriced))
+    throw new UsageError('--spend-limit, --max-jobs and --allow-unpriced only apply with --spend');
+  if (opts.allowUnpriced && !opts.limit)
+    throw new UsageError('--allow-unpriced only applies with --spend-limit (without it, --max-jobs alone counts every job)');
+  if (opts.allowUnpriced && opts.maxJobs === undefined)
+    throw new UsageError('--allow-unpriced needs --max-jobs <n>: the only bound on jobs whose cost is not known');
   return opts as ConformanceOptions;
 }
 
@@ -132,11 +146,16 @@ function hasMicros(amount: number): boolean {
 }
 
 /** The accounts to check: every configured one (the one-account variables are `default`), or the one `--account` names. */
-function accountsToCheck(platform: PlatformDefinition, worker: WorkerPlatform, only: string | undefined): readonly Pick<WorkerAccount, 'id' | 'createAdapter'>[] {
+function accountsToCheck(
+  platform: PlatformDefinition,
+  worker: WorkerPlatform,
+  only: string | undefined,
+): readonly Pick<WorkerAccount, 'id' | 'createAdapter'>[] {
   const all = worker.accounts ?? [{ id: 'default', createAdapter: worker.createAdapter }];
   if (only === undefined) return all;
   const one = all.filter((a) => a.id === only);
-  if (one.length === 0) throw new Error(`--account ${only}: platform ${platform.id} has no such account (configured: ${all.map((a) => a.id).join(', ')})`);
+  if (one.length === 0)
+    throw new Error(`--account ${only}: platform ${platform.id} has no such account (configured: ${all.map((a) => a.id).join(', ')})`);
   return one;
 }
 
@@ -151,7 +170,11 @@ interface RunShared {
 }
 
 /** One account's checks; its rows and how the platform's console names it. */
-async function checkAccount(run: RunShared, opts: ConformanceOptions, account: Pick<WorkerAccount, 'id' | 'createAdapter'>): Promise<{ rows: ReportRow[]; reaches?: string }> {
+async function checkAccount(
+  run: RunShared,
+  opts: ConformanceOptions,
+  account: Pick<WorkerAccount, 'id' | 'createAdapter'>,
+): Promise<{ rows: ReportRow[]; reaches?: string }> {
   const adapter = account.createAdapter({ http: run.http });
   const ctx = {
     ...run,
@@ -177,7 +200,9 @@ export async function runConformance(opts: ConformanceOptions, env: NodeJS.Proce
   // Against a simulator, the platform's own worker variables (credentials, endpoint) are dropped: never a real account.
   // Its jobs announce nothing to the gateway either (no callback URL on V's creates): the run polls what it waits for.
   const runEnv = Object.fromEntries(
-    Object.entries(env).filter(([k]) => k !== 'PUBLIC_BASE_URL' && k !== 'CALLBACK_SECRET' && !(opts.simulator && k in platform.workerEnv.shape)),
+    Object.entries(env).filter(
+      ([k]) => k !== 'PUBLIC_BASE_URL' && k !== 'CALLBACK_SECRET' && !(opts.simulator && k in platform.workerEnv.shape),
+    ),
   );
   const worker = platform.worker(runEnv, { simulate: opts.simulator !== undefined, simBaseUrl: opts.simulator ?? '' });
   const accounts = accountsToCheck(platform, worker, opts.account);
@@ -186,7 +211,12 @@ export async function runConformance(opts: ConformanceOptions, env: NodeJS.Proce
   const inner = createHttpClient({ connectTimeoutMs: 5_000, responseTimeoutMs: 60_000 });
   try {
     const records = platform.models(runEnv);
-    const budget = new SpendBudget({ spend: opts.spend, ...(opts.limit ? { limit: opts.limit } : {}), ...(opts.maxJobs !== undefined ? { maxJobs: opts.maxJobs } : {}), allowUnpriced: opts.allowUnpriced });
+    const budget = new SpendBudget({
+      spend: opts.spend,
+      ...(opts.limit ? { limit: opts.limit } : {}),
+      ...(opts.maxJobs !== undefined ? { maxJobs: opts.maxJobs } : {}),
+      allowUnpriced: opts.allowUnpriced,
+    });
     const run: RunShared = { platform, records, pricing, budget, http: recordingHttp(inner), env: runEnv };
     const rows: ReportRow[] = [];
     const checked: Report['accounts'] = [];
@@ -196,7 +226,9 @@ export async function runConformance(opts: ConformanceOptions, env: NodeJS.Proce
       checked.push({ id: account.id, ...(result.reaches ? { reaches: result.reaches } : {}) });
     }
     const ids = new Set((ASSUMPTIONS[platform.id] ?? []).map((a) => a.id));
-    const unchecked = [...factsOf(platform, records).values()].filter((f) => !ids.has(f.id)).map((f) => ({ id: f.id, fact: f.fact, override: f.override }));
+    const unchecked = [...factsOf(platform, records).values()]
+      .filter((f) => !ids.has(f.id))
+      .map((f) => ({ id: f.id, fact: f.fact, override: f.override }));
     return { platform: platform.id, simulated: worker.simulated, accounts: checked, rows, unchecked, spent: spentOf(budget) };
   } finally {
     await inner.close();
@@ -218,7 +250,9 @@ async function main(): Promise<number> {
   } catch (err) {
     // No credentials (a ConfigError naming the variable), an --account not configured, or a models or prices file
     // the worker would refuse too.
-    console.error(`conformance: refused to run: ${(err as Error).message}${opts.simulator ? '' : ' (a simulator only with --simulator <url>)'}`);
+    console.error(
+      `conformance: refused to run: ${(err as Error).message}${opts.simulator ? '' : ' (a simulator only with --simulator <url>)'}`,
+    );
     return 3;
   }
   console.log(opts.json ? JSON.stringify({ ...report, exitCode: exitCode(report.rows) }, null, 2) : renderReport(report));

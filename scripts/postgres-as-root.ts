@@ -8,7 +8,20 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /** The unprivileged user the server runs as when we are root. */
@@ -30,7 +43,9 @@ export function serverUser(): ServerUser | undefined {
       // try the next one
     }
   }
-  throw new Error('PostgreSQL cannot run as root and neither a "postgres" nor a "nobody" user exists; run as an ordinary user or set DATABASE_URL');
+  throw new Error(
+    'PostgreSQL cannot run as root and neither a "postgres" nor a "nobody" user exists; run as an ordinary user or set DATABASE_URL',
+  );
 }
 
 /**
@@ -52,7 +67,10 @@ export function sharedDir(why: string): string {
     mkdirSync(ROOT_SHARED_DIR, { recursive: true });
     for (const dir of missing) chmodSync(dir, 0o755);
   } catch (err) {
-    throw new Error(`${why}, and ${ROOT_SHARED_DIR} could not be made for it (${(err as Error).message}): move the clone where that user can reach it, or set DATABASE_URL to a PostgreSQL server`, { cause: err });
+    throw new Error(
+      `${why}, and ${ROOT_SHARED_DIR} could not be made for it (${(err as Error).message}): move the clone where that user can reach it, or set DATABASE_URL to a PostgreSQL server`,
+      { cause: err },
+    );
   }
   return ROOT_SHARED_DIR;
 }
@@ -71,7 +89,9 @@ export function dataDirectoryFor(asked: string, user: ServerUser | undefined, lo
   if (link?.isSymbolicLink()) return resolve(dirname(dir), readlinkSync(dir));
   if (link) {
     if (!canReach(user, dir)) {
-      throw new Error(`PostgreSQL's data directory ${dir} is inside a directory its user (${user.name}) cannot enter: move it where that user can reach it (EMBEDDED_POSTGRES_DIR), or give it a new one`);
+      throw new Error(
+        `PostgreSQL's data directory ${dir} is inside a directory its user (${user.name}) cannot enter: move it where that user can reach it (EMBEDDED_POSTGRES_DIR), or give it a new one`,
+      );
     }
     return dir;
   }

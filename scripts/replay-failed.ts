@@ -129,7 +129,7 @@ async function whyNotReplayable(client: Client, taskId: string, filter?: string)
   } catch {
     return 'no such task';
   }
-  if (desc.status.name === 'CANCELLED') return 'it was cancelled at the client\'s request, which a replay would undo: never replayed';
+  if (desc.status.name === 'CANCELLED') return "it was cancelled at the client's request, which a replay would undo: never replayed";
   if (desc.status.name !== 'FAILED') return `its current run is ${desc.status.name}, not failed: nothing to replay`;
   const reason = desc.typedSearchAttributes.get(SA.failureReason);
   if (reason && !(REPLAYABLE as readonly string[]).includes(reason)) {
@@ -204,7 +204,10 @@ async function main(): Promise<number> {
   } catch (err) {
     // The operator's --query is one part of the query sent: show the whole of it when Temporal refused it.
     const cause = (err as { cause?: unknown }).cause;
-    const sent = isGrpcServiceError(cause) && cause.code === GRPC_INVALID_ARGUMENT ? `\nThe visibility query sent: ${replayQuery(values.query, values['task-id'])}` : '';
+    const sent =
+      isGrpcServiceError(cause) && cause.code === GRPC_INVALID_ARGUMENT
+        ? `\nThe visibility query sent: ${replayQuery(values.query, values['task-id'])}`
+        : '';
     console.error(`replay-failed: ${describeError(err)}${sent}`);
     return 1;
   } finally {

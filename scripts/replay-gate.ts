@@ -21,7 +21,13 @@ import { Client, Connection } from '@temporalio/client';
 import type { HistoryAndWorkflowId } from '@temporalio/common';
 import * as proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
-import { bundleWorkflowCode, Worker, type InjectedSinks, type ReplayWorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  Worker,
+  type InjectedSinks,
+  type ReplayWorkerOptions,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { commonSchema, parseEnv, temporalSchema } from '../core/config';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 import { WORKFLOW_TYPE } from '../core/task';
@@ -45,7 +51,9 @@ export const FIXTURES_DIR = resolve(__dirname, '..', 'test', 'fixtures', 'histor
 const protojson = createRequire(require.resolve('@temporalio/proto'))('protobufjs/ext/protojson') as {
   fromJson(type: unknown, json: unknown, opts: { ignoreUnknownFields: boolean }): History;
 };
-const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType('temporal.api.history.v1.History');
+const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType(
+  'temporal.api.history.v1.History',
+);
 
 /** A history as the Temporal CLI or Web UI exports it (JSON), as the replayer takes it. */
 export const historyFromJson = (json: unknown): History => protojson.fromJson(historyType, json, { ignoreUnknownFields: true });
@@ -82,7 +90,10 @@ const noSinks: InjectedSinks<TaskMetricsSinks & PushMonitorSinks & LedgerSinks &
 };
 
 /** Replays each history against the bundle; returns `id: error` for each that failed (empty: the gate passes). */
-export async function replayHistories(bundle: ReplayWorkerOptions['workflowBundle'], histories: Iterable<NamedHistory> | AsyncIterable<NamedHistory>): Promise<{ replayed: number; failures: string[] }> {
+export async function replayHistories(
+  bundle: ReplayWorkerOptions['workflowBundle'],
+  histories: Iterable<NamedHistory> | AsyncIterable<NamedHistory>,
+): Promise<{ replayed: number; failures: string[] }> {
   const failures: string[] = [];
   let replayed = 0;
   for await (const r of Worker.runReplayHistories({ workflowBundle: bundle, sinks: noSinks }, histories)) {
@@ -95,11 +106,17 @@ export async function replayHistories(bundle: ReplayWorkerOptions['workflowBundl
 const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };
 
 /** The workflows at `path` (default: this checkout's) bundled with the gateway's interceptors. */
-export const bundleWorkflows = (path = workflowsPath): Promise<WorkflowBundleWithSourceMap> => bundleWorkflowCode({ workflowsPath: path, workflowInterceptorModules, logger: quietLogger });
+export const bundleWorkflows = (path = workflowsPath): Promise<WorkflowBundleWithSourceMap> =>
+  bundleWorkflowCode({ workflowsPath: path, workflowInterceptorModules, logger: quietLogger });
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { bundle: { type: 'string' }, cluster: { type: 'boolean', default: false }, limit: { type: 'string', default: '200' }, fixtures: { type: 'string', default: FIXTURES_DIR } },
+    options: {
+      bundle: { type: 'string' },
+      cluster: { type: 'boolean', default: false },
+      limit: { type: 'string', default: '200' },
+      fixtures: { type: 'string', default: FIXTURES_DIR },
+    },
   });
   const bundle = values.bundle ? { codePath: resolve(values.bundle) } : await bundleWorkflows();
   const what = values.bundle ? `bundle ${values.bundle}` : 'the workflows of this checkout';
@@ -119,7 +136,11 @@ async function main(): Promise<number> {
     }
   }
   for (const f of failures) console.error(`  ${f}`);
-  console.log(failures.length === 0 ? 'Replay gate passed: this build can take over running tasks.' : 'Replay gate FAILED: this build would break running tasks. Version the change with patched() (docs/operations.md).');
+  console.log(
+    failures.length === 0
+      ? 'Replay gate passed: this build can take over running tasks.'
+      : 'Replay gate FAILED: this build would break running tasks. Version the change with patched() (docs/operations.md).',
+  );
   return failures.length === 0 ? 0 : 1;
 }
 

@@ -47,7 +47,13 @@ export const devApiKey = (dir: string) => devFile(dir, 'dev-api-key', () => `loc
  * WEBHOOK_SIGNING_SECRET (the keys' webhook secrets derive from it, so they survive a restart), ADMIN_TOKEN (the
  * admin API), the embedded PostgreSQL's password or (`npm run cluster`) MinIO's root password.
  */
-export type DevSecretName = 'dev-result-url-secret' | 'dev-callback-secret' | 'dev-webhook-signing-secret' | 'dev-admin-token' | 'dev-database-password' | 'dev-minio-password';
+export type DevSecretName =
+  | 'dev-result-url-secret'
+  | 'dev-callback-secret'
+  | 'dev-webhook-signing-secret'
+  | 'dev-admin-token'
+  | 'dev-database-password'
+  | 'dev-minio-password';
 export const devSecret = (dir: string, name: DevSecretName) => devFile(dir, name, () => randomBytes(48).toString('base64url'));
 
 /**
@@ -56,7 +62,10 @@ export const devSecret = (dir: string, name: DevSecretName) => devFile(dir, name
  * ERROR lines are its clients' failed statements, each handled by its client — among them the duplicate keys the
  * Temporal server's start-up meets by design — and would only alarm an operator.
  */
-export function postgresPart(opts: { dataDir: string; port: number; password: string; logFile: string }, onStarted: (server: EmbeddedPostgres) => void): Service {
+export function postgresPart(
+  opts: { dataDir: string; port: number; password: string; logFile: string },
+  onStarted: (server: EmbeddedPostgres) => void,
+): Service {
   const { logFile, ...server } = opts;
   return {
     name: 'postgres',
@@ -84,10 +93,15 @@ export function postgresPart(opts: { dataDir: string; port: number; password: st
 export async function embeddedPostgresPort(asked: number, chosenByOperator: boolean): Promise<{ port: number; note?: string }> {
   if (await portIsFree(asked)) return { port: asked };
   if (chosenByOperator) {
-    throw new Error(`port ${asked} (EMBEDDED_POSTGRES_PORT) is in use on 127.0.0.1: set EMBEDDED_POSTGRES_PORT to a free port, or DATABASE_URL to a PostgreSQL server of your own`);
+    throw new Error(
+      `port ${asked} (EMBEDDED_POSTGRES_PORT) is in use on 127.0.0.1: set EMBEDDED_POSTGRES_PORT to a free port, or DATABASE_URL to a PostgreSQL server of your own`,
+    );
   }
   const port = await freePort();
-  return { port, note: `Port ${asked}, the embedded PostgreSQL's default, is in use: it listens on 127.0.0.1:${port} instead (EMBEDDED_POSTGRES_PORT chooses one)` };
+  return {
+    port,
+    note: `Port ${asked}, the embedded PostgreSQL's default, is in use: it listens on 127.0.0.1:${port} instead (EMBEDDED_POSTGRES_PORT chooses one)`,
+  };
 }
 
 /** The banner's admin line: the token is printed only when the launcher made it (like the API key). */
@@ -170,7 +184,9 @@ async function main(): Promise<void> {
     ...(process.env.RESULT_URL_SECRET?.trim() ? {} : { RESULT_URL_SECRET: devSecret(dataDir, 'dev-result-url-secret') }),
     ...(process.env.WEBHOOK_SIGNING_SECRET?.trim() ? {} : { WEBHOOK_SIGNING_SECRET: devSecret(dataDir, 'dev-webhook-signing-secret') }),
   };
-  const simulated = Object.entries(loadWorkerConfig(env).platforms).filter(([, p]) => p.simulated).map(([id]) => id);
+  const simulated = Object.entries(loadWorkerConfig(env).platforms)
+    .filter(([, p]) => p.simulated)
+    .map(([id]) => id);
   Object.assign(env, pushDefaults(env, dataDir, loadApiConfig(env).PORT, simulated));
   const workerConfig = loadWorkerConfig(env);
   // The API's /readyz then says which platform has no account in the rotation (the worker knows; api/worker-readiness.ts).
@@ -201,7 +217,9 @@ async function main(): Promise<void> {
       const { port, note } = await embeddedPostgresPort(config.EMBEDDED_POSTGRES_PORT, Boolean(process.env.EMBEDDED_POSTGRES_PORT?.trim()));
       if (note) console.log(note);
       const logFile = join(dataDir, 'postgres.log');
-      await supervisor.add(postgresPart({ dataDir: config.EMBEDDED_POSTGRES_DIR, port, password, logFile }, (pg) => (env.DATABASE_URL = pg.url)));
+      await supervisor.add(
+        postgresPart({ dataDir: config.EMBEDDED_POSTGRES_DIR, port, password, logFile }, (pg) => (env.DATABASE_URL = pg.url)),
+      );
     }
     console.log('Starting the Temporal dev server…');
     await supervisor.add({
@@ -219,7 +237,9 @@ async function main(): Promise<void> {
         uiUrl = server.uiUrl;
         const child = server.process;
         const exited = child
-          ? new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })))
+          ? new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+              child.once('exit', (code, signal) => r({ code, signal })),
+            )
           : new Promise<never>(() => undefined);
         return { pid: child?.pid, exited, stop: () => server.stop() };
       },

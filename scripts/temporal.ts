@@ -13,7 +13,9 @@ async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     uiPort: config.TEMPORAL_UI_PORT,
   });
-  console.log(`Temporal dev server ready on ${server.address} (via ${server.via}); Web UI ${server.uiUrl}; database ${config.TEMPORAL_DB_FILE}`);
+  console.log(
+    `Temporal dev server ready on ${server.address} (via ${server.via}); Web UI ${server.uiUrl}; database ${config.TEMPORAL_DB_FILE}`,
+  );
   const stop = () => void server.stop().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

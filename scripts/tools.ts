@@ -41,7 +41,18 @@ export function installPyPITool(opts: { pkg: string; version: string; dir: strin
     mkdirSync(TOOLS, { recursive: true });
     execFileSync(
       python,
-      ['-m', 'pip', 'install', '--quiet', '--no-deps', '--disable-pip-version-check', '--only-binary=:all:', '--target', tmp, `${opts.pkg}==${opts.version}`],
+      [
+        '-m',
+        'pip',
+        'install',
+        '--quiet',
+        '--no-deps',
+        '--disable-pip-version-check',
+        '--only-binary=:all:',
+        '--target',
+        tmp,
+        `${opts.pkg}==${opts.version}`,
+      ],
       { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 },
     );
     if (!existsSync(target)) renameSync(tmp, target);
@@ -61,7 +72,14 @@ export function installPyPITool(opts: { pkg: string; version: string; dir: strin
  * venv's console scripts carry the absolute path they were installed at, so callers run `<python> -m <module>`,
  * which keeps working after the rename (python finds its venv from the pyvenv.cfg next to it).
  */
-export function installPyPIVenv(opts: { pkg: string; version: string; dir: string; check: string[]; install?: boolean; log: Log }): string | undefined {
+export function installPyPIVenv(opts: {
+  pkg: string;
+  version: string;
+  dir: string;
+  check: string[];
+  install?: boolean;
+  log: Log;
+}): string | undefined {
   const target = join(TOOLS, opts.dir);
   const python = join(target, 'bin', 'python');
   if (existsSync(python) && works(python, opts.check)) return python;
@@ -76,10 +94,14 @@ export function installPyPIVenv(opts: { pkg: string; version: string; dir: strin
   try {
     mkdirSync(TOOLS, { recursive: true });
     execFileSync(system, ['-m', 'venv', tmp], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 120_000 });
-    execFileSync(join(tmp, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--only-binary=:all:', `${opts.pkg}==${opts.version}`], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      timeout: 600_000,
-    });
+    execFileSync(
+      join(tmp, 'bin', 'python'),
+      ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--only-binary=:all:', `${opts.pkg}==${opts.version}`],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        timeout: 600_000,
+      },
+    );
     if (!existsSync(target)) renameSync(tmp, target);
     return works(python, opts.check) ? python : undefined;
   } catch (err) {
@@ -97,7 +119,13 @@ export function installPyPIVenv(opts: { pkg: string; version: string; dir: strin
  * binary as `rename` says (`go install` names one after its package's directory); true when built. The build goes
  * to a temporary directory renamed into place, so concurrent callers are safe; CGO is off (static binaries).
  */
-export function installGoTools(opts: { dir: string; packages: string[]; rename?: Record<string, string>; what: string; log: Log }): boolean {
+export function installGoTools(opts: {
+  dir: string;
+  packages: string[];
+  rename?: Record<string, string>;
+  what: string;
+  log: Log;
+}): boolean {
   const go = onPath('go');
   if (!go) {
     opts.log(`Go is not on PATH: ${opts.what} cannot be built`);

@@ -45,7 +45,13 @@ export class AccountFaults {
  * undefined when it is not one. `isAccount` says whether a value of `accountField` names one of the platform's
  * simulated accounts.
  */
-export function readAccountFault(ctx: Context, accountField: string, isAccount: (key: string) => boolean, knownCodes: readonly string[], ops: readonly SimOp[]): AccountFault | undefined {
+export function readAccountFault(
+  ctx: Context,
+  accountField: string,
+  isAccount: (key: string) => boolean,
+  knownCodes: readonly string[],
+  ops: readonly SimOp[],
+): AccountFault | undefined {
   const b = (ctx.request.body ?? {}) as Record<string, unknown>;
   const allowedOps: readonly string[] = [...ops, '*'];
   const refuse = (error: string) => {
@@ -55,9 +61,11 @@ export function readAccountFault(ctx: Context, accountField: string, isAccount: 
   };
   if (typeof b.code !== 'string' || b.code === '') return refuse(`code is required; known codes: ${knownCodes.join(', ')}`);
   if (b.op !== undefined && !allowedOps.includes(String(b.op))) return refuse(`op must be one of ${allowedOps.join(', ')}`);
-  if (b.count !== undefined && (typeof b.count !== 'number' || !Number.isInteger(b.count) || b.count < 1)) return refuse('count must be a positive integer');
+  if (b.count !== undefined && (typeof b.count !== 'number' || !Number.isInteger(b.count) || b.count < 1))
+    return refuse('count must be a positive integer');
   const account = b[accountField];
-  if (account !== undefined && (typeof account !== 'string' || !isAccount(account))) return refuse(`${accountField} must name one of the simulator's accounts of this platform`);
+  if (account !== undefined && (typeof account !== 'string' || !isAccount(account)))
+    return refuse(`${accountField} must name one of the simulator's accounts of this platform`);
   return {
     code: b.code,
     op: (b.op as AccountFaultOp | undefined) ?? 'submit',

@@ -57,8 +57,13 @@ const SIM_T_PREFIX = 'AKIDsim-';
  * name (1510000000 and up, never the default account's).
  */
 export function simTAccount(name: string): SimTAccount {
-  if (!ACCOUNT_NAME.test(name)) throw new Error(`a simulated T account's name is 1 to 40 letters, digits, "_" or "-": ${JSON.stringify(name)}`);
-  return { secretId: `${SIM_T_PREFIX}${name}`, secretKey: `sim-t-secret-key-${name}`, subAppId: 1_510_000_000 + (nameDigest('T', name).readUInt32BE(0) % 400_000_000) };
+  if (!ACCOUNT_NAME.test(name))
+    throw new Error(`a simulated T account's name is 1 to 40 letters, digits, "_" or "-": ${JSON.stringify(name)}`);
+  return {
+    secretId: `${SIM_T_PREFIX}${name}`,
+    secretKey: `sim-t-secret-key-${name}`,
+    subAppId: 1_510_000_000 + (nameDigest('T', name).readUInt32BE(0) % 400_000_000),
+  };
 }
 
 /** The simulated T account a SecretId names: the default one or a further `AKIDsim-<name>`; undefined: none. */
@@ -88,7 +93,8 @@ const SIM_B_KEY = /^bce-v3\/ALTAK-sim-([A-Za-z0-9_-]{1,40})\/[0-9a-f]{32}$/;
  * derived from its name; its API key is `bce-v3/ALTAK-sim-<name>/<hex>`.
  */
 export function simBAccount(name: string): SimBAccount {
-  if (!ACCOUNT_NAME.test(name)) throw new Error(`a simulated B account's name is 1 to 40 letters, digits, "_" or "-": ${JSON.stringify(name)}`);
+  if (!ACCOUNT_NAME.test(name))
+    throw new Error(`a simulated B account's name is 1 to 40 letters, digits, "_" or "-": ${JSON.stringify(name)}`);
   const digest = nameDigest('B', name).toString('hex');
   return {
     accessKeyId: `${SIM_B_PREFIX}${name}`,

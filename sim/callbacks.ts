@@ -115,6 +115,7 @@ export class CallbackSender {
       // network error or timeout: recorded as status 0
     }
     delivery.attempts.push(status);
-    if ((status < 200 || status >= 300) && n < ATTEMPTS) this.later(() => void this.attempt(delivery, url, body, headers, n + 1), RETRY_DELAY_MS * n);
+    if ((status < 200 || status >= 300) && n < ATTEMPTS)
+      this.later(() => void this.attempt(delivery, url, body, headers, n + 1), RETRY_DELAY_MS * n);
   }
 }

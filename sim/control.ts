@@ -23,7 +23,9 @@ function registerInspection(router: Router, state: SimulatorState): void {
   /** A job as the simulator holds it (tests: how many jobs exist for a prompt, and their state). */
   router.get('/_sim/jobs', (ctx) => {
     const { platform } = ctx.query;
-    ctx.body = SIM_PLATFORMS.filter((p) => !platform || p === platform).flatMap((p) => state.jobs.all(p).map((j) => ({ ...j, view: state.jobs.view(j) })));
+    ctx.body = SIM_PLATFORMS.filter((p) => !platform || p === platform).flatMap((p) =>
+      state.jobs.all(p).map((j) => ({ ...j, view: state.jobs.view(j) })),
+    );
   });
   /** The platform forgets a job, as past its retention: its queries answer "not found" from now on. */
   router.delete('/_sim/jobs/:id', (ctx) => {

@@ -80,7 +80,8 @@ export function parseDirectives(prompt: unknown): Directives {
     if (name === 'task-error' && ERROR_CODE.test(value)) d.taskError = value;
     if (name === 'expires' && /^\d+$/.test(value)) d.expiresInMs = Number(value);
     const detailError = /^([A-Za-z0-9.]+?)(?:\s*x(\d+))?$/.exec(value.trim());
-    if (name === 'detail-error' && detailError) d.detailError = { code: detailError[1]!, times: detailError[2] ? Number(detailError[2]) : 1 };
+    if (name === 'detail-error' && detailError)
+      d.detailError = { code: detailError[1]!, times: detailError[2] ? Number(detailError[2]) : 1 };
   }
   // A task error code makes the job fail even without `[sim:fail=…]`.
   if (d.taskError && !d.fail) d.fail = 'error';

@@ -56,11 +56,20 @@ export interface SimHost {
    * `promptFault`, or the `X-Sim-Fault` header). Returns true when the fault was answered and the handler must
    * stop; for `drop` it returns false (the handler runs) and the answer is then dropped.
    */
-  intercept(ctx: Context, platform: SimPlatform, op: SimOp, render: FaultRenderer, promptFault?: { status: FaultStatus; code?: string }): boolean;
+  intercept(
+    ctx: Context,
+    platform: SimPlatform,
+    op: SimOp,
+    render: FaultRenderer,
+    promptFault?: { status: FaultStatus; code?: string },
+  ): boolean;
   /** Base URL for result files, as the caller reached us (or SIM_PUBLIC_URL). */
   publicUrl(ctx: Context): string;
   /** Per-prompt faults: `[sim:submit=429x3]` faults the first three creates carrying that prompt. */
-  promptFault(key: string, fault: { status: FaultStatus; times: number; code?: string } | undefined): { status: FaultStatus; code?: string } | undefined;
+  promptFault(
+    key: string,
+    fault: { status: FaultStatus; times: number; code?: string } | undefined,
+  ): { status: FaultStatus; code?: string } | undefined;
   now(): number;
   /** Delivers the platform's outbound callbacks (with the faults tests inject). */
   readonly callbacks: CallbackSender;

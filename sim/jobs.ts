@@ -67,7 +67,8 @@ export class JobStore {
   create(fields: Omit<SimJob, 'id' | 'createdAt' | 'durationMs' | 'pollFaultsLeft'>, idPrefix: string, id?: string): SimJob {
     let directives = fields.directives;
     if (directives.failTimes !== undefined) {
-      if (!this.failTimes.take(`${fields.platform}\n${directives.prompt ?? ''}`, directives.failTimes)) directives = { ...directives, fail: undefined };
+      if (!this.failTimes.take(`${fields.platform}\n${directives.prompt ?? ''}`, directives.failTimes))
+        directives = { ...directives, fail: undefined };
     }
     const job: SimJob = {
       ...fields,

@@ -13,7 +13,10 @@ async function main(): Promise<void> {
     publicUrl: config.SIM_PUBLIC_URL,
     dataFile: config.SIM_DATA_FILE,
   });
-  logger.info({ url: sim.url, jobDurationMs: config.SIM_JOB_DURATION_MS, dataFile: config.SIM_DATA_FILE }, `Simulator (platforms T, B, V) listening on ${sim.url}`);
+  logger.info(
+    { url: sim.url, jobDurationMs: config.SIM_JOB_DURATION_MS, dataFile: config.SIM_DATA_FILE },
+    `Simulator (platforms T, B, V) listening on ${sim.url}`,
+  );
   const stop = () => void sim.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

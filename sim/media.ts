@@ -17,5 +17,7 @@ function asset(name: string): Buffer {
 }
 
 export function mediaFor(ext: 'mp4' | 'png'): { contentType: string; bytes: Buffer } {
-  return ext === 'mp4' ? { contentType: 'video/mp4', bytes: asset('sample.mp4') } : { contentType: 'image/png', bytes: asset('sample.png') };
+  return ext === 'mp4'
+    ? { contentType: 'video/mp4', bytes: asset('sample.mp4') }
+    : { contentType: 'image/png', bytes: asset('sample.png') };
 }

@@ -10,7 +10,15 @@ import type { FaultStatus, SimOp, SimPlatform } from './vocabulary';
 
 /** Headers worth recording: what signs and routes a request, never a body. */
 const RECORDED_HEADERS = [
-  'authorization', 'content-type', 'host', 'x-tc-action', 'x-tc-version', 'x-tc-timestamp', 'x-tc-region', 'x-bce-date', 'x-bce-request-id',
+  'authorization',
+  'content-type',
+  'host',
+  'x-tc-action',
+  'x-tc-version',
+  'x-tc-timestamp',
+  'x-tc-region',
+  'x-bce-date',
+  'x-bce-request-id',
 ];
 
 /** What the platform received, for /_sim/requests; its answer is added when it is sent (sim/answers.ts). */
@@ -27,7 +35,14 @@ function recordRequest(ctx: Context, platform: SimPlatform, op: SimOp): Recorded
  * Applies a fault to the request: `drop` and `slow` let the handler run and act on its answer (sim/answers.ts),
  * `reset` destroys the connection, a status is rendered in the platform's own error shape. True when answered.
  */
-function applyFault(ctx: Context, platform: SimPlatform, status: FaultStatus, render: FaultRenderer, retryAfterSeconds: number | undefined, code?: string): boolean {
+function applyFault(
+  ctx: Context,
+  platform: SimPlatform,
+  status: FaultStatus,
+  render: FaultRenderer,
+  retryAfterSeconds: number | undefined,
+  code?: string,
+): boolean {
   if (status === 'drop') {
     // Carry the request out, then lose the answer.
     ctx.state.simDropAnswer = platform;
@@ -57,7 +72,9 @@ export function createSimHost(state: SimulatorState, publicUrl: string | undefin
     onReset: (listener) => void state.resetListeners.push(listener),
     publicUrl: (ctx) => publicUrl ?? `${ctx.protocol}://${ctx.host}`,
     promptFault(key, fault) {
-      return fault && state.promptFaults.take(key, fault.times) ? { status: fault.status, ...(fault.code ? { code: fault.code } : {}) } : undefined;
+      return fault && state.promptFaults.take(key, fault.times)
+        ? { status: fault.status, ...(fault.code ? { code: fault.code } : {}) }
+        : undefined;
     },
     intercept(ctx, platform, op, render, promptFault) {
       const record = recordRequest(ctx, platform, op);

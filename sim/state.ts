@@ -25,7 +25,17 @@ export interface Outage {
 const MAX_RECORDED = 5_000;
 
 export function emptyStats(): PlatformStats {
-  return { submitRequests: 0, jobsCreated: 0, dedupRefusals: 0, polls: 0, lists: 0, cancels: 0, rejected: 0, faultsInjected: 0, answersDropped: 0 };
+  return {
+    submitRequests: 0,
+    jobsCreated: 0,
+    dedupRefusals: 0,
+    polls: 0,
+    lists: 0,
+    cancels: 0,
+    rejected: 0,
+    faultsInjected: 0,
+    answersDropped: 0,
+  };
 }
 
 export class SimulatorState {

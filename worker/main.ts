@@ -37,7 +37,11 @@ import { workflowCode } from './workflow-bundle';
 
 /** Watches whether the platforms that announce their jobs (push) still do. */
 function pushMonitorFor(config: WorkerConfig): PushMonitor {
-  const pushConfigured = new Set(Object.entries(config.platforms).filter(([, p]) => p.push).map(([id]) => id));
+  const pushConfigured = new Set(
+    Object.entries(config.platforms)
+      .filter(([, p]) => p.push)
+      .map(([id]) => id),
+  );
   return new PushMonitor(pushConfigured, config.PUSH_HEALTH_WINDOW_MS);
 }
 
@@ -52,7 +56,10 @@ async function main(): Promise<void> {
   const client = await connectClient(config, logger);
   await ensureRetention(client, config, logger);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
-  const http = createHttpClient({ connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS, responseTimeoutMs: config.UPSTREAM_RESPONSE_TIMEOUT_MS });
+  const http = createHttpClient({
+    connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+    responseTimeoutMs: config.UPSTREAM_RESPONSE_TIMEOUT_MS,
+  });
   const pushMonitor = pushMonitorFor(config);
   const results = createResults(config, logger);
   const { adapters, pools } = createAdapters(config, http, metrics, logger);
@@ -82,12 +89,19 @@ async function main(): Promise<void> {
       onLostAnswer: lostAnswerReporter(metrics, logger),
       webhooks: webhookDeps(config, client, results.store, metrics, logger, pricing, settlement.ledger),
     }),
-    sinks: { ...metrics.sinks(), ...settlement.sinks(), pushMonitor: { seen: { fn: (_info, platform: string) => pushMonitor.seen(platform) } } },
+    sinks: {
+      ...metrics.sinks(),
+      ...settlement.sinks(),
+      pushMonitor: { seen: { fn: (_info, platform: string) => pushMonitor.seen(platform) } },
+    },
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
   });
   await startEventConsumers(client, adapters, config, logger);
 
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, platforms: Object.keys(config.platforms) }, 'Worker started');
+  logger.info(
+    { taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, platforms: Object.keys(config.platforms) },
+    'Worker started',
+  );
   try {
     await worker.run();
   } finally {

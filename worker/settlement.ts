@@ -27,7 +27,14 @@ export class TaskSettlement {
     private readonly pricing: TaskPricing,
     private readonly log: Logger,
     /** Each settlement written: the worker's spend and task metrics (worker/worker-metrics.ts). */
-    private readonly observe: (s: { settlement: Settlement; platform: string; model: string; outcome: string; micros: number; currency?: string }) => void = () => undefined,
+    private readonly observe: (s: {
+      settlement: Settlement;
+      platform: string;
+      model: string;
+      outcome: string;
+      micros: number;
+      currency?: string;
+    }) => void = () => undefined,
   ) {}
 
   sinks(): InjectedSinks<LedgerSinks> {
@@ -67,19 +74,32 @@ export class TaskSettlement {
     try {
       figure = this.pricing.finalTaskCost(request, usage, outcome, billed);
     } catch (err) {
-      this.log.error({ taskId, err: (err as Error).message }, 'Could not price the ended task; the ledger sweep settles it from its record');
+      this.log.error(
+        { taskId, err: (err as Error).message },
+        'Could not price the ended task; the ledger sweep settles it from its record',
+      );
       return;
     }
     const finalMicros = figure.cost?.amount ?? 0;
     for (let attempt = 1, delay = RETRY.initialMs; ; attempt++, delay = Math.min(RETRY.maxMs, delay * 2)) {
       try {
         const settled = await settleTask(this.ledger, taskId, { outcome, finalMicros, priced: figure.cost !== null, ...figure.usage });
-        this.observe({ settlement: settled, platform, model: String(request.model), outcome, micros: finalMicros, currency: figure.cost?.currency });
+        this.observe({
+          settlement: settled,
+          platform,
+          model: String(request.model),
+          outcome,
+          micros: finalMicros,
+          currency: figure.cost?.currency,
+        });
         if (settled === 'unknown_task') this.log.warn({ taskId }, 'Ended task has no ledger entry (started without a ledger?)');
         return;
       } catch (err) {
         if (attempt >= RETRY.attempts) {
-          this.log.error({ taskId, err: (err as Error).message }, 'Could not settle the ended task; the ledger sweep settles it from its record');
+          this.log.error(
+            { taskId, err: (err as Error).message },
+            'Could not settle the ended task; the ledger sweep settles it from its record',
+          );
           return;
         }
         await new Promise((r) => setTimeout(r, delay));
@@ -99,7 +119,9 @@ export async function openSettlement(
   log: Logger,
 ): Promise<TaskSettlement> {
   const ledger = config.DATABASE_URL
-    ? await openLedgerDatabase(config.DATABASE_URL, { onError: (err) => log.warn({ err: err.message }, 'Ledger database connection lost; reconnecting on the next write') })
+    ? await openLedgerDatabase(config.DATABASE_URL, {
+        onError: (err) => log.warn({ err: err.message }, 'Ledger database connection lost; reconnecting on the next write'),
+      })
     : undefined;
   return new TaskSettlement(ledger, pricing, log, metrics.ledgerObserver());
 }

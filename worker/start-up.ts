@@ -37,7 +37,9 @@ export function installRuntime(config: WorkerConfig, logger: Logger): void {
 
 /** The gateway's own metrics endpoint (WORKER_METRICS_PORT). */
 export async function startMetrics(metrics: WorkerMetrics, config: WorkerConfig, logger: Logger): Promise<Server> {
-  const server = await serveMetrics(metrics.registry, config.WORKER_METRICS_HOST, config.WORKER_METRICS_PORT, () => metrics.platformsWithoutAccount());
+  const server = await serveMetrics(metrics.registry, config.WORKER_METRICS_HOST, config.WORKER_METRICS_PORT, () =>
+    metrics.platformsWithoutAccount(),
+  );
   logger.info(
     { metricsPort: config.WORKER_METRICS_PORT, sdkMetricsPort: config.WORKER_SDK_METRICS_PORT },
     `Metrics on :${config.WORKER_METRICS_PORT}/metrics (gateway) and :${config.WORKER_SDK_METRICS_PORT}/metrics (Temporal SDK)`,
@@ -70,7 +72,10 @@ export async function connectClient(config: WorkerConfig, logger: Logger): Promi
  */
 export async function ensureRetention(client: Client, config: WorkerConfig, logger: Logger): Promise<void> {
   try {
-    const how = await ensureRetentionSchedule(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, retentionDays: config.RESULT_RETENTION_DAYS });
+    const how = await ensureRetentionSchedule(client, {
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      retentionDays: config.RESULT_RETENTION_DAYS,
+    });
     logger.info(
       { scheduleId: RETENTION_SCHEDULE_ID, retentionDays: config.RESULT_RETENTION_DAYS },
       config.RESULT_RETENTION_DAYS > 0
@@ -78,7 +83,10 @@ export async function ensureRetention(client: Client, config: WorkerConfig, logg
         : `Result retention schedule ${how}, paused: RESULT_RETENTION_DAYS=0 keeps results forever`,
     );
   } catch (err) {
-    logger.error({ err, scheduleId: RETENTION_SCHEDULE_ID }, 'OPERATOR ACTION NEEDED: could not create or update the result retention schedule; stored results are not being deleted');
+    logger.error(
+      { err, scheduleId: RETENTION_SCHEDULE_ID },
+      'OPERATOR ACTION NEEDED: could not create or update the result retention schedule; stored results are not being deleted',
+    );
   }
 }
 
@@ -104,7 +112,9 @@ export function createResults(config: WorkerConfig, logger: Logger): { store: Re
   const copier = new ResultCopier(store, copyLimits(config));
   logger.info(
     { store: store.kind, maxBytes: config.RESULTS_MAX_BYTES },
-    store.kind === 's3' ? `Results kept in bucket ${config.RESULTS_S3_BUCKET}${config.RESULTS_S3_ENDPOINT ? ` at ${config.RESULTS_S3_ENDPOINT}` : ''}` : `Results kept in ${config.RESULTS_DIR}`,
+    store.kind === 's3'
+      ? `Results kept in bucket ${config.RESULTS_S3_BUCKET}${config.RESULTS_S3_ENDPOINT ? ` at ${config.RESULTS_S3_ENDPOINT}` : ''}`
+      : `Results kept in ${config.RESULTS_DIR}`,
   );
   return { store, copier };
 }
@@ -119,21 +129,39 @@ export function createAdapters(
   metrics: WorkerMetrics,
   logger: Logger,
 ): { adapters: Adapters; pools: AccountPools } {
-  const observer = metricsObserver(metrics, (platform, code, message) => {
-    logger.error({ platform, code }, `OPERATOR ACTION NEEDED: platform ${platform} rejected our credentials or account (${code}): ${message}`);
-  }, (platform, code, message) => {
-    logger.warn({ platform, code }, `OPERATOR NOTICE: platform ${platform} answered ${code}, which an operator should know of; its tasks are retried, nothing has failed: ${message}`);
-  });
+  const observer = metricsObserver(
+    metrics,
+    (platform, code, message) => {
+      logger.error(
+        { platform, code },
+        `OPERATOR ACTION NEEDED: platform ${platform} rejected our credentials or account (${code}): ${message}`,
+      );
+    },
+    (platform, code, message) => {
+      logger.warn(
+        { platform, code },
+        `OPERATOR NOTICE: platform ${platform} answered ${code}, which an operator should know of; its tasks are retried, nothing has failed: ${message}`,
+      );
+    },
+  );
   const health = metrics.accountHealthObserver((platform, message) => logger.error({ platform }, `OPERATOR ACTION NEEDED: ${message}`));
   const options = { observer: health, cooldownMs: config.ACCOUNT_COOLDOWN_MS, throttleMs: config.ACCOUNT_THROTTLE_MS };
   const adapters: Adapters = {};
   const pools: AccountPools = {};
   for (const [platform, p] of Object.entries(config.platforms)) {
     if (p.accounts) {
-      const accounts = p.accounts.map((a) => ({ id: a.id, weight: a.weight, ...(a.models ? { models: a.models } : {}), adapter: decorateAdapter(platform, a.createAdapter({ http }), observer) }));
+      const accounts = p.accounts.map((a) => ({
+        id: a.id,
+        weight: a.weight,
+        ...(a.models ? { models: a.models } : {}),
+        adapter: decorateAdapter(platform, a.createAdapter({ http }), observer),
+      }));
       pools[platform] = new AccountPool(platform, accounts, options);
       adapters[platform] = accounts[0]!.adapter;
-      logger.info({ platform, accounts: accounts.map((a) => ({ id: a.id, weight: a.weight, models: a.models ?? 'all' })) }, `Platform ${platform} spreads its jobs over ${accounts.length} accounts`);
+      logger.info(
+        { platform, accounts: accounts.map((a) => ({ id: a.id, weight: a.weight, models: a.models ?? 'all' })) },
+        `Platform ${platform} spreads its jobs over ${accounts.length} accounts`,
+      );
     } else {
       adapters[platform] = decorateAdapter(platform, p.createAdapter({ http }), observer);
       pools[platform] = AccountPool.single(platform, adapters[platform], options);
@@ -174,7 +202,10 @@ export async function configureAnnouncements(config: WorkerConfig, http: HttpCli
       const done = await p.configurePush({ http });
       logger.info({ platform }, `Platform ${platform} announces finished jobs to the gateway${done ? `: ${done}` : ''}`);
     } catch (err) {
-      logger.error({ platform, err: (err as Error).message }, `OPERATOR ACTION NEEDED: could not configure platform ${platform}'s announcements; its tasks rely on polling: ${(err as Error).message}`);
+      logger.error(
+        { platform, err: (err as Error).message },
+        `OPERATOR ACTION NEEDED: could not configure platform ${platform}'s announcements; its tasks rely on polling: ${(err as Error).message}`,
+      );
     }
   }
 }

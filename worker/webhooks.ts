@@ -33,7 +33,10 @@ const RUNNING_VISIBLE_WAIT_MS = 2_000;
  * rotation applies to the next one. A failed read throws (the attempt is retried): falling back to the derived
  * secret would sign with one the receiver may not know.
  */
-function explicitWebhookSecret(config: WorkerConfig, ledger: LedgerDatabase | undefined): (keyId: string) => Promise<ExplicitWebhookSecret | undefined> {
+function explicitWebhookSecret(
+  config: WorkerConfig,
+  ledger: LedgerDatabase | undefined,
+): (keyId: string) => Promise<ExplicitWebhookSecret | undefined> {
   const fileKeys = config.API_KEYS_FILE ? parseApiKeysFile(config.API_KEYS_FILE) : [];
   return async (keyId) => {
     const fileKey = fileKeys.find((k) => k.id === keyId);
@@ -52,11 +55,18 @@ export function webhookDeps(
   ledger?: LedgerDatabase,
 ): WebhookDeps {
   const masterSecret = webhookMasterSecret(config);
-  if (!config.WEBHOOK_SIGNING_SECRET && masterSecret) logger.warn('WEBHOOK_SIGNING_SECRET is not set: webhooks are signed with secrets derived from a development constant (npm start keeps one in data/)');
+  if (!config.WEBHOOK_SIGNING_SECRET && masterSecret)
+    logger.warn(
+      'WEBHOOK_SIGNING_SECRET is not set: webhooks are signed with secrets derived from a development constant (npm start keeps one in data/)',
+    );
   metrics.webhookBacklog = new WebhookBacklog(async (query) => (await client.workflow.count(query)).count, {
     refreshMs: 10_000,
     timeoutMs: 5_000,
-    onError: (err) => logger.warn({ err }, 'The webhook backlog could not be read from Temporal visibility: mediagate_webhook_oldest_undelivered_age_seconds keeps its last value'),
+    onError: (err) =>
+      logger.warn(
+        { err },
+        'The webhook backlog could not be read from Temporal visibility: mediagate_webhook_oldest_undelivered_age_seconds keeps its last value',
+      ),
   });
   return {
     client,

@@ -8,7 +8,19 @@ import { pricesEnv } from '../pricing/price-table';
 import { UPSTREAM_LOST_GRACE_MS } from '../activities';
 import { LOST_ANSWER_SEARCH_MS } from '../activities/submit';
 import { ACCOUNT_COOLDOWN_MS, ACCOUNT_THROTTLE_MS } from '../activities/accounts';
-import { callbackSchema, commonSchema, ConfigError, localOrigin, ms, optionalString, optionalUrl, parseEnv, port, positiveMs, temporalSchema } from '../core/config';
+import {
+  callbackSchema,
+  commonSchema,
+  ConfigError,
+  localOrigin,
+  ms,
+  optionalString,
+  optionalUrl,
+  parseEnv,
+  port,
+  positiveMs,
+  temporalSchema,
+} from '../core/config';
 import type { Kind, PollTiming } from '../core/task';
 import { ledgerSchema } from '../ledger/ledger-config';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS, ATTEMPT_HEADROOM_MS, MAX_TASK_DEADLINE_MS } from '../core/timeouts';
@@ -106,16 +118,19 @@ const workerBaseSchema = commonSchema
   .extend(pricesEnv.shape);
 
 /** Everything a worker reads, for documentation and checks (test/unit/env-docs.test.ts, scripts/check-compose.ts). */
-export const workerConfigSchema = workerBaseSchema.extend(callbackSchema.shape).extend(platformsPublicEnv.shape).extend(platformsWorkerEnv.shape);
+export const workerConfigSchema = workerBaseSchema
+  .extend(callbackSchema.shape)
+  .extend(platformsPublicEnv.shape)
+  .extend(platformsWorkerEnv.shape);
 
 export type WorkerConfig = Omit<z.infer<typeof workerBaseSchema>, 'SIM_BASE_URL'> & {
-    /** Resolved: the variable, or the URL derived from SIM_HOST and SIM_PORT (simulatorUrl). */
-    SIM_BASE_URL: string;
-    PLATFORMS_ENABLED: Set<string>;
-    /** The enabled platforms, each real or simulated. */
-    platforms: Record<string, WorkerPlatform>;
-    timing: Record<Kind, PollTiming>;
-  };
+  /** Resolved: the variable, or the URL derived from SIM_HOST and SIM_PORT (simulatorUrl). */
+  SIM_BASE_URL: string;
+  PLATFORMS_ENABLED: Set<string>;
+  /** The enabled platforms, each real or simulated. */
+  platforms: Record<string, WorkerPlatform>;
+  timing: Record<Kind, PollTiming>;
+};
 
 /** An upstream call must end before Temporal gives up on its attempt and starts another (core/timeouts.ts). */
 function checkUpstreamTimeouts(raw: z.infer<typeof workerOwnSchema>): void {
@@ -138,12 +153,19 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   for (const p of PLATFORM_DEFINITIONS) {
     if (PLATFORMS_ENABLED.has(p.id)) platforms[p.id] = p.worker(env, { simulate, simBaseUrl });
   }
-  const timing = (interval: number, deadline: number): PollTiming => ({ firstPollDelayMs: base.POLL_FIRST_DELAY_MS, pollIntervalMs: interval, deadlineMs: deadline });
+  const timing = (interval: number, deadline: number): PollTiming => ({
+    firstPollDelayMs: base.POLL_FIRST_DELAY_MS,
+    pollIntervalMs: interval,
+    deadlineMs: deadline,
+  });
   return {
     ...base,
     SIM_BASE_URL: simBaseUrl,
     PLATFORMS_ENABLED,
     platforms,
-    timing: { video: timing(base.POLL_INTERVAL_VIDEO_MS, base.TASK_DEADLINE_VIDEO_MS), image: timing(base.POLL_INTERVAL_IMAGE_MS, base.TASK_DEADLINE_IMAGE_MS) },
+    timing: {
+      video: timing(base.POLL_INTERVAL_VIDEO_MS, base.TASK_DEADLINE_VIDEO_MS),
+      image: timing(base.POLL_INTERVAL_IMAGE_MS, base.TASK_DEADLINE_IMAGE_MS),
+    },
   };
 }

@@ -186,7 +186,8 @@ export class WorkerMetrics {
     return (s: { settlement: string; platform: string; model: string; outcome: string; micros: number; currency?: string }) => {
       if (s.settlement !== 'settled' && s.settlement !== 'released') return;
       this.ledgerTasks.inc({ platform: s.platform, model: s.model, outcome: s.outcome });
-      if (s.currency && s.micros > 0) this.ledgerSpend.inc({ platform: s.platform, model: s.model, currency: s.currency }, s.micros / 1_000_000);
+      if (s.currency && s.micros > 0)
+        this.ledgerSpend.inc({ platform: s.platform, model: s.model, currency: s.currency }, s.micros / 1_000_000);
     };
   }
 
@@ -253,13 +254,20 @@ export function metricsObserver(
  * 503 naming each platform whose accounts are all out (`platformsWithoutAccount`, activities/accounts.ts) — its
  * tasks wait until an account is back. Resolves once listening.
  */
-export async function serveMetrics(registry: Registry, host: string, port: number, platformsWithoutAccount: () => Record<string, string> = () => ({})): Promise<Server> {
+export async function serveMetrics(
+  registry: Registry,
+  host: string,
+  port: number,
+  platformsWithoutAccount: () => Record<string, string> = () => ({}),
+): Promise<Server> {
   const server = createServer((req, res) => {
     const path = req.url?.split('?')[0];
     if (req.method === 'GET' && path === '/readyz') {
       const out = platformsWithoutAccount();
       const ready = Object.keys(out).length === 0;
-      res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(`${JSON.stringify(ready ? { status: 'ready' } : { status: 'no_account', platforms: out })}\n`);
+      res
+        .writeHead(ready ? 200 : 503, { 'content-type': 'application/json' })
+        .end(`${JSON.stringify(ready ? { status: 'ready' } : { status: 'no_account', platforms: out })}\n`);
       return;
     }
     if (req.method !== 'GET' || path !== '/metrics') {

@@ -40,7 +40,15 @@ import type { PushMonitorSinks } from './sinks';
 const { pushMonitor } = proxySinks<PushMonitorSinks>();
 
 /** Error types the activities raise that must never be retried: each ends the task at once. */
-const FINAL_ERRORS: FailureReason[] = ['content_policy', 'invalid_request', 'upstream_auth', 'insufficient_balance', 'upstream_failed', 'upstream_lost', 'deadline_exceeded'];
+const FINAL_ERRORS: FailureReason[] = [
+  'content_policy',
+  'invalid_request',
+  'upstream_auth',
+  'insufficient_balance',
+  'upstream_failed',
+  'upstream_lost',
+  'deadline_exceeded',
+];
 
 /** One attempt of submit or poll: a little more than the HTTP client's own bound (core/timeouts.ts says why). */
 const ATTEMPT_TIMEOUT = ACTIVITY_ATTEMPT_TIMEOUT_MS;
@@ -94,7 +102,13 @@ const submitActivity = (boundMs: number) =>
  */
 const POLL_AND_KEEP_ATTEMPT_MS = 10 * 60_000;
 const POLL_AND_KEEP_BUDGET_MS = 11 * 60_000;
-const LOCAL_POLL_RETRY: RetryPolicy = { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '5s', maximumAttempts: 3, nonRetryableErrorTypes: FINAL_ERRORS };
+const LOCAL_POLL_RETRY: RetryPolicy = {
+  initialInterval: '500ms',
+  backoffCoefficient: 2,
+  maximumInterval: '5s',
+  maximumAttempts: 3,
+  nonRetryableErrorTypes: FINAL_ERRORS,
+};
 /** The workflow's own backoff between bounded polls that failed: 2 s, doubling, at most 30 s. */
 const POLL_BACKOFF = { initialMs: 2_000, maxMs: 30_000 };
 
@@ -107,7 +121,12 @@ function pollActivity(remainingMs: number) {
 }
 
 /** Cancelling upstream is best effort: a few quick tries, then the task ends anyway. */
-const CANCEL_RETRY: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: FINAL_ERRORS };
+const CANCEL_RETRY: RetryPolicy = {
+  initialInterval: '1s',
+  backoffCoefficient: 2,
+  maximumAttempts: 3,
+  nonRetryableErrorTypes: FINAL_ERRORS,
+};
 const { cancelGeneration } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: CANCEL_RETRY });
 
 /**
@@ -150,10 +169,19 @@ async function announce(input: GenerationInput, event: WebhookEvent): Promise<vo
   const webhook = input.webhook;
   if (!webhook || !webhook.events.includes(event)) return;
   try {
-    await announceWebhookEvent({ taskId: workflowInfo().workflowId, ownerId: input.ownerId, target: webhook, event, occurredAt: new Date().toISOString() });
+    await announceWebhookEvent({
+      taskId: workflowInfo().workflowId,
+      ownerId: input.ownerId,
+      target: webhook,
+      event,
+      occurredAt: new Date().toISOString(),
+    });
   } catch (err) {
     // Temporal unreachable from the worker for the whole budget: the task's own outcome must not change.
-    log.error('Could not hand a webhook event to its delivery workflow', { event, error: err instanceof Error ? err.message : String(err) });
+    log.error('Could not hand a webhook event to its delivery workflow', {
+      event,
+      error: err instanceof Error ? err.message : String(err),
+    });
   }
 }
 
@@ -237,7 +265,8 @@ async function runGeneration(input: GenerationInput, resume?: GenerationResume):
         status = await pollActivity(remaining(deadlineAt))({ platform: input.platform, kind: input.kind, ...job });
         failedPolls = 0;
       } catch (err) {
-        if (isActivityTimeout(err) && remaining(deadlineAt) <= 0) return await deadlineExceeded(input, current, wake, lastFailureMessage(err));
+        if (isActivityTimeout(err) && remaining(deadlineAt) <= 0)
+          return await deadlineExceeded(input, current, wake, lastFailureMessage(err));
         if (!isTransientPollFailure(err)) return failFromActivity(err, 'poll');
         // The poll's own budget ran out (an outage): back off on a durable timer, then poll again.
         failedPolls += 1;
@@ -252,7 +281,11 @@ async function runGeneration(input: GenerationInput, resume?: GenerationResume):
         const f = status.failure ?? { reason: 'upstream_failed' as const, message: 'The platform reported the job as failed' };
         if (f.resubmit && resubmissions < MAX_RESUBMISSIONS && remaining(deadlineAt) > RESUBMIT_PAUSE_MS + timing.firstPollDelayMs) {
           resubmissions += 1;
-          log.warn('The job failed upstream for a transient reason; submitting a new one', { upstreamTaskId: job.upstreamTaskId, code: f.code, resubmissions });
+          log.warn('The job failed upstream for a transient reason; submitting a new one', {
+            upstreamTaskId: job.upstreamTaskId,
+            code: f.code,
+            resubmissions,
+          });
           run = { ...current, job: undefined };
           setStatus(state, 'pending');
           wake.dropTimer();
@@ -268,7 +301,10 @@ async function runGeneration(input: GenerationInput, resume?: GenerationResume):
       const info = workflowInfo();
       if (info.historyLength >= (input.maxEventsPerRun ?? MAX_EVENTS_PER_RUN) || info.continueAsNewSuggested) {
         // Memo and search attributes are passed on explicitly: they are the task's record for reads.
-        const next = makeContinueAsNewFunc<typeof generationWorkflow>({ memo: info.memo, typedSearchAttributes: info.typedSearchAttributes });
+        const next = makeContinueAsNewFunc<typeof generationWorkflow>({
+          memo: info.memo,
+          typedSearchAttributes: info.typedSearchAttributes,
+        });
         return await next(input, {
           upstreamTaskId: job.upstreamTaskId,
           upstreamAccount: job.account,
@@ -285,7 +321,7 @@ async function runGeneration(input: GenerationInput, resume?: GenerationResume):
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {
         if (run?.job) await cancelUpstream(input, run.job);
-        markFailed({ message: 'The task was cancelled at the client\'s request', code: 'cancelled' }, 'cancelled');
+        markFailed({ message: "The task was cancelled at the client's request", code: 'cancelled' }, 'cancelled');
       });
     }
     throw err;
@@ -318,10 +354,12 @@ class PollWake {
     if (!this.hinted) {
       const timer = new CancellationScope();
       let fired = false;
-      timer.run(() => sleep(Math.min(ms, Math.max(1, remaining(deadlineAt))))).then(
-        () => (fired = true),
-        () => undefined, // cancelled: by dropTimer, or with the whole task
-      );
+      timer
+        .run(() => sleep(Math.min(ms, Math.max(1, remaining(deadlineAt)))))
+        .then(
+          () => (fired = true),
+          () => undefined, // cancelled: by dropTimer, or with the whole task
+        );
       await condition(() => this.hinted || fired);
       if (!fired) this.left = timer;
     }
@@ -431,7 +469,10 @@ function logTransition(status: string, reason?: string): void {
     elapsedMs: Date.now() - info.startTime.getTime(),
   };
   const why = reason ? ` (${reason})` : '';
-  log.info(`Task ${fields.taskId} ${status}${why}: platform ${fields.platform}, model ${fields.model}, upstream ${fields.upstreamTaskId}, after ${(fields.elapsedMs / 1000).toFixed(1)} s`, fields);
+  log.info(
+    `Task ${fields.taskId} ${status}${why}: platform ${fields.platform}, model ${fields.model}, upstream ${fields.upstreamTaskId}, after ${(fields.elapsedMs / 1000).toFixed(1)} s`,
+    fields,
+  );
 }
 
 function fail(reason: FailureReason, message: string, upstreamCode?: string): never {

@@ -32,7 +32,13 @@ export interface LedgerSinks extends Sinks {
      * The task (the workflow id) ended: success with what the platform reported, failed or cancelled. `billed`
      * (absent: only a success is) says whether the platform bills the task's job although it did not succeed.
      */
-    taskEnded(platform: string, request: GenerationInput['request'], outcome: 'success' | 'failed' | 'cancelled', usage: ReportedUsage, billed?: boolean): void;
+    taskEnded(
+      platform: string,
+      request: GenerationInput['request'],
+      outcome: 'success' | 'failed' | 'cancelled',
+      usage: ReportedUsage,
+      billed?: boolean,
+    ): void;
   };
 }
 

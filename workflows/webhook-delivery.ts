@@ -15,7 +15,17 @@
  * and while an event is being retried the run carries the search attribute WebhookPendingSince, from which every
  * worker reads the age of the oldest undelivered event (worker/webhook-backlog.ts).
  */
-import { condition, defineSignal, patched, proxyLocalActivities, proxySinks, setHandler, sleep, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  condition,
+  defineSignal,
+  patched,
+  proxyLocalActivities,
+  proxySinks,
+  setHandler,
+  sleep,
+  upsertMemo,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { WEBHOOK_PENDING_SINCE } from '../core/search-attributes';
 import {
@@ -138,12 +148,21 @@ function settled(input: WebhookDeliveryInput, events: DeliveryEventRecord[]): bo
 }
 
 /** Tries one event until it is delivered, refused for good (410), superseded or past its retry bound. */
-async function deliver(input: WebhookDeliveryInput, ev: DeliveryEventRecord, events: DeliveryEventRecord[], queuedAt: number, progress: Progress): Promise<void> {
+async function deliver(
+  input: WebhookDeliveryInput,
+  ev: DeliveryEventRecord,
+  events: DeliveryEventRecord[],
+  queuedAt: number,
+  progress: Progress,
+): Promise<void> {
   const { timing } = input;
   // The activity reports the receiver's answer, it does not throw for it; only a lost worker fails an attempt.
   // A local activity: it runs in the workflow task that decided it, with no activity task to queue and dispatch,
   // so a burst of tasks ending together is not delayed by a queue hop each, and an attempt is one marker event.
-  const { deliverWebhook } = proxyLocalActivities<Activities>({ startToCloseTimeout: timing.attemptTimeoutMs + 5_000, retry: { maximumAttempts: 1 } });
+  const { deliverWebhook } = proxyLocalActivities<Activities>({
+    startToCloseTimeout: timing.attemptTimeoutMs + 5_000,
+    retry: { maximumAttempts: 1 },
+  });
   // A running event is worth sending only until the task's final event is here.
   const superseded = () => ev.event === 'running' && events.some((e) => isFinal(e.event));
   for (let failures = 0; ; failures++) {
@@ -160,7 +179,14 @@ async function deliver(input: WebhookDeliveryInput, ev: DeliveryEventRecord, eve
         attemptTimeoutMs: timing.attemptTimeoutMs,
       });
     } catch (err) {
-      result = { outcome: 'retry', attempt: { at: new Date().toISOString(), duration_ms: 0, error: `attempt lost: ${err instanceof Error ? err.message : String(err)}` } };
+      result = {
+        outcome: 'retry',
+        attempt: {
+          at: new Date().toISOString(),
+          duration_ms: 0,
+          error: `attempt lost: ${err instanceof Error ? err.message : String(err)}`,
+        },
+      };
     }
     progress.attempted();
     if (result.outcome !== 'superseded') {

@@ -24,7 +24,9 @@ export function adminAuthenticate(adminToken: string | undefined, keys: KeyStore
     const isAdmin = token !== undefined && expected !== undefined && timingSafeEqual(sha256(token), expected);
     if (!isAdmin) {
       if (token !== undefined && keys.authenticate(token)) {
-        throw new ApiError(403, 'permission_error', 'An API key cannot use the admin API; send the admin token', { code: 'admin_token_required' });
+        throw new ApiError(403, 'permission_error', 'An API key cannot use the admin API; send the admin token', {
+          code: 'admin_token_required',
+        });
       }
       throw adminUnauthorized();
     }

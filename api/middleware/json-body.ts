@@ -48,10 +48,15 @@ function decoder(encoding: string): Transform | undefined {
     case 'br':
       return createBrotliDecompress();
     default:
-      throw new ApiError(415, 'invalid_request_error', `Content-Encoding '${encoding}' is not supported; send the body uncompressed or as gzip, deflate or br`, {
-        param: 'Content-Encoding',
-        code: 'unsupported_content_encoding',
-      });
+      throw new ApiError(
+        415,
+        'invalid_request_error',
+        `Content-Encoding '${encoding}' is not supported; send the body uncompressed or as gzip, deflate or br`,
+        {
+          param: 'Content-Encoding',
+          code: 'unsupported_content_encoding',
+        },
+      );
   }
 }
 
@@ -80,7 +85,12 @@ function readBody(ctx: AppContext, opts: JsonBodyOptions, encoding: string): Pro
       }
     };
     const timer = setTimeout(
-      () => finish(new ApiError(408, 'invalid_request_error', `The request body did not arrive within ${Math.round(opts.timeoutMs / 1000)} s`, { code: 'body_timeout' })),
+      () =>
+        finish(
+          new ApiError(408, 'invalid_request_error', `The request body did not arrive within ${Math.round(opts.timeoutMs / 1000)} s`, {
+            code: 'body_timeout',
+          }),
+        ),
       opts.timeoutMs,
     );
     const onData = (chunk: Buffer) => {
@@ -118,7 +128,8 @@ export async function readRawBody(ctx: AppContext, opts: JsonBodyOptions): Promi
  */
 function bodyFollows(ctx: AppContext, opts: JsonBodyOptions): boolean {
   const declared = ctx.get('Content-Length');
-  if (declared !== '' && !/^\d+$/.test(declared)) throw invalidRequest('Content-Length must be a number of bytes', 'Content-Length', 'invalid_header');
+  if (declared !== '' && !/^\d+$/.test(declared))
+    throw invalidRequest('Content-Length must be a number of bytes', 'Content-Length', 'invalid_header');
   if (declared !== '' && Number(declared) > opts.limitBytes) throw tooLarge(opts.limitBytes);
   return ctx.get('Transfer-Encoding') !== '' || (declared !== '' && Number(declared) > 0);
 }
@@ -223,7 +234,10 @@ export function jsonBody(opts: JsonBodyOptions) {
       return next();
     }
     if (ctx.is('application/json') !== 'application/json') {
-      throw new ApiError(415, 'invalid_request_error', 'Content-Type must be application/json', { param: 'Content-Type', code: 'unsupported_media_type' });
+      throw new ApiError(415, 'invalid_request_error', 'Content-Type must be application/json', {
+        param: 'Content-Type',
+        code: 'unsupported_media_type',
+      });
     }
     const encoding = ctx.get('Content-Encoding').trim().toLowerCase();
     const bytes = await readBody(ctx, opts, encoding);

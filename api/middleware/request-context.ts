@@ -23,7 +23,13 @@ export function requestContext(logger: Logger) {
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       ctx.state.log.info(
-        { method: ctx.method, route: ctx.state.route ?? ctx.path, status: recordedStatus(ctx), ms: Math.round(ms * 10) / 10, keyId: ctx.state.apiKey?.id },
+        {
+          method: ctx.method,
+          route: ctx.state.route ?? ctx.path,
+          status: recordedStatus(ctx),
+          ms: Math.round(ms * 10) / 10,
+          keyId: ctx.state.apiKey?.id,
+        },
         'request',
       );
     }

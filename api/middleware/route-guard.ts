@@ -25,7 +25,8 @@ export function routeGuard(routers: readonly Router<AppState>[]) {
         if (layer) ctx.state.route = String(layer.path);
       }
     }
-    if (allowed.size === 0) throw new ApiError(404, 'not_found_error', `No route for ${ctx.method} ${ctx.path}`, { code: 'route_not_found' });
+    if (allowed.size === 0)
+      throw new ApiError(404, 'not_found_error', `No route for ${ctx.method} ${ctx.path}`, { code: 'route_not_found' });
     const allow = [...allowed].join(', ');
     if (ctx.method === 'OPTIONS') {
       ctx.status = 204;

@@ -28,7 +28,11 @@ function modelOf(catalogue: Catalogue, enabled: ReadonlySet<string>, model: unkn
   if (typeof model !== 'string') throw invalidRequest('model must be a string (a video model id of GET /v1/models)', 'model');
   const image = catalogue.find('image', model);
   if (image && !catalogue.find('video', model)) {
-    throw invalidRequest(`'${model}' is an image model; /v1/videos takes video models (images: POST /v1/images/generations)`, 'model', 'model_not_found');
+    throw invalidRequest(
+      `'${model}' is an image model; /v1/videos takes video models (images: POST /v1/images/generations)`,
+      'model',
+      'model_not_found',
+    );
   }
   try {
     return lookupModel(catalogue, 'video', model, enabled);
@@ -57,7 +61,9 @@ function applySize(entry: ModelRecord, body: Record<string, unknown>, size: unkn
   if (!choice) {
     const sizes = sizeChoices(entry).map((c) => c.size);
     throw invalidRequest(
-      sizes.length > 0 ? `size '${size}' is not supported by ${entry.id}; use one of ${sizes.join(', ')}` : `${entry.id} takes no size; leave it out`,
+      sizes.length > 0
+        ? `size '${size}' is not supported by ${entry.id}; use one of ${sizes.join(', ')}`
+        : `${entry.id} takes no size; leave it out`,
       'size',
     );
   }
@@ -69,26 +75,39 @@ function applySize(entry: ModelRecord, body: Record<string, unknown>, size: unkn
 /** `input_reference` as `{ image_url }` becomes our `image_url`; an uploaded file is stored by the caller. */
 function applyReference(body: Record<string, unknown>, reference: unknown, uploaded: boolean): boolean {
   if (uploaded) {
-    if (reference !== undefined || body.image_url !== undefined) throw invalidRequest('Give input_reference once: an uploaded file or an image_url', 'input_reference', 'conflicting_parameters');
+    if (reference !== undefined || body.image_url !== undefined)
+      throw invalidRequest('Give input_reference once: an uploaded file or an image_url', 'input_reference', 'conflicting_parameters');
     return true;
   }
   if (reference === undefined) return false;
   if (typeof reference !== 'object' || reference === null || Array.isArray(reference)) {
-    throw invalidRequest('input_reference must be an uploaded image file (multipart/form-data) or {"image_url": "https://…"}', 'input_reference');
+    throw invalidRequest(
+      'input_reference must be an uploaded image file (multipart/form-data) or {"image_url": "https://…"}',
+      'input_reference',
+    );
   }
   const { image_url, file_id, ...rest } = reference as Record<string, unknown>;
-  if (file_id !== undefined) throw invalidRequest('input_reference.file_id is not supported (there is no Files API here); upload the image or give image_url', 'input_reference.file_id', 'unsupported_parameter');
+  if (file_id !== undefined)
+    throw invalidRequest(
+      'input_reference.file_id is not supported (there is no Files API here); upload the image or give image_url',
+      'input_reference.file_id',
+      'unsupported_parameter',
+    );
   const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) throw invalidRequest(`Unknown field 'input_reference.${unknown}'`, `input_reference.${unknown}`, 'unknown_parameter');
-  if (image_url === undefined) throw invalidRequest('input_reference.image_url is required', 'input_reference.image_url', 'missing_parameter');
-  if (body.image_url !== undefined) throw invalidRequest('Give input_reference or image_url, not both', 'input_reference', 'conflicting_parameters');
+  if (unknown !== undefined)
+    throw invalidRequest(`Unknown field 'input_reference.${unknown}'`, `input_reference.${unknown}`, 'unknown_parameter');
+  if (image_url === undefined)
+    throw invalidRequest('input_reference.image_url is required', 'input_reference.image_url', 'missing_parameter');
+  if (body.image_url !== undefined)
+    throw invalidRequest('Give input_reference or image_url, not both', 'input_reference', 'conflicting_parameters');
   body.image_url = image_url;
   return false;
 }
 
 /** Maps the OpenAI fields of a parsed body (JSON, or a form after coerceFormFields). */
 export function mapCreateBody(catalogue: Catalogue, enabled: ReadonlySet<string>, raw: unknown, uploaded: boolean): MappedCreate {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalidRequest('The request body must be a JSON object or a form', 'body', 'invalid_body');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw invalidRequest('The request body must be a JSON object or a form', 'body', 'invalid_body');
   const { seconds, size, input_reference, ...own } = raw as Record<string, unknown>;
   const entry = modelOf(catalogue, enabled, own.model);
   const body: Record<string, unknown> = { ...own };
@@ -101,7 +120,8 @@ export function mapCreateBody(catalogue: Catalogue, enabled: ReadonlySet<string>
 /** The schema of one of our own fields, without its optional/default wrappers. */
 function fieldType(name: string): string | undefined {
   let schema = (videoRequestSchema.shape as Record<string, z.ZodType | undefined>)[name];
-  while (schema && (schema.def.type === 'optional' || schema.def.type === 'default')) schema = (schema.def as unknown as { innerType: z.ZodType }).innerType;
+  while (schema && (schema.def.type === 'optional' || schema.def.type === 'default'))
+    schema = (schema.def as unknown as { innerType: z.ZodType }).innerType;
   return schema?.def.type;
 }
 

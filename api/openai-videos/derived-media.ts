@@ -44,7 +44,9 @@ async function run(args: string[]): Promise<{ ok: boolean; stderr: string }> {
   const binary = await ffmpegBinary();
   if (!binary) return { ok: false, stderr: 'no ffmpeg binary for this platform (@ffmpeg-installer/ffmpeg)' };
   return new Promise((resolve) => {
-    execFile(binary, ['-hide_banner', ...args], { timeout: FFMPEG_TIMEOUT_MS, maxBuffer: 1024 * 1024 }, (err, _stdout, stderr) => resolve({ ok: !err, stderr }));
+    execFile(binary, ['-hide_banner', ...args], { timeout: FFMPEG_TIMEOUT_MS, maxBuffer: 1024 * 1024 }, (err, _stdout, stderr) =>
+      resolve({ ok: !err, stderr }),
+    );
   });
 }
 
@@ -72,7 +74,12 @@ const inFlight = new Map<string, Promise<string | 'video_gone' | undefined>>();
  * The key of the task's derived image, made now from the stored video under `videoKey` if it is not kept yet;
  * `video_gone` when the store no longer has the video (deleted), undefined when ffmpeg cannot make the image.
  */
-export function ensureDerived(store: ResultStore, taskId: string, videoKey: string, variant: DerivedVariant): Promise<string | 'video_gone' | undefined> {
+export function ensureDerived(
+  store: ResultStore,
+  taskId: string,
+  videoKey: string,
+  variant: DerivedVariant,
+): Promise<string | 'video_gone' | undefined> {
   const key = derivedKey(taskId, variant);
   const running = inFlight.get(key);
   if (running) return running;

@@ -17,7 +17,11 @@ import { TASK_ID } from '../routes/tasks';
 import type { TaskView } from '../task-service';
 
 export const videoListQuerySchema = z.strictObject({
-  after: z.string().regex(TASK_ID, { message: 'must be a video id' }).optional().describe('List the videos after this one (a video id: the previous page\'s last_id)'),
+  after: z
+    .string()
+    .regex(TASK_ID, { message: 'must be a video id' })
+    .optional()
+    .describe("List the videos after this one (a video id: the previous page's last_id)"),
   limit: z
     .string()
     .regex(/^\d{1,3}$/, { message: 'must be a whole number' })
@@ -53,18 +57,25 @@ export interface TaskViews {
 
 /** Newest first: later start, then the larger id (a stable order for tasks started in the same millisecond). */
 function newerFirst(a: TaskView, b: TaskView): number {
-  return b.startTime.getTime() - a.startTime.getTime() || (a.record.task_id < b.record.task_id ? 1 : a.record.task_id > b.record.task_id ? -1 : 0);
+  return (
+    b.startTime.getTime() - a.startTime.getTime() ||
+    (a.record.task_id < b.record.task_id ? 1 : a.record.task_id > b.record.task_id ? -1 : 0)
+  );
 }
 
 /** One page of the key's videos and whether more follow. */
 export async function listVideoPage(tasks: TaskViews, ownerId: string, q: VideoListQuery): Promise<{ page: TaskView[]; hasMore: boolean }> {
   const cursor = q.after === undefined ? undefined : await tasks.view(q.after, ownerId);
-  if (q.after !== undefined && (!cursor || cursor.memo.kind !== 'video')) throw invalidRequest(`after names no video of yours: '${q.after}'`, 'after');
+  if (q.after !== undefined && (!cursor || cursor.memo.kind !== 'video'))
+    throw invalidRequest(`after names no video of yours: '${q.after}'`, 'after');
   const inOrder = q.order === 'desc' ? newerFirst : (a: TaskView, b: TaskView) => newerFirst(b, a);
   const beyond = (v: TaskView) => !cursor || inOrder(cursor, v) < 0;
   const wanted = q.limit + 1;
   const kept: TaskView[] = [];
-  const filter = { kind: 'video' as const, ...(cursor ? (q.order === 'desc' ? { startedBefore: cursor.startTime } : { startedAfter: cursor.startTime }) : {}) };
+  const filter = {
+    kind: 'video' as const,
+    ...(cursor ? (q.order === 'desc' ? { startedBefore: cursor.startTime } : { startedAfter: cursor.startTime }) : {}),
+  };
   for await (const v of tasks.views(ownerId, filter)) {
     if (!beyond(v)) continue;
     const threshold = kept.length >= wanted ? kept[wanted - 1]!.startTime : undefined;

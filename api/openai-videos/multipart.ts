@@ -48,7 +48,8 @@ function setField(fields: Record<string, unknown>, name: string, value: string):
   }
   const m = /^([A-Za-z_][A-Za-z0-9_]*)\[([A-Za-z_][A-Za-z0-9_]*)\]$/.exec(name);
   if (!m) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw invalidRequest(`Form field '${name}' is not a field of this request`, name, 'unknown_parameter');
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw invalidRequest(`Form field '${name}' is not a field of this request`, name, 'unknown_parameter');
     fields[name] = value;
     return;
   }
@@ -65,7 +66,8 @@ function setField(fields: Record<string, unknown>, name: string, value: string):
  */
 function reserveMemory(ctx: AppContext): UploadReservation {
   const declared = Number(ctx.get('Content-Length')) || 0;
-  if (declared > MAX_FORM_BYTES) throw tooLarge(`The form is larger than ${UPLOAD_MAX_BYTES / (1024 * 1024)} MiB and its fields' bounds allow`);
+  if (declared > MAX_FORM_BYTES)
+    throw tooLarge(`The form is larger than ${UPLOAD_MAX_BYTES / (1024 * 1024)} MiB and its fields' bounds allow`);
   const reservation = uploadMemory().reserve(ctx.state.apiKey?.id ?? '', declared);
   ctx.res.once('close', () => reservation.release());
   return reservation;
@@ -103,11 +105,19 @@ export function readMultipart(ctx: AppContext, timeoutMs: number): Promise<Multi
       }
     };
     const timer = setTimeout(
-      () => finish(new ApiError(408, 'invalid_request_error', `The request body did not arrive within ${Math.round(timeoutMs / 1000)} s`, { code: 'body_timeout' })),
+      () =>
+        finish(
+          new ApiError(408, 'invalid_request_error', `The request body did not arrive within ${Math.round(timeoutMs / 1000)} s`, {
+            code: 'body_timeout',
+          }),
+        ),
       timeoutMs,
     );
     try {
-      parser = busboy({ headers: ctx.req.headers, limits: { fileSize: UPLOAD_MAX_BYTES, files: 1, fields: MAX_FIELDS, fieldSize: FIELD_MAX_BYTES } });
+      parser = busboy({
+        headers: ctx.req.headers,
+        limits: { fileSize: UPLOAD_MAX_BYTES, files: 1, fields: MAX_FIELDS, fieldSize: FIELD_MAX_BYTES },
+      });
     } catch (err) {
       clearTimeout(timer);
       reject(invalidRequest(`The form could not be read: ${(err as Error).message}`, 'body', 'invalid_body'));
@@ -130,7 +140,9 @@ export function readMultipart(ctx: AppContext, timeoutMs: number): Promise<Multi
         file = { field: name, filename: info.filename, declaredType: info.mimeType, bytes: Buffer.concat(chunks) };
       });
     });
-    parser.on('filesLimit', () => finish(invalidRequest('Only one file may be uploaded (input_reference)', 'input_reference', 'invalid_value')));
+    parser.on('filesLimit', () =>
+      finish(invalidRequest('Only one file may be uploaded (input_reference)', 'input_reference', 'invalid_value')),
+    );
     parser.on('fieldsLimit', () => finish(tooLarge(`The form has more than ${MAX_FIELDS} fields`)));
     parser.on('error', (err: Error) => finish(invalidRequest(`The form could not be read: ${err.message}`, 'body', 'invalid_body')));
     parser.on('close', () => finish());

@@ -39,7 +39,10 @@ export const videoObjectSchema = z
 const createFields = {
   model: z.string().describe('A video model id of GET /v1/models'),
   prompt: z.string().optional(),
-  seconds: z.union([z.string(), z.number()]).optional().describe('A duration the model takes (docs/api.md "Videos API"), as a string or a number'),
+  seconds: z
+    .union([z.string(), z.number()])
+    .optional()
+    .describe('A duration the model takes (docs/api.md "Videos API"), as a string or a number'),
   size: z.string().optional().describe('WxH, mapped to the model\'s ratio and resolution (docs/api.md "Videos API")'),
 };
 
@@ -49,13 +52,25 @@ const createJson = z
 const createForm = z.looseObject({
   ...createFields,
   seconds: z.string().optional(),
-  input_reference: z.string().meta({ format: 'binary' }).optional().describe(`A PNG, JPEG or WebP image of at most ${UPLOAD_MAX_BYTES / (1024 * 1024)} MiB`),
+  input_reference: z
+    .string()
+    .meta({ format: 'binary' })
+    .optional()
+    .describe(`A PNG, JPEG or WebP image of at most ${UPLOAD_MAX_BYTES / (1024 * 1024)} MiB`),
   webhook_url: webhookRequestFields.webhook_url,
-  webhook_events: z.string().optional().describe('As JSON (["running","succeeded"]) or comma-separated (running,succeeded); needs a webhook_url'),
+  webhook_events: z
+    .string()
+    .optional()
+    .describe('As JSON (["running","succeeded"]) or comma-separated (running,succeeded); needs a webhook_url'),
 });
 
 /** Video ids are task ids, which start `task_` (the router matches only those: routes.ts VIDEO_PATH). */
-const idParams = z.object({ video_id: z.string().regex(/^task_[A-Za-z0-9_-]{1,123}$/).describe('A video id (a task id)') });
+const idParams = z.object({
+  video_id: z
+    .string()
+    .regex(/^task_[A-Za-z0-9_-]{1,123}$/)
+    .describe('A video id (a task id)'),
+});
 const binary = { schema: z.string().meta({ format: 'binary' }) };
 const media = { 'video/mp4': binary, 'image/jpeg': binary, 'image/png': binary, 'image/webp': binary, 'application/octet-stream': binary };
 
@@ -71,16 +86,24 @@ function registerCreateAndList(registry: OpenAPIRegistry): void {
     },
     responses: {
       200: { description: 'The video, queued', content: json(videoObjectSchema) },
-      400: error('Invalid request (error.param names the field: size and seconds list what the model takes; an image model is refused naming model)'),
-      402: error("The video's estimated cost exceeds what remains of the key's budget (code budget_exceeded; error.budget names period, budget and what remains); nothing was started"),
+      400: error(
+        'Invalid request (error.param names the field: size and seconds list what the model takes; an image model is refused naming model)',
+      ),
+      402: error(
+        "The video's estimated cost exceeds what remains of the key's budget (code budget_exceeded; error.budget names period, budget and what remains); nothing was started",
+      ),
       403: error('The API key may not use this model'),
       408: error('The body did not arrive in time'),
       409: error('Idempotency-Key reused with a different body'),
       413: error(`Upload larger than ${UPLOAD_MAX_BYTES / (1024 * 1024)} MiB, or a JSON body over 1 MiB`),
       415: error('The upload is not a PNG, JPEG or WebP image, or the body is neither JSON nor a form'),
       ...COMMON,
-      429: error("Rate limit or in-flight task cap reached, or (code uploads_per_key) this key's uploads in progress would hold more than half of UPLOADS_MAX_MEMORY_BYTES (see Retry-After)"),
-      503: error('Temporal (the task store) is unavailable, or (code uploads_busy) the uploads in progress hold UPLOADS_MAX_MEMORY_BYTES already (see Retry-After)'),
+      429: error(
+        "Rate limit or in-flight task cap reached, or (code uploads_per_key) this key's uploads in progress would hold more than half of UPLOADS_MAX_MEMORY_BYTES (see Retry-After)",
+      ),
+      503: error(
+        'Temporal (the task store) is unavailable, or (code uploads_busy) the uploads in progress hold UPLOADS_MAX_MEMORY_BYTES already (see Retry-After)',
+      ),
     },
   });
   registry.registerPath({
@@ -88,11 +111,21 @@ function registerCreateAndList(registry: OpenAPIRegistry): void {
     path: '/v1/videos',
     summary: "The key's videos (every video task, whichever endpoint created it), by creation time",
     security: [{ bearerAuth: [] }],
-    request: { query: videoListQuerySchema.extend({ limit: videoListQuerySchema.shape.limit.meta({ type: 'integer', minimum: 1, maximum: 100 }) }) },
+    request: {
+      query: videoListQuerySchema.extend({ limit: videoListQuerySchema.shape.limit.meta({ type: 'integer', minimum: 1, maximum: 100 }) }),
+    },
     responses: {
       200: {
         description: 'One page',
-        content: json(z.object({ object: z.literal('list'), data: z.array(videoObjectSchema), first_id: z.string().nullable(), last_id: z.string().nullable(), has_more: z.boolean() })),
+        content: json(
+          z.object({
+            object: z.literal('list'),
+            data: z.array(videoObjectSchema),
+            first_id: z.string().nullable(),
+            last_id: z.string().nullable(),
+            has_more: z.boolean(),
+          }),
+        ),
       },
       400: error('Invalid query parameter (error.param names it)'),
       ...COMMON,
@@ -107,7 +140,11 @@ function registerOne(registry: OpenAPIRegistry): void {
     summary: 'One video',
     security: [{ bearerAuth: [] }],
     request: { params: idParams },
-    responses: { 200: { description: 'The video', content: json(videoObjectSchema) }, 404: error("No such video (or another key's)"), ...COMMON },
+    responses: {
+      200: { description: 'The video', content: json(videoObjectSchema) },
+      404: error("No such video (or another key's)"),
+      ...COMMON,
+    },
   });
   registry.registerPath({
     method: 'delete',
@@ -116,7 +153,10 @@ function registerOne(registry: OpenAPIRegistry): void {
     security: [{ bearerAuth: [] }],
     request: { params: idParams },
     responses: {
-      200: { description: 'Deleted', content: json(z.object({ id: z.string(), object: z.literal('video.deleted'), deleted: z.literal(true) })) },
+      200: {
+        description: 'Deleted',
+        content: json(z.object({ id: z.string(), object: z.literal('video.deleted'), deleted: z.literal(true) })),
+      },
       404: error("No such video (or another key's)"),
       409: error('Still queued or in progress: cancel it first (POST /v1/generations/{id}/cancel)'),
       ...COMMON,
@@ -127,7 +167,11 @@ function registerOne(registry: OpenAPIRegistry): void {
     path: '/v1/videos/{video_id}/content',
     summary: "A finished video's stored bytes: the video, a thumbnail or a spritesheet (HTTP ranges supported)",
     security: [{ bearerAuth: [] }],
-    request: { params: idParams, query: z.object({ variant: z.enum(['video', 'thumbnail', 'spritesheet']).optional() }), headers: z.object({ Range: z.string().optional() }) },
+    request: {
+      params: idParams,
+      query: z.object({ variant: z.enum(['video', 'thumbnail', 'spritesheet']).optional() }),
+      headers: z.object({ Range: z.string().optional() }),
+    },
     responses: {
       200: { description: 'The file', content: media },
       206: { description: 'The requested byte range', content: media },

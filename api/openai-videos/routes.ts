@@ -41,12 +41,18 @@ export function readsOwnBody(ctx: AppContext): boolean {
   return ctx.method === 'POST' && ctx.path === '/v1/videos' && isMultipart(ctx);
 }
 
-const videoNotFound = (id: string) => new ApiError(404, 'not_found_error', `No video with id '${id}'`, { param: 'video_id', code: 'video_not_found' });
+const videoNotFound = (id: string) =>
+  new ApiError(404, 'not_found_error', `No video with id '${id}'`, { param: 'video_id', code: 'video_not_found' });
 
 const notOffered = (what: string) => () => {
-  throw new ApiError(404, 'not_found_error', `${what} is not offered by this gateway: only create, retrieve, list, delete and content of the Videos API are`, {
-    code: 'not_supported',
-  });
+  throw new ApiError(
+    404,
+    'not_found_error',
+    `${what} is not offered by this gateway: only create, retrieve, list, delete and content of the Videos API are`,
+    {
+      code: 'not_supported',
+    },
+  );
 };
 
 /** The request's body: JSON (already parsed by jsonBody) or the form, read here. */
@@ -54,7 +60,11 @@ async function createBodyOf(ctx: AppContext, deps: AppDeps): Promise<MultipartBo
   if (!isMultipart(ctx)) return { fields: (ctx.request.body ?? {}) as Record<string, unknown> };
   const form = await readMultipart(ctx, deps.bodyTimeoutMs ?? 30_000);
   if (form.file && form.file.field !== 'input_reference') {
-    throw invalidRequest(`Unknown file field '${form.file.field}'; the reference image is input_reference`, form.file.field, 'unknown_parameter');
+    throw invalidRequest(
+      `Unknown file field '${form.file.field}'; the reference image is input_reference`,
+      form.file.field,
+      'unknown_parameter',
+    );
   }
   return { fields: coerceFormFields(form.fields), ...(form.file ? { file: form.file } : {}) };
 }
@@ -68,7 +78,8 @@ function dataUrlAsUpload(body: MultipartBody): MultipartBody {
   const url = typeof reference === 'object' && reference !== null ? reference.image_url : undefined;
   if (body.file || typeof url !== 'string' || !url.startsWith('data:')) return body;
   const m = /^data:([a-z]+\/[a-z0-9.+-]+)?;base64,([A-Za-z0-9+/=\s]+)$/i.exec(url);
-  if (!m) throw invalidRequest('input_reference.image_url: a data URL must be base64 (data:image/png;base64,…)', 'input_reference.image_url');
+  if (!m)
+    throw invalidRequest('input_reference.image_url: a data URL must be base64 (data:image/png;base64,…)', 'input_reference.image_url');
   const { input_reference: _dropped, ...fields } = body.fields;
   return { fields, file: { field: 'input_reference', declaredType: m[1] ?? '', bytes: Buffer.from(m[2]!, 'base64') } };
 }
@@ -87,7 +98,9 @@ async function validatedCreate(ctx: AppContext, deps: AppDeps, form: MultipartBo
     allowPrivateOrigins.add(new URL(link).origin);
   }
   try {
-    const { entry, request } = withInputUrlPolicy({ allowPrivateOrigins }, () => parseGenerationBody(deps.catalogue, deps.enabledPlatforms, 'video', mapped.body));
+    const { entry, request } = withInputUrlPolicy({ allowPrivateOrigins }, () =>
+      parseGenerationBody(deps.catalogue, deps.enabledPlatforms, 'video', mapped.body),
+    );
     return { entry, request, size: mapped.size };
   } catch (err) {
     throw inOpenAiTerms(err, mapped.size !== undefined);
@@ -100,7 +113,12 @@ async function validatedCreate(ctx: AppContext, deps: AppDeps, form: MultipartBo
  */
 function inOpenAiTerms(err: unknown, sizeGiven: boolean): unknown {
   if (!(err instanceof ApiError) || err.status !== 400) return err;
-  const renamed = err.opts.param === 'duration' ? 'seconds' : sizeGiven && (err.opts.param === 'ratio' || err.opts.param === 'resolution') ? 'size' : undefined;
+  const renamed =
+    err.opts.param === 'duration'
+      ? 'seconds'
+      : sizeGiven && (err.opts.param === 'ratio' || err.opts.param === 'resolution')
+        ? 'size'
+        : undefined;
   if (!renamed) return err;
   const message = err.message.replace(new RegExp(`\\b${err.opts.param}\\b`, 'g'), renamed);
   return new ApiError(err.status, err.type, message, { ...err.opts, param: renamed });
@@ -109,7 +127,10 @@ function inOpenAiTerms(err: unknown, sizeGiven: boolean): unknown {
 function checkModelAllowed(ctx: AppContext, entry: ModelRecord): void {
   const key = apiKeyOf(ctx);
   if (key.models && !key.models.has(entry.id)) {
-    throw new ApiError(403, 'permission_error', `This API key may not use the model '${entry.id}'`, { param: 'model', code: 'model_not_allowed' });
+    throw new ApiError(403, 'permission_error', `This API key may not use the model '${entry.id}'`, {
+      param: 'model',
+      code: 'model_not_allowed',
+    });
   }
 }
 
@@ -140,12 +161,25 @@ async function createVideo(ctx: AppContext, deps: AppDeps, objectOf: (id: string
   const form = { ...sentForm, fields: fieldsWithoutWebhook as Record<string, unknown> };
   const { entry, request, size } = await validatedCreate(ctx, deps, form);
   checkModelAllowed(ctx, entry);
-  const webhook = await webhookTarget({ url, events: isMultipart(ctx) ? formListOf(events) : events }, key, deps.webhooks, `${ctx.protocol}://${ctx.host}`);
+  const webhook = await webhookTarget(
+    { url, events: isMultipart(ctx) ? formListOf(events) : events },
+    key,
+    deps.webhooks,
+    `${ctx.protocol}://${ctx.host}`,
+  );
   // The fingerprint is of what the client sent: an uploaded image by its digest, not by the link made for it.
   const sent = form.file ? { ...sentForm.fields, input_reference: { sha256: inputKeyOf(form.file).sha256 } } : sentForm.fields;
   const requestHash = requestFingerprint('openai-video', sent);
   const taskId = idempotencyKey ? idempotentTaskId(key, idempotencyKey) : newTaskId();
-  const started = await startOrReplay(ctx, deps, { taskId, requestHash, idempotent: idempotencyKey !== undefined, entry, request, asked: { via: 'videos', ...(size ? { size } : {}) }, ...(webhook ? { webhook } : {}) });
+  const started = await startOrReplay(ctx, deps, {
+    taskId,
+    requestHash,
+    idempotent: idempotencyKey !== undefined,
+    entry,
+    request,
+    asked: { via: 'videos', ...(size ? { size } : {}) },
+    ...(webhook ? { webhook } : {}),
+  });
   ctx.state.log = ctx.state.log.child({ taskId });
   if (started.replayed) ctx.set('Idempotent-Replayed', 'true');
   else ctx.state.log.info({ model: entry.id, platform: entry.platform, kind: 'video', via: 'videos' }, 'Task started');
@@ -172,7 +206,12 @@ function videoIdOf(ctx: AppContext): string {
 }
 
 /** The stored item a variant is served from, made now for a thumbnail or spritesheet the platform gave none of. */
-async function variantItem(deps: AppDeps, id: string, result: GenerationResult, variant: (typeof VARIANTS)[number]): Promise<Pick<ResultItem, 'key' | 'contentType' | 'sha256' | 'bytes'> | undefined> {
+async function variantItem(
+  deps: AppDeps,
+  id: string,
+  result: GenerationResult,
+  variant: (typeof VARIANTS)[number],
+): Promise<Pick<ResultItem, 'key' | 'contentType' | 'sha256' | 'bytes'> | undefined> {
   const video = result.data[0];
   if (variant === 'video') return video?.stored === true && video.key ? video : undefined;
   // The platform's last frame, where it returned one (result.lastFrame), is the thumbnail as the platform made it.
@@ -193,16 +232,30 @@ async function serveContent(ctx: AppContext, deps: AppDeps): Promise<void> {
   if (!view || view.memo.kind !== 'video') throw videoNotFound(id);
   const result = resultOf(view);
   if (!result) {
-    throw new ApiError(404, 'not_found_error', `Video ${id} has no content (status ${toVideoObject(view, { catalogue: deps.catalogue, retentionDays: 0 }).status})`, {
-      param: 'video_id',
-      code: 'content_not_ready',
-    });
+    throw new ApiError(
+      404,
+      'not_found_error',
+      `Video ${id} has no content (status ${toVideoObject(view, { catalogue: deps.catalogue, retentionDays: 0 }).status})`,
+      {
+        param: 'video_id',
+        code: 'content_not_ready',
+      },
+    );
   }
   const item = await variantItem(deps, id, result, variant as DerivedVariant | 'video');
   if (!item?.key) {
-    throw new ApiError(404, 'not_found_error', `Video ${id} has no ${variant}: the gateway keeps no copy of its video to make one from`, { param: 'variant', code: 'variant_unavailable' });
+    throw new ApiError(404, 'not_found_error', `Video ${id} has no ${variant}: the gateway keeps no copy of its video to make one from`, {
+      param: 'variant',
+      code: 'variant_unavailable',
+    });
   }
-  await sendStoredObject(ctx, deps.results.store, { key: item.key, contentType: item.contentType, sha256: item.sha256, bytes: item.bytes, filename: `${id}-${variant}` });
+  await sendStoredObject(ctx, deps.results.store, {
+    key: item.key,
+    contentType: item.contentType,
+    sha256: item.sha256,
+    bytes: item.bytes,
+    filename: `${id}-${variant}`,
+  });
 }
 
 /** DELETE: a finished video's stored outputs (and what was made from them) are deleted; a running one is 409. */
@@ -212,13 +265,20 @@ async function deleteVideo(ctx: AppContext, deps: AppDeps): Promise<void> {
   const view = await deps.tasks.view(id, owner);
   if (!view || view.memo.kind !== 'video') throw videoNotFound(id);
   if (view.record.status === 'pending' || view.record.status === 'running') {
-    throw new ApiError(409, 'conflict_error', `Video ${id} is still ${view.record.status}; cancel it first with POST /v1/generations/${id}/cancel`, {
-      param: 'video_id',
-      code: 'video_running',
-    });
+    throw new ApiError(
+      409,
+      'conflict_error',
+      `Video ${id} is still ${view.record.status}; cancel it first with POST /v1/generations/${id}/cancel`,
+      {
+        param: 'video_id',
+        code: 'video_running',
+      },
+    );
   }
   const result = resultOf(view);
-  const keys = [...(result?.data ?? []), ...(result?.lastFrame ? [result.lastFrame] : [])].flatMap((i) => (i.stored === true && i.key ? [i.key] : []));
+  const keys = [...(result?.data ?? []), ...(result?.lastFrame ? [result.lastFrame] : [])].flatMap((i) =>
+    i.stored === true && i.key ? [i.key] : [],
+  );
   keys.push(derivedKey(id, 'thumbnail'), derivedKey(id, 'spritesheet'));
   await Promise.all(keys.map((k) => deps.results.store.delete(k)));
   await markDeletedByOwner(deps.results.store, id);

@@ -72,18 +72,28 @@ export class UploadMemory {
     const mib = (n: number) => `${Math.round(n / (1024 * 1024))} MiB`;
     const keyShare = Math.floor(this.maxBytes / 2);
     if (this.holding(keyId) + bytes > keyShare) {
-      throw new ApiError(429, 'rate_limit_error', `This API key's uploads in progress would hold more than ${mib(keyShare)} on this server; wait for one to finish`, {
-        param: 'input_reference',
-        code: 'uploads_per_key',
-        headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-      });
+      throw new ApiError(
+        429,
+        'rate_limit_error',
+        `This API key's uploads in progress would hold more than ${mib(keyShare)} on this server; wait for one to finish`,
+        {
+          param: 'input_reference',
+          code: 'uploads_per_key',
+          headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+        },
+      );
     }
     if (this.held + bytes > this.maxBytes) {
-      throw new ApiError(503, 'service_unavailable_error', `This server is holding its maximum of ${mib(this.maxBytes)} of uploads in progress; try again shortly`, {
-        param: 'input_reference',
-        code: 'uploads_busy',
-        headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-      });
+      throw new ApiError(
+        503,
+        'service_unavailable_error',
+        `This server is holding its maximum of ${mib(this.maxBytes)} of uploads in progress; try again shortly`,
+        {
+          param: 'input_reference',
+          code: 'uploads_busy',
+          headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+        },
+      );
     }
   }
 }

@@ -28,10 +28,15 @@ const INPUT_NAME = /^[0-9a-f]{64}\.(png|jpg|webp)$/;
 export function inputKeyOf(file: UploadedFile): { key: string; contentType: string; sha256: string } {
   const sniffed = sniffMediaType(file.bytes.subarray(0, 16));
   if (!sniffed || !IMAGE_TYPES.has(sniffed)) {
-    throw new ApiError(415, 'invalid_request_error', `input_reference must be a PNG, JPEG or WebP image${sniffed ? ` (the upload is ${sniffed})` : ' (the upload is not an image)'}`, {
-      param: 'input_reference',
-      code: 'unsupported_media_type',
-    });
+    throw new ApiError(
+      415,
+      'invalid_request_error',
+      `input_reference must be a PNG, JPEG or WebP image${sniffed ? ` (the upload is ${sniffed})` : ' (the upload is not an image)'}`,
+      {
+        param: 'input_reference',
+        code: 'unsupported_media_type',
+      },
+    );
   }
   const sha256 = createHash('sha256').update(file.bytes).digest('hex');
   return { key: `${INPUTS_PREFIX}/${sha256}.${MEDIA_EXTENSIONS[sniffed]}`, contentType: sniffed, sha256 };
@@ -53,7 +58,8 @@ export function videoInputRoutes(deps: AppDeps): Router<AppState> {
     const name = String(ctx.params?.name ?? '');
     const token = ctx.query.token;
     if (!INPUT_NAME.test(name)) throw new ApiError(404, 'not_found_error', `No input named '${name}'`, { code: 'input_not_found' });
-    if (typeof token !== 'string') throw new ApiError(403, 'permission_error', 'An input link needs its token', { code: 'link_invalid', param: 'token' });
+    if (typeof token !== 'string')
+      throw new ApiError(403, 'permission_error', 'An input link needs its token', { code: 'link_invalid', param: 'token' });
     const key = `${INPUTS_PREFIX}/${name}`;
     const check = deps.results.links.verifyInput(token, key);
     if (!check.ok) {

@@ -23,7 +23,12 @@ export interface VideoObject {
   error: { code: string; message: string } | null;
 }
 
-const STATUS: Record<TaskStatus, VideoObject['status']> = { pending: 'queued', running: 'in_progress', success: 'completed', failed: 'failed' };
+const STATUS: Record<TaskStatus, VideoObject['status']> = {
+  pending: 'queued',
+  running: 'in_progress',
+  success: 'completed',
+  failed: 'failed',
+};
 
 const unixSeconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
@@ -58,11 +63,15 @@ export function toVideoObject(view: TaskView, opts: VideoObjectOptions): VideoOb
     created_at: unixSeconds(view.startTime),
     completed_at: completedAt,
     // Retention deletes a stored output RESULT_RETENTION_DAYS after it was written, i.e. after the task finished.
-    expires_at: record.status === 'success' && completedAt !== null && opts.retentionDays > 0 ? completedAt + opts.retentionDays * 86_400 : null,
+    expires_at:
+      record.status === 'success' && completedAt !== null && opts.retentionDays > 0 ? completedAt + opts.retentionDays * 86_400 : null,
     prompt: asked.prompt ?? null,
     seconds: seconds === undefined ? null : String(seconds),
     size: asked.size ?? sizeOfFields(entry, ratio, asked.resolution) ?? null,
     remixed_from_video_id: null,
-    error: record.status === 'failed' ? { code: record.error?.code ?? 'upstream_failed', message: record.error?.message ?? 'The task failed' } : null,
+    error:
+      record.status === 'failed'
+        ? { code: record.error?.code ?? 'upstream_failed', message: record.error?.message ?? 'The task failed' }
+        : null,
   };
 }

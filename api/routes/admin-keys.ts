@@ -72,7 +72,10 @@ async function keyFields(deps: AppDeps, body: KeyBody): Promise<KeyFields> {
     rateLimitRps: body.rate_limit_rps,
     maxInflight: body.max_inflight,
     maxStreams: body.max_streams,
-    budget: budget === undefined ? undefined : budget && { micros: Math.round(budget.amount * MICROS), currency: budget.currency, period: budget.period },
+    budget:
+      budget === undefined
+        ? undefined
+        : budget && { micros: Math.round(budget.amount * MICROS), currency: budget.currency, period: budget.period },
     webhookUrl: await checkedWebhookUrl(deps, body.webhook_url),
   };
 }
@@ -93,14 +96,23 @@ async function patchKey(deps: AppDeps, id: string, body: z.infer<typeof updateKe
   return key;
 }
 
-const keyNotFound = (id: string) => new ApiError(404, 'not_found_error', `No API key with id '${id}'`, { param: 'id', code: 'key_not_found' });
+const keyNotFound = (id: string) =>
+  new ApiError(404, 'not_found_error', `No API key with id '${id}'`, { param: 'id', code: 'key_not_found' });
 
 const bootstrapReadOnly = (id: string) =>
-  new ApiError(409, 'conflict_error', `Key '${id}' is a bootstrap key (API_KEYS or API_KEYS_FILE): change it in its file`, { param: 'id', code: 'bootstrap_key' });
+  new ApiError(409, 'conflict_error', `Key '${id}' is a bootstrap key (API_KEYS or API_KEYS_FILE): change it in its file`, {
+    param: 'id',
+    code: 'bootstrap_key',
+  });
 
 function managedOf(deps: AppDeps): ManagedKeys {
   if (!deps.managedKeys) {
-    throw new ApiError(503, 'service_unavailable_error', 'No database is configured (DATABASE_URL): keys can only come from API_KEYS or API_KEYS_FILE', { code: 'database_not_configured' });
+    throw new ApiError(
+      503,
+      'service_unavailable_error',
+      'No database is configured (DATABASE_URL): keys can only come from API_KEYS or API_KEYS_FILE',
+      { code: 'database_not_configured' },
+    );
   }
   return deps.managedKeys;
 }
@@ -111,7 +123,8 @@ export function adminKeyRoutes(router: Router<AppState>, deps: AppDeps): void {
   router.post('/admin/v1/keys', async (ctx: AppContext) => {
     const body = parseBody(createKeySchema, ctx.request.body);
     const fields = await keyFields(deps, body);
-    const duplicate = () => invalidRequest(`id: a key with id '${body.id}' exists or existed (ids are never reused)`, 'id', 'duplicate_key_id');
+    const duplicate = () =>
+      invalidRequest(`id: a key with id '${body.id}' exists or existed (ids are never reused)`, 'id', 'duplicate_key_id');
     if (deps.keys.find(body.id)) throw duplicate();
     const created = await managedOf(deps).create(body.id, fields);
     if (!created) throw duplicate();

@@ -47,16 +47,22 @@ export function callbackRoutes(router: Router<AppState>, deps: AppDeps): void {
   const receive = async (ctx: AppContext) => {
     const id = String(ctx.params?.platform ?? '').toUpperCase();
     const receiveCallback = receivers.get(id);
-    if (!receiveCallback) throw new ApiError(404, 'not_found_error', `No callbacks are received for '${ctx.params?.platform}'`, { code: 'route_not_found' });
+    if (!receiveCallback)
+      throw new ApiError(404, 'not_found_error', `No callbacks are received for '${ctx.params?.platform}'`, { code: 'route_not_found' });
     try {
       await limiter.consume(`${id}:${ctx.ip}`);
     } catch (res) {
       if (!(res instanceof RateLimiterRes)) throw res;
       recordCallback(id, 'rate_limited');
-      throw new ApiError(429, 'rate_limit_error', 'Too many callbacks', { code: 'rate_limit_exceeded', headers: { 'Retry-After': String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))) } });
+      throw new ApiError(429, 'rate_limit_error', 'Too many callbacks', {
+        code: 'rate_limit_exceeded',
+        headers: { 'Retry-After': String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))) },
+      });
     }
     const rawBody = await readRawBody(ctx, { limitBytes: MAX_CALLBACK_BYTES, timeoutMs: CALLBACK_BODY_TIMEOUT_MS });
-    const rest = String(ctx.params?.rest ?? '').split('/').filter(Boolean);
+    const rest = String(ctx.params?.rest ?? '')
+      .split('/')
+      .filter(Boolean);
     let hints: UpstreamHint[];
     try {
       hints = receiveCallback({
@@ -73,7 +79,8 @@ export function callbackRoutes(router: Router<AppState>, deps: AppDeps): void {
       // One naming no job of ours is anybody's: counted as forged, logged at debug, never an operator's warning.
       const kind = err.status === 401 ? await verification.failed(id, err.message, err.claims) : 'refused';
       recordCallback(id, kind);
-      if (kind === 'forged') ctx.state.log.debug({ platform: id, reason: err.message }, 'Callback refused: it names no job of ours (forged or stray)');
+      if (kind === 'forged')
+        ctx.state.log.debug({ platform: id, reason: err.message }, 'Callback refused: it names no job of ours (forged or stray)');
       else ctx.state.log.warn({ platform: id, reason: err.message }, 'Callback refused');
       const type = err.status === 400 ? 'invalid_request_error' : 'authentication_error';
       throw new ApiError(err.status, type, err.message, { code: 'callback_refused' });

@@ -24,10 +24,15 @@ export function cancelRoutes(router: Router<AppState>, deps: AppDeps): void {
       case 'not_found':
         throw taskNotFound(taskId);
       case 'finished':
-        throw new ApiError(409, 'conflict_error', `Task '${taskId}' has already finished (status ${result.record.status}); only a pending or running task can be cancelled`, {
-          param: 'task_id',
-          code: 'task_finished',
-        });
+        throw new ApiError(
+          409,
+          'conflict_error',
+          `Task '${taskId}' has already finished (status ${result.record.status}); only a pending or running task can be cancelled`,
+          {
+            param: 'task_id',
+            code: 'task_finished',
+          },
+        );
       case 'cancelled':
         ctx.state.log.info({ taskId }, 'Task cancelled');
         ctx.body = result.record;

@@ -53,8 +53,10 @@ export function etagMatches(header: string, etag: string): boolean {
 
 function selectorOf(ctx: AppContext): OutputSelector {
   const { which, index } = ctx.query;
-  if (Array.isArray(which) || Array.isArray(index)) throw invalidRequest('index and which may be given once', Array.isArray(which) ? 'which' : 'index');
-  if (which !== undefined && which !== 'result' && which !== 'last_frame') throw invalidRequest('which must be "result" or "last_frame"', 'which');
+  if (Array.isArray(which) || Array.isArray(index))
+    throw invalidRequest('index and which may be given once', Array.isArray(which) ? 'which' : 'index');
+  if (which !== undefined && which !== 'result' && which !== 'last_frame')
+    throw invalidRequest('which must be "result" or "last_frame"', 'which');
   if (which === 'last_frame') {
     if (index !== undefined) throw invalidRequest('index does not apply to which=last_frame', 'index');
     return { lastFrame: true };
@@ -87,7 +89,10 @@ export function contentRoutes(deps: AppDeps): Router<AppState> {
       const check = deps.results.links.verify(token, taskId, selector);
       if (!check.ok) {
         throw check.why === 'expired'
-          ? new ApiError(403, 'permission_error', 'This result link has expired; read the task again for a fresh one', { code: 'link_expired', param: 'token' })
+          ? new ApiError(403, 'permission_error', 'This result link has expired; read the task again for a fresh one', {
+              code: 'link_expired',
+              param: 'token',
+            })
           : new ApiError(403, 'permission_error', 'This result link is not valid', { code: 'link_invalid', param: 'token' });
       }
     }
@@ -99,10 +104,18 @@ export function contentRoutes(deps: AppDeps): Router<AppState> {
     if (!item) {
       throw 'lastFrame' in selector
         ? notFound('content_not_found', `Task ${taskId} has no last frame`)
-        : new ApiError(404, 'not_found_error', `Task ${taskId} has no output at index ${selector.index} (it has ${found.result.data.length})`, { code: 'content_not_found', param: 'index' });
+        : new ApiError(
+            404,
+            'not_found_error',
+            `Task ${taskId} has no output at index ${selector.index} (it has ${found.result.data.length})`,
+            { code: 'content_not_found', param: 'index' },
+          );
     }
     if (item.stored !== true || !item.key) {
-      throw notFound('content_not_stored', 'The gateway keeps no copy of this output (stored: false); the task record carries the platform\'s own link');
+      throw notFound(
+        'content_not_stored',
+        "The gateway keeps no copy of this output (stored: false); the task record carries the platform's own link",
+      );
     }
     await sendStoredObject(ctx, deps.results.store, {
       key: item.key,
@@ -125,7 +138,6 @@ export interface StoredObjectToSend {
   /** The download name without its extension (the media type gives that). */
   filename: string;
 }
-
 
 /**
  * Answers GET or HEAD with a stored object: its media type, ETag (the sha256), HTTP ranges (206/416, If-Range),

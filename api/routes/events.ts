@@ -79,11 +79,18 @@ function trackedSlot(deps: AppDeps, key: ApiKey): () => void {
 }
 
 /** Writes the task's changes until it ends, the client leaves, the sync bound passes or the API stops. */
-async function pump(deps: AppDeps, t: { taskId: string; ownerId: string; lastSeen?: string }, stream: PassThrough, ctx: AppContext): Promise<void> {
+async function pump(
+  deps: AppDeps,
+  t: { taskId: string; ownerId: string; lastSeen?: string },
+  stream: PassThrough,
+  ctx: AppContext,
+): Promise<void> {
   const stop = new AbortController();
   const heartbeat = setInterval(() => stream.write(': heartbeat\n\n'), deps.sseHeartbeatMs);
   const bound = setTimeout(() => {
-    stream.write(`event: timeout\ndata: ${JSON.stringify({ message: `The stream reached its ${Math.round(deps.syncTimeoutMs / 1000)} s bound; reconnect (with Last-Event-ID) to follow the task` })}\n\n`);
+    stream.write(
+      `event: timeout\ndata: ${JSON.stringify({ message: `The stream reached its ${Math.round(deps.syncTimeoutMs / 1000)} s bound; reconnect (with Last-Event-ID) to follow the task` })}\n\n`,
+    );
     stop.abort();
   }, deps.syncTimeoutMs);
   const leave = () => stop.abort();

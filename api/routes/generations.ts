@@ -52,7 +52,10 @@ export function asyncRecord(task: StartedTask) {
 /** Spec 2.3 with fresh links to the stored outputs (results/result-links.ts). */
 async function syncBody(deps: AppDeps, taskId: string, request: GenerationRequest, result: GenerationResult) {
   const shown = await deps.tasks.renderResult(taskId, result);
-  return withCost({ created: result.created, data: shown.data, ...shown.extras, task_id: taskId }, recordCost(deps.pricing, { ...pricedRequest(request) }, { outcome: 'success', result }));
+  return withCost(
+    { created: result.created, data: shown.data, ...shown.extras, task_id: taskId },
+    recordCost(deps.pricing, { ...pricedRequest(request) }, { outcome: 'success', result }),
+  );
 }
 
 /**
@@ -65,7 +68,11 @@ function isAsyncRequested(header: string | undefined, alwaysAsync: boolean): boo
   const wanted = v === undefined ? undefined : v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : 'invalid';
   if (wanted === 'invalid') throw invalidRequest('X-Async must be "true" or "false" (or 1 or 0)', 'X-Async', 'invalid_header');
   if (alwaysAsync && wanted === false) {
-    throw invalidRequest('This endpoint is always asynchronous; remove X-Async: false, or use the synchronous endpoint without /async', 'X-Async', 'invalid_header');
+    throw invalidRequest(
+      'This endpoint is always asynchronous; remove X-Async: false, or use the synchronous endpoint without /async',
+      'X-Async',
+      'invalid_header',
+    );
   }
   return alwaysAsync || wanted === true;
 }
@@ -90,13 +97,23 @@ export function generationRoutes(router: Router<AppState>, deps: AppDeps): void 
     const { body, ...webhookFields } = splitWebhookFields(ctx.request.body);
     const { entry, request } = withInputUrlPolicy(inputUrls, () => parseGenerationBody(deps.catalogue, deps.enabledPlatforms, kind, body));
     if (key.models && !key.models.has(entry.id)) {
-      throw new ApiError(403, 'permission_error', `This API key may not use the model '${entry.id}'`, { param: 'model', code: 'model_not_allowed' });
+      throw new ApiError(403, 'permission_error', `This API key may not use the model '${entry.id}'`, {
+        param: 'model',
+        code: 'model_not_allowed',
+      });
     }
     const webhook = await webhookTarget(webhookFields, key, deps.webhooks, `${ctx.protocol}://${ctx.host}`);
 
     const requestHash = requestFingerprint(kind, ctx.request.body);
     const taskId = idempotencyKey ? idempotentTaskId(key, idempotencyKey) : newTaskId();
-    const started = await startOrReplay(ctx, deps, { taskId, requestHash, idempotent: idempotencyKey !== undefined, entry, request, webhook });
+    const started = await startOrReplay(ctx, deps, {
+      taskId,
+      requestHash,
+      idempotent: idempotencyKey !== undefined,
+      entry,
+      request,
+      webhook,
+    });
     ctx.state.log = ctx.state.log.child({ taskId });
 
     if (started.replayed) {
@@ -130,7 +147,15 @@ export function generationRoutes(router: Router<AppState>, deps: AppDeps): void 
 export async function startOrReplay(
   ctx: AppContext,
   deps: AppDeps,
-  t: { taskId: string; requestHash: string; idempotent: boolean; entry: ModelRecord; request: GenerationRequest; asked?: Pick<TaskAsked, 'size' | 'via'>; webhook?: WebhookTarget },
+  t: {
+    taskId: string;
+    requestHash: string;
+    idempotent: boolean;
+    entry: ModelRecord;
+    request: GenerationRequest;
+    asked?: Pick<TaskAsked, 'size' | 'via'>;
+    webhook?: WebhookTarget;
+  },
 ): Promise<{ replayed?: TaskRecord }> {
   const key = apiKeyOf(ctx);
   const release = await deps.limits.reserveInflight(key);
@@ -142,7 +167,12 @@ export async function startOrReplay(
     throw err;
   }
   try {
-    await deps.tasks.start(key.id, t.entry, t.request, { taskId: t.taskId, requestHash: t.requestHash, ...(t.asked ? { asked: t.asked } : {}), ...(t.webhook ? { webhook: t.webhook } : {}) });
+    await deps.tasks.start(key.id, t.entry, t.request, {
+      taskId: t.taskId,
+      requestHash: t.requestHash,
+      ...(t.asked ? { asked: t.asked } : {}),
+      ...(t.webhook ? { webhook: t.webhook } : {}),
+    });
     recordTaskStarted({ kind: t.entry.kind, model: t.entry.id, platform: t.entry.platform });
     return {};
   } catch (err) {
@@ -196,11 +226,16 @@ async function waitForResult(ctx: AppContext, deps: AppDeps, task: StartedTask, 
   } catch (err) {
     if (err instanceof GenerationFailed) throw failureError(task.taskId, err.error);
     if (why === 'shutdown') {
-      throw new ApiError(503, 'service_unavailable_error', `This API instance is restarting; the generation keeps running. Poll GET /v1/generations/${task.taskId} for the result.`, {
-        code: 'api_restarting',
-        taskId: task.taskId,
-        headers: { 'Retry-After': '1' },
-      });
+      throw new ApiError(
+        503,
+        'service_unavailable_error',
+        `This API instance is restarting; the generation keeps running. Poll GET /v1/generations/${task.taskId} for the result.`,
+        {
+          code: 'api_restarting',
+          taskId: task.taskId,
+          headers: { 'Retry-After': '1' },
+        },
+      );
     }
     if (why === 'timeout') {
       throw new ApiError(

@@ -17,7 +17,9 @@ import type { AppContext, AppDeps, AppState } from '../context';
 /** What one kind of a model accepts. */
 function limits(e: ModelRecord) {
   return {
-    ...(e.durations ? { durations: 'values' in e.durations ? { values: [...e.durations.values] } : { min: e.durations.min, max: e.durations.max } } : {}),
+    ...(e.durations
+      ? { durations: 'values' in e.durations ? { values: [...e.durations.values] } : { min: e.durations.min, max: e.durations.max } }
+      : {}),
     ...(e.resolutions ? { resolutions: [...e.resolutions] } : {}),
     ratios: [...e.ratios],
     // Image models: the WxH sizes of spec 2.2's size table whose ratio the model takes (validation's own table).
@@ -66,7 +68,13 @@ export function modelRoutes(router: Router<AppState>, deps: AppDeps): void {
   router.get('/v1/models/:model_id', (ctx: AppContext) => {
     const id = String(ctx.params?.model_id ?? '');
     const view = mayUse(ctx, id) ? views.get(id) : undefined;
-    if (!view) throw new ApiError(404, 'not_found_error', `The model '${id}' does not exist or is not available to this key; GET /v1/models lists them`, { param: 'model_id', code: 'model_not_found' });
+    if (!view)
+      throw new ApiError(
+        404,
+        'not_found_error',
+        `The model '${id}' does not exist or is not available to this key; GET /v1/models lists them`,
+        { param: 'model_id', code: 'model_not_found' },
+      );
     ctx.body = view;
   });
 }

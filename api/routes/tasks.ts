@@ -15,7 +15,13 @@ const integer = (min: number, max: number, def: number) =>
     .string()
     .regex(/^\d{1,6}$/, { message: 'must be a whole number' })
     .transform(Number)
-    .pipe(z.number().int().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }))
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, { message: `must be at least ${min}` })
+        .max(max, { message: `must be at most ${max}` }),
+    )
     .optional()
     .transform((v) => v ?? def);
 

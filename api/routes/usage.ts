@@ -21,7 +21,9 @@ export const MAX_RANGE_DAYS = 366;
 const day = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date YYYY-MM-DD' })
-  .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), { message: 'is not a calendar date' });
+  .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), {
+    message: 'is not a calendar date',
+  });
 
 export const usageQuerySchema = z.strictObject({
   start: day.optional().describe('First UTC day (YYYY-MM-DD), inclusive; default: the first of this month'),
@@ -51,13 +53,19 @@ export function usageRange(start: string | undefined, end: string | undefined, n
   const range = { start: start ?? `${today.slice(0, 7)}-01`, end: end ?? today };
   const days = (Date.parse(range.end) - Date.parse(range.start)) / 86_400_000;
   if (days < 0) throw invalidRequest(`end (${range.end}) is before start (${range.start})`, 'end');
-  if (days >= MAX_RANGE_DAYS) throw invalidRequest(`The range from ${range.start} to ${range.end} is over a year; ask for at most ${MAX_RANGE_DAYS} days`, 'end');
+  if (days >= MAX_RANGE_DAYS)
+    throw invalidRequest(`The range from ${range.start} to ${range.end} is over a year; ask for at most ${MAX_RANGE_DAYS} days`, 'end');
   return range;
 }
 
 function ledgerOf(deps: AppDeps): TaskLedger {
   if (!deps.taskLedger) {
-    throw new ApiError(503, 'service_unavailable_error', 'No database is configured (DATABASE_URL): there is no ledger to report usage from', { code: 'database_not_configured' });
+    throw new ApiError(
+      503,
+      'service_unavailable_error',
+      'No database is configured (DATABASE_URL): there is no ledger to report usage from',
+      { code: 'database_not_configured' },
+    );
   }
   return deps.taskLedger;
 }
@@ -76,16 +84,43 @@ const rowJson = (groupBy: UsageGroup, r: UsageRow) => ({
 });
 
 function csv(groupBy: UsageGroup, rows: UsageRow[]): string {
-  const head = [groupBy, 'tasks', 'succeeded', 'failed', 'running', 'unpriced', 'seconds', 'images', 'tokens', ...CURRENCIES.map((c) => `cost_${c}`)];
+  const head = [
+    groupBy,
+    'tasks',
+    'succeeded',
+    'failed',
+    'running',
+    'unpriced',
+    'seconds',
+    'images',
+    'tokens',
+    ...CURRENCIES.map((c) => `cost_${c}`),
+  ];
   // A group is a model id, key id or date: no commas or quotes can occur (their patterns forbid them).
-  const lines = rows.map((r) => [r.group, r.tasks, r.succeeded, r.failed, r.running, r.unpriced, r.seconds, r.images, r.tokens, ...CURRENCIES.map((c) => decimalOf(r.costMicros[c] ?? 0))].join(','));
+  const lines = rows.map((r) =>
+    [
+      r.group,
+      r.tasks,
+      r.succeeded,
+      r.failed,
+      r.running,
+      r.unpriced,
+      r.seconds,
+      r.images,
+      r.tokens,
+      ...CURRENCIES.map((c) => decimalOf(r.costMicros[c] ?? 0)),
+    ].join(','),
+  );
   return `${[head.join(','), ...lines].join('\n')}\n`;
 }
 
 async function budgetState(ledger: TaskLedger, key: ApiKey) {
   if (!key.budget) return null;
   const now = new Date();
-  const [spent, unpriced] = await Promise.all([ledger.committed(key.id, key.budget.period, now), ledger.unpriced(key.id, key.budget.period, now)]);
+  const [spent, unpriced] = await Promise.all([
+    ledger.committed(key.id, key.budget.period, now),
+    ledger.unpriced(key.id, key.budget.period, now),
+  ]);
   return {
     amount: decimalOf(key.budget.micros),
     currency: key.budget.currency,
@@ -98,7 +133,13 @@ async function budgetState(ledger: TaskLedger, key: ApiKey) {
   };
 }
 
-function answer(ctx: AppContext, groupBy: UsageGroup, range: { start: string; end: string }, rows: UsageRow[], extra: Record<string, unknown>): void {
+function answer(
+  ctx: AppContext,
+  groupBy: UsageGroup,
+  range: { start: string; end: string },
+  rows: UsageRow[],
+  extra: Record<string, unknown>,
+): void {
   if (ctx.accepts('application/json', 'text/csv') === 'text/csv') {
     ctx.type = 'text/csv; charset=utf-8';
     ctx.body = csv(groupBy, rows);

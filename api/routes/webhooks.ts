@@ -12,7 +12,10 @@ import { TASK_ID } from './tasks';
 export function webhookRoutes(router: Router<AppState>, deps: AppDeps): void {
   router.get('/v1/webhooks/default/secret', async (ctx: AppContext) => {
     const keys = await deps.webhooks.secrets.forKey(apiKeyOf(ctx).id);
-    if (!keys) throw new ApiError(404, 'not_found_error', 'This gateway has no webhook signing secret for this API key (WEBHOOK_SIGNING_SECRET)', { code: 'webhooks_not_configured' });
+    if (!keys)
+      throw new ApiError(404, 'not_found_error', 'This gateway has no webhook signing secret for this API key (WEBHOOK_SIGNING_SECRET)', {
+        code: 'webhooks_not_configured',
+      });
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { key: keys.current };
   });
@@ -33,7 +36,8 @@ export function webhookRoutes(router: Router<AppState>, deps: AppDeps): void {
   router.post('/v1/generations/:task_id/deliveries/redeliver', async (ctx: AppContext) => {
     const taskId = await ownedTask(ctx);
     const event = await deps.webhookService.redeliver(taskId);
-    if (!event) throw new ApiError(409, 'conflict_error', 'This task has no webhook event to redeliver yet', { code: 'no_webhook_event', taskId });
+    if (!event)
+      throw new ApiError(409, 'conflict_error', 'This task has no webhook event to redeliver yet', { code: 'no_webhook_event', taskId });
     ctx.status = 202;
     ctx.body = { task_id: taskId, webhook_id: event.webhook_id, event: event.event, state: event.state };
   });

@@ -49,7 +49,14 @@ interface Call {
 /** Points the account's VOD callback at the gateway (b-baidu-vod.md §7.1; idempotent, at worker start). */
 export async function configureBCallbacks(settings: PlatformBSettings, deps: AdapterDeps): Promise<void> {
   if (!settings.callbacks) return;
-  await bSender(settings, deps)({ method: 'PUT', path: '/v2/callback', body: callbackConfig(settings.callbacks.url, settings.callbacks.signKey, settings.callbacks.videoEventSwitch) });
+  await bSender(
+    settings,
+    deps,
+  )({
+    method: 'PUT',
+    path: '/v2/callback',
+    body: callbackConfig(settings.callbacks.url, settings.callbacks.signKey, settings.callbacks.videoEventSwitch),
+  });
 }
 
 /** Sends one call signed with bce-auth-v1 (or the API key's Bearer) and returns the 2xx answer, or throws. */
@@ -109,7 +116,8 @@ export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps):
       const res = await send(createCall(toBCreate(entry, request, { dedupKey })));
       const taskId = (res.body as { taskId?: unknown } | undefined)?.taskId;
       // A 2xx without a task id may still have created the job: retrying lets findSubmitted find it.
-      if (typeof taskId !== 'string' || taskId === '') throw retryable(`Platform B accepted the create but answered no taskId: ${res.text.slice(0, 200)}`, 'MALFORMED_REPLY');
+      if (typeof taskId !== 'string' || taskId === '')
+        throw retryable(`Platform B accepted the create but answered no taskId: ${res.text.slice(0, 200)}`, 'MALFORMED_REPLY');
       claims.claim(taskId, dedupKey);
       return { upstreamTaskId: taskId };
     },

@@ -61,9 +61,18 @@ export function bCallbackContent(callbackUrl: string, body: string, timestamp: s
 }
 
 /** lower-hex SHA256-HEX(signKey, content) in one reading (HMAC-SHA256 keyed with signKey, by default). */
-export function bCallbackToken(signKey: string, callbackUrl: string, body: string, timestamp: string, user: string, reading: BSignatureReading = 'hmac'): string {
+export function bCallbackToken(
+  signKey: string,
+  callbackUrl: string,
+  body: string,
+  timestamp: string,
+  user: string,
+  reading: BSignatureReading = 'hmac',
+): string {
   const content = bCallbackContent(callbackUrl, body, timestamp, user);
-  return reading === 'hmac' ? createHmac('sha256', signKey).update(content, 'utf8').digest('hex') : createHash('sha256').update(`${signKey}${content}`, 'utf8').digest('hex');
+  return reading === 'hmac'
+    ? createHmac('sha256', signKey).update(content, 'utf8').digest('hex')
+    : createHash('sha256').update(`${signKey}${content}`, 'utf8').digest('hex');
 }
 
 /**
@@ -93,7 +102,13 @@ export function verifyBCallbackToken(
   user: string,
 ): { body: BSignedBody; reading: BSignatureReading } | undefined {
   const compacted = compactedJson(rawBody);
-  const bodies: [BSignedBody, string][] = compacted !== undefined && compacted !== rawBody ? [['compacted', compacted], ['raw', rawBody]] : [['compacted', rawBody]];
+  const bodies: [BSignedBody, string][] =
+    compacted !== undefined && compacted !== rawBody
+      ? [
+          ['compacted', compacted],
+          ['raw', rawBody],
+        ]
+      : [['compacted', rawBody]];
   for (const [body, text] of bodies) {
     for (const reading of B_SIGNATURE_READINGS) {
       if (hexDigestsEqual(token, bCallbackToken(signKey, callbackUrl, text, timestamp, user, reading))) return { body, reading };
@@ -103,7 +118,11 @@ export function verifyBCallbackToken(
 }
 
 /** The account's callback configuration the worker sets (b-baidu-vod.md §7.1). */
-export function callbackConfig(callbackUrl: string, signKey: string | undefined, videoEventSwitch: string = DEFAULT_VIDEO_EVENT_SWITCH): Record<string, unknown> {
+export function callbackConfig(
+  callbackUrl: string,
+  signKey: string | undefined,
+  videoEventSwitch: string = DEFAULT_VIDEO_EVENT_SWITCH,
+): Record<string, unknown> {
   return { callbackUrl, [videoEventSwitch]: true, enableSign: Boolean(signKey), ...(signKey ? { signKey } : {}) };
 }
 
@@ -118,7 +137,8 @@ export const bCallbackReceiver: CallbackReceiver = {
   create(env) {
     const { PLATFORM_B_CALLBACKS, PLATFORM_B_CALLBACK_SIGN_KEY: signKey } = parseEnv(bCallbacksEnv, env);
     return (req) => {
-      if (PLATFORM_B_CALLBACKS !== 'manage') throw new CallbackRefused(403, 'Callbacks from platform B are not enabled on this gateway (PLATFORM_B_CALLBACKS)');
+      if (PLATFORM_B_CALLBACKS !== 'manage')
+        throw new CallbackRefused(403, 'Callbacks from platform B are not enabled on this gateway (PLATFORM_B_CALLBACKS)');
       const body = req.rawBody.toString('utf8');
       if (signKey) {
         const token = req.headers['vod-callback-auth-token'];

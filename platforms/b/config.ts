@@ -30,8 +30,8 @@ const bApiKey = z.string().startsWith('bce-v3/', { message: 'a VOD API key start
 
 /** One account's credentials in PLATFORM_B_ACCOUNTS_FILE: the single-account variables, lower case, unprefixed. */
 const bAccountCredentials = z.object({
-  access_key_id: z.string().trim().min(1, 'required: the account\'s AccessKey ID (bce-auth-v1)'),
-  secret_access_key: z.string().trim().min(1, 'required: the account\'s Secret Access Key'),
+  access_key_id: z.string().trim().min(1, "required: the account's AccessKey ID (bce-auth-v1)"),
+  secret_access_key: z.string().trim().min(1, "required: the account's Secret Access Key"),
   api_key: bApiKey.optional(),
   endpoint: z.url({ protocol: /^https?$/ }).optional(),
 });
@@ -61,7 +61,10 @@ export function bWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
   let settings: PlatformBSettings;
   let simulated = false;
   if (listed && (ak || sk || raw.PLATFORM_B_API_KEY)) {
-    throw configError(ACCOUNTS_FILE, 'set either PLATFORM_B_ACCOUNTS_FILE or PLATFORM_B_ACCESS_KEY_ID and PLATFORM_B_SECRET_ACCESS_KEY (the one-account shorthand), not both');
+    throw configError(
+      ACCOUNTS_FILE,
+      'set either PLATFORM_B_ACCOUNTS_FILE or PLATFORM_B_ACCESS_KEY_ID and PLATFORM_B_SECRET_ACCESS_KEY (the one-account shorthand), not both',
+    );
   }
   const fromEntry = (a: NonNullable<typeof listed>[number]): PlatformBSettings => ({
     endpoint: a.endpoint ?? raw.PLATFORM_B_ENDPOINT ?? DEFAULT_ENDPOINT,
@@ -72,12 +75,23 @@ export function bWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
   if (listed) {
     settings = fromEntry(listed[0]!);
   } else if (ak && sk) {
-    settings = { endpoint: raw.PLATFORM_B_ENDPOINT ?? DEFAULT_ENDPOINT, accessKeyId: ak, secretAccessKey: sk, ...(raw.PLATFORM_B_API_KEY ? { apiKey: raw.PLATFORM_B_API_KEY } : {}) };
+    settings = {
+      endpoint: raw.PLATFORM_B_ENDPOINT ?? DEFAULT_ENDPOINT,
+      accessKeyId: ak,
+      secretAccessKey: sk,
+      ...(raw.PLATFORM_B_API_KEY ? { apiKey: raw.PLATFORM_B_API_KEY } : {}),
+    };
   } else if (ak || sk) {
-    throw configError(ak ? 'PLATFORM_B_SECRET_ACCESS_KEY' : 'PLATFORM_B_ACCESS_KEY_ID', 'required when the other is set (AK/SK, bce-auth-v1)');
+    throw configError(
+      ak ? 'PLATFORM_B_SECRET_ACCESS_KEY' : 'PLATFORM_B_ACCESS_KEY_ID',
+      'required when the other is set (AK/SK, bce-auth-v1)',
+    );
   } else if (raw.PLATFORM_B_API_KEY) {
     // The API key covers v3 text-to-video only; image-to-video, images, task queries and reconciliation are v2.
-    throw configError('PLATFORM_B_ACCESS_KEY_ID', 'required with PLATFORM_B_API_KEY: VOD takes API keys only on its v3 text-to-video endpoint; everything else is signed with AK/SK');
+    throw configError(
+      'PLATFORM_B_ACCESS_KEY_ID',
+      'required with PLATFORM_B_API_KEY: VOD takes API keys only on its v3 text-to-video endpoint; everything else is signed with AK/SK',
+    );
   } else if (opts.simulate) {
     settings = { endpoint: raw.PLATFORM_B_ENDPOINT ?? opts.simBaseUrl, ...SIMULATOR_ACCOUNT };
     simulated = true;
@@ -89,17 +103,32 @@ export function bWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
   }
   if (raw.PLATFORM_B_CALLBACKS === 'manage') {
     const { PUBLIC_BASE_URL } = parseEnv(callbackSchema, env);
-    if (!PUBLIC_BASE_URL) throw configError('PUBLIC_BASE_URL', 'required with PLATFORM_B_CALLBACKS=manage: where platform B sends its events');
-    settings.callbacks = { url: callbackUrlFor(PUBLIC_BASE_URL, 'B'), signKey: raw.PLATFORM_B_CALLBACK_SIGN_KEY, videoEventSwitch: raw.PLATFORM_B_CALLBACK_SWITCH };
+    if (!PUBLIC_BASE_URL)
+      throw configError('PUBLIC_BASE_URL', 'required with PLATFORM_B_CALLBACKS=manage: where platform B sends its events');
+    settings.callbacks = {
+      url: callbackUrlFor(PUBLIC_BASE_URL, 'B'),
+      signKey: raw.PLATFORM_B_CALLBACK_SIGN_KEY,
+      videoEventSwitch: raw.PLATFORM_B_CALLBACK_SWITCH,
+    };
   }
   const callbacks = settings.callbacks;
   const accounts = listed
-    ? listed.map((a) => ({ id: a.id, weight: a.weight, ...(a.models ? { models: a.models } : {}), settings: { ...fromEntry(a), ...(callbacks ? { callbacks } : {}) } }))
+    ? listed.map((a) => ({
+        id: a.id,
+        weight: a.weight,
+        ...(a.models ? { models: a.models } : {}),
+        settings: { ...fromEntry(a), ...(callbacks ? { callbacks } : {}) },
+      }))
     : [{ id: 'default', weight: 1, settings }];
-  const workerAccounts: WorkerAccount[] = accounts.map(({ settings: s, ...a }) => ({ ...a, createAdapter: (deps) => createPlatformB(s, deps) }));
+  const workerAccounts: WorkerAccount[] = accounts.map(({ settings: s, ...a }) => ({
+    ...a,
+    createAdapter: (deps) => createPlatformB(s, deps),
+  }));
   return {
     simulated,
-    endpoint: listed ? `${[...new Set(accounts.map((a) => a.settings.endpoint))].join(', ')} (accounts ${accounts.map((a) => a.id).join(', ')})` : settings.endpoint,
+    endpoint: listed
+      ? `${[...new Set(accounts.map((a) => a.settings.endpoint))].join(', ')} (accounts ${accounts.map((a) => a.id).join(', ')})`
+      : settings.endpoint,
     push: callbacks !== undefined,
     createAdapter: workerAccounts[0]!.createAdapter,
     // The callback URL is an account setting: every account's is set.

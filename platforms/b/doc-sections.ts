@@ -31,14 +31,25 @@ const ENDPOINT_NOTE = { text_to_video: 'text-to-video only', image_to_video: 'im
 function describe(spec: FieldSpec, role: Role): string {
   const parts = [`\`${spec.name}\` ${spec.evidence}`];
   if (spec.endpoints?.length === 1) parts.push(`(${ENDPOINT_NOTE[spec.endpoints[0]!]})`);
-  if (spec.values) parts.push(`(${Object.entries(spec.values).map(([k, v]) => `${k} → ${String(v)}`).join(', ')})`);
+  if (spec.values)
+    parts.push(
+      `(${Object.entries(spec.values)
+        .map(([k, v]) => `${k} → ${String(v)}`)
+        .join(', ')})`,
+    );
   if (role === 'firstLastFrames') parts.push('= `{headImage: {imageUrl}, tailImage: {imageUrl}}`');
   if (role === 'referenceImages') parts.push(spec.single ? '= `{imageUrl}` (one) or `[{imageUrl}, …]`' : '= `[{imageUrl}, …]`');
   return parts.join(' ');
 }
 
 export function renderBWireTables(data: BModelsData = B_MODELS_DATA): string {
-  const header = `| Request field | ${FAMILIES.map((f) => `${data.families[f].label} (${data.video.filter((m) => m.family === f).map((m) => m.code).join(', ')})`).join(' | ')} |`;
+  const header = `| Request field | ${FAMILIES.map(
+    (f) =>
+      `${data.families[f].label} (${data.video
+        .filter((m) => m.family === f)
+        .map((m) => m.code)
+        .join(', ')})`,
+  ).join(' | ')} |`;
   const rows = ROWS.map(([label, role]) => {
     const cells = FAMILIES.map((f) => {
       const family = data.families[f].fields[role];

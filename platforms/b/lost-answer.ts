@@ -52,7 +52,9 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   const o = asObject(value);
   if (o) {
-    const keys = Object.keys(o).filter((k) => o[k] !== null && o[k] !== undefined).sort();
+    const keys = Object.keys(o)
+      .filter((k) => o[k] !== null && o[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
   }
   return JSON.stringify(value);
@@ -79,7 +81,9 @@ export function echoMatches(echo: unknown, sent: unknown): boolean {
     const bo = asObject(b);
     if (ao || bo) {
       if (!ao || !bo) return false;
-      return Object.keys(ao).every((k) => ao[k] === null || ao[k] === undefined || bo[k] === null || bo[k] === undefined || matches(ao[k], bo[k]));
+      return Object.keys(ao).every(
+        (k) => ao[k] === null || ao[k] === undefined || bo[k] === null || bo[k] === undefined || matches(ao[k], bo[k]),
+      );
     }
     compared++;
     return a === b;
@@ -94,7 +98,11 @@ export function echoMatches(echo: unknown, sent: unknown): boolean {
  */
 export function echoedRequests(task: unknown): unknown[] {
   const input = asObject(asObject(asObject(task)?.videoGenerateTaskInfo)?.videoGenerateTaskInput);
-  return input ? Object.entries(input).filter(([k, v]) => k !== 'type' && asObject(v) !== undefined).map(([, v]) => v) : [];
+  return input
+    ? Object.entries(input)
+        .filter(([k, v]) => k !== 'type' && asObject(v) !== undefined)
+        .map(([, v]) => v)
+    : [];
 }
 
 /** Ids of the tasks created since `since` (ms, less the margin) whose echoed request is `body` (exactly, else normalised). */
@@ -103,7 +111,10 @@ export async function findTasksWithBody(lookup: TaskLookup, body: unknown, since
   const items: Record<string, unknown>[] = [];
   let marker: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const query: [string, string][] = [['beginTime', beginTime], ['maxSize', String(LIST_PAGE_SIZE)]];
+    const query: [string, string][] = [
+      ['beginTime', beginTime],
+      ['maxSize', String(LIST_PAGE_SIZE)],
+    ];
     if (marker) query.push(['marker', marker]);
     const answer = asObject(await lookup.list(query)) ?? {};
     const data: unknown[] = Array.isArray(answer.data) ? answer.data : [];
@@ -143,11 +154,14 @@ export function chooseJob(matches: readonly string[], owner: string, claims: Job
   const free = matches.filter((id) => claims.ownerOf(id) === undefined);
   if (free.length > 1) {
     // Sending again would be a second paid job on a guess, adopting one might hand this task another's result.
-    throw new UpstreamError(`Platform B lists ${free.length} jobs with this very request since the first attempt (${free.join(', ')}); which one is this task's cannot be told`, {
-      retryable: false,
-      reason: 'upstream_lost',
-      code: 'ambiguous',
-    });
+    throw new UpstreamError(
+      `Platform B lists ${free.length} jobs with this very request since the first attempt (${free.join(', ')}); which one is this task's cannot be told`,
+      {
+        retryable: false,
+        reason: 'upstream_lost',
+        code: 'ambiguous',
+      },
+    );
   }
   return free[0];
 }

@@ -69,13 +69,19 @@ const constantSchema = z.strictObject({
 const fieldsSchema = z.partialRecord(z.enum(ROLES), fieldSchema.nullable());
 const durationsSchema = z.union([
   z.array(z.number().int().positive()).min(1),
-  z.strictObject({ min: z.number().int().positive(), max: z.number().int().positive() }).refine((r) => r.min <= r.max, { message: 'min must not exceed max' }),
+  z
+    .strictObject({ min: z.number().int().positive(), max: z.number().int().positive() })
+    .refine((r) => r.min <= r.max, { message: 'min must not exceed max' }),
 ]);
 
 const familySchema = z.strictObject({
   fields: fieldsSchema.optional(),
   constants: z.record(fieldName, constantSchema.nullable()).optional(),
-  imageFormats: z.array(z.string().regex(/^[a-z0-9]+$/)).min(1).nullable().optional(),
+  imageFormats: z
+    .array(z.string().regex(/^[a-z0-9]+$/))
+    .min(1)
+    .nullable()
+    .optional(),
 });
 
 const videoModelSchema = z.strictObject({
@@ -96,7 +102,10 @@ const imageModelSchema = z.strictObject({
   maxImages: z.number().int().min(1).max(4).optional(),
   qualities: z.array(z.enum(IMAGE_QUALITIES)).min(1).optional(),
   maxReferenceImages: z.number().int().min(0).max(14).optional(),
-  sizes: z.array(z.string().regex(/^\d{1,2}:\d{1,2}$/)).min(1).optional(),
+  sizes: z
+    .array(z.string().regex(/^\d{1,2}:\d{1,2}$/))
+    .min(1)
+    .optional(),
   evidence: evidence.optional(),
   note: z.string().optional(),
 });
@@ -130,7 +139,12 @@ export type BModelsFile = ParsedModelsFile<BExtrasOverride, BPlatformOverride>;
 export function bFirstForm(json: unknown, data: BModelsData): unknown {
   if (typeof json !== 'object' || json === null || Array.isArray(json) || 'platform' in json) return undefined;
   const models = (json as { models?: unknown }).models;
-  if (typeof models === 'object' && models !== null && Object.values(models).some((m) => typeof m === 'object' && m !== null && 'extras' in m)) return undefined;
+  if (
+    typeof models === 'object' &&
+    models !== null &&
+    Object.values(models).some((m) => typeof m === 'object' && m !== null && 'extras' in m)
+  )
+    return undefined;
   const parsed = parseModelsFilePart(firstFormSchema, json, '');
   const videoCodes = new Set(data.video.map((m) => m.code));
   const imageCodes = new Set(data.image.map((m) => m.code));
@@ -159,7 +173,10 @@ export interface ResolvedModels {
   overridden: ReadonlySet<string>;
 }
 
-const withEvidence = <T extends { evidence?: Evidence }>(x: T, fallback: Evidence): T & { evidence: Evidence } => ({ ...x, evidence: x.evidence ?? fallback });
+const withEvidence = <T extends { evidence?: Evidence }>(x: T, fallback: Evidence): T & { evidence: Evidence } => ({
+  ...x,
+  evidence: x.evidence ?? fallback,
+});
 
 type FieldInput = Omit<FieldSpec, 'evidence'> & { readonly evidence?: Evidence };
 
@@ -169,7 +186,8 @@ function mergeFields(
   fallback: Evidence,
 ): Partial<Record<string, FieldSpec | null>> {
   const out: Partial<Record<string, FieldSpec | null>> = { ...base };
-  for (const [role, spec] of Object.entries(over ?? {})) out[role] = spec === null || spec === undefined ? null : withEvidence(spec, fallback);
+  for (const [role, spec] of Object.entries(over ?? {}))
+    out[role] = spec === null || spec === undefined ? null : withEvidence(spec, fallback);
   return out;
 }
 
@@ -194,8 +212,21 @@ export function resolveModels(data: BModelsData, file: Partial<BModelsFile> = {}
       const constants: Partial<Record<string, ConstantSpec | null>> = { ...base.constants };
       for (const [name, c] of Object.entries(over.constants ?? {})) constants[name] = c === null ? null : withEvidence(c, 'OPERATOR');
       const { imageFormats: _, ...rest } = base;
-      const imageFormats = over.imageFormats === undefined ? base.imageFormats : over.imageFormats === null ? undefined : { value: over.imageFormats, evidence: 'OPERATOR' as const };
-      return [f, { ...rest, fields: present(mergeFields(base.fields, over.fields, 'OPERATOR')), constants: present(constants), ...(imageFormats ? { imageFormats } : {}) }];
+      const imageFormats =
+        over.imageFormats === undefined
+          ? base.imageFormats
+          : over.imageFormats === null
+            ? undefined
+            : { value: over.imageFormats, evidence: 'OPERATOR' as const };
+      return [
+        f,
+        {
+          ...rest,
+          fields: present(mergeFields(base.fields, over.fields, 'OPERATOR')),
+          constants: present(constants),
+          ...(imageFormats ? { imageFormats } : {}),
+        },
+      ];
     }),
   ) as Record<Family, FamilySpec>;
 
@@ -206,9 +237,14 @@ export function resolveModels(data: BModelsData, file: Partial<BModelsFile> = {}
     if (over) overridden.add(m.code);
     const extras = over?.extras;
     const ev: Evidence = extras?.evidence ?? 'OPERATOR';
-    const t = <T>(value: T | undefined, base: Tagged<T>): Tagged<T> => (value === undefined ? base : { value, evidence: ev, ...(extras?.note ? { note: extras.note } : {}) });
+    const t = <T>(value: T | undefined, base: Tagged<T>): Tagged<T> =>
+      value === undefined ? base : { value, evidence: ev, ...(extras?.note ? { note: extras.note } : {}) };
     const badRatio = over?.ratios?.find((r) => !(VIDEO_RATIO_VALUES as readonly string[]).includes(r));
-    if (badRatio) throw new ModelsFileError(`models.${m.code}.ratios`, `'${badRatio}' is not a video ratio the gateway carries (${VIDEO_RATIO_VALUES.join(', ')})`);
+    if (badRatio)
+      throw new ModelsFileError(
+        `models.${m.code}.ratios`,
+        `'${badRatio}' is not a video ratio the gateway carries (${VIDEO_RATIO_VALUES.join(', ')})`,
+      );
     const endpoints = extras?.endpoints
       ? Object.fromEntries(Object.entries(extras.endpoints).map(([e, v]) => [e, { value: v!.promptMax, evidence: ev }]))
       : m.endpoints;
@@ -222,7 +258,11 @@ export function resolveModels(data: BModelsData, file: Partial<BModelsFile> = {}
       durations: t(over?.durations, m.durations),
       resolutions: t(over?.resolutions, m.resolutions),
       aspectRatios: t(over?.ratios, m.aspectRatios),
-      ...(over?.maxReferenceImages !== undefined ? { maxReferenceImages: { value: over.maxReferenceImages, evidence: ev } } : m.maxReferenceImages ? { maxReferenceImages: m.maxReferenceImages } : {}),
+      ...(over?.maxReferenceImages !== undefined
+        ? { maxReferenceImages: { value: over.maxReferenceImages, evidence: ev } }
+        : m.maxReferenceImages
+          ? { maxReferenceImages: m.maxReferenceImages }
+          : {}),
       fields,
       constants: family.constants,
       ...(family.imageFormats ? { imageFormats: family.imageFormats } : {}),
@@ -261,6 +301,7 @@ function checkVideoModel(m: BVideoModel): void {
     need('firstFrame', 'the model is listed for image_to_video');
   }
   for (const [role, spec] of Object.entries(m.fields)) {
-    if (spec?.single && role !== 'referenceImages') throw new ModelsFileError(`models.${m.code}.fields.${role}.single`, 'only referenceImages takes "single"');
+    if (spec?.single && role !== 'referenceImages')
+      throw new ModelsFileError(`models.${m.code}.fields.${role}.single`, 'only referenceImages takes "single"');
   }
 }

@@ -15,8 +15,29 @@
  */
 import type { Capability, DurationRule, ModelRecord } from '../../core/catalogue';
 import type { ModelsFileSpec } from '../models-file';
-import { EVIDENCE, fieldFor, type BImageModel, type BModel, type BModelsData, type BVideoModel, type Evidence, type ImageModelSpec, type Tagged, type VideoEndpoint, type VideoModelSpec } from './model-spec';
-import { bExtrasOverride, bFirstForm, bPlatformOverride, MODELS_FILE_VARIABLE, resolveModels, type BExtrasOverride, type BModelsFile, type BPlatformOverride } from './models-file';
+import {
+  EVIDENCE,
+  fieldFor,
+  type BImageModel,
+  type BModel,
+  type BModelsData,
+  type BVideoModel,
+  type Evidence,
+  type ImageModelSpec,
+  type Tagged,
+  type VideoEndpoint,
+  type VideoModelSpec,
+} from './model-spec';
+import {
+  bExtrasOverride,
+  bFirstForm,
+  bPlatformOverride,
+  MODELS_FILE_VARIABLE,
+  resolveModels,
+  type BExtrasOverride,
+  type BModelsFile,
+  type BPlatformOverride,
+} from './models-file';
 
 const I2V: readonly VideoEndpoint[] = ['image_to_video'];
 const T2V: readonly VideoEndpoint[] = ['text_to_video'];
@@ -32,7 +53,12 @@ const FAMILIES: BModelsData['families'] = {
       resolution: { name: 'resolution', evidence: 'OFF', note: 'official examples write "720p"' },
       aspectRatio: { name: 'aspectRatio', evidence: '3P' },
       firstFrame: { name: 'image', evidence: '3P', endpoints: I2V, note: 'single-image mode' },
-      firstLastFrames: { name: 'headtailImages', evidence: 'OFF', endpoints: I2V, note: 'first+last-frame mode, VIDEO_GENERATE_COMPLETE example (§7.2)' },
+      firstLastFrames: {
+        name: 'headtailImages',
+        evidence: 'OFF',
+        endpoints: I2V,
+        note: 'first+last-frame mode, VIDEO_GENERATE_COMPLETE example (§7.2)',
+      },
     },
     // The official first+last-frame example sends it; "auto" is the vendor's default (Qianfan), so it asks nothing extra.
     constants: { movementAmplitude: { value: 'auto', evidence: 'OFF', note: 'value of the official example (§7.2)' } },
@@ -60,7 +86,9 @@ const FAMILIES: BModelsData['families'] = {
       // 0 … 2^32−1 [3P]: set from the dedup key, it makes every submit's body unique, so reconciliation is exact.
       seed: { name: 'seed', evidence: '3P', note: 'derived from the submit; a request cannot set it' },
     },
-    constants: { n: { value: 1, evidence: '3P', note: 'the 3P text-to-video body (§2.4) sends n: 1; Veo on VOD makes one video per task' } },
+    constants: {
+      n: { value: 1, evidence: '3P', note: 'the 3P text-to-video body (§2.4) sends n: 1; Veo on VOD makes one video per task' },
+    },
     imageFormats: { value: ['jpg', 'jpeg', 'png'], evidence: 'OFF' },
   },
   kling: {
@@ -70,13 +98,22 @@ const FAMILIES: BModelsData['families'] = {
       prompt: { name: 'prompt', evidence: 'INF', note: 'every documented family calls it prompt' },
       negativePrompt: { name: 'negativePrompt', evidence: 'GUESS' },
       duration: { name: 'duration', evidence: 'GUESS', note: 'values 5|10 [OFF-Qianfan]' },
-      resolution: { name: 'mode', evidence: 'GUESS', values: { '720p': 'std', '1080p': 'pro' }, note: 'the vendor sets resolution through mode std|pro' },
+      resolution: {
+        name: 'mode',
+        evidence: 'GUESS',
+        values: { '720p': 'std', '1080p': 'pro' },
+        note: 'the vendor sets resolution through mode std|pro',
+      },
       aspectRatio: { name: 'aspectRatio', evidence: 'GUESS', endpoints: T2V, note: 'image-to-video follows the input image' },
       firstFrame: { name: 'image', evidence: 'GUESS', endpoints: I2V },
       lastFrame: { name: 'imageTail', evidence: 'GUESS', endpoints: I2V, note: "the vendor's image_tail" },
     },
     constants: {},
-    imageFormats: { value: ['jpg', 'jpeg', 'png'], evidence: 'OFF', note: '≤ 10 MB, ≥ 300 px, aspect 1:2.5 to 2.5:1 (not checkable from a URL)' },
+    imageFormats: {
+      value: ['jpg', 'jpeg', 'png'],
+      evidence: 'OFF',
+      note: '≤ 10 MB, ≥ 300 px, aspect 1:2.5 to 2.5:1 (not checkable from a URL)',
+    },
   },
   pixverse: {
     label: 'PixVerse',
@@ -101,7 +138,11 @@ const FAMILIES: BModelsData['families'] = {
       lastFrame: { name: 'lastFrame', evidence: 'GUESS', endpoints: I2V },
     },
     constants: {},
-    imageFormats: { value: ['jpg', 'jpeg', 'png', 'webp'], evidence: 'OFF', note: '< 20 MB, short side > 300 px, aspect 2:5 to 5:2 (not checkable from a URL)' },
+    imageFormats: {
+      value: ['jpg', 'jpeg', 'png', 'webp'],
+      evidence: 'OFF',
+      note: '< 20 MB, short side > 300 px, aspect 2:5 to 5:2 (not checkable from a URL)',
+    },
   },
 };
 
@@ -151,7 +192,10 @@ const VIDEO: readonly VideoModelSpec[] = [
   {
     code: 'VQ1',
     family: 'vidu',
-    endpoints: { text_to_video: { value: 1500, evidence: 'OFF', note: 'a fragment says 5000' }, image_to_video: { value: 1500, evidence: 'OFF' } },
+    endpoints: {
+      text_to_video: { value: 1500, evidence: 'OFF', note: 'a fragment says 5000' },
+      image_to_video: { value: 1500, evidence: 'OFF' },
+    },
     durations: { value: { values: [5] }, evidence: 'OFF-Qianfan' },
     resolutions: { value: ['1080p'], evidence: 'OFF-Qianfan' },
     aspectRatios: VIDU_RATIOS_Q1,
@@ -168,7 +212,10 @@ const VIDEO: readonly VideoModelSpec[] = [
   {
     code: 'VQ2',
     family: 'vidu',
-    endpoints: { text_to_video: { value: 2000, evidence: 'OFF', note: 'a fragment says 5000' }, image_to_video: { value: 2000, evidence: 'OFF' } },
+    endpoints: {
+      text_to_video: { value: 2000, evidence: 'OFF', note: 'a fragment says 5000' },
+      image_to_video: { value: 2000, evidence: 'OFF' },
+    },
     durations: { value: { min: 1, max: 10 }, evidence: 'OFF-Qianfan' },
     resolutions: { value: ['540p', '720p', '1080p'], evidence: 'OFF-Qianfan' },
     aspectRatios: VIDU_RATIOS_Q2,
@@ -201,7 +248,10 @@ const VIDEO: readonly VideoModelSpec[] = [
   {
     code: 'VQ3P',
     family: 'vidu',
-    endpoints: { text_to_video: { value: 5000, evidence: 'OFF-frag' }, image_to_video: { value: 5000, evidence: 'INF', note: 'not in the image-to-video table; the text-to-video figure' } },
+    endpoints: {
+      text_to_video: { value: 5000, evidence: 'OFF-frag' },
+      image_to_video: { value: 5000, evidence: 'INF', note: 'not in the image-to-video table; the text-to-video figure' },
+    },
     durations: { value: { min: 1, max: 16 }, evidence: 'OFF-Qianfan' },
     resolutions: { value: ['540p', '720p', '1080p'], evidence: 'OFF-Qianfan' },
     aspectRatios: VIDU_RATIOS_Q2,
@@ -209,7 +259,10 @@ const VIDEO: readonly VideoModelSpec[] = [
   {
     code: 'VQ3T',
     family: 'vidu',
-    endpoints: { text_to_video: { value: 5000, evidence: 'OFF-frag' }, image_to_video: { value: 5000, evidence: 'INF', note: 'not in the image-to-video table; the text-to-video figure' } },
+    endpoints: {
+      text_to_video: { value: 5000, evidence: 'OFF-frag' },
+      image_to_video: { value: 5000, evidence: 'INF', note: 'not in the image-to-video table; the text-to-video figure' },
+    },
     durations: { value: { min: 1, max: 16 }, evidence: 'OFF-Qianfan' },
     resolutions: { value: ['540p', '720p', '1080p'], evidence: 'OFF-Qianfan' },
     aspectRatios: VIDU_RATIOS_Q2,
@@ -339,7 +392,10 @@ const VIDEO: readonly VideoModelSpec[] = [
   {
     code: 'VE3.1',
     family: 'veo',
-    endpoints: { text_to_video: { value: 2000, evidence: 'INF', note: 'the image-to-video figure' }, image_to_video: { value: 2000, evidence: 'OFF' } },
+    endpoints: {
+      text_to_video: { value: 2000, evidence: 'INF', note: 'the image-to-video figure' },
+      image_to_video: { value: 2000, evidence: 'OFF' },
+    },
     durations: VEO_DURATIONS,
     resolutions: VEO_RESOLUTIONS,
     aspectRatios: VEO_RATIOS,
@@ -348,7 +404,10 @@ const VIDEO: readonly VideoModelSpec[] = [
   {
     code: 'VE3.1F',
     family: 'veo',
-    endpoints: { text_to_video: { value: 2000, evidence: 'INF', note: 'the image-to-video figure' }, image_to_video: { value: 2000, evidence: 'OFF' } },
+    endpoints: {
+      text_to_video: { value: 2000, evidence: 'INF', note: 'the image-to-video figure' },
+      image_to_video: { value: 2000, evidence: 'OFF' },
+    },
     durations: VEO_DURATIONS,
     resolutions: VEO_RESOLUTIONS,
     aspectRatios: VEO_RATIOS,
@@ -357,7 +416,10 @@ const VIDEO: readonly VideoModelSpec[] = [
   {
     code: 'VE3.1P',
     family: 'veo',
-    endpoints: { text_to_video: { value: 2000, evidence: 'INF', note: 'the image-to-video figure' }, image_to_video: { value: 2000, evidence: 'OFF' } },
+    endpoints: {
+      text_to_video: { value: 2000, evidence: 'INF', note: 'the image-to-video figure' },
+      image_to_video: { value: 2000, evidence: 'OFF' },
+    },
     durations: VEO_DURATIONS,
     resolutions: VEO_RESOLUTIONS,
     aspectRatios: VEO_RATIOS,
@@ -366,7 +428,10 @@ const VIDEO: readonly VideoModelSpec[] = [
   {
     code: 'VE3.1FP',
     family: 'veo',
-    endpoints: { text_to_video: { value: 2000, evidence: 'INF', note: 'the image-to-video figure' }, image_to_video: { value: 2000, evidence: 'OFF' } },
+    endpoints: {
+      text_to_video: { value: 2000, evidence: 'INF', note: 'the image-to-video figure' },
+      image_to_video: { value: 2000, evidence: 'OFF' },
+    },
     durations: VEO_DURATIONS,
     resolutions: VEO_RESOLUTIONS,
     aspectRatios: VEO_RATIOS,
@@ -377,7 +442,10 @@ const VIDEO: readonly VideoModelSpec[] = [
 // ------------------------------------------------------------------------------------------ image models (§2.5)
 
 /** `size` is an aspect ratio from this list [OFF Zmj5q4qb3]. */
-const IMAGE_SIZES: Tagged<readonly string[]> = { value: ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9'], evidence: 'OFF' };
+const IMAGE_SIZES: Tagged<readonly string[]> = {
+  value: ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9'],
+  evidence: 'OFF',
+};
 
 /** The model table [OFF]: NB i2i ≤ 3 inputs, 1 output, 1K; NBP ≤ 14, 1 output, 1K/2K/4K; I4YG1/I4FG1 no i2i, 1–4, 1K. */
 const IMAGE: readonly ImageModelSpec[] = [
@@ -484,12 +552,16 @@ function videoRecord(m: BVideoModel, overridden: boolean): BModelRecord {
   if (t2v) capabilities.push('text_to_video');
   if (i2v) {
     capabilities.push('image_to_video');
-    if (fieldFor(m, 'lastFrame', 'image_to_video') || fieldFor(m, 'firstLastFrames', 'image_to_video')) capabilities.push('first_last_frame');
+    if (fieldFor(m, 'lastFrame', 'image_to_video') || fieldFor(m, 'firstLastFrames', 'image_to_video'))
+      capabilities.push('first_last_frame');
     if (fieldFor(m, 'referenceImages', 'image_to_video') && (m.maxReferenceImages?.value ?? 0) > 0) capabilities.push('reference_images');
   }
   if (m.fields.audio) capabilities.push('sound');
   const promptTags = [t2v, i2v].filter((x): x is Tagged<number> => x !== undefined);
-  const promptFact: Tagged<number> = { value: Math.max(...promptTags.map((p) => p.value)), evidence: weakest(promptTags.map((p) => p.evidence))! };
+  const promptFact: Tagged<number> = {
+    value: Math.max(...promptTags.map((p) => p.value)),
+    evidence: weakest(promptTags.map((p) => p.evidence))!,
+  };
   const usedFields = Object.values(m.fields).map((f) => f!.evidence);
   return {
     id: m.code,

@@ -24,4 +24,6 @@ const PUBLISHED: Readonly<Record<string, ModelPrice>> = {
   V20: { currency: 'CNY', source: PAGE, perSecond: { '360p': 157_500, '720p': 312_500 } },
 };
 
-export const B_PRICES: Readonly<Record<string, ModelPrice | null>> = Object.fromEntries(B_MODELS.map((m) => [m.id, PUBLISHED[m.id] ?? null]));
+export const B_PRICES: Readonly<Record<string, ModelPrice | null>> = Object.fromEntries(
+  B_MODELS.map((m) => [m.id, PUBLISHED[m.id] ?? null]),
+);

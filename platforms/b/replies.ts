@@ -25,7 +25,8 @@ const INNER_FAILED = new Set(['failed', 'failure', 'error', 'cancelled', 'cancel
  * Failure messages that mean the content was refused. B's moderation codes are not documented (§5): a refused
  * task most likely ends FAILED with an `errMsg` [INF], so the words decide.
  */
-const CONTENT_POLICY = /moderation|content (security|safety|policy)|sensitive|inappropriate|violat|nsfw|unsafe|porn|审核|违规|敏感|涉黄|涉政/i;
+const CONTENT_POLICY =
+  /moderation|content (security|safety|policy)|sensitive|inappropriate|violat|nsfw|unsafe|porn|审核|违规|敏感|涉黄|涉政/i;
 /** VE3.1's throttling answer ("Internal error. Please try again later.", not billed [OFF]) and its kin. */
 const TRANSIENT = /internal error\. please try again|please try again later|try again later|too many requests|throttl|系统繁忙|请稍后重试/i;
 
@@ -37,7 +38,8 @@ export function classifyTaskFailure(message: string): { reason: FailureReason; r
 }
 
 /** `v` as a JSON object, or undefined (arrays and null are not objects here). */
-export const asObject = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+export const asObject = (v: unknown): Record<string, unknown> | undefined =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 const asString = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** `videoGenerateTaskInfo` (also for images [3P]); `imageGenerateTaskInfo` is a 3P client's fallback, unverified. */
@@ -63,7 +65,9 @@ export function resultUrls(detail: unknown): string[] {
 export function reportedUsage(detail: unknown): ReportedUsage | undefined {
   const output = asObject(taskInfo(asObject(detail) ?? {}).videoGenerateTaskOutput);
   const infos = (Array.isArray(output?.mediaBasicInfos) ? output.mediaBasicInfos : []).map(asObject).filter((m) => m !== undefined);
-  const seconds = infos.map((m) => asObject(m.sourceMetadata)?.durationInSecond).filter((s): s is number => typeof s === 'number' && s >= 0);
+  const seconds = infos
+    .map((m) => asObject(m.sourceMetadata)?.durationInSecond)
+    .filter((s): s is number => typeof s === 'number' && s >= 0);
   if (seconds.length > 0) return { seconds: seconds.reduce((a, b) => a + b, 0) };
   const images = infos.filter((m) => m.mediaType === 'image').length;
   return images > 0 ? { images } : undefined;
@@ -121,7 +125,6 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set(['InternalError', 'ServiceU
 const BALANCE = /arrear|overdue|balance|insufficient|suspend|欠费/i;
 /** VE3.1's documented throttling answer, whatever code and status carry it [OFF]. */
 export const VEO_THROTTLED = /internal error\. please try again later/i;
-
 
 export function classifyBError(res: Pick<HttpResponse, 'status' | 'headers' | 'body'>): UpstreamError {
   const body = (typeof res.body === 'object' && res.body !== null ? res.body : {}) as BErrorBody;

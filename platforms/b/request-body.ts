@@ -20,7 +20,6 @@ import type { BImageRequest } from './rules';
 import type { BCreate } from './wire-types';
 import { readVideoInputs, type BVideoRequest } from './video-inputs';
 
-
 /** Spec 2.2's `standard` is 1K and `hd` 4K; B's own values pass as they are. */
 export const IMAGE_QUALITY: Readonly<Record<string, ImageQuality>> = { standard: '1K', hd: '4K', '1K': '1K', '2K': '2K', '4K': '4K' };
 
@@ -41,7 +40,11 @@ export function toBVideoCreate(m: BVideoModel, req: BVideoRequest, marker?: Subm
   const input: Record<string, unknown> = {};
   const put = (role: Role, value: unknown, param: string, translate = true): void => {
     const spec = fieldFor(m, role, endpoint);
-    if (!spec) throw final('invalid_request', `Platform B: ${m.code} has no TaskInput field for ${param} (do the API and the worker read the same PLATFORM_B_MODELS_FILE?)`);
+    if (!spec)
+      throw final(
+        'invalid_request',
+        `Platform B: ${m.code} has no TaskInput field for ${param} (do the API and the worker read the same PLATFORM_B_MODELS_FILE?)`,
+      );
     input[spec.name] = translate && spec.values && String(value) in spec.values ? spec.values[String(value)] : value;
   };
   /** "true"/"false" switches: a boolean unless the field translates them; "false" without a field is the default. */
@@ -95,4 +98,3 @@ export function toBCreate(entry: ModelRecord, request: GenerationRequest, marker
   if (m.kind !== request.kind) throw final('invalid_request', `${entry.id} is a platform B ${m.kind} model, not ${request.kind}`);
   return m.kind === 'video' ? toBVideoCreate(m, request as BVideoRequest, marker) : toBImageCreate(m, request as BImageRequest);
 }
-

@@ -27,13 +27,18 @@ function requireField(m: BVideoModel, role: Role, endpoint: VideoEndpoint, param
   if (fieldFor(m, role, endpoint)) return;
   const otherEndpoint: VideoEndpoint = endpoint === 'text_to_video' ? 'image_to_video' : 'text_to_video';
   const onlyOther = m.endpoints[otherEndpoint] && fieldFor(m, role, otherEndpoint);
-  throw new RequestRuleError(param, `${m.code} does not support ${what}${onlyOther ? ` for ${ENDPOINT_LABEL[endpoint]}` : ''}`, 'unsupported_parameter');
+  throw new RequestRuleError(
+    param,
+    `${m.code} does not support ${what}${onlyOther ? ` for ${ENDPOINT_LABEL[endpoint]}` : ''}`,
+    'unsupported_parameter',
+  );
 }
 
 /** A value the field translates (Kling's resolution → mode) must be one it knows. */
 function requireMappedValue(m: BVideoModel, role: Role, endpoint: VideoEndpoint, value: string, param: string): void {
   const values = fieldFor(m, role, endpoint)?.values;
-  if (values && !(value in values)) throw new RequestRuleError(param, `${param} '${value}' is not supported by ${m.code}; use one of ${Object.keys(values).join(', ')}`);
+  if (values && !(value in values))
+    throw new RequestRuleError(param, `${param} '${value}' is not supported by ${m.code}; use one of ${Object.keys(values).join(', ')}`);
 }
 
 const IMAGE_EXTENSIONS = new Set(['jpg', 'jpeg', 'png', 'webp', 'gif', 'bmp', 'tif', 'tiff', 'heic', 'heif', 'avif']);
@@ -44,7 +49,10 @@ function checkImageFormat(m: BVideoModel, input: ImageInput): void {
   if (!formats) return;
   const ext = /\.([A-Za-z0-9]+)$/.exec(new URL(input.url).pathname)?.[1]?.toLowerCase();
   if (ext && IMAGE_EXTENSIONS.has(ext) && !formats.includes(ext)) {
-    throw new RequestRuleError(input.param, `${m.code} takes ${formats.map((f) => f.toUpperCase()).join('/')} images; ${input.param} names a .${ext} file`);
+    throw new RequestRuleError(
+      input.param,
+      `${m.code} takes ${formats.map((f) => f.toUpperCase()).join('/')} images; ${input.param} names a .${ext} file`,
+    );
   }
 }
 
@@ -55,23 +63,42 @@ function validateVideo(entry: ModelRecord, req: BVideoRequest): BVideoRequest {
 
   // Spec §4 rules 1 and 2, and which endpoint lists the model (§2.2, §2.3).
   if (endpoint === 'text_to_video') {
-    if (images.length > 0) throw new RequestRuleError('action', `action "text_to_video" takes no input image; remove ${images[0]!.param} or use "image_to_video"`);
+    if (images.length > 0)
+      throw new RequestRuleError(
+        'action',
+        `action "text_to_video" takes no input image; remove ${images[0]!.param} or use "image_to_video"`,
+      );
     if (!m.endpoints.text_to_video) {
-      throw new RequestRuleError('action', `${m.code} takes image-to-video only: send image {"imageUrl": "<url>"} with action "image_to_video"`, 'unsupported_parameter');
+      throw new RequestRuleError(
+        'action',
+        `${m.code} takes image-to-video only: send image {"imageUrl": "<url>"} with action "image_to_video"`,
+        'unsupported_parameter',
+      );
     }
     if (!req.prompt?.trim()) throw new RequestRuleError('prompt', 'prompt is required for text-to-video', 'missing_parameter');
   } else {
     if (!m.endpoints.image_to_video) {
-      throw new RequestRuleError(images[0]?.param ?? 'action', `${m.code} takes text-to-video only: set action to "text_to_video" and send no image`, 'unsupported_parameter');
+      throw new RequestRuleError(
+        images[0]?.param ?? 'action',
+        `${m.code} takes text-to-video only: set action to "text_to_video" and send no image`,
+        'unsupported_parameter',
+      );
     }
     if (images.length === 0) {
-      throw new RequestRuleError('image', `image ({"imageUrl": "<url>"}) is required for image-to-video on ${m.code}; for text-to-video set action to "text_to_video"`, 'missing_parameter');
+      throw new RequestRuleError(
+        'image',
+        `image ({"imageUrl": "<url>"}) is required for image-to-video on ${m.code}; for text-to-video set action to "text_to_video"`,
+        'missing_parameter',
+      );
     }
   }
 
   const promptMax = m.endpoints[endpoint]!.value;
   if (req.prompt !== undefined && promptLength(req.prompt) > promptMax) {
-    throw new RequestRuleError('prompt', `prompt is ${promptLength(req.prompt)} characters; ${m.code} takes at most ${promptMax} for ${ENDPOINT_LABEL[endpoint]}`);
+    throw new RequestRuleError(
+      'prompt',
+      `prompt is ${promptLength(req.prompt)} characters; ${m.code} takes at most ${promptMax} for ${ENDPOINT_LABEL[endpoint]}`,
+    );
   }
   requireDuration(entry, req.duration);
   if (req.resolution !== undefined) {
@@ -100,7 +127,8 @@ function validateVideo(entry: ModelRecord, req: BVideoRequest): BVideoRequest {
   if (references.length > 0) {
     const max = fieldFor(m, 'referenceImages', endpoint) ? (m.maxReferenceImages?.value ?? 0) : 0;
     if (max === 0) throw new RequestRuleError('images', `${m.code} does not support reference images`, 'unsupported_parameter');
-    if (first || last) throw new RequestRuleError('images', 'reference images cannot be combined with first/last frames: the modes are exclusive');
+    if (first || last)
+      throw new RequestRuleError('images', 'reference images cannot be combined with first/last frames: the modes are exclusive');
     if (references.length > max) throw new RequestRuleError('images', `${m.code} takes at most ${max} reference images`);
   }
   for (const image of images) checkImageFormat(m, image);
@@ -111,7 +139,8 @@ function validateImage(entry: ModelRecord, req: BImageRequest): BImageRequest {
   const m = bImageModelOf(entry);
   const references = req.images?.length ?? 0;
   const max = m.maxReferenceImages.value;
-  if (references > 0 && max === 0) throw new RequestRuleError('images', `${m.code} does not support image-to-image (reference images)`, 'unsupported_parameter');
+  if (references > 0 && max === 0)
+    throw new RequestRuleError('images', `${m.code} does not support image-to-image (reference images)`, 'unsupported_parameter');
   if (references > max) throw new RequestRuleError('images', `${m.code} takes at most ${max} reference images`);
   return req;
 }

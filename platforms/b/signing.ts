@@ -69,12 +69,14 @@ export function canonicalQueryString(query: ReadonlyArray<readonly [string, stri
 
 function canonicalHeaders(headers: Readonly<Record<string, string>>, names: readonly string[]): { lines: string; signed: string } {
   const byName = new Map(Object.entries(headers).map(([k, v]) => [k.trim().toLowerCase(), v.trim()]));
-  const entries = names.map((n) => n.trim().toLowerCase()).map((name) => {
-    const value = byName.get(name);
-    // Signing a header that is not sent would make a signature the platform can never reproduce.
-    if (value === undefined || value === '') throw new Error(`bce-auth-v1: header '${name}' is to be signed but is not set`);
-    return { name, line: `${uriEncode(name)}:${uriEncode(value)}` };
-  });
+  const entries = names
+    .map((n) => n.trim().toLowerCase())
+    .map((name) => {
+      const value = byName.get(name);
+      // Signing a header that is not sent would make a signature the platform can never reproduce.
+      if (value === undefined || value === '') throw new Error(`bce-auth-v1: header '${name}' is to be signed but is not set`);
+      return { name, line: `${uriEncode(name)}:${uriEncode(value)}` };
+    });
   const sortedLines = entries.map((e) => e.line).sort();
   const sortedNames = entries.map((e) => e.name).sort();
   return { lines: sortedLines.join('\n'), signed: sortedNames.join(';') };

@@ -15,7 +15,7 @@ const UNDOCUMENTED_FAMILIES: readonly Family[] = ['kling', 'pixverse', 'hailuo']
 export const B_PROTOCOL_UNCONFIRMED: readonly UnconfirmedFact[] = [
   {
     id: 'b.prices',
-    fact: 'Of platform B\'s models only VQ1, VQ1C and V20 have a price (the official page\'s per-clip prices, per second); the others have none',
+    fact: "Of platform B's models only VQ1, VQ1C and V20 have a price (the official page's per-clip prices, per second); the others have none",
     why: "Baidu VOD's page (cloud.baidu.com/doc/VOD/s/dm64ry4hl) prices clips by duration, not seconds, and does not list every model",
     override:
       'PRICES_FILE {"VQ2": {"currency": "CNY", "source": "<the price page or contract>", "per_second": {"720p": <rate>, "1080p": <rate>}}, "I4YG1": {"currency": "CNY", "source": "…", "per_image": {"*": <rate>}}} (docs/operations.md §16)',
@@ -29,12 +29,12 @@ export const B_PROTOCOL_UNCONFIRMED: readonly UnconfirmedFact[] = [
   {
     id: 'b.v3-reads-through-v2',
     fact: 'A text-to-video task created through /v3 (PLATFORM_B_API_KEY) is read, listed and recovered through /v2 (AK/SK)',
-    why: 'the API-key page says v3 requests equal v2\'s, not that their tasks are one list',
+    why: "the API-key page says v3 requests equal v2's, not that their tasks are one list",
     override: 'unset PLATFORM_B_API_KEY (worker): text-to-video is then created through /v2 with AK/SK like everything else',
   },
   {
     id: 'b.echo-exact',
-    fact: 'A task\'s detail echoes its create request exactly (videoGenerateTaskInput), so a lost answer is adopted on exact equality',
+    fact: "A task's detail echoes its create request exactly (videoGenerateTaskInput), so a lost answer is adopted on exact equality",
     why: 'no source says whether defaults are filled in or ignored fields dropped',
     override:
       'none needed: when no echo is exact, normalised echoes are compared (docs/operations.md §7); identical requests on a family without a seed may then end upstream_lost (ambiguous) rather than be adopted',

@@ -29,7 +29,11 @@ function one(candidates: ImageInput[], what: string): ImageInput | undefined {
   if (candidates.length > 1) {
     const distinct = new Set(candidates.map((c) => c.url));
     // The same URL given twice (image.imageUrl and image_url agreeing) is one input.
-    if (distinct.size > 1) throw new RequestRuleError(candidates[1]!.param, `${candidates.map((c) => c.param).join(' and ')} give different ${what}s; send one of them`);
+    if (distinct.size > 1)
+      throw new RequestRuleError(
+        candidates[1]!.param,
+        `${candidates.map((c) => c.param).join(' and ')} give different ${what}s; send one of them`,
+      );
   }
   return candidates[0];
 }

@@ -75,7 +75,8 @@ export function tCaller(config: PlatformTSettings, { http, now = Date.now }: Ada
  * InternalError, InvalidParameterValue, ResourceNotFound, UnauthorizedOperation; Tencent Cloud's common codes name
  * sub-codes such as `ResourceNotFound.TaskNotExist`) has exactly one family that says "no such resource".
  */
-export const isTaskNotFound = (code: string | undefined): boolean => code === 'ResourceNotFound' || (code !== undefined && code.startsWith('ResourceNotFound.'));
+export const isTaskNotFound = (code: string | undefined): boolean =>
+  code === 'ResourceNotFound' || (code !== undefined && code.startsWith('ResourceNotFound.'));
 
 /**
  * `InvalidParameterValue` (bare, or naming the TaskId) is Tencent Cloud's generic "a parameter value is wrong":
@@ -83,7 +84,8 @@ export const isTaskNotFound = (code: string | undefined): boolean => code === 'R
  * only the TaskId it gave us and our SubAppId. Not proof that the job is gone: the poll is retried (the task keeps
  * polling on its backoff until its deadline), and never turned into `upstream_lost` by itself.
  */
-export const isGenericParameterError = (code: string | undefined): boolean => code === 'InvalidParameterValue' || code === 'InvalidParameterValue.TaskId';
+export const isGenericParameterError = (code: string | undefined): boolean =>
+  code === 'InvalidParameterValue' || code === 'InvalidParameterValue.TaskId';
 
 export function createPlatformT(config: PlatformTSettings, deps: AdapterDeps): PlatformAdapter {
   const call = tCaller(config, deps);
@@ -113,7 +115,10 @@ export function createPlatformT(config: PlatformTSettings, deps: AdapterDeps): P
       } catch (err) {
         if (!(err instanceof UpstreamError)) throw err;
         if (isGenericParameterError(err.opts.code)) {
-          throw retryable(`${err.message} (T's generic parameter error on DescribeTaskDetail ${taskId}: not proof the job is lost; polling again)`, err.opts.code);
+          throw retryable(
+            `${err.message} (T's generic parameter error on DescribeTaskDetail ${taskId}: not proof the job is lost; polling again)`,
+            err.opts.code,
+          );
         }
         if (!isTaskNotFound(err.opts.code)) throw err;
         // A not-found answer (the job unknown, or older than the 3 days T keeps it queryable) is confirmed by a
@@ -156,6 +161,9 @@ export async function configureTEvents(config: PlatformTSettings, deps: AdapterD
     );
   }
   await call(modify);
-  if (verdict.kind === 'foreign') return `Replaced SubAppId ${config.subAppId}'s event notification ${verdict.from} with ${verdict.to} (PLATFORM_T_EVENTS_TAKE_OVER)`;
-  return verdict.kind === 'unset' ? `Set SubAppId ${config.subAppId}'s event notification (unset until now) to ${verdict.to}` : `SubAppId ${config.subAppId}'s event notification stays ${verdict.to}`;
+  if (verdict.kind === 'foreign')
+    return `Replaced SubAppId ${config.subAppId}'s event notification ${verdict.from} with ${verdict.to} (PLATFORM_T_EVENTS_TAKE_OVER)`;
+  return verdict.kind === 'unset'
+    ? `Set SubAppId ${config.subAppId}'s event notification (unset until now) to ${verdict.to}`
+    : `SubAppId ${config.subAppId}'s event notification stays ${verdict.to}`;
 }

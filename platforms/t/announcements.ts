@@ -22,7 +22,12 @@ import type { TCall } from './request-body';
 import type { DescribeEventConfigResponse, EventContent, PullEventsResponse } from './wire-types';
 
 /** ModifyEventConfig's SignKey: "由大小写字母及数字组成，最长32字符". */
-export const tSignKey = optionalString.pipe(z.string().regex(/^[A-Za-z0-9]{1,32}$/, 'must be 1 to 32 letters and digits (T\'s SignKey)').optional());
+export const tSignKey = optionalString.pipe(
+  z
+    .string()
+    .regex(/^[A-Za-z0-9]{1,32}$/, "must be 1 to 32 letters and digits (T's SignKey)")
+    .optional(),
+);
 
 export const tEventsEnv = z.object({
   /**
@@ -48,7 +53,12 @@ export function hintOf(event: EventContent): UpstreamHint | undefined {
 }
 
 /** The account setting that makes T announce AIGC completions (done once when a worker starts). */
-export function eventConfigCall(subAppId: number, mode: 'push' | 'pull', notificationUrl: string | undefined, signKey: string | undefined): TCall {
+export function eventConfigCall(
+  subAppId: number,
+  mode: 'push' | 'pull',
+  notificationUrl: string | undefined,
+  signKey: string | undefined,
+): TCall {
   return {
     action: 'ModifyEventConfig',
     body: {
@@ -104,14 +114,17 @@ export const tCallbackReceiver: CallbackReceiver = {
   create(env) {
     const { PLATFORM_T_EVENTS, PLATFORM_T_EVENTS_SIGN_KEY: signKey } = parseEnv(tEventsEnv, env);
     return (req) => {
-      if (PLATFORM_T_EVENTS !== 'push') throw new CallbackRefused(403, 'Push events from platform T are not enabled on this gateway (PLATFORM_T_EVENTS)');
+      if (PLATFORM_T_EVENTS !== 'push')
+        throw new CallbackRefused(403, 'Push events from platform T are not enabled on this gateway (PLATFORM_T_EVENTS)');
       const event = eventObject(req.rawBody) as EventContent & { T?: unknown; Sign?: unknown };
       const hint = hintOf(event);
       if (signKey) {
         const claims = hint ? [hint] : [];
         const t = Number(event.T);
-        if (!Number.isInteger(t) || typeof event.Sign !== 'string') throw new CallbackRefused(401, 'The event carries no signature (T, Sign)', claims);
-        if (!hexDigestsEqual(event.Sign, md5Hex(`${signKey}${t}`))) throw new CallbackRefused(401, 'The event signature does not match', claims);
+        if (!Number.isInteger(t) || typeof event.Sign !== 'string')
+          throw new CallbackRefused(401, 'The event carries no signature (T, Sign)', claims);
+        if (!hexDigestsEqual(event.Sign, md5Hex(`${signKey}${t}`)))
+          throw new CallbackRefused(401, 'The event signature does not match', claims);
         if (t * 1000 < req.receivedAt) throw new CallbackRefused(401, 'The event signature has expired', claims);
       }
       return hint ? [hint] : [];

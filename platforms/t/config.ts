@@ -17,8 +17,8 @@ const ACCOUNTS_FILE = 'PLATFORM_T_ACCOUNTS_FILE';
 
 /** One account's credentials in PLATFORM_T_ACCOUNTS_FILE: the single-account variables, lower case, unprefixed. */
 const tAccountCredentials = z.object({
-  secret_id: z.string().trim().min(1, 'required: the account\'s SecretId'),
-  secret_key: z.string().trim().min(1, 'required: the account\'s SecretKey'),
+  secret_id: z.string().trim().min(1, "required: the account's SecretId"),
+  secret_key: z.string().trim().min(1, "required: the account's SecretKey"),
   subapp_id: z.number().int().positive('required: the VOD sub-application id (SubAppId) every AIGC action names'),
   region: z.string().trim().min(1).optional(),
   endpoint: z.url({ protocol: /^https?$/ }).optional(),
@@ -58,7 +58,10 @@ export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
   let settings: PlatformTSettings;
   let simulated = false;
   if (listed && (raw.PLATFORM_T_SECRET_ID || raw.PLATFORM_T_SECRET_KEY || raw.PLATFORM_T_SUBAPP_ID !== undefined)) {
-    throw configError(ACCOUNTS_FILE, 'set either PLATFORM_T_ACCOUNTS_FILE or PLATFORM_T_SECRET_ID, PLATFORM_T_SECRET_KEY and PLATFORM_T_SUBAPP_ID (the one-account shorthand), not both');
+    throw configError(
+      ACCOUNTS_FILE,
+      'set either PLATFORM_T_ACCOUNTS_FILE or PLATFORM_T_SECRET_ID, PLATFORM_T_SECRET_KEY and PLATFORM_T_SUBAPP_ID (the one-account shorthand), not both',
+    );
   }
   const fromEntry = (a: NonNullable<typeof listed>[number]): PlatformTSettings => ({
     endpoint: a.endpoint ?? raw.PLATFORM_T_ENDPOINT ?? DEFAULT_ENDPOINT,
@@ -72,7 +75,10 @@ export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
     settings = fromEntry(listed[0]!);
   } else if (raw.PLATFORM_T_SECRET_ID && raw.PLATFORM_T_SECRET_KEY) {
     if (raw.PLATFORM_T_SUBAPP_ID === undefined) {
-      throw configError('PLATFORM_T_SUBAPP_ID', 'required with PLATFORM_T_SECRET_ID: the VOD sub-application id (SubAppId) every AIGC action names');
+      throw configError(
+        'PLATFORM_T_SUBAPP_ID',
+        'required with PLATFORM_T_SECRET_ID: the VOD sub-application id (SubAppId) every AIGC action names',
+      );
     }
     settings = {
       endpoint: raw.PLATFORM_T_ENDPOINT ?? DEFAULT_ENDPOINT,
@@ -88,12 +94,24 @@ export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
     settings = { endpoint: raw.PLATFORM_T_ENDPOINT ?? opts.simBaseUrl, ...SIMULATOR_ACCOUNT, storageMode: raw.PLATFORM_T_STORAGE_MODE };
     simulated = true;
   } else {
-    throw configError('PLATFORM_T_SECRET_ID', 'platform T is enabled (PLATFORMS_ENABLED) but not configured: set PLATFORM_T_SECRET_ID, PLATFORM_T_SECRET_KEY and PLATFORM_T_SUBAPP_ID, or leave T out of PLATFORMS_ENABLED');
+    throw configError(
+      'PLATFORM_T_SECRET_ID',
+      'platform T is enabled (PLATFORMS_ENABLED) but not configured: set PLATFORM_T_SECRET_ID, PLATFORM_T_SECRET_KEY and PLATFORM_T_SUBAPP_ID, or leave T out of PLATFORMS_ENABLED',
+    );
   }
   if (raw.PLATFORM_T_EVENTS === 'push') {
     const { PUBLIC_BASE_URL } = parseEnv(callbackSchema, env);
-    if (!PUBLIC_BASE_URL) throw configError('PUBLIC_BASE_URL', 'required with PLATFORM_T_EVENTS=push: where platform T sends its events (or use pull, which needs no public URL)');
-    settings.events = { mode: 'push', notificationUrl: callbackUrlFor(PUBLIC_BASE_URL, 'T'), signKey: raw.PLATFORM_T_EVENTS_SIGN_KEY, takeOver: raw.PLATFORM_T_EVENTS_TAKE_OVER };
+    if (!PUBLIC_BASE_URL)
+      throw configError(
+        'PUBLIC_BASE_URL',
+        'required with PLATFORM_T_EVENTS=push: where platform T sends its events (or use pull, which needs no public URL)',
+      );
+    settings.events = {
+      mode: 'push',
+      notificationUrl: callbackUrlFor(PUBLIC_BASE_URL, 'T'),
+      signKey: raw.PLATFORM_T_EVENTS_SIGN_KEY,
+      takeOver: raw.PLATFORM_T_EVENTS_TAKE_OVER,
+    };
   } else if (raw.PLATFORM_T_EVENTS === 'pull') {
     settings.events = { mode: 'pull', takeOver: raw.PLATFORM_T_EVENTS_TAKE_OVER };
   }
@@ -107,10 +125,15 @@ export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
         settings: { ...settings, ...fromEntry(a) },
       }))
     : [{ id: 'default', weight: 1, settings }];
-  const workerAccounts: WorkerAccount[] = accounts.map(({ settings: s, ...a }) => ({ ...a, createAdapter: (deps) => createPlatformT(s, deps) }));
+  const workerAccounts: WorkerAccount[] = accounts.map(({ settings: s, ...a }) => ({
+    ...a,
+    createAdapter: (deps) => createPlatformT(s, deps),
+  }));
   return {
     simulated,
-    endpoint: listed ? `${[...new Set(accounts.map((a) => a.settings.endpoint))].join(', ')} (accounts ${accounts.map((a) => a.id).join(', ')})` : settings.endpoint,
+    endpoint: listed
+      ? `${[...new Set(accounts.map((a) => a.settings.endpoint))].join(', ')} (accounts ${accounts.map((a) => a.id).join(', ')})`
+      : settings.endpoint,
     push: settings.events !== undefined,
     createAdapter: workerAccounts[0]!.createAdapter,
     // Each account's SubAppId has its own event configuration; what changed on each is told in one start-up line.

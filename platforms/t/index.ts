@@ -15,7 +15,17 @@ export const platformT: PlatformDefinition = {
   product: 'Tencent Cloud VOD AIGC',
   requestFields: { video: tVideoFields, image: tImageFields },
   generalFields: {
-    video: ['action', 'duration', 'resolution', 'image_url', 'last_frame_url', 'ratio', 'generate_audio', 'negative_prompt', 'enhance_prompt'],
+    video: [
+      'action',
+      'duration',
+      'resolution',
+      'image_url',
+      'last_frame_url',
+      'ratio',
+      'generate_audio',
+      'negative_prompt',
+      'enhance_prompt',
+    ],
     image: ['negative_prompt', 'size', 'quality', 'n', 'enhance_prompt'],
   },
   publicEnv: modelsFileEnv(T_MODELS_FILE.variable),

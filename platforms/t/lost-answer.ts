@@ -45,7 +45,12 @@ export interface SessionLookupDeps {
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** The TaskId of the `kind` task created since `since` with SessionId `sessionId`, or undefined. */
-export async function findTaskBySessionId(deps: SessionLookupDeps, kind: Kind, sessionId: string, since: number): Promise<string | undefined> {
+export async function findTaskBySessionId(
+  deps: SessionLookupDeps,
+  kind: Kind,
+  sessionId: string,
+  since: number,
+): Promise<string | undefined> {
   const taskType = kind === 'video' ? 'AigcVideoTask' : 'AigcImageTask';
   const window = { after: iso(since - LOOKUP_CLOCK_SKEW_MS), before: iso(deps.now() + LOOKUP_CLOCK_SKEW_MS) };
   const unconfirmed: string[] = [];

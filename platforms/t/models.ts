@@ -212,12 +212,17 @@ export const T_MODELS: readonly TModelRecord[] = [
 
 const tExtrasOverride = z.strictObject({
   lastFrameOnlyAt: z.string().min(1).max(16).nullable().optional(),
-  durationsAt: z.strictObject({ resolution: z.string().min(1).max(16), durations: z.array(z.number().int().positive()).min(1) }).nullable().optional(),
+  durationsAt: z
+    .strictObject({ resolution: z.string().min(1).max(16), durations: z.array(z.number().int().positive()).min(1) })
+    .nullable()
+    .optional(),
   imageQuality: z.record(z.string().min(1).max(16), z.string().min(1).max(16).nullable()).optional(),
 });
 
 /** `ModelName` / `ModelVersion` as T spells them ("Kling", "3.1-fast"). */
-const tUpstreamName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, { message: 'must be a T model name or version of letters, digits, dots, dashes and underscores' });
+const tUpstreamName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, {
+  message: 'must be a T model name or version of letters, digits, dots, dashes and underscores',
+});
 
 /**
  * PLATFORM_T_MODELS_FILE (platforms/models-file.ts): `upstream` is `{modelName, modelVersion}`; `extras` may set
@@ -230,8 +235,15 @@ export const T_MODELS_FILE: ModelsFileSpec<TExtras, z.infer<typeof tExtrasOverri
   upstream: z.strictObject({ modelName: tUpstreamName, modelVersion: tUpstreamName }),
   extras: tExtrasOverride,
   applyExtras: (record, extras) => {
-    const wrongKind = record.kind === 'video' ? (['imageQuality'] as const).find((k) => k in extras) : (['lastFrameOnlyAt', 'durationsAt'] as const).find((k) => k in extras);
-    if (wrongKind) throw new ModelsFileError(wrongKind, `${record.id} is ${record.kind === 'video' ? 'a video' : 'an image'} model, which has no ${wrongKind}`);
+    const wrongKind =
+      record.kind === 'video'
+        ? (['imageQuality'] as const).find((k) => k in extras)
+        : (['lastFrameOnlyAt', 'durationsAt'] as const).find((k) => k in extras);
+    if (wrongKind)
+      throw new ModelsFileError(
+        wrongKind,
+        `${record.id} is ${record.kind === 'video' ? 'a video' : 'an image'} model, which has no ${wrongKind}`,
+      );
     const merged = mergeExtras(record, extras);
     return extras.imageQuality ? { ...merged, qualities: Object.keys(extras.imageQuality) } : merged;
   },

@@ -56,14 +56,21 @@ export function fromTTaskDetail(kind: Kind, detail: TTaskDetail): UpstreamStatus
       }
       const urls = (task.Output?.FileInfos ?? []).map((f) => f.FileUrl).filter((u): u is string => typeof u === 'string' && u.length > 0);
       if (urls.length === 0) {
-        return { state: 'failed', failure: { reason: 'upstream_failed', message: 'The platform finished the task without any output file', code: 'NoOutput' } };
+        return {
+          state: 'failed',
+          failure: { reason: 'upstream_failed', message: 'The platform finished the task without any output file', code: 'NoOutput' },
+        };
       }
       return { state: 'success', progress: 100, outputs: urls.map((url) => ({ url })) };
     }
     case 'ABORTED':
       return {
         state: 'failed',
-        failure: { reason: 'upstream_failed', message: task?.Message || 'The task was aborted on the platform', code: task?.ErrCodeExt || 'ABORTED' },
+        failure: {
+          reason: 'upstream_failed',
+          message: task?.Message || 'The task was aborted on the platform',
+          code: task?.ErrCodeExt || 'ABORTED',
+        },
       };
     default:
       throw retryable(`Platform T returned an unknown task status '${String(detail.Status)}'`);
@@ -90,10 +97,13 @@ export function readTResponse(res: Pick<HttpResponse, 'status' | 'body'>): Recor
     // T itself always answers 200; anything else came from a proxy or load balancer in between.
     const s = res.status;
     const text = `Platform T: HTTP ${s}`;
-    return s === 408 || s === 429 || s >= 500 ? retryable(text, `HTTP_${s}`, { httpStatus: s }) : final('upstream_failed', text, `HTTP_${s}`, s);
+    return s === 408 || s === 429 || s >= 500
+      ? retryable(text, `HTTP_${s}`, { httpStatus: s })
+      : final('upstream_failed', text, `HTTP_${s}`, s);
   }
   const response = (res.body as { Response?: unknown } | undefined)?.Response;
-  if (typeof response !== 'object' || response === null) return retryable('Platform T sent a reply without a Response object', 'MalformedResponse');
+  if (typeof response !== 'object' || response === null)
+    return retryable('Platform T sent a reply without a Response object', 'MalformedResponse');
   const error = (response as { Error?: { Code?: unknown; Message?: unknown } }).Error;
   if (error) return classifyTError(String(error.Code ?? 'UnknownError'), String(error.Message ?? ''));
   return response as Record<string, unknown>;

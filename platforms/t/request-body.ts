@@ -79,7 +79,8 @@ function sessionContext(taskId: string | undefined): string | undefined {
 function videoBody(entry: ModelRecord, req: TVideoRequest, opts: TCreateOptions): CreateAigcVideoTaskRequest {
   const fileInfos: AigcVideoTaskInputFileInfo[] = [];
   if (req.image_url !== undefined) fileInfos.push({ Type: 'Url', Url: req.image_url, Category: 'Image', Usage: 'FirstFrame' });
-  for (const f of req.file_infos ?? []) fileInfos.push(compact<AigcVideoTaskInputFileInfo>({ Type: f.Type, Url: f.Url, Category: f.Category, Usage: f.Usage }));
+  for (const f of req.file_infos ?? [])
+    fileInfos.push(compact<AigcVideoTaskInputFileInfo>({ Type: f.Type, Url: f.Url, Category: f.Category, Usage: f.Usage }));
   const mapped: AigcVideoOutputConfig = {
     StorageMode: opts.storageMode === 'Permanent' ? 'Permanent' : undefined,
     Duration: req.duration,

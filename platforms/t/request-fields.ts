@@ -13,7 +13,10 @@ export const videoFileInfoSchema = z
     Category: z.literal('Image').optional(),
     Usage: z.enum(['FirstFrame', 'LastFrame', 'Reference']).optional(),
   })
-  .meta({ id: 'FileInfo', description: 'Platform T video input file (AigcVideoTaskInputFileInfo): an image by URL; Usage defaults to FirstFrame' });
+  .meta({
+    id: 'FileInfo',
+    description: 'Platform T video input file (AigcVideoTaskInputFileInfo): an image by URL; Usage defaults to FirstFrame',
+  });
 
 /** An image `FileInfos` item (AigcImageTaskInputFileInfo): a reference image by URL. It has no Category or Usage. */
 export const imageFileInfoSchema = z

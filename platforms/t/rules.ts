@@ -6,7 +6,16 @@
 import type { ModelRecord } from '../../core/catalogue';
 import type { GenerationRequest } from '../../core/task';
 import type { ImageRequestOf, VideoRequestOf } from '../request';
-import { checkDuration, checkFrameRoles, checkRatio, checkTextOrImage, normaliseResolution, requireCapability, RequestRuleError, type ImageRole } from '../rules';
+import {
+  checkDuration,
+  checkFrameRoles,
+  checkRatio,
+  checkTextOrImage,
+  normaliseResolution,
+  requireCapability,
+  RequestRuleError,
+  type ImageRole,
+} from '../rules';
 import { tExtrasOf, T_VIDEO_PROMPT_MAX } from './models';
 import type { tImageFields, tVideoFields } from './request-fields';
 
@@ -34,7 +43,10 @@ function validateVideo(entry: ModelRecord, req: TVideoRequest): TVideoRequest {
   if (oc?.Duration !== undefined) checkDuration(entry, oc.Duration, 'output_config.Duration');
   if (req.duration !== undefined) checkDuration(entry, req.duration, 'duration');
   if (req.negative_prompt !== undefined && req.negative_prompt.length > T_VIDEO_PROMPT_MAX) {
-    throw new RequestRuleError('negative_prompt', `negative_prompt is ${req.negative_prompt.length} characters; ${entry.id} takes at most ${T_VIDEO_PROMPT_MAX}`);
+    throw new RequestRuleError(
+      'negative_prompt',
+      `negative_prompt is ${req.negative_prompt.length} characters; ${entry.id} takes at most ${T_VIDEO_PROMPT_MAX}`,
+    );
   }
 
   const roles = imageRoles(req);
@@ -49,12 +61,18 @@ function validateVideo(entry: ModelRecord, req: TVideoRequest): TVideoRequest {
   const resolutionParam = oc?.Resolution !== undefined ? 'output_config.Resolution' : 'resolution';
   const duration = oc?.Duration ?? req.duration;
   if (limits.lastFrameOnlyAt !== undefined && roles.includes('last_frame') && resolution !== limits.lastFrameOnlyAt) {
-    throw new RequestRuleError(resolutionParam, `${entry.id} takes a last frame only at ${limits.lastFrameOnlyAt}; set ${resolutionParam} to ${limits.lastFrameOnlyAt}`);
+    throw new RequestRuleError(
+      resolutionParam,
+      `${entry.id} takes a last frame only at ${limits.lastFrameOnlyAt}; set ${resolutionParam} to ${limits.lastFrameOnlyAt}`,
+    );
   }
   const at = limits.durationsAt;
   if (at !== undefined && resolution === at.resolution && duration !== undefined && !at.durations.includes(duration)) {
     const durationParam = oc?.Duration !== undefined ? 'output_config.Duration' : 'duration';
-    throw new RequestRuleError(durationParam, `${entry.id} renders ${at.resolution} at ${at.durations.join(' or ')} seconds only; ${durationParam} ${duration} needs another resolution`);
+    throw new RequestRuleError(
+      durationParam,
+      `${entry.id} renders ${at.resolution} at ${at.durations.join(' or ')} seconds only; ${durationParam} ${duration} needs another resolution`,
+    );
   }
   return oc ? { ...req, output_config: oc } : req;
 }
@@ -62,7 +80,11 @@ function validateVideo(entry: ModelRecord, req: TVideoRequest): TVideoRequest {
 /** An explicit image Resolution in the model's spelling (`2K` → `2k` on Kling); a model without one refuses it. */
 function imageResolution(entry: ModelRecord, value: string): string {
   if ((entry.resolutions ?? []).length === 0) {
-    throw new RequestRuleError('output_config.Resolution', `${entry.id} takes no resolution; remove output_config.Resolution`, 'unsupported_parameter');
+    throw new RequestRuleError(
+      'output_config.Resolution',
+      `${entry.id} takes no resolution; remove output_config.Resolution`,
+      'unsupported_parameter',
+    );
   }
   return normaliseResolution(entry, value, 'output_config.Resolution');
 }

@@ -63,7 +63,9 @@ export function tc3Sign(req: Tc3Request): Tc3Signature {
   const canonicalHeaders = headers.map(([k, v]) => `${k}:${v}\n`).join('');
   const signedHeaders = headers.map(([k]) => k).join(';');
   const hashedPayload = sha256Hex(req.payload);
-  const canonicalRequest = [req.method ?? 'POST', req.path ?? '/', req.query ?? '', canonicalHeaders, signedHeaders, hashedPayload].join('\n');
+  const canonicalRequest = [req.method ?? 'POST', req.path ?? '/', req.query ?? '', canonicalHeaders, signedHeaders, hashedPayload].join(
+    '\n',
+  );
   const hashedCanonicalRequest = sha256Hex(canonicalRequest);
   const scope = `${date}/${req.service}/tc3_request`;
   const stringToSign = `${TC3_ALGORITHM}\n${req.timestamp}\n${scope}\n${hashedCanonicalRequest}`;

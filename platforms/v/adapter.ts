@@ -45,7 +45,12 @@ export function createPlatformV(config: PlatformVSettings, { http, now = Date.no
     },
     async findSubmitted(entry, _request, { dedupKey, since }) {
       const model = entry.upstream.model ?? entry.id;
-      const id = await findJobBySeed({ list: async (q) => ((await call('GET', `${TASKS}?${q}`)) ?? {}) as ArkTaskList }, model, markerSeed(dedupKey), since);
+      const id = await findJobBySeed(
+        { list: async (q) => ((await call('GET', `${TASKS}?${q}`)) ?? {}) as ArkTaskList },
+        model,
+        markerSeed(dedupKey),
+        since,
+      );
       return id === undefined ? undefined : { upstreamTaskId: id };
     },
     async poll(_kind, id) {

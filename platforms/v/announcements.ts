@@ -38,11 +38,14 @@ export const vCallbackReceiver: CallbackReceiver = {
     return (req) => {
       if (!secret) throw new CallbackRefused(403, 'Callbacks for platform V are not enabled on this gateway (CALLBACK_SECRET)');
       const [taskId, ...extra] = req.rest;
-      if (!taskId || extra.length > 0) throw new CallbackRefused(400, 'A platform V callback URL names one task: /v1/callbacks/V/{task_id}');
+      if (!taskId || extra.length > 0)
+        throw new CallbackRefused(400, 'A platform V callback URL names one task: /v1/callbacks/V/{task_id}');
       const token = req.query.token ?? '';
       if (!constantTimeEqual(token, callbackToken(secret, taskId))) {
         // Ark's task object names its job (`id`): with the task in the URL, what a refused callback claims.
-        const claims = unverifiedClaims(req.rawBody, (body) => (typeof body.id === 'string' ? { taskId, upstreamTaskId: body.id } : undefined));
+        const claims = unverifiedClaims(req.rawBody, (body) =>
+          typeof body.id === 'string' ? { taskId, upstreamTaskId: body.id } : undefined,
+        );
         throw new CallbackRefused(401, 'The callback token does not match its task', claims);
       }
       // The body (Ark's task object) is never believed: the task polls for the truth. Its status only decides

@@ -23,7 +23,7 @@ export const vWorkerEnv = z.object({
 
 /** One account's credentials in PLATFORM_V_ACCOUNTS_FILE: the single-account variables, lower case, unprefixed. */
 const vAccountCredentials = z.object({
-  api_key: z.string().trim().min(1, 'required: the account\'s Ark API key'),
+  api_key: z.string().trim().min(1, "required: the account's Ark API key"),
   base_url: z.url({ protocol: /^https?$/, error: 'required: the Ark API base URL, e.g. https://ark.cn-beijing.volces.com/api/v3' }),
 });
 
@@ -37,25 +37,40 @@ export function vWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
   let simulated = false;
   if (listed) {
     if (raw.PLATFORM_V_BASE_URL || raw.PLATFORM_V_API_KEY) {
-      throw configError(ACCOUNTS_FILE, 'set either PLATFORM_V_ACCOUNTS_FILE or PLATFORM_V_BASE_URL and PLATFORM_V_API_KEY (the one-account shorthand), not both');
+      throw configError(
+        ACCOUNTS_FILE,
+        'set either PLATFORM_V_ACCOUNTS_FILE or PLATFORM_V_BASE_URL and PLATFORM_V_API_KEY (the one-account shorthand), not both',
+      );
     }
-    accounts = listed.map((a) => ({ id: a.id, weight: a.weight, ...(a.models ? { models: a.models } : {}), settings: { baseUrl: a.base_url, apiKey: a.api_key } }));
+    accounts = listed.map((a) => ({
+      id: a.id,
+      weight: a.weight,
+      ...(a.models ? { models: a.models } : {}),
+      settings: { baseUrl: a.base_url, apiKey: a.api_key },
+    }));
   } else if (raw.PLATFORM_V_BASE_URL && raw.PLATFORM_V_API_KEY) {
     accounts = [{ id: 'default', weight: 1, settings: { baseUrl: raw.PLATFORM_V_BASE_URL, apiKey: raw.PLATFORM_V_API_KEY } }];
   } else if (raw.PLATFORM_V_BASE_URL || raw.PLATFORM_V_API_KEY) {
-    throw configError(raw.PLATFORM_V_BASE_URL ? 'PLATFORM_V_API_KEY' : 'PLATFORM_V_BASE_URL', 'required when the other PLATFORM_V_* variable is set');
+    throw configError(
+      raw.PLATFORM_V_BASE_URL ? 'PLATFORM_V_API_KEY' : 'PLATFORM_V_BASE_URL',
+      'required when the other PLATFORM_V_* variable is set',
+    );
   } else if (opts.simulate) {
     accounts = [{ id: 'default', weight: 1, settings: { baseUrl: `${opts.simBaseUrl}/api/v3`, apiKey: SIMULATOR_ACCOUNT.apiKey } }];
     simulated = true;
   } else {
-    throw configError('PLATFORM_V_API_KEY', `platform V is enabled (PLATFORMS_ENABLED) but not configured: set PLATFORM_V_BASE_URL and PLATFORM_V_API_KEY (or ${ACCOUNTS_FILE}), or leave V out of PLATFORMS_ENABLED`);
+    throw configError(
+      'PLATFORM_V_API_KEY',
+      `platform V is enabled (PLATFORMS_ENABLED) but not configured: set PLATFORM_V_BASE_URL and PLATFORM_V_API_KEY (or ${ACCOUNTS_FILE}), or leave V out of PLATFORMS_ENABLED`,
+    );
   }
   // Push (upstreams.md, callback_url): on when the gateway says where it can be reached. The callback URL names the
   // task, and the task knows its account, so one setting serves every account.
   const { PUBLIC_BASE_URL, CALLBACK_SECRET } = parseEnv(callbackSchema, env);
   let callbacks: PlatformVSettings['callbacks'];
   if (PUBLIC_BASE_URL) {
-    if (!CALLBACK_SECRET) throw configError('CALLBACK_SECRET', 'required with PUBLIC_BASE_URL: it signs the callback URLs handed to platform V');
+    if (!CALLBACK_SECRET)
+      throw configError('CALLBACK_SECRET', 'required with PUBLIC_BASE_URL: it signs the callback URLs handed to platform V');
     callbacks = { publicBaseUrl: PUBLIC_BASE_URL, secret: CALLBACK_SECRET };
   }
   const workerAccounts: WorkerAccount[] = accounts.map(({ settings, ...account }) => {

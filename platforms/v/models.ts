@@ -43,7 +43,16 @@ function noFirstLastFrame(id: string, capabilities: readonly Capability[]): Unco
 }
 
 /** What the 2.0 models take; their "unconfirmed" marks name the same lists plus first_last_frame as their override. */
-const V20_CAPABILITIES: readonly Capability[] = ['text_to_video', 'image_to_video', 'reference_images', 'reference_video', 'reference_audio', 'sound', 'web_search', 'video_editing'];
+const V20_CAPABILITIES: readonly Capability[] = [
+  'text_to_video',
+  'image_to_video',
+  'reference_images',
+  'reference_video',
+  'reference_audio',
+  'sound',
+  'web_search',
+  'video_editing',
+];
 const V20_FAST_CAPABILITIES: readonly Capability[] = ['text_to_video', 'image_to_video', 'sound'];
 
 /**
@@ -151,7 +160,9 @@ export const V_MODELS: readonly ModelRecord[] = [
 ];
 
 /** An Ark model or endpoint id (`doubao-seedance-…`, `dreamina-…`, `ep-2025…`). */
-const arkModelId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be a model or endpoint id of letters, digits, dots, dashes and underscores');
+const arkModelId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be a model or endpoint id of letters, digits, dots, dashes and underscores');
 
 /**
  * PLATFORM_V_MODELS_FILE (platforms/models-file.ts): `upstream` is `{model}`, an Ark model or endpoint id;
@@ -169,6 +180,8 @@ export const V_MODELS_FILE: ModelsFileSpec = {
   }),
   olderForm: (json) => {
     if (typeof json !== 'object' || json === null || Array.isArray(json) || 'models' in json) return undefined;
-    return { models: Object.fromEntries(Object.entries(json).map(([id, v]) => [id, typeof v === 'string' ? { upstream: { model: v } } : v])) };
+    return {
+      models: Object.fromEntries(Object.entries(json).map(([id, v]) => [id, typeof v === 'string' ? { upstream: { model: v } } : v])),
+    };
   },
 };

@@ -37,13 +37,20 @@ export function fromVTask(task: ArkTask): UpstreamStatus {
       return { state: 'failed', failure: { reason: failureReason(code), message: task.error?.message ?? 'Generation failed', code } };
     }
     case 'cancelled':
-      return { state: 'failed', failure: { reason: 'upstream_failed', message: 'The job was cancelled on the platform', code: 'cancelled' } };
+      return {
+        state: 'failed',
+        failure: { reason: 'upstream_failed', message: 'The job was cancelled on the platform', code: 'cancelled' },
+      };
     case 'expired':
       // The job outlived its execution_expires_after (set from the task's deadline) and the platform stopped it:
       // final, nothing to wait for.
       return {
         state: 'failed',
-        failure: { reason: 'upstream_failed', message: 'The platform stopped the job because it did not finish within its execution window (expired)', code: 'expired' },
+        failure: {
+          reason: 'upstream_failed',
+          message: 'The platform stopped the job because it did not finish within its execution window (expired)',
+          code: 'expired',
+        },
       };
     default:
       throw retryable(`Platform V returned an unknown task status '${String((task as { status: unknown }).status)}'`);

@@ -29,7 +29,10 @@ export function validateV(entry: ModelRecord, request: GenerationRequest): Gener
   if (req.service_tier === 'draft') {
     requireCapability(entry, 'draft', 'service_tier', 'draft mode (service_tier "draft")');
     if (req.resolution !== undefined && req.resolution !== V_DRAFT_RESOLUTION) {
-      throw new RequestRuleError('resolution', `a draft renders at ${V_DRAFT_RESOLUTION} only; remove resolution or set it to ${V_DRAFT_RESOLUTION}`);
+      throw new RequestRuleError(
+        'resolution',
+        `a draft renders at ${V_DRAFT_RESOLUTION} only; remove resolution or set it to ${V_DRAFT_RESOLUTION}`,
+      );
     }
   }
   const videos = (req.video_url !== undefined ? 1 : 0) + (req.videos?.length ?? 0);
@@ -39,8 +42,16 @@ export function validateV(entry: ModelRecord, request: GenerationRequest): Gener
   if (videos > 0) requireCapability(entry, 'reference_video', videoParam, 'reference videos (video editing)');
   if (audios > 0) requireCapability(entry, 'reference_audio', audioParam, 'reference audio');
   const limits = vReferenceLimits(entry);
-  if (videos > limits.videos) throw new RequestRuleError(videoParam, `at most ${limits.videos} reference videos are accepted by ${entry.id} (video_url and videos together)`);
-  if (audios > limits.audios) throw new RequestRuleError(audioParam, `at most ${limits.audios} reference audios are accepted by ${entry.id} (audio_url and audios together)`);
+  if (videos > limits.videos)
+    throw new RequestRuleError(
+      videoParam,
+      `at most ${limits.videos} reference videos are accepted by ${entry.id} (video_url and videos together)`,
+    );
+  if (audios > limits.audios)
+    throw new RequestRuleError(
+      audioParam,
+      `at most ${limits.audios} reference audios are accepted by ${entry.id} (audio_url and audios together)`,
+    );
   if (req.web_search === true) requireCapability(entry, 'web_search', 'web_search', 'web search');
   requireDuration(entry, req.duration, ' (5 to 10 recommended)');
 
@@ -55,17 +66,29 @@ export function validateV(entry: ModelRecord, request: GenerationRequest): Gener
   if (req.last_frame_url !== undefined && req.image_url === undefined) {
     throw new RequestRuleError('last_frame_url', 'last_frame_url is only accepted together with image_url (first/last frame control)');
   }
-  checkFrameRoles(entry, roles, { frames: req.last_frame_url !== undefined ? 'last_frame_url' : req.images ? 'images' : 'image_url', references: req.images ? 'images' : 'image_url' });
+  checkFrameRoles(entry, roles, {
+    frames: req.last_frame_url !== undefined ? 'last_frame_url' : req.images ? 'images' : 'image_url',
+    references: req.images ? 'images' : 'image_url',
+  });
   if (references > 0 && entry.maxReferenceImages !== undefined && references > entry.maxReferenceImages) {
-    throw new RequestRuleError(req.images ? 'images' : 'image_url', `${entry.id} takes at most ${entry.maxReferenceImages} reference images`);
+    throw new RequestRuleError(
+      req.images ? 'images' : 'image_url',
+      `${entry.id} takes at most ${entry.maxReferenceImages} reference images`,
+    );
   }
   const frames = roles.length - references;
   if (frames > 0 && videos + audios > 0) {
-    throw new RequestRuleError(videos > 0 ? videoParam : audioParam, 'first/last frames cannot be combined with reference videos or audio: the modes are exclusive (use images with role reference_image)');
+    throw new RequestRuleError(
+      videos > 0 ? videoParam : audioParam,
+      'first/last frames cannot be combined with reference videos or audio: the modes are exclusive (use images with role reference_image)',
+    );
   }
   // "audio alone (without an image or video) is rejected upstream" (upstreams.md Corrections).
   if (audios > 0 && references + videos === 0) {
-    throw new RequestRuleError(audioParam, 'reference audio needs at least one reference image (images with role reference_image) or reference video: the platform refuses audio alone');
+    throw new RequestRuleError(
+      audioParam,
+      'reference audio needs at least one reference image (images with role reference_image) or reference video: the platform refuses audio alone',
+    );
   }
   return req;
 }

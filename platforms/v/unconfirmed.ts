@@ -9,7 +9,7 @@ export const V_UNCONFIRMED: readonly UnconfirmedFact[] = [
   {
     id: 'v.prices',
     fact: 'The Seedance models have no price: their tasks report usage (tokens) but no cost',
-    why: 'no official Volcengine or BytePlus price page for Seedance could be read; the per-token rates in circulation are resellers\' and blog posts\'',
+    why: "no official Volcengine or BytePlus price page for Seedance could be read; the per-token rates in circulation are resellers' and blog posts'",
     override:
       'PRICES_FILE {"vendor-video-1-0-pro-250528": {"currency": "CNY", "source": "<the price page or contract>", "per_token": {"per_million": <rate>, "tokens_per_second": {"480p": 9720, "720p": 22560, "1080p": 48960}}}} (one entry per model; docs/operations.md §16)',
   },

@@ -14,7 +14,21 @@ import { bCallbacksEnv } from '../../platforms/b/announcements';
 import { echoedRequests, echoMatches, sameRequest } from '../../platforms/b/lost-answer';
 import { parseEnv } from '../../core/config';
 import { UpstreamError } from '../../platforms/upstream-error';
-import { cannotCheck, describeRefusal, held, notHeld, oncePerRun, recorded, shortest, spendOneJob, submitContext, validated, type Assumption, type CheckResult, type ConformanceContext } from './framework';
+import {
+  cannotCheck,
+  describeRefusal,
+  held,
+  notHeld,
+  oncePerRun,
+  recorded,
+  shortest,
+  spendOneJob,
+  submitContext,
+  validated,
+  type Assumption,
+  type CheckResult,
+  type ConformanceContext,
+} from './framework';
 
 const callbackSwitch: Assumption = {
   id: 'b.callback-switch',
@@ -27,7 +41,9 @@ const callbackSwitch: Assumption = {
     const switches = Object.keys(config).filter((k) => /^enable.+Event$/.test(k));
     if (name in config) return held(`read-only: GET /v2/callback shows \`${name}\` (${switches.length} switches)`);
     const candidates = switches.filter((k) => /video|generate|aigc/i.test(k));
-    return notHeld(`read-only: GET /v2/callback has no \`${name}\`; its switches: ${switches.join(', ') || 'none'}${candidates.length ? `; likely: ${candidates.join(', ')}` : ''}`);
+    return notHeld(
+      `read-only: GET /v2/callback has no \`${name}\`; its switches: ${switches.join(', ') || 'none'}${candidates.length ? `; likely: ${candidates.join(', ')}` : ''}`,
+    );
   },
 };
 
@@ -68,7 +84,10 @@ const echoExact: Assumption = {
     if (!detail) return cannotCheck(`created ${id}; the task list did not show it (read through /v2/tasks), so its echo could not be read`);
     const sent = job.create?.requestBody;
     const echoes = echoedRequests(detail.response.body);
-    if (echoes.some((e) => sameRequest(e, sent))) return held(`created ${id}; its detail echoes the create exactly${found?.upstreamTaskId === id ? ', and the lost-answer lookup found it' : ''}`);
+    if (echoes.some((e) => sameRequest(e, sent)))
+      return held(
+        `created ${id}; its detail echoes the create exactly${found?.upstreamTaskId === id ? ', and the lost-answer lookup found it' : ''}`,
+      );
     const normalised = echoes.some((e) => echoMatches(e, sent));
     return notHeld(
       `created ${id}; its echo differs from the create (${normalised ? 'defaults filled in or ignored fields dropped: the normalised comparison matches' : 'even the normalised comparison does not match'}): sent ${JSON.stringify(sent).slice(0, 300)}, echoed ${JSON.stringify(echoes[0]).slice(0, 300)}`,
@@ -82,14 +101,17 @@ const v3ReadsThroughV2: Assumption = {
   async check(ctx) {
     const job = await cheapJob(ctx);
     if ('refused' in job.result) return cannotCheck(`the cheapest job was refused: ${describeRefusal(job.result.refused)}`);
-    if (!job.create || !job.create.url.includes('/v3/')) return cannotCheck('the create went through /v2: set PLATFORM_B_API_KEY to check v3 (without it, nothing depends on this)');
+    if (!job.create || !job.create.url.includes('/v3/'))
+      return cannotCheck('the create went through /v2: set PLATFORM_B_API_KEY to check v3 (without it, nothing depends on this)');
     const id = job.result.upstreamTaskId;
     try {
       const status = await ctx.adapter.poll('video', id);
       const found = await ctx.adapter.findSubmitted!(job.entry, job.request, job.submit);
       return found?.upstreamTaskId === id
         ? held(`created ${id} through /v3; GET /v2/tasks/${id} read it (${status.state}) and the /v2 task list showed it`)
-        : notHeld(`created ${id} through /v3; GET /v2/tasks/${id} read it, but the /v2 task list did not show it (a lost answer could not be found)`);
+        : notHeld(
+            `created ${id} through /v3; GET /v2/tasks/${id} read it, but the /v2 task list did not show it (a lost answer could not be found)`,
+          );
     } catch (err) {
       if (err instanceof UpstreamError) return notHeld(`created ${id} through /v3; GET /v2/tasks/${id} answered ${describeRefusal(err)}`);
       throw err;
@@ -128,22 +150,29 @@ async function waitForJob(ctx: ConformanceContext, record: ModelRecord, id: stri
     const status = await ctx.adapter.poll('video', id);
     if (status.state === 'failed') return cannotCheck(`${record.id} job ${id} failed upstream: ${status.failure?.message ?? 'no message'}`);
     if (status.state === 'success') return undefined;
-    if (Date.now() > deadline) return cannotCheck(`${record.id} job ${id} did not finish within ${Math.round(ctx.waitMs / 1000)} s (--wait)`);
+    if (Date.now() > deadline)
+      return cannotCheck(`${record.id} job ${id} did not finish within ${Math.round(ctx.waitMs / 1000)} s (--wait)`);
     await sleep(ctx.pollMs);
   }
 }
 
 /** What one family job asks that differs from B's defaults, so that its output shows whether each field's name was heard. */
 function familyAsk(record: ModelRecord & { durations: NonNullable<ModelRecord['durations']> }): { duration: number; ratio?: '9:16' } {
-  const allowed = 'values' in record.durations ? [...record.durations.values].sort((a, b) => a - b) : [record.durations.min, record.durations.min + 1];
+  const allowed =
+    'values' in record.durations ? [...record.durations.values].sort((a, b) => a - b) : [record.durations.min, record.durations.min + 1];
   // Not the shortest duration, and portrait where the model takes it: B's defaults are the shortest and 16:9 [3P].
   return { duration: allowed[1] ?? allowed[0]!, ...(record.ratios?.includes('9:16') ? { ratio: '9:16' as const } : {}) };
 }
 
 /** Which names the finished video shows were heard: the duration (`durationInSecond`) and the aspect ratio (portrait pixels). */
-function heardFields(ask: { duration: number; ratio?: string }, out: { duration?: number; width?: number; height?: number }): { heard: string[]; ignored: string[]; unread: string[] } {
+function heardFields(
+  ask: { duration: number; ratio?: string },
+  out: { duration?: number; width?: number; height?: number },
+): { heard: string[]; ignored: string[]; unread: string[] } {
   const verdict = { heard: [] as string[], ignored: [] as string[], unread: [] as string[] };
-  verdict[Math.round(out.duration!) === ask.duration ? 'heard' : 'ignored'].push(`duration (asked ${ask.duration} s, made ${out.duration} s)`);
+  verdict[Math.round(out.duration!) === ask.duration ? 'heard' : 'ignored'].push(
+    `duration (asked ${ask.duration} s, made ${out.duration} s)`,
+  );
   if (ask.ratio) {
     if (out.width === undefined || out.height === undefined) verdict.unread.push('aspect ratio (no widthInPixel/heightInPixel to compare)');
     else verdict[out.height > out.width ? 'heard' : 'ignored'].push(`aspect ratio (asked ${ask.ratio}, made ${out.width}x${out.height})`);
@@ -160,11 +189,28 @@ function familyFields(family: 'kling' | 'pixverse' | 'hailuo'): Assumption {
     id: `b.${family}-fields`,
     spends: true,
     async check(ctx) {
-      const record = ctx.records.find((r) => r.kind === 'video' && r.capabilities.includes('text_to_video') && (r.extras as { family?: string } | undefined)?.family === family);
+      const record = ctx.records.find(
+        (r) =>
+          r.kind === 'video' &&
+          r.capabilities.includes('text_to_video') &&
+          (r.extras as { family?: string } | undefined)?.family === family,
+      );
       if (!record?.durations) return cannotCheck(`no ${family} text-to-video model is offered`);
       const ask = familyAsk({ ...record, durations: record.durations });
-      const { entry, request } = validated(ctx, 'video', { model: record.id, action: 'text_to_video', prompt: `${ctx.runId}: a clock ticking`, ...ask, resolution: record.resolutions?.[0] });
-      const result = await spendOneJob(ctx, `${family} ${ask.duration} s${ask.ratio ? ` ${ask.ratio}` : ''}`, entry, request, submitContext(ctx, `${family}-fields`));
+      const { entry, request } = validated(ctx, 'video', {
+        model: record.id,
+        action: 'text_to_video',
+        prompt: `${ctx.runId}: a clock ticking`,
+        ...ask,
+        resolution: record.resolutions?.[0],
+      });
+      const result = await spendOneJob(
+        ctx,
+        `${family} ${ask.duration} s${ask.ratio ? ` ${ask.ratio}` : ''}`,
+        entry,
+        request,
+        submitContext(ctx, `${family}-fields`),
+      );
       if ('refused' in result) return notHeld(`a ${record.id} create was refused: ${describeRefusal(result.refused)}`);
       const id = result.upstreamTaskId;
       const unfinished = await waitForJob(ctx, record, id);
@@ -181,4 +227,11 @@ function familyFields(family: 'kling' | 'pixverse' | 'hailuo'): Assumption {
   };
 }
 
-export const B_ASSUMPTIONS: readonly Assumption[] = [callbackSwitch, echoExact, v3ReadsThroughV2, familyFields('kling'), familyFields('pixverse'), familyFields('hailuo')];
+export const B_ASSUMPTIONS: readonly Assumption[] = [
+  callbackSwitch,
+  echoExact,
+  v3ReadsThroughV2,
+  familyFields('kling'),
+  familyFields('pixverse'),
+  familyFields('hailuo'),
+];

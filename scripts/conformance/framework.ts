@@ -57,7 +57,9 @@ export function recordingHttp(inner: HttpClient): HttpClient & { exchanges: Exch
       } catch {
         requestBody = opts.body;
       }
-      const requestHeaders = Object.fromEntries(Object.entries(opts.headers ?? {}).filter(([k]) => !/authorization|token|key|secret/i.test(k)));
+      const requestHeaders = Object.fromEntries(
+        Object.entries(opts.headers ?? {}).filter(([k]) => !/authorization|token|key|secret/i.test(k)),
+      );
       exchanges.push({ method, url, requestHeaders, requestBody, response });
       return response;
     },
@@ -122,24 +124,35 @@ export class SpendBudget {
   /** The estimated totals per currency, and how many jobs had no price. */
   totals(): { estimated: { amount: number; currency: string }[]; unpriced: number } {
     const currencies = [...new Set(this.jobs.flatMap((j) => (j.estimate ? [j.estimate.currency] : [])))].sort();
-    return { estimated: currencies.map((c) => ({ amount: decimalOf(this.spentIn(c)), currency: c })), unpriced: this.jobs.filter((j) => !j.estimate).length };
+    return {
+      estimated: currencies.map((c) => ({ amount: decimalOf(this.spentIn(c)), currency: c })),
+      unpriced: this.jobs.filter((j) => !j.estimate).length,
+    };
   }
 
   /** Reserves one job, or throws NoBudget saying why not (the check then reports "could not check" with it). */
   take(job: Omit<BudgetJob, 'upstreamTaskId'>): BudgetJob {
     const { spend, limit, maxJobs, allowUnpriced } = this.opts;
     if (!spend) throw new NoBudget('needs a paid job: run with --spend (and --spend-limit and/or --max-jobs)');
-    if (maxJobs !== undefined && this.jobs.length >= maxJobs) throw new NoBudget(`needs another paid job (${job.label}): --max-jobs ${maxJobs} reached`);
+    if (maxJobs !== undefined && this.jobs.length >= maxJobs)
+      throw new NoBudget(`needs another paid job (${job.label}): --max-jobs ${maxJobs} reached`);
     const { estimate } = job;
     if (limit && estimate) {
       const cap = `--spend-limit ${limit.amount} ${limit.currency}`;
-      if (estimate.currency !== limit.currency) throw new NoBudget(`${job.label} is estimated at ${money(estimate.amount, estimate.currency)}, not in the currency of ${cap}: not made`);
+      if (estimate.currency !== limit.currency)
+        throw new NoBudget(
+          `${job.label} is estimated at ${money(estimate.amount, estimate.currency)}, not in the currency of ${cap}: not made`,
+        );
       const spent = this.spentIn(estimate.currency);
       if (spent + estimate.amount > this.limitMicros!) {
-        throw new NoBudget(`${job.label} is estimated at ${money(estimate.amount, estimate.currency)}; with ${money(spent, estimate.currency)} already spent it would exceed ${cap}: not made`);
+        throw new NoBudget(
+          `${job.label} is estimated at ${money(estimate.amount, estimate.currency)}; with ${money(spent, estimate.currency)} already spent it would exceed ${cap}: not made`,
+        );
       }
     } else if (limit && !allowUnpriced) {
-      throw new NoBudget(`no price is known for ${job.model} (set it in PRICES_FILE): a job of unknown cost is not made under --spend-limit (--allow-unpriced with --max-jobs makes it anyway)`);
+      throw new NoBudget(
+        `no price is known for ${job.model} (set it in PRICES_FILE): a job of unknown cost is not made under --spend-limit (--allow-unpriced with --max-jobs makes it anyway)`,
+      );
     }
     const taken: BudgetJob = { ...job };
     this.jobs.push(taken);
@@ -224,7 +237,12 @@ export async function spendOneJob(
   request: GenerationRequest,
   submit: ReconcileContext,
 ): Promise<{ upstreamTaskId: string } | { refused: UpstreamError }> {
-  const job = ctx.budget.take({ label: `${label}: ${entry.id}`, account: ctx.account, model: entry.id, estimate: estimateOf(ctx, request) });
+  const job = ctx.budget.take({
+    label: `${label}: ${entry.id}`,
+    account: ctx.account,
+    model: entry.id,
+    estimate: estimateOf(ctx, request),
+  });
   try {
     const { upstreamTaskId } = await ctx.adapter.submit(entry, request, submit);
     job.upstreamTaskId = upstreamTaskId;
@@ -245,7 +263,8 @@ export const notHeld = (how: string): CheckResult => ({ outcome: 'did not hold',
 export const cannotCheck = (how: string): CheckResult => ({ outcome: 'could not check', how });
 
 /** An UpstreamError's code and message, for the table. */
-export const describeRefusal = (err: UpstreamError): string => `${err.opts.code ?? err.opts.httpStatus ?? 'refused'}: ${err.message.slice(0, 160)}`;
+export const describeRefusal = (err: UpstreamError): string =>
+  `${err.opts.code ?? err.opts.httpStatus ?? 'refused'}: ${err.message.slice(0, 160)}`;
 
 /** One row of the report: one assumption checked on one account. */
 export interface ReportRow {
@@ -320,14 +339,26 @@ export async function runChecks(ctx: ConformanceContext, assumptions: readonly A
   const rows: ReportRow[] = [];
   for (const a of ordered) {
     const fact = facts.get(a.id);
-    if (!fact) throw new Error(`conformance: assumption ${a.id} has no unconfirmed fact of platform ${ctx.platform.id} (platforms/${ctx.platform.id.toLowerCase()}/unconfirmed.ts or a record's unconfirmed)`);
+    if (!fact)
+      throw new Error(
+        `conformance: assumption ${a.id} has no unconfirmed fact of platform ${ctx.platform.id} (platforms/${ctx.platform.id.toLowerCase()}/unconfirmed.ts or a record's unconfirmed)`,
+      );
     let result: CheckResult;
     try {
       result = await a.check(ctx);
     } catch (err) {
       result = err instanceof NoBudget ? cannotCheck(err.message) : cannotCheck(`the check failed: ${(err as Error).message}`);
     }
-    rows.push({ account: ctx.account, id: a.id, fact: fact.fact, ...(fact.model ? { model: fact.model } : {}), kind: a.spends ? 'spending' : 'read-only', outcome: result.outcome, how: result.how, override: fact.override });
+    rows.push({
+      account: ctx.account,
+      id: a.id,
+      fact: fact.fact,
+      ...(fact.model ? { model: fact.model } : {}),
+      kind: a.spends ? 'spending' : 'read-only',
+      outcome: result.outcome,
+      how: result.how,
+      override: fact.override,
+    });
   }
   return rows;
 }
@@ -343,12 +374,23 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** What was spent, as the report's last lines say it. */
 export function renderSpent(spent: Report['spent']): string[] {
-  const caps = [spent.limit ? `--spend-limit ${spent.limit.amount} ${spent.limit.currency}` : '', spent.maxJobs !== undefined ? `--max-jobs ${spent.maxJobs}` : ''].filter(Boolean).join(', ');
+  const caps = [
+    spent.limit ? `--spend-limit ${spent.limit.amount} ${spent.limit.currency}` : '',
+    spent.maxJobs !== undefined ? `--max-jobs ${spent.maxJobs}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   if (spent.jobs.length === 0) return [`Spent: nothing (no job was created)${caps ? `; caps: ${caps}` : ''}.`];
-  const totals = [...spent.estimated.map((e) => `${e.amount} ${e.currency}`), ...(spent.unpriced > 0 ? [`${spent.unpriced} job(s) of unknown price`] : [])].join(' + ');
+  const totals = [
+    ...spent.estimated.map((e) => `${e.amount} ${e.currency}`),
+    ...(spent.unpriced > 0 ? [`${spent.unpriced} job(s) of unknown price`] : []),
+  ].join(' + ');
   return [
     `Spent: ${spent.jobs.length} job(s), estimated ${totals}${caps ? `; caps: ${caps}` : ''}:`,
-    ...spent.jobs.map((j) => `- ${j.account}: ${j.label}${j.upstreamTaskId ? ` [${j.upstreamTaskId}]` : ''}: ${j.estimate ? `${j.estimate.amount} ${j.estimate.currency}` : 'no price known'}`),
+    ...spent.jobs.map(
+      (j) =>
+        `- ${j.account}: ${j.label}${j.upstreamTaskId ? ` [${j.upstreamTaskId}]` : ''}: ${j.estimate ? `${j.estimate.amount} ${j.estimate.currency}` : 'no price known'}`,
+    ),
   ];
 }
 
@@ -371,7 +413,9 @@ export function renderReport(report: Report): string {
     lines.push('Did not hold — what to change:');
     for (const id of [...new Set(failed.map((r) => r.id))]) {
       const on = failed.filter((r) => r.id === id).map((r) => r.account);
-      lines.push(`- ${id}: ${failed.find((r) => r.id === id)!.override}${report.accounts.length > 1 ? ` (did not hold on ${on.join(', ')})` : ''}`);
+      lines.push(
+        `- ${id}: ${failed.find((r) => r.id === id)!.override}${report.accounts.length > 1 ? ` (did not hold on ${on.join(', ')})` : ''}`,
+      );
     }
     lines.push('');
   }
@@ -385,7 +429,12 @@ export function renderReport(report: Report): string {
 }
 
 /** `body` validated as the API would (against `records`, default the worker's), giving the record and the request the adapter takes. */
-export function validated(ctx: ConformanceContext, kind: Kind, body: Record<string, unknown> & { model: string }, records: readonly ModelRecord[] = ctx.records) {
+export function validated(
+  ctx: ConformanceContext,
+  kind: Kind,
+  body: Record<string, unknown> & { model: string },
+  records: readonly ModelRecord[] = ctx.records,
+) {
   return validateGeneration(new Catalogue(records), new Set([ctx.platform.id]), kind, body);
 }
 

@@ -4,7 +4,21 @@
  */
 import { buildCatalogue } from '../../platforms';
 import type { TModelRecord } from '../../platforms/t/models';
-import { cannotCheck, describeRefusal, held, notHeld, oncePerRun, recorded, recordOf, spendOneJob, submitContext, validated, type Assumption, type ConformanceContext, type Exchange } from './framework';
+import {
+  cannotCheck,
+  describeRefusal,
+  held,
+  notHeld,
+  oncePerRun,
+  recorded,
+  recordOf,
+  spendOneJob,
+  submitContext,
+  validated,
+  type Assumption,
+  type ConformanceContext,
+  type Exchange,
+} from './framework';
 
 const AIGC_TYPES = new Set(['AigcVideoTask', 'AigcImageTask']);
 const DESCRIBE_WINDOW_MS = 71 * 3600_000;
@@ -13,7 +27,10 @@ const DESCRIBE_WINDOW_MS = 71 * 3600_000;
 function listedAigcTasks(exchanges: readonly Exchange[]): { TaskId?: string; TaskType?: string }[] {
   return exchanges.flatMap((e) => {
     if (e.requestHeaders['x-tc-action'] !== 'DescribeTasks') return [];
-    const set = ((e.response.body as { Response?: { TaskSet?: unknown[] } } | undefined)?.Response?.TaskSet ?? []) as { TaskId?: string; TaskType?: string }[];
+    const set = ((e.response.body as { Response?: { TaskSet?: unknown[] } } | undefined)?.Response?.TaskSet ?? []) as {
+      TaskId?: string;
+      TaskType?: string;
+    }[];
     return set.filter((t) => t.TaskType !== undefined && AIGC_TYPES.has(t.TaskType));
   });
 }
@@ -36,16 +53,25 @@ const describeTasksListsAigc: Assumption = {
     // Read-only first: any AIGC task of the last 72 h settles it without a job.
     const { entry, request } = validated(ctx, 'image', { model: 'VendorY-3.0', prompt: 'read-only lookup' });
     const probe = submitContext(ctx, 'probe');
-    const { exchanges } = await recorded(ctx, () => ctx.adapter.findSubmitted!(entry, request, { ...probe, since: Date.now() - DESCRIBE_WINDOW_MS }));
+    const { exchanges } = await recorded(ctx, () =>
+      ctx.adapter.findSubmitted!(entry, request, { ...probe, since: Date.now() - DESCRIBE_WINDOW_MS }),
+    );
     const seen = listedAigcTasks(exchanges);
-    if (seen.length > 0) return held(`read-only: DescribeTasks over the last 71 h listed ${seen.length} AIGC task(s) (${[...new Set(seen.map((t) => t.TaskType))].join(', ')})`);
+    if (seen.length > 0)
+      return held(
+        `read-only: DescribeTasks over the last 71 h listed ${seen.length} AIGC task(s) (${[...new Set(seen.map((t) => t.TaskType))].join(', ')})`,
+      );
     // None listed: the account may have none, or the list may not show them. A job of ours settles it.
     const job = await cheapJob(ctx);
     if ('refused' in job.result) return cannotCheck(`the cheapest job was refused: ${describeRefusal(job.result.refused)}`);
     const found = await ctx.adapter.findSubmitted!(job.entry, job.request, job.submit);
     return found?.upstreamTaskId === job.result.upstreamTaskId
-      ? held(`created ${job.result.upstreamTaskId} (SessionId ${job.submit.dedupKey}); DescribeTasks listed it and the lost-answer lookup found it`)
-      : notHeld(`created ${job.result.upstreamTaskId} (SessionId ${job.submit.dedupKey}); the lost-answer lookup (DescribeTasks) did not find it${found ? ` (found ${found.upstreamTaskId} instead)` : ''}`);
+      ? held(
+          `created ${job.result.upstreamTaskId} (SessionId ${job.submit.dedupKey}); DescribeTasks listed it and the lost-answer lookup found it`,
+        )
+      : notHeld(
+          `created ${job.result.upstreamTaskId} (SessionId ${job.submit.dedupKey}); the lost-answer lookup (DescribeTasks) did not find it${found ? ` (found ${found.upstreamTaskId} instead)` : ''}`,
+        );
   },
 };
 
@@ -57,11 +83,14 @@ const sessionIdRepeatCode: Assumption = {
     if ('refused' in job.result) return cannotCheck(`the cheapest job was refused: ${describeRefusal(job.result.refused)}`);
     // The same create again, same SessionId: T should refuse it. Budgeted as a job, in case T makes one.
     const again = await spendOneJob(ctx, 'repeated SessionId', job.entry, job.request, job.submit);
-    if (!('refused' in again)) return notHeld(`a second create with SessionId ${job.submit.dedupKey} made a second job, ${again.upstreamTaskId}`);
+    if (!('refused' in again))
+      return notHeld(`a second create with SessionId ${job.submit.dedupKey} made a second job, ${again.upstreamTaskId}`);
     const code = again.refused.opts.code;
     return code === 'InvalidParameterValue.SessionId'
       ? held(`a second create with SessionId ${job.submit.dedupKey} was refused with ${code}`)
-      : notHeld(`a second create with SessionId ${job.submit.dedupKey} was refused with ${code ?? `HTTP ${again.refused.opts.httpStatus}`}, not InvalidParameterValue.SessionId (no second job)`);
+      : notHeld(
+          `a second create with SessionId ${job.submit.dedupKey} was refused with ${code ?? `HTTP ${again.refused.opts.httpStatus}`}, not InvalidParameterValue.SessionId (no second job)`,
+        );
   },
 };
 
@@ -76,9 +105,24 @@ function klingSound(version: '2.1' | '2.5'): Assumption {
       if (!own) return cannotCheck(`VendorK-${version} is withdrawn by the models file`);
       // The deployment's upstream names, with the code's capabilities: the check asks T, not our records.
       const records = defaults.map((r) => (r.kind === 'video' && r.id === own.id ? { ...r, upstream: own.upstream } : r));
-      const { entry, request } = validated(ctx, 'video', { model: own.id, action: 'text_to_video', prompt: `${ctx.runId}: a bell ringing once`, duration: 5, resolution: '720P', generate_audio: true }, records);
+      const { entry, request } = validated(
+        ctx,
+        'video',
+        {
+          model: own.id,
+          action: 'text_to_video',
+          prompt: `${ctx.runId}: a bell ringing once`,
+          duration: 5,
+          resolution: '720P',
+          generate_audio: true,
+        },
+        records,
+      );
       const result = await spendOneJob(ctx, `Kling ${version} with sound`, entry, request, submitContext(ctx, `kling-${version}-sound`));
-      if (!('refused' in result)) return held(`a 5 s 720P Kling ${version} job with AudioGeneration=Enabled was accepted: ${result.upstreamTaskId} (listen to its result to be sure)`);
+      if (!('refused' in result))
+        return held(
+          `a 5 s 720P Kling ${version} job with AudioGeneration=Enabled was accepted: ${result.upstreamTaskId} (listen to its result to be sure)`,
+        );
       const r = result.refused;
       return /InvalidParameter/.test(r.opts.code ?? '') && /Audio/i.test(r.message)
         ? notHeld(`AudioGeneration=Enabled on Kling ${version} was refused: ${describeRefusal(r)}`)

@@ -7,14 +7,31 @@
  */
 import type { Capability, ModelRecord } from '../../core/catalogue';
 import { isEndpointId } from '../../platforms/v/lost-answer';
-import { cannotCheck, describeRefusal, held, notHeld, recordOf, recorded, shortest, spendOneJob, submitContext, validated, type Assumption, type CheckResult, type ConformanceContext } from './framework';
+import {
+  cannotCheck,
+  describeRefusal,
+  held,
+  notHeld,
+  recordOf,
+  recorded,
+  shortest,
+  spendOneJob,
+  submitContext,
+  validated,
+  type Assumption,
+  type CheckResult,
+  type ConformanceContext,
+} from './framework';
 
 const endpointListedModel: Assumption = {
   id: 'v.endpoint-listed-model',
   spends: true,
   async check(ctx) {
-    const record = ctx.records.find((r) => r.kind === 'video' && isEndpointId(r.upstream.model ?? '') && r.capabilities.includes('text_to_video'));
-    if (!record) return cannotCheck('no text-to-video model of PLATFORM_V_MODELS_FILE names an endpoint (ep-…): nothing here depends on it');
+    const record = ctx.records.find(
+      (r) => r.kind === 'video' && isEndpointId(r.upstream.model ?? '') && r.capabilities.includes('text_to_video'),
+    );
+    if (!record)
+      return cannotCheck('no text-to-video model of PLATFORM_V_MODELS_FILE names an endpoint (ep-…): nothing here depends on it');
     const endpoint = record.upstream.model!;
     const { entry, request } = validated(ctx, 'video', {
       model: record.id,
@@ -28,13 +45,16 @@ const endpointListedModel: Assumption = {
     if ('refused' in result) return cannotCheck(`the job through ${endpoint} was refused: ${describeRefusal(result.refused)}`);
     const { result: found, exchanges } = await recorded(ctx, () => ctx.adapter.findSubmitted!(entry, request, submit));
     const listed = exchanges
-      .flatMap((e) => ((e.response.body as { items?: { id?: string; model?: string }[] } | undefined)?.items ?? []))
+      .flatMap((e) => (e.response.body as { items?: { id?: string; model?: string }[] } | undefined)?.items ?? [])
       .find((t) => t.id === result.upstreamTaskId);
     if (!listed) return cannotCheck(`created ${result.upstreamTaskId} through ${endpoint}; the task list did not show it`);
-    const recovered = found?.upstreamTaskId === result.upstreamTaskId ? '; the lost-answer lookup found it' : '; the lost-answer lookup did NOT find it';
+    const recovered =
+      found?.upstreamTaskId === result.upstreamTaskId ? '; the lost-answer lookup found it' : '; the lost-answer lookup did NOT find it';
     return listed.model === endpoint
       ? held(`created ${result.upstreamTaskId} through ${endpoint}; the list shows model ${listed.model}${recovered}`)
-      : notHeld(`created ${result.upstreamTaskId} through ${endpoint}; the list shows model ${listed.model ?? '(none)'}, not the endpoint id${recovered}`);
+      : notHeld(
+          `created ${result.upstreamTaskId} through ${endpoint}; the list shows model ${listed.model ?? '(none)'}, not the endpoint id${recovered}`,
+        );
   },
 };
 
@@ -60,14 +80,22 @@ function firstLastFrame(id: string): Assumption {
     async check(ctx) {
       const record = recordOf(ctx, 'video', id);
       if (!record) return cannotCheck(`${id} is withdrawn by the models file`);
-      if (record.capabilities.includes('first_last_frame')) return cannotCheck(`the models file already gives ${id} first_last_frame: nothing here assumes otherwise`);
+      if (record.capabilities.includes('first_last_frame'))
+        return cannotCheck(`the models file already gives ${id} first_last_frame: nothing here assumes otherwise`);
       const image = ctx.media.image;
       if (!image) return cannotCheck('needs an image the platform can fetch: --image-url <url>');
       const capabilities: Capability[] = [...record.capabilities, 'first_last_frame'];
-      const { entry, request } = validated(ctx, 'video', { model: id, prompt: `${ctx.runId}: a door opening`, image_url: image, last_frame_url: image, ...cheapest(record) }, widened(ctx, record, { capabilities }));
+      const { entry, request } = validated(
+        ctx,
+        'video',
+        { model: id, prompt: `${ctx.runId}: a door opening`, image_url: image, last_frame_url: image, ...cheapest(record) },
+        widened(ctx, record, { capabilities }),
+      );
       const result = await spendOneJob(ctx, 'first+last frame', entry, request, submitContext(ctx, `flf-${id.slice(-18)}`));
       if (!('refused' in result)) return notHeld(`created ${result.upstreamTaskId} with a first and a last frame: ${id} takes them`);
-      return refusedAsInvalid(result.refused) ? held(`a first+last frame job was refused: ${describeRefusal(result.refused)}`) : cannotCheck(`refused for another reason: ${describeRefusal(result.refused)}`);
+      return refusedAsInvalid(result.refused)
+        ? held(`a first+last frame job was refused: ${describeRefusal(result.refused)}`)
+        : cannotCheck(`refused for another reason: ${describeRefusal(result.refused)}`);
     },
   };
 }
@@ -117,8 +145,15 @@ const references: Assumption = {
 };
 
 /** Sends one probe; undefined when the platform answered as assumed, else the check's result. */
-async function sendReferences(ctx: ConformanceContext, record: ModelRecord, records: ModelRecord[], probe: ReferenceProbe, media: { image: string; video: string; audio: string }): Promise<CheckResult | undefined> {
-  const many = (n: number, url: string) => Array.from({ length: n }, (_, i) => ({ url: `${url}${url.includes('?') ? '&' : '?'}ref=${i + 1}` }));
+async function sendReferences(
+  ctx: ConformanceContext,
+  record: ModelRecord,
+  records: ModelRecord[],
+  probe: ReferenceProbe,
+  media: { image: string; video: string; audio: string },
+): Promise<CheckResult | undefined> {
+  const many = (n: number, url: string) =>
+    Array.from({ length: n }, (_, i) => ({ url: `${url}${url.includes('?') ? '&' : '?'}ref=${i + 1}` }));
   const body = {
     model: record.id,
     prompt: `${ctx.runId}: the references together`,
@@ -128,12 +163,24 @@ async function sendReferences(ctx: ConformanceContext, record: ModelRecord, reco
     ...cheapest(record),
   };
   const { entry, request } = validated(ctx, 'video', body, records);
-  const result = await spendOneJob(ctx, `references ${plural(probe)}`, entry, request, submitContext(ctx, `refs-${probe.images}-${probe.videos}-${probe.audios}`));
+  const result = await spendOneJob(
+    ctx,
+    `references ${plural(probe)}`,
+    entry,
+    request,
+    submitContext(ctx, `refs-${probe.images}-${probe.videos}-${probe.audios}`),
+  );
   if ('refused' in result) {
-    if (!refusedAsInvalid(result.refused)) return cannotCheck(`${plural(probe)}: refused for another reason: ${describeRefusal(result.refused)}`);
+    if (!refusedAsInvalid(result.refused))
+      return cannotCheck(`${plural(probe)}: refused for another reason: ${describeRefusal(result.refused)}`);
     return probe.fits ? notHeld(`${plural(probe)} were refused: ${describeRefusal(result.refused)}`) : undefined;
   }
   return probe.fits ? undefined : notHeld(`${plural(probe)} were taken (created ${result.upstreamTaskId}): more than the gateway allows`);
 }
 
-export const V_ASSUMPTIONS: readonly Assumption[] = [endpointListedModel, firstLastFrame('vendor-video-2-0-260128'), firstLastFrame('vendor-video-2-0-fast-260128'), references];
+export const V_ASSUMPTIONS: readonly Assumption[] = [
+  endpointListedModel,
+  firstLastFrame('vendor-video-2-0-260128'),
+  firstLastFrame('vendor-video-2-0-fast-260128'),
+  references,
+];

@@ -90,7 +90,10 @@ function safeDecode(s: string): string {
  * request does not carry (or carries empty) is left out, as the rules say for empty values; the signature then
  * cannot match a client that signed a value for it.
  */
-export function canonicalHeaders(headers: Readonly<Record<string, string | undefined>>, names?: readonly string[]): { canonical: string; signed: string[] } {
+export function canonicalHeaders(
+  headers: Readonly<Record<string, string | undefined>>,
+  names?: readonly string[],
+): { canonical: string; signed: string[] } {
   const lower = new Map<string, string>();
   for (const [k, v] of Object.entries(headers)) if (v !== undefined) lower.set(k.trim().toLowerCase(), v.trim());
   const wanted = names && names.length > 0 ? new Set(names.map((n) => n.trim().toLowerCase())) : undefined;
@@ -137,11 +140,23 @@ export function bceSign(req: BceSignRequest, opts: BceSignOptions): BceSignature
   const prefix = authStringPrefix(opts.accessKeyId, opts.timestamp, opts.expirationSeconds ?? 1800);
   const key = signingKey(opts.secretAccessKey, prefix);
   const headers = canonicalHeaders(req.headers, opts.signedHeaders);
-  const canonicalRequest = [req.method.toUpperCase(), canonicalUri(req.path), canonicalQueryString(req.query ?? []), headers.canonical].join('\n');
+  const canonicalRequest = [
+    req.method.toUpperCase(),
+    canonicalUri(req.path),
+    canonicalQueryString(req.query ?? []),
+    headers.canonical,
+  ].join('\n');
   const signature = hmacHex(key, canonicalRequest);
   // An explicit list is written out as signed; an empty one stays empty so the server applies the default set.
   const listed = opts.signedHeaders && opts.signedHeaders.length > 0 ? headers.signed.join(';') : '';
-  return { prefix, signingKey: key, canonicalRequest, signedHeaders: headers.signed, signature, authorization: `${prefix}/${listed}/${signature}` };
+  return {
+    prefix,
+    signingKey: key,
+    canonicalRequest,
+    signedHeaders: headers.signed,
+    signature,
+    authorization: `${prefix}/${listed}/${signature}`,
+  };
 }
 
 export function bceTimestamp(ms: number): string {
@@ -205,29 +220,60 @@ export const DEFAULT_MAX_FUTURE_SKEW_MS = 15 * 60_000;
  * canonicalised); `headers` must include `host` exactly as received (with its port).
  */
 export function verifyBceRequest(
-  req: { method: string; rawPath: string; rawQuery: string; headers: Readonly<Record<string, string | undefined>>; authorization: string | undefined },
+  req: {
+    method: string;
+    rawPath: string;
+    rawQuery: string;
+    headers: Readonly<Record<string, string | undefined>>;
+    authorization: string | undefined;
+  },
   opts: BceVerifyOptions,
 ): { ok: true; accessKeyId: string } | { ok: false; failure: BceAuthFailure } {
   if (!req.authorization) {
-    return { ok: false, failure: { status: 400, code: 'InvalidHTTPAuthHeader', message: 'The Authorization header you provided is invalid.' } };
+    return {
+      ok: false,
+      failure: { status: 400, code: 'InvalidHTTPAuthHeader', message: 'The Authorization header you provided is invalid.' },
+    };
   }
   const auth = parseBceAuthorization(req.authorization);
   if (!auth) {
-    return { ok: false, failure: { status: 400, code: 'InvalidHTTPAuthHeader', message: 'The Authorization header you provided is invalid.' } };
+    return {
+      ok: false,
+      failure: { status: 400, code: 'InvalidHTTPAuthHeader', message: 'The Authorization header you provided is invalid.' },
+    };
   }
   const secret = opts.secretFor(auth.accessKeyId);
   if (secret === undefined) {
-    return { ok: false, failure: { status: 403, code: 'InvalidAccessKeyId', message: 'The Access Key ID you provided does not exist in our records.' } };
+    return {
+      ok: false,
+      failure: { status: 403, code: 'InvalidAccessKeyId', message: 'The Access Key ID you provided does not exist in our records.' },
+    };
   }
   if (opts.now > auth.timestampMs + auth.expirationSeconds * 1000) {
-    return { ok: false, failure: { status: 400, code: 'RequestExpired', message: `Request has expired. Timestamp date is ${auth.timestamp}` } };
+    return {
+      ok: false,
+      failure: { status: 400, code: 'RequestExpired', message: `Request has expired. Timestamp date is ${auth.timestamp}` },
+    };
   }
   if (auth.timestampMs - opts.now > (opts.maxFutureSkewMs ?? DEFAULT_MAX_FUTURE_SKEW_MS)) {
-    return { ok: false, failure: { status: 400, code: 'RequestExpired', message: `Request timestamp is too far in the future. Timestamp date is ${auth.timestamp}` } };
+    return {
+      ok: false,
+      failure: {
+        status: 400,
+        code: 'RequestExpired',
+        message: `Request timestamp is too far in the future. Timestamp date is ${auth.timestamp}`,
+      },
+    };
   }
   const expected = bceSign(
     { method: req.method, path: safeDecode(req.rawPath), query: parseQueryPairs(req.rawQuery), headers: req.headers },
-    { accessKeyId: auth.accessKeyId, secretAccessKey: secret, timestamp: auth.timestamp, expirationSeconds: auth.expirationSeconds, signedHeaders: auth.signedHeaders },
+    {
+      accessKeyId: auth.accessKeyId,
+      secretAccessKey: secret,
+      timestamp: auth.timestamp,
+      expirationSeconds: auth.expirationSeconds,
+      signedHeaders: auth.signedHeaders,
+    },
   );
   const a = Buffer.from(expected.signature, 'utf8');
   const b = Buffer.from(auth.signature, 'utf8');
@@ -237,7 +283,8 @@ export function verifyBceRequest(
       failure: {
         status: 400,
         code: 'SignatureDoesNotMatch',
-        message: 'The request signature we calculated does not match the signature you provided. Check your Secret Access Key and signing method.',
+        message:
+          'The request signature we calculated does not match the signature you provided. Check your Secret Access Key and signing method.',
       },
     };
   }

@@ -142,7 +142,13 @@ export function callbackRequest(config: CallbackConfig, event: Record<string, un
     body,
     headers,
     // The bad-signature fault: a token of the right form that does not verify.
-    corrupt: (h, b) => ({ headers: { ...h, 'vod-callback-auth-token': callbackToken(`${config.signKey}-wrong`, config.callbackUrl, compacted, timestamp, user) }, body: b }),
+    corrupt: (h, b) => ({
+      headers: {
+        ...h,
+        'vod-callback-auth-token': callbackToken(`${config.signKey}-wrong`, config.callbackUrl, compacted, timestamp, user),
+      },
+      body: b,
+    }),
   };
 }
 

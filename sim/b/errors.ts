@@ -88,12 +88,18 @@ export const B_ACCOUNT_ERRORS: Readonly<Record<string, { status: number; code: s
   InvalidAccessKeyId: { status: 403, code: 'InvalidAccessKeyId', message: 'The Access Key ID you provided does not exist in our records.' },
   OptInRequired: { status: 403, code: 'OptInRequired', message: 'A subscription for the service is required.' },
   QualifyNotPass: { status: 403, code: 'QualifyNotPass', message: 'The User has not pass qualify.' },
-  Arrears: { status: 403, code: 'AccessDenied', message: 'The account is in arrears (欠费); the service is suspended until the balance is settled.' },
+  Arrears: {
+    status: 403,
+    code: 'AccessDenied',
+    message: 'The account is in arrears (欠费); the service is suspended until the balance is settled.',
+  },
   TooManyRequests: { status: 429, code: 'TooManyRequests', message: 'Request rate exceeded. Please try again later.' },
 };
 
 /** A fault's answer: a known one from the table, any other code as a 403 of that code. */
 export function accountError(name: string): BError {
   const known = B_ACCOUNT_ERRORS[name];
-  return known ? new BError(known.status, known.code, known.message) : new BError(403, name, `The request was refused for this account (${name}).`);
+  return known
+    ? new BError(known.status, known.code, known.message)
+    : new BError(403, name, `The request was refused for this account (${name}).`);
 }

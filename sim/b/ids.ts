@@ -24,4 +24,3 @@ export function newEventId(): string {
 export function mediaIdFor(taskId: string, index: number): string {
   return `mda-${fromBytes(createHash('sha256').update(`${taskId}#${index}`).digest(), 16)}`;
 }
-

@@ -77,7 +77,8 @@ export function validateImageCreate(body: unknown): ImageCreate {
   if (!model) throw inappropriate(`model ${body.model} is not supported by image`);
 
   const { prompt, references } = readMessages(body.messages, fields);
-  if (references > 0 && model.maxInputImages === 0) throw inappropriate(`model ${model.code} does not support image-to-image (reference images)`);
+  if (references > 0 && model.maxInputImages === 0)
+    throw inappropriate(`model ${model.code} does not support image-to-image (reference images)`);
   if (references > model.maxInputImages) throw inappropriate(`model ${model.code} accepts at most ${model.maxInputImages} input images`);
 
   let n = 1;
@@ -99,12 +100,14 @@ export function validateImageCreate(body: unknown): ImageCreate {
     if (typeof body.quality !== 'string' || !(IMAGE_QUALITIES as readonly string[]).includes(body.quality)) {
       throw inappropriate(`quality must be one of ${IMAGE_QUALITIES.join(', ')}`);
     }
-    if (!model.qualities.includes(body.quality)) throw inappropriate(`quality ${body.quality} is not supported by model ${model.code} (${model.qualities.join(', ')})`);
+    if (!model.qualities.includes(body.quality))
+      throw inappropriate(`quality ${body.quality} is not supported by model ${model.code} (${model.qualities.join(', ')})`);
     quality = body.quality;
   }
   if (has('response_modalities')) {
     const rm = body.response_modalities;
-    if (!Array.isArray(rm) || !rm.every((x) => typeof x === 'string')) throw inappropriate('response_modalities must be an array of strings');
+    if (!Array.isArray(rm) || !rm.every((x) => typeof x === 'string'))
+      throw inappropriate('response_modalities must be an array of strings');
     if (!rm.includes('IMAGE')) throw inappropriate('response_modalities must contain "IMAGE"');
   }
   if (has('tools')) {
@@ -113,7 +116,13 @@ export function validateImageCreate(body: unknown): ImageCreate {
   }
 
   const px = imagePixels(quality, size);
-  return { model, prompt, referenceImages: references, fields, output: { mediaType: 'image', n, size, quality, widthInPixel: px.width, heightInPixel: px.height } };
+  return {
+    model,
+    prompt,
+    referenceImages: references,
+    fields,
+    output: { mediaType: 'image', n, size, quality, widthInPixel: px.width, heightInPixel: px.height },
+  };
 }
 
 /** Exactly one message: its text items make the prompt, its image items are the reference images. */

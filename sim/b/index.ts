@@ -41,7 +41,14 @@ import { parseDirectives } from '../directives';
 import type { SimHost, SimOp, SimPlatformModule } from '../host';
 import type { SimJob } from '../jobs';
 import { verifyBceRequest } from './bce-auth';
-import { emptyCallbackConfig, renderCallbackConfig, updateCallbackConfig, VIDEO_EVENT_SWITCH, watchCompletions, type CallbackConfig } from './callbacks';
+import {
+  emptyCallbackConfig,
+  renderCallbackConfig,
+  updateCallbackConfig,
+  VIDEO_EVENT_SWITCH,
+  watchCompletions,
+  type CallbackConfig,
+} from './callbacks';
 import { accountError, B_ACCOUNT_ERRORS, BError, malformed, notFound, renderBFault, sendError, sendJson, taskNotFound } from './errors';
 import { newTaskId } from './ids';
 import { imageInputType, imagePromptOf, validateImageCreate } from './image';
@@ -71,7 +78,8 @@ function authenticate(ctx: Context, version: ApiVersion, now: number): SimBAccou
   const authorization = ctx.get('Authorization') || undefined;
   if (version === 'v3' && authorization?.startsWith('Bearer ')) {
     const key = authorization.slice('Bearer '.length).trim();
-    if (!key.startsWith('bce-v3/')) return new BError(400, 'InvalidHTTPAuthHeader', 'The Authorization header you provided is invalid: an API key starts with bce-v3/.');
+    if (!key.startsWith('bce-v3/'))
+      return new BError(400, 'InvalidHTTPAuthHeader', 'The Authorization header you provided is invalid: an API key starts with bce-v3/.');
     return simBAccountOfApiKey(key) ?? new BError(401, 'InvalidAccessKeyId', 'The API key you provided is not valid.');
   }
   let account: SimBAccount | undefined;
@@ -136,7 +144,11 @@ function fieldNamesOf(value: unknown): Record<string, Record<string, string>> {
   return Object.fromEntries(
     Object.entries(value as Record<string, unknown>).map(([family, names]) => [
       family,
-      Object.fromEntries(Object.entries(typeof names === 'object' && names !== null ? names : {}).filter((e): e is [string, string] => typeof e[1] === 'string')),
+      Object.fromEntries(
+        Object.entries(typeof names === 'object' && names !== null ? names : {}).filter(
+          (e): e is [string, string] => typeof e[1] === 'string',
+        ),
+      ),
     ]),
   );
 }
@@ -175,7 +187,12 @@ function register(router: Router, host: SimHost): void {
    * Records and faults the request, authenticates it, then applies the account's faults; the account, or undefined
    * when the request has been answered.
    */
-  const admit = (ctx: Context, op: SimOp, version: ApiVersion, promptFault?: ReturnType<SimHost['promptFault']>): SimBAccount | undefined => {
+  const admit = (
+    ctx: Context,
+    op: SimOp,
+    version: ApiVersion,
+    promptFault?: ReturnType<SimHost['promptFault']>,
+  ): SimBAccount | undefined => {
     if (host.intercept(ctx, 'B', op, renderBFault, promptFault)) return undefined;
     const account = authenticate(ctx, version, host.now());
     const refusal = account instanceof BError ? account : ctx.state.bMalformed ? malformed() : accountFaults.take(account.accessKeyId, op);
@@ -216,7 +233,15 @@ function register(router: Router, host: SimHost): void {
         } else {
           const v = validateVideoCreate(endpoint, body, state.behaviour.fieldNames);
           const t = VIDEO_INPUT_TYPE[endpoint];
-          meta = { endpoint, inputType: t.label, requestKey: t.requestKey, request: body, fields: v.fields, output: v.output, mode: v.mode };
+          meta = {
+            endpoint,
+            inputType: t.label,
+            requestKey: t.requestKey,
+            request: body,
+            fields: v.fields,
+            output: v.output,
+            mode: v.mode,
+          };
           if (state.echo === 'defaults' && Object.keys(v.defaults).length > 0) {
             const key = taskInputKey(v.model.code);
             const sent = body as Record<string, Record<string, unknown>>;
@@ -240,7 +265,14 @@ function register(router: Router, host: SimHost): void {
       };
       // No dedup key: B has no idempotency; every accepted create is a new, billed task.
       const job = host.jobs.create(
-        { platform: 'B', kind: endpoint === 'image' ? 'image' : 'video', model, directives, outputs, meta: fullMeta as unknown as Record<string, unknown> },
+        {
+          platform: 'B',
+          kind: endpoint === 'image' ? 'image' : 'video',
+          model,
+          directives,
+          outputs,
+          meta: fullMeta as unknown as Record<string, unknown>,
+        },
         'tsk-',
         newTaskId(),
       );
@@ -290,7 +322,10 @@ function register(router: Router, host: SimHost): void {
     const account = admit(ctx, 'list', 'v2');
     if (!account) return;
     try {
-      sendJson(ctx, listTasks(host, ctx.query, (job) => visibleOn(job, 'v2') && ownerOf(job) === account.accessKeyId));
+      sendJson(
+        ctx,
+        listTasks(host, ctx.query, (job) => visibleOn(job, 'v2') && ownerOf(job) === account.accessKeyId),
+      );
     } catch (err) {
       refuse(ctx, err);
     }
@@ -333,15 +368,27 @@ function register(router: Router, host: SimHost): void {
   });
   router.post('/_sim/b/behaviour', (ctx) => {
     const b = (ctx.request.body ?? {}) as { videoEventSwitch?: unknown; v3TasksOnV2?: unknown; fieldNames?: unknown };
-    const name = typeof b.videoEventSwitch === 'string' && /^enable[A-Za-z]+Event$/.test(b.videoEventSwitch) ? b.videoEventSwitch : DEFAULT_B_BEHAVIOUR.videoEventSwitch;
+    const name =
+      typeof b.videoEventSwitch === 'string' && /^enable[A-Za-z]+Event$/.test(b.videoEventSwitch)
+        ? b.videoEventSwitch
+        : DEFAULT_B_BEHAVIOUR.videoEventSwitch;
     // The configurations hold the switches by name: under a new name every account starts afresh.
     if (state.behaviour.videoEventSwitch !== name) state.callbacks = new Map();
-    state.behaviour = { videoEventSwitch: name, v3TasksOnV2: typeof b.v3TasksOnV2 === 'boolean' ? b.v3TasksOnV2 : DEFAULT_B_BEHAVIOUR.v3TasksOnV2, fieldNames: fieldNamesOf(b.fieldNames) };
+    state.behaviour = {
+      videoEventSwitch: name,
+      v3TasksOnV2: typeof b.v3TasksOnV2 === 'boolean' ? b.v3TasksOnV2 : DEFAULT_B_BEHAVIOUR.v3TasksOnV2,
+      fieldNames: fieldNamesOf(b.fieldNames),
+    };
     ctx.body = state.behaviour;
   });
   /** Body: {code, count?, op?, access_key_id?} (see the header). */
   router.post('/_sim/b/account-faults', (ctx) => {
-    const fault = readAccountFault(ctx, 'access_key_id', (ak) => simBAccountOfAccessKey(ak) !== undefined, Object.keys(B_ACCOUNT_ERRORS), ['submit', 'poll', 'list', 'config']);
+    const fault = readAccountFault(ctx, 'access_key_id', (ak) => simBAccountOfAccessKey(ak) !== undefined, Object.keys(B_ACCOUNT_ERRORS), [
+      'submit',
+      'poll',
+      'list',
+      'config',
+    ]);
     if (fault) ctx.body = { ok: true, active: accountFaults.add(fault) };
   });
   router.delete('/_sim/b/account-faults', (ctx) => {

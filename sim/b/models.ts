@@ -62,7 +62,10 @@ const viduQ2 = (code: string, endpoints: VideoModel['endpoints']): VideoModel =>
 const viduQ3 = (code: string): VideoModel => ({
   code,
   family: 'vidu',
-  endpoints: { text_to_video: T2V(5000, 'OFF-frag'), image_to_video: I2V(5000, 'INF', 'not in the I2V prompt table; the T2V fragment figure') },
+  endpoints: {
+    text_to_video: T2V(5000, 'OFF-frag'),
+    image_to_video: I2V(5000, 'INF', 'not in the I2V prompt table; the T2V fragment figure'),
+  },
   duration: { range: [1, 16], default: 5, evidence: 'OFF-Qianfan' },
   resolution: { allowed: ['540p', '720p', '1080p'], default: '720p', evidence: 'OFF-Qianfan', caseInsensitive: true },
   aspectRatio: { allowed: VIDU_AR_Q23, default: '16:9', evidence: 'OFF-Qianfan' },
@@ -124,7 +127,11 @@ const hailuo = (code: string, endpoints: VideoModel['endpoints']): VideoModel =>
  */
 export const VIDEO_MODELS: ReadonlyMap<string, VideoModel> = new Map(
   [
-    { ...viduQ1('V20', { image_to_video: I2V(1500) }), duration: { allowed: [4], default: 4, evidence: 'OFF-Qianfan' as const }, resolution: { allowed: ['360p', '720p'], default: '360p', evidence: 'OFF-Qianfan' as const, caseInsensitive: true } },
+    {
+      ...viduQ1('V20', { image_to_video: I2V(1500) }),
+      duration: { allowed: [4], default: 4, evidence: 'OFF-Qianfan' as const },
+      resolution: { allowed: ['360p', '720p'], default: '360p', evidence: 'OFF-Qianfan' as const, caseInsensitive: true },
+    },
     viduQ1('VQ1', { text_to_video: T2V(1500, 'OFF', '2026-02-03 doc; a fragment says 5000'), image_to_video: I2V(1500) }),
     viduQ1('VQ1C', { image_to_video: I2V(1500) }),
     viduQ2('VQ2', { text_to_video: T2V(2000, 'OFF', '2026-02-03 doc; a fragment says 5000'), image_to_video: I2V(2000) }),
@@ -195,14 +202,23 @@ export interface FieldSpec {
   note?: string;
 }
 
-const f = (name: string, role: FieldRole, type: FieldType, evidence: Evidence, extra: Partial<FieldSpec> = {}): FieldSpec => ({ name, role, type, evidence, ...extra });
+const f = (name: string, role: FieldRole, type: FieldType, evidence: Evidence, extra: Partial<FieldSpec> = {}): FieldSpec => ({
+  name,
+  role,
+  type,
+  evidence,
+  ...extra,
+});
 
 /** Vidu's documented fields: prompt/duration/resolution/movementAmplitude/headtailImages [OFF], image/aspectRatio [3P]. */
 const VIDU_COMMON = [
   f('prompt', 'prompt', 'string', 'OFF'),
   f('duration', 'duration', 'integer', 'OFF'),
   f('resolution', 'resolution', 'string', 'OFF', { note: 'official examples "720p"; a 3P client sends "720P": both accepted [INF]' }),
-  f('movementAmplitude', 'movementAmplitude', 'string', 'OFF', { enum: ['auto', 'small', 'medium', 'large'], note: 'values: vendor (Qianfan)' }),
+  f('movementAmplitude', 'movementAmplitude', 'string', 'OFF', {
+    enum: ['auto', 'small', 'medium', 'large'],
+    note: 'values: vendor (Qianfan)',
+  }),
   f('aspectRatio', 'aspectRatio', 'string', '3P'),
 ];
 
@@ -270,7 +286,9 @@ export const TASK_INPUT_FIELDS: Readonly<Record<VideoFamily, Readonly<Record<Vid
       ...VEO_COMMON,
       f('image', 'firstFrame', 'image', '3P'),
       f('lastFrame', 'lastFrame', 'image', '3P', { note: 'requires image' }),
-      f('referenceImages', 'references', 'images', '3P', { note: 'an object in the 3P code, maybe an array: both accepted; not with image/lastFrame' }),
+      f('referenceImages', 'references', 'images', '3P', {
+        note: 'an object in the 3P code, maybe an array: both accepted; not with image/lastFrame',
+      }),
     ],
   },
   kling: {

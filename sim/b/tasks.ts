@@ -61,8 +61,20 @@ export interface BJobMeta {
 
 export const bMeta = (job: SimJob) => job.meta as unknown as BJobMeta;
 
-const TOP: Record<SimState, string> = { queued: 'PENDING', running: 'RUNNING', succeeded: 'SUCCESS', failed: 'FAILED', cancelled: 'CANCELLED' };
-const INNER: Record<SimState, string> = { queued: 'pending', running: 'running', succeeded: 'success', failed: 'failed', cancelled: 'cancelled' };
+const TOP: Record<SimState, string> = {
+  queued: 'PENDING',
+  running: 'RUNNING',
+  succeeded: 'SUCCESS',
+  failed: 'FAILED',
+  cancelled: 'CANCELLED',
+};
+const INNER: Record<SimState, string> = {
+  queued: 'pending',
+  running: 'running',
+  succeeded: 'success',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
 
 /**
  * errMsg of a failed task [INF: moderation and generation failures surface as FAILED with errMsg; wording ours].
@@ -141,7 +153,8 @@ export function videoGenerateTaskInfo(job: SimJob, status: TaskStatus, baseUrl: 
   if (status.state === 'failed') info.errMsg = failureMessage(job);
   info.unitPrice = 0; // [3P] present in observed responses; the simulator bills nothing.
   info.videoGenerateTaskInput = { type: meta.inputType, [meta.requestKey]: meta.echo ?? meta.request };
-  if (status.outputAt !== undefined) info.videoGenerateTaskOutput = { mediaBasicInfos: mediaBasicInfos(job, meta, baseUrl, status.outputAt) };
+  if (status.outputAt !== undefined)
+    info.videoGenerateTaskOutput = { mediaBasicInfos: mediaBasicInfos(job, meta, baseUrl, status.outputAt) };
   return info;
 }
 
@@ -181,12 +194,17 @@ const single = (v: string | string[] | undefined): string | undefined => (Array.
  * [GUESS]: newest first; `marker` names the first task of the page asked for (a previous answer's nextMarker);
  * `nextMarker` (present only when `isTruncated`) names the first task of the next page.
  */
-export function listTasks(host: SimHost, query: Record<string, string | string[] | undefined>, visible: (job: SimJob) => boolean = () => true): Record<string, unknown> {
+export function listTasks(
+  host: SimHost,
+  query: Record<string, string | string[] | undefined>,
+  visible: (job: SimJob) => boolean = () => true,
+): Record<string, unknown> {
   const q = (k: string) => single(query[k]);
   const maxSizeRaw = q('maxSize');
   let maxSize = 10;
   if (maxSizeRaw !== undefined) {
-    if (!/^\d+$/.test(maxSizeRaw) || Number(maxSizeRaw) < 1 || Number(maxSizeRaw) > 100) throw invalidParameter('maxSize must be an integer from 1 to 100');
+    if (!/^\d+$/.test(maxSizeRaw) || Number(maxSizeRaw) < 1 || Number(maxSizeRaw) > 100)
+      throw invalidParameter('maxSize must be an integer from 1 to 100');
     maxSize = Number(maxSizeRaw);
   }
   const begin = q('beginTime') !== undefined ? parseTime('beginTime', q('beginTime')!) : undefined;
@@ -209,7 +227,11 @@ export function listTasks(host: SimHost, query: Record<string, string | string[]
     if (end !== undefined && createdSec(job) > end) return false;
     const s = taskStatus(host, job, false);
     if (status !== undefined && s.top !== status) return false;
-    if (mediaId !== undefined && (s.state !== 'succeeded' || !Array.from({ length: job.outputs }, (_, i) => mediaIdFor(job.id, i)).includes(mediaId))) return false;
+    if (
+      mediaId !== undefined &&
+      (s.state !== 'succeeded' || !Array.from({ length: job.outputs }, (_, i) => mediaIdFor(job.id, i)).includes(mediaId))
+    )
+      return false;
     return true;
   });
 

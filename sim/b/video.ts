@@ -127,14 +127,20 @@ function checkField(spec: FieldSpec, value: unknown, path: string, fields: Field
 }
 
 /** Model-dependent value rules (duration, resolution, aspect ratio), enforced when their evidence allows. */
-function checkRule<T extends string | number>(rule: ValueRule<T> & { caseInsensitive?: boolean }, value: T, path: string, code: string): void {
+function checkRule<T extends string | number>(
+  rule: ValueRule<T> & { caseInsensitive?: boolean },
+  value: T,
+  path: string,
+  code: string,
+): void {
   if (!ENFORCED.has(rule.evidence)) return;
   if (rule.range && typeof value === 'number' && (value < rule.range[0] || value > rule.range[1])) {
     throw inappropriate(`${path} must be between ${rule.range[0]} and ${rule.range[1]} for ${code}`);
   }
   if (rule.allowed) {
     const norm = (v: T) => (rule.caseInsensitive && typeof v === 'string' ? v.toLowerCase() : v);
-    if (!rule.allowed.some((a) => norm(a) === norm(value))) throw inappropriate(`${path} must be one of ${rule.allowed.join(', ')} for ${code}`);
+    if (!rule.allowed.some((a) => norm(a) === norm(value)))
+      throw inappropriate(`${path} must be one of ${rule.allowed.join(', ')} for ${code}`);
   }
 }
 
@@ -142,7 +148,11 @@ function checkRule<T extends string | number>(rule: ValueRule<T> & { caseInsensi
  * `renamed`: field names a test gives a family instead of the table's (`{"kling": {"duration": "durationSeconds"}}`,
  * by the table's name): what a real account would show if a guessed name were wrong (/_sim/b/behaviour fieldNames).
  */
-export function validateVideoCreate(endpoint: VideoEndpoint, body: unknown, renamed: Readonly<Record<string, Readonly<Record<string, string>>>> = {}): VideoCreate {
+export function validateVideoCreate(
+  endpoint: VideoEndpoint,
+  body: unknown,
+  renamed: Readonly<Record<string, Readonly<Record<string, string>>>> = {},
+): VideoCreate {
   if (!isObject(body)) throw inappropriate('The request body must be a JSON object');
   if (body.model === undefined) throw inappropriate('model is required');
   if (typeof body.model !== 'string') throw inappropriate('model must be a string');
@@ -160,7 +170,9 @@ export function validateVideoCreate(endpoint: VideoEndpoint, body: unknown, rena
 
   // Classify the TaskInput's fields against the family's table for this endpoint.
   const renames = renamed[model.family] ?? {};
-  const specs = TASK_INPUT_FIELDS[model.family][endpoint].filter((s) => !s.models || s.models.includes(model.code)).map((s) => (renames[s.name] ? { ...s, name: renames[s.name]! } : s));
+  const specs = TASK_INPUT_FIELDS[model.family][endpoint]
+    .filter((s) => !s.models || s.models.includes(model.code))
+    .map((s) => (renames[s.name] ? { ...s, name: renames[s.name]! } : s));
   const byRole = new Map<FieldRole, Parsed>();
   for (const [name, value] of Object.entries(input)) {
     const path = `${key}.${name}`;
@@ -186,7 +198,8 @@ export function validateVideoCreate(endpoint: VideoEndpoint, body: unknown, rena
   // Prompt: required for text-to-video; limit per model and endpoint (§2.2/§2.3).
   const prompt = get<string>('prompt') ?? '';
   if (endpoint === 'text_to_video' && prompt.trim() === '') throw inappropriate(`${key}.prompt is required`);
-  if (promptLength(prompt) > limits.promptMax) throw inappropriate(`${key}.prompt must be at most ${limits.promptMax} characters for ${model.code}`);
+  if (promptLength(prompt) > limits.promptMax)
+    throw inappropriate(`${key}.prompt must be at most ${limits.promptMax} characters for ${model.code}`);
 
   const duration = get<number>('duration');
   if (duration !== undefined) {
@@ -207,7 +220,11 @@ export function validateVideoCreate(endpoint: VideoEndpoint, body: unknown, rena
   const px = videoPixels(res, ar);
   const defaults: Record<string, unknown> = {};
   const nameFor = (role: FieldRole) => specs.find((s) => s.role === role)?.name;
-  for (const [role, value] of [['duration', model.duration.default], ['resolution', res], ['aspectRatio', ar]] as const) {
+  for (const [role, value] of [
+    ['duration', model.duration.default],
+    ['resolution', res],
+    ['aspectRatio', ar],
+  ] as const) {
     const name = nameFor(role);
     if (name && !byRole.has(role)) defaults[name] = value;
   }
@@ -247,7 +264,11 @@ function imageMode(model: VideoModel, endpoint: VideoEndpoint, byRole: Map<Field
   if (refs) return 'reference';
   if (headtail) return 'first-last';
   if (!first) {
-    const alternatives = [firstFrameName(model), ...(model.family === 'vidu' ? ['headtailImages'] : []), ...(model.family === 'veo' ? ['referenceImages'] : [])];
+    const alternatives = [
+      firstFrameName(model),
+      ...(model.family === 'vidu' ? ['headtailImages'] : []),
+      ...(model.family === 'veo' ? ['referenceImages'] : []),
+    ];
     throw inappropriate(`${key} needs an image: ${alternatives.join(' or ')}`);
   }
   return last ? 'first-last' : 'first-frame';

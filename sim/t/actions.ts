@@ -8,7 +8,15 @@ import type { SimHost } from '../host';
 import type { SimJob } from '../jobs';
 import { invalidValue, missingParameter, TError } from './errors';
 import type { TEvents } from './events';
-import { checkShape, CONFIRM_EVENTS, DESCRIBE_EVENT_CONFIG, DESCRIBE_TASK_DETAIL, DESCRIBE_TASKS, MODIFY_EVENT_CONFIG, PULL_EVENTS } from './shape';
+import {
+  checkShape,
+  CONFIRM_EVENTS,
+  DESCRIBE_EVENT_CONFIG,
+  DESCRIBE_TASK_DETAIL,
+  DESCRIBE_TASKS,
+  MODIFY_EVENT_CONFIG,
+  PULL_EVENTS,
+} from './shape';
 import { metaFromPlan, taskDetail, taskSimpleInfo, times, TOP_STATUS, tMeta } from './tasks';
 import { checkSubAppId, validateImageCreate, validateVideoCreate } from './validation';
 
@@ -34,7 +42,11 @@ export interface TBehaviour {
   silentKlingVersions: string[];
 }
 
-export const DEFAULT_T_BEHAVIOUR: TBehaviour = { listsAigcTasks: true, sessionIdRepeatCode: 'InvalidParameterValue.SessionId', silentKlingVersions: [] };
+export const DEFAULT_T_BEHAVIOUR: TBehaviour = {
+  listsAigcTasks: true,
+  sessionIdRepeatCode: 'InvalidParameterValue.SessionId',
+  silentKlingVersions: [],
+};
 
 export interface TActionDeps {
   host: SimHost;
@@ -47,14 +59,21 @@ export interface TActionDeps {
 export function createTask(deps: TActionDeps, ctx: Context, kind: 'video' | 'image'): Record<string, unknown> {
   const { host } = deps;
   const body = ctx.request.body as unknown;
-  const plan = kind === 'video' ? validateVideoCreate(body, deps.subAppId, deps.behaviour.silentKlingVersions) : validateImageCreate(body, deps.subAppId);
+  const plan =
+    kind === 'video'
+      ? validateVideoCreate(body, deps.subAppId, deps.behaviour.silentKlingVersions)
+      : validateImageCreate(body, deps.subAppId);
   const directives = parseDirectives(plan.prompt);
   if (directives.reject) throw new TError(directives.reject, `The request was refused (${directives.reject}).`);
   if (plan.sessionId !== '' && host.jobs.byDedupKey('T', plan.sessionId, SESSION_ID_WINDOW_MS)) {
     // The code is not documented for the AIGC actions; VOD's other SessionId-taking actions answer
     // InvalidParameterValue.SessionId "去重识别码重复，请求被去重" (GUESS that AIGC does the same).
     host.stats.T.dedupRefusals++;
-    throw new TError(deps.behaviour.sessionIdRepeatCode, 'A request with the same SessionId was made within the last three days; this request was deduplicated.', true);
+    throw new TError(
+      deps.behaviour.sessionIdRepeatCode,
+      'A request with the same SessionId was made within the last three days; this request was deduplicated.',
+      true,
+    );
   }
   const meta = metaFromPlan(plan, host.publicUrl(ctx), directives.taskError);
   const job = host.jobs.create(
@@ -137,7 +156,9 @@ export function describeTasks(deps: TActionDeps, ctx: Context): Record<string, u
   const desc = (sort?.Order ?? 'Desc') === 'Desc';
   const now = host.now();
   const inRange = (t: number | undefined, r: { after?: number; before?: number }) =>
-    r.after === undefined && r.before === undefined ? true : t !== undefined && (r.after === undefined || t >= r.after) && (r.before === undefined || t < r.before);
+    r.after === undefined && r.before === undefined
+      ? true
+      : t !== undefined && (r.after === undefined || t >= r.after) && (r.before === undefined || t < r.before);
 
   const keyOf = (job: SimJob) => (field === 'CreateTime' ? job.createdAt : (times(host, job, now).finish ?? Number.MAX_SAFE_INTEGER));
   const rows = host.jobs
@@ -170,7 +191,8 @@ export function modifyEventConfig(deps: TActionDeps, ctx: Context): Record<strin
     if (body[s] !== undefined && body[s] !== 'ON' && body[s] !== 'OFF') throw invalidValue(s, 'must be ON or OFF');
   }
   // "回调密钥，由大小写字母及数字组成，最长32字符".
-  if (body.SignKey !== undefined && !/^[A-Za-z0-9]{0,32}$/.test(body.SignKey as string)) throw invalidValue('SignKey', 'must be at most 32 letters and digits');
+  if (body.SignKey !== undefined && !/^[A-Za-z0-9]{0,32}$/.test(body.SignKey as string))
+    throw invalidValue('SignKey', 'must be at most 32 letters and digits');
   if (typeof body.NotificationUrl === 'string' && body.NotificationUrl !== '') {
     let ok: boolean;
     try {
@@ -190,7 +212,8 @@ export function modifyEventConfig(deps: TActionDeps, ctx: Context): Record<strin
 export function describeEventConfig(deps: TActionDeps, ctx: Context): Record<string, unknown> {
   const body = checkShape(ctx.request.body, DESCRIBE_EVENT_CONFIG);
   checkSubAppId(body, deps.subAppId);
-  const { Mode, NotificationUrl, UploadMediaCompleteEventSwitch, DeleteMediaCompleteEventSwitch, PersistenceCompleteEventSwitch } = deps.events.config(deps.subAppId);
+  const { Mode, NotificationUrl, UploadMediaCompleteEventSwitch, DeleteMediaCompleteEventSwitch, PersistenceCompleteEventSwitch } =
+    deps.events.config(deps.subAppId);
   return { Mode, NotificationUrl, UploadMediaCompleteEventSwitch, DeleteMediaCompleteEventSwitch, PersistenceCompleteEventSwitch };
 }
 

@@ -20,14 +20,16 @@ export class TError extends Error {
 }
 
 /** "The request is missing a required parameter `X`." */
-export const missingParameter = (name: string) => new TError('MissingParameter', `The request is missing a required parameter \`${name}\`.`);
+export const missingParameter = (name: string) =>
+  new TError('MissingParameter', `The request is missing a required parameter \`${name}\`.`);
 /** T rejects a parameter the action does not define ("未知参数错误，用户多传未定义的参数会导致错误"). */
 export const unknownParameter = (name: string) => new TError('UnknownParameter', `The parameter \`${name}\` is not recognized.`);
 /** A parameter of the wrong JSON type. */
 export const invalidType = (name: string, expected: string) =>
   new TError('InvalidParameter', `The value type of parameter \`${name}\` is not valid: expected ${expected}.`);
 /** A parameter of the right type and a value the action (or the model) does not accept. */
-export const invalidValue = (name: string, why: string, code = 'InvalidParameterValue') => new TError(code, `The value of parameter \`${name}\` is not valid: ${why}.`);
+export const invalidValue = (name: string, why: string, code = 'InvalidParameterValue') =>
+  new TError(code, `The value of parameter \`${name}\` is not valid: ${why}.`);
 
 export function sendT(ctx: Context, result: Record<string, unknown>): void {
   ctx.status = 200;
@@ -66,4 +68,5 @@ export const T_ACCOUNT_ERRORS: Readonly<Record<string, string>> = {
   RequestLimitExceeded: 'Your request frequency has exceeded the limit, please retry later.',
 };
 
-export const accountError = (code: string) => new TError(code, T_ACCOUNT_ERRORS[code] ?? `The request was refused for this account (${code}).`);
+export const accountError = (code: string) =>
+  new TError(code, T_ACCOUNT_ERRORS[code] ?? `The request was refused for this account (${code}).`);

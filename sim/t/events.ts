@@ -186,7 +186,11 @@ export class TEvents {
       const e = found[i];
       return !e || (e.handleExpiresAt ?? 0) < now;
     });
-    if (bad !== undefined) throw new TError('InvalidParameter', `The event handle ${bad} is not valid or has expired (handles must be confirmed within ${this.settings.confirmWindowMs / 1000} s).`);
+    if (bad !== undefined)
+      throw new TError(
+        'InvalidParameter',
+        `The event handle ${bad} is not valid or has expired (handles must be confirmed within ${this.settings.confirmWindowMs / 1000} s).`,
+      );
     const done = new Set(found);
     this.queue = this.queue.filter((e) => !done.has(e));
   }

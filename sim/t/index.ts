@@ -32,7 +32,17 @@ import { SIM_ACCOUNTS, simTAccountOf, type SimTAccount } from '../accounts';
 import { AccountFaults, readAccountFault } from '../account-faults';
 import { parseDirectives } from '../directives';
 import type { FaultStatus, SimHost, SimOp, SimPlatformModule } from '../host';
-import { confirmEvents, createTask, DEFAULT_T_BEHAVIOUR, describeEventConfig, describeTaskDetail, describeTasks, modifyEventConfig, pullEvents, type TActionDeps } from './actions';
+import {
+  confirmEvents,
+  createTask,
+  DEFAULT_T_BEHAVIOUR,
+  describeEventConfig,
+  describeTaskDetail,
+  describeTasks,
+  modifyEventConfig,
+  pullEvents,
+  type TActionDeps,
+} from './actions';
 import { accountError, renderTFault, sendT, sendTError, T_ACCOUNT_ERRORS, TError } from './errors';
 import { DEFAULT_EVENT_SETTINGS, TEvents } from './events';
 import { parseTc3Authorization, verifyTc3 } from './tc3';
@@ -65,7 +75,8 @@ const ACTIONS: Record<string, TAction> = {
 function checkEnvelope(ctx: Context, now: number): SimTAccount {
   const version = ctx.get('X-TC-Version');
   if (!version) throw new TError('MissingParameter', 'The request is missing a required parameter `X-TC-Version`.');
-  if (version !== T_API_VERSION) throw new TError('NoSuchVersion', `The API version \`${version}\` does not exist for service ${T_SERVICE}; use ${T_API_VERSION}.`);
+  if (version !== T_API_VERSION)
+    throw new TError('NoSuchVersion', `The API version \`${version}\` does not exist for service ${T_SERVICE}; use ${T_API_VERSION}.`);
   if (!ctx.is('application/json')) throw new TError('InvalidParameter', 'The Content-Type must be application/json for a POST request.');
   // The account its SecretId names; an unknown SecretId is checked against the default account, which refuses it
   // (AuthFailure.SecretIdNotFound) once the timestamp is found fresh, in verifyTc3's order.
@@ -156,8 +167,12 @@ export function registerPlatformT(router: Router, host: SimHost): void {
     const b = (ctx.request.body ?? {}) as { listsAigcTasks?: unknown; sessionIdRepeatCode?: unknown; silentKlingVersions?: unknown };
     deps.behaviour.listsAigcTasks = typeof b.listsAigcTasks === 'boolean' ? b.listsAigcTasks : DEFAULT_T_BEHAVIOUR.listsAigcTasks;
     deps.behaviour.sessionIdRepeatCode =
-      typeof b.sessionIdRepeatCode === 'string' && /^[A-Za-z.]+$/.test(b.sessionIdRepeatCode) ? b.sessionIdRepeatCode : DEFAULT_T_BEHAVIOUR.sessionIdRepeatCode;
-    deps.behaviour.silentKlingVersions = Array.isArray(b.silentKlingVersions) ? b.silentKlingVersions.map(String) : [...DEFAULT_T_BEHAVIOUR.silentKlingVersions];
+      typeof b.sessionIdRepeatCode === 'string' && /^[A-Za-z.]+$/.test(b.sessionIdRepeatCode)
+        ? b.sessionIdRepeatCode
+        : DEFAULT_T_BEHAVIOUR.sessionIdRepeatCode;
+    deps.behaviour.silentKlingVersions = Array.isArray(b.silentKlingVersions)
+      ? b.silentKlingVersions.map(String)
+      : [...DEFAULT_T_BEHAVIOUR.silentKlingVersions];
     ctx.body = deps.behaviour;
   });
   /**
@@ -175,7 +190,13 @@ export function registerPlatformT(router: Router, host: SimHost): void {
   });
   /** Body: {code, count?, op?, secret_id?} (see the header). */
   router.post('/_sim/t/account-faults', (ctx) => {
-    const fault = readAccountFault(ctx, 'secret_id', (id) => simTAccountOf(id) !== undefined, Object.keys(T_ACCOUNT_ERRORS), ['submit', 'poll', 'list', 'config', 'events']);
+    const fault = readAccountFault(ctx, 'secret_id', (id) => simTAccountOf(id) !== undefined, Object.keys(T_ACCOUNT_ERRORS), [
+      'submit',
+      'poll',
+      'list',
+      'config',
+      'events',
+    ]);
     if (fault) ctx.body = { ok: true, active: accountFaults.add(fault) };
   });
   router.delete('/_sim/t/account-faults', (ctx) => {

@@ -96,7 +96,10 @@ function hailuo(version: string): TVideoModel {
     maxReferenceImages: 0,
     videoInput: false,
     // GUESS (vendor docs, not the SDK): MiniMax Hailuo renders 1080P at 6 s only.
-    extraRule: (oc) => (version !== 'H3' && oc.Resolution === '1080P' && oc.Duration !== undefined && oc.Duration !== 6 ? 'Hailuo renders 1080P at 6 seconds only' : undefined),
+    extraRule: (oc) =>
+      version !== 'H3' && oc.Resolution === '1080P' && oc.Duration !== undefined && oc.Duration !== 6
+        ? 'Hailuo renders 1080P at 6 seconds only'
+        : undefined,
     source: `${SDK}; 1080P=6 s and 2.3-fast image-only from MiniMax's docs (GUESS)`,
   };
 }
@@ -170,7 +173,15 @@ function pixverse(version: string): TVideoModel {
 
 /** Hunyuan and Mingmou video: the SDK names the versions and documents no output limits. */
 function undocumented(name: string, version: string): TVideoModel {
-  return { name, version, audio: false, lastFrame: 'no', textToVideo: true, videoInput: false, source: `${SDK} (versions only; no limits documented)` };
+  return {
+    name,
+    version,
+    audio: false,
+    lastFrame: 'no',
+    textToVideo: true,
+    videoInput: false,
+    source: `${SDK} (versions only; no limits documented)`,
+  };
 }
 
 /** The SDK's ModelName/ModelVersion list for CreateAigcVideoTask. The spec's models are GV 3.1/3.1-fast, Kling 2.1/2.5, Vidu q2/q2-pro, Hailuo 2.3. */
@@ -205,10 +216,42 @@ export const T_IMAGE_MODELS: readonly TImageModel[] = [
   // "Hunyuan 3.0：暂不支持本字段，可通过ExtInfo字段设置分辨率" (Resolution) and "Hunyuan 3.0：不支持" (AspectRatio).
   { name: 'Hunyuan', version: '3.0', resolutions: null, aspectRatios: null, maxFileInfos: 3, source: SDK_IMG },
   // Kling image resolutions are lower-case in the SDK: "Kling 2.1：1k、2k，默认1k".
-  { name: 'Kling', version: '2.1', resolutions: ['1k', '2k'], aspectRatios: KLING_IMAGE_RATIOS, maxFileInfos: 4, maxOutputImages: 9, source: SDK_IMG },
-  { name: 'Kling', version: '3.0', resolutions: ['1k', '2k'], aspectRatios: KLING_IMAGE_RATIOS, maxFileInfos: 1, maxOutputImages: 9, source: SDK_IMG },
-  { name: 'Kling', version: '3.0-Omni', resolutions: ['1k', '2k', '4k'], aspectRatios: [...KLING_IMAGE_RATIOS, 'auto'], maxFileInfos: 10, maxOutputImages: 9, source: SDK_IMG },
-  { name: 'Kling', version: 'O1', resolutions: ['1k', '2k', '4k'], aspectRatios: [...KLING_IMAGE_RATIOS, 'auto'], maxFileInfos: 10, maxOutputImages: 9, source: SDK_IMG },
+  {
+    name: 'Kling',
+    version: '2.1',
+    resolutions: ['1k', '2k'],
+    aspectRatios: KLING_IMAGE_RATIOS,
+    maxFileInfos: 4,
+    maxOutputImages: 9,
+    source: SDK_IMG,
+  },
+  {
+    name: 'Kling',
+    version: '3.0',
+    resolutions: ['1k', '2k'],
+    aspectRatios: KLING_IMAGE_RATIOS,
+    maxFileInfos: 1,
+    maxOutputImages: 9,
+    source: SDK_IMG,
+  },
+  {
+    name: 'Kling',
+    version: '3.0-Omni',
+    resolutions: ['1k', '2k', '4k'],
+    aspectRatios: [...KLING_IMAGE_RATIOS, 'auto'],
+    maxFileInfos: 10,
+    maxOutputImages: 9,
+    source: SDK_IMG,
+  },
+  {
+    name: 'Kling',
+    version: 'O1',
+    resolutions: ['1k', '2k', '4k'],
+    aspectRatios: [...KLING_IMAGE_RATIOS, 'auto'],
+    maxFileInfos: 10,
+    maxOutputImages: 9,
+    source: SDK_IMG,
+  },
   {
     name: 'Vidu',
     version: 'q2',
@@ -217,16 +260,14 @@ export const T_IMAGE_MODELS: readonly TImageModel[] = [
     maxFileInfos: 7,
     source: SDK_IMG,
   },
-  ...['image2_low', 'image2_medium', 'image2_high'].map(
-    (version): TImageModel => ({
-      name: 'OG',
-      version,
-      resolutions: ['1K', '2K', '4K'],
-      aspectRatios: ['1:1', '3:2', '2:3', '3:4', '4:3', '16:9', '9:16', '21:9', '9:21'],
-      maxOutputImages: 8,
-      source: `${SDK_IMG} (no FileInfos maximum documented)`,
-    }),
-  ),
+  ...['image2_low', 'image2_medium', 'image2_high'].map((version): TImageModel => ({
+    name: 'OG',
+    version,
+    resolutions: ['1K', '2K', '4K'],
+    aspectRatios: ['1:1', '3:2', '2:3', '3:4', '4:3', '16:9', '9:16', '21:9', '9:21'],
+    maxOutputImages: 8,
+    source: `${SDK_IMG} (no FileInfos maximum documented)`,
+  })),
 ];
 
 export function findVideoModel(name: string, version: string): TVideoModel | undefined {

@@ -7,13 +7,7 @@
 import { invalidType, unknownParameter } from './errors';
 import { isObject } from '../json';
 
-export type Field =
-  | 'string'
-  | 'integer'
-  | 'number'
-  | 'stringArray'
-  | { object: Shape }
-  | { array: Shape };
+export type Field = 'string' | 'integer' | 'number' | 'stringArray' | { object: Shape } | { array: Shape };
 
 export type Shape = Readonly<Record<string, Field>>;
 

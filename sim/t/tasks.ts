@@ -84,7 +84,10 @@ const INNER_STATUS: Record<SimState, 'PROCESSING' | 'FINISH' | 'ABORTED'> = {
 const FAILURES: Record<string, { ErrCode: number; Message: string }> = {
   'InvalidParameter.VoilationContent': { ErrCode: 40000, Message: 'The prompt or the input images violate the content security policy.' },
   InvalidParameterValue: { ErrCode: 40000, Message: 'A parameter value is not valid for this model.' },
-  RequestLimitExceeded: { ErrCode: 70000, Message: 'The number of concurrent AIGC tasks exceeds the limit of your account (1 by default).' },
+  RequestLimitExceeded: {
+    ErrCode: 70000,
+    Message: 'The number of concurrent AIGC tasks exceeds the limit of your account (1 by default).',
+  },
   FailedOperation: { ErrCode: 70000, Message: 'The model has too many queued tasks; try again later.' },
   InternalError: { ErrCode: 70000, Message: 'The model failed to generate the media.' },
 };
@@ -93,7 +96,11 @@ function failureOf(job: SimJob): { ErrCode: number; ErrCodeExt: string; Message:
   const meta = tMeta(job);
   const ext =
     meta.taskError ??
-    (job.directives.fail === 'content_policy' ? 'InvalidParameter.VoilationContent' : job.directives.fail === 'transient' ? 'RequestLimitExceeded' : 'InternalError');
+    (job.directives.fail === 'content_policy'
+      ? 'InvalidParameter.VoilationContent'
+      : job.directives.fail === 'transient'
+        ? 'RequestLimitExceeded'
+        : 'InternalError');
   const known = FAILURES[ext] ?? { ErrCode: 70000, Message: `The task failed (${ext}).` };
   return { ErrCode: known.ErrCode, ErrCodeExt: ext, Message: known.Message };
 }

@@ -88,9 +88,20 @@ export interface ParsedTc3Authorization {
 /** Parses an `Authorization` header; undefined when it is not a well-formed TC3 authorization. */
 export function parseTc3Authorization(value: string | undefined): ParsedTc3Authorization | undefined {
   if (!value) return undefined;
-  const m = /^TC3-HMAC-SHA256\s+Credential=([^/\s,]+)\/([^/\s,]+)\/([^/\s,]+)\/([^/\s,]+)\s*,\s*SignedHeaders=([a-z0-9;-]+)\s*,\s*Signature=([0-9a-f]{64})\s*$/i.exec(value);
+  const m =
+    /^TC3-HMAC-SHA256\s+Credential=([^/\s,]+)\/([^/\s,]+)\/([^/\s,]+)\/([^/\s,]+)\s*,\s*SignedHeaders=([a-z0-9;-]+)\s*,\s*Signature=([0-9a-f]{64})\s*$/i.exec(
+      value,
+    );
   if (!m) return undefined;
-  const [, secretId, date, service, terminator, signedHeaders, signature] = m as unknown as [string, string, string, string, string, string, string];
+  const [, secretId, date, service, terminator, signedHeaders, signature] = m as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   return { secretId, date, service, terminator, signedHeaders: signedHeaders.split(';'), signature: signature.toLowerCase() };
 }
 
@@ -122,7 +133,12 @@ export type Tc3Verdict = { ok: true } | { ok: false; code: string; message: stri
  *   AuthFailure.SecretIdNotFound      unknown SecretId
  *   AuthFailure.SignatureFailure      credential scope of another date/service, or a signature that does not match
  */
-export function verifyTc3(req: Tc3IncomingRequest, creds: { secretId: string; secretKey: string }, service: string, nowMs: number): Tc3Verdict {
+export function verifyTc3(
+  req: Tc3IncomingRequest,
+  creds: { secretId: string; secretKey: string },
+  service: string,
+  nowMs: number,
+): Tc3Verdict {
   const fail = (code: string, message: string): Tc3Verdict => ({ ok: false, code, message });
   const rawTimestamp = req.header('x-tc-timestamp');
   if (!rawTimestamp) return fail('MissingParameter', 'The request is missing a required parameter `X-TC-Timestamp`.');
@@ -136,10 +152,14 @@ export function verifyTc3(req: Tc3IncomingRequest, creds: { secretId: string; se
   if (Math.abs(nowMs / 1000 - timestamp) > TC3_MAX_SKEW_S) {
     return fail('AuthFailure.SignatureExpire', 'Signature expired: X-TC-Timestamp differs from the server time by more than 5 minutes.');
   }
-  if (auth.secretId !== creds.secretId) return fail('AuthFailure.SecretIdNotFound', 'The SecretId is not found, please ensure that your SecretId is correct.');
+  if (auth.secretId !== creds.secretId)
+    return fail('AuthFailure.SecretIdNotFound', 'The SecretId is not found, please ensure that your SecretId is correct.');
   const date = tc3Date(timestamp);
   if (auth.date !== date || auth.service !== service || auth.terminator !== TERMINATOR) {
-    return fail('AuthFailure.SignatureFailure', `The credential scope must be ${date}/${service}/${TERMINATOR} for this timestamp and service.`);
+    return fail(
+      'AuthFailure.SignatureFailure',
+      `The credential scope must be ${date}/${service}/${TERMINATOR} for this timestamp and service.`,
+    );
   }
   const expected = tc3Signature({
     secretKey: creds.secretKey,

@@ -4,7 +4,17 @@
  * per-model tables (models.ts). Throws TError; returns what the simulator needs to create and describe the task.
  */
 import { invalidValue, missingParameter, TError } from './errors';
-import { defaultDuration, describeDurations, durationAllowed, findImageModel, findVideoModel, T_IMAGE_MODELS, T_VIDEO_MODELS, type TImageModel, type TVideoModel } from './models';
+import {
+  defaultDuration,
+  describeDurations,
+  durationAllowed,
+  findImageModel,
+  findVideoModel,
+  T_IMAGE_MODELS,
+  T_VIDEO_MODELS,
+  type TImageModel,
+  type TVideoModel,
+} from './models';
 import { checkShape, CREATE_IMAGE, CREATE_VIDEO } from './shape';
 import { isHttpUrl } from '../json';
 
@@ -39,8 +49,32 @@ export interface TCreatePlan {
   input: Record<string, unknown>;
 }
 
-const VIDEO_INPUT_FIELDS = ['ModelName', 'ModelVersion', 'FileInfos', 'SubjectInfos', 'LastFrameFileId', 'LastFrameUrl', 'Prompt', 'NegativePrompt', 'EnhancePrompt', 'OutputConfig', 'InputRegion', 'SceneType', 'Seed'];
-const IMAGE_INPUT_FIELDS = ['ModelName', 'ModelVersion', 'FileInfos', 'Prompt', 'NegativePrompt', 'EnhancePrompt', 'OutputConfig', 'Seed', 'SceneType'];
+const VIDEO_INPUT_FIELDS = [
+  'ModelName',
+  'ModelVersion',
+  'FileInfos',
+  'SubjectInfos',
+  'LastFrameFileId',
+  'LastFrameUrl',
+  'Prompt',
+  'NegativePrompt',
+  'EnhancePrompt',
+  'OutputConfig',
+  'InputRegion',
+  'SceneType',
+  'Seed',
+];
+const IMAGE_INPUT_FIELDS = [
+  'ModelName',
+  'ModelVersion',
+  'FileInfos',
+  'Prompt',
+  'NegativePrompt',
+  'EnhancePrompt',
+  'OutputConfig',
+  'Seed',
+  'SceneType',
+];
 
 function oneOf(name: string, value: unknown, allowed: readonly string[]): void {
   if (value !== undefined && !allowed.includes(value as string)) throw invalidValue(name, `must be one of ${allowed.join(', ')}`);
@@ -49,7 +83,11 @@ function oneOf(name: string, value: unknown, allowed: readonly string[]): void {
 /** SubAppId: required for the simulated account (opened after 2023-12-25: "必须将该字段填写为应用 ID"). */
 export function checkSubAppId(body: Record<string, unknown>, expected: number): number {
   if (body.SubAppId === undefined) throw missingParameter('SubAppId');
-  if (body.SubAppId !== expected) throw new TError('InvalidParameterValue.SubAppId', `The SubAppId ${String(body.SubAppId)} does not exist or does not belong to this account.`);
+  if (body.SubAppId !== expected)
+    throw new TError(
+      'InvalidParameterValue.SubAppId',
+      `The SubAppId ${String(body.SubAppId)} does not exist or does not belong to this account.`,
+    );
   return expected;
 }
 
@@ -61,17 +99,26 @@ function checkCommon(body: Record<string, unknown>, kind: 'video' | 'image', sub
   const models: readonly { name: string; version: string }[] = kind === 'video' ? T_VIDEO_MODELS : T_IMAGE_MODELS;
   const name = body.ModelName as string;
   const version = body.ModelVersion as string;
-  if (!models.some((m) => m.name === name)) throw invalidValue('ModelName', `${name} is not a ${kind} model; use one of ${[...new Set(models.map((m) => m.name))].join(', ')}`);
+  if (!models.some((m) => m.name === name))
+    throw invalidValue('ModelName', `${name} is not a ${kind} model; use one of ${[...new Set(models.map((m) => m.name))].join(', ')}`);
   if (!models.some((m) => m.name === name && m.version === version)) {
-    throw invalidValue('ModelVersion', `${version} is not a version of ${name}; use one of ${models.filter((m) => m.name === name).map((m) => m.version).join(', ')}`);
+    throw invalidValue(
+      'ModelVersion',
+      `${version} is not a version of ${name}; use one of ${models
+        .filter((m) => m.name === name)
+        .map((m) => m.version)
+        .join(', ')}`,
+    );
   }
   oneOf('EnhancePrompt', body.EnhancePrompt, ENABLED_DISABLED);
   // Video: "当文件url是国外地址时候，可选Oversea。默认Mainland"; image adds OverseaUSWest.
   oneOf('InputRegion', body.InputRegion, kind === 'video' ? ['Mainland', 'Oversea'] : ['Mainland', 'Oversea', 'OverseaUSWest']);
   const sessionId = (body.SessionId as string | undefined) ?? '';
-  if (sessionId.length > SESSION_ID_MAX) throw new TError('InvalidParameterValue.SessionIdTooLong', `SessionId is longer than ${SESSION_ID_MAX} characters.`);
+  if (sessionId.length > SESSION_ID_MAX)
+    throw new TError('InvalidParameterValue.SessionIdTooLong', `SessionId is longer than ${SESSION_ID_MAX} characters.`);
   const sessionContext = (body.SessionContext as string | undefined) ?? '';
-  if (sessionContext.length > SESSION_CONTEXT_MAX) throw new TError('InvalidParameterValue.SessionContextTooLong', `SessionContext is longer than ${SESSION_CONTEXT_MAX} characters.`);
+  if (sessionContext.length > SESSION_CONTEXT_MAX)
+    throw new TError('InvalidParameterValue.SessionContextTooLong', `SessionContext is longer than ${SESSION_CONTEXT_MAX} characters.`);
   // "任务的优先级，数值越大优先级越高，取值范围是 -10 到 10".
   const priority = body.TasksPriority as number | undefined;
   if (priority !== undefined && (priority < -10 || priority > 10)) throw invalidValue('TasksPriority', 'must be between -10 and 10');
@@ -81,9 +128,11 @@ function checkCommon(body: Record<string, unknown>, kind: 'video' | 'image', sub
 /** The output-config fields both kinds share. */
 function checkCommonOutput(oc: Record<string, unknown>) {
   oneOf('OutputConfig.StorageMode', oc.StorageMode, ['Temporary', 'Permanent']);
-  if (typeof oc.MediaName === 'string' && oc.MediaName.length > MEDIA_NAME_MAX) throw invalidValue('OutputConfig.MediaName', `must be at most ${MEDIA_NAME_MAX} characters`);
+  if (typeof oc.MediaName === 'string' && oc.MediaName.length > MEDIA_NAME_MAX)
+    throw invalidValue('OutputConfig.MediaName', `must be at most ${MEDIA_NAME_MAX} characters`);
   if (typeof oc.ClassId === 'number' && oc.ClassId < 0) throw invalidValue('OutputConfig.ClassId', 'must not be negative');
-  if (typeof oc.ExpireTime === 'string' && Number.isNaN(Date.parse(oc.ExpireTime))) throw invalidValue('OutputConfig.ExpireTime', 'must be an ISO 8601 date');
+  if (typeof oc.ExpireTime === 'string' && Number.isNaN(Date.parse(oc.ExpireTime)))
+    throw invalidValue('OutputConfig.ExpireTime', 'must be an ISO 8601 date');
   oneOf('OutputConfig.PersonGeneration', oc.PersonGeneration, ['AllowAdult', 'Disallowed']);
   for (const f of ['InputComplianceCheck', 'OutputComplianceCheck', 'LogoAdd']) oneOf(`OutputConfig.${f}`, oc[f], ENABLED_DISABLED);
   return {
@@ -117,7 +166,11 @@ function pick(body: Record<string, unknown>, fields: readonly string[]): Record<
 /** SceneType: "当 ModelName 为 Kling 时：motion_control / avatar_i2v / lip_sync；当 ModelName 为 Vidu 时：template_effect；其他 ModelName 暂不支持". */
 const VIDEO_SCENES: Record<string, readonly string[]> = { Kling: ['motion_control', 'avatar_i2v', 'lip_sync'], Vidu: ['template_effect'] };
 /** FileInfos ReferenceType: "GV：asset / style；Kling（Category 为 Video）：feature / base；PixVerse：subject / background". */
-const REFERENCE_TYPES: Record<string, readonly string[]> = { GV: ['asset', 'style'], Kling: ['feature', 'base'], PixVerse: ['subject', 'background'] };
+const REFERENCE_TYPES: Record<string, readonly string[]> = {
+  GV: ['asset', 'style'],
+  Kling: ['feature', 'base'],
+  PixVerse: ['subject', 'background'],
+};
 
 /**
  * `silentKlingVersions`: the Kling versions taken to refuse AudioGeneration `Enabled` (/_sim/t/behaviour; the SDK's
@@ -138,7 +191,8 @@ export function validateVideoCreate(raw: unknown, subAppId: number, silentKlingV
     if (!scenes) throw invalidValue('SceneType', `${name} supports no scene type`);
     oneOf('SceneType', body.SceneType, scenes);
   }
-  if (body.SubjectInfos !== undefined && name !== 'Kling' && name !== 'Vidu') throw invalidValue('SubjectInfos', `${name} takes no subjects (Kling and Vidu only)`);
+  if (body.SubjectInfos !== undefined && name !== 'Kling' && name !== 'Vidu')
+    throw invalidValue('SubjectInfos', `${name} takes no subjects (Kling and Vidu only)`);
 
   // Input files: count first frames, last frames, references; check each item.
   let first = 0;
@@ -176,19 +230,24 @@ export function validateVideoCreate(raw: unknown, subAppId: number, silentKlingV
   if (body.LastFrameFileId !== undefined) last++;
 
   if (first > 1) throw invalidValue('FileInfos', 'at most one image may have Usage FirstFrame');
-  if (last > 1) throw invalidValue('LastFrameUrl', 'give one last frame: LastFrameUrl, LastFrameFileId or one FileInfos item with Usage LastFrame');
+  if (last > 1)
+    throw invalidValue('LastFrameUrl', 'give one last frame: LastFrameUrl, LastFrameFileId or one FileInfos item with Usage LastFrame');
   // "可以单独传首帧，不能单独传尾帧" / "指定该参数时，须同时通过 FileInfos 指定首帧画面".
   if (last > 0 && first === 0) throw invalidValue('LastFrameUrl', 'a last frame requires a first frame in FileInfos');
   const oc = (body.OutputConfig as Record<string, unknown> | undefined) ?? {};
   if (last > 0) {
-    if (model.lastFrame === 'no') throw invalidValue('LastFrameUrl', `${label} does not accept a last frame (GV, Kling 2.1 at 1080P, Vidu q2-pro/q2-turbo only)`);
-    if (model.lastFrame === 'only-1080P' && oc.Resolution !== '1080P') throw invalidValue('LastFrameUrl', `${label} accepts a last frame only with OutputConfig.Resolution 1080P`);
+    if (model.lastFrame === 'no')
+      throw invalidValue('LastFrameUrl', `${label} does not accept a last frame (GV, Kling 2.1 at 1080P, Vidu q2-pro/q2-turbo only)`);
+    if (model.lastFrame === 'only-1080P' && oc.Resolution !== '1080P')
+      throw invalidValue('LastFrameUrl', `${label} accepts a last frame only with OutputConfig.Resolution 1080P`);
   }
   if (refs > 0) {
     if (model.maxReferenceImages === 0) throw invalidValue('FileInfos', `${label} does not accept reference images`);
-    if (model.maxReferenceImages !== undefined && refs > model.maxReferenceImages) throw invalidValue('FileInfos', `${label} accepts at most ${model.maxReferenceImages} reference images`);
+    if (model.maxReferenceImages !== undefined && refs > model.maxReferenceImages)
+      throw invalidValue('FileInfos', `${label} accepts at most ${model.maxReferenceImages} reference images`);
     // GUESS: the SDK describes first/last-frame and reference generation as separate modes; mixing them is refused.
-    if (first + last > 0) throw invalidValue('FileInfos', 'reference images (Usage Reference) cannot be combined with a first or last frame');
+    if (first + last > 0)
+      throw invalidValue('FileInfos', 'reference images (Usage Reference) cannot be combined with a first or last frame');
   }
   const hasInput = files.length > 0 || (body.SubjectInfos as unknown[] | undefined)?.length;
   // "当 FileInfos 为空时，此参数必填" (AigcVideoTaskInput.Prompt).
@@ -197,9 +256,11 @@ export function validateVideoCreate(raw: unknown, subAppId: number, silentKlingV
 
   // Output config, per model.
   const common = checkCommonOutput(oc);
-  for (const f of ['EnhanceSwitch', 'OffPeak', 'FrameInterpolate', 'EnableBGM', 'AudioGeneration']) oneOf(`OutputConfig.${f}`, oc[f], ENABLED_DISABLED);
+  for (const f of ['EnhanceSwitch', 'OffPeak', 'FrameInterpolate', 'EnableBGM', 'AudioGeneration'])
+    oneOf(`OutputConfig.${f}`, oc[f], ENABLED_DISABLED);
   // "是否开启图标水印…目前支持的模型有 Vidu，其他模型暂不支持".
-  if (oc.LogoAdd === 'Enabled' && name !== 'Vidu') throw invalidValue('OutputConfig.LogoAdd', `${label} does not support LogoAdd (Vidu only)`);
+  if (oc.LogoAdd === 'Enabled' && name !== 'Vidu')
+    throw invalidValue('OutputConfig.LogoAdd', `${label} does not support LogoAdd (Vidu only)`);
   const duration = oc.Duration as number | undefined;
   if (duration !== undefined && model.durations && !durationAllowed(model.durations, duration)) {
     throw invalidValue('OutputConfig.Duration', `${label} accepts ${describeDurations(model.durations)}`);
@@ -209,9 +270,11 @@ export function validateVideoCreate(raw: unknown, subAppId: number, silentKlingV
   }
   if (oc.AspectRatio !== undefined) {
     if (model.aspectRatios === null) throw invalidValue('OutputConfig.AspectRatio', `${label} does not support AspectRatio`);
-    if (model.aspectRatios && !model.aspectRatios.includes(oc.AspectRatio as string)) throw invalidValue('OutputConfig.AspectRatio', `${label} accepts ${model.aspectRatios.join(', ')}`);
+    if (model.aspectRatios && !model.aspectRatios.includes(oc.AspectRatio as string))
+      throw invalidValue('OutputConfig.AspectRatio', `${label} accepts ${model.aspectRatios.join(', ')}`);
   }
-  if (oc.AudioGeneration === 'Enabled' && !model.audio) throw invalidValue('OutputConfig.AudioGeneration', `${label} does not generate audio (GV, OS, Vidu, Kling only)`);
+  if (oc.AudioGeneration === 'Enabled' && !model.audio)
+    throw invalidValue('OutputConfig.AudioGeneration', `${label} does not generate audio (GV, OS, Vidu, Kling only)`);
   if (oc.AudioGeneration === 'Enabled' && name === 'Kling' && silentKlingVersions.includes(version)) {
     throw invalidValue('OutputConfig.AudioGeneration', `${label} does not generate audio`);
   }
@@ -259,7 +322,8 @@ export function validateImageCreate(raw: unknown, subAppId: number): TCreatePlan
       oneOf(`${p}.ReferenceType`, item.ReferenceType, ['mask']);
     }
   });
-  if (model.maxFileInfos !== undefined && files.length > model.maxFileInfos) throw invalidValue('FileInfos', `${label} accepts at most ${model.maxFileInfos} reference images`);
+  if (model.maxFileInfos !== undefined && files.length > model.maxFileInfos)
+    throw invalidValue('FileInfos', `${label} accepts at most ${model.maxFileInfos} reference images`);
   // "生成图片的提示词。当 FileInfos 为空时，此参数必填".
   if (files.length === 0 && !body.Prompt) throw missingParameter('Prompt');
 
@@ -267,18 +331,22 @@ export function validateImageCreate(raw: unknown, subAppId: number): TCreatePlan
   const common = checkCommonOutput(oc);
   oneOf('OutputConfig.OutputFormat', oc.OutputFormat, ['jpeg', 'png']);
   if (oc.Resolution !== undefined) {
-    if (model.resolutions === null) throw invalidValue('OutputConfig.Resolution', `${label} does not support Resolution (set the size through ExtInfo)`);
-    if (!model.resolutions.includes(oc.Resolution as string)) throw invalidValue('OutputConfig.Resolution', `${label} accepts ${model.resolutions.join(', ')}`);
+    if (model.resolutions === null)
+      throw invalidValue('OutputConfig.Resolution', `${label} does not support Resolution (set the size through ExtInfo)`);
+    if (!model.resolutions.includes(oc.Resolution as string))
+      throw invalidValue('OutputConfig.Resolution', `${label} accepts ${model.resolutions.join(', ')}`);
   }
   if (oc.AspectRatio !== undefined) {
     if (model.aspectRatios === null) throw invalidValue('OutputConfig.AspectRatio', `${label} does not support AspectRatio`);
-    if (!model.aspectRatios.includes(oc.AspectRatio as string)) throw invalidValue('OutputConfig.AspectRatio', `${label} accepts ${model.aspectRatios.join(', ')}`);
+    if (!model.aspectRatios.includes(oc.AspectRatio as string))
+      throw invalidValue('OutputConfig.AspectRatio', `${label} accepts ${model.aspectRatios.join(', ')}`);
   }
   const count = oc.OutputImageCount as number | undefined;
   if (count !== undefined) {
     if (count < 1) throw invalidValue('OutputConfig.OutputImageCount', 'must be at least 1');
     // "Kling：可选值 1-9；OG：可选值1-8；其他模型不生效".
-    if (model.maxOutputImages !== undefined && count > model.maxOutputImages) throw invalidValue('OutputConfig.OutputImageCount', `${label} accepts 1 to ${model.maxOutputImages}`);
+    if (model.maxOutputImages !== undefined && count > model.maxOutputImages)
+      throw invalidValue('OutputConfig.OutputImageCount', `${label} accepts 1 to ${model.maxOutputImages}`);
   }
 
   return {

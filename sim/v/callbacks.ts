@@ -39,6 +39,14 @@ export class VCallbacks {
     const status = vStatus(this.host, job);
     if (this.sent.get(job.id) === status) return;
     this.sent.set(job.id, status);
-    this.host.callbacks.send('V', { url: meta.callbackUrl, body: JSON.stringify(taskObject(this.host, job, meta.baseUrl)), headers: { 'content-type': 'application/json' } }, job.id);
+    this.host.callbacks.send(
+      'V',
+      {
+        url: meta.callbackUrl,
+        body: JSON.stringify(taskObject(this.host, job, meta.baseUrl)),
+        headers: { 'content-type': 'application/json' },
+      },
+      job.id,
+    );
   }
 }

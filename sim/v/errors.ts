@@ -35,11 +35,20 @@ export function requestId(): string {
 
 export function sendVError(ctx: Context, err: VError): void {
   ctx.status = err.status;
-  ctx.body = { error: { code: err.code, message: `${err.message} Request id: ${requestId()}`, param: err.param, type: TYPES[err.status] ?? 'InternalServiceError' } };
+  ctx.body = {
+    error: {
+      code: err.code,
+      message: `${err.message} Request id: ${requestId()}`,
+      param: err.param,
+      type: TYPES[err.status] ?? 'InternalServiceError',
+    },
+  };
 }
 
-export const invalidParameter = (param: string, why: string) => new VError(400, 'InvalidParameter', `The parameter \`${param}\` specified in the request is not valid: ${why}.`, param);
-export const missingParameter = (param: string) => new VError(400, 'MissingParameter', `The request failed because it is missing one or multiple required parameters: \`${param}\`.`, param);
+export const invalidParameter = (param: string, why: string) =>
+  new VError(400, 'InvalidParameter', `The parameter \`${param}\` specified in the request is not valid: ${why}.`, param);
+export const missingParameter = (param: string) =>
+  new VError(400, 'MissingParameter', `The request failed because it is missing one or multiple required parameters: \`${param}\`.`, param);
 
 /**
  * Account- and endpoint-level refusals a test can trigger (`[sim:reject=CODE]`, `[sim:submit=429:CODE xN]`,
@@ -56,23 +65,75 @@ export const ACCOUNT_ERRORS: Readonly<Record<string, { status: number; message: 
   InvalidAccountStatus: { status: 403, message: 'The request failed because the status of your account is abnormal.' },
   AccessDenied: { status: 403, message: 'The request failed because you do not have access to the requested resource.' },
   'InvalidEndpointOrModel.NotFound': { status: 404, message: 'The model or endpoint does not exist or you do not have access to it.' },
-  ModelNotOpen: { status: 404, message: 'Your account has not activated the model service. Please activate the model service in the Ark console.' },
-  'InvalidEndpoint.ClosedEndpoint': { status: 400, message: 'The request targeted an endpoint that is currently closed or temporarily unavailable.' },
-  'RateLimitExceeded.EndpointRPMExceeded': { status: 429, message: 'The request has exceeded the RPM limit of the endpoint. Please retry later.' },
-  'RateLimitExceeded.EndpointTPMExceeded': { status: 429, message: 'The request has exceeded the TPM limit of the endpoint. Please retry later.' },
-  'RateLimitExceeded.EndpointFlexTPMExceeded': { status: 429, message: 'The request has exceeded the flex TPM limit of the endpoint. Please retry later.' },
-  ModelAccountRpmRateLimitExceeded: { status: 429, message: 'The request has exceeded the RPM limit of your account for this model. Please retry later.' },
-  ModelAccountTpmRateLimitExceeded: { status: 429, message: 'The request has exceeded the TPM limit of your account for this model. Please retry later.' },
-  ModelAccountIpmRateLimitExceeded: { status: 429, message: 'The request has exceeded the IPM limit of your account for this model. Please retry later.' },
-  APIAccountRpmRateLimitExceeded: { status: 429, message: 'The request has exceeded the RPM limit of your account. Please reduce your request frequency, wait a short moment, and retry.' },
-  AccountRateLimitExceeded: { status: 429, message: 'The request has exceeded the rate limit of your account. Please reduce your request frequency, wait a short moment, and retry.' },
-  RequestBurstTooFast: { status: 429, message: 'The request rate increased too fast (burst protection). Please retry later.', retryAfterSeconds: 4 },
-  ServerOverloaded: { status: 429, message: 'The service is currently unable to handle additional requests due to server overload. Please retry later.', retryAfterSeconds: 4 },
-  InflightBatchsizeExceeded: { status: 429, message: 'The request has exceeded the maximum concurrency for the current recharge amount. Please retry when a running task ends.' },
+  ModelNotOpen: {
+    status: 404,
+    message: 'Your account has not activated the model service. Please activate the model service in the Ark console.',
+  },
+  'InvalidEndpoint.ClosedEndpoint': {
+    status: 400,
+    message: 'The request targeted an endpoint that is currently closed or temporarily unavailable.',
+  },
+  'RateLimitExceeded.EndpointRPMExceeded': {
+    status: 429,
+    message: 'The request has exceeded the RPM limit of the endpoint. Please retry later.',
+  },
+  'RateLimitExceeded.EndpointTPMExceeded': {
+    status: 429,
+    message: 'The request has exceeded the TPM limit of the endpoint. Please retry later.',
+  },
+  'RateLimitExceeded.EndpointFlexTPMExceeded': {
+    status: 429,
+    message: 'The request has exceeded the flex TPM limit of the endpoint. Please retry later.',
+  },
+  ModelAccountRpmRateLimitExceeded: {
+    status: 429,
+    message: 'The request has exceeded the RPM limit of your account for this model. Please retry later.',
+  },
+  ModelAccountTpmRateLimitExceeded: {
+    status: 429,
+    message: 'The request has exceeded the TPM limit of your account for this model. Please retry later.',
+  },
+  ModelAccountIpmRateLimitExceeded: {
+    status: 429,
+    message: 'The request has exceeded the IPM limit of your account for this model. Please retry later.',
+  },
+  APIAccountRpmRateLimitExceeded: {
+    status: 429,
+    message:
+      'The request has exceeded the RPM limit of your account. Please reduce your request frequency, wait a short moment, and retry.',
+  },
+  AccountRateLimitExceeded: {
+    status: 429,
+    message:
+      'The request has exceeded the rate limit of your account. Please reduce your request frequency, wait a short moment, and retry.',
+  },
+  RequestBurstTooFast: {
+    status: 429,
+    message: 'The request rate increased too fast (burst protection). Please retry later.',
+    retryAfterSeconds: 4,
+  },
+  ServerOverloaded: {
+    status: 429,
+    message: 'The service is currently unable to handle additional requests due to server overload. Please retry later.',
+    retryAfterSeconds: 4,
+  },
+  InflightBatchsizeExceeded: {
+    status: 429,
+    message: 'The request has exceeded the maximum concurrency for the current recharge amount. Please retry when a running task ends.',
+  },
   QuotaExceeded: { status: 429, message: 'You have exceeded the 5-hour usage quota; it will reset at a later time.' },
-  SetLimitExceeded: { status: 429, message: 'Your account has reached the inference limit you set (safe experience mode). Raise or disable the limit in the console.' },
-  InputTextSensitiveContentDetected: { status: 400, message: 'The request failed because the input text may contain sensitive information.' },
-  InputImageSensitiveContentDetected: { status: 400, message: 'The request failed because the input image may contain sensitive information.' },
+  SetLimitExceeded: {
+    status: 429,
+    message: 'Your account has reached the inference limit you set (safe experience mode). Raise or disable the limit in the console.',
+  },
+  InputTextSensitiveContentDetected: {
+    status: 400,
+    message: 'The request failed because the input text may contain sensitive information.',
+  },
+  InputImageSensitiveContentDetected: {
+    status: 400,
+    message: 'The request failed because the input image may contain sensitive information.',
+  },
   InternalServiceError: { status: 500, message: 'The service encountered an unexpected internal error.' },
 };
 

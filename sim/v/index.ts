@@ -209,15 +209,18 @@ export function registerPlatformV(router: Router, host: SimHost): void {
       const page = (k: string, dflt: number): number => {
         const v = single(k);
         if (v === undefined) return dflt;
-        if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > PAGE_MAX) throw invalidParameter(k, `must be an integer from 1 to ${PAGE_MAX}`);
+        if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > PAGE_MAX)
+          throw invalidParameter(k, `must be an integer from 1 to ${PAGE_MAX}`);
         return Number(v);
       };
       const pageNum = page('page_num', 1);
       const pageSize = page('page_size', DEFAULT_PAGE_SIZE);
       const status = single('filter.status');
-      if (status !== undefined && !(V_STATUSES as readonly string[]).includes(status)) throw invalidParameter('filter.status', `must be one of ${V_STATUSES.join(', ')}`);
+      if (status !== undefined && !(V_STATUSES as readonly string[]).includes(status))
+        throw invalidParameter('filter.status', `must be one of ${V_STATUSES.join(', ')}`);
       const tier = single('filter.service_tier');
-      if (tier !== undefined && tier !== 'default' && tier !== 'flex') throw invalidParameter('filter.service_tier', 'must be default or flex');
+      if (tier !== undefined && tier !== 'default' && tier !== 'flex')
+        throw invalidParameter('filter.service_tier', 'must be default or flex');
       const model = single('filter.model');
       const rawIds = q['filter.task_ids'];
       const ids = rawIds === undefined ? undefined : new Set(Array.isArray(rawIds) ? rawIds : [rawIds]);
@@ -235,7 +238,10 @@ export function registerPlatformV(router: Router, host: SimHost): void {
         .filter((job) => tier === undefined || vMeta(job).serviceTier === tier)
         .sort((a, b) => b.createdAt - a.createdAt || b.id.localeCompare(a.id));
       const base = host.publicUrl(ctx);
-      ctx.body = { total: matching.length, items: matching.slice((pageNum - 1) * pageSize, pageNum * pageSize).map((job) => taskObject(host, job, base, now)) };
+      ctx.body = {
+        total: matching.length,
+        items: matching.slice((pageNum - 1) * pageSize, pageNum * pageSize).map((job) => taskObject(host, job, base, now)),
+      };
     } catch (err) {
       fail(ctx, err);
     }
@@ -327,7 +333,8 @@ function parseModelFacts(raw: unknown): Record<string, VModelFacts> | string {
     const facts = (f ?? {}) as Record<string, unknown>;
     const entry: VModelFacts = {};
     if (facts.modes !== undefined) {
-      if (!Array.isArray(facts.modes) || !facts.modes.every((m) => V_MODES.includes(m as VMode))) return `modelFacts.${id}.modes: a list of ${V_MODES.join(', ')}`;
+      if (!Array.isArray(facts.modes) || !facts.modes.every((m) => V_MODES.includes(m as VMode)))
+        return `modelFacts.${id}.modes: a list of ${V_MODES.join(', ')}`;
       entry.modes = facts.modes as VMode[];
     }
     for (const k of ['maxReferenceImages', 'maxReferenceVideos', 'maxReferenceAudios'] as const) {

@@ -59,7 +59,12 @@ function shortened(v: unknown): unknown {
   return v;
 }
 
-export function metaFromPlan(plan: VCreatePlan, baseUrl: string, request: unknown, extra: { expiresInMs?: number; taskError?: string }): VJobMeta {
+export function metaFromPlan(
+  plan: VCreatePlan,
+  baseUrl: string,
+  request: unknown,
+  extra: { expiresInMs?: number; taskError?: string },
+): VJobMeta {
   const { model: _model, text: _text, mode: _mode, watermark: _w, cameraFixed: _c, ...kept } = plan;
   return {
     ...kept,
@@ -117,7 +122,11 @@ const FAILURES: Record<string, string> = {
 function errorOf(job: SimJob): { code: string; message: string } {
   const code =
     vMeta(job).taskError ??
-    (job.directives.fail === 'content_policy' ? 'OutputVideoSensitiveContentDetected' : job.directives.fail === 'transient' ? 'ServerOverloaded' : 'InternalServiceError');
+    (job.directives.fail === 'content_policy'
+      ? 'OutputVideoSensitiveContentDetected'
+      : job.directives.fail === 'transient'
+        ? 'ServerOverloaded'
+        : 'InternalServiceError');
   return { code, message: FAILURES[code] ?? `The task failed (${code}).` };
 }
 

@@ -13,8 +13,25 @@ import { isObject } from '../json';
 
 /** The SDK's create parameters (Tasks.create). */
 const CREATE_KEYS = new Set([
-  'model', 'content', 'safety_identifier', 'callback_url', 'return_last_frame', 'service_tier', 'execution_expires_after', 'priority',
-  'generate_audio', 'draft', 'camera_fixed', 'watermark', 'seed', 'resolution', 'ratio', 'duration', 'frames', 'tools', 'output_format',
+  'model',
+  'content',
+  'safety_identifier',
+  'callback_url',
+  'return_last_frame',
+  'service_tier',
+  'execution_expires_after',
+  'priority',
+  'generate_audio',
+  'draft',
+  'camera_fixed',
+  'watermark',
+  'seed',
+  'resolution',
+  'ratio',
+  'duration',
+  'frames',
+  'tools',
+  'output_format',
   'omni_reference_task_type',
 ]);
 
@@ -84,7 +101,12 @@ function int(body: Record<string, unknown>, key: string, min: number, max: numbe
 /** A draft task a final render may start from (content item `draft_task`). */
 export type DraftLookup = (id: string) => { model: string; succeeded: boolean; draft: boolean } | undefined;
 
-export function validateVCreate(raw: unknown, findDraft: DraftLookup, randomSeed: () => number, findModel: (id: string) => VModel | undefined = findVModel): VCreatePlan {
+export function validateVCreate(
+  raw: unknown,
+  findDraft: DraftLookup,
+  randomSeed: () => number,
+  findModel: (id: string) => VModel | undefined = findVModel,
+): VCreatePlan {
   if (!isObject(raw)) throw invalidParameter('body', 'the request body must be a JSON object');
   // null = absent (see the file comment).
   const body = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null));
@@ -94,7 +116,12 @@ export function validateVCreate(raw: unknown, findDraft: DraftLookup, randomSeed
   if (typeof body.model !== 'string') throw invalidParameter('model', 'must be a string');
   const model = findModel(body.model);
   if (!model) {
-    throw new VError(404, 'InvalidEndpointOrModel.NotFound', `The model or endpoint ${body.model} does not exist or you do not have access to it. Known models: ${V_MODELS.map((m) => m.id).join(', ')}.`, 'model');
+    throw new VError(
+      404,
+      'InvalidEndpointOrModel.NotFound',
+      `The model or endpoint ${body.model} does not exist or you do not have access to it. Known models: ${V_MODELS.map((m) => m.id).join(', ')}.`,
+      'model',
+    );
   }
   if (body.content === undefined) throw missingParameter('content');
   if (!Array.isArray(body.content) || body.content.length === 0) throw invalidParameter('content', 'must be a non-empty array');
@@ -120,7 +147,8 @@ export function validateVCreate(raw: unknown, findDraft: DraftLookup, randomSeed
     };
     const keys = typeof item.type === 'string' ? allowed[item.type] : undefined;
     if (!keys) throw invalidParameter(`${p}.type`, 'must be one of text, image_url, video_url, audio_url, draft_task');
-    for (const k of Object.keys(item)) if (!keys.includes(k)) throw invalidParameter(`${p}.${k}`, `not a field of a ${String(item.type)} item`);
+    for (const k of Object.keys(item))
+      if (!keys.includes(k)) throw invalidParameter(`${p}.${k}`, `not a field of a ${String(item.type)} item`);
     switch (item.type) {
       case 'text':
         if (typeof item.text !== 'string' || item.text.length === 0) throw invalidParameter(`${p}.text`, 'must be a non-empty string');
@@ -129,7 +157,8 @@ export function validateVCreate(raw: unknown, findDraft: DraftLookup, randomSeed
         text = item.text;
         break;
       case 'image_url': {
-        if (!isObject(item.image_url) || !isUrl(item.image_url.url, urlSchemes)) throw invalidParameter(`${p}.image_url.url`, 'must be an image URL, a data URL or an asset id');
+        if (!isObject(item.image_url) || !isUrl(item.image_url.url, urlSchemes))
+          throw invalidParameter(`${p}.image_url.url`, 'must be an image URL, a data URL or an asset id');
         // An image without a role is a first frame (Ark reads only `role`).
         const role = item.role ?? 'first_frame';
         if (role === 'first_frame') first++;
@@ -139,12 +168,14 @@ export function validateVCreate(raw: unknown, findDraft: DraftLookup, randomSeed
         break;
       }
       case 'video_url':
-        if (!isObject(item.video_url) || !isUrl(item.video_url.url, ['http:', 'https:', 'asset:'])) throw invalidParameter(`${p}.video_url.url`, 'must be a video URL or an asset id');
+        if (!isObject(item.video_url) || !isUrl(item.video_url.url, ['http:', 'https:', 'asset:']))
+          throw invalidParameter(`${p}.video_url.url`, 'must be a video URL or an asset id');
         if ((item.role ?? 'reference_video') !== 'reference_video') throw invalidParameter(`${p}.role`, 'must be reference_video');
         videos++;
         break;
       case 'audio_url':
-        if (!isObject(item.audio_url) || !isUrl(item.audio_url.url, ['http:', 'https:', 'asset:'])) throw invalidParameter(`${p}.audio_url.url`, 'must be an audio URL or an asset id');
+        if (!isObject(item.audio_url) || !isUrl(item.audio_url.url, ['http:', 'https:', 'asset:']))
+          throw invalidParameter(`${p}.audio_url.url`, 'must be an audio URL or an asset id');
         if ((item.role ?? 'reference_audio') !== 'reference_audio') throw invalidParameter(`${p}.role`, 'must be reference_audio');
         audios++;
         break;
@@ -160,7 +191,8 @@ export function validateVCreate(raw: unknown, findDraft: DraftLookup, randomSeed
 
   // ---------------------------------------------------------------- the mode, and what the model accepts
   const refs = refImages + videos + audios;
-  if (first + last > 0 && refs > 0) throw invalidParameter('content', 'first/last frame content cannot be mixed with reference media content');
+  if (first + last > 0 && refs > 0)
+    throw invalidParameter('content', 'first/last frame content cannot be mixed with reference media content');
   if (first > 1 || last > 1) throw invalidParameter('content', 'at most one first_frame and one last_frame image are allowed');
   if (last > 0 && first === 0) throw invalidParameter('content', 'a last_frame image requires a first_frame image');
   let mode: VMode;
@@ -168,7 +200,8 @@ export function validateVCreate(raw: unknown, findDraft: DraftLookup, randomSeed
     if (!model.draft) throw invalidParameter('content', `${model.id} does not render from a draft task`);
     if (first + last + refs > 0) throw invalidParameter('content', 'a draft_task item cannot be combined with images, videos or audio');
     const draft = findDraft(draftTaskId);
-    if (!draft || !draft.draft || draft.model !== model.id) throw invalidParameter('content', `${draftTaskId} is not a draft task of ${model.id}`);
+    if (!draft || !draft.draft || draft.model !== model.id)
+      throw invalidParameter('content', `${draftTaskId} is not a draft task of ${model.id}`);
     if (!draft.succeeded) throw invalidParameter('content', `the draft task ${draftTaskId} has not succeeded`);
     mode = 'text';
   } else if (last > 0) mode = 'first_last_frame';
@@ -187,11 +220,15 @@ export function validateVCreate(raw: unknown, findDraft: DraftLookup, randomSeed
     };
     throw invalidParameter('content', `${model.id} does not support ${what[mode]}`);
   }
-  if (refImages > model.maxReferenceImages) throw invalidParameter('content', `${model.id} accepts at most ${model.maxReferenceImages} reference images`);
-  if (videos > model.maxReferenceVideos) throw invalidParameter('content', `${model.id} accepts at most ${model.maxReferenceVideos} reference videos`);
-  if (audios > model.maxReferenceAudios) throw invalidParameter('content', `${model.id} accepts at most ${model.maxReferenceAudios} reference audios`);
+  if (refImages > model.maxReferenceImages)
+    throw invalidParameter('content', `${model.id} accepts at most ${model.maxReferenceImages} reference images`);
+  if (videos > model.maxReferenceVideos)
+    throw invalidParameter('content', `${model.id} accepts at most ${model.maxReferenceVideos} reference videos`);
+  if (audios > model.maxReferenceAudios)
+    throw invalidParameter('content', `${model.id} accepts at most ${model.maxReferenceAudios} reference audios`);
   // upstreams.md Corrections: "audio alone (without an image or video) is rejected upstream".
-  if (audios > 0 && refImages + videos === 0) throw invalidParameter('content', 'reference audio requires at least one reference image or video');
+  if (audios > 0 && refImages + videos === 0)
+    throw invalidParameter('content', 'reference audio requires at least one reference image or video');
 
   // ---------------------------------------------------------------- output parameters
   const draft = bool(body, 'draft');
@@ -200,7 +237,8 @@ export function validateVCreate(raw: unknown, findDraft: DraftLookup, randomSeed
     throw invalidParameter('resolution', `${model.id} accepts ${model.resolutions.join(', ')}`);
   }
   // upstreams.md Corrections: draft is a 480p preview.
-  if (draft === true && body.resolution !== undefined && body.resolution !== '480p') throw invalidParameter('resolution', 'a draft renders at 480p only');
+  if (draft === true && body.resolution !== undefined && body.resolution !== '480p')
+    throw invalidParameter('resolution', 'a draft renders at 480p only');
   const resolution = (body.resolution as string | undefined) ?? (draft === true ? '480p' : model.defaultResolution);
 
   if (body.ratio !== undefined && (typeof body.ratio !== 'string' || !(V_RATIOS as readonly string[]).includes(body.ratio))) {
@@ -208,16 +246,25 @@ export function validateVCreate(raw: unknown, findDraft: DraftLookup, randomSeed
   }
   // GUESS: on the 1.0 models `adaptive` follows an input image; with text only there is nothing to adapt to.
   const v1 = model.id.includes('seedance-1-0');
-  if (body.ratio === 'adaptive' && v1 && mode === 'text') throw invalidParameter('ratio', `${model.id} supports adaptive only with an input image`);
+  if (body.ratio === 'adaptive' && v1 && mode === 'text')
+    throw invalidParameter('ratio', `${model.id} supports adaptive only with an input image`);
   // Defaults: 16:9 for text-to-video, adaptive when an image drives the video.
   const ratio = (body.ratio as string | undefined) ?? (mode === 'text' ? '16:9' : 'adaptive');
 
-  if (body.duration !== undefined && body.frames !== undefined) throw invalidParameter('frames', 'give either duration or frames, not both');
+  if (body.duration !== undefined && body.frames !== undefined)
+    throw invalidParameter('frames', 'give either duration or frames, not both');
   let duration = 5;
   if (body.duration !== undefined) {
     const d = body.duration;
-    const ok = typeof d === 'number' && Number.isInteger(d) && ((d >= model.duration.min && d <= model.duration.max) || (model.duration.auto && d === -1));
-    if (!ok) throw invalidParameter('duration', `${model.id} accepts whole seconds from ${model.duration.min} to ${model.duration.max}${model.duration.auto ? ', or -1 (auto)' : ''}`);
+    const ok =
+      typeof d === 'number' &&
+      Number.isInteger(d) &&
+      ((d >= model.duration.min && d <= model.duration.max) || (model.duration.auto && d === -1));
+    if (!ok)
+      throw invalidParameter(
+        'duration',
+        `${model.id} accepts whole seconds from ${model.duration.min} to ${model.duration.max}${model.duration.auto ? ', or -1 (auto)' : ''}`,
+      );
     // Auto: the model picks; the simulator reports 5 s.
     duration = d === -1 ? 5 : (d as number);
   }
@@ -226,7 +273,8 @@ export function validateVCreate(raw: unknown, findDraft: DraftLookup, randomSeed
     // GUESS (Volcengine 1.x docs as recalled): frames in [29, 289], of the form 25 + 4n; not on the 1.5/2.0 models.
     if (!model.frames) throw invalidParameter('frames', `${model.id} takes duration, not frames`);
     const f = body.frames;
-    if (typeof f !== 'number' || !Number.isInteger(f) || f < 29 || f > 289 || (f - 25) % 4 !== 0) throw invalidParameter('frames', 'must be 25 + 4n, from 29 to 289');
+    if (typeof f !== 'number' || !Number.isInteger(f) || f < 29 || f > 289 || (f - 25) % 4 !== 0)
+      throw invalidParameter('frames', 'must be 25 + 4n, from 29 to 289');
     frames = f;
     duration = Math.round((f / 24) * 10) / 10;
   }
@@ -237,25 +285,36 @@ export function validateVCreate(raw: unknown, findDraft: DraftLookup, randomSeed
   const cameraFixed = bool(body, 'camera_fixed');
   const returnLastFrame = bool(body, 'return_last_frame');
   // GUESS (reseller docs of the Volcengine API): camera_fixed is not supported with reference images.
-  if (cameraFixed === true && (mode === 'reference_images' || mode === 'reference_media')) throw invalidParameter('camera_fixed', 'not supported with reference images');
-  if (body.service_tier !== undefined && body.service_tier !== 'default' && body.service_tier !== 'flex') throw invalidParameter('service_tier', 'must be default or flex');
+  if (cameraFixed === true && (mode === 'reference_images' || mode === 'reference_media'))
+    throw invalidParameter('camera_fixed', 'not supported with reference images');
+  if (body.service_tier !== undefined && body.service_tier !== 'default' && body.service_tier !== 'flex')
+    throw invalidParameter('service_tier', 'must be default or flex');
   const executionExpiresAfter = int(body, 'execution_expires_after', EXPIRES_MIN_S, EXPIRES_MAX_S) ?? EXPIRES_DEFAULT_S;
   // The SDK has `priority` without documenting its range: any integer is accepted (GUESS).
   const priority = int(body, 'priority', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER) ?? 0;
-  if (body.safety_identifier !== undefined && (typeof body.safety_identifier !== 'string' || body.safety_identifier.length > SAFETY_IDENTIFIER_MAX)) {
+  if (
+    body.safety_identifier !== undefined &&
+    (typeof body.safety_identifier !== 'string' || body.safety_identifier.length > SAFETY_IDENTIFIER_MAX)
+  ) {
     throw invalidParameter('safety_identifier', `must be a string of at most ${SAFETY_IDENTIFIER_MAX} characters`);
   }
-  if (body.callback_url !== undefined && !isUrl(body.callback_url, ['http:', 'https:'])) throw invalidParameter('callback_url', 'must be an http(s) URL');
+  if (body.callback_url !== undefined && !isUrl(body.callback_url, ['http:', 'https:']))
+    throw invalidParameter('callback_url', 'must be an http(s) URL');
   let tools: { type: string }[] | undefined;
   if (body.tools !== undefined) {
-    if (!Array.isArray(body.tools) || body.tools.some((t) => !isObject(t) || Object.keys(t).some((k) => k !== 'type') || t.type !== 'web_search')) {
+    if (
+      !Array.isArray(body.tools) ||
+      body.tools.some((t) => !isObject(t) || Object.keys(t).some((k) => k !== 'type') || t.type !== 'web_search')
+    ) {
       throw invalidParameter('tools', 'must be a list of {"type": "web_search"}');
     }
-    if (body.tools.length > 0 && !model.webSearch) throw invalidParameter('tools', `${model.id} does not support web search (Seedance 2.0 only)`);
+    if (body.tools.length > 0 && !model.webSearch)
+      throw invalidParameter('tools', `${model.id} does not support web search (Seedance 2.0 only)`);
     tools = body.tools as { type: string }[];
   }
   // The SDK has these two for other generation kinds; none of the simulated Seedance models documents them.
-  for (const k of ['output_format', 'omni_reference_task_type']) if (body[k] !== undefined) throw invalidParameter(k, `not supported by ${model.id}`);
+  for (const k of ['output_format', 'omni_reference_task_type'])
+    if (body[k] !== undefined) throw invalidParameter(k, `not supported by ${model.id}`);
 
   return {
     model,

@@ -6,13 +6,7 @@ import { validate as validateOpenApi } from '@readme/openapi-parser';
 import { buildCatalogue } from '../../platforms';
 
 const defaultCatalogue = buildCatalogue();
-import {
-  errorSchema,
-  generationResultSchema,
-  modelListSchema,
-  taskListSchema,
-  taskRecordSchema,
-} from '../../api/response-schemas';
+import { errorSchema, generationResultSchema, modelListSchema, taskListSchema, taskRecordSchema } from '../../api/response-schemas';
 import { ApiClient, type Reply } from '../support/client';
 import { startExtraApi } from '../support/extra-api';
 import { keptLink, withoutTokens } from '../support/result-links';
@@ -57,7 +51,9 @@ describe('GET /openapi.json', () => {
     );
     // Generated from the validating schemas: the request bodies list the spec fields.
     const video = r.body.components.schemas.VideoGenerationRequest;
-    expect(Object.keys(video.properties)).toEqual(expect.arrayContaining(['model', 'prompt', 'duration', 'ratio', 'image', 'output_config', 'file_infos']));
+    expect(Object.keys(video.properties)).toEqual(
+      expect.arrayContaining(['model', 'prompt', 'duration', 'ratio', 'image', 'output_config', 'file_infos']),
+    );
     expect(video.additionalProperties).toBe(false);
   });
 });
@@ -83,10 +79,15 @@ describe('GET /v1/models', () => {
     expect(k21).toMatchObject({ owned_by: 'B', type: 'video', durations: { values: [5, 10] }, max_prompt_length: 2500 });
     expect(k21.capabilities).toEqual(expect.arrayContaining(['image_to_video']));
     expect(k21.capabilities).not.toContain('text_to_video');
-    expect(body.data.find((m) => m.id === 'NB' && m.type === 'image')).toMatchObject({ owned_by: 'B', max_images: 1, max_reference_images: 3, qualities: ['standard', '1K'] });
+    expect(body.data.find((m) => m.id === 'NB' && m.type === 'image')).toMatchObject({
+      owned_by: 'B',
+      max_images: 1,
+      max_reference_images: 3,
+      qualities: ['standard', '1K'],
+    });
   });
 
-  test("a key with an allowlist sees only its models, and others are 403", async () => {
+  test('a key with an allowlist sees only its models, and others are 403', async () => {
     const carol = api('carol');
     const r = await carol.get('/v1/models');
     expect(r.body.data.map((m: { id: string }) => m.id).sort()).toEqual([...CAROL_LIMITS.models].sort());
@@ -109,7 +110,10 @@ describe('error envelope for every non-2xx answer', () => {
   });
 
   test('malformed JSON → 400, non-JSON → 415, over 1 MiB → 413', async () => {
-    const bad = await alice.request('POST', '/v1/videos/generations', { rawBody: '{"model": ', headers: { 'Content-Type': 'application/json' } });
+    const bad = await alice.request('POST', '/v1/videos/generations', {
+      rawBody: '{"model": ',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(bad.status).toBe(400);
     expect(errorSchema.parse(bad.body).error.code).toBe('invalid_json');
     const text = await alice.request('POST', '/v1/videos/generations', { rawBody: 'model=x', headers: { 'Content-Type': 'text/plain' } });
@@ -141,7 +145,11 @@ describe('async submission and task records', () => {
   test('image generation, async: the record of spec 2.4 through to success', async () => {
     const r = await alice.post('/v1/async/images/generations', { model: 'I4YG1', prompt: 'a lighthouse', n: 2, size: '1024x1024' });
     expect(r.status).toBe(200);
-    expect(taskRecordSchema.parse(r.body)).toMatchObject({ status: 'pending', model: 'I4YG1', message: expect.stringMatching(/GET \/v1\/generations\//) });
+    expect(taskRecordSchema.parse(r.body)).toMatchObject({
+      status: 'pending',
+      model: 'I4YG1',
+      message: expect.stringMatching(/GET \/v1\/generations\//),
+    });
     const done = taskRecordSchema.parse(await alice.waitForTask(r.body.task_id));
     expect(done.status).toBe('success');
     expect(done.data).toHaveLength(2);
@@ -226,16 +234,28 @@ describe('Idempotency-Key', () => {
   test('same key, different body → 409; other keys are independent', async () => {
     const k = key();
     const first = await alice.post('/v1/async/videos/generations', { model: V10, prompt: `a ${k}`, duration: 5 }, { 'Idempotency-Key': k });
-    const conflict = await alice.post('/v1/async/videos/generations', { model: V10, prompt: `b ${k}`, duration: 5 }, { 'Idempotency-Key': k });
+    const conflict = await alice.post(
+      '/v1/async/videos/generations',
+      { model: V10, prompt: `b ${k}`, duration: 5 },
+      { 'Idempotency-Key': k },
+    );
     expect(conflict.status).toBe(409);
     expect(conflict.body.error).toMatchObject({ type: 'conflict_error', code: 'idempotency_key_reused', param: 'Idempotency-Key' });
-    const bobs = await api('bob').post('/v1/async/videos/generations', { model: V10, prompt: `a ${k}`, duration: 5 }, { 'Idempotency-Key': k });
+    const bobs = await api('bob').post(
+      '/v1/async/videos/generations',
+      { model: V10, prompt: `a ${k}`, duration: 5 },
+      { 'Idempotency-Key': k },
+    );
     expect(bobs.status).toBe(200);
     expect(bobs.body.task_id).not.toBe(first.body.task_id);
   });
 
   test('an invalid key is 400 naming the header', async () => {
-    const r = await alice.post('/v1/async/videos/generations', { model: V10, prompt: 'x', duration: 5 }, { 'Idempotency-Key': 'has space' });
+    const r = await alice.post(
+      '/v1/async/videos/generations',
+      { model: V10, prompt: 'x', duration: 5 },
+      { 'Idempotency-Key': 'has space' },
+    );
     expect(r.status).toBe(400);
     expect(r.body.error.param).toBe('Idempotency-Key');
   });
@@ -272,7 +292,9 @@ describe('per-key limits', () => {
     expect(over.body.error.code).toBe('too_many_tasks_in_flight');
     expect(over.headers.get('retry-after')).toBeTruthy();
     const list = (await carol.get('/v1/tasks?page_size=100')).body;
-    const others = list.data.filter((t: { task_id: string; status: string }) => !ok.includes(t.task_id) && t.status !== 'success' && t.status !== 'failed');
+    const others = list.data.filter(
+      (t: { task_id: string; status: string }) => !ok.includes(t.task_id) && t.status !== 'success' && t.status !== 'failed',
+    );
     expect(others).toEqual([]);
     for (const id of ok) expect((await carol.waitForTask(id)).status).toBe('success');
   });

@@ -62,7 +62,9 @@ describe('GET /v1/generations/:id/events', () => {
 
   test("another key's task, or an unknown one, is 404 in the error envelope", async () => {
     const taskId = await startTask('a lantern [sim:duration=500]');
-    const bob = await fetch(eventsUrl(taskId), { headers: { Authorization: `Bearer ${TEST_KEYS.bob.secret}`, Accept: 'text/event-stream' } });
+    const bob = await fetch(eventsUrl(taskId), {
+      headers: { Authorization: `Bearer ${TEST_KEYS.bob.secret}`, Accept: 'text/event-stream' },
+    });
     expect(bob.status).toBe(404);
     expect(((await bob.json()) as { error: unknown }).error).toMatchObject({ type: 'not_found_error' });
     const none = await fetch(eventsUrl('task_nope'), { headers: { Authorization: `Bearer ${TEST_KEYS.alice.secret}` } });
@@ -88,7 +90,11 @@ describe('bounds on open streams, and clients leaving them', () => {
 
   /** A task of `client`'s that runs for the whole test (cancelled after). */
   async function longTask(client: ApiClient): Promise<string> {
-    const r = await client.post('/v1/async/videos/generations', { model: V_MODEL, prompt: `a long take [sim:duration=600000] ${Math.random()}`, duration: 5 });
+    const r = await client.post('/v1/async/videos/generations', {
+      model: V_MODEL,
+      prompt: `a long take [sim:duration=600000] ${Math.random()}`,
+      duration: 5,
+    });
     expect(r.status).toBe(200);
     started.push({ client, taskId: r.body.task_id });
     return r.body.task_id as string;
@@ -98,8 +104,14 @@ describe('bounds on open streams, and clients leaving them', () => {
 
   /** A refused stream's answer: status, Retry-After and the error envelope. */
   async function refused(taskId: string, secret: string) {
-    const r = await fetch(`${gate.url}/v1/generations/${taskId}/events`, { headers: { Authorization: `Bearer ${secret}`, Accept: 'text/event-stream' } });
-    return { status: r.status, retryAfter: r.headers.get('retry-after'), error: ((await r.json()) as { error: Record<string, unknown> }).error };
+    const r = await fetch(`${gate.url}/v1/generations/${taskId}/events`, {
+      headers: { Authorization: `Bearer ${secret}`, Accept: 'text/event-stream' },
+    });
+    return {
+      status: r.status,
+      retryAfter: r.headers.get('retry-after'),
+      error: ((await r.json()) as { error: Record<string, unknown> }).error,
+    };
   }
 
   test("per key (KEY_MAX_STREAMS, a key's max_streams in API_KEYS_FILE or the admin API) and per process (API_MAX_STREAMS); a slot comes back when its client leaves; leaving costs at most a debug line", async () => {
@@ -107,7 +119,10 @@ describe('bounds on open streams, and clients leaving them', () => {
     const streamer = await makeKey(apiUrl, { id: `streamer-${Date.now()}`, max_streams: 3 });
     const streamerSecret = streamer.key!;
     // This API reads the admin API's keys every KEYS_REFRESH_MS: until it has, the new key is unknown to it.
-    await waitFor(async () => (await fetch(`${gate.url}/v1/models`, { headers: { Authorization: `Bearer ${streamerSecret}` } })).status === 200, 20_000);
+    await waitFor(
+      async () => (await fetch(`${gate.url}/v1/models`, { headers: { Authorization: `Bearer ${streamerSecret}` } })).status === 200,
+      20_000,
+    );
     const [aliceTask, erinTask, streamerTask] = [await longTask(alice), await longTask(erin), await longTask(streamer)];
 
     // alice: the default bound (2 here), then 429 in the envelope, nothing asked of Temporal for it.
@@ -116,7 +131,11 @@ describe('bounds on open streams, and clients leaving them', () => {
     expect(await refused(aliceTask, TEST_KEYS.alice.secret)).toEqual({
       status: 429,
       retryAfter: '5',
-      error: expect.objectContaining({ type: 'rate_limit_error', code: 'too_many_streams', message: expect.stringContaining('2 event streams') }),
+      error: expect.objectContaining({
+        type: 'rate_limit_error',
+        code: 'too_many_streams',
+        message: expect.stringContaining('2 event streams'),
+      }),
     });
     // erin: its keys-file max_streams (1).
     const erinStream = await open(erinTask, TEST_KEYS.erin.secret);
@@ -144,7 +163,11 @@ describe('bounds on open streams, and clients leaving them', () => {
     // Every client leaves. Every line the API wrote is a JSON log line (no stack on stderr), no warning or error
     // among them, and at most one debug line per stream left.
     for (const s of [...aliceStreams, erinStream, ...streamerStreams, third]) s.close();
-    await waitFor(async () => ((await fetch(`${gate.url}/metrics`).then((r) => r.text())).match(/^mediagate_event_streams_open (\d+)/m)?.[1] === '0') || undefined, 20_000);
+    await waitFor(
+      async () =>
+        (await fetch(`${gate.url}/metrics`).then((r) => r.text())).match(/^mediagate_event_streams_open (\d+)/m)?.[1] === '0' || undefined,
+      20_000,
+    );
     const lines = readFileSync(gate.proc.logFile, 'utf8').split('\n').filter(Boolean);
     const parsed = lines.map((l) => {
       try {

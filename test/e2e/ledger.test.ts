@@ -9,7 +9,13 @@ import { sharedStack } from '../support/shared-stack';
 import { until } from '../system/faults-support';
 
 const { apiUrl, sim } = sharedStack();
-const V20 = { model: 'V20', image_url: 'https://x.test/head.jpeg', last_frame_url: 'https://x.test/tail.jpeg', duration: 4, resolution: '720p' };
+const V20 = {
+  model: 'V20',
+  image_url: 'https://x.test/head.jpeg',
+  last_frame_url: 'https://x.test/tail.jpeg',
+  duration: 4,
+  resolution: '720p',
+};
 
 test('a budgeted key: a task reserved, settled at its final cost; the next over budget is 402 and reaches no platform', async () => {
   const key = await makeKey(apiUrl, { id: `e2e-budget-${Date.now()}`, budget: { amount: 2, currency: 'CNY', period: 'day' } });
@@ -28,7 +34,9 @@ test('a budgeted key: a task reserved, settled at its final cost; the next over 
   // Settled by the worker when the task ended: the usage shows the final cost, and the budget's spend is it.
   await until('the task is settled', async () => (await key.get('/v1/usage?group_by=day')).body.data?.[0]?.running === 0, 30_000);
   const usage = await key.get('/v1/usage');
-  expect(usage.body.data).toEqual([expect.objectContaining({ model: 'V20', tasks: 1, succeeded: 1, failed: 0, running: 0, cost: { CNY: record.cost.amount } })]);
+  expect(usage.body.data).toEqual([
+    expect.objectContaining({ model: 'V20', tasks: 1, succeeded: 1, failed: 0, running: 0, cost: { CNY: record.cost.amount } }),
+  ]);
   expect(usage.body.budget).toMatchObject({ amount: 2, currency: 'CNY', period: 'day', spent: record.cost.amount });
 });
 
@@ -37,14 +45,26 @@ test('cancelled tasks: one whose job runs on upstream (B has no cancel) is settl
   const before = (await sim.stats()).B;
 
   // Running upstream when its client cancels it: B cannot stop the job, which runs to its end and is billed.
-  const running = await key.post('/v1/async/videos/generations', { ...V20, prompt: `ledger e2e: cancelled while running ${Date.now()} [sim:duration=20000]` });
+  const running = await key.post('/v1/async/videos/generations', {
+    ...V20,
+    prompt: `ledger e2e: cancelled while running ${Date.now()} [sim:duration=20000]`,
+  });
   expect(running.status).toBe(200);
-  await until('the job runs upstream', async () => (await key.get(`/v1/generations/${running.body.task_id}`)).body.status === 'running', 30_000);
+  await until(
+    'the job runs upstream',
+    async () => (await key.get(`/v1/generations/${running.body.task_id}`)).body.status === 'running',
+    30_000,
+  );
   const estimate = (await key.get(`/v1/generations/${running.body.task_id}`)).body.cost;
   expect(estimate).toMatchObject({ currency: 'CNY', estimated: true });
   const cancelledRunning = await key.post(`/v1/generations/${running.body.task_id}/cancel`, {});
   expect(cancelledRunning.status).toBe(200);
-  expect(cancelledRunning.body).toMatchObject({ status: 'failed', error: { code: 'cancelled' }, usage: { seconds: 4 }, cost: { amount: estimate.amount, currency: 'CNY', estimated: false } });
+  expect(cancelledRunning.body).toMatchObject({
+    status: 'failed',
+    error: { code: 'cancelled' },
+    usage: { seconds: 4 },
+    cost: { amount: estimate.amount, currency: 'CNY', estimated: false },
+  });
 
   // Cancelled between jobs: its first job failed upstream for a transient reason (unbilled), and the next is not
   // submitted until the re-submission pause (10 s) is over.
@@ -56,7 +76,12 @@ test('cancelled tasks: one whose job runs on upstream (B has no cancel) is settl
   await new Promise((r) => setTimeout(r, 1_500)); // the workflow's next poll (every 300 ms) sees it and pauses
   const cancelledPaused = await key.post(`/v1/generations/${paused.body.task_id}/cancel`, {});
   expect(cancelledPaused.status).toBe(200);
-  expect(cancelledPaused.body).toMatchObject({ status: 'failed', error: { code: 'cancelled' }, usage: { seconds: 0 }, cost: { amount: 0, currency: 'CNY', estimated: false } });
+  expect(cancelledPaused.body).toMatchObject({
+    status: 'failed',
+    error: { code: 'cancelled' },
+    usage: { seconds: 0 },
+    cost: { amount: 0, currency: 'CNY', estimated: false },
+  });
 
   // The platform: one job each, none cancelled (B has none), the paused task's only job failed.
   const after = (await sim.stats()).B;
@@ -66,6 +91,17 @@ test('cancelled tasks: one whose job runs on upstream (B has no cancel) is settl
   // The ledger: the billed job's cost, settled by the worker, and nothing for the other.
   await until('both are settled', async () => (await key.get('/v1/usage')).body.data?.[0]?.running === 0, 30_000);
   const usage = await key.get('/v1/usage');
-  expect(usage.body.data).toEqual([expect.objectContaining({ model: 'V20', tasks: 2, succeeded: 0, failed: 2, running: 0, unpriced: 0, seconds: 4, cost: { CNY: estimate.amount } })]);
+  expect(usage.body.data).toEqual([
+    expect.objectContaining({
+      model: 'V20',
+      tasks: 2,
+      succeeded: 0,
+      failed: 2,
+      running: 0,
+      unpriced: 0,
+      seconds: 4,
+      cost: { CNY: estimate.amount },
+    }),
+  ]);
   expect(usage.body.budget).toMatchObject({ spent: estimate.amount, unpriced: 0 });
 });

@@ -17,7 +17,8 @@ const alice = api('alice');
 const V_MODEL = 'vendor-video-1-0-pro-250528';
 const PNG = readFileSync(join(REPO, 'sim', 'assets', 'sample.png'));
 
-const client = (key: keyof typeof TEST_KEYS = 'alice') => new OpenAI({ apiKey: TEST_KEYS[key].secret, baseURL: `${apiUrl}/v1`, maxRetries: 0 });
+const client = (key: keyof typeof TEST_KEYS = 'alice') =>
+  new OpenAI({ apiKey: TEST_KEYS[key].secret, baseURL: `${apiUrl}/v1`, maxRetries: 0 });
 const openai = client();
 
 async function completed(id: string): Promise<OpenAI.Videos.Video> {
@@ -27,13 +28,28 @@ async function completed(id: string): Promise<OpenAI.Videos.Video> {
   }, 60_000);
 }
 
-
-const postForm = (body: FormData) => fetch(`${apiUrl}/v1/videos`, { method: 'POST', headers: { Authorization: `Bearer ${TEST_KEYS.alice.secret}` }, body });
+const postForm = (body: FormData) =>
+  fetch(`${apiUrl}/v1/videos`, { method: 'POST', headers: { Authorization: `Bearer ${TEST_KEYS.alice.secret}` }, body });
 
 describe('OpenAI Videos API with the official openai SDK', () => {
   test('create (JSON fields, sent as the SDK sends them), retrieve until completed, download the video and its thumbnail', async () => {
-    const created = await openai.videos.create({ model: V_MODEL, prompt: 'openai sdk: a kite over dunes', seconds: '5' as OpenAI.Videos.VideoSeconds, size: '720x1280' });
-    expect(created).toMatchObject({ object: 'video', model: V_MODEL, status: 'queued', progress: 0, seconds: '5', size: '720x1280', prompt: 'openai sdk: a kite over dunes', error: null, completed_at: null });
+    const created = await openai.videos.create({
+      model: V_MODEL,
+      prompt: 'openai sdk: a kite over dunes',
+      seconds: '5' as OpenAI.Videos.VideoSeconds,
+      size: '720x1280',
+    });
+    expect(created).toMatchObject({
+      object: 'video',
+      model: V_MODEL,
+      status: 'queued',
+      progress: 0,
+      seconds: '5',
+      size: '720x1280',
+      prompt: 'openai sdk: a kite over dunes',
+      error: null,
+      completed_at: null,
+    });
     expect(created.id).toMatch(/^task_/);
 
     // The size became the model's ratio and resolution on the platform's wire.
@@ -52,7 +68,11 @@ describe('OpenAI Videos API with the official openai SDK', () => {
 
     const video = await openai.videos.downloadContent(created.id);
     expect(video.headers.get('content-type')).toBe('video/mp4');
-    expect(Buffer.from(await video.arrayBuffer()).subarray(4, 8).toString('latin1')).toBe('ftyp');
+    expect(
+      Buffer.from(await video.arrayBuffer())
+        .subarray(4, 8)
+        .toString('latin1'),
+    ).toBe('ftyp');
 
     const thumbnail = await openai.videos.downloadContent(created.id, { variant: 'thumbnail' });
     expect(thumbnail.headers.get('content-type')).toBe('image/jpeg');
@@ -67,7 +87,9 @@ describe('OpenAI Videos API with the official openai SDK', () => {
     expect(sprites.headers.get('content-type')).toBe('image/jpeg');
 
     // Range support on the stored video.
-    const part = await fetch(`${apiUrl}/v1/videos/${created.id}/content`, { headers: { Authorization: `Bearer ${TEST_KEYS.alice.secret}`, Range: 'bytes=4-7' } });
+    const part = await fetch(`${apiUrl}/v1/videos/${created.id}/content`, {
+      headers: { Authorization: `Bearer ${TEST_KEYS.alice.secret}`, Range: 'bytes=4-7' },
+    });
     expect(part.status).toBe(206);
     expect(Buffer.from(await part.arrayBuffer()).toString('latin1')).toBe('ftyp');
   });
@@ -96,7 +118,9 @@ describe('OpenAI Videos API with the official openai SDK', () => {
   test('list: auto-pagination walks 25 new videos newest first, each once', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 25; i++) {
-      ids.push((await openai.videos.create({ model: V_MODEL, prompt: `openai sdk list ${i}`, seconds: '4' as OpenAI.Videos.VideoSeconds })).id);
+      ids.push(
+        (await openai.videos.create({ model: V_MODEL, prompt: `openai sdk list ${i}`, seconds: '4' as OpenAI.Videos.VideoSeconds })).id,
+      );
     }
     // The list reads Temporal's visibility, which shows a new task a moment after it starts.
     await waitFor(async () => (await alice.get('/v1/videos?limit=100')).body.data.some((v: { id: string }) => v.id === ids.at(-1)), 10_000);
@@ -111,17 +135,30 @@ describe('OpenAI Videos API with the official openai SDK', () => {
     expect(created).toEqual([...created].sort((a, b) => b - a));
 
     const oldestFirst = await alice.get(`/v1/videos?order=asc&limit=2&after=${ids[10]}`);
-    expect(oldestFirst.body).toMatchObject({ object: 'list', data: [{ id: ids[11] }, { id: ids[12] }], first_id: ids[11], last_id: ids[12], has_more: true });
+    expect(oldestFirst.body).toMatchObject({
+      object: 'list',
+      data: [{ id: ids[11] }, { id: ids[12] }],
+      first_id: ids[11],
+      last_id: ids[12],
+      has_more: true,
+    });
   });
 
   test('delete: a finished video’s stored outputs are deleted; a running one is 409 naming the cancel endpoint', async () => {
-    const done = await completed((await openai.videos.create({ model: V_MODEL, prompt: 'openai sdk: to be deleted', seconds: '4' as OpenAI.Videos.VideoSeconds })).id);
+    const done = await completed(
+      (await openai.videos.create({ model: V_MODEL, prompt: 'openai sdk: to be deleted', seconds: '4' as OpenAI.Videos.VideoSeconds })).id,
+    );
     await openai.videos.downloadContent(done.id, { variant: 'thumbnail' });
     expect(await openai.videos.delete(done.id)).toEqual({ id: done.id, object: 'video.deleted', deleted: true });
     // Gone, and the answer says its owner deleted it (not retention), at either door and for every variant; the SDK
     // reads the same answer.
     const byOwner = { code: 'content_expired', message: `This stored result was deleted by its owner (DELETE /v1/videos/${done.id})` };
-    for (const path of [`/v1/videos/${done.id}/content`, `/v1/videos/${done.id}/content?variant=thumbnail`, `/v1/videos/${done.id}/content?variant=spritesheet`, `/v1/generations/${done.id}/content?index=0`]) {
+    for (const path of [
+      `/v1/videos/${done.id}/content`,
+      `/v1/videos/${done.id}/content?variant=thumbnail`,
+      `/v1/videos/${done.id}/content?variant=spritesheet`,
+      `/v1/generations/${done.id}/content?index=0`,
+    ]) {
       const gone = await alice.get(path);
       expect([path, gone.status, gone.body.error]).toEqual([path, 410, expect.objectContaining(byOwner)]);
     }
@@ -130,7 +167,11 @@ describe('OpenAI Videos API with the official openai SDK', () => {
     expect((sdkGone as InstanceType<typeof OpenAI.APIError>).status).toBe(410);
     expect((sdkGone as InstanceType<typeof OpenAI.APIError>).message).toContain('deleted by its owner');
 
-    const running = await openai.videos.create({ model: V_MODEL, prompt: 'openai sdk: never ends [sim:never]', seconds: '4' as OpenAI.Videos.VideoSeconds });
+    const running = await openai.videos.create({
+      model: V_MODEL,
+      prompt: 'openai sdk: never ends [sim:never]',
+      seconds: '4' as OpenAI.Videos.VideoSeconds,
+    });
     const refused = await openai.videos.delete(running.id).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OpenAI.ConflictError);
     expect((refused as InstanceType<typeof OpenAI.ConflictError>).message).toContain(`POST /v1/generations/${running.id}/cancel`);
@@ -157,9 +198,21 @@ describe('OpenAI Videos API with the official openai SDK', () => {
     const imageModel = await openai.videos.create({ model: 'I4YG1', prompt: 'x' }).catch((e: unknown) => e);
     expect(imageModel).toMatchObject({ status: 400, param: 'model' });
 
-    const mine = await openai.videos.create({ model: V_MODEL, prompt: 'openai sdk: alice only', seconds: '4' as OpenAI.Videos.VideoSeconds });
-    expect(await client('bob').videos.retrieve(mine.id).catch((e: unknown) => e)).toBeInstanceOf(OpenAI.NotFoundError);
-    expect(await client('bob').videos.downloadContent(mine.id).catch((e: unknown) => e)).toBeInstanceOf(OpenAI.NotFoundError);
+    const mine = await openai.videos.create({
+      model: V_MODEL,
+      prompt: 'openai sdk: alice only',
+      seconds: '4' as OpenAI.Videos.VideoSeconds,
+    });
+    expect(
+      await client('bob')
+        .videos.retrieve(mine.id)
+        .catch((e: unknown) => e),
+    ).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(
+      await client('bob')
+        .videos.downloadContent(mine.id)
+        .catch((e: unknown) => e),
+    ).toBeInstanceOf(OpenAI.NotFoundError);
 
     const remix = await openai.videos.remix(mine.id, { prompt: 'again' }).catch((e: unknown) => e);
     expect(remix).toBeInstanceOf(OpenAI.NotFoundError);
@@ -177,7 +230,9 @@ describe('POST /v1/videos: bad input, and the other door', () => {
     const asNumber = await alice.post('/v1/videos', { model: V_MODEL, prompt: 'seconds as a number', seconds: 6 });
     expect(asNumber.status).toBe(200);
     expect(asNumber.body).toMatchObject({ seconds: '6', status: 'queued' });
-    const asString = await postForm(multipartForm({ model: V_MODEL, prompt: 'seconds as a string', seconds: '6', generate_audio: 'false' }));
+    const asString = await postForm(
+      multipartForm({ model: V_MODEL, prompt: 'seconds as a string', seconds: '6', generate_audio: 'false' }),
+    );
     expect(asString.status).toBe(200);
     expect(await asString.json()).toMatchObject({ seconds: '6' });
     for (const text of ['seconds as a number', 'seconds as a string']) {
@@ -186,11 +241,21 @@ describe('POST /v1/videos: bad input, and the other door', () => {
   });
 
   test('an upload over 10 MiB is 413, a file that is not an image 415, an unknown variant 400', async () => {
-    const big = await postForm(multipartForm({ model: V_MODEL, prompt: 'big' }, { bytes: Buffer.concat([PNG, Buffer.alloc(10 * 1024 * 1024)]), type: 'image/png', name: 'big.png' }));
+    const big = await postForm(
+      multipartForm(
+        { model: V_MODEL, prompt: 'big' },
+        { bytes: Buffer.concat([PNG, Buffer.alloc(10 * 1024 * 1024)]), type: 'image/png', name: 'big.png' },
+      ),
+    );
     expect(big.status).toBe(413);
     expect(((await big.json()) as any).error).toMatchObject({ param: 'input_reference', code: 'file_too_large' });
 
-    const text = await postForm(multipartForm({ model: V_MODEL, prompt: 'not an image' }, { bytes: Buffer.from('just text, honestly'), type: 'image/png', name: 'fake.png' }));
+    const text = await postForm(
+      multipartForm(
+        { model: V_MODEL, prompt: 'not an image' },
+        { bytes: Buffer.from('just text, honestly'), type: 'image/png', name: 'fake.png' },
+      ),
+    );
     expect(text.status).toBe(415);
     expect(((await text.json()) as any).error).toMatchObject({ param: 'input_reference', code: 'unsupported_media_type' });
 
@@ -201,7 +266,13 @@ describe('POST /v1/videos: bad input, and the other door', () => {
   });
 
   test('a video task created at /v1/videos/generations reads as a video object, and Idempotency-Key holds here too', async () => {
-    const legacy = await alice.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'the other door', duration: 4, ratio: '16:9', resolution: '480p' });
+    const legacy = await alice.post('/v1/async/videos/generations', {
+      model: V_MODEL,
+      prompt: 'the other door',
+      duration: 4,
+      ratio: '16:9',
+      resolution: '480p',
+    });
     const video = await openai.videos.retrieve(legacy.body.task_id);
     expect(video).toMatchObject({ id: legacy.body.task_id, object: 'video', prompt: 'the other door', seconds: '4', size: '854x480' });
 
@@ -219,7 +290,11 @@ describe('one task, whichever door (issue 22 §3)', () => {
   test('a video created at /v1/videos is listed in GET /v1/tasks, and a task created at /v1/videos/generations in GET /v1/videos; content before it is made is 404 content_not_ready', async () => {
     // A key of its own: its lists hold exactly the two tasks made here.
     const key = await makeKey(apiUrl, { id: `e2e-videos-doors-${Date.now()}` });
-    const made = await key.post('/v1/videos', { model: V_MODEL, prompt: 'two doors: made at /v1/videos [sim:duration=3000]', seconds: '4' });
+    const made = await key.post('/v1/videos', {
+      model: V_MODEL,
+      prompt: 'two doors: made at /v1/videos [sim:duration=3000]',
+      seconds: '4',
+    });
     expect(made.status).toBe(200);
     const videoId = made.body.id as string;
 
@@ -227,7 +302,11 @@ describe('one task, whichever door (issue 22 §3)', () => {
     expect(early.status).toBe(404);
     expect(early.body.error).toMatchObject({ code: 'content_not_ready', param: 'video_id' });
 
-    const legacy = await key.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'two doors: made at /v1/videos/generations', duration: 4 });
+    const legacy = await key.post('/v1/async/videos/generations', {
+      model: V_MODEL,
+      prompt: 'two doors: made at /v1/videos/generations',
+      duration: 4,
+    });
     expect(legacy.status).toBe(200);
     const legacyId = legacy.body.task_id as string;
 
@@ -238,7 +317,12 @@ describe('one task, whichever door (issue 22 §3)', () => {
       return ids.length === 2 && r.body;
     }, 60_000);
     expect(tasks.total).toBe(2);
-    expect(tasks.data).toEqual(expect.arrayContaining([expect.objectContaining({ task_id: videoId, status: 'success', model: V_MODEL }), expect.objectContaining({ task_id: legacyId, status: 'success', model: V_MODEL })]));
+    expect(tasks.data).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ task_id: videoId, status: 'success', model: V_MODEL }),
+        expect.objectContaining({ task_id: legacyId, status: 'success', model: V_MODEL }),
+      ]),
+    );
     const videos = await key.get('/v1/videos?limit=100');
     expect(videos.body.data.map((v: { id: string }) => v.id).sort()).toEqual([videoId, legacyId].sort());
     expect((await key.get(`/v1/videos/${videoId}/content`)).status).toBe(200);
@@ -247,7 +331,13 @@ describe('one task, whichever door (issue 22 §3)', () => {
 
 describe('budgets apply at /v1/videos as at /v1/videos/generations (issue 22 §3)', () => {
   // B's V20 has a public price (CNY per second): a 4-second 720p video is reserved at its estimate when accepted.
-  const V20_VIDEO = { model: 'V20', seconds: '4', input_reference: { image_url: 'https://x.test/head.jpeg' }, last_frame_url: 'https://x.test/tail.jpeg', resolution: '720p' };
+  const V20_VIDEO = {
+    model: 'V20',
+    seconds: '4',
+    input_reference: { image_url: 'https://x.test/head.jpeg' },
+    last_frame_url: 'https://x.test/tail.jpeg',
+    resolution: '720p',
+  };
 
   test('a key over its budget: the openai SDK gets APIError 402 budget_exceeded, and no upstream job is made', async () => {
     const key = await makeKey(apiUrl, { id: `e2e-videos-budget-${Date.now()}`, budget: { amount: 2, currency: 'CNY', period: 'day' } });
@@ -264,7 +354,9 @@ describe('budgets apply at /v1/videos as at /v1/videos/generations (issue 22 §3
     const refused = await create('videos budget: a second heron').catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OpenAI.APIError);
     expect(refused).toMatchObject({ status: 402, code: 'budget_exceeded', type: 'invalid_request_error' });
-    expect((refused as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ budget: { period: 'day', amount: 2, currency: 'CNY' } });
+    expect((refused as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({
+      budget: { period: 'day', amount: 2, currency: 'CNY' },
+    });
     await new Promise((r) => setTimeout(r, 1_000));
     const submits = await sim.requests(undefined, 'submit');
     expect(submits.filter((r) => JSON.stringify(r.body ?? '').includes('a second heron'))).toEqual([]);
@@ -283,20 +375,34 @@ describe('what uploads in progress may hold, and how long a body may take', () =
   afterAll(() => gate?.proc.stop());
 
   /** A form with a 9.9 MiB image, as the uploads that held back their closing boundary had. */
-  const form = (prompt: string) => rawForm({ model: V_MODEL, prompt, seconds: '5' }, { bytes: Buffer.concat([PNG, Buffer.alloc(Math.round(9.9 * MiB) - PNG.length)]), type: 'image/png' });
+  const form = (prompt: string) =>
+    rawForm(
+      { model: V_MODEL, prompt, seconds: '5' },
+      { bytes: Buffer.concat([PNG, Buffer.alloc(Math.round(9.9 * MiB) - PNG.length)]), type: 'image/png' },
+    );
 
-  test('uploads held open take their declared size; past a key\'s half 429, past the budget 503, before any byte of the body; held ones end at the body timeout (408) and give their memory back', async () => {
+  test("uploads held open take their declared size; past a key's half 429, past the budget 503, before any byte of the body; held ones end at the body timeout (408) and give their memory back", async () => {
     // Two uploads that send all but their closing boundary, and wait: alice's and bob's, 9.9 MiB each.
-    const held = [postRawForm(gate.url, TEST_KEYS.alice.secret, form('held by alice'), 'all-but-the-end'), postRawForm(gate.url, TEST_KEYS.bob.secret, form('held by bob'), 'all-but-the-end')];
-    const holding = async () => Number(/^mediagate_upload_memory_bytes (\d+)/m.exec(await (await fetch(`${gate.url}/metrics`)).text())?.[1]);
+    const held = [
+      postRawForm(gate.url, TEST_KEYS.alice.secret, form('held by alice'), 'all-but-the-end'),
+      postRawForm(gate.url, TEST_KEYS.bob.secret, form('held by bob'), 'all-but-the-end'),
+    ];
+    const holding = async () =>
+      Number(/^mediagate_upload_memory_bytes (\d+)/m.exec(await (await fetch(`${gate.url}/metrics`)).text())?.[1]);
     await waitFor(async () => (await holding()) >= 2 * 9.9 * MiB, 20_000);
     // Answered from the headers alone, no body byte sent: a second upload of either key is past its half.
     for (const key of [TEST_KEYS.alice, TEST_KEYS.bob]) {
       const again = await postRawForm(gate.url, key.secret, form(`${key.id} again`), 'nothing');
-      expect([again.status, again.body.error]).toEqual([429, expect.objectContaining({ type: 'rate_limit_error', code: 'uploads_per_key', param: 'input_reference' })]);
+      expect([again.status, again.body.error]).toEqual([
+        429,
+        expect.objectContaining({ type: 'rate_limit_error', code: 'uploads_per_key', param: 'input_reference' }),
+      ]);
     }
     const erin = await postRawForm(gate.url, TEST_KEYS.erin.secret, form('erin while full'), 'nothing');
-    expect([erin.status, erin.body.error]).toEqual([503, expect.objectContaining({ type: 'service_unavailable_error', code: 'uploads_busy' })]);
+    expect([erin.status, erin.body.error]).toEqual([
+      503,
+      expect.objectContaining({ type: 'service_unavailable_error', code: 'uploads_busy' }),
+    ]);
 
     // The held uploads end at the body timeout, in the envelope.
     for (const r of await Promise.all(held)) expect([r.status, r.body.error?.code]).toEqual([408, 'body_timeout']);

@@ -54,7 +54,11 @@ async function listed(query: string): Promise<string[]> {
 }
 
 test('describe and list a task as docs/operations.md writes them, through the configured address', async () => {
-  const r = await api('alice').post('/v1/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: 'operator cli [sim:duration=300]', duration: 5 });
+  const r = await api('alice').post('/v1/videos/generations', {
+    model: 'vendor-video-1-0-pro-250528',
+    prompt: 'operator cli [sim:duration=300]',
+    duration: 5,
+  });
   expect(r.status).toBe(200);
   const taskId = r.body.task_id as string;
   // Without PATH access to a `temporal` binary: the script finds the pinned one under .tools/.
@@ -64,7 +68,9 @@ test('describe and list a task as docs/operations.md writes them, through the co
       env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', TEMPORAL_ADDRESS: temporalAddress },
       encoding: 'utf8',
     });
-  const described = JSON.parse(cli('workflow', 'describe', '--workflow-id', taskId, '--output', 'json')) as { workflowExecutionInfo: { execution: { workflowId: string }; type: { name: string }; status: string } };
+  const described = JSON.parse(cli('workflow', 'describe', '--workflow-id', taskId, '--output', 'json')) as {
+    workflowExecutionInfo: { execution: { workflowId: string }; type: { name: string }; status: string };
+  };
   expect(described.workflowExecutionInfo.execution.workflowId).toBe(taskId);
   expect(described.workflowExecutionInfo.type.name).toBe('generationWorkflow');
   expect(described.workflowExecutionInfo.status).toBe('WORKFLOW_EXECUTION_STATUS_COMPLETED');
@@ -87,10 +93,18 @@ describe('npm run replay-failed', () => {
 describe('a task the client cancelled', () => {
   test('is GenerationStatus cancelled in Temporal, failed (code cancelled) in the API and its failed filter, and never replayed', async () => {
     const alice = api('alice');
-    const started = await alice.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'operator view of a cancel [sim:duration=20000]', duration: 5 });
+    const started = await alice.post('/v1/async/videos/generations', {
+      model: V_MODEL,
+      prompt: 'operator view of a cancel [sim:duration=20000]',
+      duration: 5,
+    });
     expect(started.status).toBe(200);
     const cancelledId = started.body.task_id as string;
-    const refused = await alice.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'operator view of a failure [sim:fail=content_policy]', duration: 5 });
+    const refused = await alice.post('/v1/async/videos/generations', {
+      model: V_MODEL,
+      prompt: 'operator view of a failure [sim:fail=content_policy]',
+      duration: 5,
+    });
     const failedId = refused.body.task_id as string;
 
     expect([200, 202]).toContain((await alice.post(`/v1/generations/${cancelledId}/cancel`, {})).status);
@@ -102,12 +116,27 @@ describe('a task the client cancelled', () => {
     expect(described.status.name).toBe('CANCELLED');
     expect(described.typedSearchAttributes.get(SA.status)).toBe('cancelled');
     const both = `WorkflowId IN ('${cancelledId}', '${failedId}')`;
-    expect(await eventually(() => listed(`GenerationStatus = 'failed' AND ${both}`), (ids) => ids.length > 0)).toEqual([failedId]);
-    expect(await eventually(() => listed(`GenerationStatus = 'cancelled' AND ${both}`), (ids) => ids.length > 0)).toEqual([cancelledId]);
+    expect(
+      await eventually(
+        () => listed(`GenerationStatus = 'failed' AND ${both}`),
+        (ids) => ids.length > 0,
+      ),
+    ).toEqual([failedId]);
+    expect(
+      await eventually(
+        () => listed(`GenerationStatus = 'cancelled' AND ${both}`),
+        (ids) => ids.length > 0,
+      ),
+    ).toEqual([cancelledId]);
 
     // The API keeps the contract's four statuses: both are failed, and GET /v1/tasks?status=failed lists both.
     const failedList = await eventually(
-      async () => ((await alice.get('/v1/tasks?status=failed&page_size=100')).body as { data: { task_id: string; status: string; error?: { code: string } }[] }).data,
+      async () =>
+        (
+          (await alice.get('/v1/tasks?status=failed&page_size=100')).body as {
+            data: { task_id: string; status: string; error?: { code: string } }[];
+          }
+        ).data,
       (data) => [cancelledId, failedId].every((id) => data.some((t) => t.task_id === id)),
     );
     expect(failedList.find((t) => t.task_id === cancelledId)).toMatchObject({ status: 'failed', error: { code: 'cancelled' } });

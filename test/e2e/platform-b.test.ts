@@ -34,7 +34,36 @@ async function content(url: string): Promise<{ type: string | null; bytes: Buffe
 }
 
 /** Spec 2.5 (platform B series) and 2.6. */
-const SPEC_VIDEO = ['V20', 'VQ1', 'VQ1C', 'VQ2', 'VQ2T', 'VQ2P', 'VQ2PF', 'VQ3P', 'VQ3T', 'P35', 'P40', 'P45', 'P50', 'P55', 'K16', 'K20', 'K21', 'K21M', 'K25T', 'K26', 'KO1', 'H20', 'H23', 'H23F', 'VE3.1', 'VE3.1F', 'VE3.1P', 'VE3.1FP'];
+const SPEC_VIDEO = [
+  'V20',
+  'VQ1',
+  'VQ1C',
+  'VQ2',
+  'VQ2T',
+  'VQ2P',
+  'VQ2PF',
+  'VQ3P',
+  'VQ3T',
+  'P35',
+  'P40',
+  'P45',
+  'P50',
+  'P55',
+  'K16',
+  'K20',
+  'K21',
+  'K21M',
+  'K25T',
+  'K26',
+  'KO1',
+  'H20',
+  'H23',
+  'H23F',
+  'VE3.1',
+  'VE3.1F',
+  'VE3.1P',
+  'VE3.1FP',
+];
 const SPEC_IMAGE = ['NB', 'NBP', 'NB2', 'I4YG1', 'I4FG1', 'I4G1'];
 
 /** A unique prompt (recorded requests can be told apart) whose simulated job takes `ms` (keeps the sweep fast). */
@@ -59,7 +88,13 @@ function expectSigned(headers: Record<string, string>) {
   expect(headers.host).toBe(host);
   expect(headers['x-bce-date']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   const [version, ak, ts, exp, signed, signature] = headers.authorization!.split('/');
-  expect({ version, ak, ts, exp, signed }).toEqual({ version: 'bce-auth-v1', ak: SIM_ACCOUNTS.B.accessKeyId, ts: headers['x-bce-date'], exp: '1800', signed: 'host;x-bce-date' });
+  expect({ version, ak, ts, exp, signed }).toEqual({
+    version: 'bce-auth-v1',
+    ak: SIM_ACCOUNTS.B.accessKeyId,
+    ts: headers['x-bce-date'],
+    exp: '1800',
+    signed: 'host;x-bce-date',
+  });
   expect(signature).toMatch(HEX64);
 }
 
@@ -86,20 +121,35 @@ describe('every platform B model of spec 2.5/2.6, end to end', () => {
   });
 
   test('GET /v1/models lists exactly the spec’s B models', () => {
-    expect(models.filter((m) => m.type === 'video').map((m) => m.id).sort()).toEqual([...SPEC_VIDEO].sort());
-    expect(models.filter((m) => m.type === 'image').map((m) => m.id).sort()).toEqual([...SPEC_IMAGE].sort());
+    expect(
+      models
+        .filter((m) => m.type === 'video')
+        .map((m) => m.id)
+        .sort(),
+    ).toEqual([...SPEC_VIDEO].sort());
+    expect(
+      models
+        .filter((m) => m.type === 'image')
+        .map((m) => m.id)
+        .sort(),
+    ).toEqual([...SPEC_IMAGE].sort());
   });
 
   test('video: text-to-video and image-to-video where each model has them, sync and async; signed, nothing ignored, the output follows the request', async () => {
     const cases = models
       .filter((m) => m.type === 'video')
-      .flatMap((m) => (['text_to_video', 'image_to_video'] as const).filter((e) => m.capabilities.includes(e)).map((endpoint) => ({ m, endpoint })));
+      .flatMap((m) =>
+        (['text_to_video', 'image_to_video'] as const).filter((e) => m.capabilities.includes(e)).map((endpoint) => ({ m, endpoint })),
+      );
     // Models with both endpoints run one sync and one async; single-endpoint models alternate.
     const results = await Promise.all(
       cases.map(async ({ m, endpoint }, i) => {
         const prompt = uniqueFast(`${m.id} ${endpoint}`);
         const duration = durationFor(m);
-        const body = endpoint === 'text_to_video' ? { model: m.id, action: 'text_to_video', prompt, duration } : { model: m.id, prompt, duration, image: { imageUrl: IMG } };
+        const body =
+          endpoint === 'text_to_video'
+            ? { model: m.id, action: 'text_to_video', prompt, duration }
+            : { model: m.id, prompt, duration, image: { imageUrl: IMG } };
         const sync = i % 2 === 0;
         const result = await run('/v1/videos/generations', body, sync);
         return { m, endpoint, prompt, duration, sync, result };
@@ -115,7 +165,12 @@ describe('every platform B model of spec 2.5/2.6, end to end', () => {
       const submits = await submitsFor(prompt);
       expect([label, submits.length]).toEqual([label, 1]);
       const [submit] = submits;
-      expect(submit).toMatchObject({ method: 'POST', path: `/v2/aigc/${endpoint}`, status: 200, response: { taskId: expect.stringMatching(/^tsk-[a-z0-9]{16}$/) } });
+      expect(submit).toMatchObject({
+        method: 'POST',
+        path: `/v2/aigc/${endpoint}`,
+        status: 200,
+        response: { taskId: expect.stringMatching(/^tsk-[a-z0-9]{16}$/) },
+      });
       expectSigned(submit!.headers);
       expect(submit!.headers['content-type']).toBe('application/json');
       expect(Object.keys(submit!.body).sort()).toEqual(['model', taskInputKey(m.id)].sort());
@@ -144,7 +199,14 @@ describe('every platform B model of spec 2.5/2.6, end to end', () => {
         return { m, prompt, n, quality, images, sync: i % 2 === 1 };
       });
     const results = await Promise.all(
-      cases.map(async (c) => ({ ...c, result: await run('/v1/images/generations', { model: c.m.id, prompt: c.prompt, n: c.n, quality: c.quality, size: '1920x1080', ...(c.images ? { images: c.images } : {}) }, c.sync) })),
+      cases.map(async (c) => ({
+        ...c,
+        result: await run(
+          '/v1/images/generations',
+          { model: c.m.id, prompt: c.prompt, n: c.n, quality: c.quality, size: '1920x1080', ...(c.images ? { images: c.images } : {}) },
+          c.sync,
+        ),
+      })),
     );
     expect(results.filter((r) => r.n > 1).length).toBeGreaterThan(0);
     for (const { m, prompt, n, quality, images, result } of results) {
@@ -156,7 +218,15 @@ describe('every platform B model of spec 2.5/2.6, end to end', () => {
       expectSigned(submit!.headers);
       expect(submit!.body).toEqual({
         model: m.id,
-        messages: [{ role: 'user', content: [{ type: 'text', text: prompt }, ...(images ?? []).map((i) => ({ type: 'image_url', image_item: { image_url: i.url } }))] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: prompt },
+              ...(images ?? []).map((i) => ({ type: 'image_url', image_item: { image_url: i.url } })),
+            ],
+          },
+        ],
         ...(n !== undefined ? { n } : {}),
         size: '16:9',
         quality: quality === 'standard' ? '1K' : quality,
@@ -172,7 +242,14 @@ describe('every platform B model of spec 2.5/2.6, end to end', () => {
 describe('golden requests on the wire (the shared page’s examples)', () => {
   test('Vidu first + last frame, sync: the official §7.2 example’s TaskInput, and a real MP4', async () => {
     const prompt = uniqueFast('两个人拥抱');
-    const r = await alice.post('/v1/videos/generations', { model: 'V20', prompt, image_url: 'https://x.test/head.jpeg', last_frame_url: 'https://x.test/tail.jpeg', duration: 4, resolution: '720p' });
+    const r = await alice.post('/v1/videos/generations', {
+      model: 'V20',
+      prompt,
+      image_url: 'https://x.test/head.jpeg',
+      last_frame_url: 'https://x.test/tail.jpeg',
+      duration: 4,
+      resolution: '720p',
+    });
     expect(r.status).toBe(200);
     const [submit] = await submitsFor(prompt);
     expect(submit!.body).toEqual({
@@ -194,7 +271,16 @@ describe('golden requests on the wire (the shared page’s examples)', () => {
 
   test('Veo text-to-video, async: the §2.4 body plus the submit’s seed; pending → running → success, no progress invented', async () => {
     const prompt = uniqueFast('a koi pond at dawn', 1500);
-    const r = await alice.post('/v1/async/videos/generations', { model: 'VE3.1', action: 'text_to_video', prompt, ratio: '9:16', duration: 6, resolution: '1080P', negative_prompt: 'blur', audio: 'true' });
+    const r = await alice.post('/v1/async/videos/generations', {
+      model: 'VE3.1',
+      action: 'text_to_video',
+      prompt,
+      ratio: '9:16',
+      duration: 6,
+      resolution: '1080P',
+      negative_prompt: 'blur',
+      audio: 'true',
+    });
     expect(r.body).toMatchObject({ status: 'pending', model: 'VE3.1' });
     const { record, seen } = await alice.watchTask(r.body.task_id);
     expect(record).toMatchObject({ status: 'success', data: [{ url: expect.any(String) }] });
@@ -204,18 +290,42 @@ describe('golden requests on the wire (the shared page’s examples)', () => {
     expect(submit).toMatchObject({ path: '/v2/aigc/text_to_video' });
     expect(submit!.body).toEqual({
       model: 'VE3.1',
-      modelVE31TaskInput: { prompt, n: 1, aspectRatio: '9:16', durationSeconds: 6, resolution: '1080p', negativePrompt: 'blur', generateAudio: true, seed: expect.any(Number) },
+      modelVE31TaskInput: {
+        prompt,
+        n: 1,
+        aspectRatio: '9:16',
+        durationSeconds: 6,
+        resolution: '1080p',
+        negativePrompt: 'blur',
+        generateAudio: true,
+        seed: expect.any(Number),
+      },
     });
     const [job] = await jobsFor(prompt);
-    expect(job!.meta.output).toMatchObject({ durationInSecond: 6, aspectRatio: '9:16', resolution: '1080p', audio: true, widthInPixel: 1080, heightInPixel: 1920 });
+    expect(job!.meta.output).toMatchObject({
+      durationInSecond: 6,
+      aspectRatio: '9:16',
+      resolution: '1080p',
+      audio: true,
+      widthInPixel: 1080,
+      heightInPixel: 1920,
+    });
   });
 
   test('Veo reference images and Kling 2.6 with sound: each field recognised', async () => {
     const refPrompt = uniqueFast('reference');
     const kPrompt = uniqueFast('kling sound');
     await Promise.all([
-      run('/v1/videos/generations', { model: 'VE3.1P', action: 'image_to_video', prompt: refPrompt, images: [{ url: IMG }, { url: IMG2 }], duration: 8 }, true),
-      run('/v1/videos/generations', { model: 'K26', action: 'text_to_video', prompt: kPrompt, duration: 10, resolution: '1080p', audio: 'true' }, false),
+      run(
+        '/v1/videos/generations',
+        { model: 'VE3.1P', action: 'image_to_video', prompt: refPrompt, images: [{ url: IMG }, { url: IMG2 }], duration: 8 },
+        true,
+      ),
+      run(
+        '/v1/videos/generations',
+        { model: 'K26', action: 'text_to_video', prompt: kPrompt, duration: 10, resolution: '1080p', audio: 'true' },
+        false,
+      ),
     ]);
     const [ref] = await jobsFor(refPrompt);
     expect(ref!.meta).toMatchObject({ mode: 'reference', fields: { ignored: [] } });
@@ -228,55 +338,73 @@ describe('golden requests on the wire (the shared page’s examples)', () => {
 
 describe('a create whose answer is lost (B has no idempotency key)', () => {
   // Each waits out the submit's settling time (activities/submit.ts): run side by side.
-  test.concurrent('the job is found through the task list and adopted: one upstream job, a successful task (Kling by its body, Veo by its seed)', async () => {
-    const cases = [
-      { model: 'K20', action: 'text_to_video', prompt: uniqueFast('lost kling [sim:submit=drop]'), duration: 5 },
-      { model: 'VE3.1F', prompt: uniqueFast('lost veo [sim:submit=drop]'), image_url: IMG, duration: 4 },
-    ];
-    const before = (await sim.stats()).B;
-    const done = await Promise.all(
-      cases.map(async (body) => {
-        const r = await alice.post('/v1/async/videos/generations', body);
-        return alice.waitForTask(r.body.task_id, 90_000);
-      }),
-    );
-    const after = (await sim.stats()).B;
-    expect(after.answersDropped - before.answersDropped).toBeGreaterThanOrEqual(2);
-    for (const [i, body] of cases.entries()) {
-      expect(done[i]).toMatchObject({ status: 'success', data: [{ url: expect.any(String) }] });
-      const jobs = await jobsFor(body.prompt);
-      expect([body.model, jobs.length]).toEqual([body.model, 1]);
-      expect(await upstreamIdOf(done[i].task_id)).toBe(jobs[0]!.id);
-      // One create (its answer dropped), then the list instead of a second create.
-      const submits = await submitsFor(body.prompt);
-      expect(submits.map((s) => s.status)).toEqual([0]);
-    }
-    const droppedAt = Math.min(...(await sim.requests('B', 'submit')).filter((s) => cases.some((c) => promptOf(s.body) === c.prompt)).map((s) => s.at!));
-    const lists = (await sim.requests('B', 'list')).filter((l) => l.at! >= droppedAt);
-    expect(lists.length).toBeGreaterThan(0);
-    for (const l of lists) {
-      expectSigned(l.headers);
-      expect(l.query).toMatch(/^beginTime=\d{4}-\d\d-\d\dT\d\d%3A\d\d%3A\d\dZ&maxSize=100/);
-    }
-  });
+  test.concurrent(
+    'the job is found through the task list and adopted: one upstream job, a successful task (Kling by its body, Veo by its seed)',
+    async () => {
+      const cases = [
+        { model: 'K20', action: 'text_to_video', prompt: uniqueFast('lost kling [sim:submit=drop]'), duration: 5 },
+        { model: 'VE3.1F', prompt: uniqueFast('lost veo [sim:submit=drop]'), image_url: IMG, duration: 4 },
+      ];
+      const before = (await sim.stats()).B;
+      const done = await Promise.all(
+        cases.map(async (body) => {
+          const r = await alice.post('/v1/async/videos/generations', body);
+          return alice.waitForTask(r.body.task_id, 90_000);
+        }),
+      );
+      const after = (await sim.stats()).B;
+      expect(after.answersDropped - before.answersDropped).toBeGreaterThanOrEqual(2);
+      for (const [i, body] of cases.entries()) {
+        expect(done[i]).toMatchObject({ status: 'success', data: [{ url: expect.any(String) }] });
+        const jobs = await jobsFor(body.prompt);
+        expect([body.model, jobs.length]).toEqual([body.model, 1]);
+        expect(await upstreamIdOf(done[i].task_id)).toBe(jobs[0]!.id);
+        // One create (its answer dropped), then the list instead of a second create.
+        const submits = await submitsFor(body.prompt);
+        expect(submits.map((s) => s.status)).toEqual([0]);
+      }
+      const droppedAt = Math.min(
+        ...(await sim.requests('B', 'submit')).filter((s) => cases.some((c) => promptOf(s.body) === c.prompt)).map((s) => s.at!),
+      );
+      const lists = (await sim.requests('B', 'list')).filter((l) => l.at! >= droppedAt);
+      expect(lists.length).toBeGreaterThan(0);
+      for (const l of lists) {
+        expectSigned(l.headers);
+        expect(l.query).toMatch(/^beginTime=\d{4}-\d\d-\d\dT\d\d%3A\d\d%3A\d\dZ&maxSize=100/);
+      }
+    },
+  );
 
-  test.concurrent('two tasks send the very same request and one answer is lost: each ends with its own job, none is paid twice', async () => {
-    const prompt = uniqueFast('twins [sim:submit=drop]');
-    const body = { model: 'K21M', action: 'text_to_video', prompt, duration: 5 };
-    const [a, b] = await Promise.all([alice.post('/v1/async/videos/generations', body), alice.post('/v1/async/videos/generations', body)]);
-    const [doneA, doneB] = await Promise.all([alice.waitForTask(a.body.task_id, 90_000), alice.waitForTask(b.body.task_id, 90_000)]);
-    expect([doneA.status, doneB.status]).toEqual(['success', 'success']);
-    const jobs = await jobsFor(prompt);
-    expect(jobs).toHaveLength(2);
-    // Each task followed its own job: neither adopted the other's.
-    expect((await Promise.all([upstreamIdOf(a.body.task_id), upstreamIdOf(b.body.task_id)])).sort()).toEqual(jobs.map((j) => j.id).sort());
-    expect((await submitsFor(prompt)).map((s) => s.status).sort()).toEqual([0, 200]);
-  });
+  test.concurrent(
+    'two tasks send the very same request and one answer is lost: each ends with its own job, none is paid twice',
+    async () => {
+      const prompt = uniqueFast('twins [sim:submit=drop]');
+      const body = { model: 'K21M', action: 'text_to_video', prompt, duration: 5 };
+      const [a, b] = await Promise.all([
+        alice.post('/v1/async/videos/generations', body),
+        alice.post('/v1/async/videos/generations', body),
+      ]);
+      const [doneA, doneB] = await Promise.all([alice.waitForTask(a.body.task_id, 90_000), alice.waitForTask(b.body.task_id, 90_000)]);
+      expect([doneA.status, doneB.status]).toEqual(['success', 'success']);
+      const jobs = await jobsFor(prompt);
+      expect(jobs).toHaveLength(2);
+      // Each task followed its own job: neither adopted the other's.
+      expect((await Promise.all([upstreamIdOf(a.body.task_id), upstreamIdOf(b.body.task_id)])).sort()).toEqual(
+        jobs.map((j) => j.id).sort(),
+      );
+      expect((await submitsFor(prompt)).map((s) => s.status).sort()).toEqual([0, 200]);
+    },
+  );
 });
 
 describe('failures and what B does not have', () => {
   test('a moderation failure is a failed task (async) and a 422 naming the task (sync)', async () => {
-    const a = await alice.post('/v1/async/videos/generations', { model: 'H23', prompt: uniqueFast('forbidden [sim:fail=content_policy]'), image: { imageUrl: IMG }, duration: 6 });
+    const a = await alice.post('/v1/async/videos/generations', {
+      model: 'H23',
+      prompt: uniqueFast('forbidden [sim:fail=content_policy]'),
+      image: { imageUrl: IMG },
+      duration: 6,
+    });
     const done = await alice.waitForTask(a.body.task_id);
     expect(done).toMatchObject({ status: 'failed', error: { code: 'content_policy', message: expect.stringMatching(/moderation/i) } });
     const s = await alice.post('/v1/images/generations', { model: 'NB', prompt: uniqueFast('forbidden [sim:fail=content_policy]') });
@@ -313,19 +441,45 @@ describe('failures and what B does not have', () => {
 test('with an API key, text-to-video goes to /v3 with Bearer, and its task is read on /v2 with AK/SK (the adapter against the simulator)', async () => {
   const http = createHttpClient({ connectTimeoutMs: 5_000, responseTimeoutMs: 10_000 });
   try {
-    const adapter = createPlatformB({ endpoint: simUrl, accessKeyId: SIM_ACCOUNTS.B.accessKeyId, secretAccessKey: SIM_ACCOUNTS.B.secretAccessKey, apiKey: SIM_ACCOUNTS.B.apiKey }, { http });
+    const adapter = createPlatformB(
+      {
+        endpoint: simUrl,
+        accessKeyId: SIM_ACCOUNTS.B.accessKeyId,
+        secretAccessKey: SIM_ACCOUNTS.B.secretAccessKey,
+        apiKey: SIM_ACCOUNTS.B.apiKey,
+      },
+      { http },
+    );
     const prompt = uniqueFast('v3 route');
-    const { entry, request } = parseGenerationBody(buildCatalogue(), new Set(['B']), 'video', { model: 'VQ2', action: 'text_to_video', prompt, duration: 3 });
-    const { upstreamTaskId } = await adapter.submit(entry, request, { taskId: 'task_v3', dedupKey: 'v3-key', deadlineAt: Date.now() + 60_000 });
+    const { entry, request } = parseGenerationBody(buildCatalogue(), new Set(['B']), 'video', {
+      model: 'VQ2',
+      action: 'text_to_video',
+      prompt,
+      duration: 3,
+    });
+    const { upstreamTaskId } = await adapter.submit(entry, request, {
+      taskId: 'task_v3',
+      dedupKey: 'v3-key',
+      deadlineAt: Date.now() + 60_000,
+    });
     const [submit] = await submitsFor(prompt);
-    expect(submit).toMatchObject({ method: 'POST', path: '/v3/aigc/text_to_video', status: 200, headers: { authorization: `Bearer ${SIM_ACCOUNTS.B.apiKey}` } });
+    expect(submit).toMatchObject({
+      method: 'POST',
+      path: '/v3/aigc/text_to_video',
+      status: 200,
+      headers: { authorization: `Bearer ${SIM_ACCOUNTS.B.apiKey}` },
+    });
     let status = await adapter.poll('video', upstreamTaskId);
     for (let i = 0; i < 50 && status.state !== 'success'; i++) {
       await new Promise((res) => setTimeout(res, 100));
       status = await adapter.poll('video', upstreamTaskId);
     }
     // The adapter's own view: B's media link, straight from the task detail, and the seconds B reports it made.
-    expect(status).toEqual({ state: 'success', outputs: [{ url: expect.stringContaining(`/files/${upstreamTaskId}-0.mp4`) }], usage: { seconds: expect.any(Number) } });
+    expect(status).toEqual({
+      state: 'success',
+      outputs: [{ url: expect.stringContaining(`/files/${upstreamTaskId}-0.mp4`) }],
+      usage: { seconds: expect.any(Number) },
+    });
     const [poll] = (await sim.requests('B', 'poll')).filter((p) => p.path === `/v2/tasks/${upstreamTaskId}`);
     expectSigned(poll!.headers);
   } finally {

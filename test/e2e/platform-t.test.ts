@@ -50,7 +50,13 @@ async function signedCall(action: string, body: unknown) {
   });
   const res = await fetch(`${simUrl}/`, {
     method: 'POST',
-    headers: { authorization, 'content-type': CT, 'x-tc-action': action, 'x-tc-version': '2018-07-17', 'x-tc-timestamp': String(timestamp) },
+    headers: {
+      authorization,
+      'content-type': CT,
+      'x-tc-action': action,
+      'x-tc-version': '2018-07-17',
+      'x-tc-timestamp': String(timestamp),
+    },
     body: payload,
   });
   return (await res.json()) as { Response: Record<string, any> };
@@ -59,7 +65,14 @@ async function signedCall(action: string, body: unknown) {
 describe('platform T video, end to end', () => {
   test('async: a GV video is a signed CreateAigcVideoTask with SubAppId, SessionId and the task id in SessionContext', async () => {
     const prompt = unique('a heron at dawn');
-    const r = await alice.post('/v1/async/videos/generations', { model: 'GV-3.1', prompt, ratio: '9:16', resolution: '1080p', generate_audio: true, duration: 8 });
+    const r = await alice.post('/v1/async/videos/generations', {
+      model: 'GV-3.1',
+      prompt,
+      ratio: '9:16',
+      resolution: '1080p',
+      generate_audio: true,
+      duration: 8,
+    });
     expect(r.status).toBe(200);
     const { record } = await alice.watchTask(r.body.task_id);
     expect(record).toMatchObject({ status: 'success', data: [{ url: expect.any(String) }] });
@@ -67,7 +80,12 @@ describe('platform T video, end to end', () => {
     const [submit, ...more] = await submitsWithPrompt(prompt);
     expect(more).toHaveLength(0);
     expect(submit!.path).toBe('/');
-    expect(submit!.headers).toMatchObject({ 'x-tc-action': 'CreateAigcVideoTask', 'x-tc-version': '2018-07-17', 'content-type': CT, host: simHost });
+    expect(submit!.headers).toMatchObject({
+      'x-tc-action': 'CreateAigcVideoTask',
+      'x-tc-version': '2018-07-17',
+      'content-type': CT,
+      host: simHost,
+    });
     expect(submit!.headers.authorization).toBe(signatureOf(submit!));
     expect(submit!.body).toEqual({
       SubAppId: SUB,
@@ -119,7 +137,10 @@ describe('platform T video, end to end', () => {
       [{ model: 'GV-3.1', ratio: '1:1' }, 'ratio'],
       [{ model: 'VendorH-2.3', ratio: '16:9' }, 'ratio'],
       [{ model: 'VendorK-2.5', image_url: 'https://x.test/a.png', last_frame_url: 'https://x.test/b.png' }, 'last_frame_url'],
-      [{ model: 'VendorK-2.1', image_url: 'https://x.test/a.png', last_frame_url: 'https://x.test/b.png', resolution: '720P' }, 'resolution'],
+      [
+        { model: 'VendorK-2.1', image_url: 'https://x.test/a.png', last_frame_url: 'https://x.test/b.png', resolution: '720P' },
+        'resolution',
+      ],
     ];
     for (const [body, param] of cases) {
       const prompt = unique('refused');
@@ -130,7 +151,11 @@ describe('platform T video, end to end', () => {
   });
 
   test('a content-policy failure fails the task with its reason', async () => {
-    const a = await alice.post('/v1/async/videos/generations', { model: 'VendorH-2.3', prompt: unique('forbidden [sim:fail=content_policy]'), duration: 6 });
+    const a = await alice.post('/v1/async/videos/generations', {
+      model: 'VendorH-2.3',
+      prompt: unique('forbidden [sim:fail=content_policy]'),
+      duration: 6,
+    });
     const done = await alice.waitForTask(a.body.task_id);
     expect(done).toMatchObject({ status: 'failed', error: { code: 'content_policy', message: expect.any(String) } });
   });
@@ -177,7 +202,7 @@ describe('lost answers and transient failures on platform T, system level', () =
     expect(await jobsWithPrompt(prompt)).toHaveLength(1);
   });
 
-  test('a job that fails for the account\'s concurrency (RequestLimitExceeded) is submitted again under a new SessionId, and the task succeeds', async () => {
+  test("a job that fails for the account's concurrency (RequestLimitExceeded) is submitted again under a new SessionId, and the task succeeds", async () => {
     const prompt = unique('over the concurrency limit [sim:fail=transientx1]');
     const r = await alice.post('/v1/async/videos/generations', { model: 'VendorK-2.5', prompt, duration: 5 });
     const taskId = r.body.task_id as string;
@@ -205,16 +230,32 @@ describe('platform T images, end to end', () => {
     const [submit] = await submitsWithPrompt(prompt);
     expect(submit!.headers['x-tc-action']).toBe('CreateAigcImageTask');
     expect(submit!.headers.authorization).toBe(signatureOf(submit!));
-    expect(submit!.body).toMatchObject({ SubAppId: SUB, ModelName: 'GG', ModelVersion: '2.5', Prompt: prompt, OutputConfig: { AspectRatio: '9:16', Resolution: '4K' } });
+    expect(submit!.body).toMatchObject({
+      SubAppId: SUB,
+      ModelName: 'GG',
+      ModelVersion: '2.5',
+      Prompt: prompt,
+      OutputConfig: { AspectRatio: '9:16', Resolution: '4K' },
+    });
   });
 
-  test('Kling images: n is OutputImageCount and every image comes back; quality 2K is Kling\'s 2k', async () => {
+  test("Kling images: n is OutputImageCount and every image comes back; quality 2K is Kling's 2k", async () => {
     const prompt = unique('three cats');
-    const r = await alice.post('/v1/images/generations', { model: 'VendorK-2.1', prompt, n: 3, quality: '2K', file_infos: [{ Type: 'Url', Url: 'https://x.test/ref.png' }] });
+    const r = await alice.post('/v1/images/generations', {
+      model: 'VendorK-2.1',
+      prompt,
+      n: 3,
+      quality: '2K',
+      file_infos: [{ Type: 'Url', Url: 'https://x.test/ref.png' }],
+    });
     expect(r.status).toBe(200);
     expect(r.body.data).toHaveLength(3);
     const [submit] = await submitsWithPrompt(prompt);
-    expect(submit!.body).toMatchObject({ ModelName: 'Kling', FileInfos: [{ Type: 'Url', Url: 'https://x.test/ref.png' }], OutputConfig: { Resolution: '2k', OutputImageCount: 3 } });
+    expect(submit!.body).toMatchObject({
+      ModelName: 'Kling',
+      FileInfos: [{ Type: 'Url', Url: 'https://x.test/ref.png' }],
+      OutputConfig: { Resolution: '2k', OutputImageCount: 3 },
+    });
   });
 
   test('Hunyuan 3.0: neither Resolution nor AspectRatio is sent; size and hd are refused', async () => {
@@ -224,7 +265,10 @@ describe('platform T images, end to end', () => {
     expect((await alice.waitForTask(r.body.task_id)).status).toBe('success');
     const [submit] = await submitsWithPrompt(prompt);
     expect(submit!.body.OutputConfig).toBeUndefined();
-    for (const [extra, param] of [[{ size: '16:9' }, 'size'], [{ quality: 'hd' }, 'quality']] as const) {
+    for (const [extra, param] of [
+      [{ size: '16:9' }, 'size'],
+      [{ quality: 'hd' }, 'quality'],
+    ] as const) {
       const refused = await alice.post('/v1/images/generations', { model: 'VendorY-3.0', prompt: unique('no'), ...extra });
       expect({ status: refused.status, param: refused.body.error?.param }).toEqual({ status: 400, param });
     }
@@ -240,7 +284,13 @@ describe('the simulator behaves like platform T on a repeated SessionId', () => 
     expect(first.Response.TaskId).toEqual(expect.any(String));
     expect(second.Response.Error).toEqual({ Code: expect.any(String), Message: expect.any(String) });
     expect(second.Response.TaskId).toBeUndefined();
-    const list = await signedCall('DescribeTasks', { SubAppId: SUB, CreateTime: { After: new Date(Date.now() - 60_000).toISOString() }, Limit: 100 });
-    expect(list.Response.TaskSet).toEqual(expect.arrayContaining([expect.objectContaining({ TaskId: first.Response.TaskId, SessionId: sessionId })]));
+    const list = await signedCall('DescribeTasks', {
+      SubAppId: SUB,
+      CreateTime: { After: new Date(Date.now() - 60_000).toISOString() },
+      Limit: 100,
+    });
+    expect(list.Response.TaskSet).toEqual(
+      expect.arrayContaining([expect.objectContaining({ TaskId: first.Response.TaskId, SessionId: sessionId })]),
+    );
   });
 });

@@ -83,18 +83,36 @@ describe('platform V, end to end', () => {
 
   test('draft on 1.5 pro becomes draft: true; 2.0 fast refuses draft and 1080p with a 400 naming the field', async () => {
     const prompt = unique('preview');
-    const r = await alice.post('/v1/videos/generations', { model: 'vendor-video-1-5-pro-251215', prompt, service_tier: 'draft', duration: 4 });
+    const r = await alice.post('/v1/videos/generations', {
+      model: 'vendor-video-1-5-pro-251215',
+      prompt,
+      service_tier: 'draft',
+      duration: 4,
+    });
     expect(r.status).toBe(200);
     expect((await submitsFor(prompt))[0]!.body).toMatchObject({ draft: true, generate_audio: false });
-    for (const [extra, param] of [[{ service_tier: 'draft' }, 'service_tier'], [{ resolution: '1080p' }, 'resolution']] as const) {
-      const refused = await alice.post('/v1/async/videos/generations', { model: 'vendor-video-2-0-fast-260128', prompt: unique('fast'), duration: 5, ...extra });
+    for (const [extra, param] of [
+      [{ service_tier: 'draft' }, 'service_tier'],
+      [{ resolution: '1080p' }, 'resolution'],
+    ] as const) {
+      const refused = await alice.post('/v1/async/videos/generations', {
+        model: 'vendor-video-2-0-fast-260128',
+        prompt: unique('fast'),
+        duration: 5,
+        ...extra,
+      });
       expect({ status: refused.status, param: refused.body.error?.param }).toEqual({ status: 400, param });
     }
   });
 
   test('reference audio alone is a 400 naming it, and never reaches V', async () => {
     const prompt = unique('only a song');
-    const r = await alice.post('/v1/async/videos/generations', { model: 'vendor-video-2-0-260128', prompt, duration: 5, audio_url: 'https://x.test/a.mp3' });
+    const r = await alice.post('/v1/async/videos/generations', {
+      model: 'vendor-video-2-0-260128',
+      prompt,
+      duration: 5,
+      audio_url: 'https://x.test/a.mp3',
+    });
     expect({ status: r.status, param: r.body.error?.param }).toEqual({ status: 400, param: 'audio_url' });
     expect(await submitsFor(prompt)).toEqual([]);
   });
@@ -112,7 +130,11 @@ describe('platform V, end to end', () => {
     const prompt = unique('over quota for a while [sim:submit=429:QuotaExceeded x2]');
     const r = await alice.post('/v1/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt, duration: 5 });
     expect(r.status).toBe(200);
-    expect((await submitsFor(prompt)).map((q) => [q.status, q.response?.error?.code ?? 'created'])).toEqual([[429, 'QuotaExceeded'], [429, 'QuotaExceeded'], [200, 'created']]);
+    expect((await submitsFor(prompt)).map((q) => [q.status, q.response?.error?.code ?? 'created'])).toEqual([
+      [429, 'QuotaExceeded'],
+      [429, 'QuotaExceeded'],
+      [200, 'created'],
+    ]);
     expect(await jobsFor(prompt)).toHaveLength(1);
   });
 
@@ -125,7 +147,11 @@ describe('platform V, end to end', () => {
   });
 
   test('5xx while polling: the task keeps polling and succeeds', async () => {
-    const r = await alice.post('/v1/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: unique('flaky reads [sim:poll=500x3]'), duration: 5 });
+    const r = await alice.post('/v1/videos/generations', {
+      model: 'vendor-video-1-0-pro-250528',
+      prompt: unique('flaky reads [sim:poll=500x3]'),
+      duration: 5,
+    });
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual([{ url: expect.any(String) }]);
   });
@@ -146,7 +172,9 @@ describe('lost answers on platform V, system level', () => {
     const submits = await submitsFor(prompt);
     expect(submits.map((s) => s.status)).toEqual([0]);
     // The job was found by the list of its model, by the seed the create carried.
-    const lookups = (await sim.requests('V', 'list')).filter((l) => l.at! >= submits[0]!.at! && (l.query ?? '').includes('filter.model=doubao-seedance-1-5-pro-251215'));
+    const lookups = (await sim.requests('V', 'list')).filter(
+      (l) => l.at! >= submits[0]!.at! && (l.query ?? '').includes('filter.model=doubao-seedance-1-5-pro-251215'),
+    );
     expect(lookups.length).toBeGreaterThan(0);
     expect(jobs[0]!.meta.seed).toBe(submits[0]!.body.seed);
   });

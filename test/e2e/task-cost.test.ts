@@ -59,7 +59,12 @@ test("a V task's estimate while it runs, then its final cost from the tokens the
 });
 
 test('a task that failed costs zero', async () => {
-  const started = await alice.post('/v1/async/videos/generations', { model: MODEL, prompt: unique('a heron [sim:fail=error]'), duration: 5, resolution: '720p' });
+  const started = await alice.post('/v1/async/videos/generations', {
+    model: MODEL,
+    prompt: unique('a heron [sim:fail=error]'),
+    duration: 5,
+    resolution: '720p',
+  });
   const done = await alice.waitForTask(started.body.task_id);
   expect(done.status).toBe('failed');
   expect(done.cost).toEqual({ amount: 0, currency: 'CNY', estimated: false });
@@ -69,7 +74,12 @@ test('a task that failed costs zero', async () => {
 describe('a cancelled V task', () => {
   /** Starts a task of `durationMs` upstream and waits until its job exists; returns the task id and its job's id. */
   async function started(durationMs: number): Promise<{ taskId: string; job: string }> {
-    const r = await alice.post('/v1/async/videos/generations', { model: MODEL, prompt: unique(`a kestrel [sim:duration=${durationMs}]`), duration: 5, resolution: '720p' });
+    const r = await alice.post('/v1/async/videos/generations', {
+      model: MODEL,
+      prompt: unique(`a kestrel [sim:duration=${durationMs}]`),
+      duration: 5,
+      resolution: '720p',
+    });
     expect(r.status).toBe(200);
     let job: string | undefined;
     await until('its job exists upstream', async () => (job = await upstreamIdOf(temporal.client, r.body.task_id)) !== undefined, 30_000);
@@ -83,7 +93,12 @@ describe('a cancelled V task', () => {
     const r = await alice.post(`/v1/generations/${taskId}/cancel`, {});
     expect(r.status).toBe(200);
     expect(await stateOf(job)).toBe('cancelled');
-    expect(r.body).toMatchObject({ status: 'failed', error: { code: 'cancelled' }, usage: { seconds: 0, tokens: 0 }, cost: { amount: 0, currency: 'CNY', estimated: false } });
+    expect(r.body).toMatchObject({
+      status: 'failed',
+      error: { code: 'cancelled' },
+      usage: { seconds: 0, tokens: 0 },
+      cost: { amount: 0, currency: 'CNY', estimated: false },
+    });
   });
 
   test('once its job runs: V cannot cancel it, the job runs to its end and is billed, the task costs its estimate', async () => {
@@ -92,7 +107,12 @@ describe('a cancelled V task', () => {
     const estimate = (await alice.get(`/v1/generations/${taskId}`)).body.cost;
     const r = await alice.post(`/v1/generations/${taskId}/cancel`, {});
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ status: 'failed', error: { code: 'cancelled' }, usage: { seconds: 5, tokens: 112_800 }, cost: { ...estimate, estimated: false } });
+    expect(r.body).toMatchObject({
+      status: 'failed',
+      error: { code: 'cancelled' },
+      usage: { seconds: 5, tokens: 112_800 },
+      cost: { ...estimate, estimated: false },
+    });
     expect(await stateOf(job)).toMatch(/running|succeeded/);
   });
 });
@@ -107,7 +127,12 @@ test('the sync answer carries the final usage and cost', async () => {
 
 test('the shared API (no PRICES_FILE) shows the same usage with a null cost: V has no public price', async () => {
   const shared = new ApiClient(process.env.MEDIAGATE_TEST_API_URL!, 'alice');
-  const started = await shared.post('/v1/async/videos/generations', { model: MODEL, prompt: unique('a quiet pond'), duration: 5, resolution: '720p' });
+  const started = await shared.post('/v1/async/videos/generations', {
+    model: MODEL,
+    prompt: unique('a quiet pond'),
+    duration: 5,
+    resolution: '720p',
+  });
   const record = await shared.get(`/v1/generations/${started.body.task_id}`);
   expect(record.body.usage).toEqual({ seconds: 5 });
   expect(record.body.cost).toBeNull();

@@ -17,7 +17,12 @@ describe('platform V video, end to end', () => {
     expect(r.body.data[0].url).toMatch(keptLink(r.body.task_id));
     expect(r.body).toMatchObject({ video_url: r.body.data[0].url, duration: 5, ratio: '9:16' });
     // V's own token usage (spec 2.3), with the gateway's units beside it; no public V price, so no cost.
-    expect(r.body.usage).toEqual({ completion_tokens: expect.any(Number), total_tokens: expect.any(Number), seconds: 5, tokens: r.body.usage.completion_tokens });
+    expect(r.body.usage).toEqual({
+      completion_tokens: expect.any(Number),
+      total_tokens: expect.any(Number),
+      seconds: 5,
+      tokens: r.body.usage.completion_tokens,
+    });
     expect(r.body.cost).toBeNull();
 
     const file = await fetch(r.body.data[0].url);
@@ -41,7 +46,11 @@ describe('platform V video, end to end', () => {
   });
 
   test('async with X-Async: pending at once, then running, then success on both query paths', async () => {
-    const r = await alice.post('/v1/videos/generations', { model: V_MODEL, prompt: 'a slow river [sim:duration=2500]', duration: 5 }, { 'X-Async': 'true' });
+    const r = await alice.post(
+      '/v1/videos/generations',
+      { model: V_MODEL, prompt: 'a slow river [sim:duration=2500]', duration: 5 },
+      { 'X-Async': 'true' },
+    );
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       task_id: expect.stringMatching(/^[A-Za-z0-9_-]+$/),
@@ -74,14 +83,22 @@ describe('platform V video, end to end', () => {
   });
 
   test('a content-policy failure is a failed task with its message (async) and a 4xx naming the task (sync)', async () => {
-    const a = await alice.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'forbidden [sim:fail=content_policy]', duration: 5 });
+    const a = await alice.post('/v1/async/videos/generations', {
+      model: V_MODEL,
+      prompt: 'forbidden [sim:fail=content_policy]',
+      duration: 5,
+    });
     const done = await alice.waitForTask(a.body.task_id);
     expect(done.status).toBe('failed');
     expect(done.error.message).toMatch(/sensitive/i);
     expect(done.error.code).toBe('content_policy');
     expect(done.data).toBeUndefined();
 
-    const s = await alice.post('/v1/videos/generations', { model: V_MODEL, prompt: 'forbidden again [sim:fail=content_policy]', duration: 5 });
+    const s = await alice.post('/v1/videos/generations', {
+      model: V_MODEL,
+      prompt: 'forbidden again [sim:fail=content_policy]',
+      duration: 5,
+    });
     expect(s.status).toBe(422);
     expect(s.body.error).toMatchObject({ code: 'content_policy', task_id: expect.any(String) });
     expect(s.body.error.message).toMatch(/sensitive/i);

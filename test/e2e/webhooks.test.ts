@@ -35,12 +35,19 @@ afterAll(() => receiver.close());
 
 /** A task with a webhook to its own path on the receiver; its deliveries are told apart by that path. */
 async function startTask(path: string, extra: Record<string, unknown> = {}, who = alice, prompt = 'a kite over dunes [sim:duration=1200]') {
-  const r = await who.post('/v1/async/videos/generations', { model: V_MODEL, prompt, duration: 5, webhook_url: `${receiver.url}/${path}`, ...extra });
+  const r = await who.post('/v1/async/videos/generations', {
+    model: V_MODEL,
+    prompt,
+    duration: 5,
+    webhook_url: `${receiver.url}/${path}`,
+    ...extra,
+  });
   expect(r.status).toBe(200);
   return r.body.task_id as string;
 }
 /** Deliveries by the task they carry (its record, or a video task's `{id, object: "video"}`). */
-const deliveriesOf = (taskId: string): Received[] => receiver.got.filter((g) => g.body?.data?.task_id === taskId || g.body?.data?.id === taskId);
+const deliveriesOf = (taskId: string): Received[] =>
+  receiver.got.filter((g) => g.body?.data?.task_id === taskId || g.body?.data?.id === taskId);
 
 function verify(g: Received, secret: string): unknown {
   return new Webhook(secret).verify(g.raw, g.headers as Record<string, string>);
@@ -79,7 +86,13 @@ describe('webhooks', () => {
     expect(listed).toMatchObject({ task_id: taskId, webhook_url: `${receiver.url}/flaky` });
     expect(listed.data[0]).toMatchObject({ event: 'succeeded', webhook_id: got[0]!.headers['webhook-id'], attempt_count: 3 });
     expect(listed.data[0].attempts.map((a: { status?: number }) => a.status)).toEqual([500, 503, 200]);
-    expect(listed.data[0].attempts[0]).toEqual({ at: expect.any(String), duration_ms: expect.any(Number), status: 500, error: 'HTTP 500', response_excerpt: '{}' });
+    expect(listed.data[0].attempts[0]).toEqual({
+      at: expect.any(String),
+      duration_ms: expect.any(Number),
+      status: 500,
+      error: 'HTTP 500',
+      response_excerpt: '{}',
+    });
 
     const again = await alice.post(`/v1/generations/${taskId}/deliveries/redeliver`, {});
     expect(again.status).toBe(202);
@@ -129,7 +142,10 @@ describe('webhooks', () => {
     const taskId = await startTask('failed', {}, alice, 'a forbidden thing [sim:fail=content_policy]');
     await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
     const [g] = deliveriesOf(taskId);
-    expect(verify(g!, aliceSecret)).toMatchObject({ type: 'generation.failed', data: { task_id: taskId, status: 'failed', error: { code: 'content_policy' } } });
+    expect(verify(g!, aliceSecret)).toMatchObject({
+      type: 'generation.failed',
+      data: { task_id: taskId, status: 'failed', error: { code: 'content_policy' } },
+    });
   });
 
   test("a task cancelled by its client sends generation.failed with the cancel's error", async () => {
@@ -138,7 +154,10 @@ describe('webhooks', () => {
     expect((await alice.post(`/v1/generations/${taskId}/cancel`, {})).status).toBe(200);
     await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
     const [g] = deliveriesOf(taskId);
-    expect(verify(g!, aliceSecret)).toMatchObject({ type: 'generation.failed', data: { task_id: taskId, status: 'failed', error: { code: 'cancelled' } } });
+    expect(verify(g!, aliceSecret)).toMatchObject({
+      type: 'generation.failed',
+      data: { task_id: taskId, status: 'failed', error: { code: 'cancelled' } },
+    });
   });
 
   test('the final event announced again while its attempt is on the wire: every request the receiver got is an attempt counted, and no workflow task of the delivery failed', async () => {
@@ -185,7 +204,13 @@ describe('webhooks', () => {
   });
 
   test('webhook_events outside the three events is refused naming webhook_events', async () => {
-    const r = await alice.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'x', duration: 5, webhook_url: `${receiver.url}/x`, webhook_events: ['done'] });
+    const r = await alice.post('/v1/async/videos/generations', {
+      model: V_MODEL,
+      prompt: 'x',
+      duration: 5,
+      webhook_url: `${receiver.url}/x`,
+      webhook_events: ['done'],
+    });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ param: 'webhook_events' });
   });
@@ -200,7 +225,10 @@ describe('a key kept in the database (admin API): its default webhook_url and it
 
   /** The task's and its deliveries' histories as text (what an operator with Temporal access reads). */
   const histories = async (taskId: string) =>
-    JSON.stringify([await temporal.client.workflow.getHandle(taskId).fetchHistory(), await temporal.client.workflow.getHandle(webhookDeliveryWorkflowId(taskId)).fetchHistory()]);
+    JSON.stringify([
+      await temporal.client.workflow.getHandle(taskId).fetchHistory(),
+      await temporal.client.workflow.getHandle(webhookDeliveryWorkflowId(taskId)).fetchHistory(),
+    ]);
 
   test("a task naming no webhook_url is delivered to the key's; after a rotation deliveries carry both signatures; no secret in any history", async () => {
     const id = `e2e-hooked-${Date.now()}`;
@@ -208,7 +236,11 @@ describe('a key kept in the database (admin API): its default webhook_url and it
     expect((await adminCall(apiUrl, 'GET', `/admin/v1/keys/${id}`)).body.webhook_url).toBe(`${receiver.url}/dbkey`);
     const before = (await key.get('/v1/webhooks/default/secret')).body.key as string;
 
-    const first = await key.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'a key default hook [sim:duration=800]', duration: 5 });
+    const first = await key.post('/v1/async/videos/generations', {
+      model: V_MODEL,
+      prompt: 'a key default hook [sim:duration=800]',
+      duration: 5,
+    });
     expect(first.status).toBe(200);
     await waitFor(async () => deliveriesOf(first.body.task_id).length >= 1, 30_000);
     const [plain] = deliveriesOf(first.body.task_id);
@@ -220,7 +252,11 @@ describe('a key kept in the database (admin API): its default webhook_url and it
     expect(after).toMatch(/^whsec_/);
     expect(after).not.toBe(before);
 
-    const second = await key.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'a rotated hook [sim:duration=800]', duration: 5 });
+    const second = await key.post('/v1/async/videos/generations', {
+      model: V_MODEL,
+      prompt: 'a rotated hook [sim:duration=800]',
+      duration: 5,
+    });
     await waitFor(async () => deliveriesOf(second.body.task_id).length >= 1, 30_000);
     const [rotated] = deliveriesOf(second.body.task_id);
     expect(String(rotated!.headers['webhook-signature']).split(' ')).toHaveLength(2);
@@ -252,7 +288,9 @@ describe('a key kept in the database (admin API): its default webhook_url and it
     // Delivered after the refusals: the attribute is cleared, the query finds nothing.
     await waitFor(async () => (await alice.get(`/v1/generations/${taskId}/deliveries`)).body.data?.[0]?.state === 'delivered', 30_000);
     await waitFor(async () => (await oldestPendingSince(count, Date.now())) === undefined, 10_000);
-    expect((await temporal.client.workflow.getHandle(workflowId).describe()).typedSearchAttributes.get(WEBHOOK_PENDING_SINCE)).toBeUndefined();
+    expect(
+      (await temporal.client.workflow.getHandle(workflowId).describe()).typedSearchAttributes.get(WEBHOOK_PENDING_SINCE),
+    ).toBeUndefined();
   });
 });
 
@@ -271,8 +309,16 @@ describe('videos created at /v1/videos are announced as videos (issue 22 §3)', 
     } as OpenAI.Videos.VideoCreateParams);
     await waitFor(async () => deliveriesOf(created.id).length >= 2, 30_000);
     const [running, completed] = deliveriesOf(created.id);
-    expect(verify(running!, aliceSecret)).toEqual({ type: 'video.in_progress', timestamp: expect.any(String), data: { id: created.id, object: 'video' } });
-    expect(verify(completed!, aliceSecret)).toEqual({ type: 'video.completed', timestamp: expect.any(String), data: { id: created.id, object: 'video' } });
+    expect(verify(running!, aliceSecret)).toEqual({
+      type: 'video.in_progress',
+      timestamp: expect.any(String),
+      data: { id: created.id, object: 'video' },
+    });
+    expect(verify(completed!, aliceSecret)).toEqual({
+      type: 'video.completed',
+      timestamp: expect.any(String),
+      data: { id: created.id, object: 'video' },
+    });
     // What a receiver does next: the video by its id, completed before the event was sent.
     expect(await openai.videos.retrieve(created.id)).toMatchObject({ id: created.id, status: 'completed' });
     // The record lists an event once the workflow task after its attempt completes, a moment after the receiver has it.
@@ -284,7 +330,12 @@ describe('videos created at /v1/videos are announced as videos (issue 22 §3)', 
   });
 
   test('a JSON request with webhook_url: a failed video is announced as video.failed', async () => {
-    const r = await alice.post('/v1/videos', { model: V_MODEL, prompt: 'a forbidden video [sim:fail=content_policy]', seconds: '4', webhook_url: `${receiver.url}/videos-json` });
+    const r = await alice.post('/v1/videos', {
+      model: V_MODEL,
+      prompt: 'a forbidden video [sim:fail=content_policy]',
+      seconds: '4',
+      webhook_url: `${receiver.url}/videos-json`,
+    });
     expect(r.status).toBe(200);
     const { id } = r.body as { id: string };
     await waitFor(async () => deliveriesOf(id).length >= 1, 30_000);

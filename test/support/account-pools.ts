@@ -30,12 +30,20 @@ export function submitInput(platform: string, kind: Kind, body: Record<string, u
 }
 
 /** Runs a submit once, as attempt `attempt`. */
-export async function runSubmit(submit: ReturnType<typeof submitFrom>, input: ReturnType<typeof submitInput>, attempt = 1): Promise<SubmitResult> {
+export async function runSubmit(
+  submit: ReturnType<typeof submitFrom>,
+  input: ReturnType<typeof submitInput>,
+  attempt = 1,
+): Promise<SubmitResult> {
   return (await new MockActivityEnvironment({ attempt }).run(submit, input)) as SubmitResult;
 }
 
 /** How many of `platform`'s jobs the simulator holds per owner, the owner read from a job's meta by `ownerOf`. */
-export async function jobsByOwner(simUrl: string, platform: string, ownerOf: (meta: Record<string, unknown>) => unknown): Promise<Record<string, number>> {
+export async function jobsByOwner(
+  simUrl: string,
+  platform: string,
+  ownerOf: (meta: Record<string, unknown>) => unknown,
+): Promise<Record<string, number>> {
   const jobs = (await (await fetch(`${simUrl}/_sim/jobs?platform=${platform}`)).json()) as { meta: Record<string, unknown> }[];
   const out: Record<string, number> = {};
   for (const j of jobs) {

@@ -21,7 +21,11 @@ export class ApiClient {
     return { Authorization: `Bearer ${secret}` };
   }
 
-  async request<T = any>(method: string, path: string, opts: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<Reply<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    opts: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  ): Promise<Reply<T>> {
     const headers: Record<string, string> = { ...this.authHeader(), ...(opts.headers ?? {}) };
     let body: string | undefined = opts.rawBody;
     if (opts.body !== undefined) {
@@ -81,14 +85,42 @@ export class ApiClient {
 export class SimClient {
   constructor(readonly baseUrl: string) {}
 
-  async stats(): Promise<Record<'T' | 'B' | 'V', { submitRequests: number; jobsCreated: number; dedupRefusals: number; polls: number; lists: number; cancels: number; rejected: number; faultsInjected: number; answersDropped: number }>> {
+  async stats(): Promise<
+    Record<
+      'T' | 'B' | 'V',
+      {
+        submitRequests: number;
+        jobsCreated: number;
+        dedupRefusals: number;
+        polls: number;
+        lists: number;
+        cancels: number;
+        rejected: number;
+        faultsInjected: number;
+        answersDropped: number;
+      }
+    >
+  > {
     return (await fetch(`${this.baseUrl}/_sim/stats`)).json() as Promise<any>;
   }
 
   async requests(
     platform?: string,
     op?: string,
-  ): Promise<{ platform: string; op: string; method: string; path: string; query?: string; headers: Record<string, string>; body: any; status?: number; response?: any; at?: number }[]> {
+  ): Promise<
+    {
+      platform: string;
+      op: string;
+      method: string;
+      path: string;
+      query?: string;
+      headers: Record<string, string>;
+      body: any;
+      status?: number;
+      response?: any;
+      at?: number;
+    }[]
+  > {
     const q = new URLSearchParams({ ...(platform ? { platform } : {}), ...(op ? { op } : {}) });
     return (await fetch(`${this.baseUrl}/_sim/requests?${q}`)).json() as Promise<any>;
   }
@@ -104,8 +136,19 @@ export class SimClient {
     throw new Error(`no ${platform} ${op} request matched within ${timeoutMs} ms`);
   }
 
-  async fault(f: { platform?: string; op?: string; status: number | 'reset' | 'drop'; count?: number; durationMs?: number; retryAfterSeconds?: number }): Promise<void> {
-    await fetch(`${this.baseUrl}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f) });
+  async fault(f: {
+    platform?: string;
+    op?: string;
+    status: number | 'reset' | 'drop';
+    count?: number;
+    durationMs?: number;
+    retryAfterSeconds?: number;
+  }): Promise<void> {
+    await fetch(`${this.baseUrl}/_sim/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(f),
+    });
   }
 
   async clearFaults(): Promise<void> {
@@ -117,23 +160,42 @@ export class SimClient {
   }
 
   /** The jobs the simulator holds (a platform's own data under `meta`, e.g. B's request and ignored fields). */
-  async jobs(platform?: string): Promise<{ id: string; platform: string; kind: string; model: string; meta: any; view: { state: string } }[]> {
+  async jobs(
+    platform?: string,
+  ): Promise<{ id: string; platform: string; kind: string; model: string; meta: any; view: { state: string } }[]> {
     const q = new URLSearchParams(platform ? { platform } : {});
     return (await fetch(`${this.baseUrl}/_sim/jobs?${q}`)).json() as Promise<any>;
   }
 
   /** Callbacks the simulated platforms sent (sim/callbacks.ts). */
-  async callbacks(platform?: string): Promise<{ platform: string; url: string; body: any; headers: Record<string, string>; fault?: string; attempts: number[]; jobId?: string }[]> {
+  async callbacks(
+    platform?: string,
+  ): Promise<
+    { platform: string; url: string; body: any; headers: Record<string, string>; fault?: string; attempts: number[]; jobId?: string }[]
+  > {
     return (await fetch(`${this.baseUrl}/_sim/callbacks${platform ? `?platform=${platform}` : ''}`)).json() as Promise<any>;
   }
 
   /** The next `count` callbacks of `platform` (all when absent) get `fault`. */
-  async callbackFault(f: { platform?: string; fault: 'drop' | 'duplicate' | 'late' | 'bad-signature'; count?: number; delayMs?: number }): Promise<void> {
-    await fetch(`${this.baseUrl}/_sim/callback-faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f) });
+  async callbackFault(f: {
+    platform?: string;
+    fault: 'drop' | 'duplicate' | 'late' | 'bad-signature';
+    count?: number;
+    delayMs?: number;
+  }): Promise<void> {
+    await fetch(`${this.baseUrl}/_sim/callback-faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(f),
+    });
   }
 
   /** The simulator's tunables: default job duration, how long a `slow` fault holds an answer back. */
   async config(c: { jobDurationMs?: number; slowAnswerMs?: number }): Promise<void> {
-    await fetch(`${this.baseUrl}/_sim/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(c) });
+    await fetch(`${this.baseUrl}/_sim/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(c),
+    });
   }
 }

@@ -13,7 +13,8 @@ export interface FormFile {
 export function multipartForm(fields: Record<string, string>, ...files: FormFile[]): FormData {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  for (const f of files) form.append(f.field ?? 'input_reference', new Blob([new Uint8Array(f.bytes)], { type: f.type }), f.name ?? 'upload.png');
+  for (const f of files)
+    form.append(f.field ?? 'input_reference', new Blob([new Uint8Array(f.bytes)], { type: f.type }), f.name ?? 'upload.png');
   return form;
 }
 
@@ -25,8 +26,12 @@ export interface RawForm {
 }
 
 export function rawForm(fields: Record<string, string>, file: FormFile, boundary = 'mediagate-test-boundary-0123456789'): RawForm {
-  const parts = Object.entries(fields).map(([k, v]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
-  const fileHead = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.field ?? 'input_reference'}"; filename="${file.name ?? 'upload.png'}"\r\nContent-Type: ${file.type}\r\n\r\n`);
+  const parts = Object.entries(fields).map(([k, v]) =>
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`),
+  );
+  const fileHead = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="${file.field ?? 'input_reference'}"; filename="${file.name ?? 'upload.png'}"\r\nContent-Type: ${file.type}\r\n\r\n`,
+  );
   return {
     head: Buffer.concat([...parts, fileHead, file.bytes, Buffer.from('\r\n')]),
     tail: Buffer.from(`--${boundary}--\r\n`),
@@ -39,11 +44,20 @@ export function rawForm(fields: Record<string, string>, file: FormFile, boundary
  * (the answer to the headers alone), everything but the closing boundary (an upload that holds its memory), or all.
  * Resolves with the answer whenever it comes; the socket is closed after it.
  */
-export function postRawForm(baseUrl: string, secret: string, form: RawForm, send: 'nothing' | 'all-but-the-end' | 'all'): Promise<{ status: number; body: any }> {
+export function postRawForm(
+  baseUrl: string,
+  secret: string,
+  form: RawForm,
+  send: 'nothing' | 'all-but-the-end' | 'all',
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${baseUrl}/v1/videos`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${secret}`, 'Content-Type': form.contentType, 'Content-Length': form.head.length + form.tail.length },
+      headers: {
+        Authorization: `Bearer ${secret}`,
+        'Content-Type': form.contentType,
+        'Content-Length': form.head.length + form.tail.length,
+      },
     });
     let answered = false;
     req.on('response', (res) => {

@@ -37,7 +37,10 @@ export function useLostAnswerSimulator(resetPaths: string[] = []): LostAnswerKit
     await sim?.close();
     await http.close();
   });
-  const post = async (path: string, body: unknown) => (await fetch(`${sim!.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
+  const post = async (path: string, body: unknown) =>
+    (
+      await fetch(`${sim!.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    ).json();
   beforeEach(async () => {
     sim!.reset();
     for (const p of resetPaths) await post(p, {});
@@ -49,7 +52,8 @@ export function useLostAnswerSimulator(resetPaths: string[] = []): LostAnswerKit
       return definition.worker({ NODE_ENV: 'development', ...env }, { simulate: true, simBaseUrl: sim!.url }).createAdapter({ http });
     },
     post,
-    stats: async (platform) => ((await (await fetch(`${sim!.url}/_sim/stats`)).json()) as Record<string, Record<string, number>>)[platform]!,
+    stats: async (platform) =>
+      ((await (await fetch(`${sim!.url}/_sim/stats`)).json()) as Record<string, Record<string, number>>)[platform]!,
   };
 }
 

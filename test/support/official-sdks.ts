@@ -15,5 +15,13 @@ export const SdkAuth = require('@baiducloud/sdk/src/auth.js') as new (
   ak: string,
   sk: string,
 ) => {
-  generateAuthorization(method: string, resource: string, params: Record<string, string>, headers: Record<string, string>, timestampSeconds?: number, expirationSeconds?: number, headersToSign?: string[]): string;
+  generateAuthorization(
+    method: string,
+    resource: string,
+    params: Record<string, string>,
+    headers: Record<string, string>,
+    timestampSeconds?: number,
+    expirationSeconds?: number,
+    headersToSign?: string[],
+  ): string;
 };

@@ -75,7 +75,9 @@ export interface Recorded {
 }
 
 /** An HttpClient that records every call and answers it with `answer(call)`; no network. */
-export function fakeHttp(answer: (call: Recorded) => { status: number; body?: unknown; headers?: Record<string, string> }): HttpClient & { calls: Recorded[] } {
+export function fakeHttp(
+  answer: (call: Recorded) => { status: number; body?: unknown; headers?: Record<string, string> },
+): HttpClient & { calls: Recorded[] } {
   const calls: Recorded[] = [];
   return {
     calls,
@@ -83,7 +85,12 @@ export function fakeHttp(answer: (call: Recorded) => { status: number; body?: un
       const call = { method, url, headers: opts.headers, body: opts.body };
       calls.push(call);
       const a = answer(call);
-      const res: HttpResponse = { status: a.status, headers: a.headers ?? {}, body: a.body, text: a.body === undefined ? '' : JSON.stringify(a.body) };
+      const res: HttpResponse = {
+        status: a.status,
+        headers: a.headers ?? {},
+        body: a.body,
+        text: a.body === undefined ? '' : JSON.stringify(a.body),
+      };
       return res;
     },
   };

@@ -25,7 +25,12 @@ export interface ScriptProcess {
 /** `cwd`: where it runs (default the repository; a copy of it elsewhere runs its own scripts). */
 export function startScript(script: string, env: NodeJS.ProcessEnv, cwd: string = REPO): ScriptProcess {
   // A process group of its own, as a shell gives a command it runs in the foreground: interrupt() reaches the group.
-  const child = spawn(process.execPath, ['--import', 'tsx', join(cwd, script)], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(cwd, script)], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   const lines: string[] = [];
   const waiters: { re: RegExp; resolve: (m: RegExpExecArray) => void }[] = [];
   for (const stream of [child.stdout!, child.stderr!]) {
@@ -43,9 +48,15 @@ export function startScript(script: string, env: NodeJS.ProcessEnv, cwd: string 
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const waitFor = (re: RegExp, ms: number, after = 0) =>
     new Promise<RegExpExecArray>((resolve, reject) => {
-      const seen = lines.slice(after).map((l) => re.exec(l)).find(Boolean);
+      const seen = lines
+        .slice(after)
+        .map((l) => re.exec(l))
+        .find(Boolean);
       if (seen) return resolve(seen);
-      const timer = setTimeout(() => reject(new Error(`no line matching ${re} within ${ms} ms; last:\n${lines.slice(-30).join('\n')}`)), ms);
+      const timer = setTimeout(
+        () => reject(new Error(`no line matching ${re} within ${ms} ms; last:\n${lines.slice(-30).join('\n')}`)),
+        ms,
+      );
       waiters.push({ re, resolve: (m) => (clearTimeout(timer), resolve(m)) });
     });
   const interrupt = () => {

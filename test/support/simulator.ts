@@ -44,7 +44,11 @@ export function statsOf(sim: Simulator, platform: 'T' | 'V' | 'B'): () => Promis
  * `running`, or any job to its end. Each phase is then read on purpose, whatever the machine's speed.
  */
 export async function advanceJob(sim: Simulator, id: string, to: 'running' | 'done'): Promise<void> {
-  const r = await fetch(`${sim.url}/_sim/jobs/${encodeURIComponent(id)}/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to }) });
+  const r = await fetch(`${sim.url}/_sim/jobs/${encodeURIComponent(id)}/advance`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ to }),
+  });
   if (!r.ok) throw new Error(`advancing ${id} to ${to}: ${r.status} ${await r.text()}`);
 }
 

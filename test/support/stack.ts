@@ -99,7 +99,10 @@ export class Proc {
       });
     }
     this.exited = new Promise((r) => child.once('exit', (code) => r(code)));
-    this.exited.then(() => log.end(), () => log.end());
+    this.exited.then(
+      () => log.end(),
+      () => log.end(),
+    );
   }
 
   get running(): boolean {
@@ -109,7 +112,13 @@ export class Proc {
   waitForLine(re: RegExp, timeoutMs: number): Promise<void> {
     if (this.lines.some((l) => re.test(l))) return Promise.resolve();
     return new Promise((resolveWait, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${this.name}: no line matching ${re} within ${timeoutMs} ms; last output:\n${this.lines.slice(-20).join('\n')}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(`${this.name}: no line matching ${re} within ${timeoutMs} ms; last output:\n${this.lines.slice(-20).join('\n')}`),
+          ),
+        timeoutMs,
+      );
       const onExit = () => {
         clearTimeout(timer);
         reject(new Error(`${this.name} exited during start-up; last output:\n${this.lines.slice(-20).join('\n')}`));
@@ -274,7 +283,8 @@ export class Stack {
     await Promise.all(Array.from({ length: this.opts.workers ?? 1 }, () => this.startWorker()));
     const front = this.opts.production ? undefined : this.opts.apiPort;
     await Promise.all(Array.from({ length: this.opts.apis ?? 1 }, (_, i) => this.startApi(i === 0 ? front : undefined)));
-    if (this.opts.production) this.balancer = await startBalancer({ host: '127.0.0.1', port: this.opts.apiPort ?? 0, backends: () => this.apiPorts });
+    if (this.opts.production)
+      this.balancer = await startBalancer({ host: '127.0.0.1', port: this.opts.apiPort ?? 0, backends: () => this.apiPorts });
   }
 
   /** The production shape's own parts (PostgreSQL, MinIO), before the rest: their part of every process's env. */
@@ -312,7 +322,14 @@ export class Stack {
       };
       return;
     }
-    this.temporal = await startDevServer({ address: this.temporalAddress, dbFile: this.dbFile, namespace: 'default', uiPort: false, output: 'ignore', log: () => undefined });
+    this.temporal = await startDevServer({
+      address: this.temporalAddress,
+      dbFile: this.dbFile,
+      namespace: 'default',
+      uiPort: false,
+      output: 'ignore',
+      log: () => undefined,
+    });
   }
 
   /**
@@ -423,7 +440,9 @@ export class Stack {
     const worker = await this.startWorker(laneEnv);
     const port = await freePort();
     // The lane's API reports what its worker says of the platforms' accounts (api/worker-readiness.ts).
-    const readyUrls: Record<string, string> = worker.metricsUrl ? { WORKER_READY_URLS: worker.metricsUrl.replace(/\/metrics$/, '/readyz') } : {};
+    const readyUrls: Record<string, string> = worker.metricsUrl
+      ? { WORKER_READY_URLS: worker.metricsUrl.replace(/\/metrics$/, '/readyz') }
+      : {};
     const api = await this.startApi(port, { ...readyUrls, ...laneEnv });
     return { apiUrl: `http://127.0.0.1:${port}`, worker, api };
   }

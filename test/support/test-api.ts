@@ -62,7 +62,8 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       return { total: 0, records: [] };
     },
     // A sync wait that never ends (until the client goes away).
-    awaitResult: (_id: string, signal: AbortSignal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
+    awaitResult: (_id: string, signal: AbortSignal) =>
+      new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
     async countRunning() {
       return 0;
     },
@@ -174,5 +175,11 @@ export function rawRequest(
 
 /** POST a JSON body (given as text, so it may be anything) with the test key. */
 export function postJson(base: string, path: string, body: string | object, headers: Record<string, string> = {}): Promise<RawAnswer> {
-  return rawRequest(base, 'POST', path, { ...AUTH, 'Content-Type': 'application/json', ...headers }, typeof body === 'string' ? body : JSON.stringify(body));
+  return rawRequest(
+    base,
+    'POST',
+    path,
+    { ...AUTH, 'Content-Type': 'application/json', ...headers },
+    typeof body === 'string' ? body : JSON.stringify(body),
+  );
 }

@@ -45,7 +45,13 @@ export function useStack(options: StackOptions | (() => StackOptions | Promise<S
   beforeAll(async () => {
     stack = await Stack.start(typeof options === 'function' ? await options() : options);
     temporal = await temporalClient(stack.temporalAddress);
-    parts = { stack, alice: new ApiClient(stack.apiUrl, 'alice'), bob: new ApiClient(stack.apiUrl, 'bob'), sim: new SimClient(stack.simUrl), temporal };
+    parts = {
+      stack,
+      alice: new ApiClient(stack.apiUrl, 'alice'),
+      bob: new ApiClient(stack.apiUrl, 'bob'),
+      sim: new SimClient(stack.simUrl),
+      temporal,
+    };
   }, hooks.startTimeoutMs ?? START_TIMEOUT_MS);
 
   afterAll(async () => {

@@ -36,7 +36,11 @@ function accountsFile(simUrl: string): string {
 }
 
 async function accountFault(body: { code: string; api_key?: string; count?: number; op?: string }): Promise<void> {
-  const res = await fetch(`${gw.stack.simUrl}/_sim/v/account-faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${gw.stack.simUrl}/_sim/v/account-faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
 }
 
@@ -59,9 +63,13 @@ async function jobsTagged(tag: string): Promise<{ id: string; account: AccountId
 }
 
 /** The create requests whose prompt carries `tag`, by account, with their answers. */
-async function createsTagged(tag: string): Promise<{ account: AccountId | undefined; status: number | undefined; at: number | undefined }[]> {
+async function createsTagged(
+  tag: string,
+): Promise<{ account: AccountId | undefined; status: number | undefined; at: number | undefined }[]> {
   const creates = await gw.sim.requests('V', 'submit');
-  return creates.filter((r) => JSON.stringify(r.body ?? '').includes(tag)).map((r) => ({ account: accountOfKey(r.headers.authorization), status: r.status, at: r.at }));
+  return creates
+    .filter((r) => JSON.stringify(r.body ?? '').includes(tag))
+    .map((r) => ({ account: accountOfKey(r.headers.authorization), status: r.status, at: r.at }));
 }
 
 async function healthGauge(worker: Proc): Promise<Record<string, string>> {
@@ -73,7 +81,11 @@ async function healthGauge(worker: Proc): Promise<Record<string, string>> {
 
 beforeAll(async () => {
   // A throttled account is slowed for 1 s (ACCOUNT_THROTTLE_MS), so the test sees it back at full weight.
-  const env = { TEMPORAL_TASK_QUEUE: `${gw.stack.taskQueue}-accounts`, PLATFORM_V_ACCOUNTS_FILE: accountsFile(gw.stack.simUrl), ACCOUNT_THROTTLE_MS: '1000' };
+  const env = {
+    TEMPORAL_TASK_QUEUE: `${gw.stack.taskQueue}-accounts`,
+    PLATFORM_V_ACCOUNTS_FILE: accountsFile(gw.stack.simUrl),
+    ACCOUNT_THROTTLE_MS: '1000',
+  };
   const started = await gw.stack.startLane(env);
   lane = { api: new ApiClient(started.apiUrl, 'alice'), env, worker: started.worker };
   await lane.worker.waitForLine(/spreads its jobs over 2 accounts/, 10_000);
@@ -180,7 +192,11 @@ describe('two V accounts', () => {
 describe('every V account out', () => {
   test('accepted tasks wait (nothing is dropped), the alert fires at once, and they succeed once an account is probed back', async () => {
     // A lane of its own, with a short cool-down so the accounts are probed back within the test.
-    const env = { TEMPORAL_TASK_QUEUE: `${gw.stack.taskQueue}-all-out`, PLATFORM_V_ACCOUNTS_FILE: lane.env.PLATFORM_V_ACCOUNTS_FILE!, ACCOUNT_COOLDOWN_MS: '3000' };
+    const env = {
+      TEMPORAL_TASK_QUEUE: `${gw.stack.taskQueue}-all-out`,
+      PLATFORM_V_ACCOUNTS_FILE: lane.env.PLATFORM_V_ACCOUNTS_FILE!,
+      ACCOUNT_COOLDOWN_MS: '3000',
+    };
     const started = await gw.stack.startLane(env);
     const api = new ApiClient(started.apiUrl, 'alice');
     const tag = `all-out-${Date.now()}`;
@@ -192,10 +208,16 @@ describe('every V account out', () => {
     expect(await healthGauge(started.worker)).toEqual({ one: '0', two: '0' });
     const notReady = await fetch(started.worker.metricsUrl!.replace(/\/metrics$/, '/readyz'));
     expect(notReady.status).toBe(503);
-    expect(await notReady.json()).toEqual({ status: 'no_account', platforms: { V: expect.stringMatching(/^one: AccountOverdueError, probed again in \d+ s; two: AccountOverdueError/) } });
+    expect(await notReady.json()).toEqual({
+      status: 'no_account',
+      platforms: { V: expect.stringMatching(/^one: AccountOverdueError, probed again in \d+ s; two: AccountOverdueError/) },
+    });
     // The API's /readyz says it too (from its worker), still 200: it keeps accepting, and these tasks wait.
     const apiReady = await fetch(`${started.apiUrl}/readyz`);
-    expect([apiReady.status, await apiReady.json()]).toEqual([200, { status: 'degraded', platforms_without_account: { V: expect.stringMatching(/^one: AccountOverdueError/) } }]);
+    expect([apiReady.status, await apiReady.json()]).toEqual([
+      200,
+      { status: 'degraded', platforms_without_account: { V: expect.stringMatching(/^one: AccountOverdueError/) } },
+    ]);
 
     await fetch(`${gw.stack.simUrl}/_sim/v/account-faults`, { method: 'DELETE' });
     const records = await waitAll(api, ids, 90_000);
@@ -243,7 +265,10 @@ async function spreadOverTwoAccounts(o: {
     const jobs = (await gw.sim.jobs(o.platform)).filter((j) => JSON.stringify(j.meta ?? '').includes(tag));
     expect(jobs).toHaveLength(ids.length);
     const ownerOfJob = new Map(jobs.map((j) => [j.id, o.jobOwner(j.meta)]));
-    const perAccount = { one: [...ownerOfJob.values()].filter((a) => a === 'one').length, two: [...ownerOfJob.values()].filter((a) => a === 'two').length };
+    const perAccount = {
+      one: [...ownerOfJob.values()].filter((a) => a === 'one').length,
+      two: [...ownerOfJob.values()].filter((a) => a === 'two').length,
+    };
     expect(perAccount.one).toBeGreaterThan(0);
     expect(perAccount.two).toBeGreaterThan(0);
 
@@ -271,7 +296,13 @@ describe('two T accounts and two B accounts', () => {
       variable: 'PLATFORM_T_ACCOUNTS_FILE',
       file: writeAccountsFile(
         't-accounts.json',
-        names.map((id) => ({ id, secret_id: simTAccount(id).secretId, secret_key: simTAccount(id).secretKey, subapp_id: simTAccount(id).subAppId, endpoint: gw.stack.simUrl })),
+        names.map((id) => ({
+          id,
+          secret_id: simTAccount(id).secretId,
+          secret_key: simTAccount(id).secretKey,
+          subapp_id: simTAccount(id).subAppId,
+          endpoint: gw.stack.simUrl,
+        })),
       ),
       request: { model: 'GV-3.1', duration: 8 },
       jobOwner: (meta) => account(String(meta.subAppId)),
@@ -288,7 +319,12 @@ describe('two T accounts and two B accounts', () => {
       variable: 'PLATFORM_B_ACCOUNTS_FILE',
       file: writeAccountsFile(
         'b-accounts.json',
-        names.map((id) => ({ id, access_key_id: simBAccount(id).accessKeyId, secret_access_key: simBAccount(id).secretAccessKey, endpoint: gw.stack.simUrl })),
+        names.map((id) => ({
+          id,
+          access_key_id: simBAccount(id).accessKeyId,
+          secret_access_key: simBAccount(id).secretAccessKey,
+          endpoint: gw.stack.simUrl,
+        })),
       ),
       request: { model: 'VQ2', action: 'text_to_video', duration: 5 },
       jobOwner: (meta) => account(meta.owner as string | undefined),

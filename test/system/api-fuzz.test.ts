@@ -77,7 +77,10 @@ beforeAll(async () => {
   });
   const alice = new ApiClient(stack.apiUrl, 'alice');
   const submissions = [
-    { path: '/v1/async/videos/generations', body: { model: 'vendor-video-2-0-260128', prompt: 'a lighthouse at dusk', duration: 5, return_last_frame: true } },
+    {
+      path: '/v1/async/videos/generations',
+      body: { model: 'vendor-video-2-0-260128', prompt: 'a lighthouse at dusk', duration: 5, return_last_frame: true },
+    },
     { path: '/v1/async/images/generations', body: { model: 'NB', prompt: 'a lighthouse at dusk' } },
   ];
   taskIds = await Promise.all(
@@ -101,7 +104,11 @@ function run(cmd: string, args: string[]): Promise<{ code: number | null; output
     // Run in the report directory, emptied before each run: schemathesis keeps a cache of earlier failures
     // (.schemathesis/) and hypothesis its own (.hypothesis/) in the working directory, and a run that replays
     // an earlier one's findings would not be the same run every time.
-    const child = spawn(cmd, args, { cwd: REPORT_DIR, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', PYTHONUNBUFFERED: '1' } });
+    const child = spawn(cmd, args, {
+      cwd: REPORT_DIR,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', PYTHONUNBUFFERED: '1' },
+    });
     const killer = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
     let output = '';
     child.stdout.on('data', (b: Buffer) => (output += b.toString()));
@@ -179,7 +186,9 @@ test(`schemathesis ${SCHEMATHESIS_VERSION}: no 5xx, and every answer is the one 
   // Every operation of the document was tested (but GET /openapi.json: schemathesis leaves out the document it
   // loaded), and every case passed.
   const documented = (await (await fetch(`${stack.apiUrl}/openapi.json`)).json()) as { paths: Record<string, object> };
-  const operations = Object.entries(documented.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
+  const operations = Object.entries(documented.paths).flatMap(([path, methods]) =>
+    Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`),
+  );
   const junit = readdirSync(REPORT_DIR).find((f) => /^junit.*\.xml$/.test(f));
   const tested = [...readFileSync(join(REPORT_DIR, junit!), 'utf8').matchAll(/<testcase name="([^"]+)"/g)].map((m) => m[1]);
   expect(tested.sort()).toEqual(operations.filter((o) => o !== 'GET /openapi.json').sort());
@@ -188,7 +197,10 @@ test(`schemathesis ${SCHEMATHESIS_VERSION}: no 5xx, and every answer is the one 
   const metrics = await (await fetch(`${stack.apiUrl}/metrics`)).text();
   const answered = (method: string, route: string, status: number) =>
     [...metrics.matchAll(/^mediagate_http_request_duration_seconds_count\{([^}]*)\} (\d+)$/gm)]
-      .filter(([, labels]) => labels!.includes(`method="${method}"`) && labels!.includes(`route="${route}"`) && labels!.includes(`status="${status}"`))
+      .filter(
+        ([, labels]) =>
+          labels!.includes(`method="${method}"`) && labels!.includes(`route="${route}"`) && labels!.includes(`status="${status}"`),
+      )
       .reduce((sum, m) => sum + Number(m[2]), 0);
   expect(answered('POST', '/admin/v1/keys', 201)).toBeGreaterThan(0);
   expect(answered('PATCH', '/admin/v1/keys/:id', 200) + answered('PATCH', '/admin/v1/keys/:id', 404)).toBeGreaterThan(0);

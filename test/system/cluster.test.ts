@@ -48,7 +48,12 @@ test('npm run cluster: the banner, a sync video through its port with the result
     POLL_INTERVAL_VIDEO_MS: '300',
   };
   for (const name of Object.keys(env)) {
-    if (/^(API_KEYS|API_KEYS_FILE|ADMIN_TOKEN|DATABASE_URL|HOST|WORKER_METRICS_HOST|WORKER_READY_URLS|PUBLIC_BASE_URL|SIM_DATA_FILE|SIM_BASE_URL|RESULTS_.*|AWS_.*)$/.test(name)) delete env[name];
+    if (
+      /^(API_KEYS|API_KEYS_FILE|ADMIN_TOKEN|DATABASE_URL|HOST|WORKER_METRICS_HOST|WORKER_READY_URLS|PUBLIC_BASE_URL|SIM_DATA_FILE|SIM_BASE_URL|RESULTS_.*|AWS_.*)$/.test(
+        name,
+      )
+    )
+      delete env[name];
   }
 
   const cluster = startScript('scripts/cluster.ts', env);
@@ -65,7 +70,11 @@ test('npm run cluster: the banner, a sync video through its port with the result
 
     // A sync video through the one port in front of both API processes.
     const client = new ApiClient(`http://127.0.0.1:${api}`, secret);
-    const answer = await client.post('/v1/videos/generations', { model: V_MODEL, prompt: 'a lighthouse at dusk, through the cluster', duration: 5 });
+    const answer = await client.post('/v1/videos/generations', {
+      model: V_MODEL,
+      prompt: 'a lighthouse at dusk, through the cluster',
+      duration: 5,
+    });
     expect(answer.status).toBe(200);
     const taskId = answer.body.task_id as string;
     expect(existsSync(join(dir, 'sim-jobs.json'))).toBe(true);
@@ -88,10 +97,17 @@ test('npm run cluster: the banner, a sync video through its port with the result
     expect([video.status, video.headers.get('content-type')]).toEqual([200, 'video/mp4']);
 
     // Listed from the server's SQL visibility (a moment after the task closed).
-    await until('GET /v1/tasks lists the task', async () => {
-      const list = await client.get('/v1/tasks');
-      return list.status === 200 && (list.body.data as { task_id: string; status: string }[]).some((t) => t.task_id === taskId && t.status === 'success');
-    }, 30_000);
+    await until(
+      'GET /v1/tasks lists the task',
+      async () => {
+        const list = await client.get('/v1/tasks');
+        return (
+          list.status === 200 &&
+          (list.body.data as { task_id: string; status: string }[]).some((t) => t.task_id === taskId && t.status === 'success')
+        );
+      },
+      30_000,
+    );
 
     // Ctrl-C: every part stops, and nothing the cluster started is left running.
     const namingDir = () =>
@@ -100,7 +116,7 @@ test('npm run cluster: the banner, a sync video through its port with the result
         .filter((l) => l.includes(dir));
     // While it runs: PostgreSQL (its server and backends), the Temporal server and MinIO name the directory.
     expect(namingDir().length).toBeGreaterThanOrEqual(3);
-    const pids = cluster.lines.flatMap((l) => [.../\[supervisor\] (\S+) started \(pid (\d+)\)/.exec(l)?.slice(1) ?? []]);
+    const pids = cluster.lines.flatMap((l) => [...(/\[supervisor\] (\S+) started \(pid (\d+)\)/.exec(l)?.slice(1) ?? [])]);
     const started = new Map<string, number>();
     for (let i = 0; i < pids.length; i += 2) started.set(pids[i]!, Number(pids[i + 1]));
     expect([...started.keys()].sort()).toEqual(['api-1', 'api-2', 'minio', 'postgres', 'sim', 'temporal', 'worker-1', 'worker-2']);
@@ -108,9 +124,15 @@ test('npm run cluster: the banner, a sync video through its port with the result
     // (they run in process groups of their own), and nothing alarming is printed on the way out.
     const stopMark = cluster.lines.length;
     cluster.interrupt();
-    expect(await Promise.race([cluster.exited, new Promise((r) => setTimeout(() => r('still running 90 s after Ctrl-C'), 90_000).unref())])).toBe(0);
+    expect(
+      await Promise.race([cluster.exited, new Promise((r) => setTimeout(() => r('still running 90 s after Ctrl-C'), 90_000).unref())]),
+    ).toBe(0);
     expect(cluster.lines).toContain('Stopped.');
-    expect(cluster.lines.slice(stopMark).filter((l) => /FATAL|PANIC|ERROR|"level":(50|60)|^\s+at |ECONNREFUSED|onnection refused|transport error|UNAVAILABLE/.test(l))).toEqual([]);
+    expect(
+      cluster.lines
+        .slice(stopMark)
+        .filter((l) => /FATAL|PANIC|ERROR|"level":(50|60)|^\s+at |ECONNREFUSED|onnection refused|transport error|UNAVAILABLE/.test(l)),
+    ).toEqual([]);
     // Nor in normal operation: PostgreSQL's expected errors (Temporal's start-up meeting its own rows) stay in its
     // log file, and no process prints a warning about the Node version it runs on.
     expect(cluster.lines.filter((l) => /duplicate key|ERROR|FATAL|NodeVersionSupportWarning|EBADENGINE/.test(l))).toEqual([]);

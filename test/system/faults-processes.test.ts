@@ -26,7 +26,10 @@ afterEach(async () => {
 
 /** Resolves with the exit code, or rejects if the process is still running after `ms`. */
 function exitWithin(proc: { exited: Promise<number | null> }, ms: number): Promise<number | null> {
-  return Promise.race([proc.exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still running after ${ms} ms`)), ms).unref())]);
+  return Promise.race([
+    proc.exited,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still running after ${ms} ms`)), ms).unref()),
+  ]);
 }
 
 describe('worker crashes', () => {
@@ -38,7 +41,11 @@ describe('worker crashes', () => {
     // close it with their dedup keys, see workflows/dedup-key.ts.)
     await gw.sim.fault({ platform: 'V', op: 'submit', status: 503, durationMs: 3_000 });
     const ids = await startTasks(gw.alice, 10, 'sigkill [sim:duration=4000]');
-    await until('every task has tried to submit', async () => (await gw.sim.stats()).V.submitRequests - before.V.submitRequests >= ids.length, 30_000);
+    await until(
+      'every task has tried to submit',
+      async () => (await gw.sim.stats()).V.submitRequests - before.V.submitRequests >= ids.length,
+      30_000,
+    );
     await runningWorkers()[0]!.kill();
     await gw.stack.startWorker();
 
@@ -56,7 +63,11 @@ describe('worker crashes', () => {
     await gw.sim.config({ slowAnswerMs: 8_000 });
     try {
       const ids = await startTasks(gw.alice, 3, 'killed mid-submit [sim:submit=slow] [sim:duration=2000]');
-      await until('every job exists upstream', async () => (await gw.sim.stats()).V.jobsCreated - before.V.jobsCreated >= ids.length, 30_000);
+      await until(
+        'every job exists upstream',
+        async () => (await gw.sim.stats()).V.jobsCreated - before.V.jobsCreated >= ids.length,
+        30_000,
+      );
       await runningWorkers()[0]!.kill();
       await gw.stack.startWorker();
       const records = await waitAll(gw.alice, ids, 120_000);
@@ -65,7 +76,9 @@ describe('worker crashes', () => {
       // not because its 45 s attempt timeout ran out.
       for (const id of ids) {
         const history = await gw.client.workflow.getHandle(id).fetchHistory();
-        const started = history.events?.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!)[0];
+        const started = history.events
+          ?.filter((e) => e.activityTaskStartedEventAttributes)
+          .map((e) => e.activityTaskStartedEventAttributes!)[0];
         expect(started?.attempt).toBeGreaterThan(1);
         expect(started?.lastFailure?.timeoutFailureInfo?.timeoutType).toBe(temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_HEARTBEAT);
       }
@@ -107,10 +120,14 @@ describe('reads with every worker stopped', () => {
     const finished = await gw.alice.waitForTask(done!);
     expect(finished.status).toBe('success');
     const running = await startTasks(gw.alice, 2, 'running while the workers stop [sim:duration=60000]');
-    await until('both report running', async () => {
-      const rs = await Promise.all(running.map((id) => gw.alice.get(`/v1/generations/${id}`)));
-      return rs.every((r) => r.body.status === 'running');
-    }, 30_000);
+    await until(
+      'both report running',
+      async () => {
+        const rs = await Promise.all(running.map((id) => gw.alice.get(`/v1/generations/${id}`)));
+        return rs.every((r) => r.body.status === 'running');
+      },
+      30_000,
+    );
 
     const desc = await gw.client.workflow.getHandle(running[0]!).describe();
     expect(desc.typedSearchAttributes.get(SA.status)).toBe('running');
@@ -123,7 +140,14 @@ describe('reads with every worker stopped', () => {
       const r = await gw.alice.get(`/v1/generations/${id}`);
       expect(r.status).toBe(200);
       // The estimate is read from the memo too (V has no public price: usage without a cost).
-      expect(r.body).toEqual({ task_id: id, status: 'running', model: V_MODEL, progress: expect.stringMatching(/^\d+%$/), usage: { seconds: 5 }, cost: null });
+      expect(r.body).toEqual({
+        task_id: id,
+        status: 'running',
+        model: V_MODEL,
+        progress: expect.stringMatching(/^\d+%$/),
+        usage: { seconds: 5 },
+        cost: null,
+      });
     }
     const list = await gw.alice.get('/v1/tasks?page_size=100');
     expect(list.status).toBe(200);
@@ -194,7 +218,11 @@ describe('API restarts', () => {
 
   test('SIGTERM: a sync wait longer than the grace period is answered 503 naming its task, which then succeeds', async () => {
     const carol = new ApiClient(gw.stack.apiUrl, 'carol');
-    const sync = carol.post('/v1/videos/generations', { model: V_MODEL, prompt: 'outlives the grace period [sim:duration=9000]', duration: 5 });
+    const sync = carol.post('/v1/videos/generations', {
+      model: V_MODEL,
+      prompt: 'outlives the grace period [sim:duration=9000]',
+      duration: 5,
+    });
     await until("carol's sync task has started", async () => (await carol.get('/v1/tasks')).body.total === 1, 15_000);
 
     const api = runningApi();

@@ -10,8 +10,15 @@ import { upstreamIds } from '../support/temporal';
 export const V_MODEL = 'vendor-video-1-0-pro-250528';
 
 /** Starts `n` async video tasks (of V_MODEL, or the model and fields `request` gives) whose prompts carry `tag` (and any sim directives); returns their ids. */
-export async function startTasks(api: ApiClient, n: number, tag: string, request: Record<string, unknown> = { model: V_MODEL, duration: 5 }): Promise<string[]> {
-  const replies = await Promise.all(Array.from({ length: n }, (_, i) => api.post('/v1/async/videos/generations', { ...request, prompt: `${tag} #${i}` })));
+export async function startTasks(
+  api: ApiClient,
+  n: number,
+  tag: string,
+  request: Record<string, unknown> = { model: V_MODEL, duration: 5 },
+): Promise<string[]> {
+  const replies = await Promise.all(
+    Array.from({ length: n }, (_, i) => api.post('/v1/async/videos/generations', { ...request, prompt: `${tag} #${i}` })),
+  );
   for (const r of replies) expect(r.status).toBe(200);
   return replies.map((r) => r.body.task_id as string);
 }
@@ -71,5 +78,7 @@ export async function expectOneJobPerTask(opts: {
 /** One line per fault test, for the CI log and the issue's note. */
 export function report(tally: Tally): void {
   const name = expect.getState().currentTestName ?? 'fault test';
-  process.stdout.write(`[faults] ${name}: tasks=${tally.tasks} succeeded=${tally.succeeded} failed=${tally.failed} upstreamJobs=${tally.jobsCreated}\n`);
+  process.stdout.write(
+    `[faults] ${name}: tasks=${tally.tasks} succeeded=${tally.succeeded} failed=${tally.failed} upstreamJobs=${tally.jobsCreated}\n`,
+  );
 }

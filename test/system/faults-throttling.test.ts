@@ -39,12 +39,21 @@ test(`${TASKS} tasks meeting each 429 throttling code on their first two creates
     const code = THROTTLING_CODES[i % THROTTLING_CODES.length]!;
     return { code, prompt: `throttled #${i} [sim:submit=429:${code} x2]` };
   });
-  const replies = await Promise.all(prompts.map(({ prompt }) => gw.alice.post('/v1/async/videos/generations', { model: V_MODEL, prompt, duration: 5 })));
+  const replies = await Promise.all(
+    prompts.map(({ prompt }) => gw.alice.post('/v1/async/videos/generations', { model: V_MODEL, prompt, duration: 5 })),
+  );
   for (const r of replies) expect(r.status).toBe(200);
   const ids = replies.map((r) => r.body.task_id as string);
 
   const records = await waitAll(gw.alice, ids, 90_000);
-  const tally = await expectOneJobPerTask({ sim: gw.sim, client: gw.client, ids, records, jobsBefore: before.V.jobsCreated, expected: 'success' });
+  const tally = await expectOneJobPerTask({
+    sim: gw.sim,
+    client: gw.client,
+    ids,
+    records,
+    jobsBefore: before.V.jobsCreated,
+    expected: 'success',
+  });
   expect(tally).toMatchObject({ tasks: TASKS, succeeded: TASKS, failed: 0, jobsCreated: TASKS });
   // The simulator's own jobs agree: exactly one job per prompt, and it is the one the task names.
   const jobs = await gw.sim.jobs('V');
@@ -58,7 +67,11 @@ test(`${TASKS} tasks meeting each 429 throttling code on their first two creates
   const creates = await gw.sim.requests('V', 'submit');
   for (const { code, prompt } of prompts) {
     const mine = creates.filter((r) => promptOf(r.body) === prompt);
-    expect(mine.map((r) => [r.status, r.response?.error?.code ?? 'created'])).toEqual([[429, code], [429, code], [200, 'created']]);
+    expect(mine.map((r) => [r.status, r.response?.error?.code ?? 'created'])).toEqual([
+      [429, code],
+      [429, code],
+      [200, 'created'],
+    ]);
     // Retry-After is waited: the next create came no sooner than it asked (the policy's first backoff is 2 s).
     if (code === 'RequestBurstTooFast') {
       for (let k = 1; k < mine.length; k++) expect(mine[k]!.at! - mine[k - 1]!.at!).toBeGreaterThanOrEqual(BURST_RETRY_AFTER_MS - 50);
@@ -69,7 +82,9 @@ test(`${TASKS} tasks meeting each 429 throttling code on their first two creates
   const log = workerLog();
   expect(log.filter((l) => /OPERATOR ACTION NEEDED|insufficient_balance/.test(l))).toEqual([]);
   expect(log.filter((l) => /OPERATOR NOTICE/.test(l) && /QuotaExceeded/.test(l))).toHaveLength(1);
-  process.stdout.write(`[throttling] codes=${THROTTLING_CODES.length} tasks=${TASKS} succeeded=${tally.succeeded} failed=${tally.failed} upstreamJobs=${tally.jobsCreated} creates=${creates.filter((r) => prompts.some((p) => p.prompt === promptOf(r.body))).length}\n`);
+  process.stdout.write(
+    `[throttling] codes=${THROTTLING_CODES.length} tasks=${TASKS} succeeded=${tally.succeeded} failed=${tally.failed} upstreamJobs=${tally.jobsCreated} creates=${creates.filter((r) => prompts.some((p) => p.prompt === promptOf(r.body))).length}\n`,
+  );
 });
 
 test("the only account's own spend cap (SetLimitExceeded): the task waits instead of failing, the operator is told at once, and it succeeds on one job once the account is probed back", async () => {
@@ -84,16 +99,24 @@ test("the only account's own spend cap (SetLimitExceeded): the task waits instea
     // Out of the rotation: the task waits (nothing accepted is failed for it), and both /readyz say why.
     expect((await api.get(`/v1/generations/${r.body.task_id}`)).body.status).toBe('pending');
     const apiReady = await fetch(`${lane.apiUrl}/readyz`);
-    expect([apiReady.status, await apiReady.json()]).toEqual([200, { status: 'degraded', platforms_without_account: { V: expect.stringMatching(/^default: SetLimitExceeded, probed again in \d+ s$/) } }]);
+    expect([apiReady.status, await apiReady.json()]).toEqual([
+      200,
+      { status: 'degraded', platforms_without_account: { V: expect.stringMatching(/^default: SetLimitExceeded, probed again in \d+ s$/) } },
+    ]);
 
     const [record] = await waitAll(api, [r.body.task_id as string], 60_000);
     expect(record).toMatchObject({ status: 'success' });
     const creates = (await gw.sim.requests('V', 'submit')).filter((q) => promptOf(q.body) === prompt);
-    expect(creates.map((q) => [q.status, q.response?.error?.code ?? 'created'])).toEqual([[429, 'SetLimitExceeded'], [200, 'created']]);
+    expect(creates.map((q) => [q.status, q.response?.error?.code ?? 'created'])).toEqual([
+      [429, 'SetLimitExceeded'],
+      [200, 'created'],
+    ]);
     expect((await gw.sim.jobs('V')).filter((j) => promptOf(j.meta?.request) === prompt)).toHaveLength(1);
-    const alerts = readFileSync(lane.worker.logFile, 'utf8').split('\n').filter((l) => /OPERATOR ACTION NEEDED/.test(l));
+    const alerts = readFileSync(lane.worker.logFile, 'utf8')
+      .split('\n')
+      .filter((l) => /OPERATOR ACTION NEEDED/.test(l));
     expect(alerts.filter((l) => /account default of platform V was refused \(SetLimitExceeded\)/.test(l))).toHaveLength(1);
-    expect((await (await fetch(`${lane.apiUrl}/readyz`)).json())).toEqual({ status: 'ready' });
+    expect(await (await fetch(`${lane.apiUrl}/readyz`)).json()).toEqual({ status: 'ready' });
   } finally {
     await lane.worker.stop(5_000);
     await lane.api.stop(5_000);

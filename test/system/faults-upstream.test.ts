@@ -67,13 +67,21 @@ describe('a job the platform loses', () => {
     expect(failed.typedSearchAttributes.get(SA.failureReason)).toBe('upstream_lost');
 
     const replay = (...args: string[]) =>
-      execFileSync(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/replay-failed.ts'), ...args], { cwd: REPO, env: { ...process.env, ...gw.stack.env }, encoding: 'utf8' });
+      execFileSync(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/replay-failed.ts'), ...args], {
+        cwd: REPO,
+        env: { ...process.env, ...gw.stack.env },
+        encoding: 'utf8',
+      });
     expect(replay('--task-id', id!)).toContain(`replay  ${id}`);
     // The replayed run submits a new job (the lost one is gone) and keeps polling it.
-    await until('the replayed run has a job of its own', async () => {
-      const [now] = await upstreamIds(gw.client, [id!]);
-      return now !== undefined && now !== upstream;
-    }, 30_000);
+    await until(
+      'the replayed run has a job of its own',
+      async () => {
+        const [now] = await upstreamIds(gw.client, [id!]);
+        return now !== undefined && now !== upstream;
+      },
+      30_000,
+    );
     expect((await gw.sim.stats()).V.jobsCreated - before.V.jobsCreated).toBe(2);
     expect((await gw.alice.get(`/v1/generations/${id}`)).body.status).toMatch(/^(pending|running)$/);
     await gw.client.workflow.getHandle(id!).cancel();
@@ -104,18 +112,24 @@ describe('an upstream outage past the deadline, and the replay runbook', () => {
     expect(desc.typedSearchAttributes.get(SA.platform)).toBe('V');
     expect(desc.typedSearchAttributes.get(SA.kind)).toBe('video');
     const query = "GenerationStatus = 'failed' AND GenerationFailureReason = 'deadline_exceeded' AND GenerationPlatform = 'V'";
-    await until('visibility lists the failed tasks', async () => {
-      const found = new Set<string>();
-      for await (const w of gw.client.workflow.list({ query })) found.add(w.workflowId);
-      return ids.every((id) => found.has(id));
-    }, 15_000);
+    await until(
+      'visibility lists the failed tasks',
+      async () => {
+        const found = new Set<string>();
+        for await (const w of gw.client.workflow.list({ query })) found.add(w.workflowId);
+        return ids.every((id) => found.has(id));
+      },
+      15_000,
+    );
 
     // The runbook (docs/operations.md): the platform is back; find the victims with the CLI...
     await gw.sim.clearFaults();
     const cli = findTemporalCli({ install: false });
     if (!cli) throw new Error('Temporal CLI not found (run npm run temporal:install)');
     const listed = JSON.parse(
-      execFileSync(cli, ['workflow', 'list', '--address', gw.stack.temporalAddress, '--query', query, '--output', 'json'], { encoding: 'utf8' }),
+      execFileSync(cli, ['workflow', 'list', '--address', gw.stack.temporalAddress, '--query', query, '--output', 'json'], {
+        encoding: 'utf8',
+      }),
     ) as { execution: { workflowId: string } }[];
     expect(listed.map((w) => w.execution.workflowId)).toEqual(expect.arrayContaining(ids));
 
@@ -146,7 +160,14 @@ describe('an upstream outage past the deadline, and the replay runbook', () => {
 
     // The same task ids go on to success, with one upstream job each (the first run never created one).
     const records = await waitAll(aliceShort, ids, 60_000);
-    await expectOneJobPerTask({ sim: gw.sim, client: gw.client, ids, records, jobsBefore: beforeReplay.V.jobsCreated, expected: 'success' });
+    await expectOneJobPerTask({
+      sim: gw.sim,
+      client: gw.client,
+      ids,
+      records,
+      jobsBefore: beforeReplay.V.jobsCreated,
+      expected: 'success',
+    });
     expect((await aliceShort.get(`/v1/generations/${refused}`)).body.status).toBe('failed');
     const now = await gw.client.workflow.getHandle(ids[0]!).describe();
     expect(now.typedSearchAttributes.get(SA.status)).toBe('success');
@@ -173,7 +194,12 @@ describe('cancellation', () => {
     expect((await gw.bob.post(`/v1/generations/${id}/cancel`, {})).status).toBe(404);
     const r = await gw.alice.post(`/v1/generations/${id}/cancel`, {});
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ task_id: id, status: 'failed', model: V_MODEL, error: { code: 'cancelled', message: expect.stringMatching(/cancelled/) } });
+    expect(r.body).toMatchObject({
+      task_id: id,
+      status: 'failed',
+      model: V_MODEL,
+      error: { code: 'cancelled', message: expect.stringMatching(/cancelled/) },
+    });
     expect((await gw.alice.get(`/v1/generations/${id}`)).body).toEqual(r.body);
     expect((await gw.sim.stats()).V.cancels - before.V.cancels).toBe(1);
 
@@ -185,7 +211,9 @@ describe('cancellation', () => {
     // Cancelling it again: it has finished.
     const again = await gw.alice.post(`/v1/generations/${id}/cancel`, {});
     expect(again.status).toBe(409);
-    expect(again.body).toEqual({ error: { message: expect.stringMatching(/already finished/), type: 'conflict_error', param: 'task_id', code: 'task_finished' } });
+    expect(again.body).toEqual({
+      error: { message: expect.stringMatching(/already finished/), type: 'conflict_error', param: 'task_id', code: 'task_finished' },
+    });
   });
 
   test('a finished task cannot be cancelled (409); an unknown task is 404', async () => {
@@ -208,17 +236,28 @@ describe('search attributes and history size', () => {
     expect((await gw.alice.waitForTask(id!)).status).toBe('success');
     const handle = gw.client.workflow.getHandle(id!);
     const desc = await handle.describe();
-    expect(Object.fromEntries(['status', 'model', 'platform', 'kind', 'owner'].map((k) => [k, desc.typedSearchAttributes.get(SA[k as keyof typeof SA])]))).toEqual({
+    expect(
+      Object.fromEntries(
+        ['status', 'model', 'platform', 'kind', 'owner'].map((k) => [k, desc.typedSearchAttributes.get(SA[k as keyof typeof SA])]),
+      ),
+    ).toEqual({
       status: 'success',
       model: V_MODEL,
       platform: 'V',
       kind: 'video',
       owner: 'alice',
     });
-    await until('visibility has the final status', async () => {
-      for await (const w of gw.client.workflow.list({ query: `GenerationStatus = 'success' AND GenerationOwner = 'alice' AND WorkflowId = '${id}'` })) return w.workflowId === id;
-      return false;
-    }, 15_000);
+    await until(
+      'visibility has the final status',
+      async () => {
+        for await (const w of gw.client.workflow.list({
+          query: `GenerationStatus = 'success' AND GenerationOwner = 'alice' AND WorkflowId = '${id}'`,
+        }))
+          return w.workflowId === id;
+        return false;
+      },
+      15_000,
+    );
 
     const events = (await handle.fetchHistory()).events ?? [];
     // Polls are local activities (workflows/generation.ts): each is a marker, plus its timer and workflow task.
@@ -239,7 +278,12 @@ describe('search attributes and history size', () => {
  * through the task list, recognises its job by the normalised echo, and the task succeeds on that one job.
  */
 describe('a lost create answer on B, which echoes its requests with defaults filled in', () => {
-  const setEcho = (echo: string) => fetch(`${gw.stack.simUrl}/_sim/b/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ echo }) });
+  const setEcho = (echo: string) =>
+    fetch(`${gw.stack.simUrl}/_sim/b/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ echo }),
+    });
   afterEach(async () => {
     await setEcho('exact');
   });
@@ -247,7 +291,12 @@ describe('a lost create answer on B, which echoes its requests with defaults fil
   test('[sim:submit=drop]: the job is adopted, the task succeeds, B made one job', async () => {
     await setEcho('defaults');
     const before = await gw.sim.stats();
-    const reply = await gw.alice.post('/v1/async/videos/generations', { model: 'K20', action: 'text_to_video', prompt: `lost answer, echo with defaults ${Date.now()} [sim:submit=dropx1] [sim:duration=2000]`, duration: 5 });
+    const reply = await gw.alice.post('/v1/async/videos/generations', {
+      model: 'K20',
+      action: 'text_to_video',
+      prompt: `lost answer, echo with defaults ${Date.now()} [sim:submit=dropx1] [sim:duration=2000]`,
+      duration: 5,
+    });
     expect(reply.status).toBe(200);
     const record = await gw.alice.waitForTask(reply.body.task_id as string, 90_000);
     expect(record.status).toBe('success');
@@ -269,7 +318,12 @@ describe('a lost create answer on B, which echoes its requests with defaults fil
  * instead of failing with T's refusal; the replay runbook then completes it.
  */
 describe('a lost create answer on T, whose task list shows no AIGC task', () => {
-  const setBehaviour = (b: object) => fetch(`${gw.stack.simUrl}/_sim/t/behaviour`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
+  const setBehaviour = (b: object) =>
+    fetch(`${gw.stack.simUrl}/_sim/t/behaviour`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(b),
+    });
   afterEach(async () => {
     await setBehaviour({});
   });
@@ -277,7 +331,11 @@ describe('a lost create answer on T, whose task list shows no AIGC task', () => 
   test('[sim:submit=drop]: one job, no second create, the task ends upstream_lost with account, dedup key, window and digest; replayable', async () => {
     await setBehaviour({ listsAigcTasks: false, sessionIdRepeatCode: 'FailedOperation' });
     const before = await gw.sim.stats();
-    const reply = await gw.alice.post('/v1/async/videos/generations', { model: 'GV-3.1', prompt: `lost answer, silent T ${Date.now()} [sim:submit=dropx1] [sim:duration=2000]`, duration: 8 });
+    const reply = await gw.alice.post('/v1/async/videos/generations', {
+      model: 'GV-3.1',
+      prompt: `lost answer, silent T ${Date.now()} [sim:submit=dropx1] [sim:duration=2000]`,
+      duration: 8,
+    });
     expect(reply.status).toBe(200);
     const id = reply.body.task_id as string;
     const lost = await gw.alice.waitForTask(id, 120_000);
@@ -290,7 +348,11 @@ describe('a lost create answer on T, whose task list shows no AIGC task', () => 
     expect(metrics).toMatch(/mediagate_upstream_lost_total\{platform="T",reason="not_found_after_refusal"\} [1-9]/);
 
     // Replayable: a new run, a new SessionId, a new job (the operator accepted paying again).
-    const replay = execFileSync(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/replay-failed.ts'), '--task-id', id], { cwd: REPO, env: { ...process.env, ...gw.stack.env }, encoding: 'utf8' });
+    const replay = execFileSync(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/replay-failed.ts'), '--task-id', id], {
+      cwd: REPO,
+      env: { ...process.env, ...gw.stack.env },
+      encoding: 'utf8',
+    });
     expect(replay).toContain(`replay  ${id}`);
     await until('the replayed task succeeds', async () => (await gw.alice.get(`/v1/generations/${id}`)).body.status === 'success', 60_000);
     expect((await gw.sim.stats()).T.jobsCreated - before.T.jobsCreated).toBe(2);

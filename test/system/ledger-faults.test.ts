@@ -35,7 +35,10 @@ writeFileSync(
 
 const db = usePostgres();
 // A sweep every second (reservations 2 s old), so the test can watch it release one whose task never started.
-const gw = useStack(() => ({ name: 'ledger-faults', env: { DATABASE_URL: db.pg.url, ADMIN_TOKEN, PRICES_FILE: pricesFile, LEDGER_SWEEP_INTERVAL_MS: '1000' } }));
+const gw = useStack(() => ({
+  name: 'ledger-faults',
+  env: { DATABASE_URL: db.pg.url, ADMIN_TOKEN, PRICES_FILE: pricesFile, LEDGER_SWEEP_INTERVAL_MS: '1000' },
+}));
 
 async function ledgerRows(sql: string, params: unknown[] = []): Promise<any[]> {
   const client = new Client({ connectionString: db.pg.url });
@@ -60,7 +63,11 @@ async function budgetedKey(id: string): Promise<ApiClient> {
 
 /** Every entry of the key is settled or released: its ledger rows. */
 async function settledEntries(keyId: string, timeoutMs: number): Promise<any[]> {
-  await until(`every entry of ${keyId} is settled or released`, async () => (await ledgerRows("SELECT 1 FROM ledger_entries WHERE key_id = $1 AND state = 'reserved'", [keyId])).length === 0, timeoutMs);
+  await until(
+    `every entry of ${keyId} is settled or released`,
+    async () => (await ledgerRows("SELECT 1 FROM ledger_entries WHERE key_id = $1 AND state = 'reserved'", [keyId])).length === 0,
+    timeoutMs,
+  );
   return ledgerRows('SELECT task_id, state, outcome, final_micros, seconds FROM ledger_entries WHERE key_id = $1', [keyId]);
 }
 
@@ -68,8 +75,13 @@ test('SIGKILL of the worker, an API and the database mid-run: no charge lost, no
   const payer = await budgetedKey('payer');
   const before = await gw.sim.stats();
 
-  const prompts = [...Array.from({ length: 8 }, (_, i) => `ledger ok #${i} [sim:duration=4000]`), ...Array.from({ length: 3 }, (_, i) => `ledger refused #${i} [sim:fail=content_policy]`)];
-  const replies = await Promise.all(prompts.map((prompt) => payer.post('/v1/async/videos/generations', { model: V_MODEL, prompt, duration: 5 })));
+  const prompts = [
+    ...Array.from({ length: 8 }, (_, i) => `ledger ok #${i} [sim:duration=4000]`),
+    ...Array.from({ length: 3 }, (_, i) => `ledger refused #${i} [sim:fail=content_policy]`),
+  ];
+  const replies = await Promise.all(
+    prompts.map((prompt) => payer.post('/v1/async/videos/generations', { model: V_MODEL, prompt, duration: 5 })),
+  );
   expect(replies.map((r) => r.status)).toEqual(prompts.map(() => 200));
   const ids = replies.map((r) => r.body.task_id as string);
 
@@ -85,7 +97,11 @@ test('SIGKILL of the worker, an API and the database mid-run: no charge lost, no
   // The platform made exactly one job per task.
   expect((await gw.sim.stats()).V.jobsCreated - before.V.jobsCreated).toBe(ids.length);
 
-  await until('every entry is settled or released', async () => (await ledgerRows("SELECT 1 FROM ledger_entries WHERE state = 'reserved'")).length === 0, 120_000);
+  await until(
+    'every entry is settled or released',
+    async () => (await ledgerRows("SELECT 1 FROM ledger_entries WHERE state = 'reserved'")).length === 0,
+    120_000,
+  );
   const entries = await ledgerRows('SELECT task_id, state, final_micros FROM ledger_entries WHERE key_id = $1', ['payer']);
   const byTask = new Map(entries.map((e) => [e.task_id as string, e]));
   expect(entries).toHaveLength(ids.length);
@@ -116,12 +132,19 @@ test('a reservation whose workflow never started (the API died in between) is re
       "INSERT INTO ledger_entries (task_id, key_id, platform, model, currency, budget_period, estimated_micros, state, created_at) VALUES ('task_never_started', 'payer', 'V', $1, 'USD', $2, 200000, 'reserved', now() - interval '10 seconds')",
       [V_MODEL, period],
     );
-    await client.query('UPDATE budget_usage SET committed_micros = committed_micros + 200000 WHERE key_id = $1 AND period = $2', ['payer', period]);
+    await client.query('UPDATE budget_usage SET committed_micros = committed_micros + 200000 WHERE key_id = $1 AND period = $2', [
+      'payer',
+      period,
+    ]);
     await client.query('COMMIT');
   } finally {
     await client.end();
   }
-  await until('the sweep released it', async () => (await ledgerRows("SELECT state FROM ledger_entries WHERE task_id = 'task_never_started'"))[0].state === 'released', 30_000);
+  await until(
+    'the sweep released it',
+    async () => (await ledgerRows("SELECT state FROM ledger_entries WHERE task_id = 'task_never_started'"))[0].state === 'released',
+    30_000,
+  );
   const [after] = await ledgerRows('SELECT committed_micros FROM budget_usage WHERE key_id = $1', ['payer']);
   expect(Number(after.committed_micros)).toBe(Number(before.committed_micros));
 });
@@ -144,8 +167,13 @@ describe('the database alone SIGKILLed while tasks end (worker and API live)', (
     const before = await counters();
     const jobsBefore = (await gw.sim.stats()).V.jobsCreated;
 
-    const prompts = [...Array.from({ length: 6 }, (_, i) => `db down ok #${i} [sim:duration=3000]`), ...Array.from({ length: 2 }, (_, i) => `db down refused #${i} [sim:fail=content_policy] [sim:duration=3000]`)];
-    const replies = await Promise.all(prompts.map((prompt) => steady.post('/v1/async/videos/generations', { model: V_MODEL, prompt, duration: 5 })));
+    const prompts = [
+      ...Array.from({ length: 6 }, (_, i) => `db down ok #${i} [sim:duration=3000]`),
+      ...Array.from({ length: 2 }, (_, i) => `db down refused #${i} [sim:fail=content_policy] [sim:duration=3000]`),
+    ];
+    const replies = await Promise.all(
+      prompts.map((prompt) => steady.post('/v1/async/videos/generations', { model: V_MODEL, prompt, duration: 5 })),
+    );
     expect(replies.map((r) => r.status)).toEqual(prompts.map(() => 200));
     const ids = replies.map((r) => r.body.task_id as string);
     await until('every task has its job', async () => (await upstreamIds(gw.client, ids)).every(Boolean), 60_000);
@@ -169,7 +197,11 @@ describe('the database alone SIGKILLed while tasks end (worker and API live)', (
     expect(entries).toHaveLength(ids.length);
     for (const record of records) {
       const entry = byTask.get(record.task_id)!;
-      expect([record.task_id, entry.state, Number(entry.final_micros) / 1e6]).toEqual([record.task_id, record.status === 'success' ? 'settled' : 'released', record.cost.amount]);
+      expect([record.task_id, entry.state, Number(entry.final_micros) / 1e6]).toEqual([
+        record.task_id,
+        record.status === 'success' ? 'settled' : 'released',
+        record.cost.amount,
+      ]);
     }
     const charged = entries.reduce((sum, e) => sum + Number(e.final_micros), 0);
     expect(charged).toBeGreaterThan(0);
@@ -189,7 +221,14 @@ describe('a replayed outage victim', () => {
     const victim = await budgetedKey('victim');
     // B's transient "Internal error" (unbilled) on the first four jobs: three re-submissions, then the task fails.
     const prompt = `outage victim ${Date.now()} [sim:fail=transientx4] [sim:duration=800]`;
-    const r = await victim.post('/v1/async/videos/generations', { model: 'V20', prompt, image_url: 'https://x.test/head.jpeg', last_frame_url: 'https://x.test/tail.jpeg', duration: 4, resolution: '720p' });
+    const r = await victim.post('/v1/async/videos/generations', {
+      model: 'V20',
+      prompt,
+      image_url: 'https://x.test/head.jpeg',
+      last_frame_url: 'https://x.test/tail.jpeg',
+      duration: 4,
+      resolution: '720p',
+    });
     expect(r.status).toBe(200);
     const taskId = r.body.task_id as string;
     const failed = await victim.waitForTask(taskId, 120_000);
@@ -197,11 +236,19 @@ describe('a replayed outage victim', () => {
     const [released] = await settledEntries('victim', 60_000);
     expect([released.state, Number(released.final_micros)]).toEqual(['released', 0]);
 
-    const out = execFileSync(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/replay-failed.ts'), '--task-id', taskId], { cwd: REPO, env: { ...process.env, ...gw.stack.env }, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/replay-failed.ts'), '--task-id', taskId], {
+      cwd: REPO,
+      env: { ...process.env, ...gw.stack.env },
+      encoding: 'utf8',
+    });
     expect(out).toContain(`replay  ${taskId}`);
     const record = await victim.waitForTask(taskId, 120_000);
     expect(record.status).toBe('success');
-    await until('the replayed run is settled', async () => (await ledgerRows('SELECT state FROM ledger_entries WHERE task_id = $1', [taskId]))[0].state === 'settled', 60_000);
+    await until(
+      'the replayed run is settled',
+      async () => (await ledgerRows('SELECT state FROM ledger_entries WHERE task_id = $1', [taskId]))[0].state === 'settled',
+      60_000,
+    );
 
     // The platform's record: five jobs for the task, four failed (unbilled), one succeeded.
     const jobs = (await gw.sim.jobs('B')).filter((j) => (j as { directives?: { prompt?: string } }).directives?.prompt === prompt);

@@ -28,7 +28,9 @@ const asRoot = process.getuid?.() === 0;
 
 /** A copy of the working tree at `dir`: its files, node_modules hard-linked (instant, same inodes), .tools linked. */
 function copyRepository(dir: string): void {
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' }).split('\0').filter(Boolean);
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' })
+    .split('\0')
+    .filter(Boolean);
   for (const f of files) {
     const from = join(REPO, f);
     if (!lstatSync(from, { throwIfNoEntry: false })) continue; // deleted in the working tree
@@ -57,7 +59,13 @@ async function startEnv(extra: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> {
     ...extra,
   };
   for (const name of Object.keys(env)) {
-    if (/^(API_KEYS|API_KEYS_FILE|ADMIN_TOKEN|DATABASE_URL|HOST|WORKER_METRICS_HOST|WORKER_READY_URLS|PUBLIC_BASE_URL|CALLBACK_SECRET|RESULT_URL_SECRET|WEBHOOK_SIGNING_SECRET|SIM_BASE_URL|SIM_DATA_FILE|TEMPORAL_DB_FILE|RESULTS_.*|EMBEDDED_POSTGRES_.*|TEMPORAL_TASK_QUEUE)$/.test(name) && !(name in extra)) delete env[name];
+    if (
+      /^(API_KEYS|API_KEYS_FILE|ADMIN_TOKEN|DATABASE_URL|HOST|WORKER_METRICS_HOST|WORKER_READY_URLS|PUBLIC_BASE_URL|CALLBACK_SECRET|RESULT_URL_SECRET|WEBHOOK_SIGNING_SECRET|SIM_BASE_URL|SIM_DATA_FILE|TEMPORAL_DB_FILE|RESULTS_.*|EMBEDDED_POSTGRES_.*|TEMPORAL_TASK_QUEUE)$/.test(
+        name,
+      ) &&
+      !(name in extra)
+    )
+      delete env[name];
   }
   return env;
 }
@@ -75,7 +83,11 @@ async function useStartedStack(run: ScriptProcess, env: NodeJS.ProcessEnv, admin
   const teamSecret = ((await made.json()) as { secret: string }).secret;
   expect((await new ApiClient(base, teamSecret).get('/v1/models')).status).toBe(200);
   const client = new ApiClient(base, apiKey);
-  const r = await client.post('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: 'a lighthouse, as root', duration: 5 });
+  const r = await client.post('/v1/async/videos/generations', {
+    model: 'vendor-video-1-0-pro-250528',
+    prompt: 'a lighthouse, as root',
+    duration: 5,
+  });
   expect(r.status).toBe(200);
   expect((await client.waitForTask(r.body.task_id, 120_000)).status).toBe('success');
 }
@@ -84,7 +96,9 @@ async function useStartedStack(run: ScriptProcess, env: NodeJS.ProcessEnv, admin
 async function stopCleanly(run: ScriptProcess): Promise<void> {
   const mark = run.lines.length;
   run.interrupt();
-  expect(await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('still running 60 s after Ctrl-C'), 60_000).unref())])).toBe(0);
+  expect(await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('still running 60 s after Ctrl-C'), 60_000).unref())])).toBe(
+    0,
+  );
   expect(run.lines.slice(mark).filter((l) => /FATAL|PANIC|ERROR:|"level":(50|60)/.test(l))).toEqual([]);
 }
 
@@ -114,7 +128,9 @@ async function ensureStopped(run: ScriptProcess | undefined): Promise<void> {
       const env = await startEnv({});
       run = startScript('scripts/start.ts', env, clone);
       await run.waitFor(/mediagate is running/, 300_000);
-      expect(run.lines.join('\n')).toMatch(/Port 5433, the embedded PostgreSQL's default, is in use: it listens on 127\.0\.0\.1:\d+ instead \(EMBEDDED_POSTGRES_PORT/);
+      expect(run.lines.join('\n')).toMatch(
+        /Port 5433, the embedded PostgreSQL's default, is in use: it listens on 127\.0\.0\.1:\d+ instead \(EMBEDDED_POSTGRES_PORT/,
+      );
       // The data directory is out of the clone, linked from where the README says it is.
       const link = join(clone, 'data', 'postgres');
       expect(lstatSync(link).isSymbolicLink()).toBe(true);
@@ -122,7 +138,11 @@ async function ensureStopped(run: ScriptProcess | undefined): Promise<void> {
       expect(dirname(kept)).toBe(ROOT_SHARED_DIR);
       expect(run.lines.some((l) => l.includes(`its data directory is ${kept}`))).toBe(true);
       expect(statSync(kept).mode & 0o777).toBe(0o700);
-      const key = readFileSync(join(clone, 'data', 'dev-api-key'), 'utf8').trim().split(':').slice(1).join(':');
+      const key = readFileSync(join(clone, 'data', 'dev-api-key'), 'utf8')
+        .trim()
+        .split(':')
+        .slice(1)
+        .join(':');
       await useStartedStack(run, env, readFileSync(join(clone, 'data', 'dev-admin-token'), 'utf8').trim(), key);
       await stopCleanly(run);
 

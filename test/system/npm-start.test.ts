@@ -69,10 +69,22 @@ test('npm start: loopback, the generated key and admin token, a killed worker re
     const alice = new ApiClient(`http://127.0.0.1:${api}`, secret);
     // The embedded default takes the simulated B's events unsigned: a body that is not a JSON object is no event.
     for (const body of ['1', '"x"', 'true', 'null', '[]']) {
-      const refused = await fetch(`http://127.0.0.1:${api}/v1/callbacks/b`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      expect([body, refused.status, ((await refused.json()) as { error?: { code?: string } }).error?.code]).toEqual([body, 400, 'callback_refused']);
+      const refused = await fetch(`http://127.0.0.1:${api}/v1/callbacks/b`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      expect([body, refused.status, ((await refused.json()) as { error?: { code?: string } }).error?.code]).toEqual([
+        body,
+        400,
+        'callback_refused',
+      ]);
     }
-    const before = await alice.post('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: 'before the crash', duration: 5 });
+    const before = await alice.post('/v1/async/videos/generations', {
+      model: 'vendor-video-1-0-pro-250528',
+      prompt: 'before the crash',
+      duration: 5,
+    });
     expect(before.status).toBe(200);
     expect((await alice.waitForTask(before.body.task_id, 60_000)).status).toBe('success');
     // The key's webhook secret derives from a master secret kept in data/, so it survives a restart.
@@ -88,7 +100,11 @@ test('npm start: loopback, the generated key and admin token, a killed worker re
     expect(secondPid).not.toBe(firstPid);
     expect(child.exitCode).toBeNull();
 
-    const after = await alice.post('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: 'after the crash', duration: 5 });
+    const after = await alice.post('/v1/async/videos/generations', {
+      model: 'vendor-video-1-0-pro-250528',
+      prompt: 'after the crash',
+      duration: 5,
+    });
     expect(after.status).toBe(200);
     expect((await alice.waitForTask(after.body.task_id, 60_000)).status).toBe('success');
 
@@ -113,7 +129,9 @@ test('npm start: loopback, the generated key and admin token, a killed worker re
     // alarming is printed on the way (PostgreSQL cutting off clients, a worker losing Temporal, an error, a stack).
     const stopMark = lines.length;
     interrupt();
-    expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running 30 s after Ctrl-C'), 30_000).unref())])).toBe(0);
+    expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running 30 s after Ctrl-C'), 30_000).unref())])).toBe(
+      0,
+    );
     expect(lines.some((l) => /^Stopped\./.test(l))).toBe(true);
     expect(lines.some((l) => /\[worker\].*"msg":"Worker stopped"/.test(l))).toBe(true);
     expect(lines.slice(stopMark).filter((l) => /FATAL|PANIC|ERROR:|"level":(50|60)|^\s+at |Error:/.test(l))).toEqual([]);

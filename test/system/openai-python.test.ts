@@ -37,7 +37,10 @@ function runPython(python: string, args: string[], env: Record<string, string>):
 
 test(`openai ${OPENAI_PYTHON_VERSION} (Python): videos.create_and_poll, then download_content of the video and its thumbnail`, async () => {
   const python = findOpenAiPython();
-  if (!python) throw new Error(`the openai Python SDK ${OPENAI_PYTHON_VERSION} is not installed and could not be: run node --import tsx scripts/openai-python.ts`);
+  if (!python)
+    throw new Error(
+      `the openai Python SDK ${OPENAI_PYTHON_VERSION} is not installed and could not be: run node --import tsx scripts/openai-python.ts`,
+    );
   const dir = mkdtempSync(join(tmpdir(), 'mediagate-openai-python-'));
   try {
     const script = join(dir, 'app.py');
@@ -45,7 +48,15 @@ test(`openai ${OPENAI_PYTHON_VERSION} (Python): videos.create_and_poll, then dow
     const run = await runPython(python, [script, V_MODEL, dir], { GATEWAY_URL: gw.stack.apiUrl, GATEWAY_KEY: TEST_KEYS.alice.secret });
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
     const video = JSON.parse(run.stdout) as Record<string, unknown>;
-    expect(video).toMatchObject({ object: 'video', model: V_MODEL, status: 'completed', progress: 100, seconds: '5', size: '1280x720', error: null });
+    expect(video).toMatchObject({
+      object: 'video',
+      model: V_MODEL,
+      status: 'completed',
+      progress: 100,
+      seconds: '5',
+      size: '1280x720',
+      error: null,
+    });
 
     expect(readFileSync(join(dir, 'video.mp4')).subarray(4, 8).toString('latin1')).toBe('ftyp');
     expect([...readFileSync(join(dir, 'thumbnail.jpg')).subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);

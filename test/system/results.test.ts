@@ -45,7 +45,9 @@ async function finishedTask(api: ApiClient, client: Client, simUrl: string, body
   expect(record.status).toBe('success');
   const result = await recorded(client, taskId);
   // The platform's own bytes, fetched while they still exist; then the platform "expires" them.
-  const originals = await Promise.all([...result.data, ...(result.lastFrame ? [result.lastFrame] : [])].map(async (item) => (await download(item.url)).body));
+  const originals = await Promise.all(
+    [...result.data, ...(result.lastFrame ? [result.lastFrame] : [])].map(async (item) => (await download(item.url)).body),
+  );
   for (const item of [...result.data, ...(result.lastFrame ? [result.lastFrame] : [])]) {
     const name = new URL(item.url).pathname.split('/').pop()!;
     expect((await fetch(`${simUrl}/_sim/files/${name}`, { method: 'DELETE' })).status).toBe(200);
@@ -64,14 +66,28 @@ describe('results kept in a directory', () => {
 
   test('the worker created the daily retention schedule (before any other worker on this namespace changed it)', async () => {
     const schedule = await gw.temporal.client.schedule.getHandle(RETENTION_SCHEDULE_ID).describe();
-    expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: CLEANUP_WORKFLOW_TYPE, taskQueue: gw.stack.taskQueue, args: [{ retentionDays: 7 }] });
+    expect(schedule.action).toMatchObject({
+      type: 'startWorkflow',
+      workflowType: CLEANUP_WORKFLOW_TYPE,
+      taskQueue: gw.stack.taskQueue,
+      args: [{ retentionDays: 7 }],
+    });
     expect(schedule.state.paused).toBe(false);
-    expect(schedule.spec.calendars?.[0]).toMatchObject({ hour: [{ start: 3, end: 3, step: 1 }], minute: [{ start: 30, end: 30, step: 1 }] });
+    expect(schedule.spec.calendars?.[0]).toMatchObject({
+      hour: [{ start: 3, end: 3, step: 1 }],
+      minute: [{ start: 30, end: 30, step: 1 }],
+    });
   });
 
-  test('the outputs were copied before success: recorded as stored, under one key each, in the stack\'s directory', () => {
+  test("the outputs were copied before success: recorded as stored, under one key each, in the stack's directory", () => {
     const [video] = task.result.data;
-    expect(video).toMatchObject({ stored: true, key: `${task.taskId}/0-result.mp4`, contentType: 'video/mp4', bytes: task.originals[0]!.length, sha256: sha(task.originals[0]!) });
+    expect(video).toMatchObject({
+      stored: true,
+      key: `${task.taskId}/0-result.mp4`,
+      contentType: 'video/mp4',
+      bytes: task.originals[0]!.length,
+      sha256: sha(task.originals[0]!),
+    });
     expect(task.result.lastFrame).toMatchObject({ stored: true, key: `${task.taskId}/0-last-frame.png`, contentType: 'image/png' });
     expect(existsSync(join(gw.stack.resultsDir, task.taskId, '0-result.mp4'))).toBe(true);
   });
@@ -105,7 +121,7 @@ describe('results kept in a directory', () => {
     expect(new URL(listed.data[0].url).pathname).toBe(`/v1/generations/${task.taskId}/content`);
   });
 
-  test('an altered link is refused; the owner\'s key works; another key gets 404, exactly like a missing task', async () => {
+  test("an altered link is refused; the owner's key works; another key gets 404, exactly like a missing task", async () => {
     const url = new URL(task.record.data[0].url);
     const tampered = new URL(url);
     tampered.searchParams.set('index', '1');
@@ -131,7 +147,11 @@ describe('results kept in a directory', () => {
     const url = task.record.data[0].url as string;
     const size = task.originals[0]!.length;
     const part = await download(url, { Range: 'bytes=100-199' });
-    expect([part.status, part.headers.get('content-range'), part.headers.get('content-length')]).toEqual([206, `bytes 100-199/${size}`, '100']);
+    expect([part.status, part.headers.get('content-range'), part.headers.get('content-length')]).toEqual([
+      206,
+      `bytes 100-199/${size}`,
+      '100',
+    ]);
     expect(part.body.equals(task.originals[0]!.subarray(100, 200))).toBe(true);
     const tail = await download(url, { Range: 'bytes=-10' });
     expect(tail.body.equals(task.originals[0]!.subarray(size - 10))).toBe(true);
@@ -154,7 +174,7 @@ describe('results kept in a directory', () => {
     await shortLived.stop();
   });
 
-  test('an output the copy must refuse leaves the task successful with the platform\'s link and stored: false', async () => {
+  test("an output the copy must refuse leaves the task successful with the platform's link and stored: false", async () => {
     const lane = await gw.stack.startLane({ RESULTS_MAX_BYTES: '100' });
     const api = new ApiClient(lane.apiUrl, 'alice');
     const started = await api.post('/v1/async/videos/generations', { ...VIDEO, return_last_frame: false });
@@ -183,7 +203,10 @@ describe('results kept in a directory', () => {
     expect(existsSync(join(gw.stack.resultsDir, task.taskId, '0-result.mp4'))).toBe(false);
     const record = (await gw.alice.get(`/v1/generations/${task.taskId}`)).body;
     const gone = await fetch(record.data[0].url);
-    expect(((await gone.json()) as { error: unknown }).error).toMatchObject({ code: 'content_expired', message: expect.stringContaining('after the retention period') });
+    expect(((await gone.json()) as { error: unknown }).error).toMatchObject({
+      code: 'content_expired',
+      message: expect.stringContaining('after the retention period'),
+    });
     expect(gone.status).toBe(410);
   });
 });
@@ -221,7 +244,9 @@ describe('results kept in S3 (MinIO)', () => {
 
   test('the content endpoint streams from S3 to the owner, with ranges; another key gets 404', async () => {
     const path = `/v1/generations/${task.taskId}/content`;
-    const owner = await fetch(`${gw.stack.apiUrl}${path}`, { headers: { Authorization: 'Bearer sk-test-alice-0123456789abcdef', Range: 'bytes=10-' } });
+    const owner = await fetch(`${gw.stack.apiUrl}${path}`, {
+      headers: { Authorization: 'Bearer sk-test-alice-0123456789abcdef', Range: 'bytes=10-' },
+    });
     const size = task.originals[0]!.length;
     expect([owner.status, owner.headers.get('content-range')]).toEqual([206, `bytes 10-${size - 1}/${size}`]);
     expect(Buffer.from(await owner.arrayBuffer()).equals(task.originals[0]!.subarray(10))).toBe(true);
@@ -230,7 +255,11 @@ describe('results kept in S3 (MinIO)', () => {
 
   test('the cleanup workflow deletes old objects from the bucket', async () => {
     await new Promise((r) => setTimeout(r, 1_500)); // older than the 1-second retention below
-    const report = await gw.temporal.client.workflow.execute(CLEANUP_WORKFLOW_TYPE, { taskQueue: gw.stack.taskQueue, workflowId: `cleanup-s3-${Date.now()}`, args: [{ retentionDays: 1 / 86_400 }] });
+    const report = await gw.temporal.client.workflow.execute(CLEANUP_WORKFLOW_TYPE, {
+      taskQueue: gw.stack.taskQueue,
+      workflowId: `cleanup-s3-${Date.now()}`,
+      args: [{ retentionDays: 1 / 86_400 }],
+    });
     expect((report as { deleted: number }).deleted).toBeGreaterThanOrEqual(2);
     const record = (await gw.alice.get(`/v1/generations/${task.taskId}`)).body;
     expect((await fetch(record.data[0].url)).status).toBe(404); // S3: NoSuchKey

@@ -44,7 +44,14 @@ test('old-build tasks resume on the new build, new tasks take the change, none f
   const jobsBefore = (await gw.sim.stats()).V.jobsCreated;
   // Old build: tasks whose jobs run well past the deploy, polled meanwhile.
   const before = await startTasks(gw.alice, 12, 'rolling: started by the old build [sim:duration=15000]');
-  await until('every old-build task has its job', async () => (await Promise.all(before.map(async (id) => (await gw.client.workflow.getHandle(id).describe()).memo?.status))).every((s) => s === 'running'), 60_000);
+  await until(
+    'every old-build task has its job',
+    async () =>
+      (await Promise.all(before.map(async (id) => (await gw.client.workflow.getHandle(id).describe()).memo?.status))).every(
+        (s) => s === 'running',
+      ),
+    60_000,
+  );
 
   // The gate, against the running cluster's histories: the unversioned change breaks them, the versioned one does not.
   const refused = await replayHistories({ codePath: unversioned }, clusterHistories(gw.client, 100));
@@ -67,5 +74,7 @@ test('old-build tasks resume on the new build, new tasks take the change, none f
   for (const id of ids) expect([id, (await gw.client.workflow.getHandle(id).describe()).memo?.finishedBy]).toEqual([id, 'next-build']);
   for (const id of before) expect(await patchesOf(id)).not.toContain(NEXT_BUILD_STEP_BEFORE);
   for (const id of after) expect(await patchesOf(id)).toContain(NEXT_BUILD_STEP_BEFORE);
-  process.stdout.write(`[rolling-deploy] resumed on the new build=${before.length} started on it=${after.length} succeeded=${records.filter((r) => r.status === 'success').length} workflowTaskFailures=0 gate: refused ${refused.failures.length}/${refused.replayed} unversioned, passed ${passed.replayed} versioned\n`);
+  process.stdout.write(
+    `[rolling-deploy] resumed on the new build=${before.length} started on it=${after.length} succeeded=${records.filter((r) => r.status === 'success').length} workflowTaskFailures=0 gate: refused ${refused.failures.length}/${refused.replayed} unversioned, passed ${passed.replayed} versioned\n`,
+  );
 });

@@ -74,10 +74,14 @@ describe('two APIs and two workers on one Temporal server', () => {
     for (const text of texts) {
       expect(metric(text, 'mediagate_upstream_request_duration_seconds_count', { platform: 'V', result: 'ok' })).toBeGreaterThan(0);
     }
-    const outcomes = (labels: Record<string, string>) => texts.reduce((sum, t) => sum + metric(t, 'mediagate_tasks_completed_total', { platform: 'V', ...labels }), 0);
+    const outcomes = (labels: Record<string, string>) =>
+      texts.reduce((sum, t) => sum + metric(t, 'mediagate_tasks_completed_total', { platform: 'V', ...labels }), 0);
     expect(outcomes({ outcome: 'success', reason: 'none' })).toBe(2 * PER_API - 2);
     expect(outcomes({ outcome: 'failed', reason: 'content_policy' })).toBe(2);
-    const submits = texts.reduce((sum, t) => sum + metric(t, 'mediagate_upstream_request_duration_seconds_count', { operation: 'submit' }), 0);
+    const submits = texts.reduce(
+      (sum, t) => sum + metric(t, 'mediagate_upstream_request_duration_seconds_count', { operation: 'submit' }),
+      0,
+    );
     expect(submits).toBe(2 * PER_API);
   });
 

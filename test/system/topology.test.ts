@@ -95,7 +95,14 @@ interface Answered {
  * A POST as a careful client sends it: on a network error or a 5xx it is sent again with the same
  * Idempotency-Key (a second later), until it is answered otherwise; bounded by `deadline`.
  */
-async function untilAnswered(url: string, secret: string, body: unknown, idempotencyKey: string, deadline: number, signal: AbortSignal): Promise<Answered> {
+async function untilAnswered(
+  url: string,
+  secret: string,
+  body: unknown,
+  idempotencyKey: string,
+  deadline: number,
+  signal: AbortSignal,
+): Promise<Answered> {
   const failures: string[] = [];
   for (;;) {
     signal.throwIfAborted();
@@ -137,7 +144,15 @@ async function finalRecord(api: ApiClient, taskId: string, deadline: number): Pr
 /** Waits until the gateway answers a read through the balancer again (after a fault). */
 async function serving(api: ApiClient, taskId: string, what: string): Promise<void> {
   const t0 = Date.now();
-  await until(`the gateway answers again after ${what}`, () => api.get(`/v1/generations/${taskId}`).then((r) => r.status === 200, () => false), 120_000);
+  await until(
+    `the gateway answers again after ${what}`,
+    () =>
+      api.get(`/v1/generations/${taskId}`).then(
+        (r) => r.status === 200,
+        () => false,
+      ),
+    120_000,
+  );
   log(`${what}: reads answered again after ${Date.now() - t0} ms`);
 }
 
@@ -176,10 +191,14 @@ test(`${TASKS} tasks through a worker SIGKILL, an API SIGKILL, a Temporal server
     const secret = ((await made.json()) as { secret: string }).secret;
     const payer = new ApiClient(stack.apiUrl, secret);
     // Every API process reads the admin API's keys within KEYS_REFRESH_MS (2 s): wait for both to know it.
-    await until('every API process knows the new key', async () => {
-      const answers = await Promise.all(stack.apiPorts.map((p) => new ApiClient(`http://127.0.0.1:${p}`, secret).get('/v1/models')));
-      return answers.every((r) => r.status === 200);
-    }, 30_000);
+    await until(
+      'every API process knows the new key',
+      async () => {
+        const answers = await Promise.all(stack.apiPorts.map((p) => new ApiClient(`http://127.0.0.1:${p}`, secret).get('/v1/models')));
+        return answers.every((r) => r.status === 200);
+      },
+      30_000,
+    );
     const webhookSecret = (await payer.get('/v1/webhooks/default/secret')).body.key as string;
     const jobsBefore = (await gw.sim.stats()).V.jobsCreated;
 
@@ -196,7 +215,14 @@ test(`${TASKS} tasks through a worker SIGKILL, an API SIGKILL, a Temporal server
     // Sync and async in pairs (not alternating, which the balancer's round-robin would sort onto one API each).
     const isSync = (i: number) => i % 4 < 2;
     const answers = Array.from({ length: TASKS }, (_, i) =>
-      untilAnswered(`${stack.apiUrl}${isSync(i) ? '/v1/videos/generations' : '/v1/async/videos/generations'}`, secret, request(i), `${run}-${i}`, deadline, clients.signal),
+      untilAnswered(
+        `${stack.apiUrl}${isSync(i) ? '/v1/videos/generations' : '/v1/async/videos/generations'}`,
+        secret,
+        request(i),
+        `${run}-${i}`,
+        deadline,
+        clients.signal,
+      ),
     );
     // Keep a rejection for the assertions below, not as an unhandled one meanwhile.
     for (const a of answers) a.catch(() => undefined);
@@ -208,7 +234,9 @@ test(`${TASKS} tasks through a worker SIGKILL, an API SIGKILL, a Temporal server
     const ourJobs = async () => (await gw.sim.jobs('V')).filter((j) => JSON.stringify(j.meta.request).includes(`${run} #`));
     await until('every task has its upstream job', async () => (await ourJobs()).length >= TASKS, 120_000);
     const firstJobAt = Math.min(...(await ourJobs()).map((j) => (j as unknown as { createdAt: number }).createdAt));
-    log(`${TASKS} tasks submitted (${TASKS / 2} sync held open, ${TASKS / 2} async); their jobs end from ${Math.round((firstJobAt + JOB_MS - Date.now()) / 1000)} s from now`);
+    log(
+      `${TASKS} tasks submitted (${TASKS / 2} sync held open, ${TASKS / 2} async); their jobs end from ${Math.round((firstJobAt + JOB_MS - Date.now()) / 1000)} s from now`,
+    );
     const probe = asyncIds[0]!;
 
     // ---- The faults, one after another, every task still running.
@@ -222,7 +250,9 @@ test(`${TASKS} tasks through a worker SIGKILL, an API SIGKILL, a Temporal server
     // The API process holding the most sync waits: each of those callers sees its connection die.
     const t2 = Date.now();
     const running = stack.apis.filter((a) => a.running);
-    const waits = await Promise.all(running.map(async (a) => metric(await scrape(`http://127.0.0.1:${stack.portOf(a)}/metrics`), 'mediagate_sync_waits_in_progress')));
+    const waits = await Promise.all(
+      running.map(async (a) => metric(await scrape(`http://127.0.0.1:${stack.portOf(a)}/metrics`), 'mediagate_sync_waits_in_progress')),
+    );
     const held = Math.max(...waits);
     const apiPort = await stack.killApi(running[waits.indexOf(held)]);
     log(`fault 2: the API process on port ${apiPort} SIGKILLed, holding ${held} of the ${waits.reduce((a, b) => a + b, 0)} sync waits`);
@@ -264,7 +294,10 @@ test(`${TASKS} tasks through a worker SIGKILL, an API SIGKILL, a Temporal server
 
     // ---- Exactly one upstream job per task, as the platform (the simulator) recorded them.
     const jobs = await ourJobs();
-    const jobsPerTask = Array.from({ length: TASKS }, (_, i) => jobs.filter((j) => JSON.stringify(j.meta.request).includes(`${run} #${i} `)).length);
+    const jobsPerTask = Array.from(
+      { length: TASKS },
+      (_, i) => jobs.filter((j) => JSON.stringify(j.meta.request).includes(`${run} #${i} `)).length,
+    );
     expect(jobsPerTask).toEqual(ids.map(() => 1));
     const upstreamJobs = (await gw.sim.stats()).V.jobsCreated - jobsBefore;
     expect(upstreamJobs).toBe(TASKS);
@@ -272,10 +305,14 @@ test(`${TASKS} tasks through a worker SIGKILL, an API SIGKILL, a Temporal server
     expect(new Set(upstream)).toEqual(new Set(jobs.map((j) => j.id)));
 
     // ---- Every webhook event delivered: each task's final event acknowledged, one webhook-id per event.
-    await until('every final event is acknowledged', async () => {
-      const finals = new Set(receiver.got.filter((g) => g.body?.type === 'generation.succeeded').map((g) => g.body.data.task_id));
-      return ids.every((id) => finals.has(id));
-    }, 120_000);
+    await until(
+      'every final event is acknowledged',
+      async () => {
+        const finals = new Set(receiver.got.filter((g) => g.body?.type === 'generation.succeeded').map((g) => g.body.data.task_id));
+        return ids.every((id) => finals.has(id));
+      },
+      120_000,
+    );
     const wh = new Webhook(webhookSecret);
     const idsOf = new Map<string, Set<string>>();
     for (const g of receiver.got) {
@@ -286,16 +323,26 @@ test(`${TASKS} tasks through a worker SIGKILL, an API SIGKILL, a Temporal server
     for (const id of ids) expect(idsOf.get(`${id} generation.succeeded`)).toEqual(new Set([`msg_${id}_succeeded`]));
     for (const [event, webhookIds] of idsOf) expect([event, webhookIds.size]).toEqual([event, 1]);
     expect(receiver.got.filter((g) => g.body.type === 'generation.failed')).toEqual([]);
-    const deliveries = await Promise.all(ids.map(async (id) => (await payer.get(`/v1/generations/${id}/deliveries`)).body.data as { event: string; state: string }[]));
+    const deliveries = await Promise.all(
+      ids.map(async (id) => (await payer.get(`/v1/generations/${id}/deliveries`)).body.data as { event: string; state: string }[]),
+    );
     const webhooksDelivered = deliveries.filter((d) => d.find((e) => e.event === 'succeeded')?.state === 'delivered').length;
     expect(webhooksDelivered).toBe(TASKS);
     // A `running` event was delivered too, or dropped because the task ended while it was being retried.
-    for (const d of deliveries) for (const e of d.filter((x) => x.event === 'running')) expect(['delivered', 'superseded']).toContain(e.state);
-    const retried = [...idsOf.keys()].filter((event) => receiver.got.filter((g) => `${g.body.data.task_id} ${g.body.type}` === event).length > 1).length;
+    for (const d of deliveries)
+      for (const e of d.filter((x) => x.event === 'running')) expect(['delivered', 'superseded']).toContain(e.state);
+    const retried = [...idsOf.keys()].filter(
+      (event) => receiver.got.filter((g) => `${g.body.data.task_id} ${g.body.type}` === event).length > 1,
+    ).length;
 
     // ---- Every charge settled once at the task's final cost; the budget's spend is their sum.
     const ledgerUrl = stack.env.DATABASE_URL!;
-    await until('every charge is settled', async () => (await queryRows(ledgerUrl, "SELECT 1 FROM ledger_entries WHERE key_id = $1 AND state = 'reserved'", ['topology'])).length === 0, 60_000);
+    await until(
+      'every charge is settled',
+      async () =>
+        (await queryRows(ledgerUrl, "SELECT 1 FROM ledger_entries WHERE key_id = $1 AND state = 'reserved'", ['topology'])).length === 0,
+      60_000,
+    );
     const entries = await queryRows(ledgerUrl, 'SELECT task_id, state, final_micros FROM ledger_entries WHERE key_id = $1', ['topology']);
     expect(entries.map((e) => e.task_id).sort()).toEqual([...ids].sort());
     const byTask = new Map(entries.map((e) => [e.task_id as string, e]));

@@ -73,14 +73,16 @@ function checkAll(receiver: Receiver, taskIds: string[]): Map<string, Received[]
   }
   return byId;
 }
-const finalsOf = (receiver: Receiver, taskIds: string[]) => taskIds.filter((id) => receiver.got.some((g) => g.body.data.task_id === id && g.body.type !== 'generation.running')).length;
+const finalsOf = (receiver: Receiver, taskIds: string[]) =>
+  taskIds.filter((id) => receiver.got.some((g) => g.body.data.task_id === id && g.body.type !== 'generation.running')).length;
 
 describe('durable delivery', () => {
   test('receiver down for 60 s, then up: every event acknowledged exactly once, every attempt with the same webhook-id', async () => {
     const taskIds = await startTasks(10, 'down-then-up');
     await sleep(60_000);
     // Any worker tells how long the oldest undelivered event has waited (read from visibility): most of the outage.
-    const oldest = () => scrape(gw.stack.workers.at(-1)!.metricsUrl).then((page) => metric(page, 'mediagate_webhook_oldest_undelivered_age_seconds'));
+    const oldest = () =>
+      scrape(gw.stack.workers.at(-1)!.metricsUrl).then((page) => metric(page, 'mediagate_webhook_oldest_undelivered_age_seconds'));
     expect(await oldest()).toBeGreaterThan(45);
     const receiver = await startReceiver('/hooks', receiverPort);
     try {
@@ -109,7 +111,13 @@ describe('durable delivery', () => {
       await gw.stack.workers[0]!.kill();
       await sleep(3_000);
       await gw.stack.startWorker();
-      await waitFor(async () => (await gw.alice.get(`/v1/generations/${taskId}/deliveries`)).body.data.find((e: { event: string; state: string }) => e.event === 'succeeded' && e.state === 'delivered'), 90_000);
+      await waitFor(
+        async () =>
+          (await gw.alice.get(`/v1/generations/${taskId}/deliveries`)).body.data.find(
+            (e: { event: string; state: string }) => e.event === 'succeeded' && e.state === 'delivered',
+          ),
+        90_000,
+      );
       const finals = receiver.got.filter((g) => g.body.data.task_id === taskId && g.body.type === 'generation.succeeded');
       expect(new Set(finals.map((g) => g.headers['webhook-id'])).size).toBe(1);
       expect(finals.at(-1)!.body.data.status).toBe('success');
@@ -130,7 +138,13 @@ describe('durable delivery', () => {
       await gw.stack.startTemporal();
       // Delivered: an attempt after the four refusals was answered 200.
       await waitFor(async () => receiver.got.length > 4 && receiver.answers.length === 0 && finals().length >= 2, 120_000);
-      await waitFor(async () => (await gw.alice.get(`/v1/generations/${taskId}/deliveries`)).body.data?.find((e: { event: string; state: string }) => e.event === 'succeeded' && e.state === 'delivered'), 60_000);
+      await waitFor(
+        async () =>
+          (await gw.alice.get(`/v1/generations/${taskId}/deliveries`)).body.data?.find(
+            (e: { event: string; state: string }) => e.event === 'succeeded' && e.state === 'delivered',
+          ),
+        60_000,
+      );
       expect(new Set(finals().map((g) => g.headers['webhook-id'])).size).toBe(1);
     } finally {
       await receiver.close();
@@ -167,7 +181,11 @@ describe('the event stream across API processes', () => {
   test('a stream that reaches the sync bound ends with an event saying so', async () => {
     const port = await freePort();
     await gw.stack.startApi(port, { SYNC_TIMEOUT_MS: '2000' });
-    const r = await gw.alice.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'a long one [sim:duration=20000]', duration: 5 });
+    const r = await gw.alice.post('/v1/async/videos/generations', {
+      model: V_MODEL,
+      prompt: 'a long one [sim:duration=20000]',
+      duration: 5,
+    });
     const stream = await openEvents(`http://127.0.0.1:${port}/v1/generations/${r.body.task_id}/events`, TEST_KEYS.alice.secret);
     await stream.ended;
     const last = stream.messages.at(-1)!;

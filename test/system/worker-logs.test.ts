@@ -35,16 +35,18 @@ async function lineMatching(re: RegExp, timeoutMs: number): Promise<string> {
   }
 }
 
-const parsed = (): LogLine[] => output.flatMap((l) => {
-  try {
-    return [JSON.parse(l) as LogLine];
-  } catch {
-    return [];
-  }
-});
+const parsed = (): LogLine[] =>
+  output.flatMap((l) => {
+    try {
+      return [JSON.parse(l) as LogLine];
+    } catch {
+      return [];
+    }
+  });
 
 /** The transition lines the worker logged for one task, in order. */
-const transitionsOf = (taskId: string) => parsed().filter((l) => l.taskId === taskId && typeof l.status === 'string' && typeof l.elapsedMs === 'number');
+const transitionsOf = (taskId: string) =>
+  parsed().filter((l) => l.taskId === taskId && typeof l.status === 'string' && typeof l.elapsedMs === 'number');
 
 beforeAll(async () => {
   // No worker of the stack's own: this test starts the one whose every line it reads.
@@ -52,7 +54,13 @@ beforeAll(async () => {
   const [metricsPort, sdkMetricsPort] = [await freePort(), await freePort()];
   worker = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'worker/main.ts')], {
     cwd: REPO,
-    env: { ...process.env, ...stack.env, WORKER_METRICS_HOST: '127.0.0.1', WORKER_METRICS_PORT: String(metricsPort), WORKER_SDK_METRICS_PORT: String(sdkMetricsPort) },
+    env: {
+      ...process.env,
+      ...stack.env,
+      WORKER_METRICS_HOST: '127.0.0.1',
+      WORKER_METRICS_PORT: String(metricsPort),
+      WORKER_SDK_METRICS_PORT: String(sdkMetricsPort),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   for (const stream of [worker.stdout!, worker.stderr!]) createInterface({ input: stream }).on('line', (line) => output.push(line));
@@ -73,7 +81,12 @@ afterAll(async () => {
 test('the workflow bundle is one short line (size and time), and no start-up line is kilobytes long', async () => {
   const bundle = await lineMatching(/Workflow bundle built/, 1_000);
   expect(bundle.length).toBeLessThan(300);
-  expect(JSON.parse(bundle)).toMatchObject({ level: 30, msg: expect.stringMatching(/^Workflow bundle built: \d+\.\d MiB in \d+\.\d s$/), bundleBytes: expect.any(Number), bundleMs: expect.any(Number) });
+  expect(JSON.parse(bundle)).toMatchObject({
+    level: 30,
+    msg: expect.stringMatching(/^Workflow bundle built: \d+\.\d MiB in \d+\.\d s$/),
+    bundleBytes: expect.any(Number),
+    bundleMs: expect.any(Number),
+  });
   // Webpack's stats report (it names every module it bundled) is not logged.
   expect(output.filter((l) => /orphan modules|webpack \d|\.\/workflows\/generation\.ts/.test(l))).toEqual([]);
   const startUp = output.slice(0, output.findIndex((l) => /Worker started/.test(l)) + 1);
@@ -82,7 +95,11 @@ test('the workflow bundle is one short line (size and time), and no start-up lin
 });
 
 test('a task that succeeds: one info line per transition with its fields; no line carries a task token', async () => {
-  const created = await alice.post('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: unique('a kestrel hovering'), duration: 5 });
+  const created = await alice.post('/v1/async/videos/generations', {
+    model: 'vendor-video-1-0-pro-250528',
+    prompt: unique('a kestrel hovering'),
+    duration: 5,
+  });
   expect(created.status).toBe(200);
   const taskId = created.body.task_id as string;
   expect((await alice.waitForTask(taskId)).status).toBe('success');
@@ -93,7 +110,11 @@ test('a task that succeeds: one info line per transition with its fields; no lin
   const upstreamIds = (await sim.jobs('V')).map((j) => j.id);
   for (const line of lines) {
     expect(line).toMatchObject({ level: 30, taskId, platform: 'V', model: 'vendor-video-1-0-pro-250528' });
-    expect(line.msg).toMatch(new RegExp(`^Task ${taskId} ${String(line.status)}: platform V, model vendor-video-1-0-pro-250528, upstream \\S+, after \\d+\\.\\d s$`));
+    expect(line.msg).toMatch(
+      new RegExp(
+        `^Task ${taskId} ${String(line.status)}: platform V, model vendor-video-1-0-pro-250528, upstream \\S+, after \\d+\\.\\d s$`,
+      ),
+    );
   }
   // Known from the first poll on; the first line is written before the job is submitted.
   expect(lines[0]!.upstreamTaskId).toBe('-');
@@ -107,7 +128,11 @@ test('a task that succeeds: one info line per transition with its fields; no lin
 });
 
 test('a task that fails: its failed line names the reason', async () => {
-  const created = await alice.post('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: unique('[sim:fail=content_policy] a storm'), duration: 5 });
+  const created = await alice.post('/v1/async/videos/generations', {
+    model: 'vendor-video-1-0-pro-250528',
+    prompt: unique('[sim:fail=content_policy] a storm'),
+    duration: 5,
+  });
   expect(created.status).toBe(200);
   const taskId = created.body.task_id as string;
   expect((await alice.waitForTask(taskId)).status).toBe('failed');

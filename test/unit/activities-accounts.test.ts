@@ -37,14 +37,23 @@ function shares(p: AccountPool, n = 4_000): Record<string, number> {
 
 describe('the weighted pick', () => {
   test('draws in proportion to the weights', () => {
-    const { p } = pool([{ id: 'a', weight: 3 }, { id: 'b', weight: 1 }]);
+    const { p } = pool([
+      { id: 'a', weight: 3 },
+      { id: 'b', weight: 1 },
+    ]);
     const s = shares(p);
     expect(s.a).toBeGreaterThan(0.7);
     expect(s.a).toBeLessThan(0.8);
   });
 
   test('the draw maps onto the cumulative weights', () => {
-    const { p } = pool([{ id: 'a', weight: 3 }, { id: 'b', weight: 1 }], [0.74, 0.76]);
+    const { p } = pool(
+      [
+        { id: 'a', weight: 3 },
+        { id: 'b', weight: 1 },
+      ],
+      [0.74, 0.76],
+    );
     expect(p.pick('m')!.id).toBe('a');
     expect(p.pick('m')!.id).toBe('b');
   });
@@ -112,7 +121,9 @@ describe('health', () => {
     expect(p.pick('m')).toBeUndefined();
     const before = alerts.length;
     const first = p.noAccount('m');
-    expect(first.message).toBe('No account of platform V can take a job for model m now (a: AccountOverdueError; b: AuthenticationError); the task waits within its deadline');
+    expect(first.message).toBe(
+      'No account of platform V can take a job for model m now (a: AccountOverdueError; b: AuthenticationError); the task waits within its deadline',
+    );
     expect(first.retryAfterMs).toBe(30_000);
     p.noAccount('m');
     expect(alerts.slice(before)).toEqual([first.message]);
@@ -137,14 +148,20 @@ describe('health', () => {
   test('the one-account shorthand is a pool of one account, `default`, that a refusal takes out like any other', () => {
     let clock = 0;
     const alerts: string[] = [];
-    const single = AccountPool.single('V', adapter, { cooldownMs: COOLDOWN, now: () => clock, observer: { health: () => {}, alert: (_p, m) => alerts.push(m) } });
+    const single = AccountPool.single('V', adapter, {
+      cooldownMs: COOLDOWN,
+      now: () => clock,
+      observer: { health: () => {}, alert: (_p, m) => alerts.push(m) },
+    });
     expect(single.pick('m')!.id).toBe('default');
     expect(single.get(undefined)!.id).toBe('default');
     expect(single.get('other')).toBeUndefined();
     single.refused('default', 'SetLimitExceeded');
     // Out: the submit waits within the task's deadline instead of failing it, and the platform reads as having no account.
     expect(single.pick('m')).toBeUndefined();
-    expect(single.noAccount('m').message).toBe('No account of platform V can take a job for model m now (default: SetLimitExceeded); the task waits within its deadline');
+    expect(single.noAccount('m').message).toBe(
+      'No account of platform V can take a job for model m now (default: SetLimitExceeded); the task waits within its deadline',
+    );
     expect(single.noAccountAtAll()).toMatch(/^default: SetLimitExceeded, probed again in \d+ s$/);
     expect(alerts[0]).toMatch(/account default of platform V was refused \(SetLimitExceeded\)/);
     clock += COOLDOWN;

@@ -13,7 +13,10 @@ const adapter: PlatformAdapter = { submit: async () => ({ upstreamTaskId: 'x' })
 const onlyV = createActivities({
   catalogue: buildCatalogue(),
   adapters: { V: adapter },
-  timing: { video: { firstPollDelayMs: 3_000, pollIntervalMs: 5_000, deadlineMs: 3_600_000 }, image: { firstPollDelayMs: 3_000, pollIntervalMs: 3_000, deadlineMs: 900_000 } },
+  timing: {
+    video: { firstPollDelayMs: 3_000, pollIntervalMs: 5_000, deadlineMs: 3_600_000 },
+    image: { firstPollDelayMs: 3_000, pollIntervalMs: 3_000, deadlineMs: 900_000 },
+  },
   results: {} as never,
 });
 
@@ -27,9 +30,37 @@ async function failure(run: () => Promise<unknown>): Promise<ApplicationFailure>
 }
 
 test.each([
-  ['submit', () => new MockActivityEnvironment().run(onlyV.submitGeneration, { platform: 'T', request: { kind: 'image' as const, model: 'GEM-2.5', prompt: 'x' }, dedupKey: 'k', taskId: 'task_1', deadlineAt: Date.now() + 60_000 })],
-  ['poll', () => new MockActivityEnvironment().run(onlyV.pollGeneration, { platform: 'T', kind: 'video' as const, upstreamTaskId: 'job', account: 'default' })],
-  ['cancel', () => new MockActivityEnvironment().run(onlyV.cancelGeneration, { platform: 'T', kind: 'video' as const, upstreamTaskId: 'job', account: 'default' })],
+  [
+    'submit',
+    () =>
+      new MockActivityEnvironment().run(onlyV.submitGeneration, {
+        platform: 'T',
+        request: { kind: 'image' as const, model: 'GEM-2.5', prompt: 'x' },
+        dedupKey: 'k',
+        taskId: 'task_1',
+        deadlineAt: Date.now() + 60_000,
+      }),
+  ],
+  [
+    'poll',
+    () =>
+      new MockActivityEnvironment().run(onlyV.pollGeneration, {
+        platform: 'T',
+        kind: 'video' as const,
+        upstreamTaskId: 'job',
+        account: 'default',
+      }),
+  ],
+  [
+    'cancel',
+    () =>
+      new MockActivityEnvironment().run(onlyV.cancelGeneration, {
+        platform: 'T',
+        kind: 'video' as const,
+        upstreamTaskId: 'job',
+        account: 'default',
+      }),
+  ],
 ])('%s of a platform this worker lacks: retryable platform_not_configured naming PLATFORMS_ENABLED', async (_op, run) => {
   const f = await failure(run);
   expect({ type: f.type, nonRetryable: f.nonRetryable }).toEqual({ type: 'platform_not_configured', nonRetryable: false });

@@ -17,7 +17,10 @@ function activities(poll: PlatformAdapter['poll']) {
   return createActivities({
     catalogue: {} as Catalogue,
     adapters: { V: adapter },
-    timing: { video: { firstPollDelayMs: 3_000, pollIntervalMs: 5_000, deadlineMs: 3_600_000 }, image: { firstPollDelayMs: 3_000, pollIntervalMs: 3_000, deadlineMs: 900_000 } },
+    timing: {
+      video: { firstPollDelayMs: 3_000, pollIntervalMs: 5_000, deadlineMs: 3_600_000 },
+      image: { firstPollDelayMs: 3_000, pollIntervalMs: 3_000, deadlineMs: 900_000 },
+    },
     upstreamLostGraceMs: GRACE_MS,
     results: {} as never,
   });
@@ -57,5 +60,8 @@ test('within the grace after its submit, not found is retried: the job may not b
 
 test('other poll answers pass through untouched', async () => {
   const running = activities(async () => ({ state: 'running', progress: 40 }));
-  await expect(new MockActivityEnvironment().run(running.pollGeneration, { ...input, submittedAt: Date.now() })).resolves.toEqual({ state: 'running', progress: 40 });
+  await expect(new MockActivityEnvironment().run(running.pollGeneration, { ...input, submittedAt: Date.now() })).resolves.toEqual({
+    state: 'running',
+    progress: 40,
+  });
 });

@@ -6,7 +6,15 @@
 import { createHttpClient } from '../../platforms/http';
 import { createPlatformB } from '../../platforms/b/adapter';
 import { simBAccount } from '../../sim/accounts';
-import { type AccountName, jobsByOwner, recordedRequests, runSubmit, submitFrom, submitInput, twoAccountPool } from '../support/account-pools';
+import {
+  type AccountName,
+  jobsByOwner,
+  recordedRequests,
+  runSubmit,
+  submitFrom,
+  submitInput,
+  twoAccountPool,
+} from '../support/account-pools';
 import { sim, sim_, useBSimulator } from '../support/sim/b';
 
 useBSimulator();
@@ -19,7 +27,8 @@ const adapterOf = (name: AccountName) => {
   return createPlatformB({ endpoint: sim.url, accessKeyId, secretAccessKey }, { http });
 };
 const jobsByAccessKey = () => jobsByOwner(sim.url, 'B', (meta) => meta.owner);
-const input = (dedupKey: string) => submitInput('B', 'video', { model: 'VQ2', action: 'text_to_video', prompt: `a fox ${dedupKey}`, duration: 5 }, dedupKey);
+const input = (dedupKey: string) =>
+  submitInput('B', 'video', { model: 'VQ2', action: 'text_to_video', prompt: `a fox ${dedupKey}`, duration: 5 }, dedupKey);
 /** The AccessKey ID a recorded request was signed with (bce-auth-v1/<ak>/…). */
 const signer = (r: { headers: Record<string, string> }) => /^bce-auth-v1\/([^/]+)\//.exec(r.headers.authorization ?? '')?.[1];
 
@@ -39,7 +48,9 @@ test.each([
 test('the job is read through the account that created it; the other account cannot see it', async () => {
   const result = await runSubmit(submitFrom(twoAccountPool('B', adapterOf)), input('owner'));
   expect(result.account).toBe('one');
-  await expect(adapterOf('one').poll('video', result.upstreamTaskId)).resolves.toMatchObject({ state: expect.stringMatching(/^(pending|running|success)$/) });
+  await expect(adapterOf('one').poll('video', result.upstreamTaskId)).resolves.toMatchObject({
+    state: expect.stringMatching(/^(pending|running|success)$/),
+  });
   // To account two the task does not exist (404 TaskNotFound): the adapter would take it for lost.
   await expect(adapterOf('two').poll('video', result.upstreamTaskId)).rejects.toMatchObject({ opts: { reason: 'upstream_lost' } });
   const reads = await recordedRequests(sim.url, 'B', 'poll');

@@ -7,7 +7,15 @@
 import { createHttpClient } from '../../platforms/http';
 import { createPlatformT } from '../../platforms/t/adapter';
 import { simTAccount } from '../../sim/accounts';
-import { type AccountName, jobsByOwner, recordedRequests, runSubmit, submitFrom, submitInput, twoAccountPool } from '../support/account-pools';
+import {
+  type AccountName,
+  jobsByOwner,
+  recordedRequests,
+  runSubmit,
+  submitFrom,
+  submitInput,
+  twoAccountPool,
+} from '../support/account-pools';
 import { accountFaults, sim, useTSimulator } from '../support/sim/t';
 
 useTSimulator();
@@ -38,11 +46,18 @@ test.each([
 test('the job is read through the account that created it; the other account cannot see it', async () => {
   const result = await runSubmit(submitFrom(twoAccountPool('T', adapterOf)), input('owner'));
   expect(result.account).toBe('one');
-  await expect(adapterOf('one').poll('video', result.upstreamTaskId)).resolves.toMatchObject({ state: expect.stringMatching(/^(pending|running|success)$/) });
+  await expect(adapterOf('one').poll('video', result.upstreamTaskId)).resolves.toMatchObject({
+    state: expect.stringMatching(/^(pending|running|success)$/),
+  });
   // To account two (its own SubAppId) the TaskId is unknown: T's not-found answer, which the adapter retries.
   await expect(adapterOf('two').poll('video', result.upstreamTaskId)).rejects.toMatchObject({ opts: { code: 'InvalidParameterValue' } });
   const reads = await recordedRequests(sim.url, 'T', 'poll');
-  expect(reads.map((r) => [(r.body as { SubAppId: number }).SubAppId, (r.response as { Response: { Error?: { Code: string } } }).Response.Error?.Code])).toEqual([
+  expect(
+    reads.map((r) => [
+      (r.body as { SubAppId: number }).SubAppId,
+      (r.response as { Response: { Error?: { Code: string } } }).Response.Error?.Code,
+    ]),
+  ).toEqual([
     [simTAccount('one').subAppId, undefined],
     [simTAccount('two').subAppId, 'InvalidParameterValue'],
   ]);

@@ -22,9 +22,11 @@ const http = createHttpClient({ connectTimeoutMs: 2_000, responseTimeoutMs: 5_00
 afterAll(() => http.close());
 
 /** Accounts one and two: the simulator's keys sim-v-key-one and sim-v-key-two. */
-const twoAccounts = () => twoAccountPool('V', (id) => createPlatformV({ baseUrl: `${sim.url}/api/v3`, apiKey: `sim-v-key-${id}` }, { http }));
+const twoAccounts = () =>
+  twoAccountPool('V', (id) => createPlatformV({ baseUrl: `${sim.url}/api/v3`, apiKey: `sim-v-key-${id}` }, { http }));
 const jobsByAccount = () => jobsByOwner(sim.url, 'V', (meta) => meta.apiKey);
-const input = (dedupKey: string) => submitInput('V', 'video', { model: 'vendor-video-1-0-pro-250528', prompt: `a fox ${dedupKey}`, duration: 5 }, dedupKey);
+const input = (dedupKey: string) =>
+  submitInput('V', 'video', { model: 'vendor-video-1-0-pro-250528', prompt: `a fox ${dedupKey}`, duration: 5 }, dedupKey);
 
 test('an overdue account: the submit moves to the other, which creates the job and is recorded with it', async () => {
   await call('POST', '/_sim/v/account-faults', { code: 'AccountOverdueError', api_key: 'sim-v-key-one' });
@@ -66,7 +68,9 @@ test('every account out: a retryable wait naming each account, no create sent wh
     message: expect.stringContaining('one: AccountOverdueError; two: AccountOverdueError'),
   });
   const sent = (await recordedRequests(sim.url, 'V', 'submit')).length;
-  await expect(new MockActivityEnvironment({ attempt: 2 }).run(submit, input('all-out'))).rejects.toMatchObject({ opts: { code: 'no_account_available' } });
+  await expect(new MockActivityEnvironment({ attempt: 2 }).run(submit, input('all-out'))).rejects.toMatchObject({
+    opts: { code: 'no_account_available' },
+  });
   expect((await recordedRequests(sim.url, 'V', 'submit')).length).toBe(sent);
   expect(await jobsByAccount()).toEqual({});
 });
@@ -74,9 +78,22 @@ test('every account out: a retryable wait naming each account, no create sent wh
 test("a job's polls and its cancel, through the activities, go to the account that owns it, not the platform's first", async () => {
   const adapterOf = (id: 'one' | 'two') => createPlatformV({ baseUrl: `${sim.url}/api/v3`, apiKey: `sim-v-key-${id}` }, { http });
   // The draw lands on two, the second account: `adapters.V` (the first account's, the event queue's) must not be used.
-  const pool = new AccountPool('V', [{ id: 'one', weight: 1, adapter: adapterOf('one') }, { id: 'two', weight: 1, adapter: adapterOf('two') }], { random: () => 0.99, cooldownMs: 60_000 });
+  const pool = new AccountPool(
+    'V',
+    [
+      { id: 'one', weight: 1, adapter: adapterOf('one') },
+      { id: 'two', weight: 1, adapter: adapterOf('two') },
+    ],
+    { random: () => 0.99, cooldownMs: 60_000 },
+  );
   const timing = { firstPollDelayMs: 1_000, pollIntervalMs: 1_000, deadlineMs: 600_000 };
-  const activities = createActivities({ catalogue, adapters: { V: adapterOf('one') }, pools: { V: pool }, timing: { video: timing, image: timing }, results: {} as never });
+  const activities = createActivities({
+    catalogue,
+    adapters: { V: adapterOf('one') },
+    pools: { V: pool },
+    timing: { video: timing, image: timing },
+    results: {} as never,
+  });
   // A long job, still queued when it is cancelled (Ark cancels only a queued task).
   const dedupKey = 'owner-cancel';
   const submitted = (await new MockActivityEnvironment({ attempt: 1 }).run(activities.submitGeneration, {
@@ -86,7 +103,9 @@ test("a job's polls and its cancel, through the activities, go to the account th
   expect(submitted.account).toBe('two');
   const job = { platform: 'V', kind: 'video' as const, upstreamTaskId: submitted.upstreamTaskId, account: submitted.account };
 
-  await expect(new MockActivityEnvironment().run(activities.pollGeneration, { ...job, submittedAt: Date.now() })).resolves.toMatchObject({ state: 'pending' });
+  await expect(new MockActivityEnvironment().run(activities.pollGeneration, { ...job, submittedAt: Date.now() })).resolves.toMatchObject({
+    state: 'pending',
+  });
   await new MockActivityEnvironment().run(activities.cancelGeneration, job);
 
   const byKey = (r: { headers: Record<string, string> }) => r.headers.authorization;
@@ -101,22 +120,33 @@ test("a job's polls and its cancel, through the activities, go to the account th
 describe("the task's timing and deadline, settled by its first submit", () => {
   test('the first submit answers with the worker timing and the deadline counted from the task start', async () => {
     const startedAt = Date.now() - 5_000;
-    const result = (await new MockActivityEnvironment({ attempt: 1 }).run(submitFrom(twoAccounts()), { ...input('timing'), taskStartedAt: startedAt })) as SubmitResult;
+    const result = (await new MockActivityEnvironment({ attempt: 1 }).run(submitFrom(twoAccounts()), {
+      ...input('timing'),
+      taskStartedAt: startedAt,
+    })) as SubmitResult;
     expect(result).toMatchObject({ timing: SUBMIT_TIMING, deadlineAt: startedAt + SUBMIT_TIMING.deadlineMs });
   });
 
   test('an attempt that starts past the deadline sends nothing and ends deadline_exceeded, naming what kept the submit out', async () => {
     const [before, listsBefore] = [await recordedRequests(sim.url, 'V', 'submit'), await recordedRequests(sim.url, 'V', 'list')];
     // The earlier attempt was answered (an error): no job can exist, so nothing is looked up either.
-    const earlier: SubmitProgress = { phase: 'answered', account: 'one', lastError: 'POST /contents/generations/tasks answered 503 ServiceUnavailable' };
+    const earlier: SubmitProgress = {
+      phase: 'answered',
+      account: 'one',
+      lastError: 'POST /contents/generations/tasks answered 503 ServiceUnavailable',
+    };
     const env = new MockActivityEnvironment({ attempt: 7, heartbeatDetails: earlier, scheduledTimestampMs: Date.now() - 3_700_000 });
-    const failure = await env.run(submitFrom(twoAccounts()), { ...input('late'), taskStartedAt: Date.now() - SUBMIT_TIMING.deadlineMs - 1_000 }).then(
-      () => undefined,
-      (e: unknown) => e as UpstreamError,
-    );
+    const failure = await env
+      .run(submitFrom(twoAccounts()), { ...input('late'), taskStartedAt: Date.now() - SUBMIT_TIMING.deadlineMs - 1_000 })
+      .then(
+        () => undefined,
+        (e: unknown) => e as UpstreamError,
+      );
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure!.opts).toMatchObject({ retryable: false, reason: 'deadline_exceeded' });
-    expect(failure!.message).toBe('The job could not be submitted within the task deadline (60 min); the platform could not be reached: POST /contents/generations/tasks answered 503 ServiceUnavailable');
+    expect(failure!.message).toBe(
+      'The job could not be submitted within the task deadline (60 min); the platform could not be reached: POST /contents/generations/tasks answered 503 ServiceUnavailable',
+    );
     expect((await recordedRequests(sim.url, 'V', 'submit')).length).toBe(before.length);
     expect((await recordedRequests(sim.url, 'V', 'list')).length).toBe(listsBefore.length);
   });
@@ -126,9 +156,16 @@ describe("the task's timing and deadline, settled by its first submit", () => {
     const pool = twoAccounts();
     await new MockActivityEnvironment({ attempt: 1 }).run(submitFrom(pool), input('late-but-made'));
     const [made] = (await (await fetch(`${sim.url}/_sim/jobs?platform=V`)).json()) as { id: string; meta: { apiKey: string } }[];
-    const earlier: SubmitProgress = { phase: 'sending', sentAt: Date.now() - 3_700_000, account: made!.meta.apiKey.replace('sim-v-key-', '') };
+    const earlier: SubmitProgress = {
+      phase: 'sending',
+      sentAt: Date.now() - 3_700_000,
+      account: made!.meta.apiKey.replace('sim-v-key-', ''),
+    };
     const env = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: earlier, scheduledTimestampMs: Date.now() - 3_700_000 });
-    const result = (await env.run(submitFrom(pool), { ...input('late-but-made'), taskStartedAt: Date.now() - SUBMIT_TIMING.deadlineMs - 1_000 })) as SubmitResult;
+    const result = (await env.run(submitFrom(pool), {
+      ...input('late-but-made'),
+      taskStartedAt: Date.now() - SUBMIT_TIMING.deadlineMs - 1_000,
+    })) as SubmitResult;
     expect(result.upstreamTaskId).toBe(made!.id);
     expect(await jobsByAccount()).toEqual({ [made!.meta.apiKey]: 1 });
   });
@@ -147,5 +184,7 @@ test("the deadline's message names the error that kept the submit out, carried f
   const failure = (await second.run(submit, { ...input('kept-out'), deadlineAt }).catch((e: unknown) => e)) as UpstreamError;
   expect(failure.opts.reason).toBe('deadline_exceeded');
   // The 503 the first attempt met, as V words it (upstreams.md: ServiceUnavailable).
-  expect(failure.message).toMatch(/^The job could not be submitted within the task deadline \(60 min\); the platform could not be reached: Platform V: The service is temporarily unavailable/);
+  expect(failure.message).toMatch(
+    /^The job could not be submitted within the task deadline \(60 min\); the platform could not be reached: Platform V: The service is temporarily unavailable/,
+  );
 });

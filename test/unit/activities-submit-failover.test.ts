@@ -7,7 +7,8 @@ import { classifyTError } from '../../platforms/t/replies';
 import { retryable } from '../../platforms/upstream-error';
 import { classifyVError } from '../../platforms/v/replies';
 
-const v = (status: number, code?: string, headers: Record<string, string> = {}) => classifyVError({ status, headers, body: code ? { error: { code, message: code } } : undefined });
+const v = (status: number, code?: string, headers: Record<string, string> = {}) =>
+  classifyVError({ status, headers, body: code ? { error: { code, message: code } } : undefined });
 
 describe('failoverKind', () => {
   test.each([

@@ -10,9 +10,18 @@ import { classifyVError } from '../../platforms/v/replies';
 const asFailure = (err: unknown) => toActivityFailure(err) as ApplicationFailure;
 
 test("a throttled create's Retry-After becomes the next attempt's delay (Temporal uses it instead of the backoff)", () => {
-  const throttled = classifyVError({ status: 429, headers: { 'retry-after': '4' }, body: { error: { code: 'RequestBurstTooFast', message: 'm' } } });
+  const throttled = classifyVError({
+    status: 429,
+    headers: { 'retry-after': '4' },
+    body: { error: { code: 'RequestBurstTooFast', message: 'm' } },
+  });
   const f = asFailure(throttled);
-  expect(f).toMatchObject({ type: 'upstream_unavailable', nonRetryable: false, nextRetryDelay: 4_000, details: [{ code: 'RequestBurstTooFast' }] });
+  expect(f).toMatchObject({
+    type: 'upstream_unavailable',
+    nonRetryable: false,
+    nextRetryDelay: 4_000,
+    details: [{ code: 'RequestBurstTooFast' }],
+  });
 });
 
 test('Retry-After is bounded: never sooner than a second, never later than 5 minutes; absent → the policy backoff', () => {
@@ -22,5 +31,8 @@ test('Retry-After is bounded: never sooner than a second, never later than 5 min
 });
 
 test('a final error is typed by its reason and never retried', () => {
-  expect(asFailure(final('insufficient_balance', 'cap', 'SetLimitExceeded'))).toMatchObject({ type: 'insufficient_balance', nonRetryable: true });
+  expect(asFailure(final('insufficient_balance', 'cap', 'SetLimitExceeded'))).toMatchObject({
+    type: 'insufficient_balance',
+    nonRetryable: true,
+  });
 });

@@ -12,7 +12,6 @@ import type { TaskRecord } from '../../api/task-service';
 import type { GenerationRequest } from '../../core/task';
 import { AUTH, rawRequest, useTestApi } from '../support/test-api';
 
-
 /** What the API asked the task service to do. */
 const started: GenerationRequest[] = [];
 const listed: unknown[] = [];
@@ -43,11 +42,20 @@ beforeEach(() => {
 });
 
 /** A raw HTTP request to the app (test/support/test-api.ts rawRequest). */
-const raw = (method: string, path: string, headers: Record<string, string | number>, body?: Buffer | string, opts: { endBody?: boolean } = {}) =>
-  rawRequest(app.api.base, method, path, headers, body, opts);
+const raw = (
+  method: string,
+  path: string,
+  headers: Record<string, string | number>,
+  body?: Buffer | string,
+  opts: { endBody?: boolean } = {},
+) => rawRequest(app.api.base, method, path, headers, body, opts);
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${app.api.base}${path}`, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(async (r) => ({
+  fetch(`${app.api.base}${path}`, {
+    method: 'POST',
+    headers: { ...AUTH, 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  }).then(async (r) => ({
     status: r.status,
     headers: r.headers,
     body: (await r.json()) as any,
@@ -56,12 +64,15 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
 const V_BODY = { model: 'vendor-video-1-0-pro-250528', prompt: 'a fox', duration: 5 };
 
 describe('methods and routes', () => {
-  test.each(['TRACE', 'PROPFIND', 'PURGE', 'LOCK', 'COPY', 'QUERY', 'DELETE', 'PUT'])('%s on a /v1 path is 405 with Allow, in the envelope', async (method) => {
-    const r = await raw(method, '/v1/models', AUTH);
-    expect(r.status).toBe(405);
-    expect(r.headers.allow).toMatch(/GET/);
-    expect(r.body.error).toMatchObject({ code: 'method_not_allowed', type: 'invalid_request_error' });
-  });
+  test.each(['TRACE', 'PROPFIND', 'PURGE', 'LOCK', 'COPY', 'QUERY', 'DELETE', 'PUT'])(
+    '%s on a /v1 path is 405 with Allow, in the envelope',
+    async (method) => {
+      const r = await raw(method, '/v1/models', AUTH);
+      expect(r.status).toBe(405);
+      expect(r.headers.allow).toMatch(/GET/);
+      expect(r.body.error).toMatchObject({ code: 'method_not_allowed', type: 'invalid_request_error' });
+    },
+  );
 
   test('without a key too: the method is refused before anything else', async () => {
     const r = await raw('PROPFIND', '/v1/generations/task_x/cancel', {});
@@ -78,18 +89,36 @@ describe('methods and routes', () => {
 describe('bodies', () => {
   test('a corrupt gzip or deflate body is 400 saying it could not be decompressed', async () => {
     for (const encoding of ['gzip', 'deflate']) {
-      const r = await raw('POST', '/v1/async/videos/generations', { ...AUTH, 'Content-Type': 'application/json', 'Content-Encoding': encoding }, Buffer.from('not compressed at all'));
+      const r = await raw(
+        'POST',
+        '/v1/async/videos/generations',
+        { ...AUTH, 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+        Buffer.from('not compressed at all'),
+      );
       expect(r.status).toBe(400);
-      expect(r.body.error).toMatchObject({ code: 'invalid_encoding', message: expect.stringContaining(`could not be decompressed (${encoding})`) });
+      expect(r.body.error).toMatchObject({
+        code: 'invalid_encoding',
+        message: expect.stringContaining(`could not be decompressed (${encoding})`),
+      });
     }
     expect(started).toHaveLength(0);
   });
 
   test('an unknown Content-Encoding is 415 naming it; a gzip body is read', async () => {
-    const bad = await raw('POST', '/v1/async/videos/generations', { ...AUTH, 'Content-Type': 'application/json', 'Content-Encoding': 'zstd-x' }, '{}');
+    const bad = await raw(
+      'POST',
+      '/v1/async/videos/generations',
+      { ...AUTH, 'Content-Type': 'application/json', 'Content-Encoding': 'zstd-x' },
+      '{}',
+    );
     expect(bad.status).toBe(415);
     expect(bad.body.error).toMatchObject({ param: 'Content-Encoding', message: expect.stringContaining("'zstd-x'") });
-    const ok = await raw('POST', '/v1/async/videos/generations', { ...AUTH, 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, gzipSync(JSON.stringify(V_BODY)));
+    const ok = await raw(
+      'POST',
+      '/v1/async/videos/generations',
+      { ...AUTH, 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+      gzipSync(JSON.stringify(V_BODY)),
+    );
     expect(ok.status).toBe(200);
     expect(started).toHaveLength(1);
   });
@@ -108,7 +137,11 @@ describe('bodies', () => {
   });
 
   test('invalid UTF-8 is 400 invalid_json, not replaced and forwarded', async () => {
-    const bytes = Buffer.concat([Buffer.from('{"model":"vendor-video-1-0-pro-250528","duration":5,"prompt":"a '), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const bytes = Buffer.concat([
+      Buffer.from('{"model":"vendor-video-1-0-pro-250528","duration":5,"prompt":"a '),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}'),
+    ]);
     const r = await raw('POST', '/v1/async/videos/generations', { ...AUTH, 'Content-Type': 'application/json' }, bytes);
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'invalid_json', message: expect.stringMatching(/UTF-8/) });
@@ -116,9 +149,17 @@ describe('bodies', () => {
   });
 
   test('__proto__ and constructor keys are refused naming the key', async () => {
-    const r1 = await raw('POST', '/v1/async/videos/generations', { ...AUTH, 'Content-Type': 'application/json' }, '{"model":"x","__proto__":{"admin":true}}');
+    const r1 = await raw(
+      'POST',
+      '/v1/async/videos/generations',
+      { ...AUTH, 'Content-Type': 'application/json' },
+      '{"model":"x","__proto__":{"admin":true}}',
+    );
     expect(r1.body.error).toMatchObject({ code: 'invalid_json', param: '__proto__' });
-    const r2 = await post('/v1/async/videos/generations', { ...V_BODY, images: [{ url: 'https://a.test/x.png', constructor: { prototype: 1 } }] });
+    const r2 = await post('/v1/async/videos/generations', {
+      ...V_BODY,
+      images: [{ url: 'https://a.test/x.png', constructor: { prototype: 1 } }],
+    });
     expect(r2.body.error).toMatchObject({ param: 'images.0.constructor' });
   });
 
@@ -130,33 +171,60 @@ describe('bodies', () => {
 
 describe('authentication before the body', () => {
   test('an anonymous client is refused at once, however large and slow its body', async () => {
-    const r = await raw('POST', '/v1/async/videos/generations', { 'Content-Type': 'application/json', 'Content-Length': 1_000_000 }, 'x'.repeat(10), { endBody: false });
+    const r = await raw(
+      'POST',
+      '/v1/async/videos/generations',
+      { 'Content-Type': 'application/json', 'Content-Length': 1_000_000 },
+      'x'.repeat(10),
+      { endBody: false },
+    );
     expect(r.status).toBe(401);
     expect(r.ms).toBeLessThan(2_000); // and 401, not the 408 its unfinished body would earn after bodyTimeoutMs
   });
 
   test('a declared Content-Length over the limit is 413 at once, even 2^31 and more', async () => {
     for (const length of [1024 * 1024 + 1, 2 ** 31, 2 ** 40]) {
-      const r = await raw('POST', '/v1/async/videos/generations', { ...AUTH, 'Content-Type': 'application/json', 'Content-Length': length }, '{', { endBody: false });
+      const r = await raw(
+        'POST',
+        '/v1/async/videos/generations',
+        { ...AUTH, 'Content-Type': 'application/json', 'Content-Length': length },
+        '{',
+        { endBody: false },
+      );
       expect([r.status, r.body.error.code]).toEqual([413, 'body_too_large']);
     }
   });
 
   test('a body larger than the limit after decompression is 413', async () => {
     const bomb = gzipSync(Buffer.alloc(3 * 1024 * 1024, 32));
-    const r = await raw('POST', '/v1/async/videos/generations', { ...AUTH, 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, bomb);
+    const r = await raw(
+      'POST',
+      '/v1/async/videos/generations',
+      { ...AUTH, 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+      bomb,
+    );
     expect(r.status).toBe(413);
   });
 
   test('a body that does not arrive in time is 408', async () => {
-    const r = await raw('POST', '/v1/async/videos/generations', { ...AUTH, 'Content-Type': 'application/json', 'Content-Length': 100 }, '{"model":', { endBody: false });
+    const r = await raw(
+      'POST',
+      '/v1/async/videos/generations',
+      { ...AUTH, 'Content-Type': 'application/json', 'Content-Length': 100 },
+      '{"model":',
+      { endBody: false },
+    );
     expect([r.status, r.body.error.code]).toEqual([408, 'body_timeout']);
   });
 });
 
 describe('validation', () => {
   test('URLs are validated and forwarded in the same canonical form', async () => {
-    const r = await post('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', duration: 5, image_url: 'HTTP://Images.TEST/a/../b.png' });
+    const r = await post('/v1/async/videos/generations', {
+      model: 'vendor-video-1-0-pro-250528',
+      duration: 5,
+      image_url: 'HTTP://Images.TEST/a/../b.png',
+    });
     expect(r.status).toBe(200);
     expect(started[0]!.image_url).toBe('http://images.test/b.png');
   });
@@ -200,12 +268,25 @@ describe('X-Async', () => {
   ])('%s with X-Async: %s → %i', async (path, value, status) => {
     const r = await post(path, V_BODY, { 'X-Async': value });
     expect(r.status).toBe(status);
-    if (status === 400) expect(r.body.error).toMatchObject({ param: 'X-Async', message: expect.stringMatching(/"true" or "false" \(or 1 or 0\)|always asynchronous/) });
+    if (status === 400)
+      expect(r.body.error).toMatchObject({
+        param: 'X-Async',
+        message: expect.stringMatching(/"true" or "false" \(or 1 or 0\)|always asynchronous/),
+      });
   });
 });
 
 describe('task list query', () => {
-  test.each([['page=0x10'], ['page=1.0'], ['page_size=1e2'], ['page=-1'], ['page_size=101'], ['color=red'], ['status=done'], ['page=1&page=2']])('%s is 400 naming the parameter', async (query) => {
+  test.each([
+    ['page=0x10'],
+    ['page=1.0'],
+    ['page_size=1e2'],
+    ['page=-1'],
+    ['page_size=101'],
+    ['color=red'],
+    ['status=done'],
+    ['page=1&page=2'],
+  ])('%s is 400 naming the parameter', async (query) => {
     const r = await fetch(`${app.api.base}/v1/tasks?${query}`, { headers: AUTH });
     expect(r.status).toBe(400);
     const body = (await r.json()) as any;
@@ -232,7 +313,11 @@ describe('OpenAI SDK compatibility', () => {
     const ids = list.data.map((m: any) => m.id);
     expect(new Set(ids).size).toBe(ids.length);
     const k = list.data.find((m: any) => m.id === 'VendorK-2.1');
-    expect(k).toMatchObject({ kinds: ['video', 'image'], video: { durations: expect.any(Object) }, image: { qualities: expect.any(Array) } });
+    expect(k).toMatchObject({
+      kinds: ['video', 'image'],
+      video: { durations: expect.any(Object) },
+      image: { qualities: expect.any(Array) },
+    });
     const one = await fetch(`${app.api.base}/v1/models/VendorK-2.1`, { headers: AUTH });
     expect(await one.json()).toEqual(k);
     expect((await fetch(`${app.api.base}/v1/models/nope`, { headers: AUTH })).status).toBe(404);
@@ -253,15 +338,20 @@ describe('idempotent replays', () => {
 describe('client disconnects', () => {
   test('a sync client that goes away is recorded as 499, not 404', async () => {
     const abort = new AbortController();
-    const pending = fetch(`${app.api.base}/v1/videos/generations`, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'application/json' }, body: JSON.stringify(V_BODY), signal: abort.signal }).catch(
-      () => undefined,
-    );
+    const pending = fetch(`${app.api.base}/v1/videos/generations`, {
+      method: 'POST',
+      headers: { ...AUTH, 'Content-Type': 'application/json' },
+      body: JSON.stringify(V_BODY),
+      signal: abort.signal,
+    }).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 200));
     abort.abort();
     await pending;
     await new Promise((r) => setTimeout(r, 200));
     const metrics = await (await fetch(`${app.api.base}/metrics`)).text();
-    expect(metrics).toMatch(/mediagate_http_request_duration_seconds_count\{method="POST",route="\/v1\/videos\/generations",status="499"\} 1/);
+    expect(metrics).toMatch(
+      /mediagate_http_request_duration_seconds_count\{method="POST",route="\/v1\/videos\/generations",status="499"\} 1/,
+    );
     expect(metrics).not.toMatch(/route="\/v1\/videos\/generations",status="404"/);
   });
 });

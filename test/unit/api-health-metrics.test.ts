@@ -117,7 +117,10 @@ describe("GET /readyz with the workers' readiness (WORKER_READY_URLS)", () => {
       res = await fetch(`${api.base}/readyz`);
       expect([res.status, await res.json()]).toEqual([200, { status: 'degraded', platforms_without_account: out }]);
       res = await fetch(`${both.base}/readyz`);
-      expect([res.status, await res.json()]).toEqual([200, { status: 'degraded', platforms_without_account: out, workers_unreachable: [silentUrl] }]);
+      expect([res.status, await res.json()]).toEqual([
+        200,
+        { status: 'degraded', platforms_without_account: out, workers_unreachable: [silentUrl] },
+      ]);
     } finally {
       for (const s of [worker, api.server, both.server]) await new Promise((r) => s.close(r));
     }
@@ -126,7 +129,10 @@ describe("GET /readyz with the workers' readiness (WORKER_READY_URLS)", () => {
   it('refuses a WORKER_READY_URLS entry that is not an absolute http(s) URL, naming it', () => {
     expect(() => parseWorkerReadyUrls('http://w:9464/readyz, worker:9464')).toThrow("WORKER_READY_URLS: 'worker:9464' is not http(s)");
     expect(() => parseWorkerReadyUrls('/readyz')).toThrow("WORKER_READY_URLS: '/readyz' is not an absolute URL");
-    expect(parseWorkerReadyUrls(' http://w1:9464/readyz ,http://w2:9464/readyz')).toEqual(['http://w1:9464/readyz', 'http://w2:9464/readyz']);
+    expect(parseWorkerReadyUrls(' http://w1:9464/readyz ,http://w2:9464/readyz')).toEqual([
+      'http://w1:9464/readyz',
+      'http://w2:9464/readyz',
+    ]);
   });
 });
 
@@ -143,13 +149,17 @@ describe('GET /metrics', () => {
     await fetch(`${base}/readyz`);
     await fetch(`${base}/no/such/path/abc123`, { headers: { authorization: 'Bearer whatever-secret-0000' } });
     const text = await metricsPage();
-    expect(sample(text, 'mediagate_http_request_duration_seconds_count', { method: 'GET', route: '/healthz', status: '200' })).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'mediagate_http_request_duration_seconds_count', { method: 'GET', route: '/readyz', status: '200' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'mediagate_http_request_duration_seconds_count', { method: 'GET', route: '/healthz', status: '200' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'mediagate_http_request_duration_seconds_count', { method: 'GET', route: '/readyz', status: '200' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'mediagate_http_request_duration_seconds_count', { route: 'unmatched' })).toBeGreaterThanOrEqual(1);
     expect(text).not.toContain('abc123');
   });
 
-  it('labels every router\'s routes by their pattern, and 405/OPTIONS as unmatched', async () => {
+  it("labels every router's routes by their pattern, and 405/OPTIONS as unmatched", async () => {
     const bearer = { authorization: 'Bearer whatever-secret-0000' };
     expect((await fetch(`${base}/v1/generations/task_abc123`, { headers: bearer })).status).toBe(401);
     expect((await fetch(`${base}/v1/generations/task_abc123/content?index=0`, { headers: bearer })).status).toBe(401);

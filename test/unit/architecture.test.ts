@@ -69,7 +69,7 @@ export const PLATFORM_ROLES = {
 /** Roles only some platforms have; where present, they carry this name. */
 export const OPTIONAL_PLATFORM_ROLES = {
   'signing.ts': 'request signatures (T TC3, B bce-auth-v1; V sends a bearer key)',
-  'doc-sections.ts': 'parts of docs/api.md rendered from the platform\'s data',
+  'doc-sections.ts': "parts of docs/api.md rendered from the platform's data",
   'job-claims.ts': 'which submit owns which job, where the platform has no dedup key',
   'video-inputs.ts': 'which endpoint and images a video request carries, where the platform splits endpoints by input',
   'model-spec.ts': 'the shape of model facts the platform tags with evidence',
@@ -105,7 +105,11 @@ describe('architecture', () => {
   test('nothing under sim/ imports the gateway', () => {
     const leaks = files
       .filter((f) => relative(ROOT, f).startsWith('sim/'))
-      .flatMap((f) => importsOf(f).filter((dep) => !relative(ROOT, dep).startsWith('sim/')).map((dep) => `${relative(ROOT, f)} → ${relative(ROOT, dep)}`));
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((dep) => !relative(ROOT, dep).startsWith('sim/'))
+          .map((dep) => `${relative(ROOT, f)} → ${relative(ROOT, dep)}`),
+      );
     expect(leaks).toEqual([]);
   });
 });

@@ -16,7 +16,11 @@ async function backend(name: string): Promise<{ port: number; server: Server; re
   return { port, server, release: () => held.splice(0).forEach((f) => f()) };
 }
 
-const close = (s: Server) => new Promise<void>((r) => { s.closeAllConnections(); s.close(() => r()); });
+const close = (s: Server) =>
+  new Promise<void>((r) => {
+    s.closeAllConnections();
+    s.close(() => r());
+  });
 
 let a: Awaited<ReturnType<typeof backend>>;
 let b: Awaited<ReturnType<typeof backend>>;

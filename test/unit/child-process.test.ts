@@ -16,7 +16,9 @@ test('resolves once a line says ready, hands every line on, and stops the proces
   // and find the child killed by the signal (code null) instead of exiting 0.
   const lines: string[] = [];
   const p = await startProcess({
-    ...node("process.on('SIGTERM', () => process.exit(0)); console.log('booting'); console.error('part ready'); setInterval(() => {}, 1000);"),
+    ...node(
+      "process.on('SIGTERM', () => process.exit(0)); console.log('booting'); console.error('part ready'); setInterval(() => {}, 1000);",
+    ),
     onLine: (l) => lines.push(l),
   });
   expect(lines).toEqual(['booting', 'part ready']);
@@ -31,7 +33,9 @@ test('a process that exits before it is ready rejects, quoting its last output',
 });
 
 test('a process that never says ready is killed at the bound and rejects', async () => {
-  await expect(startProcess(node("console.log('still booting'); setInterval(() => {}, 1000);", 500))).rejects.toThrow(/part did not start within 500 ms:\nstill booting/);
+  await expect(startProcess(node("console.log('still booting'); setInterval(() => {}, 1000);", 500))).rejects.toThrow(
+    /part did not start within 500 ms:\nstill booting/,
+  );
 });
 
 test('a silent process is ready when its probe answers true (asked until then), and a probe that never does hits the bound', async () => {
@@ -40,5 +44,7 @@ test('a silent process is ready when its probe answers true (asked until then), 
   const p = await startProcess({ ...silent, ready: async () => ++asked >= 3 });
   expect(asked).toBe(3);
   expect(await p.stop(5_000)).toBe(0);
-  await expect(startProcess({ ...silent, ready: async () => false, readyTimeoutMs: 600 })).rejects.toThrow(/part did not start within 600 ms/);
+  await expect(startProcess({ ...silent, ready: async () => false, readyTimeoutMs: 600 })).rejects.toThrow(
+    /part did not start within 600 ms/,
+  );
 });

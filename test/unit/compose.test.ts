@@ -41,7 +41,7 @@ describe('checkCompose', () => {
   it('names an API or worker without the ledger database (DATABASE_URL)', () => {
     const doc = load();
     delete doc.services.worker!.environment.DATABASE_URL;
-    expect(checkCompose(doc)).toEqual(['worker: no DATABASE_URL (the ledger\'s database)']);
+    expect(checkCompose(doc)).toEqual(["worker: no DATABASE_URL (the ledger's database)"]);
   });
 
   it('catches search attributes and variables that drifted from the code', () => {
@@ -50,6 +50,6 @@ describe('checkCompose', () => {
     doc.services.worker!.environment.TEMPORAL_ADRESS = 'temporal:7233';
     const problems = checkCompose(doc);
     expect(problems.some((p) => p.startsWith('temporal-create-namespace: SEARCH_ATTRIBUTES GenerationOwner differ'))).toBe(true);
-    expect(problems).toContain("worker: TEMPORAL_ADRESS is not one of its configuration variables");
+    expect(problems).toContain('worker: TEMPORAL_ADRESS is not one of its configuration variables');
   });
 });

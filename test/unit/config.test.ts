@@ -11,7 +11,14 @@ import { loadWorkerConfig } from '../../worker/worker-config';
 describe('API configuration', () => {
   test('defaults follow the spec; every platform is enabled', () => {
     const c = loadApiConfig({});
-    expect(c).toMatchObject({ PORT: 8080, SYNC_TIMEOUT_MS: 600_000, TEMPORAL_ADDRESS: '127.0.0.1:7233', KEY_RATE_LIMIT_RPS: 50, KEY_MAX_INFLIGHT: 100, TRUST_PROXY: false });
+    expect(c).toMatchObject({
+      PORT: 8080,
+      SYNC_TIMEOUT_MS: 600_000,
+      TEMPORAL_ADDRESS: '127.0.0.1:7233',
+      KEY_RATE_LIMIT_RPS: 50,
+      KEY_MAX_INFLIGHT: 100,
+      TRUST_PROXY: false,
+    });
     expect([...c.PLATFORMS_ENABLED].sort()).toEqual(['B', 'T', 'V']);
   });
 
@@ -39,7 +46,8 @@ describe('API configuration', () => {
     const shared = new Set(Object.keys(platformsCallbackEnv.shape));
     for (const k of Object.keys(platformsWorkerEnv.shape)) if (!shared.has(k)) expect(apiKeys).not.toContain(k);
     for (const k of ['PLATFORM_V_API_KEY', 'PLATFORM_T_SECRET_KEY', 'PLATFORM_B_SECRET_ACCESS_KEY']) expect(apiKeys).not.toContain(k);
-    for (const k of ['POLL_INTERVAL_VIDEO_MS', 'TASK_DEADLINE_VIDEO_MS', 'UPSTREAM_RESPONSE_TIMEOUT_MS', 'SIM_BASE_URL']) expect(apiKeys).not.toContain(k);
+    for (const k of ['POLL_INTERVAL_VIDEO_MS', 'TASK_DEADLINE_VIDEO_MS', 'UPSTREAM_RESPONSE_TIMEOUT_MS', 'SIM_BASE_URL'])
+      expect(apiKeys).not.toContain(k);
   });
 });
 
@@ -66,13 +74,20 @@ describe('worker configuration', () => {
   });
 
   test('in production only the enabled platforms are set up; a configured one is real', () => {
-    const c = loadWorkerConfig({ NODE_ENV: 'production', PLATFORMS_ENABLED: 'V', PLATFORM_V_BASE_URL: 'https://v.example/api/v3', PLATFORM_V_API_KEY: 'k' });
+    const c = loadWorkerConfig({
+      NODE_ENV: 'production',
+      PLATFORMS_ENABLED: 'V',
+      PLATFORM_V_BASE_URL: 'https://v.example/api/v3',
+      PLATFORM_V_API_KEY: 'k',
+    });
     expect(Object.keys(c.platforms)).toEqual(['V']);
     expect(c.platforms.V).toMatchObject({ simulated: false, endpoint: 'https://v.example/api/v3' });
   });
 
   test('upstream timeouts that would outlast the activity attempt are refused, naming them', () => {
-    expect(() => loadWorkerConfig({ UPSTREAM_CONNECT_TIMEOUT_MS: '20000', UPSTREAM_RESPONSE_TIMEOUT_MS: '30000' })).toThrow(/UPSTREAM_CONNECT_TIMEOUT_MS \+ UPSTREAM_RESPONSE_TIMEOUT_MS/);
+    expect(() => loadWorkerConfig({ UPSTREAM_CONNECT_TIMEOUT_MS: '20000', UPSTREAM_RESPONSE_TIMEOUT_MS: '30000' })).toThrow(
+      /UPSTREAM_CONNECT_TIMEOUT_MS \+ UPSTREAM_RESPONSE_TIMEOUT_MS/,
+    );
   });
 
   test.each([

@@ -8,7 +8,11 @@ import { dirname, join, resolve } from 'node:path';
 import semver from 'semver';
 
 const REPO = join(__dirname, '..', '..');
-const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string>; scripts: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  scripts: Record<string, string>;
+};
 
 /** What the production build compiles (tsconfig.build.json `include`: folders and single scripts). */
 const BUILD = (JSON.parse(readFileSync(join(REPO, 'tsconfig.build.json'), 'utf8')) as { include: string[] }).include;
@@ -65,7 +69,9 @@ const scriptEntries = USER_SCRIPTS.map((name) => {
 });
 const used = importedPackages(withRelativeImports([...BUILD.flatMap(tsFiles), ...scriptEntries]));
 /** Loaded by the npm scripts themselves (`node --import tsx …`), not imported. */
-const loadedByScripts = new Set(Object.keys(pkg.dependencies).filter((d) => Object.values(pkg.scripts).some((s) => s.includes(`--import ${d}`))));
+const loadedByScripts = new Set(
+  Object.keys(pkg.dependencies).filter((d) => Object.values(pkg.scripts).some((s) => s.includes(`--import ${d}`))),
+);
 
 test('every production dependency is used by the code the image or a user-facing npm script runs', () => {
   const unused = Object.keys(pkg.dependencies).filter((d) => !used.has(d) && !loadedByScripts.has(d));
@@ -89,7 +95,9 @@ test('the platform SDKs used only to check our wire format in tests are devDepen
  */
 describe('the supported Node versions', () => {
   const engines = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
-  const lock = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; engines?: { node?: string } | string[] }> };
+  const lock = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string; engines?: { node?: string } | string[] }>;
+  };
 
   test('every locked package accepts every Node version package.json supports', () => {
     const narrower = Object.entries(lock.packages)

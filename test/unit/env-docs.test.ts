@@ -15,7 +15,10 @@ const schemas = [apiConfigSchema, workerConfigSchema, simConfigSchema, embeddedC
 const keys = [...new Set(schemas.flatMap((s) => Object.keys(s.shape)))].sort();
 /** A default as a person writes it in a file: a set of platforms as `T,B,V`. */
 const show = (v: unknown) => (v instanceof Set ? [...v].join(',') : v === undefined ? '' : String(v));
-const defaults: Record<string, string> = Object.assign({}, ...schemas.map((s) => Object.fromEntries(Object.entries(s.parse({}) as object).map(([k, v]) => [k, show(v)]))));
+const defaults: Record<string, string> = Object.assign(
+  {},
+  ...schemas.map((s) => Object.fromEntries(Object.entries(s.parse({}) as object).map(([k, v]) => [k, show(v)]))),
+);
 
 function envExample(): Map<string, string> {
   const lines = readFileSync(resolve(ROOT, '.env.example'), 'utf8').split('\n');
@@ -34,7 +37,9 @@ function readmeTable(): Map<string, string> {
 describe('configuration docs', () => {
   it('.env.example lists exactly the schema keys, each once, with their defaults', () => {
     const env = envExample();
-    const lines = readFileSync(resolve(ROOT, '.env.example'), 'utf8').split('\n').filter((l) => /^[A-Z][A-Z0-9_]*=/.test(l));
+    const lines = readFileSync(resolve(ROOT, '.env.example'), 'utf8')
+      .split('\n')
+      .filter((l) => /^[A-Z][A-Z0-9_]*=/.test(l));
     expect(lines).toHaveLength(env.size);
     expect([...env.keys()].sort()).toEqual(keys);
     for (const key of keys) expect([key, env.get(key)]).toEqual([key, defaults[key] ?? '']);

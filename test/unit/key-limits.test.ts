@@ -40,7 +40,10 @@ test('a per-key rate overrides the default; 0 means unlimited', async () => {
   const limits = new KeyLimits({ rps: 0, maxInflight: 0 }, async () => 0);
   for (let i = 0; i < 100; i++) expect(await outcome(limits.consumeRate(alice!))).toBe('ok');
   const strict = { ...alice!, rateLimitRps: 1 };
-  expect([await outcome(limits.consumeRate(strict)), await outcome(limits.consumeRate(strict))]).toEqual(['ok', '429 rate_limit_exceeded retry-after=1']);
+  expect([await outcome(limits.consumeRate(strict)), await outcome(limits.consumeRate(strict))]).toEqual([
+    'ok',
+    '429 rate_limit_exceeded retry-after=1',
+  ]);
 });
 
 test('the in-flight cap counts running tasks and the ones just reserved; a released slot is free again', async () => {

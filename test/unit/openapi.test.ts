@@ -64,7 +64,9 @@ describe(`GET ${CONTENT}`, () => {
     const { responses } = doc.paths[CONTENT].get;
     for (const status of ['200', '206']) {
       const types = Object.keys(responses[status].content);
-      expect(types).toEqual(expect.arrayContaining(['image/png', 'video/mp4', 'application/octet-stream', ...Object.keys(MEDIA_EXTENSIONS)]));
+      expect(types).toEqual(
+        expect.arrayContaining(['image/png', 'video/mp4', 'application/octet-stream', ...Object.keys(MEDIA_EXTENSIONS)]),
+      );
     }
   });
 
@@ -104,12 +106,17 @@ describe('POST /v1/videos/generations: X-Async', () => {
 describe('POST /v1/callbacks/{platform}', () => {
   test('403 (callbacks of the platform not enabled on this gateway) is documented', () => {
     for (const path of ['/v1/callbacks/{platform}', '/v1/callbacks/{platform}/{task_id}']) {
-      expect(doc.paths[path].post.responses['403']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+      expect(doc.paths[path].post.responses['403']).toMatchObject({
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      });
     }
   });
 
   test("T's and B's events need a JSON body (an empty one is 400); V's per-task callback may come without one", () => {
-    expect(doc.paths['/v1/callbacks/{platform}'].post.requestBody).toMatchObject({ required: true, content: { 'application/json': { schema: { type: 'object' } } } });
+    expect(doc.paths['/v1/callbacks/{platform}'].post.requestBody).toMatchObject({
+      required: true,
+      content: { 'application/json': { schema: { type: 'object' } } },
+    });
     expect(doc.paths['/v1/callbacks/{platform}/{task_id}'].post.requestBody).toMatchObject({ required: false });
   });
 });
@@ -144,7 +151,13 @@ describe('GET /v1/usage (issue 20 §7)', () => {
 });
 
 describe('budgets (issue 20 §5)', () => {
-  test.each(['/v1/videos/generations', '/v1/async/videos/generations', '/v1/images/generations', '/v1/async/images/generations', '/v1/videos'])('POST %s documents 402 budget_exceeded', (path) => {
+  test.each([
+    '/v1/videos/generations',
+    '/v1/async/videos/generations',
+    '/v1/images/generations',
+    '/v1/async/images/generations',
+    '/v1/videos',
+  ])('POST %s documents 402 budget_exceeded', (path) => {
     expect(doc.paths[path].post.responses['402'].description).toMatch(/budget/);
   });
 });
@@ -155,16 +168,28 @@ describe('the Videos API (api/openai-videos/)', () => {
     videoRoutes(router as never, { catalogue: buildCatalogue() } as never);
     const inputs = videoInputRoutes({} as never);
     const served = [...router.stack, ...inputs.stack].flatMap((layer) =>
-      layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} ${String(layer.path).replace('task_:video_ref', '{video_id}').replace(/:([a-z_]+)/g, '{$1}')}`),
+      layer.methods
+        .filter((m) => m !== 'HEAD')
+        .map(
+          (m) =>
+            `${m.toLowerCase()} ${String(layer.path)
+              .replace('task_:video_ref', '{video_id}')
+              .replace(/:([a-z_]+)/g, '{$1}')}`,
+        ),
     );
     expect(served.length).toBeGreaterThanOrEqual(10);
-    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`));
+    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m} ${path}`),
+    );
     expect(documented).toEqual(expect.arrayContaining(served));
   });
 
   test('seconds is documented as a string or a number, size as WxH, and the form takes the upload as binary', () => {
     const body = doc.paths['/v1/videos'].post.requestBody.content;
-    expect(body['application/json'].schema.properties.seconds.anyOf.map((s: { type: string }) => s.type).sort()).toEqual(['number', 'string']);
+    expect(body['application/json'].schema.properties.seconds.anyOf.map((s: { type: string }) => s.type).sort()).toEqual([
+      'number',
+      'string',
+    ]);
     expect(body['multipart/form-data'].schema.properties.input_reference).toMatchObject({ type: 'string', format: 'binary' });
     expect(doc.paths['/v1/videos/{video_id}'].delete.responses).toHaveProperty('409');
     // The router matches only task ids there (api/openai-videos/routes.ts VIDEO_PATH); the document says so.

@@ -10,7 +10,11 @@ import type { PlatformAdapter, PlatformEventQueue } from '../../platforms/platfo
 
 function consumer(queue: PlatformEventQueue, stopping?: AbortSignal) {
   const hinted: string[] = [];
-  const adapter = { submit: async () => ({ upstreamTaskId: 'x' }), poll: async () => ({ state: 'running' }), events: queue } as PlatformAdapter;
+  const adapter = {
+    submit: async () => ({ upstreamTaskId: 'x' }),
+    poll: async () => ({ state: 'running' }),
+    events: queue,
+  } as PlatformAdapter;
   const activity = createPlatformEventsActivity({
     adapterFor: () => adapter,
     hint: async (_platform, hint) => {
@@ -26,7 +30,8 @@ test('pulled announcements are handed on, then confirmed; the run ends after for
   const confirmed: string[][] = [];
   let pulls = 0;
   const queue: PlatformEventQueue = {
-    pull: async () => (++pulls === 1 ? [{ handle: 'h1', hint: { taskId: 'task_a' } }, { handle: 'h2' }] : new Promise((r) => setTimeout(() => r([]), 20))),
+    pull: async () =>
+      ++pulls === 1 ? [{ handle: 'h1', hint: { taskId: 'task_a' } }, { handle: 'h2' }] : new Promise((r) => setTimeout(() => r([]), 20)),
     confirm: async (handles) => void confirmed.push(handles),
   };
   const { activity, hinted } = consumer(queue);

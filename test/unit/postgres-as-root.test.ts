@@ -47,7 +47,9 @@ test('the directories above a data directory are made enterable (only the data d
     expect(dirname(kept)).toBe(ROOT_SHARED_DIR);
     expect([lstatSync(asked).isSymbolicLink(), readlinkSync(asked)]).toEqual([true, kept]);
     expect(canReach(user, ROOT_SHARED_DIR)).toBe(true);
-    expect(logged).toEqual([`PostgreSQL runs as ${user.name}, which cannot enter ${dirname(asked)}: its data directory is ${kept} (${asked} links to it)`]);
+    expect(logged).toEqual([
+      `PostgreSQL runs as ${user.name}, which cannot enter ${dirname(asked)}: its data directory is ${kept} (${asked} links to it)`,
+    ]);
     expect(dataDirectoryFor(asked, user)).toBe(kept);
     // Another clone at the same path later (the link gone with it) never picks up the earlier one's data.
     rmSync(asked);

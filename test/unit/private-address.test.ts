@@ -54,7 +54,8 @@ describe('IPv6 forms that carry an IPv4 address', () => {
   });
 
   test('IPv4-compatible ::/96 and local-use NAT64 64:ff9b:1::/48 are refused whatever they carry', () => {
-    for (const ip of ['::7f00:1', '::808:808', '::1', '::', '64:ff9b:1::808:808', '64:ff9b:1:7f00:1::', '64:ff9b:1:ffff::']) expect([ip, isPrivateAddress(ip)]).toEqual([ip, true]);
+    for (const ip of ['::7f00:1', '::808:808', '::1', '::', '64:ff9b:1::808:808', '64:ff9b:1:7f00:1::', '64:ff9b:1:ffff::'])
+      expect([ip, isPrivateAddress(ip)]).toEqual([ip, true]);
   });
 
   test('other addresses carry none and are judged as they are', () => {
@@ -68,14 +69,21 @@ describe('IPv6 forms that carry an IPv4 address', () => {
 
   test('every textual form of one address reads as the same eight groups', () => {
     const groups = [0, 0, 0, 0, 0, 0xffff, 0x7f00, 1];
-    for (const s of ['::ffff:127.0.0.1', '::ffff:7f00:1', '0:0:0:0:0:ffff:7f00:1', '[::FFFF:7F00:0001]']) expect([s, ipv6Groups(s)]).toEqual([s, groups]);
+    for (const s of ['::ffff:127.0.0.1', '::ffff:7f00:1', '0:0:0:0:0:ffff:7f00:1', '[::FFFF:7F00:0001]'])
+      expect([s, ipv6Groups(s)]).toEqual([s, groups]);
     expect(ipv6Groups('127.0.0.1')).toBeUndefined();
     expect(ipv6Groups('example.com')).toBeUndefined();
   });
 });
 
 describe('where addresses from outside are checked', () => {
-  const loopbacks = ['[2002:7f00:1::]', '[::ffff:0:7f00:1]', '[64:ff9b::7f00:1]', `[2001:0:4136:e378:8000:63bf:${inverted('127.0.0.1')}]`, '[::ffff:169.254.169.254]'];
+  const loopbacks = [
+    '[2002:7f00:1::]',
+    '[::ffff:0:7f00:1]',
+    '[64:ff9b::7f00:1]',
+    `[2001:0:4136:e378:8000:63bf:${inverted('127.0.0.1')}]`,
+    '[::ffff:169.254.169.254]',
+  ];
 
   test.each(loopbacks)('a webhook URL naming %s is refused when the request arrives', (host) => {
     expect(() => parseWebhookUrl(`https://${host}/hook`, new Set())).toThrow(WebhookUrlError);
@@ -84,7 +92,9 @@ describe('where addresses from outside are checked', () => {
 
   test('a webhook host whose name resolves to a 6to4 spelling of loopback is refused when the request arrives', async () => {
     const resolve = async () => [{ address: '2002:7f00:1::' }];
-    await expect(checkWebhookUrl('https://hooks.example.com/h', new Set(), { resolve })).rejects.toThrow(/resolves to a private address \(2002:7f00:1::\)/);
+    await expect(checkWebhookUrl('https://hooks.example.com/h', new Set(), { resolve })).rejects.toThrow(
+      /resolves to a private address \(2002:7f00:1::\)/,
+    );
   });
 
   test('a connection about to be made to an IPv4-translated loopback (a delivery, a copy) is refused', async () => {

@@ -36,7 +36,8 @@ const isDelivery = (f: string) => f.endsWith('webhook-delivery.json');
 const histories = (generationOnly = false) => fixtureHistories(FIXTURES, (f) => !(generationOnly && isDelivery(f)));
 
 /** Replays every fixture against the workflows at `path`; returns `name: error` for each that failed. */
-const replayAll = async (path: string, generationOnly = false) => (await replayHistories(await bundleWorkflows(path), histories(generationOnly))).failures;
+const replayAll = async (path: string, generationOnly = false) =>
+  (await replayHistories(await bundleWorkflows(path), histories(generationOnly))).failures;
 
 interface RecordedEvent {
   eventType: string;
@@ -44,7 +45,8 @@ interface RecordedEvent {
   activityTaskScheduledEventAttributes?: { activityType: { name: string } };
   upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes: { indexedFields: Record<string, { data: string }> } };
 }
-const eventsOf = (name: string) => (JSON.parse(readFileSync(join(FIXTURES, V1, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
+const eventsOf = (name: string) =>
+  (JSON.parse(readFileSync(join(FIXTURES, V1, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
 
 /** The search attributes each upsert of a recorded run wrote, decoded. */
 function searchAttributeUpsertsOf(name: string): Record<string, unknown>[] {
@@ -52,7 +54,11 @@ function searchAttributeUpsertsOf(name: string): Record<string, unknown>[] {
   return events
     .map((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes.indexedFields)
     .filter((fields) => fields !== undefined)
-    .map((fields) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, JSON.parse(Buffer.from(v.data, 'base64').toString('utf8')) as unknown])));
+    .map((fields) =>
+      Object.fromEntries(
+        Object.entries(fields).map(([k, v]) => [k, JSON.parse(Buffer.from(v.data, 'base64').toString('utf8')) as unknown]),
+      ),
+    );
 }
 
 test('the 1.0 set covers the representative runs, each the shape its name says', () => {
@@ -85,11 +91,15 @@ test('the 1.0 set covers the representative runs, each the shape its name says',
       .map((e) => e.markerRecordedEventAttributes?.details?.data?.payloads[0]?.data)
       .filter((d): d is string => d !== undefined)
       .map((d) => (JSON.parse(Buffer.from(d, 'base64').toString('utf8')) as { activity_type: string }).activity_type);
-  const submits = (name: string) => eventsOf(name).filter((e) => e.activityTaskScheduledEventAttributes?.activityType.name === 'submitGeneration').length;
+  const submits = (name: string) =>
+    eventsOf(name).filter((e) => e.activityTaskScheduledEventAttributes?.activityType.name === 'submitGeneration').length;
   // No run of the 1.0 shape takes a patch: it has none.
   for (const { workflowId } of histories()) {
     if (!workflowId.startsWith(`${V1}/`)) continue;
-    expect([workflowId, eventsOf(workflowId.slice(V1.length + 1)).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')]).toEqual([workflowId, []]);
+    expect([
+      workflowId,
+      eventsOf(workflowId.slice(V1.length + 1)).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch'),
+    ]).toEqual([workflowId, []]);
   }
   // A short task woken by its job's callback: 20 events (issue 23's budget), its fallback timer never cancelled.
   expect(types('woken-by-callback')).toContain('WORKFLOW_EXECUTION_SIGNALED');
@@ -112,14 +122,23 @@ test('the 1.0 set covers the representative runs, each the shape its name says',
 });
 
 test('webhook-close-after-attempt: a delivery run records its last attempt in a workflow task that does not end it', () => {
-  const events = (JSON.parse(readFileSync(join(FIXTURES, 'webhook-close-after-attempt', 'webhook-delivery.json'), 'utf8')) as { events: RecordedEvent[] }).events;
+  const events = (
+    JSON.parse(readFileSync(join(FIXTURES, 'webhook-close-after-attempt', 'webhook-delivery.json'), 'utf8')) as { events: RecordedEvent[] }
+  ).events;
   const types = events.map((e) => e.eventType.replace('EVENT_TYPE_', ''));
   const lastAttempt = events.map((e) => e.markerRecordedEventAttributes?.markerName).lastIndexOf('core_local_activity');
   expect(events.some((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toBe(true);
   // After the last attempt: its workflow task ends with a timer, and the run ends in the next one.
   const after = types.slice(lastAttempt);
   expect(after).toContain('TIMER_STARTED');
-  expect(after.slice(after.indexOf('TIMER_STARTED'))).toEqual(['TIMER_STARTED', 'TIMER_FIRED', 'WORKFLOW_TASK_SCHEDULED', 'WORKFLOW_TASK_STARTED', 'WORKFLOW_TASK_COMPLETED', 'WORKFLOW_EXECUTION_COMPLETED']);
+  expect(after.slice(after.indexOf('TIMER_STARTED'))).toEqual([
+    'TIMER_STARTED',
+    'TIMER_FIRED',
+    'WORKFLOW_TASK_SCHEDULED',
+    'WORKFLOW_TASK_STARTED',
+    'WORKFLOW_TASK_COMPLETED',
+    'WORKFLOW_EXECUTION_COMPLETED',
+  ]);
   expect(types).not.toContain('WORKFLOW_TASK_FAILED');
 });
 

@@ -59,12 +59,23 @@ function setup(store: ResultStore = new DirectoryResultStore(dir)) {
     copied: (outcome, reason, role) => observed.push(`${outcome}:${reason}:${role}`),
     cleaned: (r) => observed.push(`cleaned:${r.deleted}`),
   };
-  return { store, copier, observed, activities: createResultActivities({ store, observer }), keepOutputs: createResultKeeper({ copier, observer }) };
+  return {
+    store,
+    copier,
+    observed,
+    activities: createResultActivities({ store, observer }),
+    keepOutputs: createResultKeeper({ copier, observer }),
+  };
 }
 
 /** A mock activity attempt as the workflow schedules it: a start-to-close timeout, no schedule-to-close. */
 const activityEnv = (info: Partial<ConstructorParameters<typeof MockActivityEnvironment>[0]> = {}) =>
-  new MockActivityEnvironment({ scheduledTimestampMs: Date.now(), scheduleToCloseTimeoutMs: 0, currentAttemptScheduledTimestampMs: Date.now(), ...info });
+  new MockActivityEnvironment({
+    scheduledTimestampMs: Date.now(),
+    scheduleToCloseTimeoutMs: 0,
+    currentAttemptScheduledTimestampMs: Date.now(),
+    ...info,
+  });
 
 const input = (outputs: StoreResultsInput['outputs']): StoreResultsInput => ({ taskId: 'task_act', platform: 'V', kind: 'video', outputs });
 
@@ -81,23 +92,41 @@ describe('keepOutputs', () => {
       ]),
     );
     expect(items).toHaveLength(4);
-    expect(items[0]).toMatchObject({ url: `${origin}/v.mp4`, stored: true, key: 'task_act/0-result.mp4', contentType: 'video/mp4', bytes: MP4.length });
+    expect(items[0]).toMatchObject({
+      url: `${origin}/v.mp4`,
+      stored: true,
+      key: 'task_act/0-result.mp4',
+      contentType: 'video/mp4',
+      bytes: MP4.length,
+    });
     expect(items[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(items[1]).toMatchObject({ url: `${origin}/error.html`, stored: false });
     expect(items[1]!.storeError).toMatch(/text\/html/);
     expect(items[2]).toMatchObject({ stored: false });
     expect(items[3]).toMatchObject({ stored: true, key: 'task_act/0-last-frame.png', contentType: 'image/png' });
-    expect(observed.sort()).toEqual(['failed:bad_url:result', 'failed:content_type:result', 'stored:none:last_frame', 'stored:none:result']);
+    expect(observed.sort()).toEqual([
+      'failed:bad_url:result',
+      'failed:content_type:result',
+      'stored:none:last_frame',
+      'stored:none:result',
+    ]);
     await copier.close();
   });
 
   test('a repeated copy (the poll run again after its worker died) replaces its object under the same key: one object per output', async () => {
     const { keepOutputs, copier } = setup();
-    const outputs = input([{ url: `${origin}/v.mp4`, role: 'result' }, { url: `${origin}/frame.png`, role: 'last_frame' }]);
+    const outputs = input([
+      { url: `${origin}/v.mp4`, role: 'result' },
+      { url: `${origin}/frame.png`, role: 'last_frame' },
+    ]);
     const first: ResultItem[] = await activityEnv({ startToCloseTimeoutMs: 60_000 }).run(keepOutputs, outputs);
     const again: ResultItem[] = await activityEnv({ startToCloseTimeoutMs: 60_000 }).run(keepOutputs, outputs);
     expect(again).toEqual(first);
-    expect(readdirSync(join(dir, 'task_act')).filter((f) => !f.startsWith('.') && !f.endsWith('.meta.json')).sort()).toEqual(['0-last-frame.png', '0-result.mp4']);
+    expect(
+      readdirSync(join(dir, 'task_act'))
+        .filter((f) => !f.startsWith('.') && !f.endsWith('.meta.json'))
+        .sort(),
+    ).toEqual(['0-last-frame.png', '0-result.mp4']);
     await copier.close();
   });
 
@@ -112,14 +141,17 @@ describe('keepOutputs', () => {
       },
     } as unknown as ResultStore;
     const { keepOutputs, copier, observed } = setup(broken);
-    const items: ResultItem[] = await activityEnv({ startToCloseTimeoutMs: 60_000 }).run(keepOutputs, input([{ url: `${origin}/v.mp4`, role: 'result' }]));
+    const items: ResultItem[] = await activityEnv({ startToCloseTimeoutMs: 60_000 }).run(
+      keepOutputs,
+      input([{ url: `${origin}/v.mp4`, role: 'result' }]),
+    );
     expect(items).toEqual([{ url: `${origin}/v.mp4`, stored: false, storeError: expect.stringMatching(/result store failed.*disk full/) }]);
     expect(puts).toBe(STORE_ATTEMPTS);
     expect(observed).toEqual(['failed:store_unavailable:result']);
     await copier.close();
   });
 
-  test('a copy that cannot finish within the attempt\'s start-to-close budget ends as stored: false, before the timeout', async () => {
+  test("a copy that cannot finish within the attempt's start-to-close budget ends as stored: false, before the timeout", async () => {
     // 10.5 s budget less the 10 s headroom: half a second for a server that never answers.
     const never = createServer(() => undefined);
     await new Promise<void>((r) => never.listen(0, '127.0.0.1', r));

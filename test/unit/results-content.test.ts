@@ -27,7 +27,8 @@ describe('parseRange', () => {
   });
 
   test('ignored (the whole body is sent): absent, other units, several ranges, malformed, reversed', () => {
-    for (const h of [undefined, '', 'items=0-1', 'bytes=0-1,5-6', 'bytes=abc', 'bytes=-', 'bytes=9-3']) expect(parseRange(h, 1000)).toBeUndefined();
+    for (const h of [undefined, '', 'items=0-1', 'bytes=0-1,5-6', 'bytes=abc', 'bytes=-', 'bytes=9-3'])
+      expect(parseRange(h, 1000)).toBeUndefined();
   });
 });
 
@@ -42,10 +43,21 @@ describe('etagMatches', () => {
 });
 
 describe('private addresses (SSRF guard)', () => {
-  test.each(['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fd00::1', 'fe80::1', '::ffff:127.0.0.1', '[::1]'])(
-    '%s is private',
-    (ip) => expect(isPrivateAddress(ip)).toBe(true),
-  );
+  test.each([
+    '127.0.0.1',
+    '10.0.0.1',
+    '172.16.5.4',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fd00::1',
+    'fe80::1',
+    '::ffff:127.0.0.1',
+    '[::1]',
+  ])('%s is private', (ip) => expect(isPrivateAddress(ip)).toBe(true));
   test.each(['8.8.8.8', '93.184.216.34', '2606:4700::1111', 'example.com'])('%s is not', (ip) => expect(isPrivateAddress(ip)).toBe(false));
 });
 

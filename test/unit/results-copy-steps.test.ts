@@ -57,12 +57,19 @@ describe('judgeResponseHeaders', () => {
   });
 
   test('a declared length over the limit is too_large before any byte is read', () => {
-    expect(failure(() => judgeResponseHeaders(ok({ 'content-length': '1001', 'content-type': 'video/mp4' }), url, 'video', 1_000))).toMatchObject({ reason: 'too_large', retryable: false });
+    expect(
+      failure(() => judgeResponseHeaders(ok({ 'content-length': '1001', 'content-type': 'video/mp4' }), url, 'video', 1_000)),
+    ).toMatchObject({ reason: 'too_large', retryable: false });
   });
 
   test('a declared type of the wrong kind is content_type; a generic one is left to the sniffing', () => {
-    expect(failure(() => judgeResponseHeaders(ok({ 'content-type': 'text/html' }), url, 'video', 1_000))).toMatchObject({ reason: 'content_type' });
-    expect(judgeResponseHeaders(ok({ 'content-type': 'application/octet-stream' }), url, 'video', 1_000)).toMatchObject({ declared: 'application/octet-stream', byHeader: undefined });
+    expect(failure(() => judgeResponseHeaders(ok({ 'content-type': 'text/html' }), url, 'video', 1_000))).toMatchObject({
+      reason: 'content_type',
+    });
+    expect(judgeResponseHeaders(ok({ 'content-type': 'application/octet-stream' }), url, 'video', 1_000)).toMatchObject({
+      declared: 'application/octet-stream',
+      byHeader: undefined,
+    });
   });
 
   test('an acceptable response: its declared length and type', () => {

@@ -166,7 +166,7 @@ describe('ResultCopier: good copies', () => {
     await c.close();
   });
 
-  test('application/octet-stream (or S3\'s binary/octet-stream) is judged by its first bytes', async () => {
+  test("application/octet-stream (or S3's binary/octet-stream) is judged by its first bytes", async () => {
     const c = copier();
     const res = await c.copy({ url: `${origin}/octet-video`, expected: 'video', keyFor });
     expect(res.contentType).toBe('video/mp4');
@@ -202,7 +202,9 @@ describe('ResultCopier: refused, never crashing, never storing a part', () => {
       expect([f.reason, f.retryable]).toEqual(['private_address', false]);
     }
     // By name: localhost resolves to loopback, checked at connect time.
-    const byName = await failure(strict.copy({ url: `http://localhost:${(server.address() as AddressInfo).port}/video.mp4`, expected: 'video', keyFor }));
+    const byName = await failure(
+      strict.copy({ url: `http://localhost:${(server.address() as AddressInfo).port}/video.mp4`, expected: 'video', keyFor }),
+    );
     expect(byName.reason).toBe('private_address');
     expect(hits.get('/video.mp4')).toBeUndefined(); // no request ever reached the server
 
@@ -238,7 +240,9 @@ describe('ResultCopier: refused, never crashing, never storing a part', () => {
     expect((await failure(c.copy({ url: `${origin}/page.html`, expected: 'video', keyFor }))).reason).toBe('content_type');
     expect((await failure(c.copy({ url: `${origin}/svg`, expected: 'image', keyFor }))).reason).toBe('content_type');
     expect((await failure(c.copy({ url: `${origin}/video.mp4`, expected: 'image', keyFor }))).reason).toBe('content_type');
-    expect((await c.copy({ url: `${origin}/image.png`, expected: 'image', keyFor: (ct) => resultKey('task_T', 0, 'last_frame', ct) })).key).toBe('task_T/0-last-frame.png');
+    expect(
+      (await c.copy({ url: `${origin}/image.png`, expected: 'image', keyFor: (ct) => resultKey('task_T', 0, 'last_frame', ct) })).key,
+    ).toBe('task_T/0-last-frame.png');
     expect((await failure(copier({ attempts: 1 }).copy({ url: `${origin}/empty.mp4`, expected: 'video', keyFor }))).reason).toBe('empty');
     await c.close();
   });
@@ -263,14 +267,16 @@ describe('ResultCopier: refused, never crashing, never storing a part', () => {
     expect(hits.get('/stall')).toBe(2);
     const silent = await failure(c.copy({ url: `${origin}/no-answer`, expected: 'video', keyFor }));
     expect(silent.reason).toBe('timeout');
-    const trickle = await failure(copier({ attempts: 1, attemptTimeoutMs: 400 }).copy({ url: `${origin}/trickle`, expected: 'video', keyFor }));
+    const trickle = await failure(
+      copier({ attempts: 1, attemptTimeoutMs: 400 }).copy({ url: `${origin}/trickle`, expected: 'video', keyFor }),
+    );
     expect(trickle.reason).toBe('timeout');
     expect(Date.now() - started).toBeLessThan(5_000);
     expectNothingStored();
     await c.close();
   });
 
-  test('the caller\'s deadline bounds every attempt together', async () => {
+  test("the caller's deadline bounds every attempt together", async () => {
     const c = copier({ attempts: 10, backoffMs: 200 });
     const started = Date.now();
     const f = await failure(c.copy({ url: `${origin}/stall`, expected: 'video', keyFor, deadline: Date.now() + 800 }));
@@ -303,7 +309,10 @@ describe('ResultCopier: refused, never crashing, never storing a part', () => {
     };
     const c = copier({ idleTimeoutMs: 10_000, attemptTimeoutMs: 200, attempts: 2 }, quitting);
     const f = await failure(c.copy({ url: `${origin}/stall`, expected: 'video', keyFor }));
-    expect({ reason: f.reason, message: f.message }).toEqual({ reason: 'timeout', message: expect.stringMatching(/^writing .*\/stall took longer than 200 ms$/) });
+    expect({ reason: f.reason, message: f.message }).toEqual({
+      reason: 'timeout',
+      message: expect.stringMatching(/^writing .*\/stall took longer than 200 ms$/),
+    });
     expect(hits.get('/stall')).toBe(2);
     await c.close();
   });

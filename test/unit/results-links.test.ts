@@ -64,11 +64,29 @@ describe('ResultLinks.render', () => {
   const result: GenerationResult = {
     created: NOW,
     data: [
-      { url: 'https://cdn.platform.example/v.mp4?sig=secret', stored: true, key: 'task_A/0-result.mp4', contentType: 'video/mp4', bytes: 10, sha256: 'ab' },
+      {
+        url: 'https://cdn.platform.example/v.mp4?sig=secret',
+        stored: true,
+        key: 'task_A/0-result.mp4',
+        contentType: 'video/mp4',
+        bytes: 10,
+        sha256: 'ab',
+      },
       { url: 'https://cdn.platform.example/b.mp4', stored: false, storeError: 'too large' },
     ],
-    extras: { video_url: 'https://cdn.platform.example/v.mp4?sig=secret', last_frame_url: 'https://cdn.platform.example/f.png', duration: 5 },
-    lastFrame: { url: 'https://cdn.platform.example/f.png', stored: true, key: 'task_A/0-last-frame.png', contentType: 'image/png', bytes: 3, sha256: 'cd' },
+    extras: {
+      video_url: 'https://cdn.platform.example/v.mp4?sig=secret',
+      last_frame_url: 'https://cdn.platform.example/f.png',
+      duration: 5,
+    },
+    lastFrame: {
+      url: 'https://cdn.platform.example/f.png',
+      stored: true,
+      key: 'task_A/0-last-frame.png',
+      contentType: 'image/png',
+      bytes: 3,
+      sha256: 'cd',
+    },
   };
 
   test('stored outputs get signed gateway links under the request origin; unstored keep the platform link', async () => {
@@ -88,7 +106,14 @@ describe('ResultLinks.render', () => {
 
   test('every render issues a fresh link (expiry counted from the read)', async () => {
     let now = NOW * 1000;
-    const moving = new ResultLinks({ mode: 'gateway', ttlSeconds: 60, secret: SECRET, store, publicBaseUrl: 'https://api.example.com', now: () => now });
+    const moving = new ResultLinks({
+      mode: 'gateway',
+      ttlSeconds: 60,
+      secret: SECRET,
+      store,
+      publicBaseUrl: 'https://api.example.com',
+      now: () => now,
+    });
     const a = (await moving.render('task_A', result)).data[0]!.url;
     now += 5_000;
     const b = (await moving.render('task_A', result)).data[0]!.url;
@@ -110,7 +135,10 @@ describe('link configuration', () => {
   test('production refuses gateway links without RESULT_URL_SECRET, naming it', () => {
     expect(() => resolveLinks(parse({ NODE_ENV: 'production' }))).toThrow(ConfigError);
     expect(() => resolveLinks(parse({ NODE_ENV: 'production' }))).toThrow(/RESULT_URL_SECRET/);
-    expect(resolveLinks(parse({ NODE_ENV: 'production', RESULT_URL_SECRET: SECRET }))).toMatchObject({ mode: 'gateway', ttlSeconds: 7 * 86_400 });
+    expect(resolveLinks(parse({ NODE_ENV: 'production', RESULT_URL_SECRET: SECRET }))).toMatchObject({
+      mode: 'gateway',
+      ttlSeconds: 7 * 86_400,
+    });
     expect(() => parse({ RESULT_URL_SECRET: 'too-short' })).toThrow(/32/);
   });
 
@@ -122,7 +150,9 @@ describe('link configuration', () => {
     expect(resolveLinks(parse({ RESULTS_S3_BUCKET: 'b', NODE_ENV: 'production' }))).toMatchObject({ mode: 'presigned' });
     expect(() => resolveLinks(parse({ RESULTS_S3_BUCKET: 'b', RESULT_URL_TTL: '8d' }))).toThrow(/RESULT_URL_TTL/);
     expect(() => resolveLinks(parse({ RESULT_LINKS: 'presigned' }))).toThrow(/RESULT_LINKS/);
-    expect(resolveLinks(parse({ RESULTS_S3_BUCKET: 'b', RESULT_LINKS: 'gateway', RESULT_URL_SECRET: SECRET, RESULT_URL_TTL: '12h' }))).toMatchObject({ mode: 'gateway', ttlSeconds: 43_200 });
+    expect(
+      resolveLinks(parse({ RESULTS_S3_BUCKET: 'b', RESULT_LINKS: 'gateway', RESULT_URL_SECRET: SECRET, RESULT_URL_TTL: '12h' })),
+    ).toMatchObject({ mode: 'gateway', ttlSeconds: 43_200 });
   });
 
   test('RESULT_URL_TTL takes s/m/h/d or seconds', () => {

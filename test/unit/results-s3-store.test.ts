@@ -76,7 +76,9 @@ describe('S3ResultStore (MinIO)', () => {
 
   test('a source failing mid-upload leaves no object and no unfinished multipart upload', async () => {
     const key = 'task_s3/1-result.mp4';
-    await expect(store.put(key, source(30 * 1024 * 1024, 18 * 1024 * 1024), { contentType: 'video/mp4' })).rejects.toThrow(ResultStoreError);
+    await expect(store.put(key, source(30 * 1024 * 1024, 18 * 1024 * 1024), { contentType: 'video/mp4' })).rejects.toThrow(
+      ResultStoreError,
+    );
     expect(await store.head(key)).toBeUndefined();
     expect(await store.get(key)).toBeUndefined();
     const uploads = await store.client.send(new ListMultipartUploadsCommand({ Bucket: BUCKET, Prefix: 'gw/' }));
@@ -118,7 +120,12 @@ describe('S3ResultStore (MinIO)', () => {
     expect(await store.head('task_old/0-result.png')).toBeUndefined();
     expect(await store.head('task_s3/0-result.mp4')).toBeUndefined();
     // The object outside the prefix is untouched.
-    const other = new S3ResultStore({ bucket: BUCKET, endpoint: minio.endpoint, region: minio.region, credentials: { accessKeyId: minio.accessKeyId, secretAccessKey: minio.secretAccessKey } });
+    const other = new S3ResultStore({
+      bucket: BUCKET,
+      endpoint: minio.endpoint,
+      region: minio.region,
+      credentials: { accessKeyId: minio.accessKeyId, secretAccessKey: minio.secretAccessKey },
+    });
     expect(await other.head(outside)).toBeDefined();
     await other.close();
 
@@ -126,8 +133,15 @@ describe('S3ResultStore (MinIO)', () => {
   });
 
   test('an unreachable store is a ResultStoreError (infrastructure: Temporal retries the activity)', async () => {
-    const down = new S3ResultStore({ bucket: BUCKET, endpoint: 'http://127.0.0.1:9', region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });
-    await expect(down.put('task_x/0-result.png', Readable.from([Buffer.from('x')]), { contentType: 'image/png' })).rejects.toThrow(ResultStoreError);
+    const down = new S3ResultStore({
+      bucket: BUCKET,
+      endpoint: 'http://127.0.0.1:9',
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+    });
+    await expect(down.put('task_x/0-result.png', Readable.from([Buffer.from('x')]), { contentType: 'image/png' })).rejects.toThrow(
+      ResultStoreError,
+    );
     await expect(down.head('task_x/0-result.png')).rejects.toThrow(ResultStoreError);
     await down.close();
   });

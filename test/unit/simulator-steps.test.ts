@@ -30,7 +30,8 @@ describe('SimulatorState: outages', () => {
   });
 
   test('recorded requests are capped at the newest 5,000, and a reset empties them and the counters', () => {
-    for (let i = 0; i < 5_010; i++) state.record({ platform: 'V', op: 'poll', method: 'GET', path: `/${i}`, query: '', headers: {}, body: undefined, at: i });
+    for (let i = 0; i < 5_010; i++)
+      state.record({ platform: 'V', op: 'poll', method: 'GET', path: `/${i}`, query: '', headers: {}, body: undefined, at: i });
     expect(state.requests).toHaveLength(5_000);
     expect(state.requests[0]!.path).toBe('/10');
     state.stats.V.polls = 3;

@@ -21,8 +21,10 @@ test('the simulator line names the port the simulator listens on (SIM_PORT), not
   expect(simulatedLine([], worker.SIM_BASE_URL)).toBe('Simulated:   none');
 });
 
-test('the admin token npm start made is shown, with where it is kept; an operator\'s ADMIN_TOKEN never is', () => {
-  expect(adminLine('tok-0123456789abcdef0123456789abcdef')).toBe('Admin token: tok-0123456789abcdef0123456789abcdef   (kept in data/dev-admin-token)');
+test("the admin token npm start made is shown, with where it is kept; an operator's ADMIN_TOKEN never is", () => {
+  expect(adminLine('tok-0123456789abcdef0123456789abcdef')).toBe(
+    'Admin token: tok-0123456789abcdef0123456789abcdef   (kept in data/dev-admin-token)',
+  );
   expect(adminLine(undefined)).toBe('Admin token: ADMIN_TOKEN (not shown)');
 });
 
@@ -48,13 +50,17 @@ describe("the embedded PostgreSQL's port (EMBEDDED_POSTGRES_PORT)", () => {
       const chosen = await embeddedPostgresPort(taken, false);
       expect(chosen.port).not.toBe(taken);
       expect(await portIsFree(chosen.port)).toBe(true);
-      expect(chosen.note).toBe(`Port ${taken}, the embedded PostgreSQL's default, is in use: it listens on 127.0.0.1:${chosen.port} instead (EMBEDDED_POSTGRES_PORT chooses one)`);
+      expect(chosen.note).toBe(
+        `Port ${taken}, the embedded PostgreSQL's default, is in use: it listens on 127.0.0.1:${chosen.port} instead (EMBEDDED_POSTGRES_PORT chooses one)`,
+      );
     });
   });
 
   test("the operator's own port taken: an error naming the variable to change", async () => {
     await whileTaken(async (taken) => {
-      await expect(embeddedPostgresPort(taken, true)).rejects.toThrow(`port ${taken} (EMBEDDED_POSTGRES_PORT) is in use on 127.0.0.1: set EMBEDDED_POSTGRES_PORT to a free port`);
+      await expect(embeddedPostgresPort(taken, true)).rejects.toThrow(
+        `port ${taken} (EMBEDDED_POSTGRES_PORT) is in use on 127.0.0.1: set EMBEDDED_POSTGRES_PORT to a free port`,
+      );
     });
   });
 });

@@ -33,7 +33,12 @@ export function topLevelHelpers(file: string, text = readFileSync(file, 'utf8'))
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const helpers: Helper[] = [];
   const add = (name: string, node: ts.Node) =>
-    helpers.push({ file: relative(ROOT, file), name, line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1, body: node.getText(source).replace(/\s+/g, ' ') });
+    helpers.push({
+      file: relative(ROOT, file),
+      name,
+      line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
+      body: node.getText(source).replace(/\s+/g, ' '),
+    });
   for (const stmt of source.statements) {
     if (ts.isFunctionDeclaration(stmt) && stmt.name && stmt.body) add(stmt.name.text, stmt);
     if (ts.isVariableStatement(stmt)) {
@@ -102,7 +107,9 @@ describe("the test suite's structure", () => {
     const sha = "const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');";
     const drifted = "const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');";
     const other = 'function sha(x: number) { return x * 2; }';
-    expect(copiedHelpers([...h('test/a.ts', sha), ...h('test/b.ts', `\n\n${sha.replace(/ /g, '  ')}`)])).toEqual([expect.stringMatching(/^sha: test\/a\.ts:1 and test\/b\.ts:3 \(similarity 1\.00\)$/)]);
+    expect(copiedHelpers([...h('test/a.ts', sha), ...h('test/b.ts', `\n\n${sha.replace(/ /g, '  ')}`)])).toEqual([
+      expect.stringMatching(/^sha: test\/a\.ts:1 and test\/b\.ts:3 \(similarity 1\.00\)$/),
+    ]);
     expect(copiedHelpers([...h('test/a.ts', sha), ...h('bench/b.ts', drifted)])).toHaveLength(1);
     expect(copiedHelpers([...h('test/a.ts', sha), ...h('test/b.ts', other)])).toEqual([]);
     expect(copiedHelpers([...h('test/a.ts', `${sha}\nfunction x() {}`)])).toEqual([]);

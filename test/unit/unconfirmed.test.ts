@@ -71,24 +71,44 @@ test("a T models file turning Kling 2.1's sound off makes sound a 400 on it; wit
   expect(catalogue.find('video', 'VendorK-2.1')!.unconfirmed?.map((f) => f.id)).toEqual(['t.kling-2.1-sound']);
 });
 
-test("a V models file giving 2.0 first+last frame makes last_frame_url accepted on it; without it, a 400", () => {
-  const request = { model: 'vendor-video-2-0-260128', action: 'image_to_video', prompt: 'a cat', duration: 5, image_url: 'https://example.com/a.png', last_frame_url: 'https://example.com/b.png' };
+test('a V models file giving 2.0 first+last frame makes last_frame_url accepted on it; without it, a 400', () => {
+  const request = {
+    model: 'vendor-video-2-0-260128',
+    action: 'image_to_video',
+    prompt: 'a cat',
+    duration: 5,
+    image_url: 'https://example.com/a.png',
+    last_frame_url: 'https://example.com/b.png',
+  };
   expect(refusedParam(() => validateGeneration(buildCatalogue(), ALL, 'video', { ...request }))).toBe('last_frame_url');
   const override = unconfirmedFacts().find((f) => f.id === 'v.2-0-first-last-frame')!.override;
-  const catalogue = buildCatalogue({ PLATFORM_V_MODELS_FILE: modelsFile(JSON.parse(override.slice(override.indexOf('{'), override.lastIndexOf('}') + 1))) });
+  const catalogue = buildCatalogue({
+    PLATFORM_V_MODELS_FILE: modelsFile(JSON.parse(override.slice(override.indexOf('{'), override.lastIndexOf('}') + 1))),
+  });
   expect(refusedParam(() => validateGeneration(catalogue, ALL, 'video', { ...request }))).toBeUndefined();
 });
 
 test("a V models file changing 2.0's reference video count (extras.maxReferenceVideos) changes what is accepted", () => {
   const many = (n: number) => Array.from({ length: n }, (_, i) => ({ url: `https://example.com/v${i}.mp4` }));
   // Through the request schema first, as the API does: 4 videos in all (video_url and 3 in videos).
-  const request = (n: number) => videoRequestSchema.parse({ model: 'vendor-video-2-0-260128', prompt: 'edit it', duration: 5, video_url: 'https://example.com/v.mp4', videos: many(n) }) as Record<string, unknown> & { model: string };
+  const request = (n: number) =>
+    videoRequestSchema.parse({
+      model: 'vendor-video-2-0-260128',
+      prompt: 'edit it',
+      duration: 5,
+      video_url: 'https://example.com/v.mp4',
+      videos: many(n),
+    }) as Record<string, unknown> & { model: string };
   expect(refusedParam(() => validateGeneration(buildCatalogue(), ALL, 'video', request(3)))).toBe('video_url');
   const override = unconfirmedFacts().find((f) => f.id === 'v.2-0-references')!.override;
   expect(override).toContain('maxReferenceVideos');
-  const raised = buildCatalogue({ PLATFORM_V_MODELS_FILE: modelsFile({ models: { 'vendor-video-2-0-260128': { extras: { maxReferenceVideos: 4 } } } }) });
+  const raised = buildCatalogue({
+    PLATFORM_V_MODELS_FILE: modelsFile({ models: { 'vendor-video-2-0-260128': { extras: { maxReferenceVideos: 4 } } } }),
+  });
   expect(refusedParam(() => validateGeneration(raised, ALL, 'video', request(3)))).toBeUndefined();
-  const lowered = buildCatalogue({ PLATFORM_V_MODELS_FILE: modelsFile({ models: { 'vendor-video-2-0-260128': { extras: { maxReferenceVideos: 1 } } } }) });
+  const lowered = buildCatalogue({
+    PLATFORM_V_MODELS_FILE: modelsFile({ models: { 'vendor-video-2-0-260128': { extras: { maxReferenceVideos: 1 } } } }),
+  });
   expect(refusedParam(() => validateGeneration(lowered, ALL, 'video', request(1)))).toBe('video_url');
   expect(refusedParam(() => validateGeneration(buildCatalogue(), ALL, 'video', request(1)))).toBeUndefined();
 });
@@ -96,13 +116,24 @@ test("a V models file changing 2.0's reference video count (extras.maxReferenceV
 test("a B models file renaming Kling's last frame field changes what is sent", () => {
   const override = unconfirmedFacts().find((f) => f.id === 'b.kling-fields')!.override;
   expect(override).toContain('PLATFORM_B_MODELS_FILE');
-  const body = { model: 'K16', action: 'image_to_video', prompt: 'a cat', duration: 5, image_url: 'https://example.com/a.png', last_frame_url: 'https://example.com/b.png' };
+  const body = {
+    model: 'K16',
+    action: 'image_to_video',
+    prompt: 'a cat',
+    duration: 5,
+    image_url: 'https://example.com/a.png',
+    last_frame_url: 'https://example.com/b.png',
+  };
   const sent = (catalogue: ReturnType<typeof buildCatalogue>) => {
     const { entry, request } = validateGeneration(catalogue, ALL, 'video', { ...body });
     return JSON.stringify(toBCreate(entry, request).body);
   };
   expect(sent(buildCatalogue())).toContain('"imageTail"');
-  const renamed = sent(buildCatalogue({ PLATFORM_B_MODELS_FILE: modelsFile({ platform: { families: { kling: { fields: { lastFrame: { name: 'tailImage' } } } } } }) }));
+  const renamed = sent(
+    buildCatalogue({
+      PLATFORM_B_MODELS_FILE: modelsFile({ platform: { families: { kling: { fields: { lastFrame: { name: 'tailImage' } } } } } }),
+    }),
+  );
   expect(renamed).toContain('"tailImage"');
   expect(renamed).not.toContain('"imageTail"');
 });

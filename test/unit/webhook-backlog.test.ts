@@ -58,7 +58,7 @@ describe('oldestPendingSince: the oldest WebhookPendingSince by counting', () =>
   });
 });
 
-describe('WebhookBacklog: the gauge\'s reader', () => {
+describe("WebhookBacklog: the gauge's reader", () => {
   test('reads visibility at most once per refresh; between reads the age keeps growing from the instant found', async () => {
     let now = NOW;
     const values = [ago(100 * SECOND)];
@@ -81,7 +81,12 @@ describe('WebhookBacklog: the gauge\'s reader', () => {
     let answer: 'ok' | 'fail' | 'hang' = 'ok';
     const v = visibility([ago(60 * SECOND)]);
     const backlog = new WebhookBacklog(
-      (q) => (answer === 'ok' ? v.count(q) : answer === 'fail' ? Promise.reject(new Error('UNAVAILABLE: connection refused')) : new Promise<number>(() => undefined)),
+      (q) =>
+        answer === 'ok'
+          ? v.count(q)
+          : answer === 'fail'
+            ? Promise.reject(new Error('UNAVAILABLE: connection refused'))
+            : new Promise<number>(() => undefined),
       { refreshMs: 10 * SECOND, timeoutMs: 200, onError: (err) => errors.push((err as Error).message), now: () => now },
     );
     expect(await backlog.ageSeconds()).toBeCloseTo(60, -1);
@@ -101,7 +106,7 @@ describe("the worker's webhook metrics", () => {
     return metric.values.filter((m) => Object.entries(labels).every(([k, l]) => m.labels[k] === l)).reduce((sum, m) => sum + m.value, 0);
   }
 
-  test('deliveries by outcome come from the workflow\'s sink, expired and superseded included; attempts from the activity', async () => {
+  test("deliveries by outcome come from the workflow's sink, expired and superseded included; attempts from the activity", async () => {
     const metrics = new WorkerMetrics();
     const { settled } = metrics.sinks().webhookMetrics;
     const observer = metrics.webhookObserver();
@@ -123,7 +128,8 @@ describe("the worker's webhook metrics", () => {
   test('two workers, one visibility: the oldest undelivered age is the same on both, and 0 on both once it is delivered', async () => {
     const values = [new Date(Date.now() - 300 * SECOND).toISOString()];
     const workers = [new WorkerMetrics(), new WorkerMetrics()];
-    for (const w of workers) w.webhookBacklog = new WebhookBacklog(visibility(values).count, { refreshMs: 0, timeoutMs: SECOND, onError: () => undefined });
+    for (const w of workers)
+      w.webhookBacklog = new WebhookBacklog(visibility(values).count, { refreshMs: 0, timeoutMs: SECOND, onError: () => undefined });
     const ages = async () => Promise.all(workers.map((w) => value(w, 'mediagate_webhook_oldest_undelivered_age_seconds')));
     const [a, b] = await ages();
     expect(a).toBeGreaterThanOrEqual(300);

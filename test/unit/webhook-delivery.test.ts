@@ -40,7 +40,8 @@ const deliveryActivities = (deps: Partial<DeliveryDeps> = {}) =>
     ...deps,
   });
 
-const activities = (resolvesTo: string) => deliveryActivities({ resolve: (_host, _opts, callback) => callback(null, [{ address: resolvesTo, family: 4 } as LookupAddress]) });
+const activities = (resolvesTo: string) =>
+  deliveryActivities({ resolve: (_host, _opts, callback) => callback(null, [{ address: resolvesTo, family: 4 } as LookupAddress]) });
 
 const send = (url: string, resolvesTo: string) =>
   activities(resolvesTo).deliverWebhook({
@@ -63,10 +64,13 @@ describe('deliverWebhook: the address check at delivery', () => {
     expect(receiver.got).toHaveLength(0);
   });
 
-  test.each(['10.0.0.7', '169.254.169.254'])('a literal private address (%s) in a stored URL is refused before any connection', async (ip) => {
-    const result = await send(`https://${ip}/hook`, '8.8.8.8');
-    expect(result).toMatchObject({ outcome: 'retry', attempt: { error: expect.stringMatching(/private/) } });
-  });
+  test.each(['10.0.0.7', '169.254.169.254'])(
+    'a literal private address (%s) in a stored URL is refused before any connection',
+    async (ip) => {
+      const result = await send(`https://${ip}/hook`, '8.8.8.8');
+      expect(result).toMatchObject({ outcome: 'retry', attempt: { error: expect.stringMatching(/private/) } });
+    },
+  );
 
   test('the same name resolving to a public address is not refused by the guard (it fails, here, for want of a network)', async () => {
     const result = await send('https://hooks.example.com/hook', '198.41.0.4');
@@ -100,17 +104,25 @@ describe("deliverWebhook: the event's body, by what the task was created as", ()
     ['failed', 'video.failed'],
     ['running', 'video.in_progress'],
   ] as const)('a task created at /v1/videos: %s is announced as %s with data {id, object: "video"}', async (event, type) => {
-    expect(await deliver({ kind: 'video', id: 'task_v' }, event)).toEqual({ type, timestamp: '2026-11-25T07:00:00.000Z', data: { id: 'task_v', object: 'video' } });
+    expect(await deliver({ kind: 'video', id: 'task_v' }, event)).toEqual({
+      type,
+      timestamp: '2026-11-25T07:00:00.000Z',
+      data: { id: 'task_v', object: 'video' },
+    });
   });
 
   test('any other task: generation.<event> with the task record', async () => {
     const record = { task_id: 'task_v', status: 'success', model: 'm' };
-    expect(await deliver({ kind: 'generation', record }, 'succeeded')).toEqual({ type: 'generation.succeeded', timestamp: '2026-11-25T07:00:00.000Z', data: record });
+    expect(await deliver({ kind: 'generation', record }, 'succeeded')).toEqual({
+      type: 'generation.succeeded',
+      timestamp: '2026-11-25T07:00:00.000Z',
+      data: record,
+    });
   });
 });
 
 describe('deliverWebhook: the key store unreadable', () => {
-  test('a failed read of the key\'s secrets (its database away) is retried, and nothing is sent unsigned or signed otherwise', async () => {
+  test("a failed read of the key's secrets (its database away) is retried, and nothing is sent unsigned or signed otherwise", async () => {
     const before = receiver.got.length;
     const result = await deliveryActivities({
       secrets: webhookSecrets({
@@ -130,7 +142,10 @@ describe('deliverWebhook: the key store unreadable', () => {
       occurredAt: new Date().toISOString(),
       attemptTimeoutMs: 1_000,
     });
-    expect(result).toMatchObject({ outcome: 'retry', attempt: { error: expect.stringMatching(/webhook secret could not be read: connect ECONNREFUSED/) } });
+    expect(result).toMatchObject({
+      outcome: 'retry',
+      attempt: { error: expect.stringMatching(/webhook secret could not be read: connect ECONNREFUSED/) },
+    });
     expect(receiver.got.length).toBe(before);
   });
 });
@@ -152,10 +167,11 @@ describe("deliverWebhook: the receiver's answer", () => {
       origin,
       hits,
       closed,
-      close: () => new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
+      close: () =>
+        new Promise<void>((r) => {
+          server.closeAllConnections();
+          server.close(() => r());
+        }),
     };
   }
   const attemptTo = (origin: string) =>
@@ -172,16 +188,19 @@ describe("deliverWebhook: the receiver's answer", () => {
       attemptTimeoutMs: 5_000,
     });
 
-  test.each([301, 302, 303, 307, 308])('a %i redirect is not followed: a failed attempt (retried), the Location never called', async (status) => {
-    const r = await answering((_req, res) => res.writeHead(status, { location: '/elsewhere' }).end('moved'));
-    try {
-      const result = await attemptTo(r.origin);
-      expect(result).toMatchObject({ outcome: 'retry', attempt: { status, error: `HTTP ${status}`, response_excerpt: 'moved' } });
-      expect(r.hits).toEqual(['/hook']);
-    } finally {
-      await r.close();
-    }
-  });
+  test.each([301, 302, 303, 307, 308])(
+    'a %i redirect is not followed: a failed attempt (retried), the Location never called',
+    async (status) => {
+      const r = await answering((_req, res) => res.writeHead(status, { location: '/elsewhere' }).end('moved'));
+      try {
+        const result = await attemptTo(r.origin);
+        expect(result).toMatchObject({ outcome: 'retry', attempt: { status, error: `HTTP ${status}`, response_excerpt: 'moved' } });
+        expect(r.hits).toEqual(['/hook']);
+      } finally {
+        await r.close();
+      }
+    },
+  );
 
   test('a large answer: only MAX_ANSWER_BYTES are read and a short excerpt kept; the rest is never read', async () => {
     // An answer with no end: an attempt that read it all would never finish.

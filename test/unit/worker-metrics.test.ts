@@ -30,7 +30,11 @@ const CTX = { taskId: 'task-1', dedupKey: 'task-1-run', deadlineAt: 0 };
 describe('decorateAdapter with the metrics observer', () => {
   it('times successful calls and passes their results through', async () => {
     const metrics = new WorkerMetrics();
-    const adapter = decorateAdapter('V', fakeAdapter(async () => ({ state: 'running' })), metricsObserver(metrics, () => undefined));
+    const adapter = decorateAdapter(
+      'V',
+      fakeAdapter(async () => ({ state: 'running' })),
+      metricsObserver(metrics, () => undefined),
+    );
     await expect(adapter.submit({} as never, {} as never, CTX)).resolves.toEqual({ upstreamTaskId: 'up-1' });
     await expect(adapter.poll('video', 'up-1')).resolves.toEqual({ state: 'running' });
     await adapter.poll('video', 'up-1');
@@ -57,7 +61,9 @@ describe('decorateAdapter with the metrics observer', () => {
     );
     await expect(adapter.poll('image', 'x')).rejects.toThrow('503 from upstream');
     await expect(adapter.poll('image', 'x')).rejects.toBe(refused);
-    expect(await value(metrics, 'mediagate_upstream_errors_total', { platform: 'B', operation: 'poll', reason: 'upstream_unavailable' })).toBe(1);
+    expect(
+      await value(metrics, 'mediagate_upstream_errors_total', { platform: 'B', operation: 'poll', reason: 'upstream_unavailable' }),
+    ).toBe(1);
     expect(await value(metrics, 'mediagate_upstream_errors_total', { platform: 'B', operation: 'poll', reason: 'content_policy' })).toBe(1);
   });
 
@@ -65,13 +71,25 @@ describe('decorateAdapter with the metrics observer', () => {
     const alerts: string[] = [];
     const observer = metricsObserver(new WorkerMetrics(), (platform, code) => alerts.push(`${platform}:${code}`));
     for (const platform of ['T', 'V']) {
-      const adapter = decorateAdapter(platform, fakeAdapter(async () => Promise.reject(final('upstream_auth', 'bad key', 'AuthFailure'))), observer);
+      const adapter = decorateAdapter(
+        platform,
+        fakeAdapter(async () => Promise.reject(final('upstream_auth', 'bad key', 'AuthFailure'))),
+        observer,
+      );
       await expect(adapter.poll('video', 'x')).rejects.toThrow('bad key');
       await expect(adapter.poll('video', 'x')).rejects.toThrow('bad key');
     }
-    const broke = decorateAdapter('B', fakeAdapter(async () => Promise.reject(final('insufficient_balance', 'no credit', 'Overdue'))), observer);
+    const broke = decorateAdapter(
+      'B',
+      fakeAdapter(async () => Promise.reject(final('insufficient_balance', 'no credit', 'Overdue'))),
+      observer,
+    );
     await expect(broke.poll('video', 'x')).rejects.toThrow('no credit');
-    const busy = decorateAdapter('B', fakeAdapter(async () => Promise.reject(retryable('busy'))), observer);
+    const busy = decorateAdapter(
+      'B',
+      fakeAdapter(async () => Promise.reject(retryable('busy'))),
+      observer,
+    );
     await expect(busy.poll('video', 'x')).rejects.toThrow('busy');
     expect(alerts).toEqual(['T:AuthFailure', 'V:AuthFailure', 'B:Overdue']);
   });
@@ -79,10 +97,22 @@ describe('decorateAdapter with the metrics observer', () => {
   it('a transient failure marked for the operator (a usage quota) gives a notice once per platform and code, never the alert; the call still fails retryably', async () => {
     const alerts: string[] = [];
     const notices: string[] = [];
-    const observer = metricsObserver(new WorkerMetrics(), (p, code) => alerts.push(`${p}:${code}`), (p, code) => notices.push(`${p}:${code}`));
-    const quota = decorateAdapter('V', fakeAdapter(async () => Promise.reject(retryable('quota', 'QuotaExceeded', { operatorNotice: true }))), observer);
+    const observer = metricsObserver(
+      new WorkerMetrics(),
+      (p, code) => alerts.push(`${p}:${code}`),
+      (p, code) => notices.push(`${p}:${code}`),
+    );
+    const quota = decorateAdapter(
+      'V',
+      fakeAdapter(async () => Promise.reject(retryable('quota', 'QuotaExceeded', { operatorNotice: true }))),
+      observer,
+    );
     for (let i = 0; i < 3; i++) await expect(quota.poll('video', 'x')).rejects.toMatchObject({ retryable: true });
-    const throttled = decorateAdapter('V', fakeAdapter(async () => Promise.reject(retryable('slow down', 'ModelAccountRpmRateLimitExceeded'))), observer);
+    const throttled = decorateAdapter(
+      'V',
+      fakeAdapter(async () => Promise.reject(retryable('slow down', 'ModelAccountRpmRateLimitExceeded'))),
+      observer,
+    );
     await expect(throttled.poll('video', 'x')).rejects.toThrow('slow down');
     expect(notices).toEqual(['V:QuotaExceeded']);
     expect(alerts).toEqual([]);
@@ -90,13 +120,40 @@ describe('decorateAdapter with the metrics observer', () => {
 
   it('a cancel the platform refuses for good resolves false; an accepted one true; a transient failure propagates; no cancel stays no cancel', async () => {
     const observer = metricsObserver(new WorkerMetrics(), () => undefined);
-    const running = decorateAdapter('V', fakeAdapter(async () => ({ state: 'running' }), async () => Promise.reject(final('invalid_request', 'not cancellable'))), observer);
+    const running = decorateAdapter(
+      'V',
+      fakeAdapter(
+        async () => ({ state: 'running' }),
+        async () => Promise.reject(final('invalid_request', 'not cancellable')),
+      ),
+      observer,
+    );
     await expect(running.cancel!('video', 'x')).resolves.toBe(false);
-    const queued = decorateAdapter('V', fakeAdapter(async () => ({ state: 'running' }), async () => true), observer);
+    const queued = decorateAdapter(
+      'V',
+      fakeAdapter(
+        async () => ({ state: 'running' }),
+        async () => true,
+      ),
+      observer,
+    );
     await expect(queued.cancel!('video', 'x')).resolves.toBe(true);
-    const down = decorateAdapter('V', fakeAdapter(async () => ({ state: 'running' }), async () => Promise.reject(retryable('503'))), observer);
+    const down = decorateAdapter(
+      'V',
+      fakeAdapter(
+        async () => ({ state: 'running' }),
+        async () => Promise.reject(retryable('503')),
+      ),
+      observer,
+    );
     await expect(down.cancel!('video', 'x')).rejects.toThrow('503');
-    expect(decorateAdapter('T', fakeAdapter(async () => ({ state: 'running' })), observer).cancel).toBeUndefined();
+    expect(
+      decorateAdapter(
+        'T',
+        fakeAdapter(async () => ({ state: 'running' })),
+        observer,
+      ).cancel,
+    ).toBeUndefined();
   });
 
   it('labels anything that is not an UpstreamError as unexpected', () => {
@@ -114,7 +171,9 @@ describe('task outcome sink', () => {
     completed.fn(info, 'V', 'failed', 'deadline_exceeded');
     completed.fn(info, 'V', 'failed', 'deadline_exceeded');
     expect(await value(metrics, 'mediagate_tasks_completed_total', { platform: 'V', outcome: 'success', reason: 'none' })).toBe(1);
-    expect(await value(metrics, 'mediagate_tasks_completed_total', { platform: 'V', outcome: 'failed', reason: 'deadline_exceeded' })).toBe(2);
+    expect(await value(metrics, 'mediagate_tasks_completed_total', { platform: 'V', outcome: 'failed', reason: 'deadline_exceeded' })).toBe(
+      2,
+    );
   });
 });
 
@@ -161,7 +220,13 @@ describe('lostAnswerReporter: a task whose job could not be found (issue 19 A.2)
     report({ ...facts, taskId: 'task_2' });
     expect(await value(metrics, 'mediagate_upstream_lost_total', { platform: 'T', reason: 'not_found_after_refusal' })).toBe(2);
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatchObject({ level: 50, msg: 'OPERATOR ACTION NEEDED: Platform T may hold a job …', account: 'SubAppId 7', dedupKey: 'task_1-run', requestDigest: 'sha256:ab' });
+    expect(lines[0]).toMatchObject({
+      level: 50,
+      msg: 'OPERATOR ACTION NEEDED: Platform T may hold a job …',
+      account: 'SubAppId 7',
+      dedupKey: 'task_1-run',
+      requestDigest: 'sha256:ab',
+    });
   });
 });
 

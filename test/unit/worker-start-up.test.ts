@@ -20,7 +20,15 @@ function capture(): { logger: Logger; lines: Record<string, unknown>[] } {
 
 describe('copyLimits', () => {
   test("the copy's limits are the RESULTS_* settings", () => {
-    const limits = copyLimits(loadWorkerConfig({ RESULTS_MAX_BYTES: '1000', RESULTS_CONNECT_TIMEOUT_MS: '1', RESULTS_IDLE_TIMEOUT_MS: '2', RESULTS_COPY_TIMEOUT_MS: '3', RESULTS_COPY_ATTEMPTS: '4' }));
+    const limits = copyLimits(
+      loadWorkerConfig({
+        RESULTS_MAX_BYTES: '1000',
+        RESULTS_CONNECT_TIMEOUT_MS: '1',
+        RESULTS_IDLE_TIMEOUT_MS: '2',
+        RESULTS_COPY_TIMEOUT_MS: '3',
+        RESULTS_COPY_ATTEMPTS: '4',
+      }),
+    );
     expect(limits).toMatchObject({ maxBytes: 1000, connectTimeoutMs: 1, idleTimeoutMs: 2, attemptTimeoutMs: 3, attempts: 4 });
   });
 
@@ -31,7 +39,13 @@ describe('copyLimits', () => {
   });
 
   test('with every platform real, no simulator origin is allowed', () => {
-    const config = loadWorkerConfig({ NODE_ENV: 'production', PLATFORMS_ENABLED: 'V', PLATFORM_V_BASE_URL: 'https://v.example/api/v3', PLATFORM_V_API_KEY: 'k', RESULT_URL_SECRET: 'x'.repeat(40) });
+    const config = loadWorkerConfig({
+      NODE_ENV: 'production',
+      PLATFORMS_ENABLED: 'V',
+      PLATFORM_V_BASE_URL: 'https://v.example/api/v3',
+      PLATFORM_V_API_KEY: 'k',
+      RESULT_URL_SECRET: 'x'.repeat(40),
+    });
     expect([...copyLimits(config).allowPrivateOrigins]).toEqual([]);
   });
 });
@@ -40,11 +54,22 @@ describe("the SDK's log lines", () => {
   test('keep their message, level and metadata, without the base64 task token', () => {
     const { logger, lines } = capture();
     const sdk = temporalLogger(logger);
-    sdk.info('Submitted upstream job', { taskToken: 'CiQ5ZjBh'.repeat(40), activityType: 'submitGeneration', workflowId: 'task_1', platform: 'V' });
+    sdk.info('Submitted upstream job', {
+      taskToken: 'CiQ5ZjBh'.repeat(40),
+      activityType: 'submitGeneration',
+      workflowId: 'task_1',
+      platform: 'V',
+    });
     sdk.log('WARN', 'Activity failed', { taskToken: 'x', attempt: 2 });
     sdk.debug('Worker state changed', { state: 'RUNNING' });
     expect(lines).toEqual([
-      expect.objectContaining({ level: 30, msg: 'Submitted upstream job', activityType: 'submitGeneration', workflowId: 'task_1', platform: 'V' }),
+      expect.objectContaining({
+        level: 30,
+        msg: 'Submitted upstream job',
+        activityType: 'submitGeneration',
+        workflowId: 'task_1',
+        platform: 'V',
+      }),
       expect.objectContaining({ level: 40, msg: 'Activity failed', attempt: 2 }),
       expect.objectContaining({ level: 20, msg: 'Worker state changed', state: 'RUNNING' }),
     ]);

@@ -28,7 +28,10 @@ function patchIds(dir: string): string[] {
 function unlisted(ids: string[]): string[] {
   const changelog = read('CHANGELOG.md');
   const operations = read('docs/operations.md');
-  const table = operations.slice(operations.indexOf('| patch | since | what new runs do |'), operations.indexOf('**Deploying workers: the rolling procedure.**'));
+  const table = operations.slice(
+    operations.indexOf('| patch | since | what new runs do |'),
+    operations.indexOf('**Deploying workers: the rolling procedure.**'),
+  );
   return ids.filter((id) => !changelog.includes(`\`${id}\``) || !table.includes(`\`${id}\``));
 }
 

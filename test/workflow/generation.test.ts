@@ -59,7 +59,9 @@ function fakeActivities(script: Script, calls: Calls): Partial<Activities> {
     async pollGeneration({ upstreamTaskId, account }) {
       calls.polls.push(await ts.env.currentTimeMs());
       calls.pollAccounts.push(account);
-      const status = script.poll ? await script.poll(calls.polls.length - 1, upstreamTaskId) : ({ state: 'running', progress: 10 } as const);
+      const status = script.poll
+        ? await script.poll(calls.polls.length - 1, upstreamTaskId)
+        : ({ state: 'running', progress: 10 } as const);
       const polled: PolledStatus = status;
       if (status.state === 'success' && status.outputs?.length) polled.kept = { data: keptAs(`task_wf_${counter}`, status.outputs) };
       return polled;
@@ -71,12 +73,22 @@ function fakeActivities(script: Script, calls: Calls): Partial<Activities> {
   };
 }
 
-const INPUT: GenerationInput = { kind: 'video', platform: 'V', model: 'vendor-video-1-0-pro-250528', request: { kind: 'video', model: 'vendor-video-1-0-pro-250528', prompt: 'x' }, ownerId: 'alice' };
+const INPUT: GenerationInput = {
+  kind: 'video',
+  platform: 'V',
+  model: 'vendor-video-1-0-pro-250528',
+  request: { kind: 'video', model: 'vendor-video-1-0-pro-250528', prompt: 'x' },
+  ownerId: 'alice',
+};
 
 let counter = 0;
 
 /** Runs the workflow to its end with scripted activities; `during` acts on the handle while it runs. */
-async function run(script: Script, input: Partial<GenerationInput> = {}, during?: (h: WorkflowHandle<typeof generationWorkflow>, calls: Calls) => Promise<void>) {
+async function run(
+  script: Script,
+  input: Partial<GenerationInput> = {},
+  during?: (h: WorkflowHandle<typeof generationWorkflow>, calls: Calls) => Promise<void>,
+) {
   const calls: Calls = { submits: [], polls: [], pollAccounts: [], cancels: [], ended: [] };
   const taskQueue = `wf-test-${++counter}`;
   const worker = await Worker.create({
@@ -87,7 +99,12 @@ async function run(script: Script, input: Partial<GenerationInput> = {}, during?
     sinks: {
       taskMetrics: { completed: { fn: () => undefined } },
       pushMonitor: { seen: { fn: () => undefined } },
-      ledger: { taskEnded: { fn: (_info: unknown, _platform: unknown, _request: unknown, outcome: string, usage: unknown, billed?: boolean) => void calls.ended.push({ outcome, usage, billed }) } },
+      ledger: {
+        taskEnded: {
+          fn: (_info: unknown, _platform: unknown, _request: unknown, outcome: string, usage: unknown, billed?: boolean) =>
+            void calls.ended.push({ outcome, usage, billed }),
+        },
+      },
     },
   });
   const startedAt = await ts.env.currentTimeMs();
@@ -125,7 +142,9 @@ function pollWaits(polls: number[], startedAt: number, schedule: readonly number
 describe('the poll loop', () => {
   test('first poll after 3 s, then every 5 s, until success; the result is the outputs as the poll kept them', async () => {
     const { result, calls, startedAt, handle } = await run({ poll: (n) => (n < 3 ? { state: 'running', progress: 20 * n } : done()) });
-    expect(result?.data).toEqual([{ url: 'https://v.example/out.mp4', stored: true, key: `${handle.workflowId}/0`, contentType: 'video/mp4', bytes: 10, sha256: 'ab' }]);
+    expect(result?.data).toEqual([
+      { url: 'https://v.example/out.mp4', stored: true, key: `${handle.workflowId}/0`, contentType: 'video/mp4', bytes: 10, sha256: 'ab' },
+    ]);
     expect(calls.submits).toHaveLength(1);
     expect(pollWaits(calls.polls, calls.submits[0]!.at, [3, 5, 5, 5])).toEqual([3, 5, 5, 5]);
     // The first submit carries the task's start, from which the worker's deadline counts; every poll goes to its account.
@@ -146,7 +165,9 @@ describe('the poll loop', () => {
   });
 
   test('a platform failure fails the task with its reason', async () => {
-    const { error } = await run({ poll: () => ({ state: 'failed', failure: { reason: 'content_policy', message: 'refused', code: 'Sensitive' } }) });
+    const { error } = await run({
+      poll: () => ({ state: 'failed', failure: { reason: 'content_policy', message: 'refused', code: 'Sensitive' } }),
+    });
     expect(error).toBeInstanceOf(WorkflowFailedError);
     expect((error!.cause as { type?: string }).type).toBe('content_policy');
   });
@@ -197,7 +218,10 @@ describe('cancel', () => {
 
 describe('continue-as-new', () => {
   test('a long job continues as new with its upstream job and deadline, never submitting again', async () => {
-    const { result, calls, handle } = await run({ poll: (n) => (n < 40 ? { state: 'running', progress: 50 } : done()) }, { maxEventsPerRun: 60 });
+    const { result, calls, handle } = await run(
+      { poll: (n) => (n < 40 ? { state: 'running', progress: 50 } : done()) },
+      { maxEventsPerRun: 60 },
+    );
     expect(result?.data[0]?.url).toBe('https://v.example/out.mp4');
     expect(calls.submits).toHaveLength(1);
     // The first run ended by continuing as new; the task's result came from a later run.
@@ -243,7 +267,7 @@ describe('callbacks', () => {
     expect(pollWaits(calls.polls, calls.submits[0]!.at, [30, 30, 30])).toEqual([30, 30, 30]);
   });
 
-  test('push configured but no callbacks seen yet: the spec\'s 3 s, then 5 s, until polls say push is healthy', async () => {
+  test("push configured but no callbacks seen yet: the spec's 3 s, then 5 s, until polls say push is healthy", async () => {
     const { calls } = await run({
       timing: PUSH_TIMING,
       poll: (n) => (n < 2 ? { state: 'running' } : n < 3 ? { state: 'running', pushHealthy: true } : done()),
@@ -269,7 +293,10 @@ describe('callbacks', () => {
 describe('re-submission', () => {
   test('a transient upstream failure submits a new job with its own dedup key, and the task succeeds', async () => {
     const { result, calls } = await run({
-      poll: (_n, id) => (id === 'job-1' ? { state: 'failed', failure: { reason: 'upstream_failed', message: 'busy', code: 'RequestLimitExceeded', resubmit: true } } : done()),
+      poll: (_n, id) =>
+        id === 'job-1'
+          ? { state: 'failed', failure: { reason: 'upstream_failed', message: 'busy', code: 'RequestLimitExceeded', resubmit: true } }
+          : done(),
     });
     expect(result?.data[0]?.url).toBe('https://v.example/out.mp4');
     expect(calls.submits).toHaveLength(2);
@@ -279,7 +306,12 @@ describe('re-submission', () => {
   });
 
   test('re-submissions are bounded: the fourth transient failure fails the task', async () => {
-    const { error, calls } = await run({ poll: () => ({ state: 'failed', failure: { reason: 'upstream_failed', message: 'busy', code: 'RequestLimitExceeded', resubmit: true } }) });
+    const { error, calls } = await run({
+      poll: () => ({
+        state: 'failed',
+        failure: { reason: 'upstream_failed', message: 'busy', code: 'RequestLimitExceeded', resubmit: true },
+      }),
+    });
     expect((error!.cause as { type?: string }).type).toBe('upstream_failed');
     expect(calls.submits).toHaveLength(4);
   });
@@ -287,7 +319,8 @@ describe('re-submission', () => {
 
 describe('what a task costs the cluster', () => {
   const PUSH_TIMING: PollTiming = { ...TIMING, fallbackPollIntervalMs: 30_000 };
-  const eventTypes = async (h: WorkflowHandle) => ((await h.fetchHistory()).events ?? []).map((e) => temporal.api.enums.v1.EventType[e.eventType!]!.replace('EVENT_TYPE_', ''));
+  const eventTypes = async (h: WorkflowHandle) =>
+    ((await h.fetchHistory()).events ?? []).map((e) => temporal.api.enums.v1.EventType[e.eventType!]!.replace('EVENT_TYPE_', ''));
   /** The job's end is announced while the task waits on its fallback timer (not while it submits). */
   const wokenByCallback = (poll: Script['poll']) =>
     run({ timing: PUSH_TIMING, submit: async () => ({ upstreamTaskId: 'job-1', pushHealthy: true }), poll }, {}, async (handle) => {
@@ -362,7 +395,10 @@ describe('what a task that did not succeed is billed', () => {
   });
 
   test('cancelled before its job existed (its first job failed upstream, the next not yet submitted): not billed', async () => {
-    const transient = { state: 'failed' as const, failure: { reason: 'upstream_unavailable' as const, message: 'busy', code: 'RequestLimitExceeded', resubmit: true } };
+    const transient = {
+      state: 'failed' as const,
+      failure: { reason: 'upstream_unavailable' as const, message: 'busy', code: 'RequestLimitExceeded', resubmit: true },
+    };
     const { calls, handle } = await run({ poll: () => transient }, {}, afterFirstPoll);
     expect(calls.submits).toHaveLength(1);
     expect(calls.cancels).toEqual([]);
@@ -381,7 +417,9 @@ describe('what a task that did not succeed is billed', () => {
     const refused = await run({ poll: () => ({ state: 'failed', failure: { reason: 'content_policy', message: 'refused' } }) });
     expect(refused.calls.ended).toEqual([{ outcome: 'failed', usage: {}, billed: false }]);
     expect(await chargeOf(refused.handle)).toEqual({ job: 'failed', billed: false });
-    const lost = await run({ poll: () => Promise.reject(ApplicationFailure.create({ type: 'upstream_lost', message: 'no such task', nonRetryable: true })) });
+    const lost = await run({
+      poll: () => Promise.reject(ApplicationFailure.create({ type: 'upstream_lost', message: 'no such task', nonRetryable: true })),
+    });
     expect((lost.error!.cause as { type?: string }).type).toBe('upstream_lost');
     expect(lost.calls.ended).toEqual([{ outcome: 'failed', usage: {}, billed: false }]);
     expect(await chargeOf(lost.handle)).toEqual({ job: 'lost', billed: false });

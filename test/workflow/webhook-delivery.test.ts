@@ -53,7 +53,12 @@ let counter = 0;
  * first event), on a worker whose deliverWebhook answers `answer` (or is the real attempt, to `url`); `during` acts
  * while it runs.
  */
-async function deliver(timing: WebhookTiming, events: WebhookEvent[], answer: Answer | { real: WebhookDeps; url: string }, during?: (h: WorkflowHandle, attempts: Attempt[]) => Promise<void>) {
+async function deliver(
+  timing: WebhookTiming,
+  events: WebhookEvent[],
+  answer: Answer | { real: WebhookDeps; url: string },
+  during?: (h: WorkflowHandle, attempts: Attempt[]) => Promise<void>,
+) {
   const attempts: Attempt[] = [];
   let real: ReturnType<typeof createWebhookActivities> | undefined;
   const settled: WebhookSettlement[] = [];
@@ -69,7 +74,14 @@ async function deliver(timing: WebhookTiming, events: WebhookEvent[], answer: An
         attempts.push({ event: input.event, webhookId: input.webhookId, at: await ts.env.currentTimeMs() });
         if (typeof answer !== 'function') return (real ??= createWebhookActivities(answer.real)).deliverWebhook(input);
         const outcome = await answer(input.event, n);
-        return { outcome, attempt: { at: new Date().toISOString(), duration_ms: 1, ...(outcome === 'retry' ? { status: 503, error: 'HTTP 503' } : { status: 200 }) } };
+        return {
+          outcome,
+          attempt: {
+            at: new Date().toISOString(),
+            duration_ms: 1,
+            ...(outcome === 'retry' ? { status: 503, error: 'HTTP 503' } : { status: 200 }),
+          },
+        };
       },
     },
     sinks: {
@@ -119,7 +131,8 @@ const gaps = (attempts: Attempt[], asked: number[]) =>
     return asked[i] !== undefined && waited >= asked[i]! && waited < asked[i]! + 2 ? asked[i] : Math.round(waited);
   });
 
-const signalEvent = (h: WorkflowHandle, event: WebhookEvent, at: number) => h.signal(WEBHOOK_EVENT_SIGNAL, { event, occurredAt: new Date(at).toISOString() });
+const signalEvent = (h: WorkflowHandle, event: WebhookEvent, at: number) =>
+  h.signal(WEBHOOK_EVENT_SIGNAL, { event, occurredAt: new Date(at).toISOString() });
 
 describe('retries', () => {
   test('a failing receiver is retried with exponential back-off up to the max interval, with the same webhook-id, until a 2xx', async () => {
@@ -145,7 +158,10 @@ describe('retries', () => {
       async (h, attempts) => {
         await until(() => attempts.length === 1, 'the first attempt');
         let since: string | undefined;
-        await until(async () => (since = (await h.describe()).typedSearchAttributes.get(WEBHOOK_PENDING_SINCE)) !== undefined, 'WebhookPendingSince');
+        await until(
+          async () => (since = (await h.describe()).typedSearchAttributes.get(WEBHOOK_PENDING_SINCE)) !== undefined,
+          'WebhookPendingSince',
+        );
         // Queued when the workflow took the event, before its first attempt.
         expect(Date.parse(since!)).toBeLessThanOrEqual(attempts[0]!.at);
         expect(since).toBe(new Date(Date.parse(since!)).toISOString());
@@ -188,7 +204,7 @@ describe('a running event and the final one', () => {
       (event) => (event === 'running' ? 'retry' : 'delivered'),
       async (h, seen) => {
         // The running event failed once and now waits an hour before its next attempt.
-        await until(() => seen.length === 1, 'the running event\'s first attempt');
+        await until(() => seen.length === 1, "the running event's first attempt");
         await until(async () => (await h.describe()).typedSearchAttributes.get(WEBHOOK_PENDING_SINCE) !== undefined, 'the back-off');
         signalledAt = await ts.env.currentTimeMs();
         await signalEvent(h, 'succeeded', signalledAt);
@@ -232,10 +248,15 @@ describe('a running event and the final one', () => {
   });
 
   test('a running event delivered, then the final one: both delivered, in order', async () => {
-    const { attempts, memo, settled } = await deliver(timing, ['running', 'succeeded'], () => 'delivered', async (h, seen) => {
-      await until(() => seen.length === 1, 'the running event');
-      await signalEvent(h, 'succeeded', await ts.env.currentTimeMs());
-    });
+    const { attempts, memo, settled } = await deliver(
+      timing,
+      ['running', 'succeeded'],
+      () => 'delivered',
+      async (h, seen) => {
+        await until(() => seen.length === 1, 'the running event');
+        await signalEvent(h, 'succeeded', await ts.env.currentTimeMs());
+      },
+    );
     expect(attempts.map((a) => a.event)).toEqual(['running', 'succeeded']);
     expect(memo.delivery.events!.map((e) => e.state)).toEqual(['delivered', 'delivered']);
     expect(settled).toEqual(['delivered', 'delivered']);
@@ -243,7 +264,7 @@ describe('a running event and the final one', () => {
 });
 
 describe('a slow receiver, with the real attempt and the default settings', () => {
-  test('a receiver taking 30 s: the attempt is cut at the default timeout (10 s, within the issue\'s 10–15 s) and retried; the retry, answered at once, is delivered with the same webhook-id', async () => {
+  test("a receiver taking 30 s: the attempt is cut at the default timeout (10 s, within the issue's 10–15 s) and retried; the retry, answered at once, is delivered with the same webhook-id", async () => {
     const defaults = webhookDeliverySchema.parse({});
     expect(defaults.WEBHOOK_ATTEMPT_TIMEOUT_MS).toBeGreaterThanOrEqual(10_000);
     expect(defaults.WEBHOOK_ATTEMPT_TIMEOUT_MS).toBeLessThanOrEqual(15_000);
@@ -295,14 +316,19 @@ describe('a signal arriving while an attempt sends', () => {
   /** The causes of the run's failed workflow tasks (none in normal operation). */
   async function failedWorkflowTasks(h: WorkflowHandle): Promise<string[]> {
     const history = await h.fetchHistory();
-    return (history.events ?? []).filter((e) => e.workflowTaskFailedEventAttributes).map((e) => String(e.workflowTaskFailedEventAttributes!.cause));
+    return (history.events ?? [])
+      .filter((e) => e.workflowTaskFailedEventAttributes)
+      .map((e) => String(e.workflowTaskFailedEventAttributes!.cause));
   }
 
   /**
    * An answer that, on its first call only, has `signal` land while the attempt is on the wire (Temporal takes it
    * before the attempt answers), then delivers; `handle` is read once the run has one.
    */
-  function signalDuringFirstAttempt(handle: () => WorkflowHandle | undefined, signal: (h: WorkflowHandle, at: number) => Promise<void>): Answer {
+  function signalDuringFirstAttempt(
+    handle: () => WorkflowHandle | undefined,
+    signal: (h: WorkflowHandle, at: number) => Promise<void>,
+  ): Answer {
     let signalled = false;
     return async () => {
       if (!signalled) {
@@ -316,7 +342,10 @@ describe('a signal arriving while an attempt sends', () => {
 
   test('the final event announced again while its attempt sends (a retried announcement): sent once, its one attempt counted, no workflow task failed', async () => {
     let handle: WorkflowHandle | undefined;
-    const answer = signalDuringFirstAttempt(() => handle, (h, at) => signalEvent(h, 'succeeded', at));
+    const answer = signalDuringFirstAttempt(
+      () => handle,
+      (h, at) => signalEvent(h, 'succeeded', at),
+    );
     const { attempts, memo, settled } = await deliver(timing, ['succeeded'], answer, async (h) => {
       handle = h;
     });
@@ -328,7 +357,10 @@ describe('a signal arriving while an attempt sends', () => {
 
   test('the final event arriving while the running event sends: each sent once and counted once, no workflow task failed', async () => {
     let handle: WorkflowHandle | undefined;
-    const answer = signalDuringFirstAttempt(() => handle, (h, at) => signalEvent(h, 'succeeded', at));
+    const answer = signalDuringFirstAttempt(
+      () => handle,
+      (h, at) => signalEvent(h, 'succeeded', at),
+    );
     const { attempts, memo, settled } = await deliver(timing, ['running', 'succeeded'], answer, async (h) => {
       handle = h;
     });

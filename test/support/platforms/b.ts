@@ -25,5 +25,14 @@ export function expectSimAccepts(c: ReturnType<typeof create>) {
 }
 
 export const NOW = Date.UTC(2026, 10, 22, 9, 30, 5);
-export const SETTINGS = { endpoint: 'http://127.0.0.1:8090', accessKeyId: SIM_ACCOUNTS.B.accessKeyId, secretAccessKey: SIM_ACCOUNTS.B.secretAccessKey };
-export const ctx = (dedupKey: string, since = NOW - 5_000): ReconcileContext => ({ taskId: 'task_x', dedupKey, deadlineAt: NOW + 3_600_000, since });
+export const SETTINGS = {
+  endpoint: 'http://127.0.0.1:8090',
+  accessKeyId: SIM_ACCOUNTS.B.accessKeyId,
+  secretAccessKey: SIM_ACCOUNTS.B.secretAccessKey,
+};
+export const ctx = (dedupKey: string, since = NOW - 5_000): ReconcileContext => ({
+  taskId: 'task_x',
+  dedupKey,
+  deadlineAt: NOW + 3_600_000,
+  since,
+});

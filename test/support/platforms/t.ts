@@ -37,5 +37,11 @@ export function fakeT(replies: Record<string, unknown[] | ((body: any) => unknow
   return { http, sent };
 }
 
-export const SETTINGS: PlatformTSettings = { endpoint: 'http://127.0.0.1:8090', secretId: 'AKIDtest', secretKey: 'key', subAppId: 7, region: 'ap-guangzhou' };
+export const SETTINGS: PlatformTSettings = {
+  endpoint: 'http://127.0.0.1:8090',
+  secretId: 'AKIDtest',
+  secretKey: 'key',
+  subAppId: 7,
+  region: 'ap-guangzhou',
+};
 export const NOW = 1767225600_000;

@@ -21,13 +21,22 @@ export const I2V = 'vendor-video-1-0-lite-i2v-250428';
 
 /** A strict platform V's verdict on a create body: undefined when accepted, else its error code and message. */
 export function vSimVerdict(body: unknown): string | undefined {
-  return simVerdict(() => validateVCreate(body, () => undefined, () => 1));
+  return simVerdict(() =>
+    validateVCreate(
+      body,
+      () => undefined,
+      () => 1,
+    ),
+  );
 }
 
 export type Sent = { method: string; url: string; headers: Record<string, string>; body: any };
 
 /** A fake Ark: records each call (its JSON body parsed) and answers with `answer(method, url, body)`. */
-export function fakeV(answer: (method: string, url: URL, body: any) => { status?: number; body: unknown }): { http: HttpClient; sent: Sent[] } {
+export function fakeV(answer: (method: string, url: URL, body: any) => { status?: number; body: unknown }): {
+  http: HttpClient;
+  sent: Sent[];
+} {
   const sent: Sent[] = [];
   const http = fakeHttp((call) => {
     const body = call.body === undefined ? undefined : JSON.parse(call.body);

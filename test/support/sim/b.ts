@@ -79,7 +79,13 @@ export interface CallOptions {
 export const signedBy = (account: SimBAccount): CallOptions => ({ ak: account.accessKeyId, sk: account.secretAccessKey });
 
 /** A request signed with bce-auth-v1 (host;x-bce-date unless told otherwise), as the VOD docs' examples sign. */
-export async function call(method: string, path: string, query: Array<[string, string]> = [], body?: unknown, o: CallOptions = {}): Promise<Res> {
+export async function call(
+  method: string,
+  path: string,
+  query: Array<[string, string]> = [],
+  body?: unknown,
+  o: CallOptions = {},
+): Promise<Res> {
   const ts = bceTimestamp(o.at ?? Date.now());
   const payload = o.rawBody ?? (body === undefined ? undefined : JSON.stringify(body));
   const headers: Record<string, string> = { host: `127.0.0.1:${simPort()}`, 'x-bce-date': ts, ...o.headers };
@@ -90,7 +96,13 @@ export async function call(method: string, path: string, query: Array<[string, s
   if (o.auth === undefined) {
     headers.authorization = bceSign(
       { method, path, query, headers },
-      { accessKeyId: o.ak ?? AK, secretAccessKey: o.sk ?? SK, timestamp: ts, expirationSeconds: o.expirationSeconds, signedHeaders: o.signedHeaders ?? ['host', 'x-bce-date'] },
+      {
+        accessKeyId: o.ak ?? AK,
+        secretAccessKey: o.sk ?? SK,
+        timestamp: ts,
+        expirationSeconds: o.expirationSeconds,
+        signedHeaders: o.signedHeaders ?? ['host', 'x-bce-date'],
+      },
     ).authorization;
   } else if (o.auth !== 'none') {
     headers.authorization = o.auth;
@@ -105,7 +117,8 @@ export const sim_ = {
   jobs: (): Promise<any[]> => getJson('/_sim/jobs?platform=B'),
   job: async (id: string): Promise<any> => (await sim_.jobs()).find((j) => j.id === id),
   stats: async (): Promise<any> => (await getJson('/_sim/stats')).B,
-  post: (path: string, body: unknown) => fetch(`${sim.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  post: (path: string, body: unknown) =>
+    fetch(`${sim.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
   callbacks: (): Promise<any[]> => getJson('/_sim/callbacks?platform=B'),
 };
 
@@ -118,7 +131,10 @@ export const imageBody = (model: string, extra: Record<string, unknown> = {}, re
   messages: [
     {
       role: 'user',
-      content: [{ type: 'text', text: prompt }, ...Array.from({ length: refs }, (_, i) => ({ type: 'image_url', image_item: { image_url: `https://img.example.com/${i}.png` } }))],
+      content: [
+        { type: 'text', text: prompt },
+        ...Array.from({ length: refs }, (_, i) => ({ type: 'image_url', image_item: { image_url: `https://img.example.com/${i}.png` } })),
+      ],
     },
   ],
   ...extra,

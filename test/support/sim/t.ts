@@ -62,12 +62,28 @@ export async function t(action: string, body: unknown, o: CallOptions = {}): Pro
 export const signedBy = (account: SimTAccount): CallOptions => ({ secretId: account.secretId, secretKey: account.secretKey });
 /** POST (a fault) or DELETE (all faults) /_sim/t/account-faults. */
 export const accountFaults = (method: 'POST' | 'DELETE', fault?: unknown) =>
-  fetch(`${sim.url}/_sim/t/account-faults`, { method, headers: { 'content-type': 'application/json' }, body: fault === undefined ? undefined : JSON.stringify(fault) });
+  fetch(`${sim.url}/_sim/t/account-faults`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: fault === undefined ? undefined : JSON.stringify(fault),
+  });
 
 export const errCode = async (action: string, body: unknown, o: CallOptions = {}) => (await t(action, body, o)).Error?.Code;
 
-export const video = (over: Record<string, unknown> = {}) => ({ SubAppId: SUB, ModelName: 'GV', ModelVersion: '3.1', Prompt: 'a cat', ...over });
-export const image = (over: Record<string, unknown> = {}) => ({ SubAppId: SUB, ModelName: 'GG', ModelVersion: '2.5', Prompt: 'a cat', ...over });
+export const video = (over: Record<string, unknown> = {}) => ({
+  SubAppId: SUB,
+  ModelName: 'GV',
+  ModelVersion: '3.1',
+  Prompt: 'a cat',
+  ...over,
+});
+export const image = (over: Record<string, unknown> = {}) => ({
+  SubAppId: SUB,
+  ModelName: 'GG',
+  ModelVersion: '2.5',
+  Prompt: 'a cat',
+  ...over,
+});
 export const detail = (TaskId: string) => t('DescribeTaskDetail', { SubAppId: SUB, TaskId });
 export const stats = statsOf(sim, 'T');
 
@@ -77,7 +93,6 @@ export async function finished(taskId: string): Promise<TResponse> {
     return d.Status === 'FINISH' ? d : undefined;
   }, SIM_JOB_END_BOUND_MS);
 }
-
 
 // ------------------------------------------------------------------ a receiver for PUSH events
 export const receiver = () => startReceiver('/vod-events');

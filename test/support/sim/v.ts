@@ -19,7 +19,12 @@ export const useVSimulator = fixture.use;
 
 export const TASKS = '/api/v3/contents/generations/tasks';
 
-export async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = AUTH): Promise<{ status: number; json: any; headers: Headers }> {
+export async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = AUTH,
+): Promise<{ status: number; json: any; headers: Headers }> {
   const res = await fetch(`${sim.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : undefined, headers: res.headers };
@@ -29,7 +34,11 @@ export const get = (id: string) => call('GET', `${TASKS}/${id}`);
 export const list = (query = '') => call('GET', `${TASKS}${query ? `?${query}` : ''}`);
 
 export const text = (t = 'a cat') => ({ type: 'text', text: t });
-export const img = (role?: string, n = 1) => ({ type: 'image_url', image_url: { url: `https://x.test/${n}.png` }, ...(role ? { role } : {}) });
+export const img = (role?: string, n = 1) => ({
+  type: 'image_url',
+  image_url: { url: `https://x.test/${n}.png` },
+  ...(role ? { role } : {}),
+});
 export const vid = (n = 1) => ({ type: 'video_url', video_url: { url: `https://x.test/${n}.mp4` }, role: 'reference_video' });
 export const aud = (n = 1) => ({ type: 'audio_url', audio_url: { url: `https://x.test/${n}.mp3` }, role: 'reference_audio' });
 

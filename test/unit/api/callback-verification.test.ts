@@ -22,9 +22,15 @@ const app = useTestApi({
   deps: {
     logger,
     publicBaseUrl: PUBLIC_BASE_URL,
-    callbackEnv: { PLATFORM_B_CALLBACKS: 'manage', PLATFORM_B_CALLBACK_SIGN_KEY: SIGN_KEY, CALLBACK_SECRET: 'callback-secret-for-tests-0123456789abcdef' },
+    callbackEnv: {
+      PLATFORM_B_CALLBACKS: 'manage',
+      PLATFORM_B_CALLBACK_SIGN_KEY: SIGN_KEY,
+      CALLBACK_SECRET: 'callback-secret-for-tests-0123456789abcdef',
+    },
     // Our jobs: job-1 on B, cgt-1 (task_1) on V.
-    callbackJobCheck: async (platform, hint) => (platform === 'B' && hint.upstreamTaskId === 'job-1') || (platform === 'V' && hint.taskId === 'task_1' && hint.upstreamTaskId === 'cgt-1'),
+    callbackJobCheck: async (platform, hint) =>
+      (platform === 'B' && hint.upstreamTaskId === 'job-1') ||
+      (platform === 'V' && hint.taskId === 'task_1' && hint.upstreamTaskId === 'cgt-1'),
   },
   tasks: {
     async hint(_platform: string, hint: unknown) {
@@ -34,7 +40,12 @@ const app = useTestApi({
   },
 });
 
-const eventOf = (job: string) => JSON.stringify({ eventId: 'evt-1', eventType: 'VIDEO_GENERATE_COMPLETE', videoGenerateCompleteEvent: { taskId: job, status: 'SUCCESS' } });
+const eventOf = (job: string) =>
+  JSON.stringify({
+    eventId: 'evt-1',
+    eventType: 'VIDEO_GENERATE_COMPLETE',
+    videoGenerateCompleteEvent: { taskId: job, status: 'SUCCESS' },
+  });
 
 async function sendB(key: string, job = 'job-1'): Promise<number> {
   const ts = String(Date.now());
@@ -42,7 +53,12 @@ async function sendB(key: string, job = 'job-1'): Promise<number> {
   const token = createHmac('sha256', key).update(`POST;${PUBLIC_BASE_URL}/v1/callbacks/B;${event};${ts};acct`).digest('hex');
   const r = await fetch(`${app.api.base}/v1/callbacks/B`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'vod-callback-auth-token': token, 'vod-callback-auth-timestamp': ts, 'vod-callback-auth-user': 'acct' },
+    headers: {
+      'content-type': 'application/json',
+      'vod-callback-auth-token': token,
+      'vod-callback-auth-timestamp': ts,
+      'vod-callback-auth-user': 'acct',
+    },
     body: event,
   });
   await r.arrayBuffer();
@@ -53,7 +69,11 @@ const warnings = () => lines.filter((l) => l.level === 40 && /keep failing verif
 
 /** A V callback with a wrong token, for `task` and claiming `job`. */
 async function sendForgedV(task: string, job: string): Promise<number> {
-  const r = await fetch(`${app.api.base}/v1/callbacks/V/${task}?token=forged`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: job, status: 'succeeded' }) });
+  const r = await fetch(`${app.api.base}/v1/callbacks/V/${task}?token=forged`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: job, status: 'succeeded' }),
+  });
   await r.arrayBuffer();
   return r.status;
 }
@@ -78,7 +98,11 @@ test('repeated signature failures: one warn line naming the platform; polling ca
   const failures = VERIFICATION_FAILURES_BEFORE_WARNING * 3;
   for (let i = 0; i < failures; i++) expect(await sendB('a-rotated-key')).toBe(401);
   expect(warnings()).toHaveLength(1);
-  expect(warnings()[0]).toMatchObject({ platform: 'B', consecutiveFailures: VERIFICATION_FAILURES_BEFORE_WARNING, msg: expect.stringContaining('carried by polling') });
+  expect(warnings()[0]).toMatchObject({
+    platform: 'B',
+    consecutiveFailures: VERIFICATION_FAILURES_BEFORE_WARNING,
+    msg: expect.stringContaining('carried by polling'),
+  });
   // The line says nothing of the key.
   expect(JSON.stringify(lines)).not.toContain(SIGN_KEY);
 

@@ -8,22 +8,29 @@ import { AUTH, rawRequest, useTestApi } from '../../support/test-api';
 const app = useTestApi();
 
 const V_BODY = JSON.stringify({ model: 'vendor-video-1-0-pro-250528', prompt: 'a fox', duration: 5 });
-const post = (path: string, headers: Record<string, string>) => rawRequest(app.api.base, 'POST', path, { ...AUTH, 'Content-Type': 'application/json', ...headers }, V_BODY);
+const post = (path: string, headers: Record<string, string>) =>
+  rawRequest(app.api.base, 'POST', path, { ...AUTH, 'Content-Type': 'application/json', ...headers }, V_BODY);
 
 describe('headers sent empty', () => {
-  test.each(['/v1/async/videos/generations', '/v1/videos/generations'])('Idempotency-Key: (empty) on %s is 400 naming it; nothing started', async (path) => {
-    const r = await post(path, { 'Idempotency-Key': '' });
-    expect(r.status).toBe(400);
-    expect(r.body.error).toMatchObject({ param: 'Idempotency-Key', code: 'invalid_idempotency_key' });
-    expect(app.api.started).toHaveLength(0);
-  });
+  test.each(['/v1/async/videos/generations', '/v1/videos/generations'])(
+    'Idempotency-Key: (empty) on %s is 400 naming it; nothing started',
+    async (path) => {
+      const r = await post(path, { 'Idempotency-Key': '' });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatchObject({ param: 'Idempotency-Key', code: 'invalid_idempotency_key' });
+      expect(app.api.started).toHaveLength(0);
+    },
+  );
 
-  test.each(['/v1/async/videos/generations', '/v1/videos/generations'])('X-Async: (empty) on %s is 400 naming it; nothing started', async (path) => {
-    const r = await post(path, { 'X-Async': '' });
-    expect(r.status).toBe(400);
-    expect(r.body.error).toMatchObject({ param: 'X-Async', code: 'invalid_header' });
-    expect(app.api.started).toHaveLength(0);
-  });
+  test.each(['/v1/async/videos/generations', '/v1/videos/generations'])(
+    'X-Async: (empty) on %s is 400 naming it; nothing started',
+    async (path) => {
+      const r = await post(path, { 'X-Async': '' });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatchObject({ param: 'X-Async', code: 'invalid_header' });
+      expect(app.api.started).toHaveLength(0);
+    },
+  );
 
   test('X-Async of spaces only is empty too (HTTP drops the spaces around a value)', async () => {
     const r = await post('/v1/videos/generations', { 'X-Async': '   ' });

@@ -8,15 +8,23 @@ import { refusal } from '../../support/refusal';
 import type { ApiKey } from '../../../api/api-keys';
 import { EventStreamSlots } from '../../../api/event-stream-slots';
 
-const key = (id: string, maxStreams?: number): ApiKey => ({ id, digest: Buffer.alloc(32), ...(maxStreams === undefined ? {} : { maxStreams }) });
-
+const key = (id: string, maxStreams?: number): ApiKey => ({
+  id,
+  digest: Buffer.alloc(32),
+  ...(maxStreams === undefined ? {} : { maxStreams }),
+});
 
 test("a key's own bound: its streams up to KEY_MAX_STREAMS, then 429 too_many_streams with Retry-After; a slot given back is usable again", () => {
   const slots = new EventStreamSlots({ perKey: 2, total: 100 });
   const alice = key('alice');
   const releases = [slots.acquire(alice), slots.acquire(alice)];
   const err = refusal(() => slots.acquire(alice));
-  expect([err.status, err.type, err.opts.code, err.opts.headers?.['Retry-After']]).toEqual([429, 'rate_limit_error', 'too_many_streams', '5']);
+  expect([err.status, err.type, err.opts.code, err.opts.headers?.['Retry-After']]).toEqual([
+    429,
+    'rate_limit_error',
+    'too_many_streams',
+    '5',
+  ]);
   // Another key is not held back by alice's streams.
   slots.acquire(key('bob'));
   releases[0]!();
@@ -44,7 +52,12 @@ test('the process bound: every key together up to API_MAX_STREAMS, then 503 stre
   const [a, b] = [key('a'), key('b')];
   const held = [slots.acquire(a), slots.acquire(a), slots.acquire(b)];
   const full = refusal(() => slots.acquire(b));
-  expect([full.status, full.type, full.opts.code, full.opts.headers?.['Retry-After']]).toEqual([503, 'service_unavailable_error', 'streams_at_capacity', '5']);
+  expect([full.status, full.type, full.opts.code, full.opts.headers?.['Retry-After']]).toEqual([
+    503,
+    'service_unavailable_error',
+    'streams_at_capacity',
+    '5',
+  ]);
   // `a` is at its own bound: told so (429), whatever the process has.
   expect(refusal(() => slots.acquire(a)).status).toBe(429);
   held[2]!();

@@ -64,7 +64,17 @@ describe('input URLs no platform can fetch', () => {
   test.each([
     ['images.0.url', VIDEO, { ...V_REFS, images: [{ url: 'http://10.0.0.1/r.png' }] }],
     ['images.1.url', VIDEO, { ...V_REFS, images: [{ url: 'https://a.test/r.png' }, { url: 'http://169.254.169.254/r.png' }] }],
-    ['last_frame_url', VIDEO, { model: 'vendor-video-1-0-lite-i2v-250428', prompt: 'a fox', duration: 5, image_url: 'https://a.test/a.png', last_frame_url: 'http://127.1/b.png' }],
+    [
+      'last_frame_url',
+      VIDEO,
+      {
+        model: 'vendor-video-1-0-lite-i2v-250428',
+        prompt: 'a fox',
+        duration: 5,
+        image_url: 'https://a.test/a.png',
+        last_frame_url: 'http://127.1/b.png',
+      },
+    ],
     ['video_url', VIDEO, { ...V_PRO, video_url: 'http://[::1]:8080/v.mp4' }],
     ['file_infos.0.Url', IMAGE, { model: 'GG', prompt: 'a cat', file_infos: [{ Type: 'Url', Url: 'http://localhost/a.png' }] }],
     ['images.0.url', IMAGE, { model: 'NB', prompt: 'a cat', images: [{ url: 'http://192.168.0.10/a.png' }] }],
@@ -86,11 +96,21 @@ describe('input URLs no platform can fetch', () => {
   });
 
   test('public hosts go through, canonical', async () => {
-    for (const url of ['https://images.test/a.png', 'http://8.8.8.8/a.png', 'https://[2606:4700::1111]/a.png', 'https://cdn.example.com:8443/a.png?x=1']) {
+    for (const url of [
+      'https://images.test/a.png',
+      'http://8.8.8.8/a.png',
+      'https://[2606:4700::1111]/a.png',
+      'https://cdn.example.com:8443/a.png?x=1',
+    ]) {
       const r = await postJson(api.base, VIDEO, { ...V_PRO, image_url: url });
       expect([url, r.status]).toEqual([url, 200]);
     }
-    expect(api.started.map((s) => s.image_url)).toEqual(['https://images.test/a.png', 'http://8.8.8.8/a.png', 'https://[2606:4700::1111]/a.png', 'https://cdn.example.com:8443/a.png?x=1']);
+    expect(api.started.map((s) => s.image_url)).toEqual([
+      'https://images.test/a.png',
+      'http://8.8.8.8/a.png',
+      'https://[2606:4700::1111]/a.png',
+      'https://cdn.example.com:8443/a.png?x=1',
+    ]);
   });
 });
 
@@ -100,11 +120,20 @@ describe('the operator allowlist (INPUT_URL_ALLOW_PRIVATE_ORIGINS)', () => {
       const r = await postJson(allowing.base, VIDEO, { ...V_PRO, image_url: url });
       expect([url, r.status]).toEqual([url, 200]);
     }
-    expect(allowing.started.map((s) => s.image_url)).toEqual(['http://127.0.0.1:9000/a.png', 'http://127.0.0.1:9000/a.png', 'http://images.internal/a.png']);
+    expect(allowing.started.map((s) => s.image_url)).toEqual([
+      'http://127.0.0.1:9000/a.png',
+      'http://127.0.0.1:9000/a.png',
+      'http://images.internal/a.png',
+    ]);
   });
 
   test('only the listed origin: another port, scheme or host is still refused', async () => {
-    for (const url of ['http://127.0.0.1:9001/a.png', 'https://127.0.0.1:9000/a.png', 'http://10.0.0.1/a.png', 'http://metadata.google.internal/']) {
+    for (const url of [
+      'http://127.0.0.1:9001/a.png',
+      'https://127.0.0.1:9000/a.png',
+      'http://10.0.0.1/a.png',
+      'http://metadata.google.internal/',
+    ]) {
       const r = await postJson(allowing.base, VIDEO, { ...V_PRO, image_url: url });
       expect([url, r.status]).toEqual([url, 400]);
     }
@@ -113,10 +142,10 @@ describe('the operator allowlist (INPUT_URL_ALLOW_PRIVATE_ORIGINS)', () => {
 
   test('the variable is read as origins; a malformed entry fails at start naming it', () => {
     const env = { API_KEYS: 'a:0123456789abcdef' };
-    expect([...loadApiConfig({ ...env, INPUT_URL_ALLOW_PRIVATE_ORIGINS: ' http://127.0.0.1:9000/ , https://files.internal ' }).inputUrlAllowPrivateOrigins]).toEqual([
-      'http://127.0.0.1:9000',
-      'https://files.internal',
-    ]);
+    expect([
+      ...loadApiConfig({ ...env, INPUT_URL_ALLOW_PRIVATE_ORIGINS: ' http://127.0.0.1:9000/ , https://files.internal ' })
+        .inputUrlAllowPrivateOrigins,
+    ]).toEqual(['http://127.0.0.1:9000', 'https://files.internal']);
     expect(loadApiConfig(env).inputUrlAllowPrivateOrigins.size).toBe(0);
     expect(() => loadApiConfig({ ...env, INPUT_URL_ALLOW_PRIVATE_ORIGINS: 'not an origin' })).toThrow(/INPUT_URL_ALLOW_PRIVATE_ORIGINS/);
     expect(() => loadApiConfig({ ...env, INPUT_URL_ALLOW_PRIVATE_ORIGINS: 'ftp://10.0.0.1' })).toThrow(/INPUT_URL_ALLOW_PRIVATE_ORIGINS/);

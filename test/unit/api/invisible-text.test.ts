@@ -66,8 +66,16 @@ describe('NUL and lone surrogates are refused in any string, naming the field', 
     ['prompt', VIDEO, '{"model":"vendor-video-1-0-pro-250528","duration":5,"prompt":"a fox\\u0000 and more"}'],
     ['prompt', VIDEO, '{"model":"vendor-video-1-0-pro-250528","duration":5,"prompt":"a fox \\ud800"}'],
     ['prompt', VIDEO, '{"model":"vendor-video-1-0-pro-250528","duration":5,"prompt":"\\udfff a fox"}'],
-    ['images.0.url', VIDEO, '{"model":"vendor-video-1-0-lite-i2v-250428","duration":5,"prompt":"a fox","images":[{"url":"https://a.test/x.png\\u0000"}]}'],
-    ['images.1.url', VIDEO, '{"model":"vendor-video-1-0-lite-i2v-250428","duration":5,"prompt":"a fox","images":[{"url":"https://a.test/x.png"},{"url":"https://a.test/\\udc00.png"}]}'],
+    [
+      'images.0.url',
+      VIDEO,
+      '{"model":"vendor-video-1-0-lite-i2v-250428","duration":5,"prompt":"a fox","images":[{"url":"https://a.test/x.png\\u0000"}]}',
+    ],
+    [
+      'images.1.url',
+      VIDEO,
+      '{"model":"vendor-video-1-0-lite-i2v-250428","duration":5,"prompt":"a fox","images":[{"url":"https://a.test/x.png"},{"url":"https://a.test/\\udc00.png"}]}',
+    ],
     ['output_config.Resolution', IMAGE, '{"model":"GG","prompt":"a cat","output_config":{"Resolution":"1K\\u0000"}}'],
     ['model', IMAGE, '{"model":"GEM-2.5\\u0000","prompt":"a cat"}'],
   ])('%s (%s)', async (param, path, body) => {

@@ -13,9 +13,17 @@ const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
 describe('deeply nested JSON', () => {
   test.each([5_000, 100_000])('%i levels in an unknown field is 400 invalid_json naming the limit; nothing started', async (depth) => {
-    const r = await postJson(app.api.base, '/v1/async/videos/generations', `{"model":"vendor-video-1-0-pro-250528","prompt":"a fox","duration":5,"extra":${nested(depth)}}`);
+    const r = await postJson(
+      app.api.base,
+      '/v1/async/videos/generations',
+      `{"model":"vendor-video-1-0-pro-250528","prompt":"a fox","duration":5,"extra":${nested(depth)}}`,
+    );
     expect(r.status).toBe(400);
-    expect(r.body.error).toMatchObject({ code: 'invalid_json', param: 'body', message: expect.stringContaining(`more than ${MAX_JSON_DEPTH} levels`) });
+    expect(r.body.error).toMatchObject({
+      code: 'invalid_json',
+      param: 'body',
+      message: expect.stringContaining(`more than ${MAX_JSON_DEPTH} levels`),
+    });
     expect(app.api.started).toHaveLength(0);
   });
 
@@ -32,7 +40,10 @@ describe('deeply nested JSON', () => {
     expect(ok.body.error).toMatchObject({ code: 'unknown_parameter', param: 'extra' });
     const over = await postJson(app.api.base, '/v1/async/videos/generations', { ...V_BODY, extra: JSON.parse(nested(MAX_JSON_DEPTH)) });
     expect(over.body.error.code).toBe('invalid_json');
-    const bracketsInText = await postJson(app.api.base, '/v1/async/videos/generations', { ...V_BODY, prompt: `a fox ${'[{'.repeat(500)} \\" ${'['.repeat(100)}` });
+    const bracketsInText = await postJson(app.api.base, '/v1/async/videos/generations', {
+      ...V_BODY,
+      prompt: `a fox ${'[{'.repeat(500)} \\" ${'['.repeat(100)}`,
+    });
     expect(bracketsInText.status).toBe(200);
     expect(app.api.started).toHaveLength(1);
   });

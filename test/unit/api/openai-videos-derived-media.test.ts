@@ -32,7 +32,9 @@ test.each(['thumbnail', 'spritesheet'] as const)('a %s is made from the stored v
 });
 
 test('a stored "video" ffmpeg cannot read gives no thumbnail; a deleted video is reported gone', async () => {
-  await store.put('task_garbled/0-result.mp4', Readable.from([Buffer.concat([MP4.subarray(0, 32), Buffer.alloc(64)])]), { contentType: 'video/mp4' });
+  await store.put('task_garbled/0-result.mp4', Readable.from([Buffer.concat([MP4.subarray(0, 32), Buffer.alloc(64)])]), {
+    contentType: 'video/mp4',
+  });
   expect(await ensureDerived(store, 'task_garbled', 'task_garbled/0-result.mp4', 'thumbnail')).toBeUndefined();
   expect(await store.head('task_garbled/thumbnail.jpg')).toBeUndefined();
   expect(await ensureDerived(store, 'task_gone', 'task_gone/0-result.mp4', 'spritesheet')).toBe('video_gone');

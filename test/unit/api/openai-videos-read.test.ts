@@ -49,15 +49,23 @@ const app = useTestApi({
 const content = (id: string, variant?: string) => app.api.get(`/v1/videos/${id}/content${variant ? `?variant=${variant}` : ''}`);
 
 describe('GET /v1/videos/{id}/content', () => {
-  test.each(['pending', 'running', 'failed'] as const)('a %s video has no content yet: 404 content_not_ready naming video_id, whatever the variant', async (status) => {
-    const id = `task_notready${status}`;
-    videos.set(id, { status });
-    for (const variant of [undefined, 'thumbnail', 'spritesheet']) {
-      const r = await content(id, variant);
-      expect(r.status).toBe(404);
-      expect(r.body.error).toMatchObject({ type: 'not_found_error', code: 'content_not_ready', param: 'video_id', message: expect.stringContaining(`Video ${id} has no content`) });
-    }
-  });
+  test.each(['pending', 'running', 'failed'] as const)(
+    'a %s video has no content yet: 404 content_not_ready naming video_id, whatever the variant',
+    async (status) => {
+      const id = `task_notready${status}`;
+      videos.set(id, { status });
+      for (const variant of [undefined, 'thumbnail', 'spritesheet']) {
+        const r = await content(id, variant);
+        expect(r.status).toBe(404);
+        expect(r.body.error).toMatchObject({
+          type: 'not_found_error',
+          code: 'content_not_ready',
+          param: 'video_id',
+          message: expect.stringContaining(`Video ${id} has no content`),
+        });
+      }
+    },
+  );
 
   test('a video the gateway kept no copy of (the platform link only): every variant is 404 variant_unavailable naming variant', async () => {
     const id = 'task_linkonly';
@@ -65,7 +73,12 @@ describe('GET /v1/videos/{id}/content', () => {
     for (const variant of ['video', 'thumbnail', 'spritesheet']) {
       const r = await content(id, variant);
       expect(r.status).toBe(404);
-      expect(r.body.error).toMatchObject({ type: 'not_found_error', code: 'variant_unavailable', param: 'variant', message: expect.stringContaining(`has no ${variant}`) });
+      expect(r.body.error).toMatchObject({
+        type: 'not_found_error',
+        code: 'variant_unavailable',
+        param: 'variant',
+        message: expect.stringContaining(`has no ${variant}`),
+      });
     }
   });
 
@@ -74,8 +87,16 @@ describe('GET /v1/videos/{id}/content', () => {
     const key = `${id}/0-result.mp4`;
     const garbled = Buffer.concat([MP4.subarray(0, 32), Buffer.alloc(64)]);
     await store.put(key, Readable.from([garbled]), { contentType: 'video/mp4' });
-    videos.set(id, { status: 'success', result: { created: 1, data: [{ url: 'https://cdn.example/g.mp4', stored: true, key, contentType: 'video/mp4', bytes: garbled.length }] } });
-    const video = await fetch(`${app.api.base}/v1/videos/${id}/content`, { headers: { Authorization: 'Bearer sk-api-harness-0123456789abcdef' } });
+    videos.set(id, {
+      status: 'success',
+      result: {
+        created: 1,
+        data: [{ url: 'https://cdn.example/g.mp4', stored: true, key, contentType: 'video/mp4', bytes: garbled.length }],
+      },
+    });
+    const video = await fetch(`${app.api.base}/v1/videos/${id}/content`, {
+      headers: { Authorization: 'Bearer sk-api-harness-0123456789abcdef' },
+    });
     expect(video.status).toBe(200);
     expect(Buffer.from(await video.arrayBuffer()).equals(garbled)).toBe(true);
     for (const variant of ['thumbnail', 'spritesheet']) {

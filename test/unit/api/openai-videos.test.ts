@@ -30,17 +30,29 @@ const HOOKS = 'http://127.0.0.1:9';
 const app = useTestApi({
   deps: {
     results: { store, links },
-    webhooks: { secrets: webhookSecrets({ masterSecret: 'videos-unit-master-secret-0123456789abcdef', explicit: async () => undefined }), allowPrivateOrigins: new Set([HOOKS]) },
+    webhooks: {
+      secrets: webhookSecrets({ masterSecret: 'videos-unit-master-secret-0123456789abcdef', explicit: async () => undefined }),
+      allowPrivateOrigins: new Set([HOOKS]),
+    },
   },
   tasks: {
-    async start(_owner: string, entry: { id: string }, request: GenerationRequest, o: { taskId?: string; asked?: unknown; webhook?: WebhookTarget }) {
+    async start(
+      _owner: string,
+      entry: { id: string },
+      request: GenerationRequest,
+      o: { taskId?: string; asked?: unknown; webhook?: WebhookTarget },
+    ) {
       lastStarted = { request, taskId: o.taskId, asked: o.asked, webhook: o.webhook };
       return { taskId: o.taskId ?? 'task_new', model: entry.id };
     },
     async view(taskId: string): Promise<TaskView | undefined> {
       if (!lastStarted) return undefined;
       const asked = { prompt: lastStarted.request.prompt, seconds: lastStarted.request.duration, ...(lastStarted.asked as object) };
-      return { record: { task_id: taskId, status: 'pending', model: lastStarted.request.model }, memo: { kind: 'video', asked } as TaskView['memo'], startTime: new Date(1_800_000_000_000) };
+      return {
+        record: { task_id: taskId, status: 'pending', model: lastStarted.request.model },
+        memo: { kind: 'video', asked } as TaskView['memo'],
+        startTime: new Date(1_800_000_000_000),
+      };
     },
   },
 });
@@ -54,7 +66,6 @@ async function postForm(form: FormData): Promise<{ status: number; body: any }> 
   const r = await fetch(`${app.api.base}/v1/videos`, { method: 'POST', headers: AUTH, body: form });
   return { status: r.status, body: await r.json() };
 }
-
 
 describe('size and seconds, per model from the catalogue', () => {
   test.each([
@@ -87,34 +98,66 @@ describe('size and seconds, per model from the catalogue', () => {
     const wrong = await create({ model: 'VendorK-2.1', prompt: 'a heron', seconds: '7' });
     expect(wrong.body.error).toMatchObject({ param: 'seconds', message: 'seconds 7 is not supported by VendorK-2.1; use 5 or 10 seconds' });
     expect((await create({ model: 'VendorK-2.1', prompt: 'a heron', seconds: 'five' })).body.error.param).toBe('seconds');
-    expect((await create({ model: 'VendorK-2.1', prompt: 'a heron', seconds: '5', duration: 5 })).body.error).toMatchObject({ param: 'seconds', code: 'conflicting_parameters' });
-    expect((await create({ model: 'VendorK-2.1', prompt: 'a heron', size: '1280x720', ratio: '16:9' })).body.error).toMatchObject({ param: 'size', code: 'conflicting_parameters' });
+    expect((await create({ model: 'VendorK-2.1', prompt: 'a heron', seconds: '5', duration: 5 })).body.error).toMatchObject({
+      param: 'seconds',
+      code: 'conflicting_parameters',
+    });
+    expect((await create({ model: 'VendorK-2.1', prompt: 'a heron', size: '1280x720', ratio: '16:9' })).body.error).toMatchObject({
+      param: 'size',
+      code: 'conflicting_parameters',
+    });
     expect(lastStarted).toBeUndefined();
   });
 
-  test('an image model is 400 naming model; our own fields pass beside OpenAI\'s, and unknown ones are refused by name', async () => {
+  test("an image model is 400 naming model; our own fields pass beside OpenAI's, and unknown ones are refused by name", async () => {
     expect((await create({ model: 'I4YG1', prompt: 'a heron' })).body.error).toMatchObject({ param: 'model' });
     expect((await create({ model: 'vendor-video-1-0-pro-250528', prompt: 'a heron', seconds: 4, watermark: true })).status).toBe(200);
     expect(lastStarted?.request).toMatchObject({ watermark: true, duration: 4 });
-    expect((await create({ model: 'vendor-video-1-0-pro-250528', prompt: 'a heron', seconds: 4, colour: 'red' })).body.error).toMatchObject({ param: 'colour', code: 'unknown_parameter' });
+    expect((await create({ model: 'vendor-video-1-0-pro-250528', prompt: 'a heron', seconds: 4, colour: 'red' })).body.error).toMatchObject(
+      { param: 'colour', code: 'unknown_parameter' },
+    );
   });
 
   test('input_reference as {image_url} is our image_url; file_id is refused by name', async () => {
-    expect((await create({ model: 'vendor-video-1-0-pro-250528', prompt: 'a heron', seconds: 4, input_reference: { image_url: 'https://example.com/a.png' } })).status).toBe(200);
+    expect(
+      (
+        await create({
+          model: 'vendor-video-1-0-pro-250528',
+          prompt: 'a heron',
+          seconds: 4,
+          input_reference: { image_url: 'https://example.com/a.png' },
+        })
+      ).status,
+    ).toBe(200);
     expect(lastStarted?.request.image_url).toBe('https://example.com/a.png');
-    expect((await create({ model: 'vendor-video-1-0-pro-250528', prompt: 'a heron', input_reference: { file_id: 'file_1' } })).body.error).toMatchObject({ param: 'input_reference.file_id' });
+    expect(
+      (await create({ model: 'vendor-video-1-0-pro-250528', prompt: 'a heron', input_reference: { file_id: 'file_1' } })).body.error,
+    ).toMatchObject({ param: 'input_reference.file_id' });
   });
 });
 
 describe('forms (as the OpenAI SDKs send videos.create)', () => {
   test('text fields read as their JSON twins: booleans, numbers and nested input_reference[image_url]', async () => {
-    const r = await postForm(multipartForm({ model: 'vendor-video-1-0-pro-250528', prompt: 'a form', seconds: '4', watermark: 'true', 'input_reference[image_url]': 'https://example.com/b.png' }));
+    const r = await postForm(
+      multipartForm({
+        model: 'vendor-video-1-0-pro-250528',
+        prompt: 'a form',
+        seconds: '4',
+        watermark: 'true',
+        'input_reference[image_url]': 'https://example.com/b.png',
+      }),
+    );
     expect(r.status).toBe(200);
     expect(lastStarted?.request).toMatchObject({ duration: 4, watermark: true, image_url: 'https://example.com/b.png' });
   });
 
   test('an uploaded image is kept in the result store and the platform is handed a signed link to it', async () => {
-    const r = await postForm(multipartForm({ model: 'vendor-video-1-0-pro-250528', prompt: 'an upload', seconds: '4' }, { bytes: PNG, type: 'application/octet-stream' }));
+    const r = await postForm(
+      multipartForm(
+        { model: 'vendor-video-1-0-pro-250528', prompt: 'an upload', seconds: '4' },
+        { bytes: PNG, type: 'application/octet-stream' },
+      ),
+    );
     expect(r.status).toBe(200);
     const link = String(lastStarted?.request.image_url);
     expect(link).toMatch(new RegExp(`^${app.api.base}/v1/videos/inputs/[0-9a-f]{64}\\.png\\?token=`));
@@ -125,19 +168,34 @@ describe('forms (as the OpenAI SDKs send videos.create)', () => {
   });
 
   test('input_reference {image_url} as a base64 data URL is kept and linked like an upload', async () => {
-    const r = await create({ model: 'vendor-video-1-0-pro-250528', prompt: 'a data url', seconds: 4, input_reference: { image_url: `data:image/png;base64,${PNG.toString('base64')}` } });
+    const r = await create({
+      model: 'vendor-video-1-0-pro-250528',
+      prompt: 'a data url',
+      seconds: 4,
+      input_reference: { image_url: `data:image/png;base64,${PNG.toString('base64')}` },
+    });
     expect(r.status).toBe(200);
     const link = String(lastStarted?.request.image_url);
     expect(link).toMatch(/\/v1\/videos\/inputs\/[0-9a-f]{64}\.png\?token=/);
     expect(Buffer.from(await (await fetch(link)).arrayBuffer()).equals(PNG)).toBe(true);
-    const notImage = await create({ model: 'vendor-video-1-0-pro-250528', prompt: 'a data url', seconds: 4, input_reference: { image_url: `data:image/png;base64,${Buffer.from('hello').toString('base64')}` } });
+    const notImage = await create({
+      model: 'vendor-video-1-0-pro-250528',
+      prompt: 'a data url',
+      seconds: 4,
+      input_reference: { image_url: `data:image/png;base64,${Buffer.from('hello').toString('base64')}` },
+    });
     expect([notImage.status, notImage.body.error.param]).toEqual([415, 'input_reference']);
   });
 
   test('two files, a file under another name, an oversize or a non-image upload are refused naming input_reference', async () => {
     const model = { model: 'vendor-video-1-0-pro-250528', prompt: 'bad upload', seconds: '4' };
-    expect((await postForm(multipartForm(model, { bytes: PNG, type: 'image/png' }, { bytes: PNG, type: 'image/png' }))).body.error).toMatchObject({ param: 'input_reference' });
-    expect((await postForm(multipartForm(model, { field: 'image', bytes: PNG, type: 'image/png' }))).body.error).toMatchObject({ param: 'image', code: 'unknown_parameter' });
+    expect(
+      (await postForm(multipartForm(model, { bytes: PNG, type: 'image/png' }, { bytes: PNG, type: 'image/png' }))).body.error,
+    ).toMatchObject({ param: 'input_reference' });
+    expect((await postForm(multipartForm(model, { field: 'image', bytes: PNG, type: 'image/png' }))).body.error).toMatchObject({
+      param: 'image',
+      code: 'unknown_parameter',
+    });
     const big = await postForm(multipartForm(model, { bytes: Buffer.concat([PNG, Buffer.alloc(10 * 1024 * 1024)]), type: 'image/png' }));
     expect([big.status, big.body.error.param]).toEqual([413, 'input_reference']);
     const text = await postForm(multipartForm(model, { bytes: Buffer.from('%PDF-1.4 not an image'), type: 'image/png' }));
@@ -205,7 +263,11 @@ describe('what is not offered', () => {
     ['POST', '/v1/videos/characters'],
     ['GET', '/v1/videos/characters/char_1'],
   ])('%s %s is 404 saying so', async (method, path) => {
-    const r = await fetch(`${app.api.base}${path}`, { method, headers: { ...AUTH, 'Content-Type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}) });
+    const r = await fetch(`${app.api.base}${path}`, {
+      method,
+      headers: { ...AUTH, 'Content-Type': 'application/json' },
+      ...(method === 'POST' ? { body: '{}' } : {}),
+    });
     expect(r.status).toBe(404);
     expect(((await r.json()) as any).error).toMatchObject({ code: 'not_supported', message: expect.stringContaining('not offered') });
   });

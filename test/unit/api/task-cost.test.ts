@@ -10,13 +10,22 @@ import { TaskPricing } from '../../../pricing/price-table';
 import { writeJsonFile } from '../../support/json-file';
 
 const pricing = TaskPricing.load(buildCatalogue(), {
-  PRICES_FILE: writeJsonFile({ 'vendor-video-1-0-pro-250528': { currency: 'CNY', source: 'test', per_token: { per_million: 15, tokens_per_second: { '720p': 20592 } } } }),
+  PRICES_FILE: writeJsonFile({
+    'vendor-video-1-0-pro-250528': {
+      currency: 'CNY',
+      source: 'test',
+      per_token: { per_million: 15, tokens_per_second: { '720p': 20592 } },
+    },
+  }),
 });
 const billing = { kind: 'video', model: 'vendor-video-1-0-pro-250528', duration: 5, resolution: '720p' };
 const result = { created: 1, data: [{ url: 'https://x/v.mp4' }], usage: { tokens: 244_800 } };
 
 test('a running task carries the estimate', () => {
-  expect(recordCost(pricing, billing, {})).toEqual({ usage: { seconds: 5, tokens: 102_960 }, cost: { amount: 1.5444, currency: 'CNY', estimated: true } });
+  expect(recordCost(pricing, billing, {})).toEqual({
+    usage: { seconds: 5, tokens: 102_960 },
+    cost: { amount: 1.5444, currency: 'CNY', estimated: true },
+  });
 });
 
 test('a task that succeeded carries the final figure from the tokens the platform reported', () => {
@@ -31,7 +40,10 @@ test.each(['failed', 'cancelled'] as const)('a %s task whose job the platform do
 });
 
 describe("a task that did not succeed, read from its workflow's description (memo `charge`)", () => {
-  const described = (charge: unknown) => ({ status: { name: 'CANCELLED' }, memo: { billing, status: 'failed', ...(charge ? { charge } : {}) } });
+  const described = (charge: unknown) => ({
+    status: { name: 'CANCELLED' },
+    memo: { billing, status: 'failed', ...(charge ? { charge } : {}) },
+  });
   const record = { task_id: 't', status: 'failed', error: { code: 'cancelled' } };
 
   test('its job left running upstream (no cancel on the platform): the cost of the job, final', () => {
@@ -40,12 +52,17 @@ describe("a task that did not succeed, read from its workflow's description (mem
       cost: { amount: 1.5444, currency: 'CNY', estimated: false },
     });
     // What the platform reported before it ended, where it did.
-    expect(withTaskCost(described({ job: 'running', billed: true, usage: { tokens: 100_000 } }), record, pricing)).toMatchObject({ cost: { amount: 1.5, estimated: false } });
+    expect(withTaskCost(described({ job: 'running', billed: true, usage: { tokens: 100_000 } }), record, pricing)).toMatchObject({
+      cost: { amount: 1.5, estimated: false },
+    });
   });
 
   test('its job cancelled upstream, never created, or from before the memo said: zero', () => {
     for (const charge of [{ job: 'cancelled', billed: false }, { job: 'none', billed: false }, undefined]) {
-      expect(withTaskCost(described(charge), record, pricing)).toMatchObject({ usage: { seconds: 0, tokens: 0 }, cost: { amount: 0, currency: 'CNY', estimated: false } });
+      expect(withTaskCost(described(charge), record, pricing)).toMatchObject({
+        usage: { seconds: 0, tokens: 0 },
+        cost: { amount: 0, currency: 'CNY', estimated: false },
+      });
     }
   });
 });

@@ -8,13 +8,18 @@ import { UploadMemory } from '../../../api/openai-videos/upload-memory';
 
 const MiB = 1024 * 1024;
 
-
-test('the declared size is reserved at once; past the budget 503 uploads_busy, past a key\'s half 429 uploads_per_key, each with Retry-After', () => {
+test("the declared size is reserved at once; past the budget 503 uploads_busy, past a key's half 429 uploads_per_key, each with Retry-After", () => {
   const memory = new UploadMemory(40 * MiB);
   const a = memory.reserve('a', 15 * MiB);
   expect(memory.holding()).toBe(15 * MiB);
   const own = refusal(() => memory.reserve('a', 6 * MiB));
-  expect([own.status, own.type, own.opts.code, own.opts.param, own.opts.headers?.['Retry-After']]).toEqual([429, 'rate_limit_error', 'uploads_per_key', 'input_reference', '10']);
+  expect([own.status, own.type, own.opts.code, own.opts.param, own.opts.headers?.['Retry-After']]).toEqual([
+    429,
+    'rate_limit_error',
+    'uploads_per_key',
+    'input_reference',
+    '10',
+  ]);
   memory.reserve('b', 15 * MiB);
   const busy = refusal(() => memory.reserve('c', 11 * MiB));
   expect([busy.status, busy.type, busy.opts.code]).toEqual([503, 'service_unavailable_error', 'uploads_busy']);

@@ -28,21 +28,32 @@ function keysFile(entries: unknown[]): string {
 }
 
 const refusal = async (p: Promise<unknown>) => {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ApiError);
   return err as ApiError;
 };
 
 describe('webhook fields', () => {
-  const [withDefault] = parseApiKeysFile(keysFile([{ id: 'erin', secret: 'sk-test-erin-0123456789abcdef', webhook_url: `${ALLOWED}/default` }])) as [ApiKey];
+  const [withDefault] = parseApiKeysFile(
+    keysFile([{ id: 'erin', secret: 'sk-test-erin-0123456789abcdef', webhook_url: `${ALLOWED}/default` }]),
+  ) as [ApiKey];
 
   test("a key's webhook_url from API_KEYS_FILE is the default, with the final events", async () => {
     expect(withDefault.webhookUrl).toBe(`${ALLOWED}/default`);
-    expect(await webhookTarget({}, withDefault, policy, 'http://api')).toEqual({ url: `${ALLOWED}/default`, events: ['succeeded', 'failed'], linkBase: 'http://api' });
+    expect(await webhookTarget({}, withDefault, policy, 'http://api')).toEqual({
+      url: `${ALLOWED}/default`,
+      events: ['succeeded', 'failed'],
+      linkBase: 'http://api',
+    });
   });
 
   test("the request's webhook_url and webhook_events win over the key's default", async () => {
-    expect(await webhookTarget({ url: `${ALLOWED}/mine`, events: ['running', 'running', 'failed'] }, withDefault, policy, 'http://api')).toEqual({
+    expect(
+      await webhookTarget({ url: `${ALLOWED}/mine`, events: ['running', 'running', 'failed'] }, withDefault, policy, 'http://api'),
+    ).toEqual({
       url: `${ALLOWED}/mine`,
       events: ['running', 'failed'],
       linkBase: 'http://api',
@@ -51,15 +62,24 @@ describe('webhook fields', () => {
 
   test('webhook_events without any webhook_url, or empty, or unknown, is refused naming webhook_events', async () => {
     const bare: ApiKey = { id: 'x', digest: Buffer.alloc(32) };
-    expect(await refusal(webhookTarget({ events: ['succeeded'] }, bare, policy, ''))).toMatchObject({ status: 400, opts: { param: 'webhook_events' } });
-    expect(await refusal(webhookTarget({ url: `${ALLOWED}/a`, events: [] }, bare, policy, ''))).toMatchObject({ opts: { param: 'webhook_events' } });
-    expect(await refusal(webhookTarget({ url: `${ALLOWED}/a`, events: 'succeeded' }, bare, policy, ''))).toMatchObject({ opts: { param: 'webhook_events' } });
+    expect(await refusal(webhookTarget({ events: ['succeeded'] }, bare, policy, ''))).toMatchObject({
+      status: 400,
+      opts: { param: 'webhook_events' },
+    });
+    expect(await refusal(webhookTarget({ url: `${ALLOWED}/a`, events: [] }, bare, policy, ''))).toMatchObject({
+      opts: { param: 'webhook_events' },
+    });
+    expect(await refusal(webhookTarget({ url: `${ALLOWED}/a`, events: 'succeeded' }, bare, policy, ''))).toMatchObject({
+      opts: { param: 'webhook_events' },
+    });
     expect(await refusal(webhookTarget({ url: 42 }, bare, policy, ''))).toMatchObject({ opts: { param: 'webhook_url' } });
   });
 
   test('without any signing secret for the key, a webhook_url is refused naming it', async () => {
     const none: WebhookPolicy = { secrets: webhookSecrets({ explicit: async () => undefined }), allowPrivateOrigins: new Set([ALLOWED]) };
-    expect(await refusal(webhookTarget({ url: `${ALLOWED}/a` }, withDefault, none, ''))).toMatchObject({ opts: { param: 'webhook_url', code: 'webhooks_not_configured' } });
+    expect(await refusal(webhookTarget({ url: `${ALLOWED}/a` }, withDefault, none, ''))).toMatchObject({
+      opts: { param: 'webhook_url', code: 'webhooks_not_configured' },
+    });
   });
 });
 
@@ -67,7 +87,12 @@ describe('API_KEYS_FILE webhook fields', () => {
   test('webhook_secret and webhook_secret_previous are read and signed with, before the derived secret', async () => {
     const current = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
     const previous = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
-    const keys = parseApiKeysFile(keysFile([{ id: 'fred', secret: 'sk-test-fred-0123456789abcdef', webhook_secret: current, webhook_secret_previous: previous }, { id: 'gina', secret: 'sk-test-gina-0123456789abcdef' }]));
+    const keys = parseApiKeysFile(
+      keysFile([
+        { id: 'fred', secret: 'sk-test-fred-0123456789abcdef', webhook_secret: current, webhook_secret_previous: previous },
+        { id: 'gina', secret: 'sk-test-gina-0123456789abcdef' },
+      ]),
+    );
     const master = 'a-master-secret-for-this-test-0123456789';
     const secrets = webhookSecrets({ masterSecret: master, explicit: async (id) => keys.find((k) => k.id === id)?.webhookSecret });
     expect(await secrets.forKey('fred')).toEqual({ current, previous: [previous] });
@@ -75,7 +100,9 @@ describe('API_KEYS_FILE webhook fields', () => {
   });
 
   test('a webhook_secret not in the whsec_ form is a configuration error naming the field', () => {
-    expect(() => parseApiKeysFile(keysFile([{ id: 'h', secret: 'sk-test-h-0123456789abcdefgh', webhook_secret: 'not-a-secret' }]))).toThrow(/API_KEYS_FILE: 0\.webhook_secret: must be whsec_/);
+    expect(() => parseApiKeysFile(keysFile([{ id: 'h', secret: 'sk-test-h-0123456789abcdefgh', webhook_secret: 'not-a-secret' }]))).toThrow(
+      /API_KEYS_FILE: 0\.webhook_secret: must be whsec_/,
+    );
   });
 });
 
@@ -110,7 +137,11 @@ describe('a webhook_url whose host resolves to a private address is refused at r
   });
 
   test('a name resolving to public addresses only is accepted; one that does not resolve is refused', async () => {
-    expect(await webhookTarget({ url: 'https://hooks.example.com/hook' }, bare, checked, 'http://api')).toEqual({ url: 'https://hooks.example.com/hook', events: ['succeeded', 'failed'], linkBase: 'http://api' });
+    expect(await webhookTarget({ url: 'https://hooks.example.com/hook' }, bare, checked, 'http://api')).toEqual({
+      url: 'https://hooks.example.com/hook',
+      events: ['succeeded', 'failed'],
+      linkBase: 'http://api',
+    });
     const err = await refusal(webhookTarget({ url: 'https://nowhere.example.com/hook' }, bare, checked, ''));
     expect(err).toMatchObject({ opts: { param: 'webhook_url' } });
     expect(err.message).toMatch(/nowhere\.example\.com does not resolve/);
@@ -136,14 +167,28 @@ describe('a webhook_url whose host resolves to a private address is refused at r
     const app = useTestApi({ deps: { webhooks: { ...policy, hostCheck: { resolve } } } });
 
     test('POST /v1/async/videos/generations with such a webhook_url → 400 naming it; nothing is started', async () => {
-      const r = await postJson(app.api.base, '/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: 'x', duration: 5, webhook_url: 'https://rebind.example.com/hook' });
+      const r = await postJson(app.api.base, '/v1/async/videos/generations', {
+        model: 'vendor-video-1-0-pro-250528',
+        prompt: 'x',
+        duration: 5,
+        webhook_url: 'https://rebind.example.com/hook',
+      });
       expect(r.status).toBe(400);
-      expect(r.body.error).toMatchObject({ param: 'webhook_url', type: 'invalid_request_error', message: expect.stringContaining('resolves to a private address (10.1.2.3)') });
+      expect(r.body.error).toMatchObject({
+        param: 'webhook_url',
+        type: 'invalid_request_error',
+        message: expect.stringContaining('resolves to a private address (10.1.2.3)'),
+      });
       expect(app.api.started).toEqual([]);
     });
 
     test('the same request naming a host that resolves publicly is started with its webhook', async () => {
-      const r = await postJson(app.api.base, '/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt: 'x', duration: 5, webhook_url: 'https://hooks.example.com/hook' });
+      const r = await postJson(app.api.base, '/v1/async/videos/generations', {
+        model: 'vendor-video-1-0-pro-250528',
+        prompt: 'x',
+        duration: 5,
+        webhook_url: 'https://hooks.example.com/hook',
+      });
       expect(r.status).toBe(200);
       expect(app.api.started).toHaveLength(1);
     });

@@ -46,7 +46,8 @@ afterAll(async () => {
 
 const admin = (r: Replica, method: string, path: string, body?: unknown) =>
   rawRequest(r.api.base, method, path, ADMIN, body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
-const withKey = (r: Replica, secret: string, path = '/v1/models') => rawRequest(r.api.base, 'GET', path, { Authorization: `Bearer ${secret}` });
+const withKey = (r: Replica, secret: string, path = '/v1/models') =>
+  rawRequest(r.api.base, 'GET', path, { Authorization: `Bearer ${secret}` });
 const storedKeys = (r: Replica) => r.ledger.db.selectFrom('api_keys').selectAll().execute();
 
 describe('admin authentication', () => {
@@ -76,7 +77,12 @@ describe('POST, GET, PATCH, DELETE /admin/v1/keys', () => {
   });
 
   test('POST → 201 with the secret, shown once and stored only as its digest; the key works at once', async () => {
-    const created = await admin(a, 'POST', '/admin/v1/keys', { id: 'team-a', models: ['NB'], max_inflight: 3, budget: { amount: 25.5, currency: 'USD', period: 'month' } });
+    const created = await admin(a, 'POST', '/admin/v1/keys', {
+      id: 'team-a',
+      models: ['NB'],
+      max_inflight: 3,
+      budget: { amount: 25.5, currency: 'USD', period: 'month' },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       id: 'team-a',
@@ -115,9 +121,18 @@ describe('POST, GET, PATCH, DELETE /admin/v1/keys', () => {
   });
 
   test('PATCH changes the given fields (null clears one); an unknown id is 404', async () => {
-    const patched = await admin(a, 'PATCH', '/admin/v1/keys/team-a', { models: null, rate_limit_rps: 5, budget: { amount: 1, currency: 'CNY', period: 'day' } });
+    const patched = await admin(a, 'PATCH', '/admin/v1/keys/team-a', {
+      models: null,
+      rate_limit_rps: 5,
+      budget: { amount: 1, currency: 'CNY', period: 'day' },
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ models: null, rate_limit_rps: 5, max_inflight: 3, budget: { amount: 1, currency: 'CNY', period: 'day' } });
+    expect(patched.body).toMatchObject({
+      models: null,
+      rate_limit_rps: 5,
+      max_inflight: 3,
+      budget: { amount: 1, currency: 'CNY', period: 'day' },
+    });
     expect((await admin(a, 'PATCH', '/admin/v1/keys/nobody', { max_inflight: 1 })).status).toBe(404);
   });
 
@@ -129,7 +144,8 @@ describe('POST, GET, PATCH, DELETE /admin/v1/keys', () => {
     expect((await storedKeys(a)).find((k) => k.id === 'streamer')?.max_streams).toBe(0);
     const cleared = await admin(a, 'PATCH', '/admin/v1/keys/streamer', { max_streams: null });
     expect([cleared.body.max_streams, a.keys.find('streamer')?.maxStreams]).toEqual([null, undefined]);
-    for (const bad of [-1, 1.5, '2']) expect((await admin(a, 'PATCH', '/admin/v1/keys/streamer', { max_streams: bad })).body.error).toMatchObject({ param: 'max_streams' });
+    for (const bad of [-1, 1.5, '2'])
+      expect((await admin(a, 'PATCH', '/admin/v1/keys/streamer', { max_streams: bad })).body.error).toMatchObject({ param: 'max_streams' });
     expect((await admin(a, 'GET', '/admin/v1/keys/alice')).body.max_streams).toBeNull();
   });
 
@@ -166,7 +182,11 @@ describe('bad input → 400 naming the field; nothing is written (§8)', () => {
     ['a non-finite amount', '{"id":"k1","budget":{"amount":1e400,"currency":"USD","period":"day"}}', 'budget.amount'],
     ['an amount given as text', { id: 'k1', budget: { amount: '5', currency: 'USD', period: 'day' } }, 'budget.amount'],
     // Counted in millionths, as PRICES_FILE's amounts are: refused, not rounded.
-    ['an amount with more than 6 decimal places', { id: 'k1', budget: { amount: 0.0000005, currency: 'USD', period: 'day' } }, 'budget.amount'],
+    [
+      'an amount with more than 6 decimal places',
+      { id: 'k1', budget: { amount: 0.0000005, currency: 'USD', period: 'day' } },
+      'budget.amount',
+    ],
     ['an amount with 7 decimal places', { id: 'k1', budget: { amount: 12.3456789, currency: 'USD', period: 'day' } }, 'budget.amount'],
     ['an unknown model in the allowlist', { id: 'k1', models: ['NB', 'no-such-model'] }, 'models.1'],
     ['a duplicate key id (a bootstrap key)', { id: 'alice' }, 'id'],
@@ -190,7 +210,11 @@ describe('bad input → 400 naming the field; nothing is written (§8)', () => {
     const made = await admin(a, 'POST', '/admin/v1/keys', { id: 'k6', budget: { amount: 12.345678, currency: 'USD', period: 'day' } });
     expect([made.status, made.body.budget]).toEqual([201, { amount: 12.345678, currency: 'USD', period: 'day' }]);
     const finer = await admin(a, 'PATCH', '/admin/v1/keys/k6', { budget: { amount: 12.3456781, currency: 'USD', period: 'day' } });
-    expect([finer.status, finer.body.error.param, finer.body.error.message]).toEqual([400, 'budget.amount', expect.stringMatching(/6 decimal places/)]);
+    expect([finer.status, finer.body.error.param, finer.body.error.message]).toEqual([
+      400,
+      'budget.amount',
+      expect.stringMatching(/6 decimal places/),
+    ]);
     expect((await storedKeys(a)).filter((k) => k.id === 'k6').map((k) => Number(k.budget_micros))).toEqual([12_345_678]);
   });
 });

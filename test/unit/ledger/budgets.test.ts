@@ -22,7 +22,10 @@ const MODEL = 'vendor-video-1-0-pro-250528';
 const logger = createLogger('test', 'silent');
 /** A test price for MODEL (the platforms publish none for it): 0.04 USD per second at its default 1080p. */
 const pricesFile = join(tmpdir(), `ledger-prices-${process.pid}.json`);
-writeFileSync(pricesFile, JSON.stringify({ [MODEL]: { currency: 'USD', source: 'test', per_second: { '480p': 0.01, '720p': 0.02, '1080p': 0.04 } } }));
+writeFileSync(
+  pricesFile,
+  JSON.stringify({ [MODEL]: { currency: 'USD', source: 'test', per_second: { '480p': 0.01, '720p': 0.02, '1080p': 0.04 } } }),
+);
 const pricing = TaskPricing.load(buildCatalogue(), { PRICES_FILE: pricesFile });
 const request = { model: MODEL, prompt: 'a fox in the snow', duration: 5 };
 const ESTIMATE = pricing.estimateTaskCost({ kind: 'video', ...request }).cost!.amount;
@@ -57,11 +60,20 @@ afterAll(async () => {
 /** A key with a budget of `tasks` estimates (USD, per month), as the admin API would store it. */
 function budgetedKey(id: string, tasks: number): string {
   const secret = `sk-${id}-0123456789abcdef0123`;
-  keys.replaceManaged([...keys.list().filter((k) => k.source === 'admin'), { id, digest: sha256(secret), budget: { micros: tasks * ESTIMATE, currency: 'USD', period: 'month' } }]);
+  keys.replaceManaged([
+    ...keys.list().filter((k) => k.source === 'admin'),
+    { id, digest: sha256(secret), budget: { micros: tasks * ESTIMATE, currency: 'USD', period: 'month' } },
+  ]);
   return secret;
 }
 const submit = (secret: string, headers: Record<string, string> = {}) =>
-  rawRequest(api.base, 'POST', '/v1/async/videos/generations', { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json', ...headers }, JSON.stringify(request));
+  rawRequest(
+    api.base,
+    'POST',
+    '/v1/async/videos/generations',
+    { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json', ...headers },
+    JSON.stringify(request),
+  );
 const entries = (keyId: string) => ledger.db.selectFrom('ledger_entries').selectAll().where('key_id', '=', keyId).execute();
 
 describe('the reservation', () => {
@@ -74,7 +86,13 @@ describe('the reservation', () => {
     expect(refused.status).toBe(402);
     expect(refused.body.error).toMatchObject({
       code: 'budget_exceeded',
-      budget: { period: 'month', amount: (2 * ESTIMATE) / 1e6, remaining: 0, currency: 'USD', period_start: new Date().toISOString().slice(0, 7) },
+      budget: {
+        period: 'month',
+        amount: (2 * ESTIMATE) / 1e6,
+        remaining: 0,
+        currency: 'USD',
+        period_start: new Date().toISOString().slice(0, 7),
+      },
     });
     expect(refused.body.error.message).toMatch(/month budget of 0\.4 USD .* 0 USD remains/);
     expect(api.started.length).toBe(startedBefore);
@@ -117,7 +135,14 @@ describe('settlement (the worker) and the sweep (the API)', () => {
   const settlement = () => new TaskSettlement(ledger, pricing, logger);
   /** The worker's sink, as the workflow interceptor calls it when the task ends. */
   const taskEnded = (s: TaskSettlement, taskId: string, outcome: 'success' | 'failed' | 'cancelled', usage = {}, billed?: boolean) =>
-    (s.sinks().ledger.taskEnded.fn as (info: unknown, ...a: unknown[]) => void)({ workflowId: taskId }, 'V', { kind: 'video', ...request }, outcome, usage, billed);
+    (s.sinks().ledger.taskEnded.fn as (info: unknown, ...a: unknown[]) => void)(
+      { workflowId: taskId },
+      'V',
+      { kind: 'video', ...request },
+      outcome,
+      usage,
+      billed,
+    );
   const taskIdOf = async (keyId: string) => (await entries(keyId))[0]!.task_id;
 
   test('success settles to the final cost, once: a second settlement changes nothing', async () => {
@@ -154,20 +179,25 @@ describe('settlement (the worker) and the sweep (the API)', () => {
     expect((await entries('victim'))[0]!.state).toBe('settled');
   });
 
-  test.each(['cancelled', 'failed'] as const)('a %s task whose job the platform bills all the same (not stopped upstream) is released at its cost', async (outcome) => {
-    const secret = budgetedKey(`billed-${outcome}`, 5);
-    await submit(secret);
-    await submit(secret);
-    const [billed, stopped] = (await entries(`billed-${outcome}`)).map((e) => e.task_id);
-    const s = settlement();
-    taskEnded(s, billed!, outcome, {}, true);
-    taskEnded(s, stopped!, outcome, {}, false);
-    await s.drain();
-    const byTask = Object.fromEntries((await entries(`billed-${outcome}`)).map((e) => [e.task_id, [e.state, e.outcome, Number(e.final_micros), e.seconds]]));
-    // The running job is billed what the request asked for (the estimate's figure); a stopped one nothing.
-    expect(byTask).toEqual({ [billed!]: ['released', outcome, ESTIMATE, 5], [stopped!]: ['released', outcome, 0, 0] });
-    expect(await committedMicros(ledger, `billed-${outcome}`, 'month')).toBe(ESTIMATE);
-  });
+  test.each(['cancelled', 'failed'] as const)(
+    'a %s task whose job the platform bills all the same (not stopped upstream) is released at its cost',
+    async (outcome) => {
+      const secret = budgetedKey(`billed-${outcome}`, 5);
+      await submit(secret);
+      await submit(secret);
+      const [billed, stopped] = (await entries(`billed-${outcome}`)).map((e) => e.task_id);
+      const s = settlement();
+      taskEnded(s, billed!, outcome, {}, true);
+      taskEnded(s, stopped!, outcome, {}, false);
+      await s.drain();
+      const byTask = Object.fromEntries(
+        (await entries(`billed-${outcome}`)).map((e) => [e.task_id, [e.state, e.outcome, Number(e.final_micros), e.seconds]]),
+      );
+      // The running job is billed what the request asked for (the estimate's figure); a stopped one nothing.
+      expect(byTask).toEqual({ [billed!]: ['released', outcome, ESTIMATE, 5], [stopped!]: ['released', outcome, 0, 0] });
+      expect(await committedMicros(ledger, `billed-${outcome}`, 'month')).toBe(ESTIMATE);
+    },
+  );
 
   test("a replayed task whose first run left a billed job counts both jobs: the first run's cost plus the successful one's", async () => {
     const secret = budgetedKey('billed-victim', 5);
@@ -190,11 +220,18 @@ describe('settlement (the worker) and the sweep (the API)', () => {
     for (let i = 0; i < 3; i++) await submit(secret);
     const [lost, ended, running] = (await entries('swept')).map((e) => e.task_id);
     const records: Record<string, unknown> = {
-      [ended!]: { task_id: ended, status: 'success', model: MODEL, usage: { seconds: 5 }, cost: { amount: ESTIMATE / 1e6, currency: 'USD', estimated: false } },
+      [ended!]: {
+        task_id: ended,
+        status: 'success',
+        model: MODEL,
+        usage: { seconds: 5 },
+        cost: { amount: ESTIMATE / 1e6, currency: 'USD', estimated: false },
+      },
       [running!]: { task_id: running, status: 'running', model: MODEL },
     };
     // Other tests' tasks (other keys) in this database are running, as far as this sweep is concerned.
-    const readTask = async (taskId: string, ownerId: string) => (ownerId === 'swept' ? records[taskId] : { task_id: taskId, status: 'running', model: MODEL }) as never;
+    const readTask = async (taskId: string, ownerId: string) =>
+      (ownerId === 'swept' ? records[taskId] : { task_id: taskId, status: 'running', model: MODEL }) as never;
     expect(await taskLedger.sweep({ minAgeMs: 60_000, readTask })).toBe(0);
     expect(await taskLedger.sweep({ minAgeMs: 0, readTask })).toBe(2);
     const states = Object.fromEntries((await entries('swept')).map((e) => [e.task_id, e.state]));

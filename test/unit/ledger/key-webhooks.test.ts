@@ -59,9 +59,16 @@ afterAll(async () => {
   await app.ledger.close();
 });
 
-const adminCall = (method: string, path: string, body?: unknown) => rawRequest(app.api.base, method, path, ADMIN, body === undefined ? undefined : JSON.stringify(body));
+const adminCall = (method: string, path: string, body?: unknown) =>
+  rawRequest(app.api.base, method, path, ADMIN, body === undefined ? undefined : JSON.stringify(body));
 const asKey = (secret: string, method: string, path: string, body?: unknown) =>
-  rawRequest(app.api.base, method, path, { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' }, body === undefined ? undefined : JSON.stringify(body));
+  rawRequest(
+    app.api.base,
+    method,
+    path,
+    { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
+    body === undefined ? undefined : JSON.stringify(body),
+  );
 const storedRow = (id: string) => app.ledger.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const IMAGE = { model: 'NB', prompt: 'a lighthouse at dusk' };
 
@@ -75,7 +82,10 @@ describe("a stored key's default webhook_url", () => {
 
     const secret = created.body.secret as string;
     expect((await asKey(secret, 'POST', '/v1/async/images/generations', IMAGE)).status).toBe(200);
-    expect((await asKey(secret, 'POST', '/v1/async/images/generations', { ...IMAGE, webhook_url: `${ALLOWED}/own`, webhook_events: ['failed'] })).status).toBe(200);
+    expect(
+      (await asKey(secret, 'POST', '/v1/async/images/generations', { ...IMAGE, webhook_url: `${ALLOWED}/own`, webhook_events: ['failed'] }))
+        .status,
+    ).toBe(200);
     expect(app.targets.slice(-2)).toEqual([
       expect.objectContaining({ url: `${ALLOWED}/team`, events: ['succeeded', 'failed'] }),
       expect.objectContaining({ url: `${ALLOWED}/own`, events: ['failed'] }),

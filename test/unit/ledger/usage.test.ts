@@ -25,7 +25,15 @@ const today = new Date().toISOString().slice(0, 10);
 const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
 
 /** A task as the API reserves it and the worker settles it. */
-async function task(taskId: string, keyId: string, model: string, micros: number, outcome: 'success' | 'failed' | 'running', at: Date, usage: { seconds?: number; images?: number; tokens?: number } = {}) {
+async function task(
+  taskId: string,
+  keyId: string,
+  model: string,
+  micros: number,
+  outcome: 'success' | 'failed' | 'running',
+  at: Date,
+  usage: { seconds?: number; images?: number; tokens?: number } = {},
+) {
   await reserveTask(ledger, { taskId, keyId, platform: 'V', model, estimatedMicros: micros, currency: 'USD', ...usage }, undefined, at);
   if (outcome !== 'running') await settleTask(ledger, taskId, { outcome, finalMicros: outcome === 'success' ? micros : 0, ...usage });
 }
@@ -43,7 +51,12 @@ beforeAll(async () => {
   await task('t4', 'spender', 'model-b', 1_000_000, 'success', new Date(`${yesterday}T12:00:00Z`), { images: 1 });
   await task('t5', 'alice', 'model-a', 3_000_000, 'success', now, { tokens: 1000 });
   // The API could not start this one: released, not a task.
-  await reserveTask(ledger, { taskId: 't6', keyId: 'spender', platform: 'V', model: 'model-a', estimatedMicros: 9_000_000, currency: 'USD' }, undefined, now);
+  await reserveTask(
+    ledger,
+    { taskId: 't6', keyId: 'spender', platform: 'V', model: 'model-a', estimatedMicros: 9_000_000, currency: 'USD' },
+    undefined,
+    now,
+  );
   await settleTask(ledger, 't6', { outcome: 'never_started', finalMicros: 0 });
 });
 afterAll(async () => {
@@ -51,7 +64,8 @@ afterAll(async () => {
   await ledger?.close();
 });
 
-const get = (path: string, secret = SPENDER, headers: Record<string, string> = {}) => rawRequest(api.base, 'GET', path, { Authorization: `Bearer ${secret}`, ...headers });
+const get = (path: string, secret = SPENDER, headers: Record<string, string> = {}) =>
+  rawRequest(api.base, 'GET', path, { Authorization: `Bearer ${secret}`, ...headers });
 
 describe('GET /v1/usage', () => {
   test("the caller's tasks per model: outcomes, units, cost (final, or the estimate while running); the budget's state", async () => {
@@ -59,21 +73,52 @@ describe('GET /v1/usage', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ object: 'usage', start: yesterday, end: today, group_by: 'model' });
     expect(r.body.data).toEqual([
-      { model: 'model-a', tasks: 2, succeeded: 1, failed: 1, running: 0, unpriced: 0, seconds: 10, images: 0, tokens: 0, cost: { USD: 1.5 } },
-      { model: 'model-b', tasks: 2, succeeded: 1, failed: 0, running: 1, unpriced: 0, seconds: 0, images: 3, tokens: 0, cost: { USD: 1.25 } },
+      {
+        model: 'model-a',
+        tasks: 2,
+        succeeded: 1,
+        failed: 1,
+        running: 0,
+        unpriced: 0,
+        seconds: 10,
+        images: 0,
+        tokens: 0,
+        cost: { USD: 1.5 },
+      },
+      {
+        model: 'model-b',
+        tasks: 2,
+        succeeded: 1,
+        failed: 0,
+        running: 1,
+        unpriced: 0,
+        seconds: 0,
+        images: 3,
+        tokens: 0,
+        cost: { USD: 1.25 },
+      },
     ]);
     expect(r.body.budget).toMatchObject({ amount: 5, currency: 'USD', period: 'month', period_start: today.slice(0, 7), unpriced: 0 });
   });
 
   test('group_by=day; a range that leaves out yesterday leaves out its task', async () => {
     const r = await get(`/v1/usage?start=${today}&end=${today}&group_by=day`);
-    expect(r.body.data).toEqual([{ day: today, tasks: 3, succeeded: 1, failed: 1, running: 1, unpriced: 0, seconds: 10, images: 2, tokens: 0, cost: { USD: 1.75 } }]);
+    expect(r.body.data).toEqual([
+      { day: today, tasks: 3, succeeded: 1, failed: 1, running: 1, unpriced: 0, seconds: 10, images: 2, tokens: 0, cost: { USD: 1.75 } },
+    ]);
   });
 
   test('Accept: text/csv gives CSV, a header and one line per group', async () => {
     const r = await get(`/v1/usage?start=${yesterday}&end=${today}`, SPENDER, { Accept: 'text/csv' });
     expect(r.headers['content-type']).toMatch(/^text\/csv/);
-    expect(r.body).toBe(['model,tasks,succeeded,failed,running,unpriced,seconds,images,tokens,cost_USD,cost_CNY', 'model-a,2,1,1,0,0,10,0,0,1.5,0', 'model-b,2,1,0,1,0,0,3,0,1.25,0', ''].join('\n'));
+    expect(r.body).toBe(
+      [
+        'model,tasks,succeeded,failed,running,unpriced,seconds,images,tokens,cost_USD,cost_CNY',
+        'model-a,2,1,1,0,0,10,0,0,1.5,0',
+        'model-b,2,1,0,1,0,0,3,0,1.25,0',
+        '',
+      ].join('\n'),
+    );
   });
 
   test.each([
@@ -116,9 +161,13 @@ describe('tasks counted at zero say so: `unpriced`', () => {
   beforeAll(async () => {
     taskLedger = new TaskLedger(ledger, TaskPricing.load(catalogue, {}));
     // A key with a USD budget: V20's CNY price does not count against it, Seedance has no price at all.
-    keys.replaceManaged([...keys.list().filter((k) => k.source === 'admin'), { id: 'mixed', digest: sha256(MIXED), budget: { micros: 10_000_000, currency: 'USD', period: 'day' } }]);
+    keys.replaceManaged([
+      ...keys.list().filter((k) => k.source === 'admin'),
+      { id: 'mixed', digest: sha256(MIXED), budget: { micros: 10_000_000, currency: 'USD', period: 'day' } },
+    ]);
     const key = keys.find('mixed')!;
-    const reserve = (taskId: string, request: never) => taskLedger.reserve(key, taskId, catalogue.find('video', (request as { model: string }).model)!, request);
+    const reserve = (taskId: string, request: never) =>
+      taskLedger.reserve(key, taskId, catalogue.find('video', (request as { model: string }).model)!, request);
     await reserve('m1', V20);
     await reserve('m2', V20);
     await reserve('m3', SEEDANCE);
@@ -148,10 +197,18 @@ describe('tasks counted at zero say so: `unpriced`', () => {
   });
 
   test('an estimate without a price that the final figure prices (tokens reported) no longer counts at zero', async () => {
-    await reserveTask(ledger, { taskId: 'm4', keyId: 'late', platform: 'V', model: 'model-t', estimatedMicros: 0, currency: 'USD', unpriced: 'no_price' }, undefined);
+    await reserveTask(
+      ledger,
+      { taskId: 'm4', keyId: 'late', platform: 'V', model: 'model-t', estimatedMicros: 0, currency: 'USD', unpriced: 'no_price' },
+      undefined,
+    );
     expect((await get(`/admin/v1/usage?key=late&start=${today}`, ADMIN_TOKEN)).body.data[0]).toMatchObject({ running: 1, unpriced: 1 });
     await settleTask(ledger, 'm4', { outcome: 'success', finalMicros: 700_000, priced: true, tokens: 10 });
-    expect((await get(`/admin/v1/usage?key=late&start=${today}`, ADMIN_TOKEN)).body.data[0]).toMatchObject({ running: 0, unpriced: 0, cost: { USD: 0.7 } });
+    expect((await get(`/admin/v1/usage?key=late&start=${today}`, ADMIN_TOKEN)).body.data[0]).toMatchObject({
+      running: 0,
+      unpriced: 0,
+      cost: { USD: 0.7 },
+    });
   });
 });
 
@@ -164,7 +221,11 @@ describe('the 80 % gauge', () => {
     expect(await keysNearBudget(keys, taskLedger)).toBe(0);
     expect(await scrape()).toBe('mediagate_ledger_keys_over_budget_fraction 0');
     const budget = keys.find('spender')!.budget!;
-    await reserveTask(ledger, { taskId: 't7', keyId: 'spender', platform: 'V', model: 'model-a', estimatedMicros: 4_100_000, currency: 'USD' }, budget);
+    await reserveTask(
+      ledger,
+      { taskId: 't7', keyId: 'spender', platform: 'V', model: 'model-a', estimatedMicros: 4_100_000, currency: 'USD' },
+      budget,
+    );
     expect(await scrape()).toBe('mediagate_ledger_keys_over_budget_fraction 1');
   });
 });

@@ -29,7 +29,14 @@ describe('one record type for T, V and B', () => {
     expect(records.length).toBeGreaterThan(0);
     for (const r of records) {
       expect(r).toEqual(
-        expect.objectContaining({ id: expect.any(String), platform, kind: expect.stringMatching(/^(video|image)$/), upstream: expect.any(Object), ratios: expect.any(Array), capabilities: expect.any(Array) }),
+        expect.objectContaining({
+          id: expect.any(String),
+          platform,
+          kind: expect.stringMatching(/^(video|image)$/),
+          upstream: expect.any(Object),
+          ratios: expect.any(Array),
+          capabilities: expect.any(Array),
+        }),
       );
       if (r.kind === 'video') expect(r.durations).toBeDefined();
     }
@@ -38,15 +45,24 @@ describe('one record type for T, V and B', () => {
   test("T's own limits are the record's extras: the last frame only at 1080P, 1080P at 6 s, quality → Resolution", () => {
     expect(record('T', 'video', 'VendorK-2.1').extras).toEqual({ lastFrameOnlyAt: '1080P' });
     expect(record('T', 'video', 'VendorH-2.3').extras).toEqual({ durationsAt: { resolution: '1080P', durations: [6] } });
-    expect(record('T', 'image', 'VendorK-2.1')).toMatchObject({ qualities: ['standard', '2K'], extras: { imageQuality: { standard: '1k', '2K': '2k' } } });
+    expect(record('T', 'image', 'VendorK-2.1')).toMatchObject({
+      qualities: ['standard', '2K'],
+      extras: { imageQuality: { standard: '1k', '2K': '2k' } },
+    });
     expect(record('T', 'image', 'VendorY-3.0').extras).toEqual({ imageQuality: { standard: null } });
 
     // …and what validation and the wire do with them.
-    expect(() => normalised('video', { model: 'VendorK-2.1', image_url: IMG, last_frame_url: IMG2, resolution: '720P', duration: 5 })).toThrow(/only at 1080P/);
+    expect(() =>
+      normalised('video', { model: 'VendorK-2.1', image_url: IMG, last_frame_url: IMG2, resolution: '720P', duration: 5 }),
+    ).toThrow(/only at 1080P/);
     const img = normalised('image', { model: 'VendorK-2.1', prompt: 'p', quality: '2K' });
-    expect(toTCreateCall(img.entry, img.request, { subAppId: 1, dedupKey: 'k' }).body).toMatchObject({ OutputConfig: { Resolution: '2k' } });
+    expect(toTCreateCall(img.entry, img.request, { subAppId: 1, dedupKey: 'k' }).body).toMatchObject({
+      OutputConfig: { Resolution: '2k' },
+    });
     const hunyuan = normalised('image', { model: 'VendorY-3.0', prompt: 'p', quality: 'standard' });
-    expect(toTCreateCall(hunyuan.entry, hunyuan.request, { subAppId: 1, dedupKey: 'k' }).body).not.toHaveProperty('OutputConfig.Resolution');
+    expect(toTCreateCall(hunyuan.entry, hunyuan.request, { subAppId: 1, dedupKey: 'k' }).body).not.toHaveProperty(
+      'OutputConfig.Resolution',
+    );
   });
 
   test("V's sound default is a record field, and the create body follows it", () => {
@@ -62,11 +78,19 @@ describe('one record type for T, V and B', () => {
 
   test("B's records carry their resolved B model as extras: code, family, TaskInput fields with evidence tags", () => {
     const k21 = record('B', 'video', 'K21');
-    expect(k21.extras).toMatchObject({ kind: 'video', code: 'K21', family: 'kling', fields: { lastFrame: { name: 'imageTail', evidence: 'GUESS' } } });
+    expect(k21.extras).toMatchObject({
+      kind: 'video',
+      code: 'K21',
+      family: 'kling',
+      fields: { lastFrame: { name: 'imageTail', evidence: 'GUESS' } },
+    });
     expect(bModelOf(k21)).toBe(k21.extras);
     expect(k21.evidence).toMatch(/field names: .*GUESS/);
     const r = normalised('video', { model: 'K21', image_url: IMG, last_frame_url: IMG2, duration: 5 });
-    expect(toBCreate(r.entry, r.request).body).toEqual({ model: 'K21', modelK21TaskInput: { duration: 5, image: { imageUrl: IMG }, imageTail: { imageUrl: IMG2 } } });
+    expect(toBCreate(r.entry, r.request).body).toEqual({
+      model: 'K21',
+      modelK21TaskInput: { duration: 5, image: { imageUrl: IMG }, imageTail: { imageUrl: IMG2 } },
+    });
   });
 });
 
@@ -105,7 +129,9 @@ describe('GET /v1/models', () => {
 
   test('every size an image model lists is one its generation request takes', async () => {
     const { body } = await api.get('/v1/models');
-    const images = body.data.flatMap((m: any) => (m.kinds.includes('image') ? [{ id: m.id, sizes: (m.image ?? m).sizes as string[] }] : []));
+    const images = body.data.flatMap((m: any) =>
+      m.kinds.includes('image') ? [{ id: m.id, sizes: (m.image ?? m).sizes as string[] }] : [],
+    );
     expect(images.length).toBeGreaterThan(5);
     for (const { id, sizes } of images) {
       for (const size of sizes) {

@@ -45,7 +45,11 @@ describe('PLATFORM_T_MODELS_FILE', () => {
 
     const cat = buildCatalogue(withFile(T, { models: { 'GV-3.1': { durations: [4, 8] } } }));
     const r = normalised('video', { model: 'GV-3.1', prompt: 'p', duration: 4 }, cat);
-    expect(toTCreateCall(r.entry, r.request, T_OPTS).body).toMatchObject({ ModelName: 'GV', ModelVersion: '3.1', OutputConfig: { Duration: 4 } });
+    expect(toTCreateCall(r.entry, r.request, T_OPTS).body).toMatchObject({
+      ModelName: 'GV',
+      ModelVersion: '3.1',
+      OutputConfig: { Duration: 4 },
+    });
     expect(refusedParam('video', { model: 'GV-3.1', prompt: 'p', duration: 5 }, cat)).toBe('duration');
     // Other models keep their defaults.
     expect(refusedParam('video', { model: 'GV-3.1-fast', prompt: 'p', duration: 4 }, cat)).toBe('duration');
@@ -55,7 +59,9 @@ describe('PLATFORM_T_MODELS_FILE', () => {
       const gv = (await api.get('/v1/models/GV-3.1')).body;
       expect(gv).toMatchObject({ durations: { values: [4, 8] }, source: expect.stringMatching(/durations set by PLATFORM_T_MODELS_FILE/) });
       expect((await api.post('/v1/async/videos/generations', { model: 'GV-3.1', prompt: 'p', duration: 4 })).status).toBe(200);
-      expect((await api.post('/v1/async/videos/generations', { model: 'GV-3.1-fast', prompt: 'p', duration: 4 })).body.error).toMatchObject({ param: 'duration' });
+      expect((await api.post('/v1/async/videos/generations', { model: 'GV-3.1-fast', prompt: 'p', duration: 4 })).body.error).toMatchObject(
+        { param: 'duration' },
+      );
     } finally {
       await api.close();
     }
@@ -87,21 +93,43 @@ describe('PLATFORM_T_MODELS_FILE', () => {
     );
     const k25 = normalised('video', { model: 'VendorK-2.5', prompt: 'p', duration: 5 }, cat);
     expect(toTCreateCall(k25.entry, k25.request, T_OPTS).body).toMatchObject({ ModelName: 'Kling', ModelVersion: '2.5-turbo' });
-    expect(refusedParam('video', { model: 'VendorK-2.1', image_url: IMG, last_frame_url: IMG2, resolution: '720P', duration: 5 }, cat)).toBeUndefined();
+    expect(
+      refusedParam('video', { model: 'VendorK-2.1', image_url: IMG, last_frame_url: IMG2, resolution: '720P', duration: 5 }, cat),
+    ).toBeUndefined();
     const hd = normalised('image', { model: 'VendorK-2.1', prompt: 'p', quality: 'hd' }, cat);
     expect(toTCreateCall(hd.entry, hd.request, T_OPTS).body).toMatchObject({ OutputConfig: { Resolution: '4k' } });
   });
 
   test.each<[string, unknown, RegExp]>([
     ['not JSON', '{"models":', /PLATFORM_T_MODELS_FILE: .*\.json: the file is not JSON/],
-    ['an unknown model', { models: { 'GV-9': { durations: [8] } } }, /PLATFORM_T_MODELS_FILE: .*: models\.GV-9: not a platform T model; the models are GV-3\.1, /],
-    ['durations on an image model', { models: { 'GEM-2.5': { durations: [8] } } }, /models\.GEM-2\.5\.durations: GEM-2\.5 is an image model/],
-    ['durations on an id offered for both kinds', { models: { 'VendorK-2.1': { durations: [5] } } }, /models\.VendorK-2\.1\.durations: .*name one kind with "video:VendorK-2\.1"/],
+    [
+      'an unknown model',
+      { models: { 'GV-9': { durations: [8] } } },
+      /PLATFORM_T_MODELS_FILE: .*: models\.GV-9: not a platform T model; the models are GV-3\.1, /,
+    ],
+    [
+      'durations on an image model',
+      { models: { 'GEM-2.5': { durations: [8] } } },
+      /models\.GEM-2\.5\.durations: GEM-2\.5 is an image model/,
+    ],
+    [
+      'durations on an id offered for both kinds',
+      { models: { 'VendorK-2.1': { durations: [5] } } },
+      /models\.VendorK-2\.1\.durations: .*name one kind with "video:VendorK-2\.1"/,
+    ],
     ['a duration that is no whole number', { models: { 'GV-3.1': { durations: [4.5] } } }, /models\.GV-3\.1\.durations/],
     ['an unknown key', { models: { 'GV-3.1': { duration: [4] } } }, /models\.GV-3\.1: Unrecognized key: "duration"/],
     ['an unknown capability', { models: { 'GV-3.1': { capabilities: ['teleport'] } } }, /models\.GV-3\.1\.capabilities\.0/],
-    ['an unknown extras key', { models: { 'GV-3.1': { extras: { lastFrame: '1080P' } } } }, /models\.GV-3\.1\.extras: Unrecognized key: "lastFrame"/],
-    ['an image extra on a video model', { models: { 'GV-3.1': { extras: { imageQuality: { hd: '4K' } } } } }, /models\.GV-3\.1\.extras\.imageQuality: GV-3\.1 is a video model/],
+    [
+      'an unknown extras key',
+      { models: { 'GV-3.1': { extras: { lastFrame: '1080P' } } } },
+      /models\.GV-3\.1\.extras: Unrecognized key: "lastFrame"/,
+    ],
+    [
+      'an image extra on a video model',
+      { models: { 'GV-3.1': { extras: { imageQuality: { hd: '4K' } } } } },
+      /models\.GV-3\.1\.extras\.imageQuality: GV-3\.1 is a video model/,
+    ],
     ['an upstream id of the wrong shape', { models: { 'GV-3.1': { upstream: { model: 'gv' } } } }, /models\.GV-3\.1\.upstream/],
   ])('%s → a start-up ConfigError naming the variable and the entry', (_name, content, message) => {
     const env = withFile(T, content);
@@ -126,7 +154,9 @@ describe('PLATFORM_V_MODELS_FILE', () => {
   });
 
   test('the shared form sets the upstream id and limits; the first form ({"<id>": "<upstream id>" | null}) still works', () => {
-    const shared = buildCatalogue(withFile(V, { models: { [V20]: { upstream: { model: 'dreamina-seedance-2-0-260128' }, durations: { min: 4, max: 10 } } } }));
+    const shared = buildCatalogue(
+      withFile(V, { models: { [V20]: { upstream: { model: 'dreamina-seedance-2-0-260128' }, durations: { min: 4, max: 10 } } } }),
+    );
     expect(body(shared, V20).model).toBe('dreamina-seedance-2-0-260128');
     expect(refusedParam('video', { model: V20, prompt: 'p', duration: 12 }, shared)).toBe('duration');
 
@@ -136,9 +166,21 @@ describe('PLATFORM_V_MODELS_FILE', () => {
   });
 
   test.each<[string, unknown, RegExp]>([
-    ['an extras key V does not know', { models: { [V20]: { extras: { frameRate: 24 } } } }, /models\.vendor-video-2-0-260128\.extras: Unrecognized key: "frameRate"/],
-    ['a reference video count over 10', { models: { [V20]: { extras: { maxReferenceVideos: 11 } } } }, /models\.vendor-video-2-0-260128\.extras\.maxReferenceVideos: Too big/],
-    ['an upstream id with spaces, in the first form', { [V20]: 'has spaces' }, /models\.vendor-video-2-0-260128\.upstream\.model: must be a model or endpoint id/],
+    [
+      'an extras key V does not know',
+      { models: { [V20]: { extras: { frameRate: 24 } } } },
+      /models\.vendor-video-2-0-260128\.extras: Unrecognized key: "frameRate"/,
+    ],
+    [
+      'a reference video count over 10',
+      { models: { [V20]: { extras: { maxReferenceVideos: 11 } } } },
+      /models\.vendor-video-2-0-260128\.extras\.maxReferenceVideos: Too big/,
+    ],
+    [
+      'an upstream id with spaces, in the first form',
+      { [V20]: 'has spaces' },
+      /models\.vendor-video-2-0-260128\.upstream\.model: must be a model or endpoint id/,
+    ],
   ])('%s → a start-up ConfigError naming the variable and the entry', (_name, content, message) => {
     const env = withFile(V, content);
     expect(() => buildCatalogue(env)).toThrow(ConfigError);
@@ -165,9 +207,15 @@ describe('PLATFORM_B_MODELS_FILE', () => {
         },
       }),
     );
-    expect(k21Body(cat)).toEqual({ model: 'K21', modelK21TaskInput: { duration: 5, image: { imageUrl: IMG }, tailImage: { imageUrl: IMG2 } } });
+    expect(k21Body(cat)).toEqual({
+      model: 'K21',
+      modelK21TaskInput: { duration: 5, image: { imageUrl: IMG }, tailImage: { imageUrl: IMG2 } },
+    });
     const vq2 = normalised('video', { model: 'VQ2', action: 'text_to_video', prompt: 'p', duration: 8, bgm: 'true' }, cat);
-    expect(toBCreate(vq2.entry, vq2.request).body).toEqual({ model: 'VQ2', modelVQ2TaskInput: { prompt: 'p', duration: 8, bgm: true, movementAmplitude: 'auto' } });
+    expect(toBCreate(vq2.entry, vq2.request).body).toEqual({
+      model: 'VQ2',
+      modelVQ2TaskInput: { prompt: 'p', duration: 8, bgm: true, movementAmplitude: 'auto' },
+    });
     expect(refusedParam('video', { model: 'VQ2', action: 'text_to_video', prompt: 'p', duration: 5 }, cat)).toBe('duration');
     expect(normalised('image', { model: 'NB', prompt: 'p', quality: '2K' }, cat).request.quality).toBe('2K');
     expect(cat.find('video', 'H20')).toBeUndefined();
@@ -176,17 +224,34 @@ describe('PLATFORM_B_MODELS_FILE', () => {
 
   test("B's first form ({families, models} with B's keys) is still read", () => {
     expect(k21Body(buildCatalogue())).toMatchObject({ modelK21TaskInput: { imageTail: { imageUrl: IMG2 } } });
-    const cat = buildCatalogue(withFile(B, { families: { kling: { fields: { lastFrame: { name: 'tailImage' } } } }, models: { VQ2: { aspectRatios: ['16:9'] }, NB: null } }));
+    const cat = buildCatalogue(
+      withFile(B, {
+        families: { kling: { fields: { lastFrame: { name: 'tailImage' } } } },
+        models: { VQ2: { aspectRatios: ['16:9'] }, NB: null },
+      }),
+    );
     expect(k21Body(cat)).toMatchObject({ modelK21TaskInput: { tailImage: { imageUrl: IMG2 } } });
     expect(cat.find('image', 'NB')).toBeUndefined();
     expect(refusedParam('video', { model: 'VQ2', action: 'text_to_video', prompt: 'p', duration: 5, ratio: '1:1' }, cat)).toBe('ratio');
   });
 
   test.each<[string, unknown, RegExp]>([
-    ['a common field B derives from its fields', { models: { K21: { capabilities: ['sound'] } } }, /models\.K21: Unrecognized key: "capabilities"/],
-    ['a video ratio the gateway cannot carry', { models: { VQ2: { ratios: ['2:1'], extras: {} } } }, /models\.VQ2\.ratios: '2:1' is not a video ratio/],
+    [
+      'a common field B derives from its fields',
+      { models: { K21: { capabilities: ['sound'] } } },
+      /models\.K21: Unrecognized key: "capabilities"/,
+    ],
+    [
+      'a video ratio the gateway cannot carry',
+      { models: { VQ2: { ratios: ['2:1'], extras: {} } } },
+      /models\.VQ2\.ratios: '2:1' is not a video ratio/,
+    ],
     ['an unknown family in the platform part', { platform: { families: { sora: {} } } }, /platform\.families/],
-    ['a bad field name in extras', { models: { VQ2: { extras: { fields: { prompt: { name: 'the prompt' } } } } } }, /models\.VQ2\.extras\.fields\.prompt\.name: must be an identifier/],
+    [
+      'a bad field name in extras',
+      { models: { VQ2: { extras: { fields: { prompt: { name: 'the prompt' } } } } } },
+      /models\.VQ2\.extras\.fields\.prompt\.name: must be an identifier/,
+    ],
   ])('%s → a start-up ConfigError naming the variable and the entry', (_name, content, message) => {
     const env = withFile(B, content);
     expect(() => buildCatalogue(env)).toThrow(ConfigError);

@@ -26,7 +26,7 @@ const PER_TOKEN: ModelPrice = {
 describe('per second by resolution', () => {
   const gv = record('video', 'GV-3.1');
 
-  test('the estimate is seconds × the resolution\'s rate, case-insensitively, exact in micros', () => {
+  test("the estimate is seconds × the resolution's rate, case-insensitively, exact in micros", () => {
     const r = estimateTaskCost({ kind: 'video', model: 'GV-3.1', duration: 8, resolution: '1080p' }, gv, PER_SECOND);
     expect(r).toEqual({ usage: { seconds: 8 }, cost: { amount: 2_000_000, currency: 'USD', estimated: true } });
     expect(costJson(r.cost)).toEqual({ amount: 2, currency: 'USD', estimated: true });
@@ -34,7 +34,11 @@ describe('per second by resolution', () => {
 
   test('sound picks the sound rate; no sound the silent one', () => {
     const silent = estimateTaskCost({ kind: 'video', model: 'GV-3.1', duration: 8, resolution: '720p' }, gv, PER_SECOND);
-    const sound = estimateTaskCost({ kind: 'video', model: 'GV-3.1', duration: 8, resolution: '720p', generate_audio: true }, gv, PER_SECOND);
+    const sound = estimateTaskCost(
+      { kind: 'video', model: 'GV-3.1', duration: 8, resolution: '720p', generate_audio: true },
+      gv,
+      PER_SECOND,
+    );
     expect(silent.cost!.amount).toBe(800_000);
     expect(sound.cost!.amount).toBe(1_200_000);
   });
@@ -44,7 +48,7 @@ describe('per second by resolution', () => {
     expect(r.cost!.amount).toBe(2_000_000);
   });
 
-  test('the final figure uses the seconds the platform reported, else the request\'s', () => {
+  test("the final figure uses the seconds the platform reported, else the request's", () => {
     const req = { kind: 'video' as const, model: 'GV-3.1', duration: 8, resolution: '1080p' };
     expect(finalTaskCost(req, gv, PER_SECOND, { seconds: 5 }, 'success')).toEqual({
       usage: { seconds: 5 },
@@ -57,7 +61,7 @@ describe('per second by resolution', () => {
 describe('per image', () => {
   const nb = record('image', 'I4YG1');
 
-  test('n × the quality\'s rate, else the size\'s, else `*`', () => {
+  test("n × the quality's rate, else the size's, else `*`", () => {
     expect(estimateTaskCost({ kind: 'image', model: 'I4YG1', n: 3, quality: 'hd' }, nb, PER_IMAGE)).toEqual({
       usage: { images: 3 },
       cost: { amount: 1_200_000, currency: 'CNY', estimated: true },
@@ -87,7 +91,9 @@ describe('per token', () => {
       cost: { amount: 3_672_000, currency: 'CNY', estimated: false },
     });
     expect(finalTaskCost({ ...req, generate_audio: true }, seedance, PER_TOKEN, { tokens: 1 }, 'success').cost!.amount).toBe(30);
-    expect(finalTaskCost(req, seedance, { ...PER_TOKEN, perToken: { perMillion: micros(0.6) } }, { tokens: 3 }, 'success').cost!.amount).toBe(2);
+    expect(
+      finalTaskCost(req, seedance, { ...PER_TOKEN, perToken: { perMillion: micros(0.6) } }, { tokens: 3 }, 'success').cost!.amount,
+    ).toBe(2);
   });
 
   test('without tokens per second the estimate has usage but no cost; the final one is priced from the report', () => {
@@ -100,13 +106,19 @@ describe('per token', () => {
 describe('the estimate is an upper bound of what the platform bills (what a budget reserves)', () => {
   const seedance = record('video', 'vendor-video-1-0-pro-250528');
   /** tokens_per_second as docs/operations.md §16 gives it: each resolution's largest frame. */
-  const BOUND: ModelPrice = { currency: 'CNY', source: 'test', perToken: { perMillion: micros(15), tokensPerSecond: { '480p': 9720, '720p': 22560, '1080p': 48960 } } };
+  const BOUND: ModelPrice = {
+    currency: 'CNY',
+    source: 'test',
+    perToken: { perMillion: micros(15), tokensPerSecond: { '480p': 9720, '720p': 22560, '1080p': 48960 } },
+  };
   /** What Ark bills (the simulator's formula, sim/v/tasks.ts): width × height × 24 fps × seconds / 1024. */
   const billed = (resolution: string, ratio: string, seconds: number) => {
     const [w, h] = V_DIMENSIONS[resolution]![ratio]!;
     return Math.round((w * h * V_FPS * seconds) / 1024);
   };
-  const cases = Object.entries(V_DIMENSIONS).flatMap(([resolution, ratios]) => Object.keys(ratios).flatMap((ratio) => [4, 5, 12].map((seconds) => ({ resolution, ratio, seconds }))));
+  const cases = Object.entries(V_DIMENSIONS).flatMap(([resolution, ratios]) =>
+    Object.keys(ratios).flatMap((ratio) => [4, 5, 12].map((seconds) => ({ resolution, ratio, seconds }))),
+  );
 
   test.each(cases)('$resolution $ratio $seconds s: final ≤ estimate', ({ resolution, ratio, seconds }) => {
     const req = { kind: 'video' as const, model: 'vendor-video-1-0-pro-250528', duration: seconds, resolution };
@@ -117,14 +129,28 @@ describe('the estimate is an upper bound of what the platform bills (what a budg
 
   test('a request that leaves duration and resolution open reserves the most any of its outputs bills', () => {
     const estimate = estimateTaskCost({ kind: 'video', model: 'vendor-video-1-0-pro-250528' }, seedance, BOUND).cost!.amount;
-    const most = Math.max(...cases.map(({ resolution, ratio }) => finalTaskCost({ kind: 'video', model: 'vendor-video-1-0-pro-250528' }, seedance, BOUND, { tokens: billed(resolution, ratio, 12) }, 'success').cost!.amount));
+    const most = Math.max(
+      ...cases.map(
+        ({ resolution, ratio }) =>
+          finalTaskCost(
+            { kind: 'video', model: 'vendor-video-1-0-pro-250528' },
+            seedance,
+            BOUND,
+            { tokens: billed(resolution, ratio, 12) },
+            'success',
+          ).cost!.amount,
+      ),
+    );
     expect(most).toBeLessThanOrEqual(estimate);
   });
 
   test("the 16:9 figure alone (20592 at 720p) falls short of 1:1, 4:3 and 21:9: why the table takes each resolution's largest frame", () => {
     const req = { kind: 'video' as const, model: 'vendor-video-1-0-pro-250528', duration: 5, resolution: '720p' };
-    const short = estimateTaskCost(req, seedance, { ...BOUND, perToken: { perMillion: micros(15), tokensPerSecond: { '720p': 20592 } } }).cost!.amount;
-    const over = ['1:1', '4:3', '21:9'].map((ratio) => finalTaskCost(req, seedance, BOUND, { tokens: billed('720p', ratio, 5) }, 'success').cost!.amount);
+    const short = estimateTaskCost(req, seedance, { ...BOUND, perToken: { perMillion: micros(15), tokensPerSecond: { '720p': 20592 } } })
+      .cost!.amount;
+    const over = ['1:1', '4:3', '21:9'].map(
+      (ratio) => finalTaskCost(req, seedance, BOUND, { tokens: billed('720p', ratio, 5) }, 'success').cost!.amount,
+    );
     for (const final of over) expect(final).toBeGreaterThan(short);
   });
 });
@@ -138,27 +164,33 @@ describe('no price, no charge', () => {
     expect(finalTaskCost(req, seedance, null, { tokens: 1000 }, 'success')).toEqual({ usage: { seconds: 5, tokens: 1000 }, cost: null });
   });
 
-  test.each(['failed', 'cancelled'] as const)('a %s task whose job the platform does not bill costs zero, final, whatever it reported', (outcome) => {
-    for (const billed of [undefined, false]) {
-      expect(finalTaskCost(req, seedance, PER_TOKEN, { tokens: 244_800 }, outcome, billed)).toEqual({
-        usage: { seconds: 0, tokens: 0 },
-        cost: { amount: 0, currency: 'CNY', estimated: false },
-      });
-    }
-  });
+  test.each(['failed', 'cancelled'] as const)(
+    'a %s task whose job the platform does not bill costs zero, final, whatever it reported',
+    (outcome) => {
+      for (const billed of [undefined, false]) {
+        expect(finalTaskCost(req, seedance, PER_TOKEN, { tokens: 244_800 }, outcome, billed)).toEqual({
+          usage: { seconds: 0, tokens: 0 },
+          cost: { amount: 0, currency: 'CNY', estimated: false },
+        });
+      }
+    },
+  );
 });
 
 describe('a task that ended without success while its job ran on (billed)', () => {
   const gv = record('video', 'GV-3.1');
   const seedance = record('video', 'vendor-video-1-0-pro-250528');
 
-  test.each(['failed', 'cancelled'] as const)('a %s task whose job could not be stopped costs what the job does, from the request', (outcome) => {
-    const req = { kind: 'video' as const, model: 'GV-3.1', duration: 8, resolution: '720p' };
-    const figure = finalTaskCost(req, gv, PER_SECOND, {}, outcome, true);
-    expect(figure).toEqual({ usage: { seconds: 8 }, cost: { amount: 800_000, currency: 'USD', estimated: false } });
-    // The figure a budget reserved for it at the start, now final.
-    expect(figure.cost!.amount).toBe(estimateTaskCost(req, gv, PER_SECOND).cost!.amount);
-  });
+  test.each(['failed', 'cancelled'] as const)(
+    'a %s task whose job could not be stopped costs what the job does, from the request',
+    (outcome) => {
+      const req = { kind: 'video' as const, model: 'GV-3.1', duration: 8, resolution: '720p' };
+      const figure = finalTaskCost(req, gv, PER_SECOND, {}, outcome, true);
+      expect(figure).toEqual({ usage: { seconds: 8 }, cost: { amount: 800_000, currency: 'USD', estimated: false } });
+      // The figure a budget reserved for it at the start, now final.
+      expect(figure.cost!.amount).toBe(estimateTaskCost(req, gv, PER_SECOND).cost!.amount);
+    },
+  );
 
   test('what the platform reported before the task ended is used where it says', () => {
     const req = { kind: 'video' as const, model: 'vendor-video-1-0-pro-250528', duration: 5, resolution: '720p' };
@@ -173,20 +205,25 @@ describe('a task that ended without success while its job ran on (billed)', () =
       usage: { images: 2 },
       cost: { amount: 400_000, currency: 'CNY', estimated: false },
     });
-    expect(finalTaskCost({ kind: 'video', model: 'GV-3.1', duration: 8 }, gv, null, {}, 'failed', true)).toEqual({ usage: { seconds: 8 }, cost: null });
+    expect(finalTaskCost({ kind: 'video', model: 'GV-3.1', duration: 8 }, gv, null, {}, 'failed', true)).toEqual({
+      usage: { seconds: 8 },
+      cost: null,
+    });
   });
 });
 
 describe('defaults', () => {
   const seedance = record('video', 'vendor-video-1-0-pro-250528');
 
-  test('a duration left open is estimated at the model\'s longest', () => {
+  test("a duration left open is estimated at the model's longest", () => {
     expect(estimateTaskCost({ kind: 'video', model: 'vendor-video-1-0-pro-250528' }, seedance, null).usage).toEqual({ seconds: 12 });
   });
 });
 
 test('pricedRequest keeps only the fields that decide a price', () => {
-  expect(pricedRequest({ kind: 'video', model: 'm', prompt: 'a fox', duration: 5, resolution: '720p', generate_audio: false, image_url: 'x' })).toEqual({
+  expect(
+    pricedRequest({ kind: 'video', model: 'm', prompt: 'a fox', duration: 5, resolution: '720p', generate_audio: false, image_url: 'x' }),
+  ).toEqual({
     kind: 'video',
     model: 'm',
     duration: 5,

@@ -14,9 +14,17 @@ describe('published prices', () => {
   const pricing = TaskPricing.load(catalogue, {});
 
   test("B's VQ1 and V20 carry the official page's per-clip prices, per second, in CNY", () => {
-    expect(pricing.priceOf('VQ1')).toEqual({ currency: 'CNY', source: 'https://cloud.baidu.com/doc/VOD/s/dm64ry4hl', perSecond: { '1080p': micros(0.5) } });
+    expect(pricing.priceOf('VQ1')).toEqual({
+      currency: 'CNY',
+      source: 'https://cloud.baidu.com/doc/VOD/s/dm64ry4hl',
+      perSecond: { '1080p': micros(0.5) },
+    });
     // 4 s at 720p: the page's 1.25 CNY clip.
-    expect(pricing.estimateTaskCost({ kind: 'video', model: 'V20', duration: 4, resolution: '720p' }).cost).toEqual({ amount: 1_250_000, currency: 'CNY', estimated: true });
+    expect(pricing.estimateTaskCost({ kind: 'video', model: 'V20', duration: 4, resolution: '720p' }).cost).toEqual({
+      amount: 1_250_000,
+      currency: 'CNY',
+      estimated: true,
+    });
   });
 
   test('a model no public source prices has none: its tasks have usage and a null cost', () => {
@@ -36,17 +44,31 @@ describe('published prices', () => {
 describe('PRICES_FILE', () => {
   test('adds a price, replaces one and withdraws one with null', () => {
     const file = writeJsonFile({
-      'vendor-video-1-0-pro-250528': { currency: 'CNY', source: 'contract 2026-11', per_token: { per_million: 15, tokens_per_second: { '720p': 20592 } } },
+      'vendor-video-1-0-pro-250528': {
+        currency: 'CNY',
+        source: 'contract 2026-11',
+        per_token: { per_million: 15, tokens_per_second: { '720p': 20592 } },
+      },
       V20: { currency: 'USD', source: 'negotiated', per_second: { '*': 0.05 } },
       VQ1: null,
     });
     const pricing = TaskPricing.load(catalogue, { PRICES_FILE: file });
-    expect(pricing.finalTaskCost({ kind: 'video', model: 'vendor-video-1-0-pro-250528', duration: 5, resolution: '720p' }, { tokens: 244_800 }, 'success').cost).toEqual({
+    expect(
+      pricing.finalTaskCost(
+        { kind: 'video', model: 'vendor-video-1-0-pro-250528', duration: 5, resolution: '720p' },
+        { tokens: 244_800 },
+        'success',
+      ).cost,
+    ).toEqual({
       amount: 3_672_000,
       currency: 'CNY',
       estimated: false,
     });
-    expect(pricing.estimateTaskCost({ kind: 'video', model: 'V20', duration: 4, resolution: '360p' }).cost).toEqual({ amount: 200_000, currency: 'USD', estimated: true });
+    expect(pricing.estimateTaskCost({ kind: 'video', model: 'V20', duration: 4, resolution: '360p' }).cost).toEqual({
+      amount: 200_000,
+      currency: 'USD',
+      estimated: true,
+    });
     expect(pricing.priceOf('VQ1')).toBeNull();
     expect(pricing.estimateTaskCost({ kind: 'video', model: 'VQ1', duration: 5 }).cost).toBeNull();
     // Untouched entries keep the published price.
@@ -61,7 +83,10 @@ describe('PRICES_FILE', () => {
 
   test.each([
     [{ 'GV-3.1': { currency: 'EUR', source: 'x', per_second: { '*': 1 } } }, /PRICES_FILE: .*GV-3\.1\.currency/],
-    [{ 'GV-3.1': { currency: 'USD', source: 'x', per_second: { '720p': -1 } } }, /GV-3\.1\.per_second\.720p: must be a non-negative amount/],
+    [
+      { 'GV-3.1': { currency: 'USD', source: 'x', per_second: { '720p': -1 } } },
+      /GV-3\.1\.per_second\.720p: must be a non-negative amount/,
+    ],
     [{ 'GV-3.1': { currency: 'USD', source: 'x', per_second: { '720p': 0.0000001 } } }, /at most 6 decimal places/],
     [{ 'GV-3.1': { currency: 'USD', source: 'x' } }, /GV-3\.1: give per_second, per_image or per_token/],
     [{ 'GV-3.1': { currency: 'USD', per_second: { '*': 1 } } }, /GV-3\.1\.source/],
@@ -75,8 +100,18 @@ describe('PRICES_FILE', () => {
 
 test('TaskPricing takes a validated request as the API starts it (every other field ignored), and refuses an unknown model', () => {
   const pricing = TaskPricing.load(catalogue, {});
-  const request = { kind: 'video' as const, model: 'VQ1', prompt: 'a fox', duration: 5, resolution: '1080p', image_url: 'https://x.test/a.png' };
-  expect(pricing.estimateTaskCost(request)).toEqual({ usage: { seconds: 5 }, cost: { amount: 2_500_000, currency: 'CNY', estimated: true } });
+  const request = {
+    kind: 'video' as const,
+    model: 'VQ1',
+    prompt: 'a fox',
+    duration: 5,
+    resolution: '1080p',
+    image_url: 'https://x.test/a.png',
+  };
+  expect(pricing.estimateTaskCost(request)).toEqual({
+    usage: { seconds: 5 },
+    cost: { amount: 2_500_000, currency: 'CNY', estimated: true },
+  });
   expect(pricing.finalTaskCost(request, { seconds: 5 }, 'success').cost).toEqual({ amount: 2_500_000, currency: 'CNY', estimated: false });
   expect(pricing.finalTaskCost(request, {}, 'failed').cost).toEqual({ amount: 0, currency: 'CNY', estimated: false });
   expect(() => pricing.estimateTaskCost({ kind: 'video', model: 'no-such-model' })).toThrow(/no video model no-such-model/);

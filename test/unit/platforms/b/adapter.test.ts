@@ -18,16 +18,32 @@ describe('adapter calls', () => {
     expect(call).toMatchObject({ method: 'POST', url: 'http://127.0.0.1:8090/v2/aigc/text_to_video' });
     expect(JSON.parse(call!.body!)).toEqual({ model: 'VQ2', modelVQ2TaskInput: { movementAmplitude: 'auto', prompt: 'p', duration: 5 } });
     const h = call!.headers!;
-    expect(h).toMatchObject({ host: '127.0.0.1:8090', 'content-type': 'application/json', 'x-bce-date': '2026-11-22T09:30:05Z', 'x-bce-request-id': expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(h).toMatchObject({
+      host: '127.0.0.1:8090',
+      'content-type': 'application/json',
+      'x-bce-date': '2026-11-22T09:30:05Z',
+      'x-bce-request-id': expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     expect(h.authorization).toBe(
-      bceAuthorization({ method: 'POST', path: '/v2/aigc/text_to_video', headers: { host: '127.0.0.1:8090', 'x-bce-date': '2026-11-22T09:30:05Z' } }, SETTINGS, { timestamp: '2026-11-22T09:30:05Z' }),
+      bceAuthorization(
+        { method: 'POST', path: '/v2/aigc/text_to_video', headers: { host: '127.0.0.1:8090', 'x-bce-date': '2026-11-22T09:30:05Z' } },
+        SETTINGS,
+        { timestamp: '2026-11-22T09:30:05Z' },
+      ),
     );
     expect(adapter.cancel).toBeUndefined();
   });
 
   test('with an API key, text-to-video goes to /v3 with Bearer; image-to-video, images and polls stay on signed /v2', async () => {
-    const http = fakeHttp((c) => (c.method === 'POST' ? { status: 200, body: { taskId: 'tsk-1' } } : { status: 200, body: { taskId: 'tsk-1', status: 'RUNNING', videoGenerateTaskInfo: { status: 'running' } } }));
-    const adapter = createPlatformB({ ...SETTINGS, endpoint: 'https://vod.bj.baidubce.com', apiKey: SIM_ACCOUNTS.B.apiKey }, { http, now: () => NOW });
+    const http = fakeHttp((c) =>
+      c.method === 'POST'
+        ? { status: 200, body: { taskId: 'tsk-1' } }
+        : { status: 200, body: { taskId: 'tsk-1', status: 'RUNNING', videoGenerateTaskInfo: { status: 'running' } } },
+    );
+    const adapter = createPlatformB(
+      { ...SETTINGS, endpoint: 'https://vod.bj.baidubce.com', apiKey: SIM_ACCOUNTS.B.apiKey },
+      { http, now: () => NOW },
+    );
     const t2v = validated('video', { model: 'K20', action: 'text_to_video', prompt: 'p', duration: 5 });
     const i2v = validated('video', { model: 'K20', image_url: IMG, duration: 5 });
     const img = validated('image', { model: 'NB', prompt: 'p' });
@@ -48,20 +64,36 @@ describe('adapter calls', () => {
     const { entry, request } = validated('image', { model: 'NB', prompt: 'p' });
     const empty = createPlatformB(SETTINGS, { http: fakeHttp(() => ({ status: 200, body: {} })), now: () => NOW });
     await expect(empty.submit(entry, request, ctx('k'))).rejects.toMatchObject({ retryable: true, opts: { code: 'MALFORMED_REPLY' } });
-    const denied = createPlatformB(SETTINGS, { http: fakeHttp(() => ({ status: 403, body: { requestId: 'r', code: 'QualifyNotPass', message: 'The User has not pass qualify.' } })), now: () => NOW });
-    await expect(denied.submit(entry, request, ctx('k'))).rejects.toMatchObject({ retryable: false, opts: { reason: 'upstream_auth', code: 'QualifyNotPass' } });
+    const denied = createPlatformB(SETTINGS, {
+      http: fakeHttp(() => ({ status: 403, body: { requestId: 'r', code: 'QualifyNotPass', message: 'The User has not pass qualify.' } })),
+      now: () => NOW,
+    });
+    await expect(denied.submit(entry, request, ctx('k'))).rejects.toMatchObject({
+      retryable: false,
+      opts: { reason: 'upstream_auth', code: 'QualifyNotPass' },
+    });
   });
 
   test('a poll answered 404 means B no longer knows the job (upstream_lost); InvalidVersion names our URI, not the job', async () => {
-    const answering = (code: string) => createPlatformB(SETTINGS, { http: fakeHttp(() => ({ status: 404, body: { requestId: 'r', code, message: 'not found' } })), now: () => NOW });
+    const answering = (code: string) =>
+      createPlatformB(SETTINGS, {
+        http: fakeHttp(() => ({ status: 404, body: { requestId: 'r', code, message: 'not found' } })),
+        now: () => NOW,
+      });
     await expect(answering('TaskNotFound').poll('video', 'tsk-old')).rejects.toMatchObject({
       retryable: false,
       message: expect.stringContaining('no longer knows job tsk-old'),
       opts: { reason: 'upstream_lost', code: 'TaskNotFound', httpStatus: 404 },
     });
-    await expect(answering('InvalidVersion').poll('video', 'tsk-old')).rejects.toMatchObject({ retryable: false, opts: { reason: 'upstream_failed', code: 'InvalidVersion' } });
+    await expect(answering('InvalidVersion').poll('video', 'tsk-old')).rejects.toMatchObject({
+      retryable: false,
+      opts: { reason: 'upstream_failed', code: 'InvalidVersion' },
+    });
     // A create answered 404 is an endpoint B does not have: never "lost".
     const { entry, request } = validated('image', { model: 'NB', prompt: 'p' });
-    await expect(answering('NotFound').submit(entry, request, ctx('k'))).rejects.toMatchObject({ retryable: false, opts: { reason: 'upstream_failed' } });
+    await expect(answering('NotFound').submit(entry, request, ctx('k'))).rejects.toMatchObject({
+      retryable: false,
+      opts: { reason: 'upstream_failed' },
+    });
   });
 });

@@ -33,21 +33,36 @@ describe('findSubmitted: the job a lost answer created', () => {
         const start = url.searchParams.get('marker') ? tasks.findIndex((t) => t.id === url.searchParams.get('marker')) : 0;
         const page = tasks.slice(start, start + pageSize);
         const more = start + pageSize < tasks.length;
-        return { status: 200, body: { isTruncated: more, marker: url.searchParams.get('marker') ?? '', ...(more ? { nextMarker: tasks[start + pageSize]!.id } : {}), data: page.map((t) => ({ taskId: t.id, type: 'VIDEO_GENERATE', status: 'RUNNING' })) } };
+        return {
+          status: 200,
+          body: {
+            isTruncated: more,
+            marker: url.searchParams.get('marker') ?? '',
+            ...(more ? { nextMarker: tasks[start + pageSize]!.id } : {}),
+            data: page.map((t) => ({ taskId: t.id, type: 'VIDEO_GENERATE', status: 'RUNNING' })),
+          },
+        };
       }
       const id = url.pathname.split('/').pop()!;
       const t = tasks.find((x) => x.id === id);
-      return t ? { status: 200, body: detail(t.id, t.request) } : { status: 404, body: { requestId: 'r', code: 'TaskNotFound', message: 'Task not found' } };
+      return t
+        ? { status: 200, body: detail(t.id, t.request) }
+        : { status: 404, body: { requestId: 'r', code: 'TaskNotFound', message: 'Task not found' } };
     });
   }
 
   test('lists from the first attempt less the clock-skew margin, pages with the marker, and adopts the one exact match', async () => {
     const r = kling();
-    const others = Array.from({ length: 150 }, (_, i) => ({ id: `tsk-other${i}`, request: { model: 'K20', modelK20TaskInput: { prompt: `another ${i}`, duration: 5 } } }));
+    const others = Array.from({ length: 150 }, (_, i) => ({
+      id: `tsk-other${i}`,
+      request: { model: 'K20', modelK20TaskInput: { prompt: `another ${i}`, duration: 5 } },
+    }));
     const http = account([...others.slice(0, 120), { id: 'tsk-mine', request: bodyOf(r) }, ...others.slice(120)]);
     const adapter = createPlatformB(SETTINGS, { http, now: () => NOW });
     expect(await adapter.findSubmitted!(r.entry, r.request, ctx('k1', NOW - 10_000))).toEqual({ upstreamTaskId: 'tsk-mine' });
-    const lists = http.calls.filter((c) => new URL(c.url).pathname === '/v2/tasks').map((c) => Object.fromEntries(new URL(c.url).searchParams));
+    const lists = http.calls
+      .filter((c) => new URL(c.url).pathname === '/v2/tasks')
+      .map((c) => Object.fromEntries(new URL(c.url).searchParams));
     const begin = bceTimestamp(Math.floor((NOW - 10_000 - CLOCK_SKEW_MARGIN_MS) / 1000) * 1000);
     expect(lists).toEqual([
       { beginTime: begin, maxSize: '100' },
@@ -76,16 +91,25 @@ describe('findSubmitted: the job a lost answer created', () => {
   ])('normalised echo, %s: adopted when no echo is exact; the exact one when there is', async (_name, change) => {
     const r = kling();
     const near = account([{ id: 'tsk-near', request: change(bodyOf(r) as Record<string, unknown>) }]);
-    expect(await createPlatformB(SETTINGS, { http: near, now: () => NOW }).findSubmitted!(r.entry, r.request, ctx('k1'))).toEqual({ upstreamTaskId: 'tsk-near' });
+    expect(await createPlatformB(SETTINGS, { http: near, now: () => NOW }).findSubmitted!(r.entry, r.request, ctx('k1'))).toEqual({
+      upstreamTaskId: 'tsk-near',
+    });
     const both = account([
       { id: 'tsk-near', request: change(bodyOf(r) as Record<string, unknown>) },
       { id: 'tsk-exact', request: bodyOf(r) },
     ]);
-    expect(await createPlatformB(SETTINGS, { http: both, now: () => NOW }).findSubmitted!(r.entry, r.request, ctx('k1'))).toEqual({ upstreamTaskId: 'tsk-exact' });
+    expect(await createPlatformB(SETTINGS, { http: both, now: () => NOW }).findSubmitted!(r.entry, r.request, ctx('k1'))).toEqual({
+      upstreamTaskId: 'tsk-exact',
+    });
   });
 
   test('key order and null members do not matter', () => {
-    expect(sameRequest({ model: 'K20', modelK20TaskInput: { prompt: 'p', duration: 5 } }, { modelK20TaskInput: { duration: 5, prompt: 'p', seed: null }, model: 'K20' })).toBe(true);
+    expect(
+      sameRequest(
+        { model: 'K20', modelK20TaskInput: { prompt: 'p', duration: 5 } },
+        { modelK20TaskInput: { duration: 5, prompt: 'p', seed: null }, model: 'K20' },
+      ),
+    ).toBe(true);
     expect(sameRequest({ a: [1, 2] }, { a: [2, 1] })).toBe(false);
   });
 
@@ -104,12 +128,19 @@ describe('findSubmitted: the job a lost answer created', () => {
 
   test('normalised echoes: defaults filled in or ignored fields dropped still match; a different value never does', () => {
     const sent = { model: 'K20', modelK20TaskInput: { prompt: 'p', duration: 5, unknownKnob: 1 } };
-    expect(echoMatches({ model: 'K20', modelK20TaskInput: { prompt: 'p', duration: 5, unknownKnob: 1, aspectRatio: '16:9' } }, sent)).toBe(true);
+    expect(echoMatches({ model: 'K20', modelK20TaskInput: { prompt: 'p', duration: 5, unknownKnob: 1, aspectRatio: '16:9' } }, sent)).toBe(
+      true,
+    );
     expect(echoMatches({ model: 'K20', modelK20TaskInput: { prompt: 'p', duration: 5 } }, sent)).toBe(true);
     expect(echoMatches({ model: 'K20', modelK20TaskInput: { prompt: 'p', duration: 10 } }, sent)).toBe(false);
     expect(echoMatches({ model: 'K21', modelK20TaskInput: { prompt: 'p', duration: 5 } }, sent)).toBe(false);
     expect(echoMatches({ model: 'K20' }, sent)).toBe(false);
-    expect(echoMatches({ model: 'K20', modelK20TaskInput: { prompt: 'p', images: ['a', 'b'] } }, { model: 'K20', modelK20TaskInput: { prompt: 'p', images: ['b', 'a'] } })).toBe(false);
+    expect(
+      echoMatches(
+        { model: 'K20', modelK20TaskInput: { prompt: 'p', images: ['a', 'b'] } },
+        { model: 'K20', modelK20TaskInput: { prompt: 'p', images: ['b', 'a'] } },
+      ),
+    ).toBe(false);
   });
 
   test('on one worker, a twin submitted by another task is never adopted; the lost one is', async () => {
@@ -151,17 +182,33 @@ describe('findSubmitted: the job a lost answer created', () => {
     const http = fakeHttp((c) =>
       new URL(c.url).pathname === '/v2/tasks'
         ? { status: 200, body: { isTruncated: false, data: [{ taskId: 'tsk-img' }, { taskId: 'tsk-img2' }] } }
-        : { status: 200, body: c.url.endsWith('tsk-img') ? detail('tsk-img', body, 'imageGenerateRequest') : detail('tsk-img2', { ...body, n: 2 }, 'imageGenerateRequest') },
+        : {
+            status: 200,
+            body: c.url.endsWith('tsk-img')
+              ? detail('tsk-img', body, 'imageGenerateRequest')
+              : detail('tsk-img2', { ...body, n: 2 }, 'imageGenerateRequest'),
+          },
     );
-    expect(await createPlatformB(SETTINGS, { http, now: () => NOW }).findSubmitted!(r.entry, r.request, ctx('k'))).toEqual({ upstreamTaskId: 'tsk-img' });
+    expect(await createPlatformB(SETTINGS, { http, now: () => NOW }).findSubmitted!(r.entry, r.request, ctx('k'))).toEqual({
+      upstreamTaskId: 'tsk-img',
+    });
   });
 
   test('a task gone between list and detail is skipped; a failing list fails the lookup (retried, never a blind re-send)', async () => {
     const r = kling();
-    const gone = fakeHttp((c) => (new URL(c.url).pathname === '/v2/tasks' ? { status: 200, body: { data: [{ taskId: 'tsk-gone' }] } } : { status: 404, body: { code: 'TaskNotFound' } }));
+    const gone = fakeHttp((c) =>
+      new URL(c.url).pathname === '/v2/tasks'
+        ? { status: 200, body: { data: [{ taskId: 'tsk-gone' }] } }
+        : { status: 404, body: { code: 'TaskNotFound' } },
+    );
     expect(await createPlatformB(SETTINGS, { http: gone, now: () => NOW }).findSubmitted!(r.entry, r.request, ctx('k'))).toBeUndefined();
-    const down = fakeHttp(() => ({ status: 500, body: { code: 'InternalError', message: 'We encountered an internal error. Please try again.' } }));
-    await expect(createPlatformB(SETTINGS, { http: down, now: () => NOW }).findSubmitted!(r.entry, r.request, ctx('k'))).rejects.toMatchObject({ retryable: true });
+    const down = fakeHttp(() => ({
+      status: 500,
+      body: { code: 'InternalError', message: 'We encountered an internal error. Please try again.' },
+    }));
+    await expect(
+      createPlatformB(SETTINGS, { http: down, now: () => NOW }).findSubmitted!(r.entry, r.request, ctx('k')),
+    ).rejects.toMatchObject({ retryable: true });
   });
 });
 
@@ -187,9 +234,20 @@ describe('a lost create answer on B, against the simulator set to echo each way 
 
   test.each(['exact', 'defaults', 'known-only'] as const)('echo %s: the job is adopted, one job, no second create', async (echo) => {
     await kit.post('/_sim/b/echo', { echo });
-    const { request } = normalised('video', { model: 'K20', action: 'text_to_video', prompt: 'a fox in the snow [sim:submit=dropx1]', duration: 5 }, renamed);
-    const outcome = await runSubmitAttempts(kit.adapter('B'), { platform: 'B', request, dedupKey: 'task_b-run1', taskId: 'task_b', deadlineAt: Date.now() + 3_600_000 }, { catalogue: renamed });
-    const jobs = (await (await fetch(`${kit.sim().url}/_sim/jobs?platform=B`)).json()) as { id: string; meta: { request: unknown; echo?: unknown } }[];
+    const { request } = normalised(
+      'video',
+      { model: 'K20', action: 'text_to_video', prompt: 'a fox in the snow [sim:submit=dropx1]', duration: 5 },
+      renamed,
+    );
+    const outcome = await runSubmitAttempts(
+      kit.adapter('B'),
+      { platform: 'B', request, dedupKey: 'task_b-run1', taskId: 'task_b', deadlineAt: Date.now() + 3_600_000 },
+      { catalogue: renamed },
+    );
+    const jobs = (await (await fetch(`${kit.sim().url}/_sim/jobs?platform=B`)).json()) as {
+      id: string;
+      meta: { request: unknown; echo?: unknown };
+    }[];
     expect(jobs).toHaveLength(1);
     expect(outcome.result).toMatchObject({ upstreamTaskId: jobs[0]!.id, account: 'default' });
     expect(await kit.stats('B')).toMatchObject({ jobsCreated: 1, submitRequests: 1 });
@@ -199,11 +257,24 @@ describe('a lost create answer on B, against the simulator set to echo each way 
   });
 
   test('two identical jobs in the window (another client sent the very same request): nothing sent again, the task ends upstream_lost for an operator', async () => {
-    const { request } = normalised('video', { model: 'K20', action: 'text_to_video', prompt: 'a twin fox [sim:submit=dropx2]', duration: 5 });
+    const { request } = normalised('video', {
+      model: 'K20',
+      action: 'text_to_video',
+      prompt: 'a twin fox [sim:submit=dropx2]',
+      duration: 5,
+    });
     // The twin: created by another client of the account just before (the same body: B cannot tell them apart).
-    const twin = await runSubmitAttempts(kit.adapter('B'), { platform: 'B', request, dedupKey: 'other', taskId: 'other', deadlineAt: Date.now() + 3_600_000 }, { maxAttempts: 1 });
+    const twin = await runSubmitAttempts(
+      kit.adapter('B'),
+      { platform: 'B', request, dedupKey: 'other', taskId: 'other', deadlineAt: Date.now() + 3_600_000 },
+      { maxAttempts: 1 },
+    );
     expect(twin.error?.opts.noAnswer).toBe(true);
-    const outcome = await runSubmitAttempts(kit.adapter('B'), { platform: 'B', request, dedupKey: 'task_b-run2', taskId: 'task_b2', deadlineAt: Date.now() + 3_600_000 }, { maxAttempts: 2 });
+    const outcome = await runSubmitAttempts(
+      kit.adapter('B'),
+      { platform: 'B', request, dedupKey: 'task_b-run2', taskId: 'task_b2', deadlineAt: Date.now() + 3_600_000 },
+      { maxAttempts: 2 },
+    );
     expect(outcome.error?.opts).toMatchObject({ retryable: false, reason: 'upstream_lost', code: 'ambiguous' });
     expect(await kit.stats('B')).toMatchObject({ jobsCreated: 2, submitRequests: 2 });
     expect(outcome.reports).toMatchObject([{ platform: 'B', reason: 'ambiguous', taskId: 'task_b2', dedupKey: 'task_b-run2' }]);

@@ -8,7 +8,14 @@ import { create, expectSimAccepts, IMG, IMG2 } from '../../../support/platforms/
 
 describe('create bodies, per family (golden, and accepted by the simulator with nothing ignored)', () => {
   test('Vidu first+last frame: the official VIDEO_GENERATE_COMPLETE example (§7.2), on V20', () => {
-    const c = create('video', { model: 'V20', prompt: '两个人拥抱', image_url: 'https://x.test/head.jpeg', last_frame_url: 'https://x.test/tail.jpeg', duration: 4, resolution: '720p' });
+    const c = create('video', {
+      model: 'V20',
+      prompt: '两个人拥抱',
+      image_url: 'https://x.test/head.jpeg',
+      last_frame_url: 'https://x.test/tail.jpeg',
+      duration: 4,
+      resolution: '720p',
+    });
     expect(c.path).toBe('/v2/aigc/image_to_video');
     // The example's modelV15TaskInput, with V20 (V15 is retired): byte for byte the same members.
     expect(c.body).toEqual({
@@ -25,12 +32,29 @@ describe('create bodies, per family (golden, and accepted by the simulator with 
   });
 
   test('Veo text-to-video: the 3P body of §2.4; with a submit, its seed', () => {
-    const body = { model: 'VE3.1', action: 'text_to_video', prompt: 'a koi pond at dawn', ratio: '16:9', duration: 4, resolution: '720p', negative_prompt: 'blur', audio: 'true' };
+    const body = {
+      model: 'VE3.1',
+      action: 'text_to_video',
+      prompt: 'a koi pond at dawn',
+      ratio: '16:9',
+      duration: 4,
+      resolution: '720p',
+      negative_prompt: 'blur',
+      audio: 'true',
+    };
     const c = create('video', body);
     expect(c.path).toBe('/v2/aigc/text_to_video');
     expect(c.body).toEqual({
       model: 'VE3.1',
-      modelVE31TaskInput: { prompt: 'a koi pond at dawn', n: 1, aspectRatio: '16:9', durationSeconds: 4, resolution: '720p', negativePrompt: 'blur', generateAudio: true },
+      modelVE31TaskInput: {
+        prompt: 'a koi pond at dawn',
+        n: 1,
+        aspectRatio: '16:9',
+        durationSeconds: 4,
+        resolution: '720p',
+        negativePrompt: 'blur',
+        generateAudio: true,
+      },
     });
     const submitted = create('video', body, 'task-1-run-a');
     expect(submitted.body.modelVE31TaskInput).toEqual({ ...(c.body.modelVE31TaskInput as object), seed: markerSeed('task-1-run-a') });
@@ -85,7 +109,17 @@ describe('create bodies, per family (golden, and accepted by the simulator with 
     ],
     [
       'Kling first + last frame, "false" switches without a field left out',
-      { model: 'K21', prompt: 'k', image: { imageUrl: IMG }, image_url: IMG, last_frame_url: IMG2, duration: 5, resolution: '720P', audio: 'false', bgm: 'false' },
+      {
+        model: 'K21',
+        prompt: 'k',
+        image: { imageUrl: IMG },
+        image_url: IMG,
+        last_frame_url: IMG2,
+        duration: 5,
+        resolution: '720P',
+        audio: 'false',
+        bgm: 'false',
+      },
       'image_to_video',
       { prompt: 'k', duration: 5, mode: 'std', image: { imageUrl: IMG }, imageTail: { imageUrl: IMG2 } },
     ],
@@ -111,7 +145,13 @@ describe('create bodies, per family (golden, and accepted by the simulator with 
       'Hailuo first + last frame',
       { model: 'H23', prompt: 'h', image_url: 'https://img.test/a.webp', last_frame_url: IMG2, duration: 10, resolution: '1080p' },
       'image_to_video',
-      { prompt: 'h', duration: 10, resolution: '1080P', firstFrame: { imageUrl: 'https://img.test/a.webp' }, lastFrame: { imageUrl: IMG2 } },
+      {
+        prompt: 'h',
+        duration: 10,
+        resolution: '1080P',
+        firstFrame: { imageUrl: 'https://img.test/a.webp' },
+        lastFrame: { imageUrl: IMG2 },
+      },
     ],
   ])('%s', (_name, request, endpoint, taskInput) => {
     const c = create('video', request);
@@ -126,18 +166,35 @@ describe('create bodies, per family (golden, and accepted by the simulator with 
       { model: 'NBP', prompt: 'a poster', images: [{ url: IMG }, { url: IMG2 }], quality: '2K', size: '1920x1080' },
       {
         model: 'NBP',
-        messages: [{ role: 'user', content: [{ type: 'text', text: 'a poster' }, { type: 'image_url', image_item: { image_url: IMG } }, { type: 'image_url', image_item: { image_url: IMG2 } }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'a poster' },
+              { type: 'image_url', image_item: { image_url: IMG } },
+              { type: 'image_url', image_item: { image_url: IMG2 } },
+            ],
+          },
+        ],
         size: '16:9',
         quality: '2K',
       },
     ],
-    ['NBP: hd is 4K', { model: 'NBP', prompt: 'x', quality: 'hd' }, { model: 'NBP', messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }], quality: '4K' }],
+    [
+      'NBP: hd is 4K',
+      { model: 'NBP', prompt: 'x', quality: 'hd' },
+      { model: 'NBP', messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }], quality: '4K' },
+    ],
     [
       'I4YG1: n = 4, standard is 1K, a listed ratio',
       { model: 'I4YG1', prompt: 'four', n: 4, quality: 'standard', size: '21:9' },
       { model: 'I4YG1', messages: [{ role: 'user', content: [{ type: 'text', text: 'four' }] }], n: 4, size: '21:9', quality: '1K' },
     ],
-    ['NB: the bare minimum', { model: 'NB', prompt: 'one' }, { model: 'NB', messages: [{ role: 'user', content: [{ type: 'text', text: 'one' }] }] }],
+    [
+      'NB: the bare minimum',
+      { model: 'NB', prompt: 'one' },
+      { model: 'NB', messages: [{ role: 'user', content: [{ type: 'text', text: 'one' }] }] },
+    ],
   ])('image: %s', (_name, request, body) => {
     const c = create('image', request);
     expect(c.path).toBe('/v2/aigc/image');

@@ -27,8 +27,12 @@ beforeEach(async () => {
   sim.reset();
 });
 
-const post = (path: string, body: unknown) => fetch(`${sim.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-const actions = async () => ((await (await fetch(`${sim.url}/_sim/requests?platform=T&op=config`)).json()) as { headers: Record<string, string>; body: any }[]).map((r) => ({ action: r.headers['x-tc-action'], body: r.body }));
+const post = (path: string, body: unknown) =>
+  fetch(`${sim.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const actions = async () =>
+  ((await (await fetch(`${sim.url}/_sim/requests?platform=T&op=config`)).json()) as { headers: Record<string, string>; body: any }[]).map(
+    (r) => ({ action: r.headers['x-tc-action'], body: r.body }),
+  );
 
 /** What DescribeEventConfig now answers (through the simulator's own view of the SubAppId). */
 async function eventConfig(): Promise<{ Mode: string; NotificationUrl: string }> {
@@ -40,12 +44,19 @@ async function eventConfig(): Promise<{ Mode: string; NotificationUrl: string }>
 async function startWorker(env: Record<string, string>): Promise<{ level: number; msg: string }[]> {
   const lines: { level: number; msg: string }[] = [];
   const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s) as { level: number; msg: string }) });
-  const config = loadWorkerConfig({ NODE_ENV: 'development', PLATFORMS_ENABLED: 'T', SIM_BASE_URL: sim.url, PUBLIC_BASE_URL: PUBLIC, CALLBACK_SECRET: 'c'.repeat(32), ...env });
+  const config = loadWorkerConfig({
+    NODE_ENV: 'development',
+    PLATFORMS_ENABLED: 'T',
+    SIM_BASE_URL: sim.url,
+    PUBLIC_BASE_URL: PUBLIC,
+    CALLBACK_SECRET: 'c'.repeat(32),
+    ...env,
+  });
   await configureAnnouncements(config, http, logger);
   return lines;
 }
 
-describe('configurePush: T\'s event configuration is the whole SubAppId\'s', () => {
+describe("configurePush: T's event configuration is the whole SubAppId's", () => {
   test('a configuration another system set (PUSH to its URL) is left alone: no ModifyEventConfig, OPERATOR ACTION NEEDED logged', async () => {
     await post('/_sim/t/event-config', { Mode: 'PUSH', NotificationUrl: FOREIGN });
     const log = await startWorker({ PLATFORM_T_EVENTS: 'push' });
@@ -57,7 +68,7 @@ describe('configurePush: T\'s event configuration is the whole SubAppId\'s', () 
     expect(alert?.msg).toContain('PLATFORM_T_EVENTS_TAKE_OVER');
   });
 
-  test('PULL mode is not switched to over a foreign PUSH URL either; another system\'s PULL is not turned into our PUSH', async () => {
+  test("PULL mode is not switched to over a foreign PUSH URL either; another system's PULL is not turned into our PUSH", async () => {
     await post('/_sim/t/event-config', { Mode: 'PUSH', NotificationUrl: FOREIGN });
     await startWorker({ PLATFORM_T_EVENTS: 'pull' });
     expect((await actions()).map((a) => a.action)).toEqual(['DescribeEventConfig']);
@@ -95,7 +106,9 @@ describe('configurePush: T\'s event configuration is the whole SubAppId\'s', () 
   });
 
   test('PLATFORM_T_EVENTS_TAKE_OVER must be true or false', () => {
-    expect(() => loadWorkerConfig({ NODE_ENV: 'development', PLATFORMS_ENABLED: 'T', PLATFORM_T_EVENTS: 'pull', PLATFORM_T_EVENTS_TAKE_OVER: 'yes' })).toThrow(/PLATFORM_T_EVENTS_TAKE_OVER/);
+    expect(() =>
+      loadWorkerConfig({ NODE_ENV: 'development', PLATFORMS_ENABLED: 'T', PLATFORM_T_EVENTS: 'pull', PLATFORM_T_EVENTS_TAKE_OVER: 'yes' }),
+    ).toThrow(/PLATFORM_T_EVENTS_TAKE_OVER/);
   });
 });
 
@@ -124,9 +137,15 @@ describe("T's pushed events: only a JSON object is one; a refused event says whi
 
   test('an unsigned or badly signed event, with a sign key set, is 401 carrying its task and job, unverified', () => {
     const signed = { PLATFORM_T_EVENTS: 'push', PLATFORM_T_EVENTS_SIGN_KEY: 'tSignKey0123' };
-    expect(() => receive(JSON.stringify(event), signed)).toThrow(expect.objectContaining({ status: 401, claims: [{ taskId: 'task_1', upstreamTaskId: 'job-1' }] }));
+    expect(() => receive(JSON.stringify(event), signed)).toThrow(
+      expect.objectContaining({ status: 401, claims: [{ taskId: 'task_1', upstreamTaskId: 'job-1' }] }),
+    );
     const t = Math.floor(Date.now() / 1000) + 60;
-    expect(() => receive(JSON.stringify({ ...event, T: t, Sign: '0'.repeat(32) }), signed)).toThrow(expect.objectContaining({ status: 401, claims: [{ taskId: 'task_1', upstreamTaskId: 'job-1' }] }));
-    expect(() => receive(JSON.stringify({ EventType: 'Other', T: t, Sign: '0'.repeat(32) }), signed)).toThrow(expect.objectContaining({ status: 401, claims: [] }));
+    expect(() => receive(JSON.stringify({ ...event, T: t, Sign: '0'.repeat(32) }), signed)).toThrow(
+      expect.objectContaining({ status: 401, claims: [{ taskId: 'task_1', upstreamTaskId: 'job-1' }] }),
+    );
+    expect(() => receive(JSON.stringify({ EventType: 'Other', T: t, Sign: '0'.repeat(32) }), signed)).toThrow(
+      expect.objectContaining({ status: 401, claims: [] }),
+    );
   });
 });

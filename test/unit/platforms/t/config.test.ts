@@ -12,7 +12,10 @@ describe('configuration', () => {
   test('SubAppId is required when T is configured: a start-up error naming PLATFORM_T_SUBAPP_ID', () => {
     expect(() => tWorker({ PLATFORM_T_SECRET_ID: 'AKID', PLATFORM_T_SECRET_KEY: 'k' }, sim)).toThrow(ConfigError);
     expect(() => tWorker({ PLATFORM_T_SECRET_ID: 'AKID', PLATFORM_T_SECRET_KEY: 'k' }, sim)).toThrow(/PLATFORM_T_SUBAPP_ID/);
-    expect(tWorker({ PLATFORM_T_SECRET_ID: 'AKID', PLATFORM_T_SECRET_KEY: 'k', PLATFORM_T_SUBAPP_ID: '1500000001' }, sim)).toMatchObject({ simulated: false, endpoint: 'https://vod.tencentcloudapi.com' });
+    expect(tWorker({ PLATFORM_T_SECRET_ID: 'AKID', PLATFORM_T_SECRET_KEY: 'k', PLATFORM_T_SUBAPP_ID: '1500000001' }, sim)).toMatchObject({
+      simulated: false,
+      endpoint: 'https://vod.tencentcloudapi.com',
+    });
   });
 
   test('PLATFORM_T_STORAGE_MODE is Temporary or Permanent, and Permanent reaches every create', async () => {
@@ -25,7 +28,7 @@ describe('configuration', () => {
     expect(sent[0]!.body.SubAppId).toBe(SIM_ACCOUNTS.T.subAppId);
   });
 
-  test('the simulated account is the simulator\'s test account', () => {
+  test("the simulated account is the simulator's test account", () => {
     const { http, sent } = fakeT({ DescribeTaskDetail: [{ Status: 'WAITING' }] });
     const adapter = tWorker({}, sim).createAdapter({ http });
     return adapter.poll('video', 't').then(() => {

@@ -18,28 +18,69 @@ describe('fromTTaskDetail', () => {
   test('FINISH with ErrCode 0 and an empty ErrCodeExt is a success with every output file', () => {
     const detail: TTaskDetail = {
       Status: 'FINISH',
-      AigcImageTask: { ErrCode: 0, ErrCodeExt: '', Progress: 100, Output: { FileInfos: [{ FileUrl: 'https://cdn.test/a.png', ExpireTime: '2026-01-08T00:00:00Z' }, { FileUrl: 'https://cdn.test/b.png' }] } },
+      AigcImageTask: {
+        ErrCode: 0,
+        ErrCodeExt: '',
+        Progress: 100,
+        Output: {
+          FileInfos: [{ FileUrl: 'https://cdn.test/a.png', ExpireTime: '2026-01-08T00:00:00Z' }, { FileUrl: 'https://cdn.test/b.png' }],
+        },
+      },
     };
-    expect(fromTTaskDetail('image', detail)).toEqual({ state: 'success', progress: 100, outputs: [{ url: 'https://cdn.test/a.png' }, { url: 'https://cdn.test/b.png' }] });
+    expect(fromTTaskDetail('image', detail)).toEqual({
+      state: 'success',
+      progress: 100,
+      outputs: [{ url: 'https://cdn.test/a.png' }, { url: 'https://cdn.test/b.png' }],
+    });
   });
 
   test.each([
-    [{ ErrCode: 40000, ErrCodeExt: 'InvalidParameter.VoilationContent', Message: 'bad words' }, { reason: 'content_policy', message: 'bad words', code: 'InvalidParameter.VoilationContent' }],
-    [{ ErrCode: 40000, ErrCodeExt: 'ContentModerationFailed', Message: 'sensitive' }, { reason: 'content_policy', message: 'sensitive', code: 'ContentModerationFailed' }],
-    [{ ErrCode: 40000, ErrCodeExt: 'InvalidParameterValue', Message: 'bad value' }, { reason: 'invalid_request', message: 'bad value', code: 'InvalidParameterValue' }],
-    [{ ErrCode: 70000, ErrCodeExt: 'InternalError', Message: 'model failed' }, { reason: 'upstream_failed', message: 'model failed', code: 'InternalError' }],
-    [{ ErrCode: 70000, Message: '' }, { reason: 'upstream_failed', message: 'Generation failed (70000)', code: '70000' }],
+    [
+      { ErrCode: 40000, ErrCodeExt: 'InvalidParameter.VoilationContent', Message: 'bad words' },
+      { reason: 'content_policy', message: 'bad words', code: 'InvalidParameter.VoilationContent' },
+    ],
+    [
+      { ErrCode: 40000, ErrCodeExt: 'ContentModerationFailed', Message: 'sensitive' },
+      { reason: 'content_policy', message: 'sensitive', code: 'ContentModerationFailed' },
+    ],
+    [
+      { ErrCode: 40000, ErrCodeExt: 'InvalidParameterValue', Message: 'bad value' },
+      { reason: 'invalid_request', message: 'bad value', code: 'InvalidParameterValue' },
+    ],
+    [
+      { ErrCode: 70000, ErrCodeExt: 'InternalError', Message: 'model failed' },
+      { reason: 'upstream_failed', message: 'model failed', code: 'InternalError' },
+    ],
+    [
+      { ErrCode: 70000, Message: '' },
+      { reason: 'upstream_failed', message: 'Generation failed (70000)', code: '70000' },
+    ],
     // The account's concurrency and a model backlog: transient, the job is submitted again.
-    [{ ErrCode: 70000, ErrCodeExt: 'RequestLimitExceeded', Message: 'over the limit' }, { reason: 'upstream_unavailable', message: 'over the limit', code: 'RequestLimitExceeded', resubmit: true }],
-    [{ ErrCode: 70000, ErrCodeExt: 'FailedOperation', Message: 'backlog' }, { reason: 'upstream_unavailable', message: 'backlog', code: 'FailedOperation', resubmit: true }],
-    [{ ErrCode: 70000, ErrCodeExt: 'FailedOperation.InsufficientBalance', Message: 'pay up' }, { reason: 'insufficient_balance', message: 'pay up', code: 'FailedOperation.InsufficientBalance' }],
+    [
+      { ErrCode: 70000, ErrCodeExt: 'RequestLimitExceeded', Message: 'over the limit' },
+      { reason: 'upstream_unavailable', message: 'over the limit', code: 'RequestLimitExceeded', resubmit: true },
+    ],
+    [
+      { ErrCode: 70000, ErrCodeExt: 'FailedOperation', Message: 'backlog' },
+      { reason: 'upstream_unavailable', message: 'backlog', code: 'FailedOperation', resubmit: true },
+    ],
+    [
+      { ErrCode: 70000, ErrCodeExt: 'FailedOperation.InsufficientBalance', Message: 'pay up' },
+      { reason: 'insufficient_balance', message: 'pay up', code: 'FailedOperation.InsufficientBalance' },
+    ],
   ])('FINISH with a failure code is a failure: %j', (task, failure) => {
     expect(fromTTaskDetail('video', video(task, 'FINISH'))).toEqual({ state: 'failed', failure });
   });
 
   test('FINISH without files, and ABORTED, are failures', () => {
-    expect(fromTTaskDetail('video', video({ ErrCode: 0, Output: { FileInfos: [] } }, 'FINISH'))).toMatchObject({ state: 'failed', failure: { reason: 'upstream_failed' } });
-    expect(fromTTaskDetail('video', video({ ErrCodeExt: 'OperationCanceled' }, 'ABORTED'))).toMatchObject({ state: 'failed', failure: { reason: 'upstream_failed', code: 'OperationCanceled' } });
+    expect(fromTTaskDetail('video', video({ ErrCode: 0, Output: { FileInfos: [] } }, 'FINISH'))).toMatchObject({
+      state: 'failed',
+      failure: { reason: 'upstream_failed' },
+    });
+    expect(fromTTaskDetail('video', video({ ErrCodeExt: 'OperationCanceled' }, 'ABORTED'))).toMatchObject({
+      state: 'failed',
+      failure: { reason: 'upstream_failed', code: 'OperationCanceled' },
+    });
   });
 
   test('an unknown status is retried, not trusted', () => {

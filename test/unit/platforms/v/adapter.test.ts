@@ -11,9 +11,20 @@ describe('createPlatformV on the wire', () => {
     const { http, sent } = fakeV(() => ({ body: { id: 'cgt-1' } }));
     const { entry, request } = normalised('video', { model: V20, prompt: 'p', duration: 5 });
     const adapter = createPlatformV(SETTINGS, { http, now: () => NOW });
-    await expect(adapter.submit(entry, request, { taskId: 'task_abc', dedupKey: KEY, deadlineAt: NOW + 3 * 3600_000 })).resolves.toEqual({ upstreamTaskId: 'cgt-1' });
-    expect(sent[0]).toMatchObject({ method: 'POST', url: 'http://sim.test/api/v3/contents/generations/tasks', headers: { authorization: 'Bearer sim-v-key' } });
-    expect(sent[0]!.body).toMatchObject({ model: 'doubao-seedance-2-0-260128', seed: SEED, execution_expires_after: 3 * 3600, generate_audio: false });
+    await expect(adapter.submit(entry, request, { taskId: 'task_abc', dedupKey: KEY, deadlineAt: NOW + 3 * 3600_000 })).resolves.toEqual({
+      upstreamTaskId: 'cgt-1',
+    });
+    expect(sent[0]).toMatchObject({
+      method: 'POST',
+      url: 'http://sim.test/api/v3/contents/generations/tasks',
+      headers: { authorization: 'Bearer sim-v-key' },
+    });
+    expect(sent[0]!.body).toMatchObject({
+      model: 'doubao-seedance-2-0-260128',
+      seed: SEED,
+      execution_expires_after: 3 * 3600,
+      generate_audio: false,
+    });
   });
 });
 
@@ -25,7 +36,10 @@ describe('poll: a task Ark no longer knows', () => {
         : { status: 404, body: { error: { code: 'InvalidEndpointOrModel.NotFound', message: 'The model does not exist.' } } },
     );
     const adapter = createPlatformV(SETTINGS, { http });
-    await expect(adapter.poll('video', 'cgt-gone')).rejects.toMatchObject({ retryable: false, opts: { reason: 'upstream_lost', code: 'ResourceNotFound', httpStatus: 404 } });
+    await expect(adapter.poll('video', 'cgt-gone')).rejects.toMatchObject({
+      retryable: false,
+      opts: { reason: 'upstream_lost', code: 'ResourceNotFound', httpStatus: 404 },
+    });
     await expect(adapter.poll('video', 'cgt-other')).rejects.toMatchObject({ retryable: false, opts: { reason: 'upstream_auth' } });
   });
 });

@@ -11,7 +11,14 @@ describe('V callbacks: the token proves the URL, and only an end (or an unreadab
   const env = { CALLBACK_SECRET: SECRET };
   const receiveCallback = vCallbackReceiver.create(env);
   const receive = (body: string, token = callbackToken(SECRET, 'task_1')) =>
-    receiveCallback({ rest: ['task_1'], query: { token }, headers: {}, rawBody: Buffer.from(body), url: 'http://gw/v1/callbacks/V/task_1', receivedAt: NOW });
+    receiveCallback({
+      rest: ['task_1'],
+      query: { token },
+      headers: {},
+      rawBody: Buffer.from(body),
+      url: 'http://gw/v1/callbacks/V/task_1',
+      receivedAt: NOW,
+    });
 
   test.each(['succeeded', 'failed', 'expired', 'cancelled', 'some-future-status'])('status %s → one hint for the task', (status) => {
     expect(receive(JSON.stringify({ id: 'cgt-1', status }))).toEqual([{ taskId: 'task_1', upstreamTaskId: 'cgt-1' }]);
@@ -34,7 +41,14 @@ describe('a refused V callback says which task and job it claims (unverified), f
   const receiveCallback = vCallbackReceiver.create({ CALLBACK_SECRET: 'callback-secret-for-tests-0123456789abcdef' });
   const refused = (body: string) => {
     try {
-      receiveCallback({ rest: ['task_1'], query: { token: 'forged' }, headers: {}, rawBody: Buffer.from(body), url: 'http://gw/v1/callbacks/V/task_1', receivedAt: NOW });
+      receiveCallback({
+        rest: ['task_1'],
+        query: { token: 'forged' },
+        headers: {},
+        rawBody: Buffer.from(body),
+        url: 'http://gw/v1/callbacks/V/task_1',
+        receivedAt: NOW,
+      });
     } catch (err) {
       return err as CallbackRefused;
     }
@@ -42,7 +56,10 @@ describe('a refused V callback says which task and job it claims (unverified), f
   };
 
   test('the task of the URL with the job of the body; nothing without a job id', () => {
-    expect(refused(JSON.stringify({ id: 'cgt-1', status: 'succeeded' }))).toMatchObject({ status: 401, claims: [{ taskId: 'task_1', upstreamTaskId: 'cgt-1' }] });
+    expect(refused(JSON.stringify({ id: 'cgt-1', status: 'succeeded' }))).toMatchObject({
+      status: 401,
+      claims: [{ taskId: 'task_1', upstreamTaskId: 'cgt-1' }],
+    });
     expect(refused('{"status":"succeeded"}').claims).toEqual([]);
     expect(refused('not json').claims).toEqual([]);
   });

@@ -18,21 +18,35 @@ describe('findSubmitted: the lost job, through the task list and the seed marker
   const since = NOW - 30_000;
   const ctx = { taskId: 'task_abc', dedupKey: KEY, deadlineAt: NOW + 3600_000, since };
   const sinceS = Math.floor(since / 1000);
-  const task = (id: string, seed: number, createdAt = sinceS + 5, model = 'doubao-seedance-1-0-pro-250528') => ({ id, model, status: 'queued', seed, created_at: createdAt });
+  const task = (id: string, seed: number, createdAt = sinceS + 5, model = 'doubao-seedance-1-0-pro-250528') => ({
+    id,
+    model,
+    status: 'queued',
+    seed,
+    created_at: createdAt,
+  });
   const entry = () => normalised('video', { model: V10, prompt: 'p', duration: 5 });
 
-  test('lists the model\'s tasks (filter.model) and adopts the one carrying this submit\'s seed', async () => {
-    const { http, sent } = fakeV(() => ({ body: { total: 3, items: [task('cgt-other', SEED + 1), task('cgt-mine', SEED), task('cgt-old', SEED + 2, sinceS - 3600)] } }));
+  test("lists the model's tasks (filter.model) and adopts the one carrying this submit's seed", async () => {
+    const { http, sent } = fakeV(() => ({
+      body: { total: 3, items: [task('cgt-other', SEED + 1), task('cgt-mine', SEED), task('cgt-old', SEED + 2, sinceS - 3600)] },
+    }));
     const { entry: e, request } = entry();
     await expect(createPlatformV(SETTINGS, { http }).findSubmitted!(e, request, ctx)).resolves.toEqual({ upstreamTaskId: 'cgt-mine' });
     const url = new URL(sent[0]!.url);
     expect(sent[0]!.method).toBe('GET');
     expect(url.pathname).toBe('/api/v3/contents/generations/tasks');
-    expect(Object.fromEntries(url.searchParams)).toEqual({ page_num: '1', page_size: '100', 'filter.model': 'doubao-seedance-1-0-pro-250528' });
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      page_num: '1',
+      page_size: '100',
+      'filter.model': 'doubao-seedance-1-0-pro-250528',
+    });
   });
 
-  test('another submit\'s job is never adopted: another seed, or the same seed before the window', async () => {
-    const { http } = fakeV(() => ({ body: { total: 2, items: [task('cgt-a', markerSeed('task_zzz-run')), task('cgt-b', SEED, sinceS - LOOKUP_CLOCK_SKEW_S - 1)] } }));
+  test("another submit's job is never adopted: another seed, or the same seed before the window", async () => {
+    const { http } = fakeV(() => ({
+      body: { total: 2, items: [task('cgt-a', markerSeed('task_zzz-run')), task('cgt-b', SEED, sinceS - LOOKUP_CLOCK_SKEW_S - 1)] },
+    }));
     const { entry: e, request } = entry();
     await expect(createPlatformV(SETTINGS, { http }).findSubmitted!(e, request, ctx)).resolves.toBeUndefined();
   });
@@ -85,16 +99,25 @@ describe('a lost create answer through an endpoint id, against the simulator set
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  test.each(['endpoint', 'model'] as const)('the list shows the %s as the task\'s model: the job is adopted, one job, no second create', async (listedModel) => {
-    await kit.post('/_sim/v/endpoints', { endpoints: { [ENDPOINT]: 'doubao-seedance-1-0-pro-250528' }, listedModel });
-    const { request } = normalised('video', { model: V10, prompt: 'a red fox [sim:submit=dropx1]', duration: 5 }, endpointCatalogue);
-    const outcome = await runSubmitAttempts(kit.adapter('V', env), { platform: 'V', request, dedupKey: 'task_ep-run1', taskId: 'task_ep', deadlineAt: Date.now() + 3_600_000 }, { catalogue: endpointCatalogue });
-    const jobs = (await (await fetch(`${kit.sim().url}/_sim/jobs?platform=V`)).json()) as { id: string; view: unknown }[];
-    expect(jobs).toHaveLength(1);
-    expect(outcome.result).toMatchObject({ upstreamTaskId: jobs[0]!.id, account: 'default' });
-    expect(await kit.stats('V')).toMatchObject({ jobsCreated: 1, submitRequests: 1 });
-    // What the list showed, as Ark would (the simulator's setting took effect).
-    const listed = (await (await fetch(`${kit.sim().url}/_sim/requests?platform=V&op=list`)).json()) as { response: { items: { model: string }[] } }[];
-    expect(listed.at(-1)!.response.items[0]!.model).toBe(listedModel === 'endpoint' ? ENDPOINT : 'doubao-seedance-1-0-pro-250528');
-  });
+  test.each(['endpoint', 'model'] as const)(
+    "the list shows the %s as the task's model: the job is adopted, one job, no second create",
+    async (listedModel) => {
+      await kit.post('/_sim/v/endpoints', { endpoints: { [ENDPOINT]: 'doubao-seedance-1-0-pro-250528' }, listedModel });
+      const { request } = normalised('video', { model: V10, prompt: 'a red fox [sim:submit=dropx1]', duration: 5 }, endpointCatalogue);
+      const outcome = await runSubmitAttempts(
+        kit.adapter('V', env),
+        { platform: 'V', request, dedupKey: 'task_ep-run1', taskId: 'task_ep', deadlineAt: Date.now() + 3_600_000 },
+        { catalogue: endpointCatalogue },
+      );
+      const jobs = (await (await fetch(`${kit.sim().url}/_sim/jobs?platform=V`)).json()) as { id: string; view: unknown }[];
+      expect(jobs).toHaveLength(1);
+      expect(outcome.result).toMatchObject({ upstreamTaskId: jobs[0]!.id, account: 'default' });
+      expect(await kit.stats('V')).toMatchObject({ jobsCreated: 1, submitRequests: 1 });
+      // What the list showed, as Ark would (the simulator's setting took effect).
+      const listed = (await (await fetch(`${kit.sim().url}/_sim/requests?platform=V&op=list`)).json()) as {
+        response: { items: { model: string }[] };
+      }[];
+      expect(listed.at(-1)!.response.items[0]!.model).toBe(listedModel === 'endpoint' ? ENDPOINT : 'doubao-seedance-1-0-pro-250528');
+    },
+  );
 });

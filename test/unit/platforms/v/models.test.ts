@@ -27,7 +27,12 @@ describe('PLATFORM_V_MODELS_FILE: the public-id → upstream-id mapping is deplo
   });
 
   test('overrides ids (BytePlus) and leaves a model out with null; the catalogue and the adapter follow', async () => {
-    const env = { PLATFORM_V_MODELS_FILE: file('byteplus.json', JSON.stringify({ [V20]: 'dreamina-seedance-2-0-260128', [V15]: 'seedance-1-5-pro-251215', [I2V]: null })) };
+    const env = {
+      PLATFORM_V_MODELS_FILE: file(
+        'byteplus.json',
+        JSON.stringify({ [V20]: 'dreamina-seedance-2-0-260128', [V15]: 'seedance-1-5-pro-251215', [I2V]: null }),
+      ),
+    };
     const byteplus = buildCatalogue(env);
     expect(byteplus.find('video', V20)!.upstream.model).toBe('dreamina-seedance-2-0-260128');
     expect(byteplus.find('video', V15)!.upstream.model).toBe('seedance-1-5-pro-251215');
@@ -53,6 +58,8 @@ describe('PLATFORM_V_MODELS_FILE: the public-id → upstream-id mapping is deplo
   });
 
   test('a file that cannot be read → a start-up error naming the variable', () => {
-    expect(() => buildCatalogue({ PLATFORM_V_MODELS_FILE: join(dir, 'missing.json') })).toThrow(/PLATFORM_V_MODELS_FILE: cannot read .*missing\.json: ENOENT/);
+    expect(() => buildCatalogue({ PLATFORM_V_MODELS_FILE: join(dir, 'missing.json') })).toThrow(
+      /PLATFORM_V_MODELS_FILE: cannot read .*missing\.json: ENOENT/,
+    );
   });
 });

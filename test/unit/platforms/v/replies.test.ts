@@ -13,7 +13,14 @@ describe('fromVTask', () => {
   });
 
   test('succeeded carries the URL, the raw extras and the billed tokens (usage.completion_tokens) as the usage', () => {
-    const s = fromVTask({ id: 'cgt-1', status: 'succeeded', content: { video_url: 'https://cdn.test/v.mp4' }, usage: { completion_tokens: 10, total_tokens: 12 }, duration: 5, ratio: '16:9' });
+    const s = fromVTask({
+      id: 'cgt-1',
+      status: 'succeeded',
+      content: { video_url: 'https://cdn.test/v.mp4' },
+      usage: { completion_tokens: 10, total_tokens: 12 },
+      duration: 5,
+      ratio: '16:9',
+    });
     expect(s).toEqual({
       state: 'success',
       outputs: [{ url: 'https://cdn.test/v.mp4' }],
@@ -32,12 +39,18 @@ describe('fromVTask', () => {
     ['InvalidParameter', 'invalid_request'],
     ['InternalServiceError', 'upstream_failed'],
   ])('failed with %s → %s', (code, reason) => {
-    expect(fromVTask({ id: 'cgt-1', status: 'failed', error: { code, message: 'm' } })).toEqual({ state: 'failed', failure: { reason, message: 'm', code } });
+    expect(fromVTask({ id: 'cgt-1', status: 'failed', error: { code, message: 'm' } })).toEqual({
+      state: 'failed',
+      failure: { reason, message: 'm', code },
+    });
   });
 
   test('expired is a final failure with a clear reason, never retried as an unknown state', () => {
     const s = fromVTask({ id: 'cgt-1', status: 'expired' });
-    expect(s).toEqual({ state: 'failed', failure: { reason: 'upstream_failed', code: 'expired', message: expect.stringMatching(/execution window \(expired\)/) } });
+    expect(s).toEqual({
+      state: 'failed',
+      failure: { reason: 'upstream_failed', code: 'expired', message: expect.stringMatching(/execution window \(expired\)/) },
+    });
     expect(s.failure!.resubmit).toBeUndefined();
   });
 
@@ -48,7 +61,11 @@ describe('fromVTask', () => {
 });
 
 describe('classifyVError', () => {
-  const reply = (status: number, code: string | undefined, headers: Record<string, string> = {}) => ({ status, headers, body: code ? { error: { code, message: 'm' } } : undefined });
+  const reply = (status: number, code: string | undefined, headers: Record<string, string> = {}) => ({
+    status,
+    headers,
+    body: code ? { error: { code, message: 'm' } } : undefined,
+  });
   test.each([
     [400, 'InvalidParameter', false, 'invalid_request'],
     [400, 'InputTextSensitiveContentDetected', false, 'content_policy'],
@@ -97,11 +114,14 @@ describe('classifyVError', () => {
 
   // Not in the table: an unknown 429 code is throttling too (prefixes of known codes decide nothing), and the
   // operator hears of it (a notice, once per code), so the table can learn it.
-  test.each(['SomeFutureRateLimitCode', 'SetLimitExceededSoon', 'QuotaExceeded.Daily'])('429 %s (not in the table) is throttling, with an operator notice', (code) => {
-    const e = classifyVError(reply(429, code, { 'retry-after': '3' }));
-    expect(e.retryable).toBe(true);
-    expect(e.opts).toMatchObject({ reason: 'upstream_unavailable', code, httpStatus: 429, retryAfterMs: 3000, operatorNotice: true });
-  });
+  test.each(['SomeFutureRateLimitCode', 'SetLimitExceededSoon', 'QuotaExceeded.Daily'])(
+    '429 %s (not in the table) is throttling, with an operator notice',
+    (code) => {
+      const e = classifyVError(reply(429, code, { 'retry-after': '3' }));
+      expect(e.retryable).toBe(true);
+      expect(e.opts).toMatchObject({ reason: 'upstream_unavailable', code, httpStatus: 429, retryAfterMs: 3000, operatorNotice: true });
+    },
+  );
 
   test('429 QuotaExceeded is retried (after Retry-After when sent) and tells the operator, never as money', () => {
     const e = classifyVError(reply(429, 'QuotaExceeded', { 'retry-after': '60' }));
@@ -109,7 +129,7 @@ describe('classifyVError', () => {
     expect(e.opts).toMatchObject({ reason: 'upstream_unavailable', code: 'QuotaExceeded', retryAfterMs: 60_000, operatorNotice: true });
   });
 
-  test('429 SetLimitExceeded (the account\'s own spend cap, only the operator lifts it) is a final refusal as money (the account leaves the rotation)', () => {
+  test("429 SetLimitExceeded (the account's own spend cap, only the operator lifts it) is a final refusal as money (the account leaves the rotation)", () => {
     const e = classifyVError(reply(429, 'SetLimitExceeded'));
     expect(e.retryable).toBe(false);
     expect(e.opts).toMatchObject({ reason: 'insufficient_balance', code: 'SetLimitExceeded', httpStatus: 429 });

@@ -16,12 +16,25 @@ describe('toVCreateBody: golden bodies per model family (and a strict platform V
     [
       '1.0 pro text-to-video: top-level options; no generate_audio on a model without sound',
       { model: V10, prompt: 'a cat', duration: 5, resolution: '1080p', ratio: '16:9', watermark: false },
-      { model: 'doubao-seedance-1-0-pro-250528', content: [text('a cat')], ratio: '16:9', duration: 5, resolution: '1080p', watermark: false, ...marker },
+      {
+        model: 'doubao-seedance-1-0-pro-250528',
+        content: [text('a cat')],
+        ratio: '16:9',
+        duration: 5,
+        resolution: '1080p',
+        watermark: false,
+        ...marker,
+      },
     ],
     [
       '1.0 pro fast first frame from image_url (default role)',
       { model: V10F, prompt: 'move', image_url: 'https://x.test/a.png', duration: 6 },
-      { model: 'doubao-seedance-1-0-pro-fast-251015', content: [text('move'), image('https://x.test/a.png', 'first_frame')], duration: 6, ...marker },
+      {
+        model: 'doubao-seedance-1-0-pro-fast-251015',
+        content: [text('move'), image('https://x.test/a.png', 'first_frame')],
+        duration: 6,
+        ...marker,
+      },
     ],
     [
       '1.5 pro first + last frame: generate_audio false said explicitly (the platform defaults to true)',
@@ -38,10 +51,18 @@ describe('toVCreateBody: golden bodies per model family (and a strict platform V
     [
       '1.5 pro draft: draft true at 480p',
       { model: V15, prompt: 'quick', service_tier: 'draft', duration: 4, resolution: '480p' },
-      { model: 'doubao-seedance-1-5-pro-251215', content: [text('quick')], duration: 4, resolution: '480p', generate_audio: false, draft: true, ...marker },
+      {
+        model: 'doubao-seedance-1-5-pro-251215',
+        content: [text('quick')],
+        duration: 4,
+        resolution: '480p',
+        generate_audio: false,
+        draft: true,
+        ...marker,
+      },
     ],
     [
-      '2.0 without sound asked: generate_audio false (the spec default), not the platform\'s true',
+      "2.0 without sound asked: generate_audio false (the spec default), not the platform's true",
       { model: V20, prompt: 'silent film', duration: 5 },
       { model: 'doubao-seedance-2-0-260128', content: [text('silent film')], duration: 5, generate_audio: false, ...marker },
     ],
@@ -92,12 +113,24 @@ describe('toVCreateBody: golden bodies per model family (and a strict platform V
     [
       '2.0 fast at 720p with sound',
       { model: V20F, prompt: 'fast', duration: 12, resolution: '720p', generate_audio: true },
-      { model: 'doubao-seedance-2-0-fast-260128', content: [text('fast')], duration: 12, resolution: '720p', generate_audio: true, ...marker },
+      {
+        model: 'doubao-seedance-2-0-fast-260128',
+        content: [text('fast')],
+        duration: 12,
+        resolution: '720p',
+        generate_audio: true,
+        ...marker,
+      },
     ],
     [
       'lite i2v: the image as a reference (image_role)',
       { model: I2V, prompt: 'animate', image_url: 'https://x.test/a.png', image_role: 'reference_image', duration: 4 },
-      { model: 'doubao-seedance-1-0-lite-i2v-250428', content: [text('animate'), image('https://x.test/a.png', 'reference_image')], duration: 4, ...marker },
+      {
+        model: 'doubao-seedance-1-0-lite-i2v-250428',
+        content: [text('animate'), image('https://x.test/a.png', 'reference_image')],
+        duration: 4,
+        ...marker,
+      },
     ],
   ];
   test.each(cases)('%s', (_name, req, expected) => {
@@ -107,7 +140,7 @@ describe('toVCreateBody: golden bodies per model family (and a strict platform V
     expect(vSimVerdict(body)).toBeUndefined();
   });
 
-  test('the seed marker is stable per dedup key, different across keys, within Ark\'s range', () => {
+  test("the seed marker is stable per dedup key, different across keys, within Ark's range", () => {
     expect(markerSeed(KEY)).toBe(SEED);
     expect(markerSeed(`${KEY}r1`)).not.toBe(SEED);
     for (const k of ['a', 'b', 'task_x-123', 'z'.repeat(50)]) {
@@ -116,7 +149,7 @@ describe('toVCreateBody: golden bodies per model family (and a strict platform V
     }
   });
 
-  test('execution_expires_after is what is left of the deadline, within the platform\'s 1 h … 72 h', () => {
+  test("execution_expires_after is what is left of the deadline, within the platform's 1 h … 72 h", () => {
     expect(expiresAfterSeconds(NOW + 2 * 3600_000 + 999, NOW)).toBe(7200);
     expect(expiresAfterSeconds(NOW + 10 * 60_000, NOW)).toBe(V_EXPIRES_MIN_S);
     expect(expiresAfterSeconds(NOW - 1, NOW)).toBe(V_EXPIRES_MIN_S);

@@ -13,16 +13,32 @@ describe('per-model rules: a 400 naming the field, for a body the platform would
   const cases: [string, string, Record<string, unknown>][] = [
     ['1.5 pro is 4–12 s: 3 s', 'duration', { model: V15, prompt: 'x', duration: 3 }],
     ['1.5 pro is 4–12 s: 13 s', 'duration', { model: V15, prompt: 'x', duration: 13 }],
-    ['1.0 pro fast has no first/last frame', 'last_frame_url', { model: V10F, prompt: 'x', duration: 5, image_url: 'https://x.test/a.png', last_frame_url: 'https://x.test/b.png' }],
+    [
+      '1.0 pro fast has no first/last frame',
+      'last_frame_url',
+      { model: V10F, prompt: 'x', duration: 5, image_url: 'https://x.test/a.png', last_frame_url: 'https://x.test/b.png' },
+    ],
     ['2.0 fast has no confirmed 1080p', 'resolution', { model: V20F, prompt: 'x', duration: 5, resolution: '1080p' }],
     ['2.0 fast has no confirmed draft mode', 'service_tier', { model: V20F, prompt: 'x', duration: 5, service_tier: 'draft' }],
     ['a draft renders at 480p only', 'resolution', { model: V15, prompt: 'x', duration: 5, service_tier: 'draft', resolution: '720p' }],
     ['2.0 takes at most 9 reference images', 'images', { model: V20, prompt: 'x', duration: 5, images: many(10, 'png') }],
     ['lite i2v takes at most 4 reference images', 'images', { model: I2V, prompt: 'x', duration: 5, images: many(5, 'png') }],
-    ['2.0 takes at most 3 reference videos', 'video_url', { model: V20, prompt: 'x', duration: 5, video_url: 'https://x.test/v.mp4', videos: many(3, 'mp4') }],
-    ['2.0 takes at most 3 reference audios', 'audio_url', { model: V20, prompt: 'x', duration: 5, images: many(1, 'png'), audio_url: 'https://x.test/a.mp3', audios: many(3, 'mp3') }],
+    [
+      '2.0 takes at most 3 reference videos',
+      'video_url',
+      { model: V20, prompt: 'x', duration: 5, video_url: 'https://x.test/v.mp4', videos: many(3, 'mp4') },
+    ],
+    [
+      '2.0 takes at most 3 reference audios',
+      'audio_url',
+      { model: V20, prompt: 'x', duration: 5, images: many(1, 'png'), audio_url: 'https://x.test/a.mp3', audios: many(3, 'mp3') },
+    ],
     ['2.0 never takes audio alone', 'audio_url', { model: V20, prompt: 'x', duration: 5, audio_url: 'https://x.test/a.mp3' }],
-    ['reference audio cannot go with a first frame', 'audios', { model: V20, prompt: 'x', duration: 5, image_url: 'https://x.test/a.png', audios: many(1, 'mp3') }],
+    [
+      'reference audio cannot go with a first frame',
+      'audios',
+      { model: V20, prompt: 'x', duration: 5, image_url: 'https://x.test/a.png', audios: many(1, 'mp3') },
+    ],
     ['web search is 2.0 only', 'web_search', { model: V15, prompt: 'x', duration: 5, web_search: true }],
     ['sound is 2.0 only (spec rule 4)', 'generate_audio', { model: V15, prompt: 'x', duration: 5, generate_audio: true }],
   ];
@@ -38,7 +54,10 @@ describe('per-model rules: a 400 naming the field, for a body the platform would
   test.each([
     ['1.5 pro at 4 and 12 s', { model: V15, prompt: 'x', duration: 12 }],
     ['2.0 fast at 12 s', { model: V20F, prompt: 'x', duration: 12 }],
-    ['2.0 reference audio with a reference video', { model: V20, prompt: 'x', duration: 5, video_url: 'https://x.test/v.mp4', audio_url: 'https://x.test/a.mp3' }],
+    [
+      '2.0 reference audio with a reference video',
+      { model: V20, prompt: 'x', duration: 5, video_url: 'https://x.test/v.mp4', audio_url: 'https://x.test/a.mp3' },
+    ],
     ['2.0 web search', { model: V20, prompt: 'x', duration: 5, web_search: true }],
     ['1.5 pro draft without a resolution', { model: V15, prompt: 'x', duration: 5, service_tier: 'draft' }],
   ])('accepted: %s', (_name, body) => {

@@ -37,7 +37,9 @@ describe('bce-auth-v1 signer', () => {
         'content-length:8\ncontent-md5:NFzcPqhviddjRNnSOGo4rw%3D%3D\ncontent-type:text%2Fplain\nhost:bj.bcebos.com\nx-bce-date:2015-04-27T08%3A23%3A49Z',
     );
     expect(all.signature).toBe('d74a04362e6a848f5b39b15421cb449427f419c95a480fd6b8cf9fc783e2999e');
-    expect(bceSign(official, { ...opts, signedHeaders: ['host', 'x-bce-date'] }).signature).toBe('1b8de5a23a56eef657c69f94c621e7acd227d049a4ba577f537d5e5cebf0cf32');
+    expect(bceSign(official, { ...opts, signedHeaders: ['host', 'x-bce-date'] }).signature).toBe(
+      '1b8de5a23a56eef657c69f94c621e7acd227d049a4ba577f537d5e5cebf0cf32',
+    );
     // An empty signedHeaders list means the default set, which here is the same five headers.
     const dflt = bceSign(official, opts);
     expect(dflt.signature).toBe(all.signature);
@@ -49,11 +51,22 @@ describe('bce-auth-v1 signer', () => {
     ['POST', '/v2/aigc/image_to_video', [], '8600ae2a7601e7c77791bc3bccf9e4814c7a59e1b8c1f43628f6fb5a618e6b47'],
     ['POST', '/v2/aigc/image', [], 'e966ea79b0c9bc50ad059cf086d38c8b242a3a3730f83a99337b22a796dfbfbb'],
     ['GET', '/v2/tasks/tsk-faikc9dmw8m8saic', [], 'ba291ccf6c021b656cf69e8c83dee41636b000421a795e54af4c7967d08625b0'],
-    ['GET', '/v2/tasks', [['maxSize', '10'], ['status', 'FAILED']], 'f7cd6d3ec5ad6a9cca01f441169533151dd3019f2aaec02a8163a603412fd19f'],
+    [
+      'GET',
+      '/v2/tasks',
+      [
+        ['maxSize', '10'],
+        ['status', 'FAILED'],
+      ],
+      'f7cd6d3ec5ad6a9cca01f441169533151dd3019f2aaec02a8163a603412fd19f',
+    ],
     ['PUT', '/v2/callback', [], 'a783ee942da031e6ae51cc5ab0b09ab27aaacbcfeb65743d284babfb5f04c622'],
   ] as Array<[string, string, Array<[string, string]>, string]>)('VOD-shaped vector %s %s', (method, path, query, signature) => {
     const headers = { host: 'vod.bj.baidubce.com', 'x-bce-date': '2024-03-24T13:08:44Z' };
-    const s = bceSign({ method, path, query, headers }, { accessKeyId: a32, secretAccessKey: b32, timestamp: '2024-03-24T13:08:44Z', signedHeaders: ['host', 'x-bce-date'] });
+    const s = bceSign(
+      { method, path, query, headers },
+      { accessKeyId: a32, secretAccessKey: b32, timestamp: '2024-03-24T13:08:44Z', signedHeaders: ['host', 'x-bce-date'] },
+    );
     expect(s.signature).toBe(signature);
     expect(s.authorization).toBe(`bce-auth-v1/${a32}/2024-03-24T13:08:44Z/1800/host;x-bce-date/${signature}`);
   });
@@ -62,13 +75,26 @@ describe('bce-auth-v1 signer', () => {
     const sdk = new SdkAuth(a32, b32);
     const ts = Date.parse('2015-04-27T08:23:49Z') / 1000;
     const params = Object.fromEntries(official.query);
-    expect(sdk.generateAuthorization('PUT', official.path, params, official.headers, ts, 1800, ['host', 'content-length', 'content-md5', 'content-type'])).toBe(
+    expect(
+      sdk.generateAuthorization('PUT', official.path, params, official.headers, ts, 1800, [
+        'host',
+        'content-length',
+        'content-md5',
+        'content-type',
+      ]),
+    ).toBe(
       bceSign(official, { ...opts, signedHeaders: ['host', 'content-length', 'content-md5', 'content-type', 'x-bce-date'] }).authorization,
     );
     const cases: Array<{ query: Record<string, string>; headers: Record<string, string> }> = [
       { query: { status: 'FAILED', maxSize: '10' }, headers: { host: '127.0.0.1:8090', 'x-bce-date': '2026-01-02T03:04:05Z' } },
-      { query: { beginTime: '2026-01-01T00:00:00Z', marker: 'tsk-abc', q: "a b*(x)!'~" }, headers: { host: 'vod.bj.baidubce.com', 'x-bce-date': '2026-01-02T03:04:05Z', 'x-bce-request-id': 'f00d' } },
-      { query: { taskId: '', unicode: '视频' }, headers: { host: 'h', 'content-type': 'application/json; charset=utf-8', 'x-bce-date': '2026-01-02T03:04:05Z' } },
+      {
+        query: { beginTime: '2026-01-01T00:00:00Z', marker: 'tsk-abc', q: "a b*(x)!'~" },
+        headers: { host: 'vod.bj.baidubce.com', 'x-bce-date': '2026-01-02T03:04:05Z', 'x-bce-request-id': 'f00d' },
+      },
+      {
+        query: { taskId: '', unicode: '视频' },
+        headers: { host: 'h', 'content-type': 'application/json; charset=utf-8', 'x-bce-date': '2026-01-02T03:04:05Z' },
+      },
     ];
     for (const c of cases) {
       const t = Date.parse('2026-01-02T03:04:05Z') / 1000;
@@ -78,7 +104,13 @@ describe('bce-auth-v1 signer', () => {
       );
       expect(sdk.generateAuthorization('GET', '/v2/tasks', c.query, c.headers, t, 1800, Object.keys(c.headers))).toBe(ours.authorization);
     }
-    expect(canonicalQueryString([['authorization', 'x'], ['b', ''], ['a', '1']])).toBe('a=1&b=');
+    expect(
+      canonicalQueryString([
+        ['authorization', 'x'],
+        ['b', ''],
+        ['a', '1'],
+      ]),
+    ).toBe('a=1&b=');
   });
 
   test('parses Authorization strings strictly', () => {
@@ -109,14 +141,27 @@ describe('authentication over HTTP', () => {
   test('accepts host;x-bce-date, content-type too, the default set, and the SDK signer; echoes x-bce-request-id', async () => {
     const body = t2v('VQ2', { prompt: 'a cat' });
     expect((await call('POST', '/v2/aigc/text_to_video', [], body)).status).toBe(200);
-    expect((await call('POST', '/v2/aigc/text_to_video', [], body, { signedHeaders: ['host', 'content-type', 'x-bce-date'] })).status).toBe(200);
-    const dflt = await call('POST', '/v2/aigc/text_to_video', [], body, { signedHeaders: [], headers: { 'x-bce-request-id': 'b0e4a7b4-35a3-4f5e-9a0e-6e7a8c1c2d3e' } });
+    expect((await call('POST', '/v2/aigc/text_to_video', [], body, { signedHeaders: ['host', 'content-type', 'x-bce-date'] })).status).toBe(
+      200,
+    );
+    const dflt = await call('POST', '/v2/aigc/text_to_video', [], body, {
+      signedHeaders: [],
+      headers: { 'x-bce-request-id': 'b0e4a7b4-35a3-4f5e-9a0e-6e7a8c1c2d3e' },
+    });
     expect(dflt.status).toBe(200);
     expect(dflt.headers['x-bce-request-id']).toBe('b0e4a7b4-35a3-4f5e-9a0e-6e7a8c1c2d3e');
 
     const sdk = new SdkAuth(AK, SK);
     const headers = { host: `127.0.0.1:${simPort()}`, 'x-bce-date': bceTimestamp(Date.now()) };
-    const authorization = sdk.generateAuthorization('GET', '/v2/tasks', { maxSize: '5', taskId: 'tsk-none' }, headers, Math.floor(Date.now() / 1000), 1800, ['host']);
+    const authorization = sdk.generateAuthorization(
+      'GET',
+      '/v2/tasks',
+      { maxSize: '5', taskId: 'tsk-none' },
+      headers,
+      Math.floor(Date.now() / 1000),
+      1800,
+      ['host'],
+    );
     const r = await raw('GET', '/v2/tasks?maxSize=5&taskId=tsk-none', { ...headers, authorization });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ isTruncated: false, marker: '', data: [] });
@@ -142,7 +187,18 @@ describe('authentication over HTTP', () => {
     );
     const payload = JSON.stringify(body);
     expectError(
-      await raw('POST', '/v2/aigc/text_to_video', { host: 'vod.bj.baidubce.com', 'x-bce-date': ts, authorization: signed.authorization, 'content-type': 'application/json', 'content-length': String(payload.length) }, payload),
+      await raw(
+        'POST',
+        '/v2/aigc/text_to_video',
+        {
+          host: 'vod.bj.baidubce.com',
+          'x-bce-date': ts,
+          authorization: signed.authorization,
+          'content-type': 'application/json',
+          'content-length': String(payload.length),
+        },
+        payload,
+      ),
       400,
       'SignatureDoesNotMatch',
     );
@@ -151,7 +207,11 @@ describe('authentication over HTTP', () => {
       { method: 'GET', path: '/v2/tasks', headers: { host: '127.0.0.1', 'x-bce-date': ts } },
       { accessKeyId: AK, secretAccessKey: SK, timestamp: ts, signedHeaders: ['host', 'x-bce-date'] },
     );
-    expectError(await raw('GET', '/v2/tasks', { host: `127.0.0.1:${simPort()}`, 'x-bce-date': ts, authorization: noPort.authorization }), 400, 'SignatureDoesNotMatch');
+    expectError(
+      await raw('GET', '/v2/tasks', { host: `127.0.0.1:${simPort()}`, 'x-bce-date': ts, authorization: noPort.authorization }),
+      400,
+      'SignatureDoesNotMatch',
+    );
     const s = await sim_.stats();
     expect(s.rejected).toBeGreaterThanOrEqual(8);
     expect(s.jobsCreated).toBe(2);
@@ -163,8 +223,16 @@ describe('authentication over HTTP', () => {
     expect(created.status).toBe(200);
     expect((await call('GET', `/v3/tasks/${created.body.taskId}`, [], undefined, bearer)).body.taskId).toBe(created.body.taskId);
     expect((await call('POST', '/v3/aigc/image', [], imageBody('NB'), bearer)).status).toBe(200);
-    expectError(await call('POST', '/v3/aigc/text_to_video', [], t2v('VQ2', { prompt: 'x' }), { auth: 'Bearer bce-v3/ALTAK-unknown/secret' }), 401, 'InvalidAccessKeyId');
-    expectError(await call('POST', '/v3/aigc/text_to_video', [], t2v('VQ2', { prompt: 'x' }), { auth: 'Bearer sk-123' }), 400, 'InvalidHTTPAuthHeader');
+    expectError(
+      await call('POST', '/v3/aigc/text_to_video', [], t2v('VQ2', { prompt: 'x' }), { auth: 'Bearer bce-v3/ALTAK-unknown/secret' }),
+      401,
+      'InvalidAccessKeyId',
+    );
+    expectError(
+      await call('POST', '/v3/aigc/text_to_video', [], t2v('VQ2', { prompt: 'x' }), { auth: 'Bearer sk-123' }),
+      400,
+      'InvalidHTTPAuthHeader',
+    );
     expectError(await call('POST', '/v3/aigc/image_to_video', [], t2v('VE3.1', { prompt: 'x', image: IMG }), bearer), 404, 'NotFound');
     expectError(await call('GET', '/v3/tasks', [], undefined, bearer), 404, 'NotFound');
   });

@@ -29,7 +29,13 @@ describe('callbacks', () => {
 
   const SIGN_KEY = 'my_random_token';
   const configure = (extra: Record<string, unknown> = {}) =>
-    call('PUT', '/v2/callback', [], { callbackUrl: receiverUrl, enableSign: true, signKey: SIGN_KEY, enableVideoGenerateCompleteEvent: true, ...extra });
+    call('PUT', '/v2/callback', [], {
+      callbackUrl: receiverUrl,
+      enableSign: true,
+      signKey: SIGN_KEY,
+      enableVideoGenerateCompleteEvent: true,
+      ...extra,
+    });
   /**
    * The receiver's check, written from §7.3 (not from the simulator's code): SHA256-HEX(token, content) read as
    * HMAC-SHA256 keyed with the signKey, content = POST;{url};{body compacted as JSON};{timestamp};{user}.
@@ -41,15 +47,28 @@ describe('callbacks', () => {
   };
   /** The same over the bytes as received: what a receiver that skips the compaction computes. */
   const verifiesRaw = (h: IncomingHttpHeaders, body: string) =>
-    createHmac('sha256', SIGN_KEY).update(`POST;${receiverUrl};${body};${h['vod-callback-auth-timestamp']};${h['vod-callback-auth-user']}`).digest('hex') === h['vod-callback-auth-token'];
+    createHmac('sha256', SIGN_KEY)
+      .update(`POST;${receiverUrl};${body};${h['vod-callback-auth-timestamp']};${h['vod-callback-auth-user']}`)
+      .digest('hex') === h['vod-callback-auth-token'];
 
   test('configuration: partial PUT, GET, validation', async () => {
     let r = await call('PUT', '/v2/callback', [], { callbackUrl: receiverUrl });
     expect([r.status, r.text]).toEqual([200, '']);
-    r = await call('PUT', '/v2/callback', [], { enableSign: true, signKey: 'k', enableVideoGenerateCompleteEvent: true, unknownSwitch: true });
+    r = await call('PUT', '/v2/callback', [], {
+      enableSign: true,
+      signKey: 'k',
+      enableVideoGenerateCompleteEvent: true,
+      unknownSwitch: true,
+    });
     expect(r.status).toBe(200);
     r = await call('GET', '/v2/callback');
-    expect(r.body).toMatchObject({ callbackUrl: receiverUrl, enableSign: true, signKey: 'k', enableVideoGenerateCompleteEvent: true, enableMediaTranscodeCompleteEvent: false });
+    expect(r.body).toMatchObject({
+      callbackUrl: receiverUrl,
+      enableSign: true,
+      signKey: 'k',
+      enableVideoGenerateCompleteEvent: true,
+      enableMediaTranscodeCompleteEvent: false,
+    });
     expect(r.body.unknownSwitch).toBeUndefined();
     for (const bad of [{ callbackUrl: 'not a url' }, { enableSign: 'yes' }, { enableSign: true, signKey: '' }]) {
       expect((await call('PUT', '/v2/callback', [], bad)).body.code).toBe('InappropriateJSON');
@@ -84,12 +103,21 @@ describe('callbacks', () => {
         status: 'SUCCESS',
         createTime: expect.any(String),
         finishTime: okEvent.eventTime,
-        videoGenerateTaskInfo: expect.objectContaining({ status: 'success', videoGenerateTaskInput: { type: '图生视频', imageToVideoRequest: t2v('VQ2', { prompt: 'ok', image: IMG }) } }),
+        videoGenerateTaskInfo: expect.objectContaining({
+          status: 'success',
+          videoGenerateTaskInput: { type: '图生视频', imageToVideoRequest: t2v('VQ2', { prompt: 'ok', image: IMG }) },
+        }),
       },
     });
-    expect(okEvent.videoGenerateCompleteEvent.videoGenerateTaskInfo.videoGenerateTaskOutput.mediaBasicInfos[0].source.sourceUrl).toBe(`${sim.url}/files/${ok}-0.mp4`);
+    expect(okEvent.videoGenerateCompleteEvent.videoGenerateTaskInfo.videoGenerateTaskOutput.mediaBasicInfos[0].source.sourceUrl).toBe(
+      `${sim.url}/files/${ok}-0.mp4`,
+    );
     const badEvent = byTask.get(bad)!.body.videoGenerateCompleteEvent;
-    expect([badEvent.status, badEvent.videoGenerateTaskInfo.status, badEvent.videoGenerateTaskInfo.errMsg]).toEqual(['FAILED', 'failed', expect.stringMatching(/moderation/i)]);
+    expect([badEvent.status, badEvent.videoGenerateTaskInfo.status, badEvent.videoGenerateTaskInfo.errMsg]).toEqual([
+      'FAILED',
+      'failed',
+      expect.stringMatching(/moderation/i),
+    ]);
     expect(byTask.get(img)!.body.videoGenerateCompleteEvent.videoGenerateTaskInfo.videoGenerateTaskOutput.mediaBasicInfos).toHaveLength(2);
   });
 
@@ -104,15 +132,26 @@ describe('callbacks', () => {
     expect(got[0]!.headers['vod-callback-auth-token']).toBeUndefined();
   });
 
-  test('each account\'s tasks follow its own configuration, signed with its own account id; a renamed switch starts every account afresh', async () => {
+  test("each account's tasks follow its own configuration, signed with its own account id; a renamed switch starts every account afresh", async () => {
     const two = signedBy(simBAccount('two'));
     await configure();
-    await call('PUT', '/v2/callback', [], { callbackUrl: receiverUrl, enableSign: true, signKey: SIGN_KEY, enableVideoGenerateCompleteEvent: true }, two);
+    await call(
+      'PUT',
+      '/v2/callback',
+      [],
+      { callbackUrl: receiverUrl, enableSign: true, signKey: SIGN_KEY, enableVideoGenerateCompleteEvent: true },
+      two,
+    );
     const mine = (await createT2V('VQ2', { prompt: 'default account' })).body.taskId;
     const theirs = (await call('POST', '/v2/aigc/text_to_video', [], t2v('VQ2', { prompt: 'account two' }), two)).body.taskId;
     await waitFor(async () => got.length >= 2);
     const userOf = new Map(got.map((g) => [g.body.videoGenerateCompleteEvent.taskId, g.headers['vod-callback-auth-user']]));
-    expect(userOf).toEqual(new Map([[mine, SIM_ACCOUNTS.B.userId], [theirs, simBAccount('two').userId]]));
+    expect(userOf).toEqual(
+      new Map([
+        [mine, SIM_ACCOUNTS.B.userId],
+        [theirs, simBAccount('two').userId],
+      ]),
+    );
     expect(got.every((g) => verifies(g.headers, g.raw))).toBe(true);
 
     // Account two turns its events off: its tasks send nothing, the default account's still do.

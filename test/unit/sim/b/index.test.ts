@@ -11,8 +11,12 @@ useBSimulator();
 describe('no idempotency, lost answers, faults', () => {
   test('two identical creates are two billed tasks', async () => {
     const body = t2v('K26', { prompt: 'same' });
-    const a = await call('POST', '/v2/aigc/text_to_video', [], body, { headers: { 'x-bce-request-id': '11111111-1111-4111-8111-111111111111' } });
-    const b = await call('POST', '/v2/aigc/text_to_video', [], body, { headers: { 'x-bce-request-id': '11111111-1111-4111-8111-111111111111' } });
+    const a = await call('POST', '/v2/aigc/text_to_video', [], body, {
+      headers: { 'x-bce-request-id': '11111111-1111-4111-8111-111111111111' },
+    });
+    const b = await call('POST', '/v2/aigc/text_to_video', [], body, {
+      headers: { 'x-bce-request-id': '11111111-1111-4111-8111-111111111111' },
+    });
     expect(a.body.taskId).not.toBe(b.body.taskId);
     const s = await sim_.stats();
     expect([s.submitRequests, s.jobsCreated, s.dedupRefusals]).toEqual([2, 2, 0]);
@@ -25,7 +29,12 @@ describe('no idempotency, lost answers, faults', () => {
     const s = await sim_.stats();
     expect([s.jobsCreated, s.answersDropped]).toEqual([1, 1]);
     // Reconcile: list the window, then read each candidate's echoed request.
-    const list = (await call('GET', '/v2/tasks', [['beginTime', before], ['type', 'VIDEO_GENERATE']])).body.data;
+    const list = (
+      await call('GET', '/v2/tasks', [
+        ['beginTime', before],
+        ['type', 'VIDEO_GENERATE'],
+      ])
+    ).body.data;
     expect(list).toHaveLength(1);
     const detail = (await getTask(list[0].taskId)).body;
     expect(detail.videoGenerateTaskInfo.videoGenerateTaskInput.textToVideoRequest).toEqual(body);
@@ -34,7 +43,7 @@ describe('no idempotency, lost answers, faults', () => {
     expect((await sim_.stats()).jobsCreated).toBe(2);
   });
 
-  test('injected 500/503/429 in B\'s error shape; 429 on VE3.1 is its documented 500 throttling answer', async () => {
+  test("injected 500/503/429 in B's error shape; 429 on VE3.1 is its documented 500 throttling answer", async () => {
     const fault = (status: number | string, op = 'submit') => sim_.post('/_sim/faults', { platform: 'B', op, status, count: 1 });
     await fault(500);
     let r = await createT2V('VQ2', { prompt: 'p' });

@@ -6,7 +6,20 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator } from '../../../../sim/server';
-import { call, getJson, sim_, sim, t2v, createT2V, createI2V, IMG, getTask, finished, callsGoTo, useBSimulator } from '../../../support/sim/b';
+import {
+  call,
+  getJson,
+  sim_,
+  sim,
+  t2v,
+  createT2V,
+  createI2V,
+  IMG,
+  getTask,
+  finished,
+  callsGoTo,
+  useBSimulator,
+} from '../../../support/sim/b';
 import { advanceJob } from '../../../support/simulator';
 
 useBSimulator();
@@ -50,7 +63,9 @@ describe('task detail', () => {
       },
     ]);
     expect(JSON.stringify(done)).not.toMatch(/progress/i);
-    expect((await fetch(done.videoGenerateTaskInfo.videoGenerateTaskOutput.mediaBasicInfos[0].source.sourceUrl)).headers.get('content-type')).toBe('video/mp4');
+    expect(
+      (await fetch(done.videoGenerateTaskInfo.videoGenerateTaskOutput.mediaBasicInfos[0].source.sourceUrl)).headers.get('content-type'),
+    ).toBe('video/mp4');
   });
 
   test('failures: content policy, error, transient — FAILED with errMsg, no output', async () => {
@@ -80,7 +95,11 @@ describe('task detail', () => {
     const b = (await getTask(directive)).body;
     expect(await (await sim_.post('/_sim/b/quirks', { innerStatusLeads: true })).json()).toEqual({ innerStatusLeads: true });
     const c = (await getTask(switched)).body;
-    expect([a.status, a.videoGenerateTaskInfo.status, a.videoGenerateTaskInfo.videoGenerateTaskOutput]).toEqual(['RUNNING', 'running', undefined]);
+    expect([a.status, a.videoGenerateTaskInfo.status, a.videoGenerateTaskInfo.videoGenerateTaskOutput]).toEqual([
+      'RUNNING',
+      'running',
+      undefined,
+    ]);
     for (const d of [b, c]) {
       expect([d.status, d.videoGenerateTaskInfo.status, d.finishTime]).toEqual(['RUNNING', 'succeeded', undefined]);
       expect(d.videoGenerateTaskInfo.videoGenerateTaskOutput.mediaBasicInfos[0].source.sourceUrl).toMatch(/\.mp4$/);
@@ -89,10 +108,14 @@ describe('task detail', () => {
     expect(await getJson('/_sim/b/quirks')).toEqual({ innerStatusLeads: false });
   });
 
-  test('unknown task, another platform\'s id, and tasks past the 7-day window are 404 TaskNotFound', async () => {
+  test("unknown task, another platform's id, and tasks past the 7-day window are 404 TaskNotFound", async () => {
     const r = await getTask('tsk-0000000000000000');
     expect(r.status).toBe(404);
-    expect(r.body).toEqual({ requestId: expect.any(String), code: 'TaskNotFound', message: expect.stringContaining('tsk-0000000000000000') });
+    expect(r.body).toEqual({
+      requestId: expect.any(String),
+      code: 'TaskNotFound',
+      message: expect.stringContaining('tsk-0000000000000000'),
+    });
 
     const dir = mkdtempSync(join(tmpdir(), 'sim-b-'));
     const file = join(dir, 'jobs.json');
@@ -114,12 +137,26 @@ describe('task detail', () => {
         requestKey: 'textToVideoRequest',
         request: t2v('VQ2', { prompt: 'old' }),
         fields: { recognised: [], ignored: [] },
-        output: { mediaType: 'video', durationInSecond: 5, resolution: '720p', aspectRatio: '16:9', widthInPixel: 1280, heightInPixel: 720, audio: false },
+        output: {
+          mediaType: 'video',
+          durationInSecond: 5,
+          resolution: '720p',
+          aspectRatio: '16:9',
+          widthInPixel: 1280,
+          heightInPixel: 720,
+          audio: false,
+        },
         baseUrl: 'http://127.0.0.1:1',
       },
     });
     const otherPlatform = { ...job('tsk-tplat0tplat0tpl', 60_000), platform: 'T' };
-    writeFileSync(file, JSON.stringify({ version: 1, jobs: [job('tsk-old0old0old0old0', 7.5 * 24 * 3600_000), job('tsk-six0six0six0six0', 6 * 24 * 3600_000), otherPlatform] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 1,
+        jobs: [job('tsk-old0old0old0old0', 7.5 * 24 * 3600_000), job('tsk-six0six0six0six0', 6 * 24 * 3600_000), otherPlatform],
+      }),
+    );
     const other = await startSimulator({ port: 0, dataFile: file });
     const restore = callsGoTo(other);
     try {
@@ -166,19 +203,32 @@ describe('task list', () => {
     expect(markers).toHaveLength(3);
 
     const all = (await call('GET', '/v2/tasks')).body;
-    expect(all.data[0]).toEqual({ taskId: ids[4], type: 'VIDEO_GENERATE', status: 'SUCCESS', createTime: expect.any(String), finishTime: expect.any(String) });
+    expect(all.data[0]).toEqual({
+      taskId: ids[4],
+      type: 'VIDEO_GENERATE',
+      status: 'SUCCESS',
+      createTime: expect.any(String),
+      finishTime: expect.any(String),
+    });
     expect((await call('GET', '/v2/tasks', [['status', 'FAILED']])).body.data.map((d: any) => d.taskId)).toEqual([ids[1]]);
     expect((await call('GET', '/v2/tasks', [['taskId', ids[2]!]])).body.data).toHaveLength(1);
     expect((await call('GET', '/v2/tasks', [['type', 'VIDEO_GENERATE']])).body.data).toHaveLength(5);
     expect((await call('GET', '/v2/tasks', [['type', 'WORKFLOW']])).body.data).toHaveLength(0);
     const created = all.data.map((d: any) => d.createTime);
-    const window = (await call('GET', '/v2/tasks', [['beginTime', created[3]], ['endTime', created[1]]])).body.data.map((d: any) => d.taskId);
+    const window = (
+      await call('GET', '/v2/tasks', [
+        ['beginTime', created[3]],
+        ['endTime', created[1]],
+      ])
+    ).body.data.map((d: any) => d.taskId);
     expect(window).toEqual([ids[3], ids[2], ids[1]]);
     const detail = await finished(ids[0]!);
     const mediaId = detail.videoGenerateTaskInfo.videoGenerateTaskOutput.mediaBasicInfos[0].mediaId;
     expect((await call('GET', '/v2/tasks', [['mediaId', mediaId]])).body.data.map((d: any) => d.taskId)).toEqual([ids[0]]);
 
-    for (const q of [[['maxSize', '0']], [['maxSize', '101']], [['beginTime', 'yesterday']], [['marker', 'tsk-nope']]] as Array<Array<[string, string]>>) {
+    for (const q of [[['maxSize', '0']], [['maxSize', '101']], [['beginTime', 'yesterday']], [['marker', 'tsk-nope']]] as Array<
+      Array<[string, string]>
+    >) {
       const r = await call('GET', '/v2/tasks', q);
       expect([r.status, r.body.code]).toEqual([400, 'InvalidParameter']);
     }
@@ -196,7 +246,7 @@ describe('/_sim/b/echo: how a task echoes its request, each way B could (not doc
     expect(await echoOf(id)).toEqual(t2v('K20', { prompt: 'p', duration: 5, foo: 1 }));
   });
 
-  test('defaults: the settings left out are shown with the model\'s defaults', async () => {
+  test("defaults: the settings left out are shown with the model's defaults", async () => {
     expect(await (await sim_.post('/_sim/b/echo', { echo: 'defaults' })).json()).toEqual({ echo: 'defaults' });
     const id = (await createT2V('K20', { prompt: 'p', duration: 5 })).body.taskId;
     expect(await echoOf(id)).toEqual(t2v('K20', { prompt: 'p', duration: 5, aspectRatio: '16:9' }));

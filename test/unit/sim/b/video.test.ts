@@ -10,17 +10,80 @@ describe('video creates', () => {
   const outputOf = async (taskId: string) => (await finished(taskId)).videoGenerateTaskInfo.videoGenerateTaskOutput.mediaBasicInfos[0];
 
   test.each([
-    ['Vidu VQ2 t2v', 'text_to_video', 'VQ2', { prompt: 'a fox', duration: 8, resolution: '1080p', aspectRatio: '9:16', movementAmplitude: 'small' }, 8, 1080, 1920, false],
+    [
+      'Vidu VQ2 t2v',
+      'text_to_video',
+      'VQ2',
+      { prompt: 'a fox', duration: 8, resolution: '1080p', aspectRatio: '9:16', movementAmplitude: 'small' },
+      8,
+      1080,
+      1920,
+      false,
+    ],
     ['Vidu V20 i2v', 'image_to_video', 'V20', { prompt: 'it moves', image: IMG, duration: 4, resolution: '720P' }, 4, 1280, 720, false],
-    ['Vidu VQ2P head+tail', 'image_to_video', 'VQ2P', { headtailImages: { headImage: IMG, tailImage: IMG }, duration: 3 }, 3, 1280, 720, false],
-    ['Veo VE3.1 t2v', 'text_to_video', 'VE3.1', { prompt: 'a boat', durationSeconds: 6, resolution: '1080p', generateAudio: true, n: 1, negativePrompt: 'blur' }, 6, 1920, 1080, true],
-    ['Veo VE3.1F i2v first+last', 'image_to_video', 'VE3.1F', { prompt: 'p', image: IMG, lastFrame: IMG, aspectRatio: '9:16', resolution: '4k' }, 8, 2160, 3840, false],
-    ['Veo VE3.1FP references', 'image_to_video', 'VE3.1FP', { prompt: 'p', referenceImages: [IMG, IMG], durationSeconds: 4 }, 4, 1280, 720, false],
-    ['Kling K26 t2v', 'text_to_video', 'K26', { prompt: 'a dog', duration: 10, mode: 'pro', sound: 'on', aspectRatio: '1:1', cfgScale: 0.5 }, 10, 1080, 1080, true],
+    [
+      'Vidu VQ2P head+tail',
+      'image_to_video',
+      'VQ2P',
+      { headtailImages: { headImage: IMG, tailImage: IMG }, duration: 3 },
+      3,
+      1280,
+      720,
+      false,
+    ],
+    [
+      'Veo VE3.1 t2v',
+      'text_to_video',
+      'VE3.1',
+      { prompt: 'a boat', durationSeconds: 6, resolution: '1080p', generateAudio: true, n: 1, negativePrompt: 'blur' },
+      6,
+      1920,
+      1080,
+      true,
+    ],
+    [
+      'Veo VE3.1F i2v first+last',
+      'image_to_video',
+      'VE3.1F',
+      { prompt: 'p', image: IMG, lastFrame: IMG, aspectRatio: '9:16', resolution: '4k' },
+      8,
+      2160,
+      3840,
+      false,
+    ],
+    [
+      'Veo VE3.1FP references',
+      'image_to_video',
+      'VE3.1FP',
+      { prompt: 'p', referenceImages: [IMG, IMG], durationSeconds: 4 },
+      4,
+      1280,
+      720,
+      false,
+    ],
+    [
+      'Kling K26 t2v',
+      'text_to_video',
+      'K26',
+      { prompt: 'a dog', duration: 10, mode: 'pro', sound: 'on', aspectRatio: '1:1', cfgScale: 0.5 },
+      10,
+      1080,
+      1080,
+      true,
+    ],
     ['Kling K21 i2v', 'image_to_video', 'K21', { prompt: 'walks', image: IMG, imageTail: IMG }, 5, 1280, 720, false],
     ['PixVerse P45 t2v', 'text_to_video', 'P45', { prompt: 'a car', duration: 8, quality: '720p', aspectRatio: '4:3' }, 8, 960, 720, false],
     ['PixVerse P55 i2v', 'image_to_video', 'P55', { image: IMG }, 5, 960, 540, false],
-    ['Hailuo H23 t2v', 'text_to_video', 'H23', { prompt: 'rain', duration: 10, resolution: '1080P', promptOptimizer: true }, 10, 1920, 1080, false],
+    [
+      'Hailuo H23 t2v',
+      'text_to_video',
+      'H23',
+      { prompt: 'rain', duration: 10, resolution: '1080P', promptOptimizer: true },
+      10,
+      1920,
+      1080,
+      false,
+    ],
     ['Hailuo H23F i2v', 'image_to_video', 'H23F', { prompt: 'rain', firstFrame: IMG }, 6, 1366, 768, false],
   ])('%s', async (_name, endpoint, model, input, duration, width, height, audio) => {
     const r = await call('POST', `/v2/aigc/${endpoint}`, [], t2v(model, input));
@@ -53,7 +116,9 @@ describe('video creates', () => {
       expect([model, r.status, r.body.code]).toEqual([model, 400, 'InappropriateJSON']);
     }
     // The matching TaskInput is required; the dot is dropped from the key (VE3.1 → modelVE31TaskInput).
-    expect((await call('POST', '/v2/aigc/text_to_video', [], { model: 'VE3.1', 'modelVE3.1TaskInput': { prompt: 'x' } })).body.code).toBe('InappropriateJSON');
+    expect((await call('POST', '/v2/aigc/text_to_video', [], { model: 'VE3.1', 'modelVE3.1TaskInput': { prompt: 'x' } })).body.code).toBe(
+      'InappropriateJSON',
+    );
     expect((await call('POST', '/v2/aigc/text_to_video', [], { modelVQ2TaskInput: { prompt: 'x' } })).body.code).toBe('InappropriateJSON');
     expect((await call('POST', '/v2/aigc/text_to_video', [], [1, 2])).body.code).toBe('InappropriateJSON');
     expect((await sim_.stats()).jobsCreated).toBe(0);
@@ -113,14 +178,29 @@ describe('video creates', () => {
 
   test('unknown fields are ignored but recorded, and the output follows recognised fields only', async () => {
     // Veo expects durationSeconds and generateAudio: `duration` and `generate_audio` do nothing.
-    const body = { ...t2v('VE3.1', { prompt: 'a boat', duration: 4, generate_audio: true, resolution: '1080p', image: IMG }), callbackUrl: 'http://x', modelVQ2TaskInput: { prompt: 'y' } };
+    const body = {
+      ...t2v('VE3.1', { prompt: 'a boat', duration: 4, generate_audio: true, resolution: '1080p', image: IMG }),
+      callbackUrl: 'http://x',
+      modelVQ2TaskInput: { prompt: 'y' },
+    };
     const r = await call('POST', '/v2/aigc/text_to_video', [], body);
     expect(r.status).toBe(200);
     const job = await sim_.job(r.body.taskId);
-    expect(job.meta.fields.recognised).toEqual(['model', 'modelVE31TaskInput', 'modelVE31TaskInput.prompt', 'modelVE31TaskInput.resolution']);
+    expect(job.meta.fields.recognised).toEqual([
+      'model',
+      'modelVE31TaskInput',
+      'modelVE31TaskInput.prompt',
+      'modelVE31TaskInput.resolution',
+    ]);
     // Image fields are not part of the text-to-video TaskInput either.
     expect(job.meta.fields.ignored.sort()).toEqual(
-      ['callbackUrl', 'modelVQ2TaskInput', 'modelVE31TaskInput.duration', 'modelVE31TaskInput.generate_audio', 'modelVE31TaskInput.image'].sort(),
+      [
+        'callbackUrl',
+        'modelVQ2TaskInput',
+        'modelVE31TaskInput.duration',
+        'modelVE31TaskInput.generate_audio',
+        'modelVE31TaskInput.image',
+      ].sort(),
     );
     expect(job.meta.output).toMatchObject({ durationInSecond: 8, widthInPixel: 1920, heightInPixel: 1080, audio: false });
     const media = (await finished(r.body.taskId)).videoGenerateTaskInfo.videoGenerateTaskOutput.mediaBasicInfos[0];

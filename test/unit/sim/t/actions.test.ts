@@ -18,8 +18,24 @@ describe('SessionId dedup and the task list', () => {
 
     const list = await t('DescribeTasks', { SubAppId: SUB });
     expect(list.TaskSet).toHaveLength(1);
-    expect(list.TaskSet[0]).toMatchObject({ TaskId: first.TaskId, TaskType: 'AigcVideoTask', SessionId: 'task_abc-run1', SessionContext: 'gw-task-1', FileId: '' });
-    expect(Object.keys(list.TaskSet[0]).sort()).toEqual(['BeginProcessTime', 'CreateTime', 'FileId', 'FinishTime', 'SessionContext', 'SessionId', 'Status', 'TaskId', 'TaskType']);
+    expect(list.TaskSet[0]).toMatchObject({
+      TaskId: first.TaskId,
+      TaskType: 'AigcVideoTask',
+      SessionId: 'task_abc-run1',
+      SessionContext: 'gw-task-1',
+      FileId: '',
+    });
+    expect(Object.keys(list.TaskSet[0]).sort()).toEqual([
+      'BeginProcessTime',
+      'CreateTime',
+      'FileId',
+      'FinishTime',
+      'SessionContext',
+      'SessionId',
+      'Status',
+      'TaskId',
+      'TaskType',
+    ]);
   });
 
   test('an empty SessionId does not dedup', async () => {
@@ -84,7 +100,10 @@ describe('SessionId dedup and the task list', () => {
 
 describe('[sim:detail-error=CODE xN]', () => {
   test('the first N DescribeTaskDetail of an existing job answer CODE, then the job reads as it is', async () => {
-    const { TaskId } = await t('CreateAigcVideoTask', video({ Prompt: 'a heron [sim:detail-error=InvalidParameterValue x2] [sim:duration=50]' }));
+    const { TaskId } = await t(
+      'CreateAigcVideoTask',
+      video({ Prompt: 'a heron [sim:detail-error=InvalidParameterValue x2] [sim:duration=50]' }),
+    );
     for (let i = 0; i < 2; i++) {
       const refused = await detail(TaskId);
       expect(refused.Error?.Code).toBe('InvalidParameterValue');
@@ -103,20 +122,35 @@ describe('[sim:detail-error=CODE xN]', () => {
   });
 });
 
-describe('/_sim/t/behaviour: what T\'s documents leave open, set each way', () => {
+describe("/_sim/t/behaviour: what T's documents leave open, set each way", () => {
   const setBehaviour = async (b: Record<string, unknown>) =>
-    (await fetch(`${sim.url}/_sim/t/behaviour`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) })).json();
+    (
+      await fetch(`${sim.url}/_sim/t/behaviour`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(b),
+      })
+    ).json();
 
   test('sessionIdRepeatCode: the code of a repeated SessionId (still a dedup refusal, still no second job); {} restores the default', async () => {
-    expect(await setBehaviour({ sessionIdRepeatCode: 'FailedOperation' })).toEqual({ listsAigcTasks: true, sessionIdRepeatCode: 'FailedOperation', silentKlingVersions: [] });
+    expect(await setBehaviour({ sessionIdRepeatCode: 'FailedOperation' })).toEqual({
+      listsAigcTasks: true,
+      sessionIdRepeatCode: 'FailedOperation',
+      silentKlingVersions: [],
+    });
     await t('CreateAigcVideoTask', video({ SessionId: 'k-1' }));
     expect(await errCode('CreateAigcVideoTask', video({ SessionId: 'k-1' }))).toBe('FailedOperation');
     expect(await stats()).toMatchObject({ jobsCreated: 1, dedupRefusals: 1, rejected: 0 });
-    expect(await setBehaviour({})).toEqual({ listsAigcTasks: true, sessionIdRepeatCode: 'InvalidParameterValue.SessionId', silentKlingVersions: [] });
+    expect(await setBehaviour({})).toEqual({
+      listsAigcTasks: true,
+      sessionIdRepeatCode: 'InvalidParameterValue.SessionId',
+      silentKlingVersions: [],
+    });
   });
 
   test('silentKlingVersions: the Kling versions named refuse AudioGeneration Enabled; others, and Disabled, are taken; {} restores every Kling', async () => {
-    const kling = (version: string, audio: string) => video({ ModelName: 'Kling', ModelVersion: version, OutputConfig: { Duration: 5, Resolution: '720P', AudioGeneration: audio } });
+    const kling = (version: string, audio: string) =>
+      video({ ModelName: 'Kling', ModelVersion: version, OutputConfig: { Duration: 5, Resolution: '720P', AudioGeneration: audio } });
     expect((await t('CreateAigcVideoTask', kling('2.1', 'Enabled'))).TaskId).toBeDefined();
     await setBehaviour({ silentKlingVersions: ['2.1'] });
     expect(await errCode('CreateAigcVideoTask', kling('2.1', 'Enabled'))).toBe('InvalidParameterValue');

@@ -33,7 +33,13 @@ describe('event notification', () => {
       const { TaskId } = await t('CreateAigcVideoTask', video({ SessionId: 'sess-push', SessionContext: 'gateway-task-7' }));
       const ev = await waitFor(async () => rx.got[0]);
       expect(ev.body.EventType).toBe('AigcVideoTaskComplete');
-      expect(ev.body.AigcVideoCompleteEvent).toMatchObject({ TaskId, Status: 'FINISH', ErrCode: 0, SessionId: 'sess-push', SessionContext: 'gateway-task-7' });
+      expect(ev.body.AigcVideoCompleteEvent).toMatchObject({
+        TaskId,
+        Status: 'FINISH',
+        ErrCode: 0,
+        SessionId: 'sess-push',
+        SessionContext: 'gateway-task-7',
+      });
       expect(ev.body.AigcVideoCompleteEvent.Output.FileInfos).toHaveLength(1);
       const nowS = Date.now() / 1000;
       expect(ev.body.T).toBeGreaterThan(nowS + 590);
@@ -64,7 +70,11 @@ describe('event notification', () => {
   });
 
   test('PULL: PullEvents returns the event with an EventHandle; unconfirmed it comes back; ConfirmEvents removes it', async () => {
-    await fetch(`${sim.url}/_sim/t/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pullWaitMs: 200, confirmWindowMs: 300 }) });
+    await fetch(`${sim.url}/_sim/t/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pullWaitMs: 200, confirmWindowMs: 300 }),
+    });
     await t('ModifyEventConfig', { SubAppId: SUB, Mode: 'PULL' });
     const empty = await t('PullEvents', { SubAppId: SUB });
     expect(empty.EventSet).toEqual([]);
@@ -75,7 +85,10 @@ describe('event notification', () => {
       return r.EventSet.length ? r.EventSet : undefined;
     });
     expect(first).toHaveLength(1);
-    expect(first[0]).toMatchObject({ EventType: 'AigcVideoTaskComplete', AigcVideoCompleteEvent: { TaskId, SessionId: 'sess-pull', SessionContext: 'ctx-pull' } });
+    expect(first[0]).toMatchObject({
+      EventType: 'AigcVideoTaskComplete',
+      AigcVideoCompleteEvent: { TaskId, SessionId: 'sess-pull', SessionContext: 'ctx-pull' },
+    });
     const handle1 = first[0].EventHandle as string;
     expect(typeof handle1).toBe('string');
     // Invisible while awaiting confirmation.
@@ -95,7 +108,11 @@ describe('event notification', () => {
   });
 
   test('PullEvents long-polls: a pending pull returns as soon as an event is queued', async () => {
-    await fetch(`${sim.url}/_sim/t/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pullWaitMs: 4000 }) });
+    await fetch(`${sim.url}/_sim/t/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pullWaitMs: 4000 }),
+    });
     await t('ModifyEventConfig', { SubAppId: SUB, Mode: 'PULL' });
     const started = Date.now();
     const pending = t('PullEvents', { SubAppId: SUB });
@@ -108,7 +125,11 @@ describe('event notification', () => {
   describe('callback faults (PUSH)', () => {
     async function pushOne(fault: Record<string, unknown>, prompt: string) {
       const rx = await receiver();
-      await fetch(`${sim.url}/_sim/callback-faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ platform: 'T', ...fault }) });
+      await fetch(`${sim.url}/_sim/callback-faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ platform: 'T', ...fault }),
+      });
       await t('ModifyEventConfig', { SubAppId: SUB, Mode: 'PUSH', NotificationUrl: rx.url, SignKey: 'k3y' });
       const { TaskId } = await t('CreateAigcVideoTask', video({ Prompt: prompt }));
       await finished(TaskId);

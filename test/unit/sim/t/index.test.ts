@@ -25,7 +25,11 @@ describe('authentication and envelope', () => {
     ['body changed after signing', { sentBody: JSON.stringify({ SubAppId: SUB, X: 1 }) }, 'AuthFailure.SignatureFailure'],
     ['no Authorization', { tamper: (h) => delete h.Authorization }, 'AuthFailure.InvalidAuthorization'],
     ['not TC3', { tamper: (h) => (h.Authorization = 'HMAC-SHA1 nonsense') }, 'AuthFailure.InvalidAuthorization'],
-    ['SignedHeaders without host', { tamper: (h) => (h.Authorization = h.Authorization!.replace('content-type;host', 'content-type')) }, 'AuthFailure.InvalidAuthorization'],
+    [
+      'SignedHeaders without host',
+      { tamper: (h) => (h.Authorization = h.Authorization!.replace('content-type;host', 'content-type')) },
+      'AuthFailure.InvalidAuthorization',
+    ],
     ['no X-TC-Timestamp', { tamper: (h) => delete h['X-TC-Timestamp'] }, 'MissingParameter'],
     ['another API version', { version: '2019-06-12' }, 'NoSuchVersion'],
   ])('%s → %s (HTTP 200)', async (_name, opts, code) => {
@@ -42,7 +46,7 @@ describe('several accounts (sim/accounts.ts simTAccount): each with its own SubA
   const one = simTAccount('one');
   const two = simTAccount('two');
 
-  test('each further account has its own SecretKey and SubAppId, derived from its name, none the default account\'s', () => {
+  test("each further account has its own SecretKey and SubAppId, derived from its name, none the default account's", () => {
     expect(simTAccount('one')).toEqual(one);
     expect(new Set([one.subAppId, two.subAppId, SUB]).size).toBe(3);
     expect(one.secretId).toBe('AKIDsim-one');
@@ -54,18 +58,28 @@ describe('several accounts (sim/accounts.ts simTAccount): each with its own SubA
     expect(created.TaskId).toMatch(new RegExp(`^${one.subAppId}-`));
     // Signed by one, naming two's (or the default's) SubAppId: refused as T refuses a SubAppId of another account.
     expect(await errCode('CreateAigcVideoTask', video({ SubAppId: two.subAppId }), signedBy(one))).toBe('InvalidParameterValue.SubAppId');
-    expect(await errCode('DescribeTaskDetail', { SubAppId: SUB, TaskId: created.TaskId }, signedBy(one))).toBe('InvalidParameterValue.SubAppId');
+    expect(await errCode('DescribeTaskDetail', { SubAppId: SUB, TaskId: created.TaskId }, signedBy(one))).toBe(
+      'InvalidParameterValue.SubAppId',
+    );
 
     expect((await t('DescribeTaskDetail', { SubAppId: one.subAppId, TaskId: created.TaskId }, signedBy(one))).AigcVideoTask).toBeDefined();
-    expect(await errCode('DescribeTaskDetail', { SubAppId: two.subAppId, TaskId: created.TaskId }, signedBy(two))).toBe('InvalidParameterValue');
+    expect(await errCode('DescribeTaskDetail', { SubAppId: two.subAppId, TaskId: created.TaskId }, signedBy(two))).toBe(
+      'InvalidParameterValue',
+    );
     expect((await detail(created.TaskId as string)).Error?.Code).toBe('InvalidParameterValue');
     expect((await t('DescribeTasks', { SubAppId: two.subAppId }, signedBy(two))).TaskSet).toEqual([]);
-    expect((await t('DescribeTasks', { SubAppId: one.subAppId }, signedBy(one))).TaskSet.map((x: { TaskId: string }) => x.TaskId)).toEqual([created.TaskId]);
+    expect((await t('DescribeTasks', { SubAppId: one.subAppId }, signedBy(one))).TaskSet.map((x: { TaskId: string }) => x.TaskId)).toEqual([
+      created.TaskId,
+    ]);
   });
 
   test('a further account signs with its own SecretKey: another key is a signature failure, an unknown SecretId is not found', async () => {
-    expect(await errCode('DescribeTasks', { SubAppId: one.subAppId }, { secretId: one.secretId, secretKey: two.secretKey })).toBe('AuthFailure.SignatureFailure');
-    expect(await errCode('DescribeTasks', { SubAppId: SUB }, { secretId: 'AKIDnobody', secretKey: ACC.secretKey })).toBe('AuthFailure.SecretIdNotFound');
+    expect(await errCode('DescribeTasks', { SubAppId: one.subAppId }, { secretId: one.secretId, secretKey: two.secretKey })).toBe(
+      'AuthFailure.SignatureFailure',
+    );
+    expect(await errCode('DescribeTasks', { SubAppId: SUB }, { secretId: 'AKIDnobody', secretKey: ACC.secretKey })).toBe(
+      'AuthFailure.SecretIdNotFound',
+    );
   });
 
   test('account faults: one account refused (its creates only, by default) while the other goes on; DELETE clears them', async () => {
@@ -77,8 +91,12 @@ describe('several accounts (sim/accounts.ts simTAccount): each with its own SubA
     expect((await t('CreateAigcVideoTask', video({ SubAppId: one.subAppId }), signedBy(one))).TaskId).toBeDefined();
   });
 
-  test('each account has its own event configuration; /_sim/t/event-config sets a named SubAppId\'s', async () => {
-    await fetch(`${sim.url}/_sim/t/event-config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Mode: 'PULL', SubAppId: one.subAppId }) });
+  test("each account has its own event configuration; /_sim/t/event-config sets a named SubAppId's", async () => {
+    await fetch(`${sim.url}/_sim/t/event-config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ Mode: 'PULL', SubAppId: one.subAppId }),
+    });
     expect((await t('DescribeEventConfig', { SubAppId: one.subAppId }, signedBy(one))).Mode).toBe('PULL');
     expect((await t('DescribeEventConfig', { SubAppId: two.subAppId }, signedBy(two))).Mode).toBe('PUSH');
     expect((await t('DescribeEventConfig', { SubAppId: SUB })).Mode).toBe('PUSH');

@@ -10,7 +10,10 @@ describe('tasks', () => {
   test('DescribeTaskDetail: WAITING, then PROCESSING, then FINISH with the result file, SessionId and SessionContext', async () => {
     // A job held in each phase until the test moves it on: each read is of the phase it names, however slow the
     // machine (a timed job of 400 ms may be past WAITING before the first read, or done before the second).
-    const { TaskId } = await t('CreateAigcVideoTask', video({ Prompt: 'a cat [sim:hold]', SessionId: 'sess-detail', SessionContext: 'ctx-1', OutputConfig: { Duration: 8 } }));
+    const { TaskId } = await t(
+      'CreateAigcVideoTask',
+      video({ Prompt: 'a cat [sim:hold]', SessionId: 'sess-detail', SessionContext: 'ctx-1', OutputConfig: { Duration: 8 } }),
+    );
     const waiting = await detail(TaskId);
     expect([waiting.Status, waiting.TaskType, waiting.AigcVideoTask.Status]).toEqual(['WAITING', 'AigcVideoTask', 'PROCESSING']);
     await advanceJob(sim, TaskId, 'running');
@@ -20,7 +23,15 @@ describe('tasks', () => {
     await advanceJob(sim, TaskId, 'done');
     const done = await detail(TaskId);
     const task = done.AigcVideoTask;
-    expect(task).toMatchObject({ TaskId, Status: 'FINISH', ErrCode: 0, ErrCodeExt: '', Progress: 100, SessionId: 'sess-detail', SessionContext: 'ctx-1' });
+    expect(task).toMatchObject({
+      TaskId,
+      Status: 'FINISH',
+      ErrCode: 0,
+      ErrCodeExt: '',
+      Progress: 100,
+      SessionId: 'sess-detail',
+      SessionContext: 'ctx-1',
+    });
     expect(task.Input).toEqual({ ModelName: 'GV', ModelVersion: '3.1', Prompt: 'a cat [sim:hold]', OutputConfig: { Duration: 8 } });
     const [file] = task.Output.FileInfos;
     expect(file).toMatchObject({ StorageMode: 'Temporary', FileType: 'mp4' });
@@ -31,7 +42,10 @@ describe('tasks', () => {
   });
 
   test('image task with OutputImageCount returns that many files', async () => {
-    const { TaskId } = await t('CreateAigcImageTask', image({ ModelName: 'Kling', ModelVersion: '2.1', OutputConfig: { OutputImageCount: 3 } }));
+    const { TaskId } = await t(
+      'CreateAigcImageTask',
+      image({ ModelName: 'Kling', ModelVersion: '2.1', OutputConfig: { OutputImageCount: 3 } }),
+    );
     const done = await finished(TaskId);
     expect(done.TaskType).toBe('AigcImageTask');
     expect(done.AigcImageTask.Output.FileInfos).toHaveLength(3);
@@ -43,9 +57,25 @@ describe('tasks', () => {
   });
 
   test('the control surface: advancing an unknown job is 404, to an unknown phase 400', async () => {
-    expect((await fetch(`${sim.url}/_sim/jobs/nope/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"to":"done"}' })).status).toBe(404);
+    expect(
+      (
+        await fetch(`${sim.url}/_sim/jobs/nope/advance`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"to":"done"}',
+        })
+      ).status,
+    ).toBe(404);
     const { TaskId } = await t('CreateAigcVideoTask', video({ Prompt: 'a cat [sim:hold]' }));
-    expect((await fetch(`${sim.url}/_sim/jobs/${TaskId}/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"to":"later"}' })).status).toBe(400);
+    expect(
+      (
+        await fetch(`${sim.url}/_sim/jobs/${TaskId}/advance`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"to":"later"}',
+        })
+      ).status,
+    ).toBe(400);
   });
 
   test('unknown TaskId → InvalidParameterValue', async () => {

@@ -7,7 +7,12 @@ import { TASKS, call, create, get, list, text, M, sim, statusIs, stats, useVSimu
 useVSimulator();
 
 test('a missing or wrong API key → 401 AuthenticationError', async () => {
-  const r = await call('POST', TASKS, { model: M.pro, content: [text()] }, { 'Content-Type': 'application/json', Authorization: 'Bearer nope' });
+  const r = await call(
+    'POST',
+    TASKS,
+    { model: M.pro, content: [text()] },
+    { 'Content-Type': 'application/json', Authorization: 'Bearer nope' },
+  );
   expect(r.status).toBe(401);
   expect(r.json.error).toMatchObject({ code: 'AuthenticationError', type: 'Unauthorized' });
   expect((await call('GET', `${TASKS}/cgt-x`, undefined, {})).status).toBe(401);
@@ -121,21 +126,24 @@ test.each([
   ['InflightBatchsizeExceeded', null],
   ['QuotaExceeded', null],
   ['SetLimitExceeded', null],
-])('[sim:submit=429:%s x2]: the first two creates of the prompt answer that 429 in Ark\'s shape, the third creates the job', async (code, retryAfter) => {
-  const prompt = `throttled ${code} [sim:submit=429:${code} x2]`;
-  for (let i = 0; i < 2; i++) {
-    const r = await create({ model: M.pro, content: [text(prompt)] });
-    expect(r.status).toBe(429);
-    expect(r.json.error).toMatchObject({ code, type: 'TooManyRequests', param: '', message: expect.stringMatching(/Request id: \w+$/) });
-    expect(r.headers.get('retry-after')).toBe(retryAfter);
-  }
-  // Another prompt is not affected; the same prompt's third create goes through.
-  expect((await create({ model: M.pro, content: [text(`unthrottled ${code}`)] })).status).toBe(200);
-  const third = await create({ model: M.pro, content: [text(prompt)] });
-  expect(third.status).toBe(200);
-  expect(third.json.id).toMatch(/^cgt-/);
-  expect(await stats()).toMatchObject({ jobsCreated: 2 });
-});
+])(
+  "[sim:submit=429:%s x2]: the first two creates of the prompt answer that 429 in Ark's shape, the third creates the job",
+  async (code, retryAfter) => {
+    const prompt = `throttled ${code} [sim:submit=429:${code} x2]`;
+    for (let i = 0; i < 2; i++) {
+      const r = await create({ model: M.pro, content: [text(prompt)] });
+      expect(r.status).toBe(429);
+      expect(r.json.error).toMatchObject({ code, type: 'TooManyRequests', param: '', message: expect.stringMatching(/Request id: \w+$/) });
+      expect(r.headers.get('retry-after')).toBe(retryAfter);
+    }
+    // Another prompt is not affected; the same prompt's third create goes through.
+    expect((await create({ model: M.pro, content: [text(`unthrottled ${code}`)] })).status).toBe(200);
+    const third = await create({ model: M.pro, content: [text(prompt)] });
+    expect(third.status).toBe(200);
+    expect(third.json.id).toMatch(/^cgt-/);
+    expect(await stats()).toMatchObject({ jobsCreated: 2 });
+  },
+);
 
 test('drop fault: the job is created, the answer is lost; the list finds it', async () => {
   await expect(create({ model: M.pro, content: [text('dropped [sim:submit=drop]')] })).rejects.toThrow();
@@ -144,8 +152,15 @@ test('drop fault: the job is created, the answer is lost; the list finds it', as
   expect((await list()).json.total).toBe(1);
 });
 
-describe('/_sim/v/endpoints: the account\'s inference endpoints, and what a task made through one lists as model', () => {
-  const setEndpoints = async (b: object) => (await fetch(`${sim.url}/_sim/v/endpoints`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) })).json();
+describe("/_sim/v/endpoints: the account's inference endpoints, and what a task made through one lists as model", () => {
+  const setEndpoints = async (b: object) =>
+    (
+      await fetch(`${sim.url}/_sim/v/endpoints`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(b),
+      })
+    ).json();
   const EP = 'ep-20250601120000-abcde';
 
   test('unknown endpoint → 404; a registered one runs its model and lists the endpoint id (default), filter.model on it', async () => {
@@ -171,7 +186,7 @@ describe('several accounts: every sim-v-key-<name> is an account of its own', ()
   const ONE = as('sim-v-key-one');
   const TWO = as('sim-v-key-two');
 
-  test("a task is read, listed and cancelled only through the account that created it", async () => {
+  test('a task is read, listed and cancelled only through the account that created it', async () => {
     const id = (await call('POST', TASKS, { model: M.pro, content: [text('mine [sim:never]')] }, ONE)).json.id as string;
     expect((await call('GET', `${TASKS}/${id}`, undefined, ONE)).status).toBe(200);
     const other = await call('GET', `${TASKS}/${id}`, undefined, TWO);
@@ -184,7 +199,7 @@ describe('several accounts: every sim-v-key-<name> is an account of its own', ()
     expect((await call('DELETE', `${TASKS}/${id}`, undefined, ONE)).status).toBe(200);
   });
 
-  test('a key outside the simulator\'s accounts is refused', async () => {
+  test("a key outside the simulator's accounts is refused", async () => {
     const r = await call('POST', TASKS, { model: M.pro, content: [text()] }, as('sim-v-keyX'));
     expect(r.status).toBe(401);
   });

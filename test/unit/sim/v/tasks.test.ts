@@ -9,19 +9,45 @@ useVSimulator();
 
 test('create → {id}; the task object as the SDK defines it, with no echo of the request content', async () => {
   // Held queued until moved on (sim:hold): the first read is of a queued job however slow the machine.
-  const r = await create({ model: M.v15, content: [text('a secret prompt [sim:hold]'), img('first_frame', 7)], ratio: '4:3', duration: 6, resolution: '1080p', seed: 11, return_last_frame: true, safety_identifier: 'user-42' });
+  const r = await create({
+    model: M.v15,
+    content: [text('a secret prompt [sim:hold]'), img('first_frame', 7)],
+    ratio: '4:3',
+    duration: 6,
+    resolution: '1080p',
+    seed: 11,
+    return_last_frame: true,
+    safety_identifier: 'user-42',
+  });
   expect(r.status).toBe(200);
   expect(Object.keys(r.json)).toEqual(['id']);
   expect(r.json.id).toMatch(/^cgt-/);
   const queued = (await get(r.json.id)).json;
-  expect(queued).toMatchObject({ id: r.json.id, model: M.v15, status: 'queued', error: null, seed: 11, ratio: '4:3', resolution: '1080p', duration: 6, framespersecond: 24 });
+  expect(queued).toMatchObject({
+    id: r.json.id,
+    model: M.v15,
+    status: 'queued',
+    error: null,
+    seed: 11,
+    ratio: '4:3',
+    resolution: '1080p',
+    duration: 6,
+    framespersecond: 24,
+  });
   expect(queued.content).toBeUndefined();
   await advanceJob(sim, r.json.id, 'done');
   const done = await statusIs(r.json.id, 'succeeded');
   expect(done.content.video_url).toMatch(/\.mp4$/);
   expect(done.content.last_frame_url).toMatch(/\.png$/);
   expect(done.usage.completion_tokens).toBeGreaterThan(0);
-  expect(done).toMatchObject({ service_tier: 'default', execution_expires_after: 172800, priority: 0, generate_audio: true, draft: false, safety_identifier: 'user-42' });
+  expect(done).toMatchObject({
+    service_tier: 'default',
+    execution_expires_after: 172800,
+    priority: 0,
+    generate_audio: true,
+    draft: false,
+    safety_identifier: 'user-42',
+  });
   expect(done.updated_at).toBeGreaterThanOrEqual(done.created_at);
   const serialised = JSON.stringify(done);
   expect(serialised).not.toContain('a secret prompt');
@@ -30,7 +56,16 @@ test('create → {id}; the task object as the SDK defines it, with no echo of th
 });
 
 test('null values count as absent (the official SDK sends every unset parameter as null)', async () => {
-  const r = await create({ model: M.pro, content: [text()], callback_url: null, seed: null, tools: null, service_tier: null, execution_expires_after: null, draft: null });
+  const r = await create({
+    model: M.pro,
+    content: [text()],
+    callback_url: null,
+    seed: null,
+    tools: null,
+    service_tier: null,
+    execution_expires_after: null,
+    draft: null,
+  });
   expect(r.status).toBe(200);
 });
 
