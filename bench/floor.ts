@@ -15,7 +15,9 @@
  *   completions when both are saturated.
  * The ratio is the gateway's completions over the floor's at the same number of clients.
  *
- * BENCH_FLOOR_CLIENTS (96) sets N; BENCH_FLOOR_ROWS (all) a comma-separated subset of the rows' names.
+ * BENCH_FLOOR_CLIENTS (96) sets N; BENCH_FLOOR_ROWS (all) a semicolon-separated subset of the rows' names;
+ * MEDIAGATE_PROFILE_DIR makes the gateway's API and worker processes write CPU profiles (node --cpu-prof; read them
+ * with bench/profile-summary.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -174,7 +176,7 @@ async function floorStacks(postgres: TestPostgres) {
 }
 
 export async function runFloor(): Promise<{ rows: FloorRow[]; notes: string[] }> {
-  const wanted = process.env.BENCH_FLOOR_ROWS?.split(',');
+  const wanted = process.env.BENCH_FLOOR_ROWS?.split(';').map((r) => r.trim());
   const postgres = await startTestPostgres();
   const { stack, pushUrl, floorQueue, floorWorker } = await floorStacks(postgres);
   const { client, close } = await temporalClient(stack.temporalAddress);
