@@ -10,6 +10,7 @@ interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   hitCount?: number;
+  children?: number[];
 }
 
 interface Profile {
@@ -52,12 +53,40 @@ function summarize(profile: Profile, top: number): string {
   return [
     `total ${(total / 1000).toFixed(0)} ms of samples`,
     '',
-    'by function:',
+    'by function (self):',
     ...lines(byFunction),
     '',
-    'by file or package:',
+    'by file or package (self):',
     ...lines(byFile),
+    '',
+    "the project's own functions (inclusive of what they call):",
+    ...lines(inclusiveOfOurs(profile, byId, selfUs)),
   ].join('\n');
+}
+
+/** Inclusive time of the project's own functions (not node_modules', not Node's): what each costs with its callees. */
+function inclusiveOfOurs(profile: Profile, byId: Map<number, ProfileNode>, selfUs: Map<number, number>): Map<string, number> {
+  const inclusive = new Map<string, number>();
+  const visit = (id: number, onStack: Set<string>): number => {
+    const node = byId.get(id)!;
+    let us = selfUs.get(id) ?? 0;
+    const { functionName, url, lineNumber } = node.callFrame;
+    const ours =
+      /\/work\//.test(url) && !url.includes('node_modules')
+        ? `${functionName || '(anonymous)'} ${url.replace(/.*\/work\/[^/]+\//, '')}:${lineNumber + 1}`
+        : undefined;
+    const fresh = ours !== undefined && !onStack.has(ours);
+    if (fresh) onStack.add(ours);
+    for (const child of node.children ?? []) us += visit(child, onStack);
+    if (fresh) {
+      onStack.delete(ours);
+      inclusive.set(ours, (inclusive.get(ours) ?? 0) + us);
+    }
+    return us;
+  };
+  const childIds = new Set(profile.nodes.flatMap((n) => n.children ?? []));
+  for (const n of profile.nodes) if (!childIds.has(n.id)) visit(n.id, new Set());
+  return inclusive;
 }
 
 const [file, top] = process.argv.slice(2);
