@@ -16,6 +16,8 @@ COPY platforms platforms
 COPY pricing pricing
 COPY results results
 COPY ledger ledger
+COPY keys keys
+COPY tasks tasks
 COPY workflows workflows
 COPY activities activities
 COPY worker worker

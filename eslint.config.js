@@ -5,6 +5,9 @@ const tseslint = require('typescript-eslint');
 /** Relative imports reaching into one of these top-level folders. */
 const into = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
 
+/** The gateway's folders, and which of them each may import from (its floor and those below). */
+const { GATEWAY_FOLDERS, LAYERS } = require('./scripts/layers.json');
+
 module.exports = tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'data/', '.tools/', 'coverage/', 'test-results/', '**/*.js'] },
   js.configs.recommended,
@@ -17,7 +20,7 @@ module.exports = tseslint.config(
   },
   {
     // The simulator is our witness of the platforms, written from their documentation: it must not be able to
-    // agree with our own mistakes, so it imports nothing of the gateway (design.md §1).
+    // agree with our own mistakes, so it imports nothing of the gateway.
     files: ['sim/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -25,20 +28,7 @@ module.exports = tseslint.config(
         {
           patterns: [
             {
-              regex: into([
-                'core',
-                'platforms',
-                'pricing',
-                'ledger',
-                'results',
-                'api',
-                'workflows',
-                'activities',
-                'worker',
-                'scripts',
-                'test',
-                'bench',
-              ]),
+              regex: into(GATEWAY_FOLDERS.filter((f) => f !== 'sim')),
               message: "The simulator imports nothing from the gateway: write what it needs under sim/, from the platforms' documentation.",
             },
           ],
@@ -46,23 +36,26 @@ module.exports = tseslint.config(
       ],
     },
   },
-  {
-    // Workflow code runs in Temporal's deterministic sandbox: only core/ (no I/O) and its own folder.
-    files: ['workflows/**/*.ts'],
+  // The house's floors (README, "Architecture"): each folder imports only from the floors below it, never up, and
+  // the two front doors (api/, worker/) never from each other; test/unit/architecture.test.ts checks the same table
+  // on the whole import graph. Workflow code runs in Temporal's deterministic sandbox: it takes only core/ and the
+  // activities' types.
+  ...Object.entries(LAYERS).map(([folder, may]) => ({
+    files: [`${folder}/**/*.ts`],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              regex: into(['platforms', 'pricing', 'ledger', 'results', 'api', 'worker', 'sim', 'scripts']),
-              message: 'Workflows import only core/ and workflows/ (and activity types).',
+              regex: into(GATEWAY_FOLDERS.filter((f) => f !== folder && !may.includes(f))),
+              message: `${folder}/ imports only from ${may.length > 0 ? may.map((f) => `${f}/`).join(', ') : 'nothing else'} (README, "Architecture": nothing imports upward; api/ and worker/ never import each other).`,
             },
           ],
         },
       ],
     },
-  },
+  })),
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -7,7 +7,17 @@
  */
 import { activityInfo, ApplicationFailure, log } from '@temporalio/activity';
 import type { Catalogue } from '../core/catalogue';
-import type { Kind, PolledStatus, PollTiming, StoreResultsInput, SubmitResult, UpstreamStatus } from '../core/task';
+import {
+  endsInSuccess,
+  type GenerationRequest,
+  type Kind,
+  type PolledStatus,
+  type PollTiming,
+  type SettleInput,
+  type StoreResultsInput,
+  type SubmitResult,
+  type UpstreamStatus,
+} from '../core/task';
 import type { PlatformAdapter } from '../platforms/platform';
 import { UpstreamError } from '../platforms/upstream-error';
 import { toActivityFailure } from './activity-failure';
@@ -29,9 +39,11 @@ export interface PollInput {
   submittedAt?: number;
   /** The account that created the job (SubmitResult.account). */
   account: string;
+  /** The task's request: a poll that finds the job done settles the task's ledger entry from it. */
+  request?: GenerationRequest;
 }
 
-export type CancelInput = Omit<PollInput, 'submittedAt'>;
+export type CancelInput = Omit<PollInput, 'submittedAt' | 'request'>;
 
 /** What a cancel achieved upstream: `cancelled` only when the platform accepted it (the job is not billed). */
 export interface CancelOutcome {
@@ -72,6 +84,11 @@ export interface ActivityDeps {
   lostAnswerSearchMs?: number;
   /** Client webhooks (activities/webhook-delivery.ts); absent: a task with a webhook_url fails its announcement, retried. */
   webhooks?: WebhookDeps;
+  /**
+   * Settles an ended task's ledger entry (tasks/settlement.ts; throws when the write fails, to be retried); absent:
+   * this worker has no ledger (no DATABASE_URL), and settling is a no-op.
+   */
+  settle?: (input: SettleInput) => Promise<string>;
 }
 
 export function createActivities({
@@ -88,6 +105,7 @@ export function createActivities({
   onLostAnswer,
   lostAnswerSearchMs,
   webhooks,
+  settle,
 }: ActivityDeps) {
   function adapterFor(platform: string): PlatformAdapter {
     const adapter = adapters[platform];
@@ -134,6 +152,23 @@ export function createActivities({
   const withPushHealth = <T extends { pushHealthy?: boolean }>(platform: string, answer: T): T =>
     push?.healthy(platform) ? { ...answer, pushHealthy: true } : answer;
 
+  /**
+   * Settles an ended task's entry in the step that ended it; false when the ledger could not be written (the
+   * workflow then settles it durably, retried by Temporal), so a ledger outage never holds a finished task back.
+   */
+  async function settledOnce(input: SettleInput): Promise<boolean> {
+    if (!settle) return true;
+    try {
+      await settle(input);
+      return true;
+    } catch (err) {
+      log.warn('Could not settle the task in the ledger with its last poll; the workflow settles it durably', {
+        error: (err as Error).message,
+      });
+      return false;
+    }
+  }
+
   async function guarded<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
@@ -162,9 +197,10 @@ export function createActivities({
 
     /**
      * Polls the job on the account that owns it (a local activity, workflows/generation.ts); a job found done has
-     * its outputs copied into the result store before the answer goes back (`kept`), so the task can end at once.
+     * its outputs copied into the result store (`kept`) and the task's ledger entry settled (`settled`) before the
+     * answer goes back, so the task ends at once, in the workflow task that learnt of its end.
      */
-    async pollGeneration({ platform, kind, upstreamTaskId, submittedAt, account }: PollInput): Promise<PolledStatus> {
+    async pollGeneration({ platform, kind, upstreamTaskId, submittedAt, account, request }: PollInput): Promise<PolledStatus> {
       const status = await guarded(async () => {
         try {
           return await accountAdapter(platform, account).poll(kind, upstreamTaskId);
@@ -187,11 +223,13 @@ export function createActivities({
           throw err;
         }
       });
-      const kept =
-        status.state === 'success'
-          ? await keepFor(keepOutputs, activityInfo().workflowExecution!.workflowId, platform, kind, status)
-          : undefined;
-      return withPushHealth(platform, kept ? { ...status, kept } : status);
+      const taskId = activityInfo().workflowExecution!.workflowId;
+      const kept = status.state === 'success' ? await keepFor(keepOutputs, taskId, platform, kind, status) : undefined;
+      if (!kept) return withPushHealth(platform, status);
+      const polled: PolledStatus = { ...status, kept };
+      if (endsInSuccess(polled) && request)
+        polled.settled = await settledOnce({ taskId, platform, request, outcome: 'success', usage: status.usage ?? {} });
+      return withPushHealth(platform, polled);
     },
 
     /** The pull consumer's turn at a platform's event queue (workflows/platform-events.ts). */
@@ -199,8 +237,8 @@ export function createActivities({
 
     /**
      * Asks the platform to cancel the job; the answer says whether it did (`cancelled: true`: the job stopped
-     * before it was billed). The task's ledger settlement reads it (workflows/settlement-interceptor.ts): a job
-     * that could not be cancelled, or a platform without a cancel, is billed as it runs to its end upstream.
+     * before it was billed). The task's settlement reads it (workflows/job-charge.ts): a job that could not be
+     * cancelled, or a platform without a cancel, is billed as it runs to its end upstream.
      */
     async cancelGeneration({ platform, kind, upstreamTaskId, account }: CancelInput): Promise<CancelOutcome> {
       return guarded(async () => {
@@ -218,6 +256,14 @@ export function createActivities({
           });
         return { cancelled };
       });
+    },
+
+    /**
+     * The task's last step (workflows/generation.ts): its ledger entry settled to its final cost, idempotently per
+     * task id; a failed write fails the attempt, and Temporal retries it.
+     */
+    async settleTask(input: SettleInput): Promise<string> {
+      return settle ? settle(input) : 'no_ledger';
     },
   };
 }

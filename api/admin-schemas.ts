@@ -1,5 +1,5 @@
 /**
- * The admin API's bodies and answers (issue 20 §2, §8), as zod schemas: the routes validate with them and the
+ * The admin API's bodies and answers, as zod schemas: the routes validate with them and the
  * OpenAPI document is built from them. Amounts are decimal currency units on the wire and integer micro-units in
  * the database (ledger/schema.ts).
  */
@@ -8,7 +8,7 @@ import { MAX_WEBHOOK_URL_LENGTH } from '../core/webhook-url';
 import { BUDGET_PERIODS, CURRENCIES } from '../ledger/schema';
 import { hasMicroPrecision } from '../pricing/price';
 
-/** Key ids as bootstrap keys have them (api/api-keys.ts): they appear in logs and Temporal search attributes. */
+/** Key ids as bootstrap keys have them (keys/api-keys.ts): they appear in logs and Temporal search attributes. */
 export const KEY_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 /** The largest budget: a billion units of its currency (far above any real one; keeps micro-units exact in a double). */
 export const MAX_BUDGET_AMOUNT = 1_000_000_000;
@@ -24,7 +24,11 @@ export const budgetSchema = z
       // refused rather than rounded.
       .refine(hasMicroPrecision, { message: 'must have at most 6 decimal places' })
       .describe('What the key may spend per period, in units of the currency (e.g. 25.5 USD), at most 6 decimal places'),
-    currency: z.enum(CURRENCIES).describe('USD or CNY'),
+    currency: z
+      .enum(CURRENCIES)
+      .describe(
+        'USD or CNY. A budget counts the spend of tasks priced in its own currency; changing the currency starts a budget in the new one from zero for the current period (what was spent in the old currency stays in usage, counted against no budget)',
+      ),
     period: z.enum(BUDGET_PERIODS).describe('day and month are calendar periods in UTC; total never resets'),
   })
   .meta({ id: 'Budget' });
@@ -44,6 +48,11 @@ const limits = {
     .max(1_000_000)
     .describe('Open event streams (GET /v1/generations/{task_id}/events) per API replica (0 = unlimited); absent or null: KEY_MAX_STREAMS'),
   budget: budgetSchema,
+  allow_unpriced: z
+    .boolean()
+    .describe(
+      "With a budget: whether the key may use models its budget cannot price (no price, or a price in another currency); such tasks count at zero and the budget's state says how many. Default false: refused with 402 unpriced_model",
+    ),
   webhook_url: z
     .string()
     .max(MAX_WEBHOOK_URL_LENGTH)
@@ -65,6 +74,7 @@ export const createKeySchema = z
     max_inflight: limits.max_inflight.optional(),
     max_streams: limits.max_streams.optional(),
     budget: limits.budget.optional(),
+    allow_unpriced: limits.allow_unpriced.optional(),
     webhook_url: limits.webhook_url.optional(),
   })
   .meta({ id: 'CreateKeyRequest' });
@@ -77,6 +87,7 @@ export const updateKeySchema = z
     max_inflight: limits.max_inflight.nullable().optional(),
     max_streams: limits.max_streams.nullable().optional(),
     budget: limits.budget.nullable().optional(),
+    allow_unpriced: limits.allow_unpriced.optional(),
     webhook_url: limits.webhook_url.nullable().optional(),
     rotate_webhook_secret: z
       .literal(true)
@@ -110,6 +121,7 @@ export const keyViewSchema = z
     max_inflight: z.number().nullable(),
     max_streams: z.number().nullable(),
     budget: budgetSchema.nullable(),
+    allow_unpriced: z.boolean().describe('Whether the budget lets through tasks it cannot price (counted at zero)'),
     webhook_url: z.string().nullable().describe("The key's default webhook URL; null: none"),
     created_at: z.number().int().nullable().describe('Unix seconds; null for a bootstrap key'),
   })

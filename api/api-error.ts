@@ -16,7 +16,7 @@ export type ErrorType =
   | 'api_error';
 
 export interface ErrorBody {
-  error: { message: string; type: ErrorType; param: string | null; code: string | null; task_id?: string };
+  error: { message: string; type: ErrorType; param: string | null; code: string | null; task_id?: string; [more: string]: unknown };
 }
 
 export class ApiError extends Error {
@@ -25,7 +25,13 @@ export class ApiError extends Error {
     readonly status: number,
     readonly type: ErrorType,
     message: string,
-    readonly opts: { param?: string; code?: string; headers?: Record<string, string>; taskId?: string } = {},
+    readonly opts: {
+      param?: string;
+      code?: string;
+      headers?: Record<string, string>;
+      taskId?: string;
+      extra?: Record<string, unknown>;
+    } = {},
   ) {
     super(message);
   }
@@ -35,6 +41,7 @@ export class ApiError extends Error {
       error: { message: this.message, type: this.type, param: this.opts.param ?? null, code: this.opts.code ?? null },
     };
     if (this.opts.taskId) body.error.task_id = this.opts.taskId;
+    if (this.opts.extra) Object.assign(body.error, this.opts.extra);
     return body;
   }
 }

@@ -6,14 +6,15 @@ import type { UpstreamHint } from '../platforms/platform';
 import type { TaskPricing } from '../pricing/price-table';
 import type { ResultLinks } from '../results/result-links';
 import type { ResultStore } from '../results/result-store';
-import type { ApiKey, KeyStore } from './api-keys';
+import type { ApiKey, KeyStore } from '../keys/api-keys';
 import type { EventStreamSlots } from './event-stream-slots';
 import type { KeyLimits } from './key-limits';
-import type { ManagedKeys } from './managed-keys';
-import type { TaskLedger } from './task-ledger';
-import type { TaskService } from './task-service';
+import type { ManagedKeys } from '../keys/managed-keys';
+import type { TaskLedger } from '../tasks/task-ledger';
+import type { TaskStarter } from '../tasks/start';
+import type { TaskService } from '../tasks/task-service';
 import type { WebhookService } from './webhook-service';
-import type { WebhookPolicy } from './webhook-request';
+import type { WebhookPolicy } from '../tasks/webhook-target';
 
 export interface AppState {
   requestId: string;
@@ -36,6 +37,8 @@ export interface AppDeps {
   logger: Logger;
   keys: KeyStore;
   tasks: TaskService;
+  /** The one path that starts tasks (tasks/start.ts): every door that creates a task calls it. */
+  starter: TaskStarter;
   /** Stored results (read side) and the links to them: GET /v1/generations/:id/content. */
   results: { store: ResultStore; links: ResultLinks };
   limits: KeyLimits;
@@ -50,18 +53,13 @@ export interface AppDeps {
   callbackEnv: NodeJS.ProcessEnv;
   /** Where the platforms reach the gateway (PUBLIC_BASE_URL): the URL they sign callbacks for. Unset: the request's origin. */
   publicBaseUrl?: string;
-  /**
-   * Origins of private hosts that input URLs (image_url, images[].url…) may name anyway
-   * (INPUT_URL_ALLOW_PRIVATE_ORIGINS): a test setup whose platform runs on the same network. Default: none.
-   */
-  inputUrlAllowPrivateOrigins?: ReadonlySet<string>;
   /** RESULT_RETENTION_DAYS: when stored outputs are deleted (the Videos API's `expires_at`; default 7). */
   resultRetentionDays?: number;
   /** How long a client may take to send its body (BODY_TIMEOUT_MS; default api/app.ts BODY_TIMEOUT_MS). */
   bodyTimeoutMs?: number;
   /** Aborted when the process is stopping: sync waits then answer 503 naming their task. */
   shutdownSignal: AbortSignal;
-  /** Client webhooks: the keys' signing secrets and WEBHOOK_ALLOW_PRIVATE_ORIGINS (api/webhook-request.ts). */
+  /** Client webhooks: the keys' signing secrets and WEBHOOK_ALLOW_PRIVATE_ORIGINS (tasks/webhook-target.ts). */
   webhooks: WebhookPolicy;
   /** Deliveries (GET/POST /v1/generations/:id/deliveries) and the live event stream (GET /v1/generations/:id/events). */
   webhookService: WebhookService;
@@ -75,7 +73,7 @@ export interface AppDeps {
   adminToken?: string;
   /** The admin API's keys in the database (DATABASE_URL); unset: only bootstrap keys, and no key changes. */
   managedKeys?: ManagedKeys;
-  /** Budgets and each task's ledger entry (DATABASE_URL); unset: no reservation, no budget. */
+  /** The ledger's reads of budgets and usage (DATABASE_URL); unset: no budget, no usage. */
   taskLedger?: TaskLedger;
   /**
    * Whether a refused callback names a job of ours (core/task-hints.ts namesJobOfOurs, against Temporal); unset:

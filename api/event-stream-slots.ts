@@ -10,7 +10,7 @@
  * own bounds, which suits them, since a stream costs the replica that serves it.
  */
 import { ApiError } from './api-error';
-import type { ApiKey } from './api-keys';
+import type { ApiKey } from '../keys/api-keys';
 
 export interface StreamBounds {
   /** Open streams per key on this process (KEY_MAX_STREAMS); a key's `maxStreams` overrides it; 0 = unbounded. */

@@ -1,13 +1,13 @@
 /**
- * The ledger's gauge on the API's /metrics (issue 20 §7): how many keys have committed more than 80 % of their
+ * The ledger's gauge on the API's /metrics: how many keys have committed more than 80 % of their
  * budget in the current period, read from the database on each scrape (one query). Spend and tasks by platform
  * and model are counted where tasks are settled, on the worker's /metrics (worker/worker-metrics.ts).
  */
 import { Gauge, type Registry } from 'prom-client';
 import { periodKey } from '../ledger/entries';
-import { currentCommitted } from '../ledger/usage';
-import type { KeyStore } from './api-keys';
-import type { TaskLedger } from './task-ledger';
+import { budgetRowKey, currentCommitted } from '../ledger/usage';
+import type { KeyStore } from '../keys/api-keys';
+import type { TaskLedger } from '../tasks/task-ledger';
 
 export const BUDGET_ALERT_FRACTION = 0.8;
 
@@ -22,7 +22,9 @@ export async function keysNearBudget(
   if (budgeted.length === 0) return 0;
   const periods = [...new Set(budgeted.map((k) => periodKey(k.budget!.period, now)))];
   const committed = await currentCommitted(ledger.ledger, periods);
-  return budgeted.filter((k) => (committed.get(`${k.id}\n${periodKey(k.budget!.period, now)}`) ?? 0) > fraction * k.budget!.micros).length;
+  return budgeted.filter(
+    (k) => (committed.get(budgetRowKey(k.id, periodKey(k.budget!.period, now), k.budget!.currency)) ?? 0) > fraction * k.budget!.micros,
+  ).length;
 }
 
 export function registerLedgerMetrics(registry: Registry, keys: KeyStore, ledger: TaskLedger): void {

@@ -11,25 +11,27 @@ import { createLogger } from '../core/logger';
 import { namesJobOfOurs } from '../core/task-hints';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 import { buildCatalogue } from '../platforms';
-import { TaskPricing } from '../pricing/price-table';
 import { ResultLinks } from '../results/result-links';
 import { createResultStore } from '../results/results-config';
 import { loadApiConfig } from './api-config';
 import { createApp } from './app';
 import { createApiServer } from './http-server';
-import { KeyStore, parseApiKeysEnv, parseApiKeysFile } from './api-keys';
+import { KeyStore, parseApiKeysEnv, parseApiKeysFile } from '../keys/api-keys';
 import { KeyLimits } from './key-limits';
 import { EventStreamSlots } from './event-stream-slots';
 import { configureUploadMemory } from './openai-videos/upload-memory';
-import { ManagedKeys } from './managed-keys';
-import { TaskLedger } from './task-ledger';
+import { ManagedKeys } from '../keys/managed-keys';
+import { TaskLedger } from '../tasks/task-ledger';
 import { registerLedgerMetrics } from './ledger-metrics';
-import { registry as metricsRegistry } from './api-metrics';
+import { recordTaskStarted, registry as metricsRegistry } from './api-metrics';
+import { InflightLimits } from '../tasks/inflight';
+import { TaskStarter } from '../tasks/start';
 import { openLedgerDatabase } from '../ledger/database';
-import { TaskService } from './task-service';
+import { TaskService } from '../tasks/task-service';
 import { WebhookService } from './webhook-service';
 import { webhookMasterSecret } from '../core/webhook-config';
 import { webhookSecrets } from '../core/webhook-signing';
+import { loadTaskPricing } from '../tasks/billing';
 
 async function main(): Promise<void> {
   const config = loadApiConfig();
@@ -68,7 +70,7 @@ async function main(): Promise<void> {
   const resultLinks = new ResultLinks({ ...config.links, secret: secret ?? '', store: resultStore });
   const catalogue = buildCatalogue(process.env);
   // PRICES_FILE is read once, at start: a mistake in it stops the API here, naming the entry.
-  const pricing = TaskPricing.load(catalogue, process.env);
+  const pricing = loadTaskPricing(catalogue, process.env);
   const tasks = new TaskService(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, resultLinks, pricing });
   const taskLedger = ledger ? new TaskLedger(ledger, pricing) : undefined;
   if (taskLedger) registerLedgerMetrics(metricsRegistry, keys, taskLedger);
@@ -90,6 +92,7 @@ async function main(): Promise<void> {
 
   // What uploads in progress may hold in this process's memory (POST /v1/videos forms).
   configureUploadMemory(config.UPLOADS_MAX_MEMORY_BYTES);
+  const webhooks = { secrets, allowPrivateOrigins: config.webhookAllowPrivateOrigins };
 
   const shutdown = new AbortController();
   const app = createApp({
@@ -98,19 +101,26 @@ async function main(): Promise<void> {
     keys,
     tasks,
     results: { store: resultStore, links: resultLinks },
-    limits: new KeyLimits({ rps: config.KEY_RATE_LIMIT_RPS, maxInflight: config.KEY_MAX_INFLIGHT }, (ownerId) =>
-      tasks.countRunning(ownerId),
-    ),
+    limits: new KeyLimits({ rps: config.KEY_RATE_LIMIT_RPS }),
+    starter: new TaskStarter({
+      catalogue,
+      enabledPlatforms: config.PLATFORMS_ENABLED,
+      inputUrlAllowPrivateOrigins: config.inputUrlAllowPrivateOrigins ?? new Set(),
+      webhooks,
+      tasks,
+      ...(taskLedger ? { ledger: taskLedger } : {}),
+      inflight: new InflightLimits(config.KEY_MAX_INFLIGHT, (ownerId) => tasks.countRunning(ownerId)),
+      onStarted: (entry) => recordTaskStarted({ kind: entry.kind, model: entry.id, platform: entry.platform }),
+    }),
     catalogue,
     pricing,
     enabledPlatforms: config.PLATFORMS_ENABLED,
     syncTimeoutMs: config.SYNC_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
-    inputUrlAllowPrivateOrigins: config.inputUrlAllowPrivateOrigins,
     resultRetentionDays: config.RESULT_RETENTION_DAYS,
     callbackEnv: process.env,
     publicBaseUrl: config.links.publicBaseUrl,
-    webhooks: { secrets, allowPrivateOrigins: config.webhookAllowPrivateOrigins },
+    webhooks,
     webhookService: new WebhookService(client, tasks, config.TEMPORAL_TASK_QUEUE),
     streams: new EventStreamSlots({ perKey: config.KEY_MAX_STREAMS, total: config.API_MAX_STREAMS }),
     bodyTimeoutMs: config.BODY_TIMEOUT_MS,

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { WEBHOOK_EVENTS } from '../core/webhooks';
 import { MAX_WEBHOOK_URL_LENGTH } from '../core/webhook-url';
 
-/** The webhook fields of a generation request (api/webhook-request.ts checks them). */
+/** The webhook fields of a generation request (tasks/webhook-target.ts checks them). */
 export const webhookRequestFields = {
   webhook_url: z
     .string()

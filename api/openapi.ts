@@ -51,7 +51,7 @@ const submitHeaders = (async: boolean) =>
       .string()
       .max(255)
       .optional()
-      .describe('Same key and body → the same task (never a second job); same key, different body → 409'),
+      .describe('Same key and body → the same task (never a second job); same key, different body → 409, whatever the timing'),
     'X-Request-Id': z.string().optional().describe('Echoed back; generated when absent'),
   });
 
@@ -90,10 +90,12 @@ function registerGeneration(registry: OpenAPIRegistry, kind: 'video' | 'image'):
   const failures = {
     400: errorResponse('Invalid request (error.param names the field), or a generation rejected upstream as invalid'),
     402: errorResponse(
-      "The task's estimated cost exceeds what remains of the key's budget (code budget_exceeded; error.budget names period, budget and what remains); nothing was started",
+      "The key's budget does not cover the task: its estimated cost exceeds what remains (code budget_exceeded; error.budget names period, budget and what remains), or the budget cannot price its model (code unpriced_model, param model); nothing was started",
     ),
     403: errorResponse('The API key may not use this model'),
-    409: errorResponse('Idempotency-Key reused with a different body'),
+    409: errorResponse(
+      'Idempotency-Key reused with a different body (idempotency_key_reused), or its first request is still starting the task (idempotency_key_in_use, with Retry-After)',
+    ),
     408: errorResponse('The body did not arrive within 30 s'),
     413: errorResponse('Body larger than 1 MiB (declared or after decompression)'),
     415: errorResponse('Content-Type is not application/json, or an unsupported Content-Encoding'),

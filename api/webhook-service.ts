@@ -16,7 +16,8 @@ import {
   type DeliveryEventRecord,
   type WebhookDeliveryMemo,
 } from '../core/webhooks';
-import type { TaskRecord, TaskService } from './task-service';
+import type { TaskService } from '../tasks/task-service';
+import type { TaskRecord } from '../tasks/record';
 
 const EventType = temporal.api.enums.v1.EventType;
 /** History events after which a task's record may read differently: a memo upsert, or the run's end. */

@@ -5,8 +5,9 @@
  * loop at the same concurrency. Their ratio is what HTTP, auth, validation and Koa add.
  */
 import { Client, Connection } from '@temporalio/client';
-import { parseGenerationBody } from '../api/request-validation';
-import { TaskService } from '../api/task-service';
+import { parseGenerationBody } from '../tasks/validation';
+import { TaskService } from '../tasks/task-service';
+import { newTaskId } from '../tasks/idempotency';
 import { buildCatalogue } from '../platforms';
 import { AUTH, apiUrl, benchStack, cannon, percentile, round, videoBody, VIDEO_MODEL } from './support';
 
@@ -39,7 +40,7 @@ async function bareLoop(tasks: TaskService, clients: number, seconds: number): P
       while (Date.now() < end) {
         const t0 = performance.now();
         try {
-          await tasks.start('alice', entry, request);
+          await tasks.start('alice', entry, request, { taskId: newTaskId() });
           latencies.push(performance.now() - t0);
         } catch {
           errors += 1;

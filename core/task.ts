@@ -130,9 +130,15 @@ export interface StoreResultsInput {
 /**
  * A poll's answer as the workflow receives it (the poll activity, activities/index.ts): the platform's status and,
  * when the job succeeded, its outputs as kept — each copied into the result store, or the platform's link marked
- * `stored: false` with the reason — in result order, and V's last frame.
+ * `stored: false` with the reason — in result order, and V's last frame; and whether the task's ledger entry was
+ * settled in the same step (`settled`; false: the workflow settles it durably).
  */
-export type PolledStatus = UpstreamStatus & { kept?: { data: ResultItem[]; lastFrame?: ResultItem } };
+export type PolledStatus = UpstreamStatus & { kept?: { data: ResultItem[]; lastFrame?: ResultItem }; settled?: boolean };
+
+/** Whether a poll's answer ends the task with success: the job succeeded and at least one output is kept. */
+export function endsInSuccess(status: Pick<PolledStatus, 'state' | 'kept'>): boolean {
+  return status.state === 'success' && status.kept !== undefined && status.kept.data.length > 0;
+}
 
 /** What one poll of the upstream job says, normalised by the adapter. */
 export interface UpstreamStatus {
@@ -228,12 +234,31 @@ export interface TaskMemo {
   progress?: number;
   result?: GenerationResult;
   error?: TaskError;
-  /** How a task that did not succeed left its upstream job, for its final cost (absent on older tasks: not billed). */
+  /** How a task that did not succeed left its upstream job, for its final cost (absent: not billed). */
   charge?: TaskCharge;
 }
 
+/** How a task ended, for its settlement: a client's cancel is told apart from a failure. */
+export type TaskEndOutcome = 'success' | 'failed' | 'cancelled';
+
 /**
- * What became of the upstream job of a task that ended without success (workflows/settlement-interceptor.ts):
+ * What the settlement step of an ended task is given (tasks/settlement.ts): its ledger entry's final figure is
+ * priced from it.
+ */
+export interface SettleInput {
+  taskId: string;
+  platform: string;
+  /** The task's validated request: its price-deciding fields price the final figure. */
+  request: GenerationRequest;
+  outcome: TaskEndOutcome;
+  /** What the platform reported it billed, where it said (on success, or for a billed job that did not succeed). */
+  usage: ReportedUsage;
+  /** Whether the platform bills the job of a task that did not succeed (absent: only a success is billed). */
+  billed?: boolean;
+}
+
+/**
+ * What became of the upstream job of a task that ended without success (workflows/job-charge.ts):
  * `none` (no job was created), `failed` (it failed upstream), `lost` (the platform no longer knows it),
  * `cancelled` (the platform accepted the cancel) — none of these is billed — or `running` (left to run to its
  * end: a platform without a cancel, or one that can no longer cancel it) and `succeeded` (it succeeded upstream
@@ -262,3 +287,6 @@ export interface TaskAsked {
   /** `videos`: created at POST /v1/videos (webhooks name its events `video.*`). */
   via?: 'videos';
 }
+
+/** The generation workflow's signature, for a typed start without importing the workflow's code. */
+export type GenerationWorkflow = (input: GenerationInput, resume?: unknown) => Promise<GenerationResult>;

@@ -26,7 +26,7 @@ export interface WebhookSecrets {
   forKey(keyId: string): Promise<WebhookSigningKeys | undefined>;
 }
 
-/** A key's explicit webhook secrets, as a key record carries them (api/api-keys.ts ApiKey). */
+/** A key's explicit webhook secrets, as a key record carries them (keys/api-keys.ts ApiKey). */
 export interface ExplicitWebhookSecret {
   secret?: string;
   /** The secret being rotated out: deliveries are signed with both until the operator removes it. */

@@ -1,10 +1,15 @@
 /**
- * Each task's line in the ledger (issue 20 §5, §6): reserved when the task is accepted, settled when it ends.
+ * Each task's line in the ledger: reserved when the task is accepted, settled when it ends.
  *
- * Reservation: one transaction of two statements, the entry (keyed by task id: a repeated Idempotency-Key finds
- * it and reserves nothing again) and one conditional upsert of the key's budget row — the database adds the
- * estimate only where the sum stays within the budget, under the row's lock, so concurrent submits at the edge
- * cannot overshoot (no read-then-write).
+ * Reservation: one transaction of two statements, the entry (keyed by task id) and one conditional upsert of the
+ * key's budget row — the database adds the estimate only where the sum stays within the budget, under the row's
+ * lock, so concurrent submits at the edge cannot overshoot (no read-then-write). The entry keeps the fingerprint of
+ * the request that reserved it: a repeated Idempotency-Key finds the entry, reserves nothing again, and is told
+ * whose request it was (the caller refuses another request under the same key). An entry whose task never
+ * started (released as `never_started`) is taken over by the next request under its id, reserved afresh.
+ *
+ * A budget row counts one currency (its key, period and currency are the row's key): a budget counts what its
+ * own currency's prices committed, so a budget whose currency changes starts from zero in the new currency.
  *
  * Settlement is keyed by task id and moves an entry forward only: reserved → settled (success) or released (a
  * failure or cancellation, at its final cost: zero unless the platform billed its job), and released → settled
@@ -39,10 +44,18 @@ export interface NewEntry {
   tokens?: number;
   /** Why the estimate counts at zero: the model has no price, or its price's currency is not the budget's. */
   unpriced?: UnpricedReason;
+  /** The fingerprint of the request that reserved the task (tasks/idempotency.ts). */
+  requestHash?: string;
 }
 
+/**
+ * `reserved`: the entry is this request's (new, or a never-started one taken over); `replayed`: an entry of this
+ * task id exists, reserved by the request whose fingerprint is `requestHash` (null: written before entries kept
+ * one); `reserved: false`: over budget, nothing written.
+ */
 export type Reservation =
-  | { reserved: true; replayed: boolean }
+  | { reserved: true; replayed: false }
+  | { reserved: true; replayed: true; requestHash: string | null }
   | { reserved: false; period: BudgetPeriod; periodKey: string; budgetMicros: number; remainingMicros: number; currency: Currency };
 
 class OverBudget extends Error {}
@@ -59,41 +72,17 @@ export async function reserveTask(
 ): Promise<Reservation> {
   const counted = budget !== undefined && budget.currency === entry.currency;
   const period = budget ? periodKey(budget.period, now) : null;
+  const columns = entryColumns(entry, counted ? period : null, now);
   try {
     return await ledger.db.transaction().execute(async (tx) => {
-      const inserted = await tx
-        .insertInto('ledger_entries')
-        .values({
-          task_id: entry.taskId,
-          key_id: entry.keyId,
-          platform: entry.platform,
-          model: entry.model,
-          currency: entry.currency,
-          budget_period: counted ? period : null,
-          estimated_micros: entry.estimatedMicros,
-          state: 'reserved',
-          seconds: entry.seconds ?? null,
-          images: entry.images ?? null,
-          tokens: entry.tokens ?? null,
-          unpriced: entry.unpriced ?? null,
-          created_at: now,
-        })
-        .onConflict((oc) => oc.column('task_id').doNothing())
-        .returning('task_id')
-        .executeTakeFirst();
-      if (!inserted) return { reserved: true as const, replayed: true };
+      const existing = await claimEntry(tx, entry.taskId, columns);
+      if (existing) return { reserved: true as const, replayed: true as const, requestHash: existing.requestHash };
       if (counted && !(await addWithinBudget(ledger, tx, entry, budget, period!))) throw new OverBudget();
-      return { reserved: true as const, replayed: false };
+      return { reserved: true as const, replayed: false as const };
     });
   } catch (err) {
     if (!(err instanceof OverBudget)) throw err;
-    const used = await ledger.db
-      .selectFrom('budget_usage')
-      .select('committed_micros')
-      .where('key_id', '=', entry.keyId)
-      .where('period', '=', period!)
-      .executeTakeFirst();
-    const remainingMicros = Math.max(0, budget!.micros - Number(used?.committed_micros ?? 0));
+    const remainingMicros = Math.max(0, budget!.micros - (await committedMicros(ledger, entry.keyId, budget!, now)));
     return {
       reserved: false,
       period: budget!.period,
@@ -103,6 +92,58 @@ export async function reserveTask(
       currency: budget!.currency,
     };
   }
+}
+
+/** A new entry's columns (all but its task id), reserved now. */
+function entryColumns(entry: NewEntry, budgetPeriod: string | null, now: Date) {
+  return {
+    key_id: entry.keyId,
+    platform: entry.platform,
+    model: entry.model,
+    currency: entry.currency,
+    budget_period: budgetPeriod,
+    estimated_micros: entry.estimatedMicros,
+    state: 'reserved' as const,
+    seconds: entry.seconds ?? null,
+    images: entry.images ?? null,
+    tokens: entry.tokens ?? null,
+    unpriced: entry.unpriced ?? null,
+    request_hash: entry.requestHash ?? null,
+    created_at: now,
+  };
+}
+
+/**
+ * Writes the entry under its task id for this request, or finds the entry a request made before (returned, with that
+ * request's fingerprint). An entry whose task never started is free again: it is taken over, reserved afresh.
+ */
+async function claimEntry(
+  tx: Transaction<LedgerSchema>,
+  taskId: string,
+  columns: ReturnType<typeof entryColumns>,
+): Promise<{ requestHash: string | null } | undefined> {
+  // A concurrent insert of the same task id waits here for the other transaction to end: if it commits, this one
+  // finds its entry; if it rolls back (over budget), this one inserts.
+  const inserted = await tx
+    .insertInto('ledger_entries')
+    .values({ task_id: taskId, ...columns })
+    .onConflict((oc) => oc.column('task_id').doNothing())
+    .returning('task_id')
+    .executeTakeFirst();
+  if (inserted) return undefined;
+  const existing = await tx
+    .selectFrom('ledger_entries')
+    .select(['state', 'outcome', 'request_hash'])
+    .where('task_id', '=', taskId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  if (existing.state !== 'released' || existing.outcome !== 'never_started') return { requestHash: existing.request_hash };
+  await tx
+    .updateTable('ledger_entries')
+    .set({ ...columns, outcome: null, final_micros: null, settled_at: null })
+    .where('task_id', '=', taskId)
+    .execute();
+  return undefined;
 }
 
 /** The conditional upsert: adds the estimate to the period's row only where the sum stays within the budget. */
@@ -118,7 +159,7 @@ async function addWithinBudget(
     INSERT INTO budget_usage (key_id, period, currency, committed_micros)
     SELECT ${entry.keyId}, ${period}, ${budget.currency}, ${entry.estimatedMicros}::bigint
     WHERE ${entry.estimatedMicros}::bigint <= ${budget.micros}::bigint
-    ON CONFLICT (key_id, period) DO UPDATE
+    ON CONFLICT (key_id, period, currency) DO UPDATE
       SET committed_micros = budget_usage.committed_micros + EXCLUDED.committed_micros
       WHERE budget_usage.committed_micros + EXCLUDED.committed_micros <= ${budget.micros}::bigint
     RETURNING committed_micros`.execute(tx);
@@ -171,7 +212,7 @@ export async function settleTask(ledger: LedgerDatabase, taskId: string, final: 
     const delta = finalMicros - countedBefore;
     if (entry.budget_period !== null && delta !== 0) {
       const { sql } = ledger.k;
-      await sql`UPDATE budget_usage SET committed_micros = committed_micros + ${delta}::bigint WHERE key_id = ${entry.key_id} AND period = ${entry.budget_period}`.execute(
+      await sql`UPDATE budget_usage SET committed_micros = committed_micros + ${delta}::bigint WHERE key_id = ${entry.key_id} AND period = ${entry.budget_period} AND currency = ${entry.currency}`.execute(
         tx,
       );
     }
@@ -219,13 +260,19 @@ export async function unpricedInPeriod(ledger: LedgerDatabase, keyId: string, pe
   return Number(row?.n ?? 0);
 }
 
-/** What a key has committed in the budget row a moment falls in (micro-units). */
-export async function committedMicros(ledger: LedgerDatabase, keyId: string, period: BudgetPeriod, at = new Date()): Promise<number> {
+/** What a key has committed in the budget row a moment falls in (micro-units of the budget's currency). */
+export async function committedMicros(
+  ledger: LedgerDatabase,
+  keyId: string,
+  budget: Pick<BudgetSetting, 'period' | 'currency'>,
+  at = new Date(),
+): Promise<number> {
   const row = await ledger.db
     .selectFrom('budget_usage')
     .select('committed_micros')
     .where('key_id', '=', keyId)
-    .where('period', '=', periodKey(period, at))
+    .where('period', '=', periodKey(budget.period, at))
+    .where('currency', '=', budget.currency)
     .executeTakeFirst();
   return Number(row?.committed_micros ?? 0);
 }

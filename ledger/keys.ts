@@ -1,6 +1,6 @@
 /**
  * Keys made through the admin API, as rows. The API turns them into the same ApiKey record a bootstrap key is
- * (api/managed-keys.ts); this file only reads and writes the table.
+ * (keys/managed-keys.ts); this file only reads and writes the table.
  */
 import type { Selectable } from 'kysely' with { 'resolution-mode': 'import' };
 import type { ExplicitWebhookSecret } from '../core/webhook-signing';
@@ -21,6 +21,8 @@ export interface KeyFields {
   maxInflight?: number | null;
   maxStreams?: number | null;
   budget?: BudgetSetting | null;
+  /** Whether the budget lets through tasks it cannot price (ApiKeysTable.allow_unpriced). */
+  allowUnpriced?: boolean;
   /** The key's default webhook URL (already checked as a request's webhook_url is); null clears it. */
   webhookUrl?: string | null;
 }
@@ -38,6 +40,7 @@ function columns(fields: KeyFields) {
           budget_period: fields.budget?.period ?? null,
         }
       : {}),
+    ...(fields.allowUnpriced !== undefined ? { allow_unpriced: fields.allowUnpriced } : {}),
     ...(fields.webhookUrl !== undefined ? { webhook_url: fields.webhookUrl } : {}),
   };
 }

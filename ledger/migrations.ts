@@ -1,7 +1,7 @@
 /**
  * The ledger's versioned migrations, run at start by every process that opens the database (Kysely's Migrator
- * takes a lock, so replicas starting together run each migration once). Pre-1.0 they may still be edited; once
- * released, a change is a new entry, never an edit.
+ * takes a lock, so replicas starting together run each migration once). Released migrations are never edited: a
+ * change is a new entry.
  */
 import type { Kysely } from 'kysely' with { 'resolution-mode': 'import' };
 import type { Migration } from 'kysely' with { 'resolution-mode': 'import' };
@@ -58,7 +58,28 @@ export function ledgerMigrations(k: KyselyModule): Record<string, Migration> {
     },
     '2026-11-25-002-key-webhooks': keyWebhooksMigration(k),
     '2026-11-26-003-unpriced-entries': unpricedMigration(k),
+    '2026-11-28-004-budgets-per-currency-and-request-fingerprints': budgetCurrencyMigration(k),
     '2026-11-28-005-key-max-streams': keyMaxStreamsMigration(k),
+  };
+}
+
+/**
+ * Money no request can get around:
+ * - a budget row per key, period *and currency*: a budget counts its own currency only, so changing a budget's
+ *   currency starts the new currency from zero instead of reading the old currency's spend as the new one's;
+ * - each entry keeps the fingerprint of the request that reserved it, so a second request under the same
+ *   Idempotency-Key is told apart from a retry whatever the timing (tasks/start.ts);
+ * - a key may be allowed, by its operator, to start tasks its budget cannot price (they count at zero; without it
+ *   they are refused).
+ */
+function budgetCurrencyMigration(k: KyselyModule): Migration {
+  const { sql } = k;
+  return {
+    async up(db: Kysely<unknown>) {
+      await sql`ALTER TABLE budget_usage DROP CONSTRAINT budget_usage_pkey, ADD PRIMARY KEY (key_id, period, currency)`.execute(db);
+      await sql`ALTER TABLE ledger_entries ADD COLUMN request_hash text`.execute(db);
+      await sql`ALTER TABLE api_keys ADD COLUMN allow_unpriced boolean NOT NULL DEFAULT false`.execute(db);
+    },
   };
 }
 

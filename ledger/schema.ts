@@ -34,6 +34,11 @@ export interface ApiKeysTable {
   /** The secret a rotation replaced: deliveries carry its signature too until `webhook_secret_previous_until`. */
   webhook_secret_previous: ColumnType<string | null, string | null | undefined, string | null>;
   webhook_secret_previous_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /**
+   * Whether a budgeted key may start tasks its budget cannot price (a model without a price, or priced in another
+   * currency than the budget's): off unless the operator says so, since such tasks count at zero against it.
+   */
+  allow_unpriced: ColumnType<boolean, boolean | undefined, boolean>;
   /** Set by DELETE: the key stops authenticating; the row stays, so its ledger keeps a name. */
   revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** Open event streams per API replica (null: KEY_MAX_STREAMS). */
@@ -41,8 +46,9 @@ export interface ApiKeysTable {
 }
 
 /**
- * What a key has committed in one budget period (`2026-11-25`, `2026-11` or `total`): the estimates of its tasks
- * still running plus the final costs of those that ended. The reservation is one conditional upsert of this row.
+ * What a key has committed in one budget period (`2026-11-25`, `2026-11` or `total`) in one currency: the
+ * estimates of its tasks still running plus the final costs of those that ended, of the tasks priced in that
+ * currency. The reservation is one conditional upsert of this row.
  */
 export interface BudgetUsageTable {
   key_id: string;
@@ -73,6 +79,8 @@ export interface LedgerEntriesTable {
   tokens: BigIntColumn | null;
   created_at: Timestamp;
   settled_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The fingerprint of the request that reserved the entry (null: written before entries kept one). */
+  request_hash: ColumnType<string | null, string | null | undefined, string | null>;
   /** Why the task counts at zero (its model has no price, or its price is in another currency than the budget); null: it counts at its cost. */
   unpriced: ColumnType<UnpricedReason | null, UnpricedReason | null | undefined, UnpricedReason | null>;
 }

@@ -105,12 +105,15 @@ export async function usage(ledger: LedgerDatabase, q: UsageQuery): Promise<Usag
   return [...out.values()];
 }
 
-/** Every key's committed amount in the budget rows of now (today, this month, total): for the 80 % gauge. */
+/** The map key of a budget row: key id, period and currency. */
+export const budgetRowKey = (keyId: string, period: string, currency: string) => `${keyId}\n${period}\n${currency}`;
+
+/** Every key's committed amount in the budget rows of now (today, this month, total), per currency: for the 80 % gauge. */
 export async function currentCommitted(ledger: LedgerDatabase, periods: readonly string[]): Promise<Map<string, number>> {
   const rows = await ledger.db
     .selectFrom('budget_usage')
-    .select(['key_id', 'period', 'committed_micros'])
+    .select(['key_id', 'period', 'currency', 'committed_micros'])
     .where('period', 'in', [...periods])
     .execute();
-  return new Map(rows.map((r) => [`${r.key_id}\n${r.period}`, Number(r.committed_micros)]));
+  return new Map(rows.map((r) => [budgetRowKey(r.key_id, r.period, r.currency), Number(r.committed_micros)]));
 }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { Catalogue } from '../core/catalogue';
 import { callbackSchema, configError, parseEnv } from '../core/config';
 import { platformB } from './b';
+import type { ModelPrice } from '../pricing/price';
 import type { PlatformDefinition } from './platform';
 import { generalImageFields, generalVideoFields } from './request';
 import { platformT } from './t';
@@ -47,6 +48,11 @@ export const imageRequestSchema = z.strictObject(assemble('image', generalImageF
 });
 
 /** Every platform's models, with the overrides its public configuration (e.g. a models file) gives. */
+/** Every platform's published prices, by public model id (null: no public source confirms one). */
+export function publishedPrices(): Map<string, ModelPrice | null> {
+  return new Map(PLATFORM_DEFINITIONS.flatMap((p) => Object.entries(p.prices ?? {})));
+}
+
 export function buildCatalogue(env: NodeJS.ProcessEnv = {}): Catalogue {
   return new Catalogue(PLATFORM_DEFINITIONS.flatMap((p) => p.models(env)));
 }

@@ -1,6 +1,6 @@
 /**
- * The deployment's prices: each platform's published prices (platforms/<x>/prices.ts), with the operator's
- * PRICES_FILE over them, and `TaskPricing`, the interface the API and the ledger call to price a task.
+ * The deployment's prices: the platforms' published prices (given by the caller: tasks/billing.ts reads them from the
+ * platform registry), with the operator's PRICES_FILE over them, and `TaskPricing`, the interface that prices a task.
  *
  * PRICES_FILE is a JSON object keyed by public model id; an entry replaces the model's price wholesale, and null
  * withdraws it (the model then shows `"price": null` and its tasks have no cost). Amounts are decimals of the
@@ -24,7 +24,6 @@ import { z } from 'zod';
 import type { Catalogue, ModelRecord } from '../core/catalogue';
 import { configError, optionalString, parseEnv } from '../core/config';
 import type { GenerationRequest, ReportedUsage } from '../core/task';
-import { PLATFORM_DEFINITIONS } from '../platforms';
 import { estimateTaskCost, finalTaskCost, pricedRequest, type PricedRequest, type TaskOutcome, type UsageAndCost } from './cost';
 import { CURRENCIES, decimalOf, hasMicroPrecision, micros, type ModelPrice, type Rate } from './price';
 
@@ -123,11 +122,6 @@ export function readPricesFile(path: string, knownModels: ReadonlySet<string>): 
   return out;
 }
 
-/** Every platform's published prices (null: no public source confirms one). */
-export function publishedPrices(): Map<string, ModelPrice | null> {
-  return new Map(PLATFORM_DEFINITIONS.flatMap((p) => Object.entries(p.prices ?? {})));
-}
-
 /**
  * Prices for the catalogue's models and the task-pricing interface. A model no platform price file lists and
  * the operator's file does not name has no price.
@@ -143,9 +137,9 @@ export class TaskPricing {
   }
 
   /** The published prices with PRICES_FILE (when `env` names one) over them. */
-  static load(catalogue: Catalogue, env: NodeJS.ProcessEnv): TaskPricing {
+  static load(catalogue: Catalogue, env: NodeJS.ProcessEnv, published: ReadonlyMap<string, ModelPrice | null>): TaskPricing {
     const file = parseEnv(pricesEnv, env)[PRICES_FILE_VARIABLE];
-    const prices = publishedPrices();
+    const prices = new Map(published);
     if (file) for (const [id, p] of readPricesFile(file, new Set(catalogue.entries.map((e) => e.id)))) prices.set(id, p);
     return new TaskPricing(catalogue, prices);
   }

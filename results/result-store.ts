@@ -98,7 +98,7 @@ export function contentTypeOfKey(key: string): string {
   return (ext && EXTENSION_TYPES[ext]) ?? 'application/octet-stream';
 }
 
-/** Task ids are URL-safe (api/task-service.ts newTaskId, api/idempotency.ts), so they are safe path segments too. */
+/** Task ids are URL-safe (tasks/idempotency.ts newTaskId and idempotentTaskId), so they are safe path segments too. */
 const TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** The one key an output is stored under: the same on every attempt, so a retried copy replaces, never adds. */

@@ -43,6 +43,7 @@ import {
 } from './conformance/framework';
 import { T_ASSUMPTIONS } from './conformance/t';
 import { V_ASSUMPTIONS } from './conformance/v';
+import { loadTaskPricing } from '../tasks/billing';
 
 /** The checks per platform; a platform without an entry has nothing to check yet. */
 export const ASSUMPTIONS: Readonly<Record<string, readonly Assumption[]>> = { T: T_ASSUMPTIONS, V: V_ASSUMPTIONS, B: B_ASSUMPTIONS };
@@ -207,7 +208,7 @@ export async function runConformance(opts: ConformanceOptions, env: NodeJS.Proce
   const worker = platform.worker(runEnv, { simulate: opts.simulator !== undefined, simBaseUrl: opts.simulator ?? '' });
   const accounts = accountsToCheck(platform, worker, opts.account);
   // The prices the API and the ledger use: the platforms' published ones with PRICES_FILE over them.
-  const pricing = TaskPricing.load(buildCatalogue(runEnv), runEnv);
+  const pricing = loadTaskPricing(buildCatalogue(runEnv), runEnv);
   const inner = createHttpClient({ connectTimeoutMs: 5_000, responseTimeoutMs: 60_000 });
   try {
     const records = platform.models(runEnv);

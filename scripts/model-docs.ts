@@ -12,7 +12,7 @@ import type { GeneratedDocSection } from '../platforms/platform';
 import { sizesForRatios } from '../platforms/rules';
 import { UNIVERSAL_FIELDS } from '../platforms/request';
 import { decimalOf, type ModelPrice, type Rate } from '../pricing/price';
-import { publishedPrices } from '../pricing/price-table';
+import { publishedPrices } from '../platforms';
 import { describeSeconds, sizeChoices } from '../api/openai-videos/sizes';
 
 export const DOC_FILE = resolve(__dirname, '..', 'docs', 'api.md');

@@ -33,7 +33,6 @@ import { temporalConnectionOptions } from '../core/temporal-connection';
 import { WORKFLOW_TYPE } from '../core/task';
 import { workflowInterceptorModules, workflowsPath } from '../worker/workflow-modules';
 import type { TaskMetricsSinks } from '../workflows/metrics-interceptor';
-import type { LedgerSinks } from '../workflows/settlement-interceptor';
 import type { PushMonitorSinks, WebhookMetricsSinks } from '../workflows/sinks';
 
 type History = proto.temporal.api.history.v1.IHistory;
@@ -82,11 +81,10 @@ export async function* clusterHistories(client: Client, limit: number): AsyncGen
 }
 
 /** The worker's sinks, as the workflow interceptors expect them; they are not called during replay anyway. */
-const noSinks: InjectedSinks<TaskMetricsSinks & PushMonitorSinks & LedgerSinks & WebhookMetricsSinks> = {
+const noSinks: InjectedSinks<TaskMetricsSinks & PushMonitorSinks & WebhookMetricsSinks> = {
   taskMetrics: { completed: { fn: () => undefined } },
   webhookMetrics: { settled: { fn: () => undefined } },
   pushMonitor: { seen: { fn: () => undefined } },
-  ledger: { taskEnded: { fn: () => undefined } },
 };
 
 /** Replays each history against the bundle; returns `id: error` for each that failed (empty: the gate passes). */

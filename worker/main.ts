@@ -13,10 +13,9 @@ import { createLogger } from '../core/logger';
 import { hintTask } from '../core/task-hints';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 import { buildCatalogue } from '../platforms';
-import { TaskPricing } from '../pricing/price-table';
 import { createHttpClient } from '../platforms/http';
 import { PushMonitor } from './push-monitor';
-import { openSettlement } from './settlement';
+import { openSettlement } from '../tasks/settlement';
 import {
   configureAnnouncements,
   connectClient,
@@ -34,6 +33,7 @@ import { loadWorkerConfig, type WorkerConfig } from './worker-config';
 import { WorkerMetrics } from './worker-metrics';
 import { webhookDeps } from './webhooks';
 import { workflowCode } from './workflow-bundle';
+import { loadTaskPricing } from '../tasks/billing';
 
 /** Watches whether the platforms that announce their jobs (push) still do. */
 function pushMonitorFor(config: WorkerConfig): PushMonitor {
@@ -45,14 +45,14 @@ function pushMonitorFor(config: WorkerConfig): PushMonitor {
   return new PushMonitor(pushConfigured, config.PUSH_HEALTH_WINDOW_MS);
 }
 
-async function main(): Promise<void> {
-  const config = loadWorkerConfig();
-  const logger = createLogger('worker', config.LOG_LEVEL);
+type Logger = ReturnType<typeof createLogger>;
+
+/** What the worker runs on, each started by its named step (worker/start-up.ts), in order. */
+async function startParts(config: WorkerConfig, logger: Logger) {
   installRuntime(config, logger);
   const metrics = new WorkerMetrics();
   const metricsServer = await startMetrics(metrics, config, logger);
   logPlatforms(config, logger);
-
   const client = await connectClient(config, logger);
   await ensureRetention(client, config, logger);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
@@ -60,44 +60,76 @@ async function main(): Promise<void> {
     connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
     responseTimeoutMs: config.UPSTREAM_RESPONSE_TIMEOUT_MS,
   });
-  const pushMonitor = pushMonitorFor(config);
   const results = createResults(config, logger);
   const { adapters, pools } = createAdapters(config, http, metrics, logger);
   await configureAnnouncements(config, http, logger);
-  const stopping = stopSignal();
   // One catalogue and one price table (PRICES_FILE) for the activities, the settlement and the webhooks' records.
   const catalogue = buildCatalogue(process.env);
-  const pricing = TaskPricing.load(catalogue, process.env);
-  const settlement = await openSettlement(config, pricing, metrics, logger);
-  const worker = await Worker.create({
+  const pricing = loadTaskPricing(catalogue, process.env);
+  const settlement = await openSettlement(config, pricing, metrics.ledgerObserver(), logger);
+  return {
+    metrics,
+    metricsServer,
+    client,
     connection,
+    http,
+    results,
+    adapters,
+    pools,
+    pushMonitor: pushMonitorFor(config),
+    catalogue,
+    pricing,
+    settlement,
+  };
+}
+
+type Parts = Awaited<ReturnType<typeof startParts>>;
+
+/** The Temporal worker: the workflows, the activities over the parts, and the sinks. */
+async function createWorker(config: WorkerConfig, p: Parts, logger: Logger): Promise<Worker> {
+  return Worker.create({
+    connection: p.connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...(await workflowCode(config.WORKFLOW_BUNDLE_PATH, logger)),
     activities: createActivities({
-      catalogue,
-      adapters,
-      pools,
+      catalogue: p.catalogue,
+      adapters: p.adapters,
+      pools: p.pools,
       timing: config.timing,
-      push: pushMonitor,
+      push: p.pushMonitor,
       fallbackPollIntervalMs: config.POLL_FALLBACK_INTERVAL_MS,
       upstreamLostGraceMs: config.UPSTREAM_LOST_GRACE_MS,
       lostAnswerSearchMs: config.LOST_ANSWER_SEARCH_MS,
-      results: { store: results.store, copier: results.copier, observer: metrics.resultObserver() },
-      hint: (platform, hint) => hintTask(client, platform, hint),
-      stopping,
-      onLostAnswer: lostAnswerReporter(metrics, logger),
-      webhooks: webhookDeps(config, client, results.store, metrics, logger, pricing, settlement.ledger),
+      results: { store: p.results.store, copier: p.results.copier, observer: p.metrics.resultObserver() },
+      hint: (platform, hint) => hintTask(p.client, platform, hint),
+      stopping: stopSignal(),
+      onLostAnswer: lostAnswerReporter(p.metrics, logger),
+      webhooks: webhookDeps(config, p.client, p.results.store, p.metrics, logger, p.pricing, p.settlement.ledger),
+      settle: (input) => p.settlement.settle(input),
     }),
-    sinks: {
-      ...metrics.sinks(),
-      ...settlement.sinks(),
-      pushMonitor: { seen: { fn: (_info, platform: string) => pushMonitor.seen(platform) } },
-    },
+    sinks: { ...p.metrics.sinks(), pushMonitor: { seen: { fn: (_info, platform: string) => p.pushMonitor.seen(platform) } } },
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
   });
-  await startEventConsumers(client, adapters, config, logger);
+}
 
+/** Everything the worker opened, closed once it has stopped. */
+async function closeParts(p: Parts): Promise<void> {
+  await p.client.connection.close();
+  await p.connection.close();
+  await p.http.close();
+  await p.results.copier.close();
+  await p.results.store.close?.();
+  await p.settlement.close();
+  await new Promise((resolve) => p.metricsServer.close(resolve));
+}
+
+async function main(): Promise<void> {
+  const config = loadWorkerConfig();
+  const logger = createLogger('worker', config.LOG_LEVEL);
+  const parts = await startParts(config, logger);
+  const worker = await createWorker(config, parts, logger);
+  await startEventConsumers(parts.client, parts.adapters, config, logger);
   logger.info(
     { taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, platforms: Object.keys(config.platforms) },
     'Worker started',
@@ -105,13 +137,7 @@ async function main(): Promise<void> {
   try {
     await worker.run();
   } finally {
-    await client.connection.close();
-    await connection.close();
-    await http.close();
-    await results.copier.close();
-    await results.store.close?.();
-    await settlement.close();
-    await new Promise((resolve) => metricsServer.close(resolve));
+    await closeParts(parts);
     logger.info('Worker stopped');
   }
 }

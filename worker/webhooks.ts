@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import type { WebhookDeps, WebhookRecordReader } from '../activities/webhook-delivery';
-import { parseApiKeysFile } from '../api/api-keys';
-import { withTaskCost } from '../api/task-cost';
-import { toTaskRecord } from '../api/task-service';
+import { parseApiKeysFile } from '../keys/api-keys';
+import { withTaskCost } from '../tasks/record';
+import { toTaskRecord } from '../tasks/record';
 import type { Logger } from '../core/logger';
 import type { TaskMemo } from '../core/task';
 import { webhookAllowedOrigins, webhookMasterSecret } from '../core/webhook-config';
@@ -99,8 +99,8 @@ function resultLinks(config: WorkerConfig, store: ResultStore, logger: Logger): 
 }
 
 /**
- * What an event tells of, read at send time: the task's record exactly as GET /v1/generations/:id shows it (api/task-service.ts toTaskRecord,
- * priced by api/task-cost.ts withTaskCost with the same PRICES_FILE as the API),
+ * What an event tells of, read at send time: the task's record exactly as GET /v1/generations/:id shows it (tasks/record.ts toTaskRecord,
+ * priced by tasks/record.ts withTaskCost with the same PRICES_FILE as the API),
  * with result links based on the origin the client used. A final event first waits for the task's workflow to
  * close, so its record is final and a sync caller has its answer before the first attempt; a running event of a
  * task that has ended meanwhile is superseded.

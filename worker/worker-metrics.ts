@@ -166,7 +166,7 @@ export class WorkerMetrics {
     };
   }
 
-  /** What the ledger settled (worker/settlement.ts), by platform and model — never by key (unbounded labels). */
+  /** What the ledger settled (tasks/settlement.ts), by platform and model — never by key (unbounded labels). */
   readonly ledgerSpend = new Counter({
     name: 'mediagate_ledger_spend_total',
     help: 'Final cost of settled tasks, in units of the currency, by platform, model and currency (issue 20 §7)',

@@ -5,7 +5,4 @@
  */
 export const workflowsPath = require.resolve('../workflows');
 
-export const workflowInterceptorModules = [
-  require.resolve('../workflows/metrics-interceptor'),
-  require.resolve('../workflows/settlement-interceptor'),
-];
+export const workflowInterceptorModules = [require.resolve('../workflows/metrics-interceptor')];

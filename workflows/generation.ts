@@ -15,6 +15,7 @@ import {
   isCancellation,
   log,
   makeContinueAsNewFunc,
+  patched,
   proxyLocalActivities,
   proxyActivities,
   proxySinks,
@@ -29,10 +30,22 @@ import {
 import type { Activities } from '../activities';
 import { SA, type GenerationStatus } from '../core/search-attributes';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS, deadlineMessage, MAX_TASK_DEADLINE_MS } from '../core/timeouts';
-import type { FailureReason, GenerationInput, GenerationResult, PolledStatus, PollTiming, TaskError, TaskState } from '../core/task';
-import { isFailureReason } from '../core/task';
+import type {
+  FailureReason,
+  GenerationInput,
+  GenerationResult,
+  PolledStatus,
+  PollTiming,
+  ReportedUsage,
+  SettleInput,
+  TaskEndOutcome,
+  TaskError,
+  TaskState,
+} from '../core/task';
+import { endsInSuccess, isFailureReason } from '../core/task';
 import type { WebhookEvent } from '../core/webhooks';
 import { submitDedupKey } from './dedup-key';
+import { JobCharge } from './job-charge';
 import { taskStateQuery, upstreamEventSignal } from './messages';
 import type { PushMonitorSinks } from './sinks';
 
@@ -185,19 +198,91 @@ async function announce(input: GenerationInput, event: WebhookEvent): Promise<vo
   }
 }
 
-/** The task, then its final webhook event (when it has a webhook): succeeded, or failed (a cancel included). */
+/**
+ * Settlement: when a task ends, its ledger entry is settled to its final cost (tasks/settlement.ts), before its
+ * final webhook event. A task that succeeds is settled by the poll that found its job done, in the same local
+ * activity that kept its outputs (activities/index.ts pollGeneration): no event of its own. Otherwise — a task that
+ * failed or was cancelled, or a success whose poll could not reach the ledger — settlement is a step of its own at
+ * the task's end (patch `settlement-step`): a local activity, one marker event in the workflow task that ended the
+ * task, and, if the ledger cannot be written within its bound (a database outage), an activity Temporal retries for
+ * up to a day; the task's record is final meanwhile (its memo says how it ended). Runs recorded before the step
+ * (1.0) replay without it.
+ */
+export const SETTLEMENT_STEP = 'settlement-step';
+
+/** A few quick tries inside the workflow task (about 8 s in all), bounded by attempts as well as time. */
+const { settleTask: settleInTask } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '10s',
+  scheduleToCloseTimeout: '30s',
+  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '4s', maximumAttempts: 5 },
+});
+const { settleTask: settleDurably } = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  scheduleToCloseTimeout: '24h',
+  retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '5m' },
+});
+
+async function settle(input: GenerationInput, outcome: TaskEndOutcome, usage: ReportedUsage, billed?: boolean): Promise<void> {
+  const settlement: SettleInput = {
+    taskId: workflowInfo().workflowId,
+    platform: input.platform,
+    request: input.request,
+    outcome,
+    usage,
+    ...(billed !== undefined ? { billed } : {}),
+  };
+  try {
+    await settleInTask(settlement);
+    return;
+  } catch {
+    // The ledger was not reachable within the local bound: the durable retries take over.
+  }
+  try {
+    await settleDurably(settlement);
+  } catch (err) {
+    // A day without the ledger: the task's outcome must not change; the ledger's sweep settles it from its record.
+    log.error('Could not settle the task in the ledger', { outcome, error: err instanceof Error ? err.message : String(err) });
+  }
+}
+
+/** How a task's run ended with an error: failed, cancelled, or not an end (continue-as-new, a workflow-task error). */
+function endOf(err: unknown): Exclude<TaskEndOutcome, 'success'> | undefined {
+  if (err instanceof ContinueAsNew) return undefined;
+  return err instanceof ApplicationFailure ? 'failed' : isCancellation(err) ? 'cancelled' : undefined;
+}
+
+/**
+ * The task, settled in the ledger when it ends, then its final webhook event (when it has a webhook): succeeded, or
+ * failed (a cancel included). Once the task has ended, nothing cancels what follows.
+ */
 export async function generationWorkflow(input: GenerationInput, resume?: GenerationResume): Promise<GenerationResult> {
+  const charge = new JobCharge(resume !== undefined);
   let result: GenerationResult;
   try {
-    result = await runGeneration(input, resume);
+    result = await runGeneration(input, resume, charge);
   } catch (err) {
-    if (input.webhook && !(err instanceof ContinueAsNew) && (err instanceof ApplicationFailure || isCancellation(err))) {
-      await CancellationScope.nonCancellable(() => announce(input, 'failed'));
-    }
+    const outcome = endOf(err);
+    if (outcome) await CancellationScope.nonCancellable(() => endedWithoutSuccess(input, outcome, charge));
     throw err;
   }
+  if (!charge.settledByPoll() && patched(SETTLEMENT_STEP))
+    await CancellationScope.nonCancellable(() => settle(input, 'success', result.usage ?? {}));
   await announce(input, 'succeeded');
   return result;
+}
+
+/** A task that failed or was cancelled: its job's charge recorded and settled, then its `failed` event announced. */
+async function endedWithoutSuccess(input: GenerationInput, outcome: Exclude<TaskEndOutcome, 'success'>, charge: JobCharge): Promise<void> {
+  const taskCharge = charge.charge();
+  if (patched(SETTLEMENT_STEP)) {
+    upsertMemo({ charge: taskCharge });
+    await settle(input, outcome, taskCharge.usage ?? {}, taskCharge.billed);
+    if (input.webhook) await announce(input, 'failed');
+  } else {
+    // The 1.0 shape: the event, then the charge in the memo (the ledger was settled outside the history).
+    if (input.webhook) await announce(input, 'failed');
+    upsertMemo({ charge: taskCharge });
+  }
 }
 
 /** The task's upstream job and the account that owns it: every poll and cancel goes to that account. */
@@ -221,7 +306,7 @@ interface Running {
 type Submitted = Running & { job: UpstreamJob };
 const hasJob = (run: Running | undefined): run is Submitted => run?.job !== undefined;
 
-async function runGeneration(input: GenerationInput, resume?: GenerationResume): Promise<GenerationResult> {
+async function runGeneration(input: GenerationInput, resume: GenerationResume | undefined, charge: JobCharge): Promise<GenerationResult> {
   const state: TaskState = resume?.state ?? { status: 'pending' };
   if (!resume) logTransition('pending');
   setHandler(taskStateQuery, () => state);
@@ -244,7 +329,8 @@ async function runGeneration(input: GenerationInput, resume?: GenerationResume):
       let current: Submitted;
       if (hasJob(run)) current = run;
       else {
-        run = current = await submitJob(input, run, resubmissions);
+        run = current = await submitJob(input, run, resubmissions, charge);
+        charge.submitted();
         state.upstreamTaskId = current.job.upstreamTaskId;
         state.upstreamAccount = current.job.account;
         // The platforms' callbacks name the job by its upstream id: core/task-hints.ts finds the task by it.
@@ -259,19 +345,21 @@ async function runGeneration(input: GenerationInput, resume?: GenerationResume):
       }
       const { job, timing, deadlineAt } = current;
 
-      if (remaining(deadlineAt) <= 0) return await deadlineExceeded(input, current, wake);
+      if (remaining(deadlineAt) <= 0) return await deadlineExceeded(input, current, wake, charge);
       let status: PolledStatus;
       try {
-        status = await pollActivity(remaining(deadlineAt))({ platform: input.platform, kind: input.kind, ...job });
+        status = await pollActivity(remaining(deadlineAt))({ platform: input.platform, kind: input.kind, ...job, request: input.request });
+        charge.polled(status);
         failedPolls = 0;
       } catch (err) {
+        if (isUpstreamLost(err)) charge.lost();
         if (isActivityTimeout(err) && remaining(deadlineAt) <= 0)
-          return await deadlineExceeded(input, current, wake, lastFailureMessage(err));
+          return await deadlineExceeded(input, current, wake, charge, lastFailureMessage(err));
         if (!isTransientPollFailure(err)) return failFromActivity(err, 'poll');
         // The poll's own budget ran out (an outage): back off on a durable timer, then poll again.
         failedPolls += 1;
         const backoff = Math.min(POLL_BACKOFF.maxMs, POLL_BACKOFF.initialMs * 2 ** (failedPolls - 1));
-        if (remaining(deadlineAt) <= backoff) return await deadlineExceeded(input, current, wake, lastFailureMessage(err));
+        if (remaining(deadlineAt) <= backoff) return await deadlineExceeded(input, current, wake, charge, lastFailureMessage(err));
         wake.dropTimer();
         await sleep(backoff);
         continue;
@@ -320,7 +408,7 @@ async function runGeneration(input: GenerationInput, resume?: GenerationResume):
   } catch (err) {
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {
-        if (run?.job) await cancelUpstream(input, run.job);
+        if (run?.job) await cancelUpstream(input, run.job, charge);
         markFailed({ message: "The task was cancelled at the client's request", code: 'cancelled' }, 'cancelled');
       });
     }
@@ -372,7 +460,7 @@ class PollWake {
  * once a paid submit is on its way we must learn the upstream id, so that a cancel arriving meanwhile can still
  * cancel the upstream job.
  */
-async function submitJob(input: GenerationInput, known: Running | undefined, resubmission: number): Promise<Submitted> {
+async function submitJob(input: GenerationInput, known: Running | undefined, resubmission: number, charge: JobCharge): Promise<Submitted> {
   const { workflowId, runId } = workflowInfo();
   const dedupKey = submitDedupKey(workflowId, runId, resubmission);
   const bound = known ? remaining(known.deadlineAt) : MAX_TASK_DEADLINE_MS;
@@ -387,7 +475,7 @@ async function submitJob(input: GenerationInput, known: Running | undefined, res
       ...(known ? { deadlineAt: known.deadlineAt } : { taskStartedAt: Date.now() }),
     }),
   ).catch((err) => {
-    if (isActivityTimeout(err) && known) return deadlineExceeded(input, known, undefined, lastFailureMessage(err));
+    if (isActivityTimeout(err) && known) return deadlineExceeded(input, known, undefined, charge, lastFailureMessage(err));
     return failFromActivity(err, 'submit');
   });
   return {
@@ -426,13 +514,13 @@ function setStatus(state: TaskState, status: 'pending' | 'running', progress?: n
  */
 function succeed(state: TaskState, status: PolledStatus): GenerationResult {
   const kept = status.kept;
-  if (!kept || kept.data.length === 0) return fail('upstream_failed', 'The platform reported success but returned no result URL');
+  if (!endsInSuccess(status) || !kept) return fail('upstream_failed', 'The platform reported success but returned no result URL');
   state.status = 'success';
   state.progress = 100;
   const result: GenerationResult = { created: Math.floor(Date.now() / 1000), data: kept.data };
   if (status.extras) result.extras = status.extras;
   if (kept.lastFrame) result.lastFrame = kept.lastFrame;
-  // What the platform reported it billed, kept with the result: the task's final cost follows it (api/task-cost.ts).
+  // What the platform reported it billed, kept with the result: the task's final cost follows it (tasks/record.ts).
   if (status.usage) result.usage = status.usage;
   upsertSearchAttributes([{ key: SA.status, value: 'success' }]);
   upsertMemo({ status: 'success', progress: 100, result });
@@ -504,6 +592,12 @@ function isTransientPollFailure(err: unknown): boolean {
   return last instanceof ApplicationFailure && !last.nonRetryable && !(isFailureReason(last.type) && last.type !== 'upstream_unavailable');
 }
 
+/** The poll's answer that the platform no longer knows the job (after its grace): nothing of it is billed. */
+function isUpstreamLost(err: unknown): boolean {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof ApplicationFailure && cause.type === 'upstream_lost';
+}
+
 /**
  * The task's deadline ran out inside an activity: either its last attempt timed out at the schedule-to-close
  * bound, or the server declined another retry because it would end past that bound (retry state TIMEOUT, the
@@ -513,9 +607,11 @@ function isActivityTimeout(err: unknown): boolean {
   return err instanceof ActivityFailure && (err.retryState === 'TIMEOUT' || err.cause instanceof TimeoutFailure);
 }
 
-async function cancelUpstream(input: GenerationInput, job: UpstreamJob): Promise<void> {
+async function cancelUpstream(input: GenerationInput, job: UpstreamJob, charge: JobCharge): Promise<void> {
   try {
-    await cancelGeneration({ platform: input.platform, kind: input.kind, upstreamTaskId: job.upstreamTaskId, account: job.account });
+    charge.cancelAnswered(
+      await cancelGeneration({ platform: input.platform, kind: input.kind, upstreamTaskId: job.upstreamTaskId, account: job.account }),
+    );
   } catch {
     // Best effort: the platform may not allow cancelling a running job. The task ends either way.
   }
@@ -529,8 +625,14 @@ function lastFailureMessage(err: unknown): string | undefined {
 }
 
 /** The deadline passed: the job (if there is one) is cancelled upstream where the platform allows, and the task fails. */
-async function deadlineExceeded(input: GenerationInput, run: Running, wake: PollWake | undefined, lastError?: string): Promise<never> {
+async function deadlineExceeded(
+  input: GenerationInput,
+  run: Running,
+  wake: PollWake | undefined,
+  charge: JobCharge,
+  lastError?: string,
+): Promise<never> {
   wake?.dropTimer();
-  if (run.job !== undefined) await cancelUpstream(input, run.job);
+  if (run.job !== undefined) await cancelUpstream(input, run.job, charge);
   return fail('deadline_exceeded', deadlineMessage(run.timing.deadlineMs, run.job === undefined ? 'submit' : 'finish', lastError));
 }

@@ -7,7 +7,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Next } from 'koa';
 import { ApiError } from '../api-error';
-import { bearerToken, sha256, type KeyStore } from '../api-keys';
+import { bearerToken, sha256, type KeyStore } from '../../keys/api-keys';
 import type { AppContext } from '../context';
 
 export const adminUnauthorized = () =>

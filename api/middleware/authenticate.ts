@@ -1,6 +1,6 @@
 /** Bearer authentication on every /v1 route; the key (id, limits) lands in ctx.state.apiKey. */
 import type { Next } from 'koa';
-import { bearerToken, type ApiKey, type KeyStore } from '../api-keys';
+import { bearerToken, type ApiKey, type KeyStore } from '../../keys/api-keys';
 import type { AppContext } from '../context';
 import { unauthorized } from '../api-error';
 

@@ -1,10 +1,13 @@
 /**
- * Every non-2xx answer in the one envelope. Errors from Koa's own machinery (body parser: 400 malformed JSON,
+ * Every non-2xx answer in the one envelope. A task the start path refused (tasks/refusal.ts) is answered as its kind
+ * says (api/task-refusals.ts). Errors from Koa's own machinery (body parser: 400 malformed JSON,
  * 413 too large; router: 405/501) are translated; anything unexpected is a 500 with no detail, logged here.
  */
 import type { Next } from 'koa';
 import { ApiError, temporalUnavailable, type ErrorType } from '../api-error';
 import type { AppContext } from '../context';
+import { TaskRefused } from '../../tasks/refusal';
+import { refusalAsApiError } from '../task-refusals';
 
 const TYPES_BY_STATUS: Record<number, ErrorType> = {
   400: 'invalid_request_error',
@@ -64,6 +67,8 @@ export function errorEnvelope() {
     } catch (err) {
       if (err instanceof ApiError) {
         apiErr = err;
+      } else if (err instanceof TaskRefused) {
+        apiErr = refusalAsApiError(err);
       } else if (typeof (err as { status?: unknown }).status === 'number' && (err as { status: number }).status < 500) {
         apiErr = fromHttpError(err as { status: number; message: string; expose?: boolean; headers?: Record<string, string> });
       } else if (isTemporalUnavailable(err)) {

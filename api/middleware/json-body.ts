@@ -20,6 +20,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Next } from 'koa';
 import { ApiError, invalidRequest } from '../api-error';
 import type { AppContext } from '../context';
+import { firstTextFault } from '../../core/request-text';
 
 export interface JsonBodyOptions {
   /** Largest body accepted, in bytes (after decompression). */
@@ -29,8 +30,6 @@ export interface JsonBodyOptions {
   /** Requests whose route reads its own body (POST /v1/videos' forms: api/openai-videos/): left unread here. */
   readsOwnBody?: (ctx: AppContext) => boolean;
 }
-
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 const tooLarge = (limit: number) =>
   new ApiError(413, 'invalid_request_error', `The request body is larger than ${Math.round(limit / 1024)} KiB`, { code: 'body_too_large' });
@@ -165,43 +164,10 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
-/**
- * What no string in a request may hold: NUL (truncates strings in C-based stacks upstream) and a lone UTF-16
- * surrogate (a `\ud800` escape is valid JSON but not text: it cannot be encoded as UTF-8 to forward).
- */
-function badText(s: string): string | undefined {
-  if (s.includes('\u0000')) return 'contains a NUL character (\\u0000)';
-  // In a /u regular expression a lone surrogate is a code point of its own (category Cs); a pair is not.
-  if (/\p{Cs}/u.test(s)) return 'contains an unpaired UTF-16 surrogate, which is not a character';
-  return undefined;
-}
-
-/**
- * The first thing in a parsed body no request may contain — a forbidden key, or a key or string value with
- * NUL or a lone surrogate — as an error naming its path (`images.0.url`, as zod's issues are named). Iterative
- * (an explicit stack), so its cost is bounded by the value's size whatever its shape.
- */
+/** A body's first forbidden key, or string or key with NUL or a lone surrogate (core/request-text.ts): 400 naming it. */
 function checkParsedBody(root: unknown): void {
-  const stack: { value: unknown; path: string }[] = [{ value: root, path: '' }];
-  const at = (path: string, key: string) => (path === '' ? key : `${path}.${key}`);
-  while (stack.length > 0) {
-    const { value, path } = stack.pop()!;
-    if (typeof value === 'string') {
-      const why = badText(value);
-      if (why) throw invalidRequest(`${path || 'body'} ${why}`, path || 'body', 'invalid_value');
-    } else if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: at(path, String(i)) });
-    } else if (value !== null && typeof value === 'object') {
-      const entries = Object.entries(value);
-      for (const [k] of entries) {
-        const keyPath = at(path, k);
-        if (FORBIDDEN_KEYS.has(k)) throw invalidRequest(`Field '${keyPath}' is not allowed in a request`, keyPath, 'invalid_json');
-        const why = badText(k);
-        if (why) throw invalidRequest(`A field name ${why}`, path || 'body', 'invalid_value');
-      }
-      for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], path: at(path, entries[i]![0]) });
-    }
-  }
+  const fault = firstTextFault(root);
+  if (fault) throw invalidRequest(fault.message, fault.path, fault.kind === 'forbidden_key' ? 'invalid_json' : 'invalid_value');
 }
 
 export function parseJsonBody(bytes: Buffer): unknown {

@@ -1,7 +1,7 @@
 /**
  * POST /v1/videos' body (OpenAI's `VideoCreateParams`: model, prompt, seconds, size, input_reference) → the body
  * of our own video generation request (spec 2.1), which then goes through the one request validation
- * (api/request-validation.ts) every video request goes through. Our own fields (`generate_audio`, `resolution`,
+ * (tasks/validation.ts) every video request goes through. Our own fields (`generate_audio`, `resolution`,
  * `ratio`, `last_frame_url`, …) are accepted beside OpenAI's and passed on as they are.
  *
  * OpenAI's fields are checked here first, so a refusal names them (`seconds`, `size`) rather than the fields
@@ -119,6 +119,8 @@ export function mapCreateBody(catalogue: Catalogue, enabled: ReadonlySet<string>
 
 /** The schema of one of our own fields, without its optional/default wrappers. */
 function fieldType(name: string): string | undefined {
+  // Own fields only: a form field named `constructor` or `toString` is not a field of ours (it is refused by name).
+  if (!Object.hasOwn(videoRequestSchema.shape, name)) return undefined;
   let schema = (videoRequestSchema.shape as Record<string, z.ZodType | undefined>)[name];
   while (schema && (schema.def.type === 'optional' || schema.def.type === 'default'))
     schema = (schema.def as unknown as { innerType: z.ZodType }).innerType;

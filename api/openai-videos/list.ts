@@ -12,9 +12,9 @@
 import { z } from 'zod';
 import type { Kind } from '../../core/task';
 import { invalidRequest } from '../api-error';
-import { describeIssue } from '../request-validation';
+import { describeIssue } from '../../core/describe-issue';
 import { TASK_ID } from '../routes/tasks';
-import type { TaskView } from '../task-service';
+import type { TaskView } from '../../tasks/record';
 
 export const videoListQuerySchema = z.strictObject({
   after: z
@@ -49,7 +49,7 @@ export function parseVideoListQuery(query: Record<string, string | string[] | un
   return { after: parsed.data.after, limit: parsed.data.limit ?? 20, order: parsed.data.order ?? 'desc' };
 }
 
-/** The tasks the list reads from: TaskService.views and view (api/task-service.ts). */
+/** The tasks the list reads from: TaskService.views and view (tasks/task-service.ts). */
 export interface TaskViews {
   view(taskId: string, ownerId: string): Promise<TaskView | undefined>;
   views(ownerId: string, filter: { kind: Kind; startedBefore?: Date; startedAfter?: Date }): AsyncIterable<TaskView>;

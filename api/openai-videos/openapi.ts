@@ -87,14 +87,16 @@ function registerCreateAndList(registry: OpenAPIRegistry): void {
     responses: {
       200: { description: 'The video, queued', content: json(videoObjectSchema) },
       400: error(
-        'Invalid request (error.param names the field: size and seconds list what the model takes; an image model is refused naming model)',
+        'Invalid request (error.param names the field: size and seconds list what the model takes; an image model is refused naming model; a form field that is not UTF-8, or holds a NUL, is refused naming it)',
       ),
       402: error(
-        "The video's estimated cost exceeds what remains of the key's budget (code budget_exceeded; error.budget names period, budget and what remains); nothing was started",
+        "The key's budget does not cover the video: its estimated cost exceeds what remains (code budget_exceeded; error.budget names period, budget and what remains), or the budget cannot price its model (code unpriced_model); nothing was started",
       ),
       403: error('The API key may not use this model'),
       408: error('The body did not arrive in time'),
-      409: error('Idempotency-Key reused with a different body'),
+      409: error(
+        'Idempotency-Key reused with a different body (idempotency_key_reused), or its first request is still starting the task (idempotency_key_in_use, with Retry-After)',
+      ),
       413: error(`Upload larger than ${UPLOAD_MAX_BYTES / (1024 * 1024)} MiB, or a JSON body over 1 MiB`),
       415: error('The upload is not a PNG, JPEG or WebP image, or the body is neither JSON nor a form'),
       ...COMMON,

@@ -1,9 +1,10 @@
 /**
- * The OpenAI Videos API (issue 22) in front of every video model: the paths of the `openai` SDKs'
+ * The OpenAI Videos API in front of every video model: the paths of the `openai` SDKs'
  * `client.videos.*`, backed by the same tasks as /v1/generations — a video created here is the same task at
- * GET /v1/generations/:id and in GET /v1/tasks, and the other way round. It starts tasks through the one start
- * path (startOrReplay: Idempotency-Key, in-flight limits, metrics), validates through the one request
- * validation, cancels through POST /v1/generations/:id/cancel, and serves the stored results.
+ * GET /v1/generations/:id and in GET /v1/tasks, and the other way round. It is a thin door: it maps OpenAI's
+ * fields onto the general form and starts the task through the one start path (tasks/start.ts: validation,
+ * allowlist, budget, limits, Idempotency-Key), cancels through POST /v1/generations/:id/cancel, and serves the
+ * stored results.
  *
  * - POST /v1/videos (JSON or multipart/form-data, as the SDKs send it) → the `video` object, `queued`;
  * - GET /v1/videos/:id, GET /v1/videos (cursor list), DELETE /v1/videos/:id (a finished task's stored outputs);
@@ -11,24 +12,23 @@
  * - remix, edits, extensions and characters: 404 saying they are not offered.
  */
 import type Router from '@koa/router';
-import type { ModelRecord } from '../../core/catalogue';
 import type { GenerationResult, ResultItem } from '../../core/task';
-import { withInputUrlPolicy } from '../../platforms/request';
+import { readIdempotencyKey, requestFingerprint } from '../../tasks/idempotency';
+import type { TaskView } from '../../tasks/record';
+import { TaskRefused } from '../../tasks/refusal';
+import { checkRequestText } from '../../tasks/validation';
+import { splitWebhookFields } from '../../tasks/webhook-target';
 import { ApiError, invalidRequest } from '../api-error';
 import { markDeletedByOwner, storedContentGone } from '../deleted-results';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
-import { idempotentTaskId, readIdempotencyKey, requestFingerprint } from '../idempotency';
-import { parseGenerationBody } from '../request-validation';
 import { sendStoredObject } from '../routes/content';
-import { startOrReplay } from '../routes/generations';
+import { requestOrigin } from '../routes/generations';
 import { TASK_ID } from '../routes/tasks';
-import { newTaskId, type TaskView } from '../task-service';
-import { splitWebhookFields, webhookTarget } from '../webhook-request';
 import { coerceFormFields, mapCreateBody } from './create-request';
 import { derivedKey, ensureDerived, type DerivedVariant } from './derived-media';
 import { listVideoPage, parseVideoListQuery } from './list';
 import { isMultipart, readMultipart, type MultipartBody } from './multipart';
-import { inputKeyOf, storeInput } from './uploads';
+import { prepareUpload } from './uploads';
 import { toVideoObject, type VideoObject } from './video-object';
 
 /** Default RESULT_RETENTION_DAYS (results/results-config.ts), for `expires_at` when the API is not told. */
@@ -55,7 +55,11 @@ const notOffered = (what: string) => () => {
   );
 };
 
-/** The request's body: JSON (already parsed by jsonBody) or the form, read here. */
+/**
+ * The request's body: JSON (already parsed and checked by jsonBody) or the form, read here into the strings a JSON
+ * body would carry and given the same text check (tasks/validation.ts checkRequestText), so a form is refused for
+ * exactly what its JSON twin would be.
+ */
 async function createBodyOf(ctx: AppContext, deps: AppDeps): Promise<MultipartBody> {
   if (!isMultipart(ctx)) return { fields: (ctx.request.body ?? {}) as Record<string, unknown> };
   const form = await readMultipart(ctx, deps.bodyTimeoutMs ?? 30_000);
@@ -66,6 +70,7 @@ async function createBodyOf(ctx: AppContext, deps: AppDeps): Promise<MultipartBo
       'unknown_parameter',
     );
   }
+  checkRequestText(form.fields);
   return { fields: coerceFormFields(form.fields), ...(form.file ? { file: form.file } : {}) };
 }
 
@@ -85,53 +90,22 @@ function dataUrlAsUpload(body: MultipartBody): MultipartBody {
 }
 
 /**
- * The validated request: OpenAI's fields mapped (create-request.ts), an uploaded image stored and linked, then
- * the one validation every video request passes. The link to the gateway's own copy is allowed although the
- * gateway may sit on a private address (a local stack): it is ours, not an address a client chose.
- */
-async function validatedCreate(ctx: AppContext, deps: AppDeps, form: MultipartBody) {
-  const mapped = mapCreateBody(deps.catalogue, deps.enabledPlatforms, form.fields, form.file !== undefined);
-  const allowPrivateOrigins = new Set(deps.inputUrlAllowPrivateOrigins ?? []);
-  if (form.file) {
-    const link = await storeInput(deps.results.store, deps.results.links, form.file);
-    mapped.body.image_url = link;
-    allowPrivateOrigins.add(new URL(link).origin);
-  }
-  try {
-    const { entry, request } = withInputUrlPolicy({ allowPrivateOrigins }, () =>
-      parseGenerationBody(deps.catalogue, deps.enabledPlatforms, 'video', mapped.body),
-    );
-    return { entry, request, size: mapped.size };
-  } catch (err) {
-    throw inOpenAiTerms(err, mapped.size !== undefined);
-  }
-}
-
-/**
  * A refusal of a field that OpenAI's request names otherwise, in OpenAI's terms: `duration` is `seconds` (e.g. a
  * model that needs one), and `ratio`/`resolution` are `size` when the client gave a size.
  */
 function inOpenAiTerms(err: unknown, sizeGiven: boolean): unknown {
-  if (!(err instanceof ApiError) || err.status !== 400) return err;
-  const renamed =
-    err.opts.param === 'duration'
-      ? 'seconds'
-      : sizeGiven && (err.opts.param === 'ratio' || err.opts.param === 'resolution')
-        ? 'size'
+  const param =
+    err instanceof TaskRefused && err.kind === 'invalid_request'
+      ? err.details.param
+      : err instanceof ApiError && err.status === 400
+        ? err.opts.param
         : undefined;
-  if (!renamed) return err;
-  const message = err.message.replace(new RegExp(`\\b${err.opts.param}\\b`, 'g'), renamed);
-  return new ApiError(err.status, err.type, message, { ...err.opts, param: renamed });
-}
-
-function checkModelAllowed(ctx: AppContext, entry: ModelRecord): void {
-  const key = apiKeyOf(ctx);
-  if (key.models && !key.models.has(entry.id)) {
-    throw new ApiError(403, 'permission_error', `This API key may not use the model '${entry.id}'`, {
-      param: 'model',
-      code: 'model_not_allowed',
-    });
-  }
+  const renamed = param === 'duration' ? 'seconds' : sizeGiven && (param === 'ratio' || param === 'resolution') ? 'size' : undefined;
+  if (!renamed || !param) return err;
+  const message = (err as Error).message.replace(new RegExp(`\\b${param}\\b`, 'g'), renamed);
+  return err instanceof TaskRefused
+    ? err.renamed(renamed, message)
+    : new ApiError(400, (err as ApiError).type, message, { ...(err as ApiError).opts, param: renamed });
 }
 
 /**
@@ -150,36 +124,44 @@ function formListOf(value: unknown): unknown {
   return value.split(',').map((s) => s.trim());
 }
 
+/**
+ * POST /v1/videos: OpenAI's fields mapped onto the general form (create-request.ts), an uploaded image checked and
+ * linked, then the one start path (tasks/start.ts) — which keeps the upload only once the task is accepted.
+ */
 async function createVideo(ctx: AppContext, deps: AppDeps, objectOf: (id: string) => Promise<VideoObject | undefined>): Promise<void> {
-  const key = apiKeyOf(ctx);
   const sentKey = ctx.req.headers['idempotency-key'];
   const idempotencyKey = readIdempotencyKey(Array.isArray(sentKey) ? sentKey.join(', ') : sentKey);
-  const sentForm = dataUrlAsUpload(await createBodyOf(ctx, deps));
-  // webhook_url and webhook_events as on the generation endpoints (issue 22 §3); the task is then announced as a
-  // video (video.completed, video.failed: activities/webhook-delivery.ts).
-  const { body: fieldsWithoutWebhook, url, events } = splitWebhookFields(sentForm.fields);
-  const form = { ...sentForm, fields: fieldsWithoutWebhook as Record<string, unknown> };
-  const { entry, request, size } = await validatedCreate(ctx, deps, form);
-  checkModelAllowed(ctx, entry);
-  const webhook = await webhookTarget(
-    { url, events: isMultipart(ctx) ? formListOf(events) : events },
-    key,
-    deps.webhooks,
-    `${ctx.protocol}://${ctx.host}`,
-  );
+  const sent = dataUrlAsUpload(await createBodyOf(ctx, deps));
+  // webhook_url and webhook_events as on the generation endpoints; the task is then announced as a video
+  // (video.completed, video.failed: activities/webhook-delivery.ts).
+  const { body: openAiFields, url, events } = splitWebhookFields(sent.fields);
+  const mapped = mapCreateBody(deps.catalogue, deps.enabledPlatforms, openAiFields, sent.file !== undefined);
+  const upload = sent.file ? await prepareUpload(deps.results.store, deps.results.links, sent.file) : undefined;
+  if (upload) mapped.body.image_url = upload.link;
+  const body = {
+    ...mapped.body,
+    ...(url !== undefined ? { webhook_url: url } : {}),
+    ...(events !== undefined ? { webhook_events: isMultipart(ctx) ? formListOf(events) : events } : {}),
+  };
   // The fingerprint is of what the client sent: an uploaded image by its digest, not by the link made for it.
-  const sent = form.file ? { ...sentForm.fields, input_reference: { sha256: inputKeyOf(form.file).sha256 } } : sentForm.fields;
-  const requestHash = requestFingerprint('openai-video', sent);
-  const taskId = idempotencyKey ? idempotentTaskId(key, idempotencyKey) : newTaskId();
-  const started = await startOrReplay(ctx, deps, {
-    taskId,
-    requestHash,
-    idempotent: idempotencyKey !== undefined,
-    entry,
-    request,
-    asked: { via: 'videos', ...(size ? { size } : {}) },
-    ...(webhook ? { webhook } : {}),
-  });
+  const fingerprinted = upload ? { ...sent.fields, input_reference: { sha256: upload.sha256 } } : sent.fields;
+  let started;
+  try {
+    started = await deps.starter.start(apiKeyOf(ctx), {
+      kind: 'video',
+      body,
+      fingerprint: requestFingerprint('openai-video', fingerprinted),
+      ...(idempotencyKey ? { idempotencyKey } : {}),
+      origin: requestOrigin(ctx),
+      // The link to the gateway's own copy is allowed although the gateway may sit on a private address (a local
+      // stack): it is ours, not an address a client chose.
+      ...(upload ? { ownOrigins: [new URL(upload.link).origin], prepare: upload.keep } : {}),
+      asked: { via: 'videos', ...(mapped.size ? { size: mapped.size } : {}) },
+    });
+  } catch (err) {
+    throw inOpenAiTerms(err, mapped.size !== undefined);
+  }
+  const { taskId, entry } = started;
   ctx.state.log = ctx.state.log.child({ taskId });
   if (started.replayed) ctx.set('Idempotent-Replayed', 'true');
   else ctx.state.log.info({ model: entry.id, platform: entry.platform, kind: 'video', via: 'videos' }, 'Task started');

@@ -42,13 +42,29 @@ export function inputKeyOf(file: UploadedFile): { key: string; contentType: stri
   return { key: `${INPUTS_PREFIX}/${sha256}.${MEDIA_EXTENSIONS[sniffed]}`, contentType: sniffed, sha256 };
 }
 
-/** Keeps the image (one object per content: the key is its digest) and answers the link a platform fetches it from. */
-export async function storeInput(store: ResultStore, links: ResultLinks, file: UploadedFile): Promise<string> {
-  const { key, contentType } = inputKeyOf(file);
-  // Written again even when kept already: retention deletes by the time an object was last written, and this
-  // upload's job needs it from now on.
-  await store.put(key, Readable.from([file.bytes]), { contentType });
-  return links.inputLink(key);
+/** An uploaded image, checked and named, with the link a platform fetches it from; `keep` stores it. */
+export interface PreparedUpload {
+  link: string;
+  sha256: string;
+  keep(): Promise<void>;
+}
+
+/**
+ * The upload checked (415 when it is not an image the platforms take) and its link made, before anything is kept:
+ * the image is stored only by `keep`, which the start path calls once the task is accepted (tasks/start.ts
+ * `prepare`), so a refused request leaves nothing in the store.
+ */
+export async function prepareUpload(store: ResultStore, links: ResultLinks, file: UploadedFile): Promise<PreparedUpload> {
+  const { key, contentType, sha256 } = inputKeyOf(file);
+  return {
+    link: await links.inputLink(key),
+    sha256,
+    // Written again even when kept already: retention deletes by the time an object was last written, and this
+    // upload's job needs it from now on.
+    keep: async () => {
+      await store.put(key, Readable.from([file.bytes]), { contentType });
+    },
+  };
 }
 
 /** GET (and HEAD) /v1/videos/inputs/:name?token=…: mounted before authentication, like results' content. */

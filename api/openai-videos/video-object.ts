@@ -4,7 +4,7 @@
  */
 import type { Catalogue } from '../../core/catalogue';
 import type { TaskStatus } from '../../core/task';
-import type { TaskView } from '../task-service';
+import type { TaskView } from '../../tasks/record';
 import { sizeOfFields } from './sizes';
 
 export interface VideoObject {

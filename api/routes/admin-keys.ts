@@ -1,6 +1,6 @@
 /**
- * The admin API's keys (issue 20 §2): POST/GET/PATCH/DELETE /admin/v1/keys. Keys made here live in the database
- * and reach every API replica within seconds (api/managed-keys.ts); bootstrap keys (API_KEYS, API_KEYS_FILE) are
+ * The admin API's keys: POST/GET/PATCH/DELETE /admin/v1/keys. Keys made here live in the database
+ * and reach every API replica within seconds (keys/managed-keys.ts); bootstrap keys (API_KEYS, API_KEYS_FILE) are
  * listed too, read-only: they change only in their file.
  */
 import type Router from '@koa/router';
@@ -8,10 +8,10 @@ import type { z } from 'zod';
 import { checkWebhookUrl, WebhookUrlError } from '../../core/webhook-url';
 import { createKeySchema, DEFAULT_WEBHOOK_SECRET_OVERLAP_SECONDS, keyViewSchema, updateKeySchema } from '../admin-schemas';
 import { ApiError, invalidRequest } from '../api-error';
-import type { ApiKey } from '../api-keys';
+import type { ApiKey } from '../../keys/api-keys';
 import type { AppContext, AppDeps, AppState } from '../context';
-import type { ManagedKeys } from '../managed-keys';
-import { describeIssue } from '../request-validation';
+import type { ManagedKeys } from '../../keys/managed-keys';
+import { describeIssue } from '../../core/describe-issue';
 import type { BudgetSetting, KeyFields } from '../../ledger/keys';
 
 const MICROS = 1_000_000;
@@ -26,6 +26,7 @@ export function keyView(key: ApiKey, createdAt: Date | undefined): z.infer<typeo
     max_inflight: key.maxInflight ?? null,
     max_streams: key.maxStreams ?? null,
     budget: key.budget ? { amount: key.budget.micros / MICROS, currency: key.budget.currency, period: key.budget.period } : null,
+    allow_unpriced: key.allowUnpriced === true,
     webhook_url: key.webhookUrl ?? null,
     created_at: createdAt ? Math.floor(createdAt.getTime() / 1000) : null,
   };
@@ -76,6 +77,7 @@ async function keyFields(deps: AppDeps, body: KeyBody): Promise<KeyFields> {
       budget === undefined
         ? undefined
         : budget && { micros: Math.round(budget.amount * MICROS), currency: budget.currency, period: budget.period },
+    allowUnpriced: body.allow_unpriced,
     webhookUrl: await checkedWebhookUrl(deps, body.webhook_url),
   };
 }

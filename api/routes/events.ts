@@ -14,10 +14,10 @@
 import { PassThrough } from 'node:stream';
 import type Router from '@koa/router';
 import { ApiError, taskNotFound } from '../api-error';
-import type { ApiKey } from '../api-keys';
+import type { ApiKey } from '../../keys/api-keys';
 import { recordStreamRefused, streamClosed, streamOpened } from '../api-metrics';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
-import type { TaskRecord } from '../task-service';
+import type { TaskRecord } from '../../tasks/record';
 import { TASK_ID } from './tasks';
 
 /** The id of a record's event: what a client has seen, so a resume skips it. */

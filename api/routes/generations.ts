@@ -7,19 +7,14 @@
  * keeps running, so nothing is lost.
  */
 import type Router from '@koa/router';
-import type { ModelRecord } from '../../core/catalogue';
-import type { GenerationRequest, GenerationResult, Kind, TaskAsked } from '../../core/task';
-import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
-import { ApiError, invalidRequest } from '../api-error';
-import { idempotentTaskId, readIdempotencyKey, requestFingerprint } from '../idempotency';
-import { recordTaskStarted, trackSyncWait } from '../api-metrics';
-import { withInputUrlPolicy } from '../../platforms/request';
-import { parseGenerationBody } from '../request-validation';
+import type { GenerationRequest, GenerationResult, Kind } from '../../core/task';
 import { pricedRequest } from '../../pricing/cost';
-import { recordCost, withCost } from '../task-cost';
-import { splitWebhookFields, webhookTarget } from '../webhook-request';
-import type { WebhookTarget } from '../../core/webhooks';
-import { GenerationFailed, isAlreadyStarted, newTaskId, type StartedTask, type TaskRecord } from '../task-service';
+import { readIdempotencyKey, requestFingerprint } from '../../tasks/idempotency';
+import { recordCost, withCost, type TaskRecord } from '../../tasks/record';
+import { GenerationFailed, type StartedTask } from '../../tasks/task-service';
+import { ApiError, invalidRequest } from '../api-error';
+import { trackSyncWait } from '../api-metrics';
+import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
 
 /** HTTP status for a generation that failed, by its reason. */
 const FAILURE_STATUS: Record<string, { status: number; type: 'generation_error' | 'upstream_error' | 'conflict_error' }> = {
@@ -86,41 +81,27 @@ function headerIfSent(ctx: AppContext, lowerCaseName: string): string | undefine
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-export function generationRoutes(router: Router<AppState>, deps: AppDeps): void {
-  // Input URLs in a generation body are checked against the operator's private-origin allowlist
-  // (INPUT_URL_ALLOW_PRIVATE_ORIGINS; none by default) while the body is validated, the one place they are read.
-  const inputUrls = { allowPrivateOrigins: deps.inputUrlAllowPrivateOrigins ?? new Set<string>() };
-  const submit = (kind: Kind, alwaysAsync: boolean) => async (ctx: AppContext) => {
-    const key = apiKeyOf(ctx);
-    const wantsAsync = isAsyncRequested(headerIfSent(ctx, 'x-async'), alwaysAsync);
-    const idempotencyKey = readIdempotencyKey(headerIfSent(ctx, 'idempotency-key'));
-    const { body, ...webhookFields } = splitWebhookFields(ctx.request.body);
-    const { entry, request } = withInputUrlPolicy(inputUrls, () => parseGenerationBody(deps.catalogue, deps.enabledPlatforms, kind, body));
-    if (key.models && !key.models.has(entry.id)) {
-      throw new ApiError(403, 'permission_error', `This API key may not use the model '${entry.id}'`, {
-        param: 'model',
-        code: 'model_not_allowed',
-      });
-    }
-    const webhook = await webhookTarget(webhookFields, key, deps.webhooks, `${ctx.protocol}://${ctx.host}`);
+/** The origin the client reached the gateway at (behind TRUST_PROXY, the forwarded one). */
+export const requestOrigin = (ctx: AppContext) => `${ctx.protocol}://${ctx.host}`;
 
-    const requestHash = requestFingerprint(kind, ctx.request.body);
-    const taskId = idempotencyKey ? idempotentTaskId(key, idempotencyKey) : newTaskId();
-    const started = await startOrReplay(ctx, deps, {
-      taskId,
-      requestHash,
-      idempotent: idempotencyKey !== undefined,
-      entry,
-      request,
-      webhook,
+export function generationRoutes(router: Router<AppState>, deps: AppDeps): void {
+  const submit = (kind: Kind, alwaysAsync: boolean) => async (ctx: AppContext) => {
+    const wantsAsync = isAsyncRequested(headerIfSent(ctx, 'x-async'), alwaysAsync);
+    const started = await deps.starter.start(apiKeyOf(ctx), {
+      kind,
+      body: ctx.request.body,
+      fingerprint: requestFingerprint(kind, ctx.request.body),
+      idempotencyKey: readIdempotencyKey(headerIfSent(ctx, 'idempotency-key')),
+      origin: requestOrigin(ctx),
     });
+    const { taskId, entry } = started;
     ctx.state.log = ctx.state.log.child({ taskId });
 
     if (started.replayed) {
       ctx.set('Idempotent-Replayed', 'true');
-      if (wantsAsync || started.replayed.status === 'failed') {
-        if (!wantsAsync) throwIfFailed(started.replayed, taskId);
-        ctx.body = { ...started.replayed, message: replayMessage(started.replayed) };
+      if (wantsAsync || started.record.status === 'failed') {
+        if (!wantsAsync) throwIfFailed(started.record, taskId);
+        ctx.body = { ...started.record, message: replayMessage(started.record) };
         return;
       }
     } else {
@@ -130,69 +111,13 @@ export function generationRoutes(router: Router<AppState>, deps: AppDeps): void 
         return;
       }
     }
-    await waitForResult(ctx, deps, { taskId, model: entry.id }, request);
+    await waitForResult(ctx, deps, { taskId, model: entry.id }, started.request);
   };
 
   router.post('/v1/videos/generations', submit('video', false));
   router.post('/v1/images/generations', submit('image', false));
   router.post('/v1/async/videos/generations', submit('video', true));
   router.post('/v1/async/images/generations', submit('image', true));
-}
-
-/**
- * Starts the workflow, or — for a repeated Idempotency-Key — finds the task it started before: the same request
- * gets that task back (never a second workflow or upstream job), a different request under the same key is 409.
- * The one way a task is started, whichever endpoint asks (POST /v1/videos too: api/openai-videos/).
- */
-export async function startOrReplay(
-  ctx: AppContext,
-  deps: AppDeps,
-  t: {
-    taskId: string;
-    requestHash: string;
-    idempotent: boolean;
-    entry: ModelRecord;
-    request: GenerationRequest;
-    asked?: Pick<TaskAsked, 'size' | 'via'>;
-    webhook?: WebhookTarget;
-  },
-): Promise<{ replayed?: TaskRecord }> {
-  const key = apiKeyOf(ctx);
-  const release = await deps.limits.reserveInflight(key);
-  try {
-    // The estimate is reserved before anything can be paid for (issue 20 §5): over budget → 402, no workflow.
-    await deps.taskLedger?.reserve(key, t.taskId, t.entry, t.request);
-  } catch (err) {
-    release();
-    throw err;
-  }
-  try {
-    await deps.tasks.start(key.id, t.entry, t.request, {
-      taskId: t.taskId,
-      requestHash: t.requestHash,
-      ...(t.asked ? { asked: t.asked } : {}),
-      ...(t.webhook ? { webhook: t.webhook } : {}),
-    });
-    recordTaskStarted({ kind: t.entry.kind, model: t.entry.id, platform: t.entry.platform });
-    return {};
-  } catch (err) {
-    release();
-    if (!t.idempotent || !isAlreadyStarted(err)) {
-      // Nothing started: the reservation goes back (if this fails too, the ledger's sweep releases it).
-      await deps.taskLedger?.releaseUnstarted(t.taskId).catch(() => undefined);
-      throw err;
-    }
-  }
-  const existing = await deps.tasks.readWithFingerprint(t.taskId, key.id);
-  if (!existing) throw new Error(`task ${t.taskId} exists but could not be read`);
-  if (existing.requestHash !== t.requestHash) {
-    throw new ApiError(409, 'conflict_error', 'This Idempotency-Key was already used with a different request body', {
-      param: 'Idempotency-Key',
-      code: 'idempotency_key_reused',
-      taskId: t.taskId,
-    });
-  }
-  return { replayed: existing.record };
 }
 
 function throwIfFailed(record: TaskRecord, taskId: string): void {

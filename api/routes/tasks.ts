@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
 import { TASK_STATUSES } from '../../core/task';
 import { invalidRequest, taskNotFound } from '../api-error';
-import { describeIssue } from '../request-validation';
+import { describeIssue } from '../../core/describe-issue';
 
-/** Task ids are URL-safe (api/tasks.ts newTaskId, api/idempotency.ts); anything else cannot exist. */
+/** Task ids are URL-safe (tasks/idempotency.ts); anything else cannot exist. */
 export const TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** A decimal integer as written (no `0x10`, `1e3`, `1.0`, spaces or signs): coerced after this check. */

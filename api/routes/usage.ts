@@ -10,10 +10,10 @@ import { usage, type UsageGroup, type UsageRow } from '../../ledger/usage';
 import { CURRENCIES, decimalOf } from '../../pricing/price';
 import { KEY_ID } from '../admin-schemas';
 import { ApiError, invalidRequest } from '../api-error';
-import type { ApiKey } from '../api-keys';
+import type { ApiKey } from '../../keys/api-keys';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
-import { describeIssue } from '../request-validation';
-import type { TaskLedger } from '../task-ledger';
+import { describeIssue } from '../../core/describe-issue';
+import type { TaskLedger } from '../../tasks/task-ledger';
 
 /** The longest range one query covers: a year (a leap year's 366 days). */
 export const MAX_RANGE_DAYS = 366;
@@ -117,10 +117,7 @@ function csv(groupBy: UsageGroup, rows: UsageRow[]): string {
 async function budgetState(ledger: TaskLedger, key: ApiKey) {
   if (!key.budget) return null;
   const now = new Date();
-  const [spent, unpriced] = await Promise.all([
-    ledger.committed(key.id, key.budget.period, now),
-    ledger.unpriced(key.id, key.budget.period, now),
-  ]);
+  const [spent, unpriced] = await Promise.all([ledger.committed(key.id, key.budget, now), ledger.unpriced(key.id, key.budget, now)]);
   return {
     amount: decimalOf(key.budget.micros),
     currency: key.budget.currency,
@@ -128,7 +125,8 @@ async function budgetState(ledger: TaskLedger, key: ApiKey) {
     period_start: periodKey(key.budget.period, now),
     spent: decimalOf(spent),
     remaining: decimalOf(Math.max(0, key.budget.micros - spent)),
-    // The period's tasks counted at zero: their model has no price, or their price is in another currency.
+    // The period's tasks counted at zero (their model has no price, or is priced in another currency), which the
+    // key's operator let through (allow_unpriced); without that, such tasks are refused.
     unpriced,
   };
 }

@@ -34,7 +34,7 @@ async function tasksStarted(): Promise<number> {
   return [...text.matchAll(/^mediagate_tasks_started_total\{[^}]*\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 
-/** The error codes validation gives (api/request-validation.ts, platforms/validation.ts and rules). */
+/** The error codes validation gives (tasks/validation.ts, platforms/validation.ts and rules). */
 const VALIDATION_CODES = [
   'invalid_value',
   'missing_parameter',

@@ -5,7 +5,7 @@
  * simulator received (signed headers, body) and did (fields recognised, the output it made) as well as what the
  * client got.
  */
-import { parseGenerationBody } from '../../api/request-validation';
+import { parseGenerationBody } from '../../tasks/validation';
 import { buildCatalogue } from '../../platforms';
 import { createPlatformB } from '../../platforms/b/adapter';
 import { createHttpClient } from '../../platforms/http';

@@ -3,8 +3,8 @@
  * adapter receives it (schema-parsed, validated, normalised) or as the API refuses it, a strict simulator's verdict
  * on a body we built, and a recording HttpClient that answers from a function instead of a network.
  */
-import { parseGenerationBody } from '../../api/request-validation';
-import { ApiError } from '../../api/api-error';
+import { parseGenerationBody } from '../../tasks/validation';
+import { TaskRefused } from '../../tasks/refusal';
 import { buildCatalogue, imageRequestSchema, videoRequestSchema } from '../../platforms';
 import type { HttpClient, HttpResponse } from '../../platforms/http';
 import { RequestRuleError } from '../../platforms/rules';
@@ -34,7 +34,7 @@ export function refusedParam(kind: Kind, body: Record<string, unknown>, cat = ca
   }
 }
 
-/** A request as the API validates it (parseGenerationBody: the API's own entry, its ApiErrors included). */
+/** A request as the start path validates it (parseGenerationBody: every door's validation, its refusals included). */
 export function validated(kind: Kind, body: Record<string, unknown>, cat = catalogue) {
   return parseGenerationBody(cat, ENABLED, kind, body);
 }
@@ -45,10 +45,10 @@ export function refusal(kind: Kind, body: Record<string, unknown>): { param: str
     validated(kind, body);
     return 'accepted';
   } catch (err) {
-    const e = err as ApiError;
-    expect(e).toBeInstanceOf(ApiError);
-    expect(e.status).toBe(400);
-    return { param: e.opts.param!, code: e.opts.code! };
+    const e = err as TaskRefused;
+    expect(e).toBeInstanceOf(TaskRefused);
+    expect(e.kind).toBe('invalid_request');
+    return { param: e.details.param!, code: e.details.code };
   }
 }
 

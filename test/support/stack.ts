@@ -383,7 +383,11 @@ export class Stack {
   }
 
   private spawnPart(name: string, entry: string, env: Record<string, string> = {}): Proc {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, entry)], {
+    // MEDIAGATE_PROFILE_DIR (benchmarks): the gateway's API and worker processes write V8 CPU profiles there when they
+    // stop (`node --cpu-prof`, which NODE_OPTIONS does not take).
+    const profileDir = process.env.MEDIAGATE_PROFILE_DIR;
+    const profile = profileDir && /^(api|worker)\//.test(entry) ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const child = spawn(process.execPath, [...profile, '--import', 'tsx', join(REPO, entry)], {
       cwd: REPO,
       env: { ...process.env, ...this.baseEnv, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,20 +1,22 @@
 /**
- * The real Koa app behind the real API server (api/http-server.ts, as api/main.ts starts it), over real HTTP.
- * The task service is a scripted stand-in that records what the API asked to start: Temporal is not under test
- * here (the e2e project runs the same routes against a real stack).
+ * The real Koa app behind the real API server (api/http-server.ts, as api/main.ts starts it), over real HTTP, with
+ * the real start path (tasks/start.ts). The task service under it is a scripted stand-in that records what the API
+ * asked to start: Temporal is not under test here (the e2e project runs the same routes against a real stack).
  */
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseApiKeysEnv, KeyStore } from '../../api/api-keys';
+import { parseApiKeysEnv, KeyStore } from '../../keys/api-keys';
 import { createApp } from '../../api/app';
 import type { AppDeps } from '../../api/context';
 import { createApiServer, type ApiServerOptions } from '../../api/http-server';
 import { KeyLimits } from '../../api/key-limits';
 import { EventStreamSlots } from '../../api/event-stream-slots';
+import { InflightLimits } from '../../tasks/inflight';
+import { TaskStarter, type TaskStarterDeps } from '../../tasks/start';
 import { createLogger } from '../../core/logger';
 import type { GenerationRequest } from '../../core/task';
 import { buildCatalogue } from '../../platforms';
-import { TaskPricing } from '../../pricing/price-table';
+import { loadTaskPricing } from '../../tasks/billing';
 
 export const SECRET = 'sk-api-harness-0123456789abcdef';
 export const AUTH = { Authorization: `Bearer ${SECRET}` };
@@ -37,6 +39,8 @@ export interface TestApiOptions {
   deps?: Partial<AppDeps>;
   /** Replaces task-service methods (e.g. a start that finds the task already started); the rest are recorded. */
   tasks?: Record<string, unknown>;
+  /** Replaces the start path's dependencies (e.g. INPUT_URL_ALLOW_PRIVATE_ORIGINS, a ledger). */
+  starter?: Partial<TaskStarterDeps>;
   server?: Partial<ApiServerOptions>;
 }
 
@@ -54,6 +58,9 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     },
     async read() {
       return undefined;
+    },
+    async exists() {
+      return false;
     },
     async cancel() {
       return { outcome: 'not_found' };
@@ -73,10 +80,10 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     logger: createLogger('test', 'silent'),
     keys: new KeyStore(parseApiKeysEnv(`alice:${SECRET}`)),
     tasks,
-    limits: new KeyLimits({ rps: 0, maxInflight: 0 }, async () => 0),
+    limits: new KeyLimits({ rps: 0 }),
     streams: new EventStreamSlots({ perKey: 0, total: 0 }),
     catalogue: buildCatalogue(),
-    pricing: TaskPricing.load(buildCatalogue(), {}),
+    pricing: loadTaskPricing(buildCatalogue(), {}),
     enabledPlatforms: new Set(['T', 'B', 'V']),
     syncTimeoutMs: 60_000,
     trustProxy: false,
@@ -85,6 +92,15 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     checkTemporal: async () => undefined,
     ...opts.deps,
   } as unknown as AppDeps;
+  deps.starter ??= new TaskStarter({
+    catalogue: deps.catalogue,
+    enabledPlatforms: deps.enabledPlatforms,
+    inputUrlAllowPrivateOrigins: new Set(),
+    webhooks: deps.webhooks,
+    tasks: tasks as unknown as TaskStarterDeps['tasks'],
+    inflight: new InflightLimits(0, async () => 0),
+    ...opts.starter,
+  });
   const server = createApiServer(createApp(deps).callback(), { syncTimeoutMs: 60_000, ...opts.server });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

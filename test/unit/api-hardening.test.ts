@@ -6,9 +6,9 @@
  */
 import { gzipSync } from 'node:zlib';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { requestFingerprint } from '../../api/idempotency';
+import { requestFingerprint } from '../../tasks/idempotency';
 import { openApiDocument } from '../../api/openapi';
-import type { TaskRecord } from '../../api/task-service';
+import type { TaskRecord } from '../../tasks/record';
 import type { GenerationRequest } from '../../core/task';
 import { AUTH, rawRequest, useTestApi } from '../support/test-api';
 

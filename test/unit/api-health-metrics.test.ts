@@ -6,16 +6,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
-import { KeyStore } from '../../api/api-keys';
+import { KeyStore } from '../../keys/api-keys';
 import type { AppDeps } from '../../api/context';
 import { recordTaskStarted, trackSyncWait } from '../../api/api-metrics';
 import { KeyLimits } from '../../api/key-limits';
 import { parseWorkerReadyUrls } from '../../api/worker-readiness';
 import { createLogger } from '../../core/logger';
 import { buildCatalogue } from '../../platforms';
-import { TaskPricing } from '../../pricing/price-table';
 import { serveMetrics, WorkerMetrics } from '../../worker/worker-metrics';
 import { scrape } from '../support/metrics';
+import { loadTaskPricing } from '../../tasks/billing';
 
 let temporalUp = true;
 let server: Server;
@@ -27,9 +27,9 @@ async function startApp(extra: Partial<AppDeps> = {}): Promise<{ server: Server;
     logger: createLogger('test', 'silent'),
     keys: new KeyStore([]),
     tasks: {},
-    limits: new KeyLimits({ rps: 0, maxInflight: 0 }, async () => 0),
+    limits: new KeyLimits({ rps: 0 }),
     catalogue: buildCatalogue(),
-    pricing: TaskPricing.load(buildCatalogue(), {}),
+    pricing: loadTaskPricing(buildCatalogue(), {}),
     enabledPlatforms: new Set(['V']),
     syncTimeoutMs: 1_000,
     trustProxy: false,

@@ -1,14 +1,31 @@
 /**
- * The layout's promises, checked on the source: no import cycles between the gateway's modules (type-only
- * imports included: a cycle of types is still two files that cannot be understood apart), and the simulator
- * independent of the gateway (ESLint enforces it too; this also covers imports ESLint's pattern cannot see).
+ * The layout's promises, checked on the source: every folder imports only from the floors below it
+ * (scripts/layers.json, which ESLint enforces too: nothing imports upward, api/ and worker/ never import each
+ * other), no import cycles between the gateway's modules (type-only imports included: a cycle of types is still
+ * two files that cannot be understood apart), and the simulator independent of the gateway.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { tsFiles } from '../support/source-files';
 
 const ROOT = resolve(__dirname, '..', '..');
-const SOURCE_DIRS = ['api', 'activities', 'core', 'platforms', 'pricing', 'ledger', 'results', 'workflows', 'worker', 'sim', 'scripts'];
+const SOURCE_DIRS = [
+  'api',
+  'activities',
+  'core',
+  'platforms',
+  'pricing',
+  'ledger',
+  'keys',
+  'tasks',
+  'results',
+  'workflows',
+  'worker',
+  'sim',
+  'scripts',
+];
+/** The floors: which folders each may import from (README, "Architecture"). */
+const { LAYERS } = JSON.parse(readFileSync(join(ROOT, 'scripts', 'layers.json'), 'utf8')) as { LAYERS: Record<string, string[]> };
 
 /** Relative imports of a file, resolved to files (`./x` → x.ts or x/index.ts). */
 function importsOf(file: string): string[] {
@@ -96,6 +113,39 @@ describe('architecture', () => {
   test('the graph is real: the registry imports every platform folder', () => {
     const registry = graph.get(join(ROOT, 'platforms', 'index.ts'))!.map((p) => relative(ROOT, p));
     expect(registry).toEqual(expect.arrayContaining(['platforms/t/index.ts', 'platforms/b/index.ts', 'platforms/v/index.ts']));
+  });
+
+  test('every import goes down the house: a folder imports only from the floors below it, api/ and worker/ never from each other', () => {
+    const folderOf = (f: string) => relative(ROOT, f).split('/')[0]!;
+    const upward = files.flatMap((f) => {
+      const mine = folderOf(f);
+      const may = LAYERS[mine];
+      if (!may) return [];
+      return (graph.get(f) ?? [])
+        .filter((dep) => folderOf(dep) !== mine && !may.includes(folderOf(dep)))
+        .map((dep) => `${relative(ROOT, f)} → ${relative(ROOT, dep)}`);
+    });
+    expect(upward).toEqual([]);
+    // The table itself: the two doors apart, and the task's room below both.
+    expect(LAYERS.api).not.toContain('worker');
+    expect(LAYERS.worker).not.toContain('api');
+    expect(LAYERS.tasks!.some((f) => ['api', 'worker', 'activities', 'workflows'].includes(f))).toBe(false);
+  });
+
+  test('every folder of the gateway has its floor in the table', () => {
+    const folders = readdirSync(ROOT).filter(
+      (n) => !n.startsWith('.') && statSync(join(ROOT, n)).isDirectory() && tsFiles(join(ROOT, n)).length > 0,
+    );
+    const outside = ['sim', 'scripts', 'test', 'bench', 'node_modules', 'dist', 'data', 'deploy', 'docs', 'test-results'];
+    expect(folders.filter((f) => !outside.includes(f) && !(f in LAYERS))).toEqual([]);
+  });
+
+  test('the production image builds every folder of the gateway: the Dockerfile copies it and the build compiles it', () => {
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
+    const folders = Object.keys(LAYERS);
+    expect(folders.filter((f) => !new RegExp(`^COPY ${f} ${f}$`, 'm').test(dockerfile))).toEqual([]);
+    expect(folders.filter((f) => !build.include.includes(f))).toEqual([]);
   });
 
   test('no import cycles', () => {

@@ -3,7 +3,7 @@
  * platforms are enabled explicitly, then real, simulated or a start-up error.
  */
 import { apiConfigSchema, loadApiConfig } from '../../api/api-config';
-import { KeyStore, parseApiKeysEnv } from '../../api/api-keys';
+import { KeyStore, parseApiKeysEnv } from '../../keys/api-keys';
 import { ConfigError } from '../../core/config';
 import { platformsCallbackEnv, platformsWorkerEnv } from '../../platforms';
 import { loadWorkerConfig } from '../../worker/worker-config';

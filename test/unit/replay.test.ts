@@ -142,6 +142,35 @@ test('webhook-close-after-attempt: a delivery run records its last attempt in a 
   expect(types).not.toContain('WORKFLOW_TASK_FAILED');
 });
 
+/** The patch of the settlement step (workflows/generation.ts SETTLEMENT_STEP) and the runs recorded with it. */
+const SETTLEMENT = 'settlement-step';
+
+test('the settlement-step set: a success settled by its last poll (no event), every other end by a step of its own', () => {
+  const events = (name: string) =>
+    (JSON.parse(readFileSync(join(FIXTURES, SETTLEMENT, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
+  const patches = (name: string) => events(name).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch').length;
+  const localActivities = (name: string) =>
+    events(name)
+      .map((e) => e.markerRecordedEventAttributes?.details?.data?.payloads[0]?.data)
+      .filter((d): d is string => d !== undefined)
+      .map((d) => (JSON.parse(Buffer.from(d, 'base64').toString('utf8')) as { activity_type?: string }).activity_type)
+      .filter((t): t is string => t !== undefined);
+  const durable = (name: string) =>
+    events(name).filter((e) => e.activityTaskScheduledEventAttributes?.activityType.name === 'settleTask').length;
+  // Successes: no patch, no settlement of their own; the short task woken by its callback keeps its 20 events.
+  for (const name of ['success', 'running-then-success', 'woken-by-callback', 'retries-submit-and-poll']) {
+    expect([name, patches(name), localActivities(name).filter((t) => t === 'settleTask').length, durable(name)]).toEqual([name, 0, 0, 0]);
+  }
+  expect(events('woken-by-callback')).toHaveLength(20);
+  // Failures and cancels: the patch, and one settlement in the workflow task that ended the task.
+  for (const name of ['failure-content-policy', 'cancel', 'deadline-job-never-finishes']) {
+    expect([name, patches(name), localActivities(name).filter((t) => t === 'settleTask').length, durable(name)]).toEqual([name, 1, 1, 0]);
+  }
+  // The ledger away at the end: the poll could not settle, the step's local tries failed, its durable activity did.
+  expect(patches('success-ledger-away')).toBe(1);
+  expect(durable('success-ledger-away')).toBe(1);
+});
+
 test('every recorded history replays against the current workflow code', async () => {
   expect(await replayAll(workflowsPath)).toEqual([]);
 });

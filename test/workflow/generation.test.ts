@@ -3,9 +3,10 @@
  * the activities replaced by scripted fakes (the platforms are not under test here; the workflow's decisions
  * are). Covers the poll loop, the deadline, cancel during a submit, continue-as-new, bounded polls backing off
  * on timers, callbacks waking the task, re-submission after a transient upstream failure, the outputs as the poll
- * kept them, and what a short task costs the cluster in history events.
+ * kept them, the settlement of the task's ledger entry when it ends, and what a short task costs the cluster in
+ * history events.
  */
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
@@ -15,6 +16,7 @@ import { temporal } from '@temporalio/proto';
 import { SA } from '../../core/search-attributes';
 import type { generationWorkflow } from '../../workflows/generation';
 import { upstreamEventSignal } from '../../workflows/messages';
+import { toTaskRecord } from '../../tasks/record';
 
 jest.setTimeout(120_000);
 
@@ -29,8 +31,12 @@ interface Calls {
   /** The account each poll went to. */
   pollAccounts: string[];
   cancels: string[];
-  /** The ledger sink's calls (workflows/settlement-interceptor.ts): how the task ended and whether its job is billed. */
+  /** The settlement step's calls (the settleTask activity): how the task ended and whether its job is billed. */
   ended: { outcome: string; usage: unknown; billed: boolean | undefined }[];
+  /** Every attempt of the settlement step, failed ones included. */
+  settleAttempts: number;
+  /** The settlement step's durable activity has begun. */
+  durableSettleStarted?: boolean;
 }
 
 type Script = {
@@ -42,6 +48,13 @@ type Script = {
   timing?: PollTiming;
   /** Whether the platform accepts a cancel (default: it cannot cancel, as T and B, or V once a job runs). */
   cancel?: (upstreamTaskId: string) => boolean;
+  /**
+   * Whether an attempt to settle fails (the ledger unreachable): the n-th attempt overall, and where it runs — in the
+   * poll that found the job done, in the settlement step's local activity, or in its durable activity. Default: none.
+   */
+  settleFails?: (n: number, where: 'poll' | 'local' | 'durable') => boolean;
+  /** Held by the settlement step's durable activity until it resolves (the test looks at the task meanwhile). */
+  durableSettleGate?: Promise<void>;
 };
 
 /** A finished job's outputs as the poll activity keeps them (activities/store-results.ts is tested on its own). */
@@ -49,6 +62,11 @@ const keptAs = (taskId: string, outputs: { url: string }[]): ResultItem[] =>
   outputs.map((o, i) => ({ url: o.url, stored: true, key: `${taskId}/${i}`, contentType: 'video/mp4', bytes: 10, sha256: 'ab' }));
 
 function fakeActivities(script: Script, calls: Calls): Partial<Activities> {
+  /** One attempt to settle, as tasks/settlement.ts would: recorded, or failed as the script says. */
+  const settle = (where: 'poll' | 'local' | 'durable', outcome: string, usage: unknown, billed?: boolean) => {
+    if (script.settleFails?.(calls.settleAttempts++, where)) throw new Error('the ledger is unreachable');
+    calls.ended.push({ outcome, usage, billed });
+  };
   return {
     async submitGeneration({ dedupKey, deadlineAt, taskStartedAt }) {
       calls.submits.push({ dedupKey, at: await ts.env.currentTimeMs(), deadlineAt, taskStartedAt });
@@ -63,12 +81,30 @@ function fakeActivities(script: Script, calls: Calls): Partial<Activities> {
         ? await script.poll(calls.polls.length - 1, upstreamTaskId)
         : ({ state: 'running', progress: 10 } as const);
       const polled: PolledStatus = status;
-      if (status.state === 'success' && status.outputs?.length) polled.kept = { data: keptAs(`task_wf_${counter}`, status.outputs) };
+      if (status.state === 'success' && status.outputs?.length) {
+        polled.kept = { data: keptAs(`task_wf_${counter}`, status.outputs) };
+        // As the real poll does: a job found done is settled in the same step, or reported unsettled.
+        try {
+          settle('poll', 'success', status.usage ?? {});
+          polled.settled = true;
+        } catch {
+          polled.settled = false;
+        }
+      }
       return polled;
     },
     async cancelGeneration({ upstreamTaskId }) {
       calls.cancels.push(upstreamTaskId);
       return { cancelled: script.cancel?.(upstreamTaskId) ?? false };
+    },
+    async settleTask({ outcome, usage, billed }) {
+      const where = Context.current().info.isLocal ? 'local' : 'durable';
+      if (where === 'durable') {
+        calls.durableSettleStarted = true;
+        await script.durableSettleGate;
+      }
+      settle(where, outcome, usage, billed);
+      return 'settled';
     },
   };
 }
@@ -89,7 +125,7 @@ async function run(
   input: Partial<GenerationInput> = {},
   during?: (h: WorkflowHandle<typeof generationWorkflow>, calls: Calls) => Promise<void>,
 ) {
-  const calls: Calls = { submits: [], polls: [], pollAccounts: [], cancels: [], ended: [] };
+  const calls: Calls = { submits: [], polls: [], pollAccounts: [], cancels: [], ended: [], settleAttempts: 0 };
   const taskQueue = `wf-test-${++counter}`;
   const worker = await Worker.create({
     connection: ts.env.nativeConnection,
@@ -99,12 +135,6 @@ async function run(
     sinks: {
       taskMetrics: { completed: { fn: () => undefined } },
       pushMonitor: { seen: { fn: () => undefined } },
-      ledger: {
-        taskEnded: {
-          fn: (_info: unknown, _platform: unknown, _request: unknown, outcome: string, usage: unknown, billed?: boolean) =>
-            void calls.ended.push({ outcome, usage, billed }),
-        },
-      },
     },
   });
   const startedAt = await ts.env.currentTimeMs();
@@ -363,7 +393,7 @@ describe('what a task costs the cluster', () => {
 });
 
 /**
- * What the ledger settles a task at (workflows/settlement-interceptor.ts): a success is billed; a task that did not
+ * What the settlement step settles a task at (workflows/job-charge.ts): a success is billed; a task that did not
  * succeed is billed only while its upstream job runs on — a platform that cannot cancel it, or one that refuses
  * (V once a job runs) — and the memo's `charge` says so for the task record's cost.
  */
@@ -423,5 +453,59 @@ describe('what a task that did not succeed is billed', () => {
     expect((lost.error!.cause as { type?: string }).type).toBe('upstream_lost');
     expect(lost.calls.ended).toEqual([{ outcome: 'failed', usage: {}, billed: false }]);
     expect(await chargeOf(lost.handle)).toEqual({ job: 'lost', billed: false });
+  });
+});
+
+describe('the settlement step', () => {
+  const markers = async (handle: WorkflowHandle<typeof generationWorkflow>) =>
+    (await handle.fetchHistory())
+      .events!.filter((e) => e.markerRecordedEventAttributes)
+      .map((e) => e.markerRecordedEventAttributes!.markerName);
+  const durableSettlements = async (handle: WorkflowHandle<typeof generationWorkflow>) =>
+    (await handle.fetchHistory()).events!.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'settleTask').length;
+
+  test('a success is settled by the poll that found its job done: once, and no event of its own', async () => {
+    const { result, calls, handle } = await run({ poll: () => ({ ...done(), usage: { tokens: 7 } }) });
+    expect(result?.data).toHaveLength(1);
+    expect(calls.ended).toEqual([{ outcome: 'success', usage: { tokens: 7 }, billed: undefined }]);
+    expect(await markers(handle)).toEqual(['core_local_activity']); // the poll's, nothing else
+  });
+
+  test('a failure is settled by a step of its own: the patch marker and one local activity, once', async () => {
+    const { error, calls, handle } = await run({
+      poll: () => ({ state: 'failed', failure: { reason: 'content_policy', message: 'refused' } }),
+    });
+    expect((error!.cause as { type?: string }).type).toBe('content_policy');
+    expect(calls.ended).toEqual([{ outcome: 'failed', usage: {}, billed: false }]);
+    expect(await markers(handle)).toEqual(['core_local_activity', 'core_patch', 'core_local_activity']);
+    expect(await durableSettlements(handle)).toBe(0);
+  });
+
+  test('a success whose poll could not reach the ledger: the step settles it, retried until the ledger answers', async () => {
+    const { result, calls, handle } = await run({ poll: () => done(), settleFails: (n) => n < 2 });
+    expect(result?.data).toHaveLength(1);
+    expect(calls.settleAttempts).toBe(3);
+    expect(calls.ended).toEqual([{ outcome: 'success', usage: {}, billed: undefined }]);
+    expect(await markers(handle)).toEqual(['core_local_activity', 'core_patch', 'core_local_activity']);
+  });
+
+  test('a ledger unreachable past the local bound: the durable activity settles it; meanwhile the record is final', async () => {
+    let ledgerBack!: () => void;
+    const durableSettleGate = new Promise<void>((resolve) => (ledgerBack = resolve));
+    const { result, calls, handle } = await run(
+      { poll: () => done(), settleFails: (_n, where) => where !== 'durable', durableSettleGate },
+      {},
+      async (h, c) => {
+        // The task has ended (its memo says so) while its workflow still settles: its record reads as ended.
+        while (!c.durableSettleStarted) await ts.env.sleep(1_000);
+        const described = await h.describe();
+        expect(described.status.name).toBe('RUNNING');
+        expect(toTaskRecord(described)).toMatchObject({ status: 'success', data: [{ url: 'https://v.example/out.mp4' }] });
+        ledgerBack();
+      },
+    );
+    expect(result?.data).toHaveLength(1);
+    expect(calls.ended).toEqual([{ outcome: 'success', usage: {}, billed: undefined }]);
+    expect(await durableSettlements(handle)).toBe(1);
   });
 });

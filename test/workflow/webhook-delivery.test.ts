@@ -87,7 +87,6 @@ async function deliver(
     sinks: {
       taskMetrics: { completed: { fn: () => undefined } },
       pushMonitor: { seen: { fn: () => undefined } },
-      ledger: { taskEnded: { fn: () => undefined } },
       webhookMetrics: { settled: { fn: (_info, outcome: WebhookSettlement) => void settled.push(outcome) } },
     },
   });

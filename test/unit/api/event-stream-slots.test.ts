@@ -5,7 +5,7 @@
  * real stack: test/e2e/events.test.ts.
  */
 import { refusal } from '../../support/refusal';
-import type { ApiKey } from '../../../api/api-keys';
+import type { ApiKey } from '../../../keys/api-keys';
 import { EventStreamSlots } from '../../../api/event-stream-slots';
 
 const key = (id: string, maxStreams?: number): ApiKey => ({

@@ -10,7 +10,7 @@ let api: TestApi;
 let allowing: TestApi;
 beforeAll(async () => {
   api = await startTestApi();
-  allowing = await startTestApi({ deps: { inputUrlAllowPrivateOrigins: new Set(['http://127.0.0.1:9000', 'http://images.internal']) } });
+  allowing = await startTestApi({ starter: { inputUrlAllowPrivateOrigins: new Set(['http://127.0.0.1:9000', 'http://images.internal']) } });
 });
 afterAll(async () => {
   await api.close();

@@ -5,9 +5,9 @@
  */
 import { modelListSchema, modelSchema } from '../../../api/response-schemas';
 import { buildCatalogue } from '../../../platforms';
-import { TaskPricing } from '../../../pricing/price-table';
 import { writeJsonFile } from '../../support/json-file';
 import { useTestApi } from '../../support/test-api';
+import { loadTaskPricing } from '../../../tasks/billing';
 
 describe('published prices', () => {
   const t = useTestApi();
@@ -42,7 +42,7 @@ describe('PRICES_FILE', () => {
     },
     VQ1: null,
   });
-  const t = useTestApi({ deps: { pricing: TaskPricing.load(buildCatalogue(), { PRICES_FILE: file }) } });
+  const t = useTestApi({ deps: { pricing: loadTaskPricing(buildCatalogue(), { PRICES_FILE: file }) } });
 
   test('adds a price to a model without one and withdraws a published one', async () => {
     const v = await t.api.get('/v1/models/vendor-video-1-0-pro-250528');

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import type { TaskRecord, TaskView } from '../../../api/task-service';
+import type { TaskRecord, TaskView } from '../../../tasks/record';
 import type { GenerationResult } from '../../../core/task';
 import { DirectoryResultStore } from '../../../results/directory-store';
 import { ResultLinks } from '../../../results/result-links';

@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TaskView } from '../../../api/task-service';
+import type { TaskView } from '../../../tasks/record';
 import type { GenerationRequest } from '../../../core/task';
 import type { WebhookTarget } from '../../../core/webhooks';
 import { webhookSecrets } from '../../../core/webhook-signing';

@@ -1,16 +1,16 @@
 /**
- * The webhook fields of a generation request and of a key (issue 21 §1): a key's default `webhook_url` (its
+ * The webhook fields of a generation request and of a key: a key's default `webhook_url` (its
  * API_KEYS_FILE entry) applies when the request names none, the request's own wins, and every refusal names its
  * field; the keys file's webhook fields are read and checked. A public-looking name that resolves to a private
- * address is refused when the request arrives (issue 21 §4), through the real app over HTTP too; the resolver
+ * address  is refused when the request arrives, through the real app over HTTP too; the resolver
  * stands in for DNS answers.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseApiKeysFile, type ApiKey } from '../../../api/api-keys';
-import { ApiError } from '../../../api/api-error';
-import { webhookTarget, type WebhookPolicy } from '../../../api/webhook-request';
+import { parseApiKeysFile, type ApiKey } from '../../../keys/api-keys';
+import { TaskRefused } from '../../../tasks/refusal';
+import { webhookTarget, type WebhookPolicy } from '../../../tasks/webhook-target';
 import { derivedWebhookSecret, webhookSecrets } from '../../../core/webhook-signing';
 import type { HostResolver } from '../../../core/webhook-url';
 import { postJson, useTestApi } from '../../support/test-api';
@@ -32,8 +32,8 @@ const refusal = async (p: Promise<unknown>) => {
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(ApiError);
-  return err as ApiError;
+  expect(err).toBeInstanceOf(TaskRefused);
+  return err as TaskRefused;
 };
 
 describe('webhook fields', () => {
@@ -63,22 +63,22 @@ describe('webhook fields', () => {
   test('webhook_events without any webhook_url, or empty, or unknown, is refused naming webhook_events', async () => {
     const bare: ApiKey = { id: 'x', digest: Buffer.alloc(32) };
     expect(await refusal(webhookTarget({ events: ['succeeded'] }, bare, policy, ''))).toMatchObject({
-      status: 400,
-      opts: { param: 'webhook_events' },
+      kind: 'invalid_request',
+      details: { param: 'webhook_events' },
     });
     expect(await refusal(webhookTarget({ url: `${ALLOWED}/a`, events: [] }, bare, policy, ''))).toMatchObject({
-      opts: { param: 'webhook_events' },
+      details: { param: 'webhook_events' },
     });
     expect(await refusal(webhookTarget({ url: `${ALLOWED}/a`, events: 'succeeded' }, bare, policy, ''))).toMatchObject({
-      opts: { param: 'webhook_events' },
+      details: { param: 'webhook_events' },
     });
-    expect(await refusal(webhookTarget({ url: 42 }, bare, policy, ''))).toMatchObject({ opts: { param: 'webhook_url' } });
+    expect(await refusal(webhookTarget({ url: 42 }, bare, policy, ''))).toMatchObject({ details: { param: 'webhook_url' } });
   });
 
   test('without any signing secret for the key, a webhook_url is refused naming it', async () => {
     const none: WebhookPolicy = { secrets: webhookSecrets({ explicit: async () => undefined }), allowPrivateOrigins: new Set([ALLOWED]) };
     expect(await refusal(webhookTarget({ url: `${ALLOWED}/a` }, withDefault, none, ''))).toMatchObject({
-      opts: { param: 'webhook_url', code: 'webhooks_not_configured' },
+      details: { param: 'webhook_url', code: 'webhooks_not_configured' },
     });
   });
 });
@@ -132,7 +132,7 @@ describe('a webhook_url whose host resolves to a private address is refused at r
     ['v6-local.example.com', 'fd00::1'],
   ])('%s (resolving to %s) → 400 naming webhook_url and the address', async (host, address) => {
     const err = await refusal(webhookTarget({ url: `https://${host}/hook` }, bare, checked, ''));
-    expect(err).toMatchObject({ status: 400, opts: { param: 'webhook_url' } });
+    expect(err).toMatchObject({ kind: 'invalid_request', details: { param: 'webhook_url' } });
     expect(err.message).toContain(`resolves to a private address (${address})`);
   });
 
@@ -143,7 +143,7 @@ describe('a webhook_url whose host resolves to a private address is refused at r
       linkBase: 'http://api',
     });
     const err = await refusal(webhookTarget({ url: 'https://nowhere.example.com/hook' }, bare, checked, ''));
-    expect(err).toMatchObject({ opts: { param: 'webhook_url' } });
+    expect(err).toMatchObject({ details: { param: 'webhook_url' } });
     expect(err.message).toMatch(/nowhere\.example\.com does not resolve/);
   });
 
@@ -159,7 +159,7 @@ describe('a webhook_url whose host resolves to a private address is refused at r
     const err = await refusal(webhookTarget({ url: 'https://slow-dns.example.com/hook' }, bare, silent, ''));
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
     expect(Date.now() - t0).toBeLessThan(2_000);
-    expect(err).toMatchObject({ status: 400, opts: { param: 'webhook_url' } });
+    expect(err).toMatchObject({ kind: 'invalid_request', details: { param: 'webhook_url' } });
     expect(err.message).toContain('slow-dns.example.com did not resolve within 300 ms');
   });
 

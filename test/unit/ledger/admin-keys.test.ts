@@ -2,8 +2,8 @@
  * Keys through the admin API (issue 20 §2, §8) against a real PostgreSQL: the real app over real HTTP, two
  * replicas sharing one database, the table read directly to see what was (and was not) stored.
  */
-import { KeyStore, parseApiKeysEnv, sha256 } from '../../../api/api-keys';
-import { ManagedKeys } from '../../../api/managed-keys';
+import { KeyStore, parseApiKeysEnv, sha256 } from '../../../keys/api-keys';
+import { ManagedKeys } from '../../../keys/managed-keys';
 import { createLogger } from '../../../core/logger';
 import { openLedgerDatabase, type LedgerDatabase } from '../../../ledger/database';
 import { usePostgres } from '../../support/postgres';

@@ -1,22 +1,23 @@
 /**
- * Budgets and settlement (issue 20 §5, §6) against a real PostgreSQL: the real app over real HTTP reserving each
- * task's estimate (the task service is the harness's recording stand-in: what it "started" is what would have
- * reached Temporal), the worker's settlement as its sink runs it, and the API's sweep.
+ * Budgets and settlement against a real PostgreSQL: the real app over real HTTP reserving each task's estimate
+ * through the one start path (the task service is the harness's recording stand-in: what it "started" is what would
+ * have reached Temporal), the settlement step as the workflow's activity runs it, and the API's sweep.
  */
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KeyStore, parseApiKeysEnv, sha256 } from '../../../api/api-keys';
-import { TaskLedger } from '../../../api/task-ledger';
+import { KeyStore, parseApiKeysEnv, sha256 } from '../../../keys/api-keys';
+import { TaskLedger } from '../../../tasks/task-ledger';
 import { createLogger } from '../../../core/logger';
 import { openLedgerDatabase, type LedgerDatabase } from '../../../ledger/database';
 import { committedMicros } from '../../../ledger/entries';
 import { buildCatalogue } from '../../../platforms';
-import { TaskPricing } from '../../../pricing/price-table';
-import { TaskSettlement } from '../../../worker/settlement';
+import { TaskSettlement } from '../../../tasks/settlement';
+import { InflightLimits } from '../../../tasks/inflight';
 import { usePostgres } from '../../support/postgres';
 import { rawRequest, SECRET, startTestApi, type TestApi } from '../../support/test-api';
 import { waitFor } from '../../support/wait-for';
+import { loadTaskPricing } from '../../../tasks/billing';
 
 const MODEL = 'vendor-video-1-0-pro-250528';
 const logger = createLogger('test', 'silent');
@@ -26,9 +27,10 @@ writeFileSync(
   pricesFile,
   JSON.stringify({ [MODEL]: { currency: 'USD', source: 'test', per_second: { '480p': 0.01, '720p': 0.02, '1080p': 0.04 } } }),
 );
-const pricing = TaskPricing.load(buildCatalogue(), { PRICES_FILE: pricesFile });
+const pricing = loadTaskPricing(buildCatalogue(), { PRICES_FILE: pricesFile });
 const request = { model: MODEL, prompt: 'a fox in the snow', duration: 5 };
 const ESTIMATE = pricing.estimateTaskCost({ kind: 'video', ...request }).cost!.amount;
+const USD_MONTH = { period: 'month', currency: 'USD' } as const;
 
 const postgres = usePostgres();
 let ledger: LedgerDatabase;
@@ -36,6 +38,8 @@ let keys: KeyStore;
 let api: TestApi;
 let taskLedger: TaskLedger;
 let startFails = false;
+/** What Temporal says of the task after a failed start: the start may have happened although its answer was lost. */
+let workflowExists = false;
 
 beforeAll(async () => {
   ledger = await openLedgerDatabase(await postgres.pg.freshDatabase(), { maxConnections: 20 });
@@ -43,11 +47,15 @@ beforeAll(async () => {
   taskLedger = new TaskLedger(ledger, pricing);
   api = await startTestApi({
     deps: { keys, pricing, taskLedger },
+    starter: { ledger: taskLedger },
     tasks: {
       async start(_owner: string, entry: { id: string }, req: never, o: { taskId?: string }) {
         if (startFails) throw new Error('Temporal unavailable');
         api.started.push(req);
         return { taskId: o.taskId ?? 'task_new', model: entry.id };
+      },
+      async exists() {
+        return workflowExists;
       },
     },
   });
@@ -96,7 +104,7 @@ describe('the reservation', () => {
     });
     expect(refused.body.error.message).toMatch(/month budget of 0\.4 USD .* 0 USD remains/);
     expect(api.started.length).toBe(startedBefore);
-    expect(await committedMicros(ledger, 'two-tasks', 'month')).toBe(2 * ESTIMATE);
+    expect(await committedMicros(ledger, 'two-tasks', USD_MONTH)).toBe(2 * ESTIMATE);
     expect((await entries('two-tasks')).map((e) => e.state)).toEqual(['reserved', 'reserved']);
   });
 
@@ -108,13 +116,13 @@ describe('the reservation', () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 402)).toHaveLength(40);
     expect(api.started.length - startedBefore).toBe(10);
-    expect(await committedMicros(ledger, 'edge', 'month')).toBe(10 * ESTIMATE);
+    expect(await committedMicros(ledger, 'edge', USD_MONTH)).toBe(10 * ESTIMATE);
   });
 
   test('a repeated Idempotency-Key reserves once', async () => {
     const secret = budgetedKey('idempotent', 5);
     await submit(secret, { 'Idempotency-Key': 'once' });
-    expect(await committedMicros(ledger, 'idempotent', 'month')).toBe(ESTIMATE);
+    expect(await committedMicros(ledger, 'idempotent', USD_MONTH)).toBe(ESTIMATE);
     expect(await entries('idempotent')).toHaveLength(1);
   });
 
@@ -126,23 +134,79 @@ describe('the reservation', () => {
     } finally {
       startFails = false;
     }
-    expect(await committedMicros(ledger, 'start-fails', 'month')).toBe(0);
+    expect(await committedMicros(ledger, 'start-fails', USD_MONTH)).toBe(0);
     expect((await entries('start-fails')).map((e) => [e.state, e.outcome])).toEqual([['released', 'never_started']]);
+  });
+
+  test('a start whose answer was lost but whose workflow exists keeps its reservation (its task runs)', async () => {
+    const secret = budgetedKey('start-lost', 5);
+    startFails = true;
+    workflowExists = true;
+    try {
+      expect((await submit(secret)).status).toBe(500);
+    } finally {
+      startFails = false;
+      workflowExists = false;
+    }
+    expect(await committedMicros(ledger, 'start-lost', USD_MONTH)).toBe(ESTIMATE);
+    expect((await entries('start-lost')).map((e) => e.state)).toEqual(['reserved']);
+  });
+
+  test('a task that never started leaves its Idempotency-Key free: the retry is reserved afresh, within the budget', async () => {
+    const secret = budgetedKey('retry-after-failure', 1);
+    startFails = true;
+    try {
+      expect((await submit(secret, { 'Idempotency-Key': 'again' })).status).toBe(500);
+    } finally {
+      startFails = false;
+    }
+    const startedBefore = api.started.length;
+    expect((await submit(secret, { 'Idempotency-Key': 'again' })).status).toBe(200);
+    expect(api.started.length - startedBefore).toBe(1);
+    expect(await committedMicros(ledger, 'retry-after-failure', USD_MONTH)).toBe(ESTIMATE);
+    expect((await entries('retry-after-failure')).map((e) => [e.state, e.outcome])).toEqual([['reserved', null]]);
+  });
+});
+
+describe('the start path refuses after reserving only by giving the reservation back', () => {
+  let limited: TestApi;
+  beforeAll(async () => {
+    // Every key has one task running already (Temporal's count), and may run one.
+    limited = await startTestApi({
+      deps: { keys, pricing, taskLedger },
+      starter: { ledger: taskLedger, inflight: new InflightLimits(1, async () => 1) },
+    });
+  });
+  afterAll(() => limited?.close());
+
+  test('over its in-flight cap after the reservation: 429, and the entry is released as never started', async () => {
+    const secret = budgetedKey('capped', 5);
+    const r = await rawRequest(
+      limited.base,
+      'POST',
+      '/v1/async/videos/generations',
+      { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
+      JSON.stringify(request),
+    );
+    expect([r.status, r.body.error.code, r.headers['retry-after']]).toEqual([429, 'too_many_tasks_in_flight', '5']);
+    expect(limited.started).toHaveLength(0);
+    expect(await committedMicros(ledger, 'capped', USD_MONTH)).toBe(0);
+    expect((await entries('capped')).map((e) => [e.state, e.outcome])).toEqual([['released', 'never_started']]);
   });
 });
 
 describe('settlement (the worker) and the sweep (the API)', () => {
   const settlement = () => new TaskSettlement(ledger, pricing, logger);
-  /** The worker's sink, as the workflow interceptor calls it when the task ends. */
+  /** The settlement step, as the workflow's activity runs it when the task ends. */
   const taskEnded = (s: TaskSettlement, taskId: string, outcome: 'success' | 'failed' | 'cancelled', usage = {}, billed?: boolean) =>
-    (s.sinks().ledger.taskEnded.fn as (info: unknown, ...a: unknown[]) => void)(
-      { workflowId: taskId },
-      'V',
-      { kind: 'video', ...request },
+    s.settle({
+      taskId,
+      platform: 'V',
+      request: { kind: 'video', ...request },
       outcome,
       usage,
-      billed,
-    );
+      ...(billed !== undefined ? { billed } : {}),
+    });
   const taskIdOf = async (keyId: string) => (await entries(keyId))[0]!.task_id;
 
   test('success settles to the final cost, once: a second settlement changes nothing', async () => {
@@ -150,14 +214,13 @@ describe('settlement (the worker) and the sweep (the API)', () => {
     await submit(secret);
     const taskId = await taskIdOf('settled');
     const s = settlement();
-    taskEnded(s, taskId, 'success', { seconds: 4 });
-    taskEnded(s, taskId, 'success', { seconds: 4 });
-    await s.drain();
+    await taskEnded(s, taskId, 'success', { seconds: 4 });
+    await taskEnded(s, taskId, 'success', { seconds: 4 });
     const final = pricing.finalTaskCost({ kind: 'video', ...request }, { seconds: 4 }, 'success').cost!.amount;
     expect(final).toBeLessThan(ESTIMATE);
     const [entry] = await entries('settled');
     expect([entry!.state, Number(entry!.final_micros), entry!.seconds]).toEqual(['settled', final, 4]);
-    expect(await committedMicros(ledger, 'settled', 'month')).toBe(final);
+    expect(await committedMicros(ledger, 'settled', USD_MONTH)).toBe(final);
   });
 
   test('a failure releases the reservation; the same task replayed after an outage and succeeding is charged once', async () => {
@@ -165,17 +228,16 @@ describe('settlement (the worker) and the sweep (the API)', () => {
     await submit(secret);
     const taskId = await taskIdOf('victim');
     const first = settlement();
-    taskEnded(first, taskId, 'failed');
+    await taskEnded(first, taskId, 'failed');
     await waitFor(async () => (await entries('victim'))[0]!.state === 'released');
-    expect(await committedMicros(ledger, 'victim', 'month')).toBe(0);
+    expect(await committedMicros(ledger, 'victim', USD_MONTH)).toBe(0);
     // npm run replay-failed starts the same task id again; this run succeeds, and its end is reported twice.
     const replay = settlement();
-    taskEnded(replay, taskId, 'success');
-    taskEnded(replay, taskId, 'success');
+    await taskEnded(replay, taskId, 'success');
+    await taskEnded(replay, taskId, 'success');
     await waitFor(async () => (await entries('victim'))[0]!.state === 'settled');
-    expect(await committedMicros(ledger, 'victim', 'month')).toBe(ESTIMATE);
-    taskEnded(replay, taskId, 'failed');
-    await replay.drain();
+    expect(await committedMicros(ledger, 'victim', USD_MONTH)).toBe(ESTIMATE);
+    await taskEnded(replay, taskId, 'failed');
     expect((await entries('victim'))[0]!.state).toBe('settled');
   });
 
@@ -187,15 +249,14 @@ describe('settlement (the worker) and the sweep (the API)', () => {
       await submit(secret);
       const [billed, stopped] = (await entries(`billed-${outcome}`)).map((e) => e.task_id);
       const s = settlement();
-      taskEnded(s, billed!, outcome, {}, true);
-      taskEnded(s, stopped!, outcome, {}, false);
-      await s.drain();
+      await taskEnded(s, billed!, outcome, {}, true);
+      await taskEnded(s, stopped!, outcome, {}, false);
       const byTask = Object.fromEntries(
         (await entries(`billed-${outcome}`)).map((e) => [e.task_id, [e.state, e.outcome, Number(e.final_micros), e.seconds]]),
       );
       // The running job is billed what the request asked for (the estimate's figure); a stopped one nothing.
       expect(byTask).toEqual({ [billed!]: ['released', outcome, ESTIMATE, 5], [stopped!]: ['released', outcome, 0, 0] });
-      expect(await committedMicros(ledger, `billed-${outcome}`, 'month')).toBe(ESTIMATE);
+      expect(await committedMicros(ledger, `billed-${outcome}`, USD_MONTH)).toBe(ESTIMATE);
     },
   );
 
@@ -204,15 +265,13 @@ describe('settlement (the worker) and the sweep (the API)', () => {
     await submit(secret);
     const taskId = await taskIdOf('billed-victim');
     const s = settlement();
-    taskEnded(s, taskId, 'failed', {}, true);
-    await s.drain();
-    taskEnded(s, taskId, 'success', { seconds: 4 });
-    taskEnded(s, taskId, 'success', { seconds: 4 });
-    await s.drain();
+    await taskEnded(s, taskId, 'failed', {}, true);
+    await taskEnded(s, taskId, 'success', { seconds: 4 });
+    await taskEnded(s, taskId, 'success', { seconds: 4 });
     const final = pricing.finalTaskCost({ kind: 'video', ...request }, { seconds: 4 }, 'success').cost!.amount;
     const [entry] = await entries('billed-victim');
     expect([entry!.state, Number(entry!.final_micros), entry!.seconds]).toEqual(['settled', ESTIMATE + final, 5 + 4]);
-    expect(await committedMicros(ledger, 'billed-victim', 'month')).toBe(ESTIMATE + final);
+    expect(await committedMicros(ledger, 'billed-victim', USD_MONTH)).toBe(ESTIMATE + final);
   });
 
   test('the sweep releases a reservation whose workflow never started, settles one whose end was missed, leaves running ones', async () => {
@@ -236,7 +295,7 @@ describe('settlement (the worker) and the sweep (the API)', () => {
     expect(await taskLedger.sweep({ minAgeMs: 0, readTask })).toBe(2);
     const states = Object.fromEntries((await entries('swept')).map((e) => [e.task_id, e.state]));
     expect(states).toEqual({ [lost!]: 'released', [ended!]: 'settled', [running!]: 'reserved' });
-    expect(await committedMicros(ledger, 'swept', 'month')).toBe(2 * ESTIMATE);
+    expect(await committedMicros(ledger, 'swept', USD_MONTH)).toBe(2 * ESTIMATE);
     expect(await taskLedger.sweep({ minAgeMs: 0, readTask })).toBe(0);
   });
 });

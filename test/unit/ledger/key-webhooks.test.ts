@@ -4,8 +4,8 @@
  * shown, used by its tasks that name none) and its own signing secret, rotated with an overlap, read back through
  * the same WebhookSecrets interface the worker signs with.
  */
-import { KeyStore, parseApiKeysEnv } from '../../../api/api-keys';
-import { ManagedKeys } from '../../../api/managed-keys';
+import { KeyStore, parseApiKeysEnv } from '../../../keys/api-keys';
+import { ManagedKeys } from '../../../keys/managed-keys';
 import type { WebhookTarget } from '../../../core/webhooks';
 import { createLogger } from '../../../core/logger';
 import { derivedWebhookSecret, isWebhookSecret, webhookSecrets, type WebhookSecrets } from '../../../core/webhook-signing';

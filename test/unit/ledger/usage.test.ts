@@ -4,15 +4,15 @@
  * 80 %-of-budget gauge.
  */
 import { Registry } from 'prom-client';
-import { KeyStore, parseApiKeysEnv, sha256 } from '../../../api/api-keys';
+import { KeyStore, parseApiKeysEnv, sha256 } from '../../../keys/api-keys';
 import { keysNearBudget, registerLedgerMetrics } from '../../../api/ledger-metrics';
-import { TaskLedger } from '../../../api/task-ledger';
+import { TaskLedger } from '../../../tasks/task-ledger';
 import { openLedgerDatabase, type LedgerDatabase } from '../../../ledger/database';
 import { reserveTask, settleTask } from '../../../ledger/entries';
 import { buildCatalogue } from '../../../platforms';
-import { TaskPricing } from '../../../pricing/price-table';
 import { usePostgres } from '../../support/postgres';
 import { rawRequest, SECRET, startTestApi, type TestApi } from '../../support/test-api';
+import { loadTaskPricing } from '../../../tasks/billing';
 
 const ADMIN_TOKEN = 'admin-token-for-usage-tests-0123456789';
 const SPENDER = 'sk-spender-0123456789abcdef0123';
@@ -42,7 +42,7 @@ beforeAll(async () => {
   ledger = await openLedgerDatabase(await postgres.pg.freshDatabase());
   keys = new KeyStore(parseApiKeysEnv(`alice:${SECRET}`));
   keys.replaceManaged([{ id: 'spender', digest: sha256(SPENDER), budget: { micros: 5_000_000, currency: 'USD', period: 'month' } }]);
-  const pricing = TaskPricing.load(buildCatalogue(), {});
+  const pricing = loadTaskPricing(buildCatalogue(), {});
   api = await startTestApi({ deps: { keys, pricing, taskLedger: new TaskLedger(ledger, pricing), adminToken: ADMIN_TOKEN } });
   const now = new Date();
   await task('t1', 'spender', 'model-a', 1_500_000, 'success', now, { seconds: 5 });
@@ -159,15 +159,16 @@ describe('tasks counted at zero say so: `unpriced`', () => {
   let taskLedger: TaskLedger;
 
   beforeAll(async () => {
-    taskLedger = new TaskLedger(ledger, TaskPricing.load(catalogue, {}));
-    // A key with a USD budget: V20's CNY price does not count against it, Seedance has no price at all.
+    taskLedger = new TaskLedger(ledger, loadTaskPricing(catalogue, {}));
+    // A key with a USD budget whose operator lets unpriced tasks through (allow_unpriced): V20's CNY price does not
+    // count against it, Seedance has no price at all.
     keys.replaceManaged([
       ...keys.list().filter((k) => k.source === 'admin'),
-      { id: 'mixed', digest: sha256(MIXED), budget: { micros: 10_000_000, currency: 'USD', period: 'day' } },
+      { id: 'mixed', digest: sha256(MIXED), budget: { micros: 10_000_000, currency: 'USD', period: 'day' }, allowUnpriced: true },
     ]);
     const key = keys.find('mixed')!;
     const reserve = (taskId: string, request: never) =>
-      taskLedger.reserve(key, taskId, catalogue.find('video', (request as { model: string }).model)!, request);
+      taskLedger.reserve(key, taskId, `fingerprint-${taskId}`, catalogue.find('video', (request as { model: string }).model)!, request);
     await reserve('m1', V20);
     await reserve('m2', V20);
     await reserve('m3', SEEDANCE);
@@ -186,7 +187,7 @@ describe('tasks counted at zero say so: `unpriced`', () => {
     expect(r.body.budget).toMatchObject({ currency: 'USD', period: 'day', spent: 0, unpriced: 3 });
     const csv = await get(`/v1/usage?start=${today}`, MIXED, { Accept: 'text/csv' });
     // V20: one settled at 1 CNY, one running at its estimate; 2 of 2 unpriced for this key.
-    const estimate = TaskPricing.load(catalogue, {}).estimateTaskCost(V20).cost!.amount / 1e6;
+    const estimate = loadTaskPricing(catalogue, {}).estimateTaskCost(V20).cost!.amount / 1e6;
     expect(csv.body.split('\n')[1]).toBe(`V20,2,1,0,1,2,8,0,0,0,${1 + estimate}`);
   });
 
@@ -214,7 +215,7 @@ describe('tasks counted at zero say so: `unpriced`', () => {
 
 describe('the 80 % gauge', () => {
   test('counts keys whose committed amount is above 80 % of their budget, on each scrape', async () => {
-    const taskLedger = new TaskLedger(ledger, TaskPricing.load(buildCatalogue(), {}));
+    const taskLedger = new TaskLedger(ledger, loadTaskPricing(buildCatalogue(), {}));
     const registry = new Registry();
     registerLedgerMetrics(registry, keys, taskLedger);
     const scrape = async () => (await registry.getSingleMetricAsString('mediagate_ledger_keys_over_budget_fraction')).split('\n').at(-1);

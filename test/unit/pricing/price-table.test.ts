@@ -5,13 +5,14 @@
  */
 import { buildCatalogue } from '../../../platforms';
 import { micros } from '../../../pricing/price';
-import { priceJson, TaskPricing } from '../../../pricing/price-table';
+import { priceJson } from '../../../pricing/price-table';
 import { writeJsonFile } from '../../support/json-file';
+import { loadTaskPricing } from '../../../tasks/billing';
 
 const catalogue = buildCatalogue();
 
 describe('published prices', () => {
-  const pricing = TaskPricing.load(catalogue, {});
+  const pricing = loadTaskPricing(catalogue, {});
 
   test("B's VQ1 and V20 carry the official page's per-clip prices, per second, in CNY", () => {
     expect(pricing.priceOf('VQ1')).toEqual({
@@ -52,7 +53,7 @@ describe('PRICES_FILE', () => {
       V20: { currency: 'USD', source: 'negotiated', per_second: { '*': 0.05 } },
       VQ1: null,
     });
-    const pricing = TaskPricing.load(catalogue, { PRICES_FILE: file });
+    const pricing = loadTaskPricing(catalogue, { PRICES_FILE: file });
     expect(
       pricing.finalTaskCost(
         { kind: 'video', model: 'vendor-video-1-0-pro-250528', duration: 5, resolution: '720p' },
@@ -77,7 +78,7 @@ describe('PRICES_FILE', () => {
 
   test('the JSON shown for a price is the shape the file takes', () => {
     const entry = { currency: 'USD', source: 'x', per_second: { '720p': { silent: 0.1, sound: 0.15 } }, per_image: { '*': 0.02 } };
-    const pricing = TaskPricing.load(catalogue, { PRICES_FILE: writeJsonFile({ 'GV-3.1': entry }) });
+    const pricing = loadTaskPricing(catalogue, { PRICES_FILE: writeJsonFile({ 'GV-3.1': entry }) });
     expect(priceJson(pricing.priceOf('GV-3.1')!)).toEqual(entry);
   });
 
@@ -94,12 +95,12 @@ describe('PRICES_FILE', () => {
     [{ 'no-such-model': null }, /PRICES_FILE: .*no-such-model: no such model/],
     ['{ not json', /PRICES_FILE: .*JSON/],
   ])('refuses %j at start-up, naming the entry', (json, message) => {
-    expect(() => TaskPricing.load(catalogue, { PRICES_FILE: writeJsonFile(json) })).toThrow(message);
+    expect(() => loadTaskPricing(catalogue, { PRICES_FILE: writeJsonFile(json) })).toThrow(message);
   });
 });
 
 test('TaskPricing takes a validated request as the API starts it (every other field ignored), and refuses an unknown model', () => {
-  const pricing = TaskPricing.load(catalogue, {});
+  const pricing = loadTaskPricing(catalogue, {});
   const request = {
     kind: 'video' as const,
     model: 'VQ1',

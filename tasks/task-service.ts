@@ -1,11 +1,11 @@
 /**
- * Tasks as the API sees them: a task *is* a generation workflow (task_id = workflow ID). Starting one, reading
- * its record, listing a key's tasks and waiting for a result all go to Temporal; there is no other store.
+ * Tasks in Temporal: a task *is* a generation workflow (task_id = workflow ID). Starting one (for tasks/start.ts,
+ * the one start path), reading its record (tasks/record.ts), listing a key's tasks, waiting for a result and
+ * cancelling all go to Temporal; there is no other store of tasks.
  *
  * Reads need no worker: the workflow keeps status, progress, result and error in its memo, so one
  * DescribeWorkflowExecution call answers, for running and closed tasks alike.
  */
-import { randomBytes } from 'node:crypto';
 import {
   CancelledFailure,
   TerminatedFailure,
@@ -17,38 +17,32 @@ import {
   ApplicationFailure,
   type Client,
   type WorkflowExecutionDescription,
-  type WorkflowExecutionInfo,
 } from '@temporalio/client';
 import type { ModelRecord } from '../core/catalogue';
 import { SA } from '../core/search-attributes';
 import { hintTask, type HintOutcome, type TaskHint } from '../core/task-hints';
-import type { GenerationInput, GenerationRequest, GenerationResult, Kind, TaskAsked, TaskError, TaskMemo, TaskStatus } from '../core/task';
+import type {
+  GenerationInput,
+  GenerationRequest,
+  GenerationResult,
+  GenerationWorkflow,
+  Kind,
+  TaskAsked,
+  TaskMemo,
+  TaskStatus,
+} from '../core/task';
 import { isFailureReason, WORKFLOW_TYPE } from '../core/task';
 import { pricedRequest } from '../pricing/cost';
 import type { TaskPricing } from '../pricing/price-table';
 import type { WebhookTarget } from '../core/webhooks';
-import { publicItems, type PublicResultItem, type RenderedResult, type ResultLinks } from '../results/result-links';
-import { withTaskCost } from './task-cost';
-import type { generationWorkflow } from '../workflows/generation';
-
-/** Spec 2.4. */
-export interface TaskRecord {
-  task_id: string;
-  status: TaskStatus;
-  model: string;
-  message?: string;
-  progress?: string;
-  created?: number;
-  data?: PublicResultItem[];
-  error?: TaskError | { message: string; code: string };
-  [extra: string]: unknown;
-}
+import { publicItems, type RenderedResult, type ResultLinks } from '../results/result-links';
+import { askedOf, toTaskRecord, toTaskView, withTaskCost, type TaskInfo, type TaskRecord, type TaskView } from './record';
 
 export interface TaskServiceOptions {
   taskQueue: string;
   /** Renders stored results into fresh links on every read (results/result-links.ts); absent: platform links only. */
   resultLinks?: ResultLinks;
-  /** Prices task records' `usage` and `cost` (api/task-cost.ts); absent: records carry neither. */
+  /** Prices task records' `usage` and `cost` (tasks/record.ts); absent: records carry neither. */
   pricing?: TaskPricing;
 }
 
@@ -74,11 +68,6 @@ export class GenerationFailed extends Error {
   }
 }
 
-/** Opaque, URL-safe and unguessable: 128 random bits. */
-export function newTaskId(): string {
-  return `task_${randomBytes(16).toString('base64url')}`;
-}
-
 export class TaskService {
   constructor(
     private readonly client: Client,
@@ -93,9 +82,9 @@ export class TaskService {
     ownerId: string,
     entry: ModelRecord,
     request: GenerationRequest,
-    opts: { taskId?: string; requestHash?: string; asked?: Pick<TaskAsked, 'size' | 'via'>; webhook?: WebhookTarget } = {},
+    opts: { taskId: string; requestHash?: string; asked?: Pick<TaskAsked, 'size' | 'via'>; webhook?: WebhookTarget },
   ): Promise<StartedTask> {
-    const taskId = opts.taskId ?? newTaskId();
+    const taskId = opts.taskId;
     const input: GenerationInput = {
       kind: entry.kind,
       platform: entry.platform,
@@ -110,11 +99,11 @@ export class TaskService {
       platform: entry.platform,
       status: 'pending',
       requestHash: opts.requestHash,
-      // What prices the task, so every read computes its usage and cost from the memo alone (api/task-cost.ts).
+      // What prices the task, so every read computes its usage and cost from the memo alone (tasks/record.ts).
       billing: { ...pricedRequest({ ...request, kind: entry.kind, model: entry.id }) },
       ...(entry.kind === 'video' ? { asked: askedOf(request, opts.asked) } : {}),
     };
-    await this.client.workflow.start<typeof generationWorkflow>(WORKFLOW_TYPE, {
+    await this.client.workflow.start<GenerationWorkflow>(WORKFLOW_TYPE, {
       taskQueue: this.opts.taskQueue,
       workflowId: taskId,
       args: [input],
@@ -131,6 +120,11 @@ export class TaskService {
       staticSummary: `${entry.kind} · ${entry.id} · platform ${entry.platform} · key ${ownerId}`,
     });
     return { taskId, model: entry.id };
+  }
+
+  /** Whether a generation workflow runs or ran under this task id, whoever owns it. */
+  async exists(taskId: string): Promise<boolean> {
+    return (await this.describeOwned(taskId, undefined)) !== undefined;
   }
 
   /** The task's record, or undefined when it does not exist or belongs to another key (indistinguishable). */
@@ -163,7 +157,7 @@ export class TaskService {
   }
 
   /** The record, with fresh links to the stored outputs of a finished task, and its usage and cost. */
-  private async toRecord(info: Omit<WorkflowExecutionInfo, 'raw'>): Promise<TaskRecord> {
+  private async toRecord(info: TaskInfo): Promise<TaskRecord> {
     const memo = info.memo as TaskMemo | undefined;
     const result = info.status.name === 'COMPLETED' ? memo?.result : undefined;
     return withTaskCost(info, toTaskRecord(info, result ? await this.renderResult(info.workflowId, result) : undefined), this.opts.pricing);
@@ -221,7 +215,7 @@ export class TaskService {
   /** Waits for the task's result. Aborting the signal stops the wait, never the task. */
   async awaitResult(taskId: string, signal: AbortSignal): Promise<GenerationResult> {
     try {
-      return await this.client.withAbortSignal(signal, () => this.client.workflow.getHandle<typeof generationWorkflow>(taskId).result());
+      return await this.client.withAbortSignal(signal, () => this.client.workflow.getHandle<GenerationWorkflow>(taskId).result());
     } catch (err) {
       if (err instanceof WorkflowFailedError) throw new GenerationFailed(taskId, failureOf(err.cause));
       throw err;
@@ -281,36 +275,6 @@ export class TaskService {
   }
 }
 
-/** A task as the Videos API reads it (api/openai-videos/): its record, what it was asked, and when it ran. */
-export interface TaskView {
-  record: TaskRecord;
-  memo: TaskMemo;
-  startTime: Date;
-  closeTime?: Date;
-}
-
-function toTaskView(info: Omit<WorkflowExecutionInfo, 'raw'>): TaskView {
-  return {
-    record: toTaskRecord(info),
-    memo: (info.memo ?? {}) as TaskMemo,
-    startTime: info.startTime,
-    ...(info.closeTime ? { closeTime: info.closeTime } : {}),
-  };
-}
-
-/** What a video request asked for, in the memo (TaskAsked), from its validated general fields. */
-function askedOf(request: GenerationRequest, given: Pick<TaskAsked, 'size' | 'via'> = {}): TaskAsked {
-  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  const asked: TaskAsked = {
-    prompt: text(request.prompt),
-    seconds: typeof request.duration === 'number' ? request.duration : undefined,
-    ratio: text(request.ratio),
-    resolution: text(request.resolution),
-    ...given,
-  };
-  return Object.fromEntries(Object.entries(asked).filter(([, v]) => v !== undefined)) as TaskAsked;
-}
-
 /** Visibility query for one key's tasks. Key ids are [A-Za-z0-9_.-] (api/auth.ts), so no quoting issue. */
 function ownerQuery(ownerId: string): string {
   return `${SA.owner.name} = '${ownerId}' AND WorkflowType = '${WORKFLOW_TYPE}'`;
@@ -348,37 +312,6 @@ function filterClauses(filter: TaskFilter): string[] {
 
 export function isAlreadyStarted(err: unknown): err is WorkflowExecutionAlreadyStartedError {
   return err instanceof WorkflowExecutionAlreadyStartedError;
-}
-
-/**
- * Describe or list info → spec 2.4 record. Pure. `rendered` carries the client's links to the result's outputs
- * (TaskService renders them fresh on every read); without it, the platform's links are shown.
- */
-export function toTaskRecord(info: Omit<WorkflowExecutionInfo, 'raw'>, rendered?: RenderedResult): TaskRecord {
-  const memo = (info.memo ?? {}) as TaskMemo;
-  const model = memo.model ?? String(info.typedSearchAttributes.get(SA.model) ?? '');
-  const record = (status: TaskStatus, rest: Partial<TaskRecord> = {}): TaskRecord => ({ task_id: info.workflowId, status, model, ...rest });
-  switch (info.status.name) {
-    case 'RUNNING':
-      return memo.status === 'running' ? record('running', { progress: `${memo.progress ?? 0}%` }) : record('pending');
-    case 'COMPLETED': {
-      const result = memo.result;
-      if (!result) return record('failed', { error: { message: 'The task completed without a recorded result', code: 'upstream_failed' } });
-      const shown = rendered ?? { data: publicItems(result.data), extras: result.extras ?? {} };
-      return record('success', { created: result.created, data: shown.data, ...shown.extras });
-    }
-    case 'FAILED':
-      return record('failed', { error: memo.error ?? { message: 'The task failed', code: 'upstream_failed' } });
-    case 'CANCELLED':
-      return record('failed', { error: memo.error ?? { message: 'The task was cancelled', code: 'cancelled' } });
-    case 'TERMINATED':
-      return record('failed', { error: { message: 'The task was terminated by an operator', code: 'terminated' } });
-    case 'TIMED_OUT':
-      return record('failed', { error: { message: 'The task timed out', code: 'deadline_exceeded' } });
-    default:
-      // CONTINUED_AS_NEW is never the latest run; anything else is treated as still in progress.
-      return record('pending');
-  }
 }
 
 /** The failure a sync client is told about, from the workflow's failure cause. */

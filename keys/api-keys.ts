@@ -23,6 +23,11 @@ export interface ApiKey {
   /** What the key may spend per period (keys made through the admin API only); undefined: no budget. */
   budget?: BudgetSetting;
   /**
+   * A budgeted key may start tasks its budget cannot price (no price, or a price in another currency) only when its
+   * operator allows it; they then count at zero, and the budget's state says how many went through.
+   */
+  allowUnpriced?: boolean;
+  /**
    * Where the key comes from: `bootstrap` (API_KEYS / API_KEYS_FILE, changed only there) or `admin` (the admin
    * API, kept in the database). Undefined is read as bootstrap.
    */
@@ -107,7 +112,7 @@ export function parseApiKeysFile(path: string): ApiKey[] {
 
 /**
  * The keys the API accepts: the bootstrap keys it was started with, fixed, and the admin API's keys, replaced as
- * a whole whenever the database's set is read again (api/managed-keys.ts), so a revocation or a changed limit
+ * a whole whenever the database's set is read again (keys/managed-keys.ts), so a revocation or a changed limit
  * reaches every replica without a restart.
  */
 export class KeyStore {

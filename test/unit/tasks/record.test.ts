@@ -1,15 +1,15 @@
 /**
- * A task record's `usage` and `cost` (api/task-cost.ts), from what the memo keeps: the estimate while the task
+ * A task record's `usage` and `cost` (tasks/record.ts), from what the memo keeps: the estimate while the task
  * runs, the final figure from the platform's report once it succeeded, zero once it failed or was cancelled
  * unless its job ran on upstream and is billed (memo `charge`); a platform's own usage fields (V's
  * completion_tokens) kept beside the gateway's.
  */
-import { recordCost, withCost, withTaskCost } from '../../../api/task-cost';
+import { recordCost, withCost, withTaskCost } from '../../../tasks/record';
 import { buildCatalogue } from '../../../platforms';
-import { TaskPricing } from '../../../pricing/price-table';
 import { writeJsonFile } from '../../support/json-file';
+import { loadTaskPricing } from '../../../tasks/billing';
 
-const pricing = TaskPricing.load(buildCatalogue(), {
+const pricing = loadTaskPricing(buildCatalogue(), {
   PRICES_FILE: writeJsonFile({
     'vendor-video-1-0-pro-250528': {
       currency: 'CNY',

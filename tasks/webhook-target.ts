@@ -1,5 +1,5 @@
 /**
- * The webhook fields of a generation request (issue 21 §1): `webhook_url` (or the key's default) and
+ * Where a task's events go: the webhook fields of a generation request, `webhook_url` (or the key's default) and
  * `webhook_events`. They are taken out of the body before the generation fields are validated (no platform
  * ever sees them) and checked here, naming the field: the URL's form, its host (private hosts and names that
  * resolve to private addresses are refused, core/webhook-url.ts), and that the key has a signing secret.
@@ -7,8 +7,8 @@
 import { DEFAULT_WEBHOOK_EVENTS, isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent, type WebhookTarget } from '../core/webhooks';
 import type { WebhookSecrets } from '../core/webhook-signing';
 import { checkWebhookUrl, WebhookUrlError, type HostCheck } from '../core/webhook-url';
-import { invalidRequest } from './api-error';
-import type { ApiKey } from './api-keys';
+import { invalidTask } from './refusal';
+import type { ApiKey } from '../keys/api-keys';
 
 export interface WebhookPolicy {
   secrets: WebhookSecrets;
@@ -29,10 +29,10 @@ function parseEvents(events: unknown): WebhookEvent[] {
   if (events === undefined) return [...DEFAULT_WEBHOOK_EVENTS];
   const list = WEBHOOK_EVENTS.join(', ');
   if (!Array.isArray(events) || events.length === 0)
-    throw invalidRequest(`webhook_events must be a non-empty array of: ${list}`, 'webhook_events', 'invalid_value');
+    throw invalidTask(`webhook_events must be a non-empty array of: ${list}`, 'webhook_events', 'invalid_value');
   const bad = events.find((e) => !isWebhookEvent(e));
   if (bad !== undefined)
-    throw invalidRequest(`webhook_events: ${JSON.stringify(bad)} is not one of ${list}`, 'webhook_events', 'invalid_value');
+    throw invalidTask(`webhook_events: ${JSON.stringify(bad)} is not one of ${list}`, 'webhook_events', 'invalid_value');
   return [...new Set(events as WebhookEvent[])];
 }
 
@@ -44,26 +44,22 @@ export async function webhookTarget(
   linkBase: string,
 ): Promise<WebhookTarget | undefined> {
   if (fields.url !== undefined && typeof fields.url !== 'string')
-    throw invalidRequest('webhook_url must be a string (an https URL)', 'webhook_url', 'invalid_value');
+    throw invalidTask('webhook_url must be a string (an https URL)', 'webhook_url', 'invalid_value');
   const url = fields.url ?? key.webhookUrl;
   if (url === undefined) {
     if (fields.events !== undefined)
-      throw invalidRequest(
-        "webhook_events needs a webhook_url (in the request, or the API key's default)",
-        'webhook_events',
-        'invalid_value',
-      );
+      throw invalidTask("webhook_events needs a webhook_url (in the request, or the API key's default)", 'webhook_events', 'invalid_value');
     return undefined;
   }
   const events = parseEvents(fields.events);
   try {
     await checkWebhookUrl(url, policy.allowPrivateOrigins, policy.hostCheck);
   } catch (err) {
-    if (err instanceof WebhookUrlError) throw invalidRequest(`webhook_url ${err.message}`, 'webhook_url', 'invalid_value');
+    if (err instanceof WebhookUrlError) throw invalidTask(`webhook_url ${err.message}`, 'webhook_url', 'invalid_value');
     throw err;
   }
   if (!(await policy.secrets.forKey(key.id))) {
-    throw invalidRequest(
+    throw invalidTask(
       'webhook_url cannot be used: this gateway has no webhook signing secret for this API key (WEBHOOK_SIGNING_SECRET)',
       'webhook_url',
       'webhooks_not_configured',

@@ -34,6 +34,7 @@ export function keyFromRow(row: KeyRow): ApiKey {
       row.budget_micros !== null && row.budget_currency && row.budget_period
         ? { micros: Number(row.budget_micros), currency: row.budget_currency, period: row.budget_period }
         : undefined,
+    ...(row.allow_unpriced ? { allowUnpriced: true } : {}),
     source: 'admin',
     ...(row.webhook_url ? { webhookUrl: row.webhook_url } : {}),
     ...(row.webhook_secret ? { webhookSecret: webhookSecretOfRow(row) } : {}),

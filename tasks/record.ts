@@ -1,0 +1,188 @@
+/**
+ * A task's record (spec 2.4) — what every reader of a task is shown: the API's reads (GET /v1/generations/:id,
+ * GET /v1/tasks, the Videos API), the event stream, the webhooks' payloads and the ledger's sweep. It is made from
+ * the task's workflow description alone (status and memo: one DescribeWorkflowExecution call, no worker needed),
+ * with its `usage` and `cost` computed on every read from what the memo keeps (docs/api.md "Usage and cost"):
+ *
+ * - the request's price-deciding fields (`billing`, written at start), priced as an estimate while the task runs;
+ * - on success, what the platform reported it billed (`result.usage`): the final cost;
+ * - for a task that did not succeed, whether the platform bills its job all the same (`charge`, written by the
+ *   workflow when the task ends: a job it could not stop is billed as it runs to its end upstream).
+ *
+ * Pure: no I/O; the prices are the caller's (tasks/billing.ts).
+ */
+import type { WorkflowExecutionInfo } from '@temporalio/client';
+import { SA } from '../core/search-attributes';
+import type { GenerationResult, ReportedUsage, TaskAsked, TaskError, TaskMemo, TaskStatus } from '../core/task';
+import { costJson, pricedRequest, type TaskCost, type TaskOutcome, type TaskUsage } from '../pricing/cost';
+import type { TaskPricing } from '../pricing/price-table';
+import { publicItems, type PublicResultItem, type RenderedResult } from '../results/result-links';
+
+/** Spec 2.4. */
+export interface TaskRecord {
+  task_id: string;
+  status: TaskStatus;
+  model: string;
+  message?: string;
+  progress?: string;
+  created?: number;
+  data?: PublicResultItem[];
+  error?: TaskError | { message: string; code: string };
+  [extra: string]: unknown;
+}
+
+/** What a record is made from: a workflow's description or list entry. */
+export type TaskInfo = Omit<WorkflowExecutionInfo, 'raw'>;
+
+/**
+ * Describe or list info → spec 2.4 record. `rendered` carries the client's links to the result's outputs (the
+ * caller renders them fresh on every read); without it, the platform's links are shown.
+ *
+ * A task whose workflow still runs but whose memo already records its end (`success` with its result, `failed`
+ * with its error) reads as ended: what remains is the workflow's bookkeeping (its settlement in the ledger), not
+ * the task.
+ */
+export function toTaskRecord(info: TaskInfo, rendered?: RenderedResult): TaskRecord {
+  const memo = (info.memo ?? {}) as TaskMemo;
+  const model = memo.model ?? String(info.typedSearchAttributes.get(SA.model) ?? '');
+  const record = (status: TaskStatus, rest: Partial<TaskRecord> = {}): TaskRecord => ({ task_id: info.workflowId, status, model, ...rest });
+  const succeeded = (result: GenerationResult) => {
+    const shown = rendered ?? { data: publicItems(result.data), extras: result.extras ?? {} };
+    return record('success', { created: result.created, data: shown.data, ...shown.extras });
+  };
+  switch (info.status.name) {
+    case 'RUNNING':
+      if (memo.status === 'success' && memo.result) return succeeded(memo.result);
+      if (memo.status === 'failed' && memo.error) return record('failed', { error: memo.error });
+      return memo.status === 'running' ? record('running', { progress: `${memo.progress ?? 0}%` }) : record('pending');
+    case 'COMPLETED':
+      if (!memo.result)
+        return record('failed', { error: { message: 'The task completed without a recorded result', code: 'upstream_failed' } });
+      return succeeded(memo.result);
+    case 'FAILED':
+      return record('failed', { error: memo.error ?? { message: 'The task failed', code: 'upstream_failed' } });
+    case 'CANCELLED':
+      return record('failed', { error: memo.error ?? { message: 'The task was cancelled', code: 'cancelled' } });
+    case 'TERMINATED':
+      return record('failed', { error: { message: 'The task was terminated by an operator', code: 'terminated' } });
+    case 'TIMED_OUT':
+      return record('failed', { error: { message: 'The task timed out', code: 'deadline_exceeded' } });
+    default:
+      // CONTINUED_AS_NEW is never the latest run; anything else is treated as still in progress.
+      return record('pending');
+  }
+}
+
+/** The recorded result of a task that succeeded (stored keys included), whether or not its workflow has closed. */
+export function resultOf(info: TaskInfo): GenerationResult | undefined {
+  const memo = (info.memo ?? {}) as TaskMemo;
+  return toTaskRecord(info).status === 'success' ? memo.result : undefined;
+}
+
+/** A task as the Videos API reads it (api/openai-videos/): its record, what it was asked, and when it ran. */
+export interface TaskView {
+  record: TaskRecord;
+  memo: TaskMemo;
+  startTime: Date;
+  closeTime?: Date;
+}
+
+export function toTaskView(info: TaskInfo): TaskView {
+  return {
+    record: toTaskRecord(info),
+    memo: (info.memo ?? {}) as TaskMemo,
+    startTime: info.startTime,
+    ...(info.closeTime ? { closeTime: info.closeTime } : {}),
+  };
+}
+
+/** What a video request asked for, in the memo (TaskAsked), from its validated general fields. */
+export function askedOf(request: Record<string, unknown>, given: Pick<TaskAsked, 'size' | 'via'> = {}): TaskAsked {
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const asked: TaskAsked = {
+    prompt: text(request.prompt),
+    seconds: typeof request.duration === 'number' ? request.duration : undefined,
+    ratio: text(request.ratio),
+    resolution: text(request.resolution),
+    ...given,
+  };
+  return Object.fromEntries(Object.entries(asked).filter(([, v]) => v !== undefined)) as TaskAsked;
+}
+
+/** The two fields a task record carries. */
+export interface RecordCost {
+  usage: TaskUsage;
+  cost: ReturnType<typeof costJson>;
+}
+
+/** How the task ended, if it has: a record's `failed` covers cancelled tasks too. */
+export interface TaskEnd {
+  /** Set when the task has ended; absent while it runs: the estimate. */
+  outcome?: TaskOutcome;
+  /** The recorded result of a task that succeeded (its `usage`: what the platform reported it billed). */
+  result?: GenerationResult;
+  /** A task that did not succeed whose job the platform bills all the same (memo `charge`), and what it reported. */
+  billed?: { usage?: ReportedUsage };
+}
+
+/**
+ * Usage and cost of a task, or undefined when it cannot be priced: started before tasks kept their `billing`, or
+ * for a model this deployment no longer lists.
+ */
+export function recordCost(
+  pricing: TaskPricing | undefined,
+  billing: Record<string, unknown> | undefined,
+  end: TaskEnd,
+): RecordCost | undefined {
+  if (!pricing || !billing || typeof billing.model !== 'string' || (billing.kind !== 'video' && billing.kind !== 'image')) return undefined;
+  const request = pricedRequest({ ...billing, kind: billing.kind, model: billing.model });
+  let priced: { usage: TaskUsage; cost: TaskCost | null };
+  try {
+    priced = end.outcome
+      ? pricing.finalTaskCost(
+          request,
+          end.result?.usage ?? end.billed?.usage ?? {},
+          end.outcome,
+          end.outcome === 'success' || end.billed !== undefined,
+        )
+      : pricing.estimateTaskCost(request);
+  } catch {
+    return undefined;
+  }
+  return { usage: priced.usage, cost: costJson(priced.cost) };
+}
+
+/** How a task that has ended ended, from its record: `failed` covers a cancel, told apart by its error code. */
+export function outcomeOf(record: Pick<TaskRecord, 'status' | 'error'>): TaskOutcome | undefined {
+  if (record.status === 'success') return 'success';
+  if (record.status === 'failed') return record.error?.code === 'cancelled' ? 'cancelled' : 'failed';
+  return undefined;
+}
+
+/**
+ * A task record with its `usage` and `cost`, from its workflow's description (status and memo): the one place every
+ * reader prices a record, so the API's reads and the webhooks' payloads show the same.
+ */
+export function withTaskCost<T extends { status: string; error?: { code?: string } }>(
+  info: { memo?: Record<string, unknown> },
+  record: T,
+  pricing: TaskPricing | undefined,
+): T {
+  const memo = info.memo as TaskMemo | undefined;
+  const outcome = outcomeOf(record as Pick<TaskRecord, 'status' | 'error'>);
+  const end: TaskEnd = { result: outcome === 'success' ? memo?.result : undefined };
+  if (outcome !== undefined) end.outcome = outcome;
+  if (outcome !== undefined && outcome !== 'success' && memo?.charge?.billed === true)
+    end.billed = memo.charge.usage ? { usage: memo.charge.usage } : {};
+  return withCost(record, recordCost(pricing, memo?.billing, end));
+}
+
+/**
+ * `body` with `usage` and `cost` added. A platform's own `usage` object in the body (spec 2.3: V's
+ * `completion_tokens`, `total_tokens`) keeps its fields; the gateway's units are added beside them.
+ */
+export function withCost<T extends Record<string, unknown>>(body: T, priced: RecordCost | undefined): T {
+  if (!priced) return body;
+  const own = typeof body.usage === 'object' && body.usage !== null ? (body.usage as Record<string, unknown>) : {};
+  return { ...body, usage: { ...own, ...priced.usage }, cost: priced.cost };
+}

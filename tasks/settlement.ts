@@ -1,0 +1,97 @@
+/**
+ * When a task ends, its ledger entry is settled to its final cost: the settlement step, which the generation
+ * workflow runs as its last step (workflows/generation.ts), retried by Temporal until the ledger has it. The
+ * final cost is what the platform reported it billed, else what the request asked for (pricing/cost.ts); zero for a
+ * task whose job the platform does not bill (none created, failed upstream, cancelled upstream) and the job's
+ * cost for one it bills although the task did not succeed (a job a platform could not stop runs to its end).
+ *
+ * The write is keyed by task id and moves an entry forward only (ledger/entries.ts settleTask), so a step that
+ * runs again — retried after a database outage, or on another worker after a crash — changes nothing.
+ */
+import type { Logger } from '../core/logger';
+import type { SettleInput } from '../core/task';
+import { openLedgerDatabase, type LedgerDatabase } from '../ledger/database';
+import { settleTask, type Settlement } from '../ledger/entries';
+import type { TaskPricing } from '../pricing/price-table';
+
+/** What was settled, for the worker's spend and task metrics (worker/worker-metrics.ts). */
+export interface SettlementObservation {
+  settlement: Settlement;
+  platform: string;
+  model: string;
+  outcome: string;
+  micros: number;
+  currency?: string;
+}
+
+export class TaskSettlement {
+  constructor(
+    /** The ledger's database (undefined without DATABASE_URL: there is no ledger, and nothing to settle). */
+    readonly ledger: LedgerDatabase | undefined,
+    private readonly pricing: TaskPricing,
+    private readonly log: Logger,
+    private readonly observe: (o: SettlementObservation) => void = () => undefined,
+  ) {}
+
+  /**
+   * Settles the ended task's entry. A failed write throws, for the step to be retried; a task that cannot be priced
+   * (its model is no longer in this deployment's catalogue) is settled at zero, unpriced, and said so.
+   */
+  async settle(input: SettleInput): Promise<Settlement | 'no_ledger'> {
+    if (!this.ledger) return 'no_ledger';
+    let figure;
+    try {
+      figure = this.pricing.finalTaskCost(
+        { ...input.request, kind: input.request.kind, model: input.request.model },
+        input.usage,
+        input.outcome,
+        input.billed,
+      );
+    } catch (err) {
+      this.log.error(
+        { taskId: input.taskId, err: (err as Error).message },
+        'Could not price the ended task; its ledger entry is settled at zero, unpriced',
+      );
+      figure = { usage: {}, cost: null };
+    }
+    const finalMicros = figure.cost?.amount ?? 0;
+    const settled = await settleTask(this.ledger, input.taskId, {
+      outcome: input.outcome,
+      finalMicros,
+      priced: figure.cost !== null,
+      ...figure.usage,
+    });
+    this.observe({
+      settlement: settled,
+      platform: input.platform,
+      model: input.request.model,
+      outcome: input.outcome,
+      micros: finalMicros,
+      currency: figure.cost?.currency,
+    });
+    if (settled === 'unknown_task') this.log.warn({ taskId: input.taskId }, 'Ended task has no ledger entry (started without a ledger?)');
+    return settled;
+  }
+
+  async close(): Promise<void> {
+    await this.ledger?.close();
+  }
+}
+
+/**
+ * The worker's settlement, a start-up step: the ledger's database when DATABASE_URL is set (without it there is no
+ * ledger and every settlement is a no-op), the same prices as the API (PRICES_FILE), metrics of what it settles.
+ */
+export async function openSettlement(
+  config: { DATABASE_URL?: string },
+  pricing: TaskPricing,
+  observe: (o: SettlementObservation) => void,
+  log: Logger,
+): Promise<TaskSettlement> {
+  const ledger = config.DATABASE_URL
+    ? await openLedgerDatabase(config.DATABASE_URL, {
+        onError: (err) => log.warn({ err: err.message }, 'Ledger database connection lost; reconnecting on the next write'),
+      })
+    : undefined;
+  return new TaskSettlement(ledger, pricing, log, observe);
+}

@@ -1,0 +1,213 @@
+/**
+ * How a task starts: the one path every door calls (POST /v1/{videos,images}/generations and their async forms,
+ * POST /v1/videos as JSON or as a form), with the request already decoded into the general form (strings as the
+ * client meant them). In order, each step refusing with a TaskRefused that names the field, before anything is
+ * paid for:
+ *
+ * 1. validate — the text, the schema, the model's rules (tasks/validation.ts); input URLs against the operator's
+ *    private-origin allowlist;
+ * 2. allowlist — the key may use the model;
+ * 3. webhook — where the task's events go (tasks/webhook-target.ts);
+ * 4. reserve — the estimate against the key's budget, under the task's id, with the request's fingerprint
+ *    (tasks/task-ledger.ts): over budget or unpriced is refused here; an entry of the id that exists means a
+ *    repeated Idempotency-Key, and only the request whose fingerprint made the reservation is ever started;
+ * 5. limits — the key's cap on tasks in flight (tasks/inflight.ts);
+ * 6. prepare — the door's own work for an accepted task (storing an uploaded image its request links to);
+ * 7. start or replay — the workflow is started under the task's id (Temporal refuses a second one under it), or a
+ *    repeated request gets the task its first request started;
+ * 8. release on refusal — a limit, a failed preparation or a start that did not happen gives the reservation back
+ *    (a start that may have happened keeps it: the ledger's sweep settles it from the task once it is known).
+ */
+import type { Catalogue, ModelRecord } from '../core/catalogue';
+import type { GenerationRequest, Kind, TaskAsked } from '../core/task';
+import type { WebhookTarget } from '../core/webhooks';
+import type { ApiKey } from '../keys/api-keys';
+import { withInputUrlPolicy } from '../platforms/request';
+import { idempotentTaskId, newTaskId } from './idempotency';
+import type { InflightLimits } from './inflight';
+import type { TaskRecord } from './record';
+import { TaskRefused } from './refusal';
+import type { TaskLedger } from './task-ledger';
+import { isAlreadyStarted, type TaskService } from './task-service';
+import { parseGenerationBody } from './validation';
+import { splitWebhookFields, webhookTarget, type WebhookPolicy } from './webhook-target';
+
+export interface StartRequest {
+  /** Which general form the request is read as: spec 2.1 (video) or 2.2 (image). */
+  kind: Kind;
+  /** The request in the general form, as the client sent it (its webhook fields included). */
+  body: unknown;
+  /** The fingerprint of what the client sent, made by its door (tasks/idempotency.ts requestFingerprint). */
+  fingerprint: string;
+  /** The request's Idempotency-Key (tasks/idempotency.ts readIdempotencyKey); absent: a new task every time. */
+  idempotencyKey?: string;
+  /** The origin the client reached the gateway at: links in the task's webhook payloads are based on it. */
+  origin: string;
+  /** Origins an input URL may name although they are private: the gateway's own (a link to an upload it keeps). */
+  ownOrigins?: readonly string[];
+  /** What a video request asked in its door's own terms (the Videos API's size; `via: 'videos'`). */
+  asked?: Pick<TaskAsked, 'size' | 'via'>;
+  /** The door's work for an accepted task, done before its workflow starts (keeping an uploaded image). */
+  prepare?: () => Promise<void>;
+}
+
+/** A task started by this request, or the task an earlier request under the same Idempotency-Key started. */
+export type StartOutcome =
+  | { replayed: false; taskId: string; entry: ModelRecord; request: GenerationRequest }
+  | { replayed: true; taskId: string; entry: ModelRecord; request: GenerationRequest; record: TaskRecord };
+
+export interface TaskStarterDeps {
+  catalogue: Catalogue;
+  enabledPlatforms: ReadonlySet<string>;
+  /** INPUT_URL_ALLOW_PRIVATE_ORIGINS: private origins input URLs may name (a test setup's local platform). */
+  inputUrlAllowPrivateOrigins: ReadonlySet<string>;
+  webhooks: WebhookPolicy;
+  tasks: Pick<TaskService, 'start' | 'readWithFingerprint' | 'exists'>;
+  /** Budgets and each task's ledger entry (DATABASE_URL); absent: no reservation, Temporal alone keeps ids unique. */
+  ledger?: TaskLedger;
+  inflight: InflightLimits;
+  /** Each task this path started (the API's metrics). */
+  onStarted?: (entry: ModelRecord) => void;
+  /**
+   * How long a repeated request waits for the task its first request is starting at the same moment, before it is
+   * told to retry (`idempotency_key_in_use`). Default 3 s.
+   */
+  replayWaitMs?: number;
+}
+
+/** A task about to start: what validation made of the request, and where it goes. */
+interface Accepted {
+  taskId: string;
+  fingerprint: string;
+  entry: ModelRecord;
+  request: GenerationRequest;
+  webhook?: WebhookTarget;
+  asked?: Pick<TaskAsked, 'size' | 'via'>;
+}
+
+const REPLAY_POLL_MS = 100;
+
+const reusedKey = (taskId: string) =>
+  new TaskRefused('conflict', 'This Idempotency-Key was already used with a different request body', {
+    param: 'Idempotency-Key',
+    code: 'idempotency_key_reused',
+    taskId,
+  });
+
+const keyInUse = (taskId: string) =>
+  new TaskRefused('conflict', 'A request with this Idempotency-Key is being started at this moment; retry it shortly to get its task', {
+    param: 'Idempotency-Key',
+    code: 'idempotency_key_in_use',
+    taskId,
+    retryAfterSeconds: 1,
+  });
+
+export class TaskStarter {
+  constructor(private readonly deps: TaskStarterDeps) {}
+
+  async start(key: ApiKey, req: StartRequest): Promise<StartOutcome> {
+    const task = await this.accept(key, req);
+    if (this.deps.ledger) {
+      const reservation = await this.deps.ledger.reserve(key, task.taskId, task.fingerprint, task.entry, task.request);
+      if (!reservation.reserved) return this.replay(key, task, reservation.existingRequestHash);
+    }
+    return this.startReserved(key, task, req.prepare);
+  }
+
+  /** Steps 1–3: the request validated, its model allowed to the key, its webhook target checked. */
+  private async accept(key: ApiKey, req: StartRequest): Promise<Accepted> {
+    const { body, url, events } = splitWebhookFields(req.body);
+    const allowPrivateOrigins = new Set([...this.deps.inputUrlAllowPrivateOrigins, ...(req.ownOrigins ?? [])]);
+    const { entry, request } = withInputUrlPolicy({ allowPrivateOrigins }, () =>
+      parseGenerationBody(this.deps.catalogue, this.deps.enabledPlatforms, req.kind, body),
+    );
+    if (key.models && !key.models.has(entry.id)) {
+      throw new TaskRefused('not_allowed', `This API key may not use the model '${entry.id}'`, {
+        param: 'model',
+        code: 'model_not_allowed',
+      });
+    }
+    const webhook = await webhookTarget({ url, events }, key, this.deps.webhooks, req.origin);
+    const taskId = req.idempotencyKey ? idempotentTaskId(key, req.idempotencyKey) : newTaskId();
+    return {
+      taskId,
+      fingerprint: req.fingerprint,
+      entry,
+      request,
+      ...(webhook ? { webhook } : {}),
+      ...(req.asked ? { asked: req.asked } : {}),
+    };
+  }
+
+  /** Steps 5–8 for a task whose reservation (if there is a ledger) is this request's. */
+  private async startReserved(key: ApiKey, task: Accepted, prepare: StartRequest['prepare']): Promise<StartOutcome> {
+    let giveSlotBack: (() => void) | undefined;
+    let startSent = false;
+    try {
+      giveSlotBack = await this.deps.inflight.take(key);
+      await prepare?.();
+      startSent = true;
+      await this.deps.tasks.start(key.id, task.entry, task.request, {
+        taskId: task.taskId,
+        requestHash: task.fingerprint,
+        ...(task.asked ? { asked: task.asked } : {}),
+        ...(task.webhook ? { webhook: task.webhook } : {}),
+      });
+    } catch (err) {
+      giveSlotBack?.();
+      if (isAlreadyStarted(err)) return this.alreadyStarted(key, task);
+      await this.giveReservationBack(task.taskId, startSent);
+      throw err;
+    }
+    this.deps.onStarted?.(task.entry);
+    return { replayed: false, taskId: task.taskId, entry: task.entry, request: task.request };
+  }
+
+  /**
+   * The workflow exists although this request's reservation was new: it was started before its entry was kept (or
+   * there is no ledger). Its own request's fingerprint, in its memo, says whether this is a retry of it.
+   */
+  private async alreadyStarted(key: ApiKey, task: Accepted): Promise<StartOutcome> {
+    const found = await this.deps.tasks.readWithFingerprint(task.taskId, key.id);
+    if (found && found.requestHash === task.fingerprint)
+      return { replayed: true, taskId: task.taskId, entry: task.entry, request: task.request, record: found.record };
+    await this.giveReservationBack(task.taskId, false);
+    throw reusedKey(task.taskId);
+  }
+
+  /**
+   * A repeated Idempotency-Key: the task its first request started, if that request was this one (same
+   * fingerprint); a different request is refused, whatever the timing. The first request may still be starting the
+   * task: it is waited for, briefly.
+   */
+  private async replay(key: ApiKey, task: Accepted, reservedBy: string | null): Promise<StartOutcome> {
+    if (reservedBy !== null && reservedBy !== task.fingerprint) throw reusedKey(task.taskId);
+    const waitUntil = Date.now() + (this.deps.replayWaitMs ?? 3_000);
+    for (;;) {
+      const found = await this.deps.tasks.readWithFingerprint(task.taskId, key.id);
+      if (found) {
+        // An entry written before entries kept the fingerprint: the task's memo has it.
+        if (found.requestHash !== task.fingerprint) throw reusedKey(task.taskId);
+        return { replayed: true, taskId: task.taskId, entry: task.entry, request: task.request, record: found.record };
+      }
+      if (Date.now() >= waitUntil) throw keyInUse(task.taskId);
+      await new Promise((r) => setTimeout(r, REPLAY_POLL_MS));
+    }
+  }
+
+  /**
+   * Step 8: the reservation goes back when no workflow was started under the task's id. After a start request that
+   * failed, Temporal is asked first: a start whose answer was lost may have made the workflow, which then keeps
+   * its reservation (so does a task nobody can ask about now; the ledger's sweep settles either once it knows).
+   */
+  private async giveReservationBack(taskId: string, startSent: boolean): Promise<void> {
+    const ledger = this.deps.ledger;
+    if (!ledger) return;
+    try {
+      if (startSent && (await this.deps.tasks.exists(taskId))) return;
+      await ledger.releaseUnstarted(taskId);
+    } catch {
+      // The sweep releases it: a reservation older than a start can take, with no workflow, is never started.
+    }
+  }
+}
