@@ -7,7 +7,7 @@
 import OpenAI from 'openai';
 import { Webhook } from 'standardwebhooks';
 import { WEBHOOK_PENDING_SINCE } from '../../core/search-attributes';
-import { WEBHOOK_EVENT_SIGNAL, webhookDeliveryWorkflowId } from '../../core/webhooks';
+import { WEBHOOK_EVENT_SIGNAL, webhookDeliveryWorkflowId, webhookTaskQueue } from '../../core/webhooks';
 import { oldestPendingSince, pendingAtOrBefore } from '../../worker/webhook-backlog';
 import { adminCall, makeKey } from '../support/admin-api';
 import { startReceiver, type Received, type Receiver } from '../support/receiver';
@@ -178,6 +178,22 @@ describe('webhooks', () => {
       expect(deliveriesOf(taskId)).toHaveLength(listed.data[0].attempt_count);
       const history = await delivery.fetchHistory();
       expect((history.events ?? []).filter((e) => e.workflowTaskFailedEventAttributes)).toEqual([]);
+    } finally {
+      await temporal.close();
+    }
+  });
+
+  test("deliveries run on a task queue of their own, beside the generation tasks': the workers poll both", async () => {
+    const temporal = await temporalClient(temporalAddress);
+    try {
+      const taskId = await startTask('own-queue');
+      await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
+      const [task, delivery] = await Promise.all([
+        temporal.client.workflow.getHandle(taskId).describe(),
+        temporal.client.workflow.getHandle(webhookDeliveryWorkflowId(taskId)).describe(),
+      ]);
+      expect(delivery.taskQueue).toBe(webhookTaskQueue(task.taskQueue));
+      expect(delivery.taskQueue).not.toBe(task.taskQueue);
     } finally {
       await temporal.close();
     }
