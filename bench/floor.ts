@@ -101,7 +101,9 @@ function row(name: string, clients: number, r: Awaited<ReturnType<typeof closedL
 
 /** The floor's worker as a process of its own, on the stack's dev server. */
 async function startFloorWorker(stack: Stack, taskQueue: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'bench', 'floor', 'worker.ts')], {
+  const profileDir = process.env.MEDIAGATE_PROFILE_DIR;
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', join(REPO, 'bench', 'floor', 'worker.ts')], {
     cwd: REPO,
     env: {
       ...process.env,
