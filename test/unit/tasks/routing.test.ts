@@ -10,6 +10,7 @@ import { TaskRefused } from '../../../tasks/refusal';
 import { TaskRouting } from '../../../tasks/routing';
 import { parseRequestBody } from '../../../tasks/validation';
 import { writeJsonFile } from '../../support/json-file';
+import { thrownBy } from '../../support/refusal';
 
 const catalogue = buildCatalogue();
 const ALL = new Set(['T', 'B', 'V']);
@@ -38,15 +39,7 @@ function choose(routing: TaskRouting, body: Record<string, unknown>, k: ApiKey =
   return routing.choose(routing.validate(route, parsed), k);
 }
 
-const refusal = (fn: () => unknown): TaskRefused => {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof TaskRefused) return err;
-    throw err;
-  }
-  throw new Error('not refused');
-};
+const refusal = (fn: () => unknown): TaskRefused => thrownBy(fn, TaskRefused);
 
 const order = (r: ReturnType<typeof choose>) => r.candidates.map((c) => c.entry.id);
 
