@@ -14,17 +14,23 @@ import {
   updateKeySchema,
 } from './admin-schemas';
 import { errorSchema } from './response-schemas';
+import { keyListQuerySchema } from './admin-console-schemas';
 import { adminUsageQuerySchema, usageQuerySchema } from './routes/usage';
 
 const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
 const error = (description: string): ResponseConfig => ({ description, content: json(errorSchema) });
 
-const ADMIN_ERRORS: Record<string, ResponseConfig> = {
-  401: error('Missing or invalid admin token'),
-  403: error('An API key was sent: the admin API takes the admin token only'),
+export const ADMIN_ERRORS: Record<string, ResponseConfig> = {
+  401: error('Missing or invalid admin token, or a console session that ended'),
+  403: error(
+    'An API key was sent (the admin API takes the admin token only), or a console request changing something without its X-CSRF-Token',
+  ),
   405: error('Method not allowed on this path (see the Allow header)'),
   500: error('Internal error'),
 };
+
+/** The admin token, or a console session (POST /admin/v1/sessions) made with it. */
+export const ADMIN_SECURITY: Record<string, string[]>[] = [{ adminAuth: [] }, { consoleSession: [] }];
 
 const keyParams = z.object({ id: z.string().regex(KEY_ID).describe('A key id') });
 
@@ -34,7 +40,13 @@ export function registerAdmin(registry: OpenAPIRegistry): void {
     scheme: 'bearer',
     description: 'Authorization: Bearer <ADMIN_TOKEN>',
   });
-  const security = [{ adminAuth: [] }];
+  registry.registerComponent('securitySchemes', 'consoleSession', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'mediagate_console',
+    description: 'A console session (POST /admin/v1/sessions); a request that changes something also sends X-CSRF-Token',
+  });
+  const security = ADMIN_SECURITY;
   const body = (schema: z.ZodType) => ({ body: { content: json(schema), required: true } });
   registry.registerPath({
     method: 'post',
@@ -52,8 +64,9 @@ export function registerAdmin(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/admin/v1/keys',
-    summary: 'Every key: bootstrap keys (read-only) and those made here',
+    summary: 'A page of the keys: bootstrap keys (read-only) first, then those made here, each with its budget’s state',
     security,
+    request: { query: keyListQuerySchema },
     responses: { 200: { description: 'The keys', content: json(keyListSchema) }, ...ADMIN_ERRORS },
   });
   registry.registerPath({
@@ -111,7 +124,7 @@ const usageRow = z
     cost: z.record(z.string(), z.number()).describe('Per currency (USD, CNY): final costs, and the estimates of tasks still running'),
   })
   .catchall(z.string())
-  .describe('One group: its `model`, `day` or `key`, then the counts');
+  .describe('One group: its `model`, `day`, `key` or `platform`, then the counts');
 
 const usageAnswer = z
   .object({
@@ -159,8 +172,8 @@ export function registerUsage(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/admin/v1/usage',
-    summary: 'Every key’s (or one key’s) tasks, units and cost per key, model or day (Accept: text/csv for CSV)',
-    security: [{ adminAuth: [] }],
+    summary: 'Every key’s (or one key’s) tasks, units and cost per key, model, day or platform (Accept: text/csv for CSV)',
+    security: ADMIN_SECURITY,
     request: { query: adminUsageQuerySchema },
     responses: {
       200: { description: 'Usage', content: usageContent },

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { buildCatalogue, imageRequestSchema, videoRequestSchema } from '../platforms';
 import { MEDIA_EXTENSIONS } from '../results/result-store';
 import { registerAdmin, registerUsage } from './openapi-admin';
+import { registerOperator } from './openapi-operator';
 import {
   errorSchema,
   generationResultSchema,
@@ -400,6 +401,7 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   registerWebhooks(registry, errorResponse, COMMON_ERRORS);
   registerAdmin(registry);
   registerUsage(registry);
+  registerOperator(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument(DOCUMENT_HEADER);
 }
 

@@ -7,7 +7,7 @@
 import type { LedgerDatabase } from './database';
 import type { Currency } from './schema';
 
-export type UsageGroup = 'model' | 'day' | 'key';
+export type UsageGroup = 'model' | 'day' | 'key' | 'platform';
 
 export interface UsageQuery {
   /** Only this key's tasks; undefined: every key (the operator's view). */
@@ -36,6 +36,7 @@ export interface UsageRow {
 const GROUP_COLUMN: Record<UsageGroup, string> = {
   model: 'model',
   key: 'key_id',
+  platform: 'platform',
   day: "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
 };
 
@@ -108,12 +109,18 @@ export async function usage(ledger: LedgerDatabase, q: UsageQuery): Promise<Usag
 /** The map key of a budget row: key id, period and currency. */
 export const budgetRowKey = (keyId: string, period: string, currency: string) => `${keyId}\n${period}\n${currency}`;
 
-/** Every key's committed amount in the budget rows of now (today, this month, total), per currency: for the 80 % gauge. */
-export async function currentCommitted(ledger: LedgerDatabase, periods: readonly string[]): Promise<Map<string, number>> {
-  const rows = await ledger.db
+/** Every key's (or these keys') committed amount in the budget rows of now (today, this month, total), per currency: for the 80 % gauge and the admin API's key views. */
+export async function currentCommitted(
+  ledger: LedgerDatabase,
+  periods: readonly string[],
+  keyIds?: readonly string[],
+): Promise<Map<string, number>> {
+  if (keyIds?.length === 0) return new Map();
+  let q = ledger.db
     .selectFrom('budget_usage')
     .select(['key_id', 'period', 'currency', 'committed_micros'])
-    .where('period', 'in', [...periods])
-    .execute();
+    .where('period', 'in', [...periods]);
+  if (keyIds) q = q.where('key_id', 'in', [...keyIds]);
+  const rows = await q.execute();
   return new Map(rows.map((r) => [budgetRowKey(r.key_id, r.period, r.currency), Number(r.committed_micros)]));
 }
