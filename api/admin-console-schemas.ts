@@ -54,6 +54,7 @@ export const keyListQuerySchema = z.strictObject({
     .describe('1-based page number'),
   page_size: pageSize(500, 100),
   search: z.string().max(64).optional().describe('Only keys whose id contains this text'),
+  budgeted: z.enum(['true', 'false']).optional().describe('true: only keys with a budget; false: only keys without'),
 });
 
 /** The filters of the operator's task list (and of a replay's selection). */

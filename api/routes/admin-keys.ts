@@ -158,7 +158,9 @@ export function adminKeyRoutes(router: Router<AppState>, deps: AppDeps): void {
   // A page of the keys (bootstrap keys first, then by id), each with its budget's state: 10,000 keys are never sent at once.
   router.get('/admin/v1/keys', async (ctx: AppContext) => {
     const q = parseQuery(keyListQuerySchema, ctx.query);
-    const matching = q.search ? deps.keys.list().filter((k) => k.id.includes(q.search!)) : deps.keys.list();
+    const matching = deps.keys
+      .list()
+      .filter((k) => (q.search ? k.id.includes(q.search) : true) && (q.budgeted ? (k.budget !== undefined) === (q.budgeted === 'true') : true));
     const page = matching.slice((q.page - 1) * q.page_size, q.page * q.page_size);
     const states = await budgetStates(deps, page);
     ctx.body = {
