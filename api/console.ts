@@ -11,7 +11,7 @@
 import Router from '@koa/router';
 import { send } from '@koa/send';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { ApiError } from './api-error';
 import type { AppContext, AppState } from './context';
 
@@ -36,8 +36,8 @@ export const CONSOLE_CSP = [
  * the compiled api/ (dist/api/ in the image).
  */
 export function defaultConsoleDir(): string {
-  const compiled = resolve(__dirname, '..', 'console');
-  return existsSync(join(compiled, 'index.html')) ? compiled : resolve(__dirname, '..', 'dist', 'console');
+  const root = resolve(__dirname, '..');
+  return basename(root) === 'dist' ? join(root, 'console') : join(root, 'dist', 'console');
 }
 
 function secureHeaders(ctx: AppContext): void {

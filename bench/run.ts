@@ -1,12 +1,13 @@
 /**
  * `npm run bench [-- part ...]`: runs the named parts (all by default) and prints Markdown tables; the raw figures
  * go to bench/results/<part>.json. Parts: submit, reads, e2e, inflight, sync, history, results, ledger (add `--real` for the
- * real 5-minute history run), push, webhooks; push-history (~6 minutes), push-capacity (~30 minutes) and lighter (the
+ * real 5-minute history run), push, webhooks, console (the operator's console in a browser: page sizes, first render, screenshots); push-history (~6 minutes), push-capacity (~30 minutes) and lighter (the
  * embedded stack beside the production shape, ~40 minutes) run only when named.
  * Every part starts its own stack on free 127.0.0.1 ports and stops it after.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runConsole } from './console';
 import { runE2e } from './e2e';
 import { runHistory } from './history';
 import { runLedger } from './ledger';
@@ -45,6 +46,7 @@ const PARTS: Record<string, (real: boolean) => Promise<unknown>> = {
   'push-capacity': () => runPushCapacity(),
   webhooks: () => runWebhookDelay(),
   lighter: () => runLighter(),
+  console: () => runConsole(),
 };
 
 /** Long parts, left out of a run that names no part. */
@@ -67,6 +69,7 @@ function render(part: string, result: any): string {
     }
     case 'lighter':
       return `${table(result.rows)}\n\n${table(result.capacity)}\n\n${result.notes.join('; ')}`;
+    case 'console':
     case 'push':
     case 'push-capacity':
     case 'webhooks':

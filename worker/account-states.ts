@@ -19,7 +19,6 @@ const MAX_PENDING_REFUSALS = 200;
 const at = (ms: number | undefined) => (ms === undefined ? null : new Date(ms));
 
 export class AccountStatePublisher {
-  readonly workerId = `${hostname()}:${process.pid}`;
   private pending: AccountRefusal[] = [];
   private timer?: NodeJS.Timeout;
 
@@ -27,6 +26,8 @@ export class AccountStatePublisher {
     private readonly ledger: LedgerDatabase,
     private readonly pools: AccountPools,
     private readonly log: Logger,
+    /** How this worker is named in the rows (its host and process). */
+    readonly workerId = `${hostname()}:${process.pid}`,
   ) {}
 
   /** The pools' observer calls this for each refusal or throttle. */

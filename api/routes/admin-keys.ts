@@ -160,7 +160,9 @@ export function adminKeyRoutes(router: Router<AppState>, deps: AppDeps): void {
     const q = parseQuery(keyListQuerySchema, ctx.query);
     const matching = deps.keys
       .list()
-      .filter((k) => (q.search ? k.id.includes(q.search) : true) && (q.budgeted ? (k.budget !== undefined) === (q.budgeted === 'true') : true));
+      .filter(
+        (k) => (q.search ? k.id.includes(q.search) : true) && (q.budgeted ? (k.budget !== undefined) === (q.budgeted === 'true') : true),
+      );
     const page = matching.slice((q.page - 1) * q.page_size, q.page * q.page_size);
     const states = await budgetStates(deps, page);
     ctx.body = {

@@ -46,7 +46,8 @@ export function clearSessionCookie(ctx: AppContext): void {
  */
 function checkOrigin(ctx: AppContext): void {
   const origin = ctx.get('Origin');
-  if (origin !== '' && origin !== ctx.origin) {
+  // The origin this API was reached on (Koa's ctx.origin is not used: it can echo the request's Origin header).
+  if (origin !== '' && origin !== `${ctx.protocol}://${ctx.host}`) {
     throw new ApiError(403, 'permission_error', `Sign-in from another origin (${origin.slice(0, 100)}) is refused`, {
       code: 'cross_origin_sign_in',
     });
