@@ -131,7 +131,12 @@ export async function runConsole(): Promise<{ rows: PageRow[]; notes: string[] }
     const out: PageRow[] = [];
     const pages: [string, string, (p: Page) => Promise<unknown>, boolean][] = [
       ['sign-in', '/console', (p) => p.getByLabel('Admin token').waitFor(), false],
-      ['overview', '/console/', (p) => p.locator('[data-testid=overview-spend-chart] canvas').waitFor(), true],
+      [
+        'overview',
+        '/console/',
+        (p) => Promise.all([p.locator('[data-testid=overview-spend-chart] canvas').waitFor(), p.locator('tbody tr').first().waitFor()]),
+        true,
+      ],
       ['keys', '/console/keys', rows('Keys'), true],
       ['spend', '/console/spend', (p) => p.locator('[data-testid=spend-chart] canvas').waitFor(), true],
       ['tasks', '/console/tasks', rows('Tasks'), true],

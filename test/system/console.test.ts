@@ -245,6 +245,28 @@ describe.each(SHAPES)('the console on the $shape shape', ({ shape, production })
     expect(await gw.alice.waitForTask(id, 90_000)).toMatchObject({ status: 'success' });
   });
 
+  test('a running task is cancelled from its page; a cancelled task is never replayed', async () => {
+    const started = await gw.alice.post('/v1/async/videos/generations', {
+      model: V_MODEL,
+      prompt: 'console cancel [sim:duration=60000]',
+      duration: 5,
+    });
+    const id = started.body.task_id as string;
+    await visit(`/console/tasks/${id}`, /Task/);
+    await page.getByRole('button', { name: 'Cancel task' }).click();
+    await page.getByRole('dialog', { name: 'Cancel this task?' }).getByRole('button', { name: 'Cancel task' }).click();
+    expect(await gw.alice.waitForTask(id, 60_000)).toMatchObject({ status: 'failed', error: { code: 'cancelled' } });
+    await page.reload();
+    await expectText(page.locator('.status').first(), 'cancelled');
+    expect(await page.getByRole('button', { name: 'Replay task…' }).count()).toBe(0);
+    const preview = await fetch(`${gw.stack.apiUrl}/admin/v1/tasks/replay`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ task_id: id, dry_run: true }),
+    });
+    expect(await preview.json()).toMatchObject({ replayed: [], skipped: [{ task_id: id, why: expect.stringContaining('cancelled') }] });
+  });
+
   test('the accounts page shows the platform account in the rotation, as the workers report it', async () => {
     await visit('/console/accounts', 'Platform accounts');
     await until(

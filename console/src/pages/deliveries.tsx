@@ -1,7 +1,9 @@
 /** Webhook deliveries: tasks whose events are being sent, retried, or were given up, with their last answers; redeliver one. */
 import { useMemo, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, ApiError, query } from '../admin-api';
+import { api, query } from '../admin-api';
+import { Pager } from '../components/pager';
+import { useAction } from '../use-action';
 import { DataTable, type Columns } from '../components/data-table';
 import { Confirm } from '../components/dialog';
 import { LoadState, Status } from '../components/status';
@@ -28,8 +30,7 @@ export function Deliveries() {
     `/admin/v1/deliveries${query({ state, page_token: tokens.at(-1) })}`,
   );
   const [target, setTarget] = useState<string>();
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const [done, setDone] = useState<string>();
   const columns = useMemo<Columns<DeliveryItem>>(
     () => [
@@ -43,7 +44,7 @@ export function Deliveries() {
         id: 'actions',
         header: 'Actions',
         cell: ({ row }) => (
-          <button type="button" class="outline" onClick={() => (setError(undefined), setTarget(row.original.task_id))}>
+          <button type="button" class="outline" onClick={() => (action.clear(), setTarget(row.original.task_id))}>
             Redeliver {row.original.task_id}
           </button>
         ),
@@ -52,18 +53,10 @@ export function Deliveries() {
     [],
   );
   const redeliver = async () => {
-    if (!target) return;
-    setBusy(true);
-    try {
-      await api('POST', `/admin/v1/deliveries/${target}/redeliver`);
-      setDone(`The last event of ${target} is queued again.`);
-      setTarget(undefined);
-      list.reload();
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
+    if (!target || !(await action.run(() => api('POST', `/admin/v1/deliveries/${target}/redeliver`)))) return;
+    setDone(`The last event of ${target} is queued again.`);
+    setTarget(undefined);
+    list.reload();
   };
   return (
     <>
@@ -90,27 +83,21 @@ export function Deliveries() {
             empty="None."
             rowId={(d) => d.task_id}
           />
-          <nav aria-label="Delivery pages" class="pager">
-            <button type="button" class="outline" disabled={tokens.length === 0} onClick={() => setTokens(tokens.slice(0, -1))}>
-              Previous page
-            </button>
-            <button
-              type="button"
-              class="outline"
-              disabled={!list.data.next_page_token}
-              onClick={() => setTokens([...tokens, list.data!.next_page_token!])}
-            >
-              Next page
-            </button>
-          </nav>
+          <Pager
+            label="Delivery pages"
+            hasPrevious={tokens.length > 0}
+            hasNext={Boolean(list.data.next_page_token)}
+            onPrevious={() => setTokens(tokens.slice(0, -1))}
+            onNext={() => setTokens([...tokens, list.data!.next_page_token!])}
+          />
         </>
       ) : null}
       <Confirm
         title={`Redeliver the last event of ${target ?? ''}?`}
         open={target !== undefined}
         confirmLabel="Redeliver"
-        busy={busy}
-        error={error}
+        busy={action.busy}
+        error={action.error}
         onConfirm={() => void redeliver()}
         onClose={() => setTarget(undefined)}
       >

@@ -4,7 +4,9 @@
  * each behind a confirmation, each through the admin API so it takes effect as it would from curl.
  */
 import { useMemo, useState } from 'preact/hooks';
-import { api, ApiError, query } from '../admin-api';
+import { api, query } from '../admin-api';
+import { Pager } from '../components/pager';
+import { useAction } from '../use-action';
 import { DataTable, type Columns } from '../components/data-table';
 import { Confirm, Dialog } from '../components/dialog';
 import { LoadState } from '../components/status';
@@ -62,26 +64,17 @@ export function Keys() {
   const list = useApi<KeyList>(`/admin/v1/keys${query({ page, page_size: PAGE_SIZE, search })}`);
   const [editing, setEditing] = useState<KeyView | 'new'>();
   const [pending, setPending] = useState<Pending>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const action = useAction();
   const [created, setCreated] = useState<{ id: string; secret: string }>();
 
   const ask = (p: Pending) => {
-    setError(undefined);
+    action.clear();
     setPending(p);
   };
   const confirm = async () => {
-    if (!pending) return;
-    setBusy(true);
-    try {
-      await pending.run();
-      setPending(undefined);
-      list.reload();
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
+    if (!pending || !(await action.run(pending.run))) return;
+    setPending(undefined);
+    list.reload();
   };
   const submitForm = (e: Event) => {
     e.preventDefault();
@@ -182,14 +175,13 @@ export function Keys() {
             empty="No key matches."
             rowId={(k) => k.id}
           />
-          <nav aria-label="Key pages" class="pager">
-            <button type="button" class="outline" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              Previous page
-            </button>
-            <button type="button" class="outline" disabled={!l.has_more} onClick={() => setPage(page + 1)}>
-              Next page
-            </button>
-          </nav>
+          <Pager
+            label="Key pages"
+            hasPrevious={page > 1}
+            hasNext={l.has_more}
+            onPrevious={() => setPage(page - 1)}
+            onNext={() => setPage(page + 1)}
+          />
         </>
       ) : null}
       <Dialog
@@ -207,8 +199,8 @@ export function Keys() {
         open={pending !== undefined}
         confirmLabel={pending?.label ?? ''}
         danger={pending?.danger}
-        busy={busy}
-        error={error}
+        busy={action.busy}
+        error={action.error}
         onConfirm={() => void confirm()}
         onClose={() => setPending(undefined)}
       >

@@ -1,25 +1,16 @@
 /** Sign-in: the admin token, once, for a session. A wrong token is told so, and nothing more. */
-import { useState } from 'preact/hooks';
-import { ApiError, signIn } from '../admin-api';
+import { signIn } from '../admin-api';
+import { useAction } from '../use-action';
 
 export function SignIn(props: { onSignedIn: () => void }) {
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
     const token = (form.elements.namedItem('token') as HTMLInputElement).value;
-    setBusy(true);
-    setError(undefined);
-    try {
-      await signIn(token);
-      form.reset();
-      props.onSignedIn();
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'The gateway could not be reached.');
-    } finally {
-      setBusy(false);
-    }
+    if (!(await run(() => signIn(token)))) return;
+    form.reset();
+    props.onSignedIn();
   };
   return (
     <main class="container sign-in">

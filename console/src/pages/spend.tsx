@@ -4,8 +4,10 @@
  * with what is left of it.
  */
 import { useMemo, useState } from 'preact/hooks';
-import { ApiError, apiCsv, query } from '../admin-api';
+import { apiCsv, query } from '../admin-api';
+import { messageOf } from '../use-action';
 import { DataTable, type Columns } from '../components/data-table';
+import { Pager } from '../components/pager';
 import { LoadState } from '../components/status';
 import { costs, dayRange, money } from '../format';
 import { SpendChart, type UsageAnswer, type UsageRow } from '../spend-chart';
@@ -14,8 +16,13 @@ import type { KeyView } from './key-form';
 
 const GROUPS = ['key', 'model', 'platform', 'day'] as const;
 
+const BUDGETS_PAGE = 50;
+
 function Budgets() {
-  const keys = useApi<{ data: KeyView[]; total: number }>('/admin/v1/keys?budgeted=true&page_size=500');
+  const [page, setPage] = useState(1);
+  const keys = useApi<{ data: KeyView[]; total: number; has_more: boolean }>(
+    `/admin/v1/keys?budgeted=true&page_size=${BUDGETS_PAGE}&page=${page}`,
+  );
   const columns = useMemo<Columns<KeyView>>(
     () => [
       { id: 'id', header: 'Key', accessorFn: (k) => k.id },
@@ -31,13 +38,22 @@ function Budgets() {
       <h2>Budgets</h2>
       <LoadState error={keys.error} loading={keys.loading && !keys.data} />
       {keys.data ? (
-        <DataTable
-          caption={`Keys with a budget (${keys.data.total})`}
-          columns={columns}
-          data={keys.data.data}
-          empty="No key has a budget."
-          rowId={(k) => k.id}
-        />
+        <>
+          <DataTable
+            caption={`Keys with a budget (${keys.data.total})`}
+            columns={columns}
+            data={keys.data.data}
+            empty="No key has a budget."
+            rowId={(k) => k.id}
+          />
+          <Pager
+            label="Budget pages"
+            hasPrevious={page > 1}
+            hasNext={keys.data.has_more}
+            onPrevious={() => setPage(page - 1)}
+            onNext={() => setPage(page + 1)}
+          />
+        </>
       ) : null}
     </section>
   );
@@ -75,7 +91,7 @@ export function Spend() {
     setCsvError(undefined);
     apiCsv(path).then(
       (text) => download(`usage-${groupBy}-${range.start}-${range.end}.csv`, text),
-      (err: unknown) => setCsvError(err instanceof ApiError ? err.message : String(err)),
+      (err: unknown) => setCsvError(messageOf(err)),
     );
   };
   return (

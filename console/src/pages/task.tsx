@@ -5,7 +5,8 @@
  */
 import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
-import { api, ApiError } from '../admin-api';
+import { api } from '../admin-api';
+import { useAction } from '../use-action';
 import { Confirm } from '../components/dialog';
 import { LoadState, Status } from '../components/status';
 import { EventList, type DeliveryEvent } from '../deliveries-table';
@@ -51,30 +52,18 @@ export function Task() {
   const id = params.id ?? '';
   const task = useApi<TaskDetail>(`/admin/v1/tasks/${encodeURIComponent(id)}`);
   const [pending, setPending] = useState<Pending>();
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const [done, setDone] = useState<string>();
   const run = async (what: () => Promise<unknown>, message: string) => {
-    setBusy(true);
-    try {
-      await what();
-      setPending(undefined);
-      setDone(message);
-      task.reload();
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
+    if (!(await action.run(what))) return;
+    setPending(undefined);
+    setDone(message);
+    task.reload();
   };
-  const askReplay = async () => {
-    setError(undefined);
-    try {
-      setPending({ kind: 'replay', preview: await api<ReplayAnswer>('POST', '/admin/v1/tasks/replay', { task_id: id, dry_run: true }) });
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-    }
-  };
+  const askReplay = () =>
+    action.run(async () =>
+      setPending({ kind: 'replay', preview: await api<ReplayAnswer>('POST', '/admin/v1/tasks/replay', { task_id: id, dry_run: true }) }),
+    );
   const t = task.data;
   return (
     <>
@@ -96,7 +85,7 @@ export function Task() {
           </p>
           <div class="actions">
             {t.status === 'pending' || t.status === 'running' ? (
-              <button type="button" class="outline danger" onClick={() => (setError(undefined), setPending({ kind: 'cancel' }))}>
+              <button type="button" class="outline danger" onClick={() => (action.clear(), setPending({ kind: 'cancel' }))}>
                 Cancel task
               </button>
             ) : null}
@@ -128,7 +117,7 @@ export function Task() {
               <>
                 <p>To {t.deliveries.webhook_url}</p>
                 <EventList events={t.deliveries.events} />
-                <button type="button" class="outline" onClick={() => (setError(undefined), setPending({ kind: 'redeliver' }))}>
+                <button type="button" class="outline" onClick={() => (action.clear(), setPending({ kind: 'redeliver' }))}>
                   Redeliver the last event
                 </button>
               </>
@@ -147,8 +136,8 @@ export function Task() {
         open={pending?.kind === 'cancel'}
         confirmLabel="Cancel task"
         danger
-        busy={busy}
-        error={error}
+        busy={action.busy}
+        error={action.error}
         onConfirm={() => void run(() => api('POST', `/admin/v1/tasks/${id}/cancel`), 'Cancel requested.')}
         onClose={() => setPending(undefined)}
       >
@@ -158,8 +147,8 @@ export function Task() {
         title="Replay this task?"
         open={pending?.kind === 'replay'}
         confirmLabel="Replay"
-        busy={busy}
-        error={error}
+        busy={action.busy}
+        error={action.error}
         onConfirm={() => void run(() => api('POST', '/admin/v1/tasks/replay', { task_id: id }), 'Replay started.')}
         onClose={() => setPending(undefined)}
       >
@@ -169,8 +158,8 @@ export function Task() {
         title="Redeliver the last webhook event?"
         open={pending?.kind === 'redeliver'}
         confirmLabel="Redeliver"
-        busy={busy}
-        error={error}
+        busy={action.busy}
+        error={action.error}
         onConfirm={() => void run(() => api('POST', `/admin/v1/deliveries/${id}/redeliver`), 'Redelivery queued.')}
         onClose={() => setPending(undefined)}
       >

@@ -5,7 +5,9 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, ApiError, query } from '../admin-api';
+import { api, query } from '../admin-api';
+import { Pager } from '../components/pager';
+import { useAction } from '../use-action';
 import { DataTable, type Columns } from '../components/data-table';
 import { Confirm } from '../components/dialog';
 import { LoadState, Status } from '../components/status';
@@ -114,8 +116,7 @@ export function Tasks() {
   >;
   const [tokens, setTokens] = useState<string[]>([]);
   const [preview, setPreview] = useState<ReplayAnswer>();
-  const [replayError, setReplayError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const apiFilter: Record<string, string | undefined> = { ...filters, since: instant(filters.since), until: instant(filters.until) };
   const page = useApi<TaskPage>(`/admin/v1/tasks${query({ ...apiFilter, page_size: PAGE_SIZE, page_token: tokens.at(-1) })}`);
   const columns = useMemo<Columns<OperatorTask>>(
@@ -136,27 +137,12 @@ export function Tasks() {
     location.route(`/console/tasks${query(v)}`);
   };
   const { status: _status, ...replayFilter } = apiFilter;
-  const askReplay = async () => {
-    setReplayError(undefined);
-    try {
-      setPreview(
-        await api<ReplayAnswer>('POST', '/admin/v1/tasks/replay', { filter: JSON.parse(JSON.stringify(replayFilter)), dry_run: true }),
-      );
-    } catch (err) {
-      setReplayError(err instanceof ApiError ? err.message : String(err));
-    }
-  };
+  const body = (dryRun: boolean) => ({ filter: JSON.parse(JSON.stringify(replayFilter)) as object, ...(dryRun ? { dry_run: true } : {}) });
+  const askReplay = () => action.run(async () => setPreview(await api<ReplayAnswer>('POST', '/admin/v1/tasks/replay', body(true))));
   const replay = async () => {
-    setBusy(true);
-    try {
-      await api<ReplayAnswer>('POST', '/admin/v1/tasks/replay', { filter: JSON.parse(JSON.stringify(replayFilter)) });
-      setPreview(undefined);
-      page.reload();
-    } catch (err) {
-      setReplayError(err instanceof ApiError ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
+    if (!(await action.run(() => api<ReplayAnswer>('POST', '/admin/v1/tasks/replay', body(false))))) return;
+    setPreview(undefined);
+    page.reload();
   };
   const p = page.data;
   return (
@@ -166,9 +152,9 @@ export function Tasks() {
       <button type="button" class="outline" onClick={() => void askReplay()}>
         Replay failed tasks matching these filters…
       </button>
-      {replayError && !preview ? (
+      {action.error && !preview ? (
         <p role="alert" class="error">
-          {replayError}
+          {action.error}
         </p>
       ) : null}
       <LoadState error={page.error} loading={page.loading && !p} />
@@ -181,22 +167,21 @@ export function Tasks() {
             empty="No task matches these filters."
             rowId={(t) => t.task_id}
           />
-          <nav aria-label="Task pages" class="pager">
-            <button type="button" class="outline" disabled={tokens.length === 0} onClick={() => setTokens(tokens.slice(0, -1))}>
-              Previous page
-            </button>
-            <button type="button" class="outline" disabled={!p.next_page_token} onClick={() => setTokens([...tokens, p.next_page_token!])}>
-              Next page
-            </button>
-          </nav>
+          <Pager
+            label="Task pages"
+            hasPrevious={tokens.length > 0}
+            hasNext={Boolean(p.next_page_token)}
+            onPrevious={() => setTokens(tokens.slice(0, -1))}
+            onNext={() => setTokens([...tokens, p.next_page_token!])}
+          />
         </>
       ) : null}
       <Confirm
         title="Replay these failed tasks?"
         open={preview !== undefined}
         confirmLabel={`Replay ${preview?.replayed.length ?? 0} tasks`}
-        busy={busy}
-        error={replayError}
+        busy={action.busy}
+        error={action.error}
         onConfirm={() => void replay()}
         onClose={() => setPreview(undefined)}
       >

@@ -4,51 +4,31 @@
  * told so, nothing more; a request that changes something needs the CSRF token; a sign-out on one replica ends the
  * session on the other; an expired session signs nobody in.
  */
-import { createLogger } from '../../../core/logger';
 import { ConsoleSessions } from '../../../api/console-sessions';
-import { KeyStore, parseApiKeysEnv } from '../../../keys/api-keys';
-import { ManagedKeys } from '../../../keys/managed-keys';
-import { openLedgerDatabase, type LedgerDatabase } from '../../../ledger/database';
 import { TaskLedger } from '../../../tasks/task-ledger';
 import { usePostgres } from '../../support/postgres';
-import { rawRequest, SECRET, startTestApi, type TestApi } from '../../support/test-api';
+import { startAdminReplica, stopAdminReplica, type AdminReplica } from '../../support/admin-replica';
+import { rawRequest } from '../../support/test-api';
 
 const ADMIN_TOKEN = 'admin-token-for-console-tests-0123456789';
-const logger = createLogger('test', 'silent');
 const postgres = usePostgres();
 
-interface Replica {
-  api: TestApi;
-  ledger: LedgerDatabase;
-  managed: ManagedKeys;
-}
+type Replica = AdminReplica;
 const replicas: Replica[] = [];
 
-async function replica(url: string, ttlMs = 60_000): Promise<Replica> {
-  const ledger = await openLedgerDatabase(url);
-  const keys = new KeyStore(parseApiKeysEnv(`alice:${SECRET}`));
-  const managed = new ManagedKeys(ledger, keys, logger);
-  await managed.start(60_000);
-  const api = await startTestApi({
-    deps: {
-      keys,
-      managedKeys: managed,
-      adminToken: ADMIN_TOKEN,
-      consoleSessions: new ConsoleSessions(ledger, ttlMs),
-      taskLedger: new TaskLedger(ledger, undefined as never),
-    },
+/** A replica whose console sessions last `ttlMs`. */
+async function consoleReplica(url: string, ttlMs = 60_000): Promise<Replica> {
+  const r = await startAdminReplica(url, {
+    adminToken: ADMIN_TOKEN,
+    refreshMs: 60_000,
+    deps: (ledger) => ({ consoleSessions: new ConsoleSessions(ledger, ttlMs), taskLedger: new TaskLedger(ledger, undefined as never) }),
   });
-  const r = { api, ledger, managed };
   replicas.push(r);
   return r;
 }
 
 afterAll(async () => {
-  for (const r of replicas) {
-    r.managed.stop();
-    await r.api.close();
-    await r.ledger.close();
-  }
+  for (const r of replicas) await stopAdminReplica(r);
 });
 
 const signIn = (r: Replica, token: string, headers: Record<string, string> = {}) =>
@@ -68,8 +48,8 @@ describe('console sessions', () => {
   let b: Replica;
   beforeAll(async () => {
     const url = await postgres.pg.freshDatabase();
-    a = await replica(url);
-    b = await replica(url);
+    a = await consoleReplica(url);
+    b = await consoleReplica(url);
   });
 
   test('a wrong token is told so without a hint; the right one sets an HttpOnly, SameSite=Strict cookie with an expiry', async () => {
@@ -117,7 +97,7 @@ describe('console sessions', () => {
   });
 
   test('an expired session signs nobody in', async () => {
-    const short = await replica(await postgres.pg.freshDatabase(), 200);
+    const short = await consoleReplica(await postgres.pg.freshDatabase(), 200);
     const cookie = cookieOf((await signIn(short, ADMIN_TOKEN)).headers['set-cookie']);
     expect((await asSession(short, cookie, 'GET', '/admin/v1/keys')).status).toBe(200);
     await new Promise((r) => setTimeout(r, 400));
@@ -136,7 +116,7 @@ describe('GET /admin/v1/keys: paged, searchable, with each budget’s state', ()
       body === undefined ? undefined : JSON.stringify(body),
     );
   beforeAll(async () => {
-    a = await replica(await postgres.pg.freshDatabase());
+    a = await consoleReplica(await postgres.pg.freshDatabase());
     for (let i = 0; i < 12; i++) {
       const budget = i % 4 === 0 ? { budget: { amount: 10, currency: 'USD', period: 'month' } } : {};
       expect((await admin('/admin/v1/keys', 'POST', { id: `k-${String(i).padStart(2, '0')}`, ...budget })).status).toBe(201);
