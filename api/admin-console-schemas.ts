@@ -43,6 +43,15 @@ export const sessionSchema = z
   })
   .meta({ id: 'ConsoleSession' });
 
+export const sessionStateSchema = z
+  .object({
+    object: z.literal('console_session'),
+    signed_in: z.boolean().describe('Whether the request’s cookie holds a live console session'),
+    expires_at: z.string().optional(),
+    csrf_token: z.string().optional().describe('With signed_in: the session’s CSRF token'),
+  })
+  .meta({ id: 'ConsoleSessionState' });
+
 export const keyListQuerySchema = z.strictObject({
   page: z
     .string()

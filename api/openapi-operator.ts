@@ -17,6 +17,7 @@ import {
   replayReportSchema,
   replaySchema,
   sessionSchema,
+  sessionStateSchema,
   signInSchema,
   taskListQuerySchema,
 } from './admin-console-schemas';
@@ -52,9 +53,12 @@ function registerSessions(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/admin/v1/sessions/current',
-    summary: 'The current console session (its CSRF token again, after a reload)',
-    security: ADMIN_SECURITY,
-    responses: { 200: { description: 'The session', content: json(sessionSchema) }, 404: error('Not a console session'), ...ADMIN_ERRORS },
+    summary: 'Whether the session cookie holds a live console session, and its CSRF token again (after a reload)',
+    responses: {
+      200: { description: 'The session, or signed_in false', content: json(sessionStateSchema) },
+      405: error('Method not allowed on this path (see the Allow header)'),
+      500: error('Internal error'),
+    },
   });
   registry.registerPath({
     method: 'delete',

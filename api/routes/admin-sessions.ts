@@ -1,7 +1,8 @@
 /**
  * The console's sign-in (api/console-sessions.ts): POST /admin/v1/sessions exchanges the admin token for a session
- * cookie and a CSRF token; GET /admin/v1/sessions/current gives the page its CSRF token again after a reload (the
- * page keeps it in memory only); DELETE /admin/v1/sessions/current signs out, on every replica at once.
+ * cookie and a CSRF token; GET /admin/v1/sessions/current says whether the cookie holds a live session and gives the
+ * page its CSRF token again after a reload (the page keeps it in memory only); DELETE /admin/v1/sessions/current
+ * signs out, on every replica at once.
  */
 import type Router from '@koa/router';
 import { ApiError } from '../api-error';
@@ -54,8 +55,18 @@ function checkOrigin(ctx: AppContext): void {
   }
 }
 
-/** POST /admin/v1/sessions: before admin authentication (its body carries the token). */
+/**
+ * POST /admin/v1/sessions and GET /admin/v1/sessions/current: before admin authentication (the first carries the
+ * token in its body; the second tells a page that loads whether its cookie still holds a session, without a 401).
+ */
 export function signInRoutes(router: Router<AppState>, deps: AppDeps): void {
+  router.get('/admin/v1/sessions/current', async (ctx: AppContext) => {
+    const cookie = ctx.cookies.get(SESSION_COOKIE);
+    const session = cookie ? await deps.consoleSessions?.find(cookie) : undefined;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = session ? { ...sessionBody(session), signed_in: true } : { object: 'console_session', signed_in: false };
+  });
+
   router.post('/admin/v1/sessions', async (ctx: AppContext) => {
     checkOrigin(ctx);
     const { token } = parseBody(signInSchema, ctx.request.body);
@@ -76,7 +87,7 @@ export function signInRoutes(router: Router<AppState>, deps: AppDeps): void {
   });
 }
 
-/** The current session: behind admin authentication, which found it. */
+/** Ending the current session: behind admin authentication, which found it (and checked its CSRF token). */
 export function sessionRoutes(router: Router<AppState>, deps: AppDeps): void {
   const current = (ctx: AppContext): ConsoleSession => {
     const session = ctx.state.consoleSession;
@@ -86,9 +97,6 @@ export function sessionRoutes(router: Router<AppState>, deps: AppDeps): void {
       });
     return session;
   };
-  router.get('/admin/v1/sessions/current', (ctx: AppContext) => {
-    ctx.body = sessionBody(current(ctx));
-  });
   router.delete('/admin/v1/sessions/current', async (ctx: AppContext) => {
     const session = current(ctx);
     await deps.consoleSessions?.end(session.value);

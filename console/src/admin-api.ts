@@ -72,16 +72,11 @@ export async function signIn(token: string): Promise<void> {
   csrfToken = session.csrf_token;
 }
 
-/** After a reload: the session the cookie still carries, if any. */
+/** After a reload: whether the cookie still carries a session (and its CSRF token). */
 export async function resumeSession(): Promise<boolean> {
-  try {
-    const session = await api<SessionAnswer>('GET', '/admin/v1/sessions/current');
-    csrfToken = session.csrf_token;
-    return true;
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 401) return false;
-    throw err;
-  }
+  const state = await api<Partial<SessionAnswer> & { signed_in: boolean }>('GET', '/admin/v1/sessions/current');
+  csrfToken = state.signed_in ? state.csrf_token : undefined;
+  return state.signed_in;
 }
 
 export async function signOut(): Promise<void> {

@@ -106,7 +106,8 @@ describe.each(SHAPES)('the console on the $shape shape', ({ shape, production })
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expectText(page.getByRole('alert'), 'The admin token is not correct.');
     expect(await seriousViolations(page)).toEqual([]);
-    // The 401 of a wrong token is an answer, not an error of the page: the browser logs the failed request alone.
+    // The 401 of a wrong token is the answer the page shows: the browser logs that failed request, and nothing else.
+    expect(w.errors).toEqual([expect.stringMatching(/^console: Failed to load resource: .*401/)]);
     w.errors.splice(0);
 
     await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
@@ -289,13 +290,17 @@ describe.each(SHAPES)('the console on the $shape shape', ({ shape, production })
         method,
         headers: { Cookie: `mediagate_console=${cookie.value}`, ...headers },
       });
-    for (const port of gw.stack.apiPorts) expect((await withCookie(port)).status).toBe(200);
+    for (const port of gw.stack.apiPorts) expect(((await (await withCookie(port)).json()) as { signed_in: boolean }).signed_in).toBe(true);
     // A request that changes something needs the session's CSRF token as well as its cookie.
     expect((await withCookie(gw.stack.apiPorts[0]!, 'DELETE')).status).toBe(403);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Admin token').waitFor();
-    for (const port of gw.stack.apiPorts) expect((await withCookie(port)).status).toBe(401);
+    for (const port of gw.stack.apiPorts) {
+      expect(((await (await withCookie(port)).json()) as { signed_in: boolean }).signed_in).toBe(false);
+      const keys = await fetch(`http://127.0.0.1:${port}/admin/v1/keys`, { headers: { Cookie: `mediagate_console=${cookie.value}` } });
+      expect(keys.status).toBe(401);
+    }
     expect(await seriousViolations(page)).toEqual([]);
     expect(w.errors).toEqual([]);
   });

@@ -79,7 +79,7 @@ describe('console sessions', () => {
     const cookie = cookieOf(ok.headers['set-cookie']);
     const csrf = ok.body.csrf_token as string;
     expect((await asSession(b, cookie, 'GET', '/admin/v1/keys')).status).toBe(200);
-    expect((await asSession(b, cookie, 'GET', '/admin/v1/sessions/current')).body).toMatchObject({ csrf_token: csrf });
+    expect((await asSession(b, cookie, 'GET', '/admin/v1/sessions/current')).body).toMatchObject({ signed_in: true, csrf_token: csrf });
 
     const noCsrf = await asSession(b, cookie, 'POST', '/admin/v1/keys', {}, { id: 'made-without-csrf' });
     expect([noCsrf.status, noCsrf.body.error.code]).toEqual([403, 'csrf_token_invalid']);
@@ -93,6 +93,10 @@ describe('console sessions', () => {
     for (const r of [a, b]) {
       const after = await asSession(r, cookie, 'GET', '/admin/v1/keys');
       expect([after.status, after.body.error.code]).toEqual([401, 'session_expired']);
+      expect((await asSession(r, cookie, 'GET', '/admin/v1/sessions/current')).body).toEqual({
+        object: 'console_session',
+        signed_in: false,
+      });
     }
   });
 
