@@ -51,6 +51,26 @@ async function readiness(workerReadyUrls: readonly string[]): Promise<Record<str
   };
 }
 
+/**
+ * The operator's doors: the console's sign-in (its body carries the admin token, so it comes before the admin API's
+ * authentication), the admin API (its own secret, ADMIN_TOKEN, or a console session made with it — never an API
+ * key, so it sits outside Bearer key auth), and the console's static pages, which reach the gateway only through it.
+ */
+function operatorRouters(deps: AppDeps) {
+  const body = () => jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS });
+  const signIn = new Router<AppState>();
+  signIn.use(body());
+  signInRoutes(signIn, deps);
+  const admin = new Router<AppState>();
+  admin.use(adminAuthenticate(deps.adminToken, deps.keys, deps.consoleSessions), body());
+  adminKeyRoutes(admin, deps);
+  adminUsageRoutes(admin, deps);
+  sessionRoutes(admin, deps);
+  adminTaskRoutes(admin, deps);
+  adminOperationRoutes(admin, deps);
+  return { signIn, admin, consolePages: consoleRoutes(deps.consoleDir) };
+}
+
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   app.proxy = deps.trustProxy;
@@ -93,24 +113,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // platform's receiver — a per-task token or the platform's signature — and is only ever a hint to poll.
   const callbacks = new Router<AppState>();
   callbackRoutes(callbacks, deps);
-  // The console's sign-in: its body carries the admin token, so it comes before the admin API's authentication.
-  const signIn = new Router<AppState>();
-  signIn.use(jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS }));
-  signInRoutes(signIn, deps);
-  // The operator's API: its own secret (ADMIN_TOKEN) or a console session made with it, never an API key, so it
-  // sits outside Bearer key auth.
-  const admin = new Router<AppState>();
-  admin.use(
-    adminAuthenticate(deps.adminToken, deps.keys, deps.consoleSessions),
-    jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS }),
-  );
-  adminKeyRoutes(admin, deps);
-  adminUsageRoutes(admin, deps);
-  sessionRoutes(admin, deps);
-  adminTaskRoutes(admin, deps);
-  adminOperationRoutes(admin, deps);
-  // The operator's console: static files, which reach the gateway only through the admin API.
-  const consolePages = consoleRoutes(deps.consoleDir);
+  const { signIn, admin, consolePages } = operatorRouters(deps);
 
   app.use(requestContext(deps.logger));
   // Links to stored results rendered during this request are based on the origin the client reached (unless

@@ -58,6 +58,63 @@ function CreatedSecret(props: { id: string; secret: string; onClose: () => void 
   );
 }
 
+/** A stored key's changes, each behind a confirmation (a bootstrap key changes only in its file). */
+function KeyActions(props: { k: KeyView; onEdit: (k: KeyView) => void; ask: (p: Pending) => void }) {
+  const { k, ask } = props;
+  if (k.source === 'bootstrap') return <small>read-only (API_KEYS)</small>;
+  const path = `/admin/v1/keys/${encodeURIComponent(k.id)}`;
+  return (
+    <div class="actions">
+      <button type="button" class="outline" onClick={() => props.onEdit(k)}>
+        Edit {k.id}
+      </button>
+      <button
+        type="button"
+        class="outline"
+        onClick={() =>
+          ask({
+            title: `Rotate the webhook secret of ${k.id}?`,
+            label: 'Rotate secret',
+            text: 'A new signing secret is made; the old one keeps signing beside it for a day, so receivers can switch.',
+            run: async () => void (await api('PATCH', path, { rotate_webhook_secret: true })),
+          })
+        }
+      >
+        Rotate webhook secret
+      </button>
+      <button
+        type="button"
+        class="outline danger"
+        onClick={() =>
+          ask({
+            title: `Revoke key ${k.id}?`,
+            label: 'Revoke key',
+            danger: true,
+            text: 'The key stops working on every API replica within seconds; its id is never reused. Its tasks keep running.',
+            run: async () => void (await api('DELETE', path)),
+          })
+        }
+      >
+        Revoke {k.id}
+      </button>
+    </div>
+  );
+}
+
+/** The keys table's columns: what each key may use and spend, and its actions. */
+function keyColumns(onEdit: (k: KeyView) => void, ask: (p: Pending) => void): Columns<KeyView> {
+  return [
+    { id: 'id', header: 'Key', accessorFn: (k) => k.id },
+    { id: 'source', header: 'Source', accessorFn: (k) => k.source },
+    { id: 'budget', header: 'Budget', accessorFn: (k) => budgetText(k) },
+    { id: 'models', header: 'Models', accessorFn: (k) => (k.models ? k.models.join(', ') : 'all') },
+    { id: 'limits', header: 'Limits', accessorFn: (k) => `${k.rate_limit_rps ?? 'default'} rps, ${k.max_inflight ?? 'default'} running` },
+    { id: 'webhook', header: 'Webhook URL', accessorFn: (k) => k.webhook_url ?? '—' },
+    { id: 'created', header: 'Created', accessorFn: (k) => (k.created_at ? when(new Date(k.created_at * 1000).toISOString()) : '—') },
+    { id: 'actions', header: 'Actions', cell: ({ row }) => <KeyActions k={row.original} onEdit={onEdit} ask={ask} /> },
+  ];
+}
+
 export function Keys() {
   const [page, setPage] = useState(1);
   const [search, setSearch] = useState('');
@@ -94,63 +151,7 @@ export function Keys() {
     });
   };
 
-  const columns = useMemo<Columns<KeyView>>(
-    () => [
-      { id: 'id', header: 'Key', accessorFn: (k) => k.id },
-      { id: 'source', header: 'Source', accessorFn: (k) => k.source },
-      { id: 'budget', header: 'Budget', accessorFn: (k) => budgetText(k) },
-      { id: 'models', header: 'Models', accessorFn: (k) => (k.models ? k.models.join(', ') : 'all') },
-      { id: 'limits', header: 'Limits', accessorFn: (k) => `${k.rate_limit_rps ?? 'default'} rps, ${k.max_inflight ?? 'default'} running` },
-      { id: 'webhook', header: 'Webhook URL', accessorFn: (k) => k.webhook_url ?? '—' },
-      { id: 'created', header: 'Created', accessorFn: (k) => (k.created_at ? when(new Date(k.created_at * 1000).toISOString()) : '—') },
-      {
-        id: 'actions',
-        header: 'Actions',
-        cell: ({ row }) => {
-          const k = row.original;
-          if (k.source === 'bootstrap') return <small>read-only (API_KEYS)</small>;
-          const path = `/admin/v1/keys/${encodeURIComponent(k.id)}`;
-          return (
-            <div class="actions">
-              <button type="button" class="outline" onClick={() => setEditing(k)}>
-                Edit {k.id}
-              </button>
-              <button
-                type="button"
-                class="outline"
-                onClick={() =>
-                  ask({
-                    title: `Rotate the webhook secret of ${k.id}?`,
-                    label: 'Rotate secret',
-                    text: 'A new signing secret is made; the old one keeps signing beside it for a day, so receivers can switch.',
-                    run: async () => void (await api('PATCH', path, { rotate_webhook_secret: true })),
-                  })
-                }
-              >
-                Rotate webhook secret
-              </button>
-              <button
-                type="button"
-                class="outline danger"
-                onClick={() =>
-                  ask({
-                    title: `Revoke key ${k.id}?`,
-                    label: 'Revoke key',
-                    danger: true,
-                    text: 'The key stops working on every API replica within seconds; its id is never reused. Its tasks keep running.',
-                    run: async () => void (await api('DELETE', path)),
-                  })
-                }
-              >
-                Revoke {k.id}
-              </button>
-            </div>
-          );
-        },
-      },
-    ],
-    [],
-  );
+  const columns = useMemo(() => keyColumns(setEditing, ask), []);
 
   const l = list.data;
   return (
