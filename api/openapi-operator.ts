@@ -39,6 +39,8 @@ function registerSessions(registry: OpenAPIRegistry): void {
     method: 'post',
     path: '/admin/v1/sessions',
     summary: 'Sign in to the console: the admin token for a session cookie (HttpOnly, SameSite=Strict) and a CSRF token',
+    // Public: the token comes in the body.
+    security: [],
     request: body(signInSchema),
     responses: {
       201: { description: 'Signed in; Set-Cookie carries the session', content: json(sessionSchema) },
@@ -54,6 +56,8 @@ function registerSessions(registry: OpenAPIRegistry): void {
     method: 'get',
     path: '/admin/v1/sessions/current',
     summary: 'Whether the session cookie holds a live console session, and its CSRF token again (after a reload)',
+    // Public: it says whether the cookie sent holds a session, and nothing else.
+    security: [],
     responses: {
       200: { description: 'The session, or signed_in false', content: json(sessionStateSchema) },
       405: error('Method not allowed on this path (see the Allow header)'),
@@ -110,7 +114,7 @@ function registerTasks(registry: OpenAPIRegistry): void {
   });
   registry.registerPath({
     method: 'post',
-    path: '/admin/v1/tasks/replay',
+    path: '/admin/v1/replays',
     summary: 'Replay one failed task or the failed tasks a filter names (never a cancelled one); dry_run previews',
     security: ADMIN_SECURITY,
     request: body(replaySchema),

@@ -1,7 +1,7 @@
 /**
  * Every key's tasks for the operator: GET /admin/v1/tasks (filtered, a page at a time with Temporal's page token),
  * GET /admin/v1/tasks/:task_id (the record and cost, key, upstream job and account, timeline, webhook deliveries, a
- * link to the workflow in the Temporal UI), POST /admin/v1/tasks/:task_id/cancel, and POST /admin/v1/tasks/replay
+ * link to the workflow in the Temporal UI), POST /admin/v1/tasks/:task_id/cancel, and POST /admin/v1/replays
  * (one failed task or a filtered set, never a cancelled one; `dry_run` is the preview).
  */
 import type Router from '@koa/router';
@@ -95,7 +95,7 @@ export function adminTaskRoutes(router: Router<AppState>, deps: AppDeps): void {
     ctx.body = outcome.record;
   });
 
-  router.post('/admin/v1/tasks/replay', async (ctx: AppContext) => {
+  router.post('/admin/v1/replays', async (ctx: AppContext) => {
     const body = parseBody(replaySchema, ctx.request.body);
     const dryRun = body.dry_run === true;
     const report = await taskAdminOf(deps).replay({

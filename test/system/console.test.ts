@@ -260,7 +260,7 @@ describe.each(SHAPES)('the console on the $shape shape', ({ shape, production })
     await page.reload();
     await expectText(page.locator('.status').first(), 'cancelled');
     expect(await page.getByRole('button', { name: 'Replay task…' }).count()).toBe(0);
-    const preview = await fetch(`${gw.stack.apiUrl}/admin/v1/tasks/replay`, {
+    const preview = await fetch(`${gw.stack.apiUrl}/admin/v1/replays`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ task_id: id, dry_run: true }),

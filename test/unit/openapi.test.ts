@@ -132,7 +132,7 @@ describe('the admin API (issue 20 §2)', () => {
     ['get', '/admin/v1/tasks'],
     ['get', '/admin/v1/tasks/{task_id}'],
     ['post', '/admin/v1/tasks/{task_id}/cancel'],
-    ['post', '/admin/v1/tasks/replay'],
+    ['post', '/admin/v1/replays'],
     ['get', '/admin/v1/accounts'],
     ['get', '/admin/v1/deliveries'],
     ['post', '/admin/v1/deliveries/{task_id}/redeliver'],

@@ -39,7 +39,7 @@ const CHANGES: Record<
   replay: {
     title: 'Replay this task?',
     label: 'Replay',
-    call: (id) => api('POST', '/admin/v1/tasks/replay', { task_id: id }),
+    call: (id) => api('POST', '/admin/v1/replays', { task_id: id }),
     done: 'Replay started.',
   },
   redeliver: {
@@ -163,7 +163,7 @@ export function Task() {
   };
   const askReplay = () =>
     action.run(async () =>
-      ask({ kind: 'replay', preview: await api<ReplayAnswer>('POST', '/admin/v1/tasks/replay', { task_id: id, dry_run: true }) }),
+      ask({ kind: 'replay', preview: await api<ReplayAnswer>('POST', '/admin/v1/replays', { task_id: id, dry_run: true }) }),
     );
   const t = task.data;
   const change = pending ? CHANGES[pending.kind] : undefined;

@@ -138,9 +138,9 @@ export function Tasks() {
   };
   const { status: _status, ...replayFilter } = apiFilter;
   const body = (dryRun: boolean) => ({ filter: JSON.parse(JSON.stringify(replayFilter)) as object, ...(dryRun ? { dry_run: true } : {}) });
-  const askReplay = () => action.run(async () => setPreview(await api<ReplayAnswer>('POST', '/admin/v1/tasks/replay', body(true))));
+  const askReplay = () => action.run(async () => setPreview(await api<ReplayAnswer>('POST', '/admin/v1/replays', body(true))));
   const replay = async () => {
-    if (!(await action.run(() => api<ReplayAnswer>('POST', '/admin/v1/tasks/replay', body(false))))) return;
+    if (!(await action.run(() => api<ReplayAnswer>('POST', '/admin/v1/replays', body(false))))) return;
     setPreview(undefined);
     page.reload();
   };
