@@ -4,7 +4,8 @@
  */
 const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }],
-  // Kysely ships only ES modules, which jest's CommonJS runtime cannot load (Node can): compiled like our code.
+  // Kysely's 0.29 line ships only ES modules, which jest's CommonJS runtime cannot load (Node can): compiled like our
+  // code. The pinned 0.28 line (Node 20) ships CommonJS beside them; the transform keeps either working.
   'node_modules/kysely/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
 };
 const common = {

@@ -16,6 +16,7 @@ import { webhookSignature, type WebhookSecrets } from '../core/webhook-signing';
 import { parseWebhookUrl } from '../core/webhook-url';
 import {
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
+  webhookTaskQueue,
   WEBHOOK_EVENT_SIGNAL,
   webhookDeliveryWorkflowId,
   webhookEventBody,
@@ -82,7 +83,7 @@ export function createWebhookActivities(deps: WebhookDeps) {
       const start: WebhookDeliveryInput = { taskId: input.taskId, ownerId: input.ownerId, target: input.target, timing: deps.timing };
       await deps.client.workflow.signalWithStart(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
         workflowId: webhookDeliveryWorkflowId(input.taskId),
-        taskQueue: deps.taskQueue,
+        taskQueue: webhookTaskQueue(deps.taskQueue),
         args: [start],
         memo: { delivery: start },
         signal: WEBHOOK_EVENT_SIGNAL,

@@ -41,6 +41,12 @@ const limits = {
     .max(1_000_000)
     .describe('Requests per second per API replica (0 = unlimited); absent or null: KEY_RATE_LIMIT_RPS'),
   max_inflight: z.number().int().min(0).max(1_000_000).describe('Running tasks (0 = unlimited); absent or null: KEY_MAX_INFLIGHT'),
+  max_streams: z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .describe('Open event streams (GET /v1/generations/{task_id}/events) per API replica (0 = unlimited); absent or null: KEY_MAX_STREAMS'),
   budget: budgetSchema,
   allow_unpriced: z
     .boolean()
@@ -66,6 +72,7 @@ export const createKeySchema = z
     models: limits.models.optional(),
     rate_limit_rps: limits.rate_limit_rps.optional(),
     max_inflight: limits.max_inflight.optional(),
+    max_streams: limits.max_streams.optional(),
     budget: limits.budget.optional(),
     allow_unpriced: limits.allow_unpriced.optional(),
     webhook_url: limits.webhook_url.optional(),
@@ -78,6 +85,7 @@ export const updateKeySchema = z
     models: limits.models.nullable().optional(),
     rate_limit_rps: limits.rate_limit_rps.nullable().optional(),
     max_inflight: limits.max_inflight.nullable().optional(),
+    max_streams: limits.max_streams.nullable().optional(),
     budget: limits.budget.nullable().optional(),
     allow_unpriced: limits.allow_unpriced.optional(),
     webhook_url: limits.webhook_url.nullable().optional(),
@@ -111,6 +119,7 @@ export const keyViewSchema = z
     models: z.array(z.string()).nullable(),
     rate_limit_rps: z.number().nullable(),
     max_inflight: z.number().nullable(),
+    max_streams: z.number().nullable(),
     budget: budgetSchema.nullable(),
     allow_unpriced: z.boolean().describe('Whether the budget lets through tasks it cannot price (counted at zero)'),
     webhook_url: z.string().nullable().describe("The key's default webhook URL; null: none"),

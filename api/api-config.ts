@@ -11,19 +11,34 @@ import { pricesEnv } from '../pricing/price-table';
 import { parseWorkerReadyUrls } from './worker-readiness';
 import { resolveLinks, resultCopySchema, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
 import { webhookAllowedOrigins, webhookSharedSchema } from '../core/webhook-config';
+import { DEFAULT_UPLOADS_MAX_MEMORY_BYTES } from './openai-videos/upload-memory';
 
 export const apiOwnSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   PORT: port(8080),
   /** Comma-separated `id:secret` pairs. */
   API_KEYS: optionalString,
-  /** JSON file of keys: `[{id, secret | sha256, models?, rate_limit_rps?, max_inflight?}]`. */
+  /** JSON file of keys: `[{id, secret | sha256, models?, rate_limit_rps?, max_inflight?, max_streams?, webhook_*?}]`. */
   API_KEYS_FILE: optionalString,
   SYNC_TIMEOUT_MS: positiveMs(600_000),
   /** Requests per second per API key (0 = unlimited); API_KEYS_FILE may override it per key. */
   KEY_RATE_LIMIT_RPS: z.coerce.number().nonnegative().default(50),
   /** Running tasks per API key (0 = unlimited); API_KEYS_FILE may override it per key. */
   KEY_MAX_INFLIGHT: z.coerce.number().int().nonnegative().default(100),
+  /**
+   * Open event streams (GET /v1/generations/:id/events) per API key on this process (0 = unlimited); a key's
+   * `max_streams` (API_KEYS_FILE or the admin API) overrides it. A stream lives up to SYNC_TIMEOUT_MS.
+   */
+  KEY_MAX_STREAMS: z.coerce.number().int().nonnegative().default(20),
+  /** Open event streams on this API process, every key together (0 = unlimited): past it a new one is 503. */
+  API_MAX_STREAMS: z.coerce.number().int().nonnegative().default(500),
+  /**
+   * What every upload in progress (POST /v1/videos forms, each read into memory) may hold on this process together;
+   * one key at most half of it. Past it a new upload is refused (503, or 429 past the key's half). 0 = unlimited.
+   */
+  UPLOADS_MAX_MEMORY_BYTES: z.coerce.number().int().nonnegative().default(DEFAULT_UPLOADS_MAX_MEMORY_BYTES),
+  /** How long a client may take to send a request body (JSON or a form), from its first byte: past it 408. */
+  BODY_TIMEOUT_MS: positiveMs(30_000),
   /** How long a stopping API waits for in-flight requests before closing their connections. */
   API_SHUTDOWN_GRACE_MS: positiveMs(15_000),
   /** Behind a reverse proxy: trust its X-Forwarded-* headers (client address in logs). */

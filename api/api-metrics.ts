@@ -8,6 +8,7 @@
  */
 import type { Next } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { uploadMemory } from './openai-videos/upload-memory';
 import { recordedStatus, type AppContext } from './context';
 
 export const registry = new Registry();
@@ -33,7 +34,7 @@ const tasksStarted = new Counter({
 
 const callbacks = new Counter({
   name: 'mediagate_callbacks_total',
-  help: "Platforms' announcements received at /v1/callbacks, by platform and outcome (signalled, unknown task, task already closed, refused, rate_limited)",
+  help: "Platforms' announcements received at /v1/callbacks, by platform and outcome (signalled, unknown task, task already closed, refused: the platform's own failed verification or was malformed, forged: refused and naming no job of ours, rate_limited)",
   labelNames: ['platform', 'outcome'] as const,
   registers: [registry],
 });
@@ -43,6 +44,43 @@ const syncWaits = new Gauge({
   help: 'Sync generation requests currently waiting for their result',
   registers: [registry],
 });
+
+const eventStreams = new Gauge({
+  name: 'mediagate_event_streams_open',
+  help: 'Event streams (GET /v1/generations/:id/events) open on this process',
+  registers: [registry],
+});
+
+const eventStreamsRefused = new Counter({
+  name: 'mediagate_event_streams_refused_total',
+  help: "Event streams refused at a bound: too_many_streams (the key's, 429), streams_at_capacity (the process's, 503)",
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});
+
+new Gauge({
+  name: 'mediagate_upload_memory_bytes',
+  help: 'Bytes the uploads in progress hold (POST /v1/videos forms), of UPLOADS_MAX_MEMORY_BYTES',
+  registers: [registry],
+  collect() {
+    this.set(uploadMemory().holding());
+  },
+});
+
+/** An event stream began holding its slot (api/routes/events.ts). */
+export function streamOpened(): void {
+  eventStreams.inc();
+}
+
+/** An event stream gave its slot back. */
+export function streamClosed(): void {
+  eventStreams.dec();
+}
+
+/** An event stream refused at a bound (api/event-stream-slots.ts), by the refusal's code. */
+export function recordStreamRefused(reason: string): void {
+  eventStreamsRefused.inc({ reason });
+}
 
 /** Label for requests no route matched: their paths are arbitrary, so they share one series. */
 const UNMATCHED = 'unmatched';

@@ -33,7 +33,7 @@ import { adminTaskRoutes } from './routes/admin-tasks';
 
 /** Largest request body (after decompression): a generation request is a few KiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
-/** How long a client may take to send its body: a slow body holds a connection and its memory. */
+/** How long a client may take to send its body: a slow body holds a connection and its memory (BODY_TIMEOUT_MS). */
 export const BODY_TIMEOUT_MS = 30_000;
 
 /**
@@ -71,9 +71,30 @@ function operatorRouters(deps: AppDeps) {
   return { signIn, admin, consolePages: consoleRoutes(deps.consoleDir) };
 }
 
+/** Codes of a response stream cut short because its client went away: a normal end, not a fault. */
+const CLIENT_LEFT = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ERR_STREAM_DESTROYED']);
+
+/**
+ * What Koa reports after the answer has started (a streamed body that failed part-way): by default it prints the
+ * stack to stderr. A client leaving an event stream or a download is normal: one debug line. Anything else is an
+ * error line in the log, with the request's id and route.
+ */
+function onStreamError(deps: AppDeps) {
+  return (err: Error & { code?: string }, ctx?: AppContext) => {
+    const log = ctx?.state.log ?? deps.logger;
+    const where = { route: ctx?.state.route ?? ctx?.path, method: ctx?.method };
+    if ((err.code && CLIENT_LEFT.has(err.code)) || ctx?.req.destroyed) {
+      log.debug({ ...where, code: err.code }, 'The client left before the answer was complete');
+      return;
+    }
+    log.error({ ...where, err }, 'An answer failed after it had started');
+  };
+}
+
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   app.proxy = deps.trustProxy;
+  app.on('error', onStreamError(deps));
 
   const health = new Router<AppState>();
   health.get('/healthz', (ctx: AppContext) => {

@@ -2,10 +2,12 @@
 import type { ParameterizedContext } from 'koa';
 import type { Catalogue } from '../core/catalogue';
 import type { Logger } from '../core/logger';
+import type { UpstreamHint } from '../platforms/platform';
 import type { TaskPricing } from '../pricing/price-table';
 import type { ResultLinks } from '../results/result-links';
 import type { ResultStore } from '../results/result-store';
 import type { ApiKey, KeyStore } from '../keys/api-keys';
+import type { EventStreamSlots } from './event-stream-slots';
 import type { KeyLimits } from './key-limits';
 import type { ManagedKeys } from '../keys/managed-keys';
 import type { TaskLedger } from '../tasks/task-ledger';
@@ -58,7 +60,7 @@ export interface AppDeps {
   publicBaseUrl?: string;
   /** RESULT_RETENTION_DAYS: when stored outputs are deleted (the Videos API's `expires_at`; default 7). */
   resultRetentionDays?: number;
-  /** How long a client may take to send its body (default api/app.ts BODY_TIMEOUT_MS; tests shorten it). */
+  /** How long a client may take to send its body (BODY_TIMEOUT_MS; default api/app.ts BODY_TIMEOUT_MS). */
   bodyTimeoutMs?: number;
   /** Aborted when the process is stopping: sync waits then answer 503 naming their task. */
   shutdownSignal: AbortSignal;
@@ -66,6 +68,8 @@ export interface AppDeps {
   webhooks: WebhookPolicy;
   /** Deliveries (GET/POST /v1/generations/:id/deliveries) and the live event stream (GET /v1/generations/:id/events). */
   webhookService: WebhookService;
+  /** Open event streams per key and per process (KEY_MAX_STREAMS, API_MAX_STREAMS; api/event-stream-slots.ts). */
+  streams: EventStreamSlots;
   /** The event stream's heartbeat comment interval (SSE_HEARTBEAT_MS, 15 s). */
   sseHeartbeatMs: number;
   /** Readiness: can we reach Temporal right now? */
@@ -76,6 +80,11 @@ export interface AppDeps {
   managedKeys?: ManagedKeys;
   /** The ledger's reads of budgets and usage (DATABASE_URL); unset: no budget, no usage. */
   taskLedger?: TaskLedger;
+  /**
+   * Whether a refused callback names a job of ours (core/task-hints.ts namesJobOfOurs, against Temporal); unset:
+   * none does, so every refused callback counts as forged (api/callback-verification.ts).
+   */
+  callbackJobCheck?: (platform: string, hint: UpstreamHint) => Promise<boolean>;
   /** The workers' readiness URLs (WORKER_READY_URLS): /readyz names each platform with no account. Default: none. */
   workerReadyUrls?: readonly string[];
   /** The console's sign-in sessions (DATABASE_URL and ADMIN_TOKEN); unset: the console cannot sign in. */

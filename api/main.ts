@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { ConfigError } from '../core/config';
 import { createLogger } from '../core/logger';
+import { namesJobOfOurs } from '../core/task-hints';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 import { buildCatalogue } from '../platforms';
 import { ResultLinks } from '../results/result-links';
@@ -17,6 +18,8 @@ import { createApp } from './app';
 import { createApiServer } from './http-server';
 import { KeyStore, parseApiKeysEnv, parseApiKeysFile } from '../keys/api-keys';
 import { KeyLimits } from './key-limits';
+import { EventStreamSlots } from './event-stream-slots';
+import { configureUploadMemory } from './openai-videos/upload-memory';
 import { ManagedKeys } from '../keys/managed-keys';
 import { TaskLedger } from '../tasks/task-ledger';
 import { registerLedgerMetrics } from './ledger-metrics';
@@ -91,6 +94,8 @@ async function main(): Promise<void> {
     explicit: async (keyId) => keys.byId(keyId)?.webhookSecret,
   });
 
+  // What uploads in progress may hold in this process's memory (POST /v1/videos forms).
+  configureUploadMemory(config.UPLOADS_MAX_MEMORY_BYTES);
   const webhooks = { secrets, allowPrivateOrigins: config.webhookAllowPrivateOrigins };
 
   const webhookService = new WebhookService(client, tasks, config.TEMPORAL_TASK_QUEUE);
@@ -129,10 +134,13 @@ async function main(): Promise<void> {
     publicBaseUrl: config.links.publicBaseUrl,
     webhooks,
     webhookService,
+    streams: new EventStreamSlots({ perKey: config.KEY_MAX_STREAMS, total: config.API_MAX_STREAMS }),
+    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
     checkTemporal: async () => {
       await connection.healthService.check({});
     },
+    callbackJobCheck: (platform, hint) => namesJobOfOurs(client, platform, hint),
     adminToken: config.ADMIN_TOKEN,
     managedKeys,
     taskLedger,

@@ -31,6 +31,12 @@ export const ADMIN_ERRORS: Record<string, ResponseConfig> = {
 
 /** The admin token, or a console session (POST /admin/v1/sessions) made with it. */
 export const ADMIN_SECURITY: Record<string, string[]>[] = [{ adminAuth: [] }, { consoleSession: [] }];
+/** What the JSON body reader answers before the route reads the body (api/middleware/json-body.ts), as on /v1. */
+const BODY_ERRORS: Record<string, ResponseConfig> = {
+  408: error('The body did not arrive in time'),
+  413: error('Body larger than 1 MiB (declared or after decompression)'),
+  415: error('Content-Type is not application/json, or an unsupported Content-Encoding'),
+};
 
 const keyParams = z.object({ id: z.string().regex(KEY_ID).describe('A key id') });
 
@@ -58,6 +64,7 @@ export function registerAdmin(registry: OpenAPIRegistry): void {
       201: { description: 'The key, with its secret', content: json(createdKeySchema) },
       400: error('Invalid field (error.param names it), an unknown model, or an id that exists or existed'),
       503: error('No database configured (DATABASE_URL)'),
+      ...BODY_ERRORS,
       ...ADMIN_ERRORS,
     },
   });
@@ -89,6 +96,7 @@ export function registerAdmin(registry: OpenAPIRegistry): void {
       404: error('No such key'),
       409: error('A bootstrap key: change it in API_KEYS or API_KEYS_FILE'),
       503: error('No database configured (DATABASE_URL)'),
+      ...BODY_ERRORS,
       ...ADMIN_ERRORS,
     },
   });

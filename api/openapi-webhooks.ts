@@ -119,7 +119,7 @@ export function registerWebhooks(
     path: '/v1/generations/{task_id}/events',
     summary: 'The task as a Server-Sent Events stream',
     description:
-      'Sends the task record (as GET /v1/generations/{task_id}) on every status or progress change, with id `<status>:<progress>`, and ends after the final one. Send Last-Event-ID to resume. A `: heartbeat` comment every 15 s; at the sync bound an `event: timeout` asks the client to reconnect.',
+      'Sends the task record (as GET /v1/generations/{task_id}) on every status or progress change, with id `<status>:<progress>`, and ends after the final one. Send Last-Event-ID to resume. A `: heartbeat` comment every 15 s; at the sync bound an `event: timeout` asks the client to reconnect. A key holds at most KEY_MAX_STREAMS (20) open streams per server (429 beyond), a server API_MAX_STREAMS (500; 503 beyond).',
     security: [{ bearerAuth: [] }],
     request: {
       params: taskParams,
@@ -129,6 +129,12 @@ export function registerWebhooks(
       200: { description: 'The event stream', content: { 'text/event-stream': { schema: sseEventSchema } } },
       404: notFound,
       ...commonErrors,
+      429: errorResponse(
+        'Rate limit reached, or (code too_many_streams) the key already holds its maximum of open streams on this server (KEY_MAX_STREAMS or its max_streams; see Retry-After)',
+      ),
+      503: errorResponse(
+        'Temporal (the task store) is unavailable, or (code streams_at_capacity) this server holds its maximum of open streams (API_MAX_STREAMS; see Retry-After)',
+      ),
     },
   });
 }

@@ -11,6 +11,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import {
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
+  webhookTaskQueue,
   WEBHOOK_REDELIVER_SIGNAL,
   webhookDeliveryWorkflowId,
   type DeliveryEventRecord,
@@ -83,7 +84,7 @@ export class WebhookService {
     if (!memo || !last) return undefined;
     await this.client.workflow.signalWithStart(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
       workflowId: webhookDeliveryWorkflowId(taskId),
-      taskQueue: this.taskQueue,
+      taskQueue: webhookTaskQueue(this.taskQueue),
       args: [memo.delivery],
       memo: memo as unknown as Record<string, unknown>,
       signal: WEBHOOK_REDELIVER_SIGNAL,

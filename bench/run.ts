@@ -1,14 +1,17 @@
 /**
  * `npm run bench [-- part ...]`: runs the named parts (all by default) and prints Markdown tables; the raw figures
  * go to bench/results/<part>.json. Parts: submit, reads, e2e, inflight, sync, history, results, ledger (add `--real` for the
- * real 5-minute history run), push, webhooks, console (the operator's console in a browser: page sizes, first render, screenshots); push-history (~6 minutes), push-capacity (~30 minutes) and lighter (the
- * embedded stack beside the production shape, ~40 minutes) run only when named.
+ * real 5-minute history run), push, webhooks, streams, console (the operator's console in a browser: page sizes, first
+ * render, screenshots); push-history (~6 minutes), push-capacity (~30 minutes), lighter (the embedded stack beside
+ * the production shape, ~40 minutes) and floor (the gateway beside a minimal Temporal task, ~10 minutes) run only when
+ * named.
  * Every part starts its own stack on free 127.0.0.1 ports and stops it after.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runConsole } from './console';
 import { runE2e } from './e2e';
+import { runFloor, type FloorRow } from './floor';
 import { runHistory } from './history';
 import { runLedger } from './ledger';
 import { runLighter } from './lighter';
@@ -16,6 +19,7 @@ import { runPushCapacity, runPushDelay, runPushHistory } from './push';
 import { runReads } from './reads';
 import { runResults } from './result-store';
 import { runInFlight, runSync } from './scale';
+import { runStreams } from './streams';
 import { runSubmit } from './submit';
 import { machine } from './support';
 import { runWebhookDelay } from './webhooks';
@@ -24,11 +28,11 @@ const RESULTS = join(__dirname, 'results');
 
 function table(rows: Record<string, unknown>[]): string {
   if (rows.length === 0) return '(no rows)';
-  const cols = Object.keys(rows[0]!);
+  const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   return [
     `| ${cols.join(' | ')} |`,
     `|${cols.map(() => '---').join('|')}|`,
-    ...rows.map((r) => `| ${cols.map((c) => String(r[c])).join(' | ')} |`),
+    ...rows.map((r) => `| ${cols.map((c) => String(r[c] ?? '-')).join(' | ')} |`),
   ].join('\n');
 }
 
@@ -45,12 +49,14 @@ const PARTS: Record<string, (real: boolean) => Promise<unknown>> = {
   'push-history': () => runPushHistory(),
   'push-capacity': () => runPushCapacity(),
   webhooks: () => runWebhookDelay(),
+  streams: () => runStreams(),
   lighter: () => runLighter(),
   console: () => runConsole(),
+  floor: () => runFloor(),
 };
 
 /** Long parts, left out of a run that names no part. */
-const ON_REQUEST = new Set(['push-history', 'push-capacity', 'lighter']);
+const ON_REQUEST = new Set(['push-history', 'push-capacity', 'lighter', 'floor']);
 
 function render(part: string, result: any): string {
   switch (part) {
@@ -67,12 +73,20 @@ function render(part: string, result: any): string {
       const parts = [...new Set(rows.map((r) => r.part))];
       return `${parts.map((p) => table(rows.filter((r) => r.part === p))).join('\n\n')}\n\n${result.notes.join('; ')}`;
     }
+    case 'floor': {
+      const rows = (result.rows as FloorRow[]).map(({ cpuMsPerTask, ...rest }) => ({
+        ...rest,
+        ...Object.fromEntries(Object.entries(cpuMsPerTask).map(([role, ms]) => [`${role} ms`, ms])),
+      }));
+      return `${table(rows)}\n\n${result.notes.join('; ')}`;
+    }
     case 'lighter':
       return `${table(result.rows)}\n\n${table(result.capacity)}\n\n${result.notes.join('; ')}`;
     case 'console':
     case 'push':
     case 'push-capacity':
     case 'webhooks':
+    case 'streams':
       return `${table(result.rows)}\n\n${result.notes.join('; ')}`;
     case 'push-history': {
       const rows = result.rows as { push: string; byType: Record<string, number> }[];

@@ -1,15 +1,21 @@
 /**
- * Part 1, async submission: POST /v1/async/videos/generations through the API with autocannon at 1, 16 and 64
- * concurrent clients; then, in the same run and against the same stack, the API's own start call
- * (TaskService.start = client.workflow.start with the same arguments, search attributes and memo) in a bare
- * loop at the same concurrency. Their ratio is what HTTP, auth, validation and Koa add.
+ * Part `submit`, async submission: POST /v1/async/videos/generations through the API with autocannon at 1, 16 and
+ * 64 concurrent clients, with a key that has a budget (the ledger in a real PostgreSQL: every submit reserves its
+ * estimate, the model priced in PRICES_FILE); then, in the same run and against the same stack, the API's own start
+ * call (TaskService.start = client.workflow.start with the same arguments, search attributes and memo) in a bare
+ * loop at the same concurrency. Their ratio (p50 over p50) is what HTTP, auth, validation, the reservation and Koa
+ * add.
  */
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { startTestPostgres } from '../test/support/postgres';
 import { parseGenerationBody } from '../tasks/validation';
 import { TaskService } from '../tasks/task-service';
 import { newTaskId } from '../tasks/idempotency';
 import { buildCatalogue } from '../platforms';
-import { AUTH, apiUrl, benchStack, cannon, percentile, round, videoBody, VIDEO_MODEL } from './support';
+import { apiUrl, benchStack, cannon, percentile, round, videoBody, VIDEO_MODEL } from './support';
 
 const LEVELS = [1, 16, 64];
 const SECONDS = 10;
@@ -17,12 +23,27 @@ const QUEUE = `bench-submit-${process.pid}`;
 
 export interface SubmitRow {
   clients: number;
-  via: 'api' | 'workflow.start';
+  via: 'api, budget on' | 'workflow.start';
   requests: number;
   reqPerSec: number;
   p50ms: number;
   p99ms: number;
+  /** The API's p50 over the bare start's at the same concurrency. */
+  ratio?: number;
   errors: number;
+}
+
+const ADMIN_TOKEN = 'bench-submit-admin-token-0123456789abcdefgh';
+
+/** A key with a budget far above what the run spends: every submit pays the reservation's full path. */
+async function budgetedKeyHeaders(base: string): Promise<Record<string, string>> {
+  const r = await fetch(`${base}/admin/v1/keys`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ id: `bench-submit-${process.pid}`, budget: { amount: 1_000_000, currency: 'USD', period: 'month' } }),
+  });
+  if (r.status !== 201) throw new Error(`POST /admin/v1/keys: ${r.status}`);
+  return { Authorization: `Bearer ${((await r.json()) as { secret: string }).secret}`, 'Content-Type': 'application/json' };
 }
 
 async function bareLoop(tasks: TaskService, clients: number, seconds: number): Promise<SubmitRow> {
@@ -61,40 +82,48 @@ async function bareLoop(tasks: TaskService, clients: number, seconds: number): P
 }
 
 export async function runSubmit(): Promise<{ rows: SubmitRow[]; notes: string[] }> {
+  const postgres = await startTestPostgres();
+  const pricesFile = join(tmpdir(), `bench-submit-prices-${process.pid}.json`);
+  writeFileSync(pricesFile, JSON.stringify({ [VIDEO_MODEL]: { currency: 'USD', source: 'bench', per_second: { '*': 0.04 } } }));
   // Production polling (first poll at 3 s, then every 5 s); jobs finish in 300 ms, so each task is short.
-  const stack = await benchStack('submit', { simJobDurationMs: 300, env: { TEMPORAL_TASK_QUEUE: QUEUE } });
+  const stack = await benchStack('submit', {
+    simJobDurationMs: 300,
+    env: { TEMPORAL_TASK_QUEUE: QUEUE, DATABASE_URL: postgres.url, ADMIN_TOKEN, PRICES_FILE: pricesFile },
+  });
   const connection = await Connection.connect({ address: stack.temporalAddress });
   try {
     const url = `${apiUrl(stack)}/v1/async/videos/generations`;
+    const headers = await budgetedKeyHeaders(apiUrl(stack));
     const tasks = new TaskService(new Client({ connection, namespace: 'default' }), { taskQueue: QUEUE });
     // Warm-up: JIT, connection pools, the worker's first workflow tasks.
-    await cannon({ url, method: 'POST', headers: AUTH, body: videoBody('bench warm-up'), connections: 8, amount: 300 });
+    await cannon({ url, method: 'POST', headers, body: videoBody('bench warm-up'), connections: 8, amount: 300 });
     await bareLoop(tasks, 8, 2);
 
     const rows: SubmitRow[] = [];
     for (const clients of LEVELS) {
-      const r = await cannon({
-        url,
-        method: 'POST',
-        headers: AUTH,
-        body: videoBody('bench submit'),
-        connections: clients,
-        duration: SECONDS,
-      });
+      const r = await cannon({ url, method: 'POST', headers, body: videoBody('bench submit'), connections: clients, duration: SECONDS });
+      const bare = await bareLoop(tasks, clients, SECONDS);
       rows.push({
         clients,
-        via: 'api',
+        via: 'api, budget on',
         requests: r.requests.total,
         reqPerSec: round(r.requests.total / r.duration),
         p50ms: r.latency.p50,
         p99ms: r.latency.p99,
+        ratio: round(r.latency.p50 / bare.p50ms, 2),
         errors: r.errors + r.non2xx,
       });
-      rows.push(await bareLoop(tasks, clients, SECONDS));
+      rows.push(bare);
     }
-    return { rows, notes: [`${SECONDS} s per level; 1 API, 1 worker, Temporal dev server (SQLite) on the same host`] };
+    return {
+      rows,
+      notes: [
+        `${SECONDS} s per level; 1 API, 1 worker, Temporal dev server (SQLite), the ledger's PostgreSQL, all on the same host; the API's key has a budget`,
+      ],
+    };
   } finally {
     await connection.close();
     await stack.stop();
+    await postgres.stop();
   }
 }

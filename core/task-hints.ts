@@ -40,3 +40,32 @@ export async function hintTask(client: Client, platform: string, hint: TaskHint)
     throw err;
   }
 }
+
+/**
+ * Whether an announcement names a job of ours: a generation task of `platform` recorded `hint.upstreamTaskId` as its
+ * job (GenerationUpstreamTaskId), and, when the hint names a task too, it is that task. Job ids are the platform's
+ * and Temporal's only (no answer of the API shows one), so a caller who merely knows a task id cannot pass this:
+ * it tells a platform whose genuine announcements fail verification from a forger (api/callback-verification.ts).
+ */
+export async function namesJobOfOurs(client: Client, platform: string, hint: TaskHint): Promise<boolean> {
+  const job = hint.upstreamTaskId;
+  if (!job || !SAFE_ID.test(job)) return false;
+  if (hint.taskId !== undefined) {
+    if (!SAFE_ID.test(hint.taskId)) return false;
+    try {
+      const d = await client.workflow.getHandle(hint.taskId).describe();
+      return (
+        d.type === WORKFLOW_TYPE &&
+        d.typedSearchAttributes.get(SA.platform) === platform &&
+        d.typedSearchAttributes.get(SA.upstreamTaskId) === job
+      );
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    }
+  }
+  const { count } = await client.workflow.count(
+    `${SA.upstreamTaskId.name} = '${job}' AND ${SA.platform.name} = '${platform}' AND WorkflowType = '${WORKFLOW_TYPE}'`,
+  );
+  return count > 0;
+}

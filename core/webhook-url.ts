@@ -25,10 +25,19 @@ export function parseWebhookUrl(raw: string, allowPrivateOrigins: ReadonlySet<st
     throw new WebhookUrlError('must be an absolute URL');
   }
   const allowed = allowPrivateOrigins.has(url.origin);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowed)) throw new WebhookUrlError('must be an https URL');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowed)) {
+    throw new WebhookUrlError(
+      url.protocol === 'http:'
+        ? `must be an https URL: http is called only at an origin the operator lists in WEBHOOK_ALLOW_PRIVATE_ORIGINS (a local test receiver: WEBHOOK_ALLOW_PRIVATE_ORIGINS=${url.origin}), and ${url.origin} is not listed`
+        : 'must be an https URL',
+    );
+  }
   if (url.username || url.password) throw new WebhookUrlError('must not carry credentials');
-  if (!allowed && isPrivateHost(url.hostname))
-    throw new WebhookUrlError(`names a private or local host (${url.hostname}); the gateway does not call into private networks`);
+  if (!allowed && isPrivateHost(url.hostname)) {
+    throw new WebhookUrlError(
+      `names a private or local host (${url.hostname}); the gateway does not call into private networks unless the operator lists the origin in WEBHOOK_ALLOW_PRIVATE_ORIGINS (WEBHOOK_ALLOW_PRIVATE_ORIGINS=${url.origin})`,
+    );
+  }
   return url;
 }
 

@@ -53,6 +53,15 @@ export interface WebhookTarget {
   linkBase?: string;
 }
 
+/**
+ * The task queue webhook deliveries run on, beside the generation tasks' own: a delivery's workflow tasks never wait
+ * behind a backlog of generation tasks (hundreds of tasks ending together), so an event goes out within moments of
+ * its task's end. Every worker polls both (worker/main.ts).
+ */
+export function webhookTaskQueue(taskQueue: string): string {
+  return `${taskQueue}-webhooks`;
+}
+
 /** The delivery workflow's registered type and its id per task. */
 export const WEBHOOK_DELIVERY_WORKFLOW_TYPE = 'webhookDeliveryWorkflow';
 export function webhookDeliveryWorkflowId(taskId: string): string {

@@ -18,6 +18,8 @@ export interface ApiKey {
   models?: ReadonlySet<string>;
   rateLimitRps?: number;
   maxInflight?: number;
+  /** Open event streams on one API process (api/event-stream-slots.ts); undefined: KEY_MAX_STREAMS. */
+  maxStreams?: number;
   /** What the key may spend per period (keys made through the admin API only); undefined: no budget. */
   budget?: BudgetSetting;
   /**
@@ -55,6 +57,7 @@ const keysFileSchema = z.array(
       models: z.array(z.string().min(1)).optional(),
       rate_limit_rps: z.number().nonnegative().optional(),
       max_inflight: z.number().int().nonnegative().optional(),
+      max_streams: z.number().int().nonnegative().optional(),
       webhook_url: z.url({ protocol: /^https?$/ }).optional(),
       webhook_secret: z.string().refine(isWebhookSecret, 'must be whsec_ followed by the base64 of 24 to 64 bytes').optional(),
       webhook_secret_previous: z.string().refine(isWebhookSecret, 'must be whsec_ followed by the base64 of 24 to 64 bytes').optional(),
@@ -99,6 +102,7 @@ export function parseApiKeysFile(path: string): ApiKey[] {
     models: k.models ? new Set(k.models) : undefined,
     rateLimitRps: k.rate_limit_rps,
     maxInflight: k.max_inflight,
+    maxStreams: k.max_streams,
     ...(k.webhook_url ? { webhookUrl: k.webhook_url } : {}),
     ...(k.webhook_secret || k.webhook_secret_previous
       ? { webhookSecret: { secret: k.webhook_secret, previousSecret: k.webhook_secret_previous } }
@@ -114,6 +118,9 @@ export function parseApiKeysFile(path: string): ApiKey[] {
 export class KeyStore {
   private readonly bootstrap: readonly ApiKey[];
   private managed: readonly ApiKey[] = [];
+  /** Every key by id, and by the hex of its secret's digest: one lookup per request, however many keys there are. */
+  private byIdMap = new Map<string, ApiKey>();
+  private byDigest = new Map<string, ApiKey>();
 
   constructor(keys: readonly ApiKey[]) {
     const ids = new Set<string>();
@@ -122,6 +129,7 @@ export class KeyStore {
       ids.add(k.id);
     }
     this.bootstrap = keys.map((k) => ({ ...k, source: 'bootstrap' as const }));
+    this.index();
   }
 
   get size(): number {
@@ -132,6 +140,16 @@ export class KeyStore {
   replaceManaged(keys: readonly ApiKey[]): void {
     const bootstrapIds = new Set(this.bootstrap.map((k) => k.id));
     this.managed = keys.filter((k) => !bootstrapIds.has(k.id)).map((k) => ({ ...k, source: 'admin' as const }));
+    this.index();
+  }
+
+  /** Rebuilds the lookups (a new set replaces the old at once: a request sees one or the other). */
+  private index(): void {
+    const all = this.list();
+    this.byIdMap = new Map(all.map((k) => [k.id, k]));
+    // Bootstrap keys first: a stored key with a bootstrap key's secret never shadows it.
+    this.byDigest = new Map();
+    for (const k of all) if (!this.byDigest.has(k.digest.toString('hex'))) this.byDigest.set(k.digest.toString('hex'), k);
   }
 
   /** Every key, bootstrap keys first. */
@@ -140,11 +158,11 @@ export class KeyStore {
   }
 
   find(id: string): ApiKey | undefined {
-    return this.bootstrap.find((k) => k.id === id) ?? this.managed.find((k) => k.id === id);
+    return this.byIdMap.get(id);
   }
 
   isBootstrap(id: string): boolean {
-    return this.bootstrap.some((k) => k.id === id);
+    return this.byIdMap.get(id)?.source === 'bootstrap';
   }
 
   /** The key with this id (not an authentication: for the key's own settings, e.g. its webhook secret). */
@@ -152,14 +170,16 @@ export class KeyStore {
     return this.find(id);
   }
 
-  /** The key whose secret is `presented`, compared in constant time against every key. */
+  /**
+   * The key whose secret is `presented`. Looked up by the SHA-256 digest of what was presented, never by the secret:
+   * how long the lookup takes depends on that digest, which tells nothing about any key's secret (finding a secret
+   * from digests is SHA-256's preimage problem), and the match is confirmed by a constant-time comparison of the
+   * digests.
+   */
   authenticate(presented: string): ApiKey | undefined {
     const digest = sha256(presented);
-    let found: ApiKey | undefined;
-    for (const k of this.list()) {
-      if (timingSafeEqual(digest, k.digest) && found === undefined) found = k;
-    }
-    return found;
+    const candidate = this.byDigest.get(digest.toString('hex'));
+    return candidate && timingSafeEqual(digest, candidate.digest) ? candidate : undefined;
   }
 }
 

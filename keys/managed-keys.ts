@@ -29,6 +29,7 @@ export function keyFromRow(row: KeyRow): ApiKey {
     models: row.models ? new Set(row.models) : undefined,
     rateLimitRps: row.rate_limit_rps ?? undefined,
     maxInflight: row.max_inflight ?? undefined,
+    maxStreams: row.max_streams ?? undefined,
     budget:
       row.budget_micros !== null && row.budget_currency && row.budget_period
         ? { micros: Number(row.budget_micros), currency: row.budget_currency, period: row.budget_period }

@@ -19,6 +19,7 @@ export interface KeyFields {
   models?: string[] | null;
   rateLimitRps?: number | null;
   maxInflight?: number | null;
+  maxStreams?: number | null;
   budget?: BudgetSetting | null;
   /** Whether the budget lets through tasks it cannot price (ApiKeysTable.allow_unpriced). */
   allowUnpriced?: boolean;
@@ -31,6 +32,7 @@ function columns(fields: KeyFields) {
     ...(fields.models !== undefined ? { models: fields.models } : {}),
     ...(fields.rateLimitRps !== undefined ? { rate_limit_rps: fields.rateLimitRps } : {}),
     ...(fields.maxInflight !== undefined ? { max_inflight: fields.maxInflight } : {}),
+    ...(fields.maxStreams !== undefined ? { max_streams: fields.maxStreams } : {}),
     ...(fields.budget !== undefined
       ? {
           budget_micros: fields.budget?.micros ?? null,

@@ -1,11 +1,10 @@
 /**
- * Kysely, loaded once. Kysely ships only as an ES module and the gateway compiles to CommonJS, so it is imported
- * dynamically (Node ≥ 20.19 also accepts require() of it, but TypeScript's node16 mode does not); types come
- * through `import type`.
+ * Kysely, loaded once, imported dynamically (its 0.29 line ships only as an ES module; 0.28, pinned for Node 20,
+ * ships both, so this works with either); types come through `import type`.
  */
 export type KyselyModule = typeof import('kysely', { with: { 'resolution-mode': 'import' } });
-/** Its migrator lives in a subpath of its own. */
-export type KyselyMigrationModule = typeof import('kysely/migration', { with: { 'resolution-mode': 'import' } });
+/** Its migrator (in the main module up to 0.28; 0.29 moved it to `kysely/migration`). */
+export type KyselyMigrationModule = typeof import('kysely', { with: { 'resolution-mode': 'import' } });
 
 let loaded: Promise<KyselyModule> | undefined;
 let migration: Promise<KyselyMigrationModule> | undefined;
@@ -16,6 +15,6 @@ export function loadKysely(): Promise<KyselyModule> {
 }
 
 export function loadKyselyMigration(): Promise<KyselyMigrationModule> {
-  migration ??= import('kysely/migration');
+  migration ??= import('kysely');
   return migration;
 }

@@ -4,7 +4,7 @@
  * change is a new entry.
  */
 import type { Kysely } from 'kysely' with { 'resolution-mode': 'import' };
-import type { Migration } from 'kysely/migration' with { 'resolution-mode': 'import' };
+import type { Migration } from 'kysely' with { 'resolution-mode': 'import' };
 import type { KyselyModule } from './kysely';
 
 export function ledgerMigrations(k: KyselyModule): Record<string, Migration> {
@@ -59,7 +59,8 @@ export function ledgerMigrations(k: KyselyModule): Record<string, Migration> {
     '2026-11-25-002-key-webhooks': keyWebhooksMigration(k),
     '2026-11-26-003-unpriced-entries': unpricedMigration(k),
     '2026-11-28-004-budgets-per-currency-and-request-fingerprints': budgetCurrencyMigration(k),
-    '2026-11-29-005-console-sessions-and-account-states': consoleMigration(k),
+    '2026-11-28-005-key-max-streams': keyMaxStreamsMigration(k),
+    '2026-11-29-006-console-sessions-and-account-states': consoleMigration(k),
   };
 }
 
@@ -128,6 +129,16 @@ function budgetCurrencyMigration(k: KyselyModule): Migration {
       await sql`ALTER TABLE budget_usage DROP CONSTRAINT budget_usage_pkey, ADD PRIMARY KEY (key_id, period, currency)`.execute(db);
       await sql`ALTER TABLE ledger_entries ADD COLUMN request_hash text`.execute(db);
       await sql`ALTER TABLE api_keys ADD COLUMN allow_unpriced boolean NOT NULL DEFAULT false`.execute(db);
+    },
+  };
+}
+
+/** A key's bound on open event streams (api/event-stream-slots.ts); null: the API's KEY_MAX_STREAMS. */
+function keyMaxStreamsMigration(k: KyselyModule): Migration {
+  const { sql } = k;
+  return {
+    async up(db: Kysely<unknown>) {
+      await sql`ALTER TABLE api_keys ADD COLUMN max_streams integer CHECK (max_streams >= 0)`.execute(db);
     },
   };
 }

@@ -41,6 +41,8 @@ export interface ApiKeysTable {
   allow_unpriced: ColumnType<boolean, boolean | undefined, boolean>;
   /** Set by DELETE: the key stops authenticating; the row stays, so its ledger keeps a name. */
   revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Open event streams per API replica (null: KEY_MAX_STREAMS). */
+  max_streams: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /**

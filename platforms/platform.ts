@@ -211,9 +211,43 @@ export class CallbackRefused extends Error {
   constructor(
     readonly status: 400 | 401 | 403,
     message: string,
+    /**
+     * With a 401: what the unverified announcement says it is about (its job, and its task where it names one),
+     * read without believing it. The API asks Temporal whether that is a job of ours: a platform whose genuine
+     * announcements stop verifying names real jobs, a forger does not know any (job ids never leave the gateway).
+     */
+    readonly claims: UpstreamHint[] = [],
   ) {
     super(message);
   }
+}
+
+/** What a body read as JSON claims, or nothing when it is not JSON or `read` finds nothing in it (never throws). */
+export function unverifiedClaims(rawBody: Buffer, read: (body: Record<string, unknown>) => UpstreamHint | undefined): UpstreamHint[] {
+  try {
+    const parsed: unknown = JSON.parse(rawBody.toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return [];
+    const hint = read(parsed as Record<string, unknown>);
+    return hint ? [hint] : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * An event body as the platforms that push JSON events send it (T, B): a JSON object. Anything else — not JSON, or
+ * JSON that is an array, a string, a number, true or null — is no event of theirs: 400, as the OpenAPI document says.
+ */
+export function eventObject(rawBody: Buffer): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    throw new CallbackRefused(400, 'The event is not JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new CallbackRefused(400, 'The event is not a JSON object');
+  return parsed as Record<string, unknown>;
 }
 
 /** Verifies and reduces one announcement to hints; throws CallbackRefused when it must not be trusted. */

@@ -50,7 +50,7 @@ function urlRefusal(s: string): string | undefined {
   // already turned 127.1, 2130706433 and 0x7f.1 into 127.0.0.1, so the dotted form is all there is to check.
   const policy = inputUrlPolicy.getStore() ?? STRICT_POLICY;
   if (isPrivateHost(url.hostname) && !policy.allowPrivateOrigins.has(url.origin)) {
-    return `must be a public address: ${url.hostname} is a private, loopback or local host no platform can fetch`;
+    return `must be a public address: ${url.hostname} is a private, loopback or local host no platform can fetch (a test setup whose platform runs on the same network lists the origin in the operator's INPUT_URL_ALLOW_PRIVATE_ORIGINS)`;
   }
   return undefined;
 }
@@ -72,20 +72,30 @@ export const httpUrl = z
   .meta({ format: 'uri', description: 'Absolute http(s) URL of a public host, without credentials (forwarded in its canonical form)' });
 
 /**
- * Characters that show nothing: Unicode white space, format characters (zero-width space, joiners, BOM, soft
- * hyphen), controls, the other default-ignorable code points (Hangul fillers, variation selectors) and the
- * blank Braille pattern. A prompt of only these reads as empty to a person and to a model alike.
+ * Characters that give a model nothing to read: Unicode white space, format characters (zero-width space, joiners,
+ * BOM, soft hyphen), controls, the other default-ignorable code points (Hangul fillers, variation selectors), the
+ * blank Braille pattern, combining marks (which only modify a base character; alone they mark nothing),
+ * noncharacters (U+FDD0–U+FDEF and the last two code points of every plane: U+FFFE, U+FFFF, U+1FFFE…), which are
+ * never text, and private-use characters, which mean something only by a private agreement no model is party to.
+ * A prompt of only these reads as empty to a person and to a model alike.
  */
-const INVISIBLE = /^[\p{White_Space}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\u2800]*$/u;
+const BLANK = /^[\p{White_Space}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\u2800\p{M}\p{Noncharacter_Code_Point}\p{Co}]*$/u;
 
-/** A prompt: not blank (an invisible prompt would start a paid job for nothing), at most 5,000 characters. */
+/** A prompt: not blank (a prompt with nothing to read would start a paid job for nothing), at most 5,000 characters. */
 export const promptText = z
   .string()
   .max(MAX_PROMPT_LENGTH, { message: `must be at most ${MAX_PROMPT_LENGTH} characters` })
-  .refine((s) => !INVISIBLE.test(s), { message: 'must not be blank (white space and invisible characters only)' })
+  // Refused in every string of a JSON body already (api/middleware/json-body.ts); a prompt refuses them however
+  // it came (a form field too): NUL truncates text in C-based stacks upstream, a lone surrogate is not text.
+  .refine((s) => !s.includes('\u0000'), { message: 'contains a NUL character (\\u0000)' })
+  .refine((s) => !/\p{Cs}/u.test(s), { message: 'contains an unpaired UTF-16 surrogate, which is not a character' })
+  .refine((s) => !BLANK.test(s), {
+    message:
+      'must not be blank: it holds only white space, invisible or control characters, combining marks without a base, noncharacters or private-use characters',
+  })
   .meta({
     description:
-      'Must contain a visible character: white space and invisible characters (zero-width, format, default-ignorable) alone are blank',
+      'Must contain a character a model can read: white space, invisible (zero-width, format, default-ignorable) and control characters, combining marks without a base, noncharacters (U+FFFE…) and private-use characters alone are blank',
   });
 export const stringBool = z.enum(['true', 'false']);
 export const enabledDisabled = z.enum(['Enabled', 'Disabled']);

@@ -30,6 +30,11 @@ export interface StartOptions {
   gid?: number;
   /** The signal that asks it to stop (default SIGTERM; PostgreSQL's fast shutdown is SIGINT). */
   stopSignal?: NodeJS.Signals;
+  /**
+   * A process group of its own: a terminal's Ctrl-C (sent to its whole foreground group) then reaches only the
+   * launcher, which stops its parts in dependency order, instead of every part at once.
+   */
+  detached?: boolean;
 }
 
 /** Output kept to explain a failed start. */
@@ -44,6 +49,7 @@ export function startProcess(opts: StartOptions): Promise<StartedProcess> {
       stdio: ['ignore', 'pipe', 'pipe'],
       uid: opts.uid,
       gid: opts.gid,
+      detached: opts.detached,
     });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
       child.once('exit', (code, signal) => r({ code, signal })),

@@ -89,6 +89,7 @@ function temporalPart(opts: { pg: () => PostgresAccess; ports: TemporalServerPor
           if (/"level":"(fatal|panic)"/.test(line)) process.stdout.write(`[temporal] ${line.slice(0, 400)}\n`);
         },
         log: (m) => console.log(`[temporal] ${m}`),
+        ownProcessGroup: true,
       });
       return { pid: server.process.child.pid, exited: server.process.exited, stop: () => server.stop() };
     },
@@ -103,6 +104,7 @@ function minioPart(opts: { dir: string; port: number; password: string }): Servi
         dataDir: opts.dir,
         port: opts.port,
         credentials: { accessKeyId: 'mediagate', secretAccessKey: opts.password },
+        ownProcessGroup: true,
       });
       await minio.createBucket(CLUSTER_BUCKET);
       const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
@@ -168,18 +170,21 @@ async function main(): Promise<void> {
     stopping = true;
     console.log('\nStopping the cluster…');
     await balancer?.stop();
+    // In dependency order, each part in a process group of its own so that Ctrl-C reaches only this launcher: the
+    // APIs, the workers (they finish their activities while Temporal still answers), what they use, then the
+    // Temporal server, and PostgreSQL last, when nothing is connected to it any more.
     await supervisor.stop(['api-1', 'api-2', 'worker-1', 'worker-2', 'sim', 'minio', 'temporal', 'postgres']);
     console.log('Stopped.');
     process.exit(code);
   };
-  process.on('SIGINT', () => void shutdown(0));
-  process.on('SIGTERM', () => void shutdown(0));
+  // SIGHUP: the terminal closed, which no longer reaches the parts themselves.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0));
 
   try {
     console.log('Starting PostgreSQL (Temporal and the ledger)…');
     await supervisor.add(
       postgresPart(
-        { dataDir: join(dir, 'postgres'), port: ports.postgres, password: pgPassword },
+        { dataDir: join(dir, 'postgres'), port: ports.postgres, password: pgPassword, logFile: join(dir, 'postgres.log') },
         (server) => (env.DATABASE_URL = server.url),
       ),
     );

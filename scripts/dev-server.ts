@@ -24,6 +24,8 @@ export interface DevServerOptions {
   /** Where the server's own output goes. */
   output?: 'inherit' | 'ignore';
   log?: (msg: string) => void;
+  /** A process group of its own, so a terminal's Ctrl-C reaches only the launcher, which stops the parts in order. */
+  ownProcessGroup?: boolean;
 }
 
 export interface DevServer {
@@ -129,6 +131,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const quiet = opts.output === 'ignore';
   const child = spawn(cli, args, {
     stdio: ['ignore', quiet ? 'pipe' : (opts.output ?? 'inherit'), quiet ? 'pipe' : (opts.output ?? 'inherit')],
+    detached: opts.ownProcessGroup,
   });
   let tail: string[] = [];
   for (const stream of [child.stdout, child.stderr])

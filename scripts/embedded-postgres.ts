@@ -10,8 +10,11 @@
  *
  * PostgreSQL refuses to run as root ("root" execution of the PostgreSQL server is not permitted), and our CI
  * and build machines run as root: then initdb and postgres run as an unprivileged user that already exists —
- * `postgres` where the system has one, else `nobody` — and the data directory is handed to it. As an ordinary
- * user they run as that user.
+ * `postgres` where the system has one, else `nobody` — and the data directory is handed to it. That user must be
+ * able to reach the binaries and the data directory, which a clone in root's home (0700) denies it: as root, what
+ * it cannot reach is kept under ROOT_SHARED_DIR instead (server-binaries.ts: a copy of the binaries; the data
+ * directory itself, linked from where it was asked for). Only the data directory is 0700; the directories made
+ * above it are not. As an ordinary user they run as that user, where they are.
  */
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { startProcess, type StartedProcess } from './child-process';
+import { dataDirectoryFor, serverBinaries, serverUser, type ServerUser } from './postgres-as-root';
 
 export interface EmbeddedPostgresOptions {
   /** The cluster's data directory; created (initdb) when it holds none. */
@@ -28,6 +32,10 @@ export interface EmbeddedPostgresOptions {
   password: string;
   /** Each line the server writes. */
   onLine?: (line: string) => void;
+  /** What the start did that the operator should know (a data directory kept elsewhere, as root). */
+  log?: (message: string) => void;
+  /** The server in a process group of its own: a terminal's Ctrl-C reaches only the launcher, which stops it in order. */
+  ownProcessGroup?: boolean;
 }
 
 export interface EmbeddedPostgres {
@@ -70,25 +78,9 @@ function packageVersion(entry: string): string | undefined {
   return undefined;
 }
 
-/** Who the server runs as: ourselves, or (as root) an existing unprivileged user. */
-function serverUser(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  for (const name of ['postgres', 'nobody']) {
-    try {
-      const uid = Number(execFileSync('id', ['-u', name], { encoding: 'utf8' }).trim());
-      const gid = Number(execFileSync('id', ['-g', name], { encoding: 'utf8' }).trim());
-      return { uid, gid };
-    } catch {
-      // try the next one
-    }
-  }
-  throw new Error(
-    'PostgreSQL cannot run as root and neither a "postgres" nor a "nobody" user exists; run as an ordinary user or set DATABASE_URL',
-  );
-}
-
 /** initdb, once: a cluster whose superuser is `mediagate`, password authentication, UTF-8. */
-function initialise(bin: string, dataDir: string, password: string, user: { uid: number; gid: number } | undefined): void {
+function initialise(bin: string, dataDir: string, password: string, user: ServerUser | undefined): void {
+  mkdirSync(dirname(dataDir), { recursive: true });
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const pwDir = mkdtempSync(join(tmpdir(), 'mediagate-pg-'));
   const pwFile = join(pwDir, 'password');
@@ -100,12 +92,12 @@ function initialise(bin: string, dataDir: string, password: string, user: { uid:
       ['-D', dataDir, '-U', ROLE, '--auth=scram-sha-256', `--pwfile=${pwFile}`, '-E', 'UTF8', '--locale=C'],
       {
         stdio: 'pipe',
-        ...(user ?? {}),
+        ...(user ? { uid: user.uid, gid: user.gid } : {}),
       },
     );
   } catch (err) {
     const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? '';
-    const hint = user ? " (as root: every directory above the data directory must be readable by the server's user)" : '';
+    const hint = user ? ` (as root the server runs as ${user.name}, who must reach ${dataDir} and every directory above it)` : '';
     throw new Error(`initdb failed for ${dataDir}: ${stderr || (err as Error).message}${hint}`, { cause: err });
   } finally {
     rmSync(pwDir, { recursive: true, force: true });
@@ -126,9 +118,9 @@ async function ensureDatabase(port: number, password: string): Promise<void> {
 
 /** Starts the server on 127.0.0.1 only (no Unix socket: its directory may not be writable by the server's user). */
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
-  const bin = postgresBinDir();
-  const dataDir = resolve(opts.dataDir);
   const user = serverUser();
+  const bin = serverBinaries(postgresBinDir(), user, opts.log);
+  const dataDir = dataDirectoryFor(opts.dataDir, user, opts.log);
   if (!existsSync(join(dataDir, 'PG_VERSION'))) initialise(bin, dataDir, opts.password, user);
   const server = await startProcess({
     name: 'postgres',
@@ -150,9 +142,10 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     ready: /database system is ready to accept connections/,
     readyTimeoutMs: 60_000,
     onLine: opts.onLine,
-    ...(user ?? {}),
-    // SIGINT is PostgreSQL's "fast" shutdown: it ends open sessions instead of waiting for every pool to close.
+    ...(user ? { uid: user.uid, gid: user.gid } : {}),
+    // SIGINT is PostgreSQL's "fast" shutdown: it ends open sessions (stop() asks for a smart one first).
     stopSignal: 'SIGINT',
+    detached: opts.ownProcessGroup,
   });
   try {
     await ensureDatabase(opts.port, opts.password);
@@ -164,8 +157,26 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   return {
     url,
     process: server,
-    stop: async () => {
-      await server.stop(20_000);
-    },
+    stop: () => stopGently(server),
   };
+}
+
+/** How long a smart shutdown may wait for the server's sessions to end before they are ended for it. */
+const SMART_SHUTDOWN_MS = 5_000;
+
+/**
+ * PostgreSQL's smart shutdown (SIGTERM) first: it waits for its sessions to end. Its clients are stopped before it
+ * (the launchers stop parts in dependency order), so their sessions are ending already — a process that just exited
+ * has sessions whose end the server has not read yet — and none is cut off, nothing logged as FATAL. Sessions still
+ * open after SMART_SHUTDOWN_MS are ended (fast shutdown, SIGINT), and a server that does not stop is killed.
+ */
+async function stopGently(server: StartedProcess): Promise<void> {
+  const { child } = server;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const ended = await Promise.race([
+    server.exited.then(() => true),
+    new Promise<false>((r) => setTimeout(() => r(false), SMART_SHUTDOWN_MS).unref()),
+  ]);
+  if (!ended) await server.stop(15_000);
 }

@@ -47,6 +47,11 @@ export async function freePortAtMost(max: number): Promise<number> {
   throw new Error(`no free port between ${LOWEST} and ${max}`);
 }
 
+/** Whether `port` is free on 127.0.0.1 right now (nothing listens on it). */
+export async function portIsFree(port: number): Promise<boolean> {
+  return (await listenOnce(port).catch(() => undefined)) !== undefined;
+}
+
 function listenOnce(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();

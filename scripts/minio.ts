@@ -16,6 +16,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { freePort } from './free-port';
+import { quietForwardLookingNodeWarning } from '../results/aws-sdk-node-warning';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
@@ -65,6 +66,8 @@ export interface MinioOptions {
   dataDir?: string;
   port?: number;
   credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** A process group of its own, so a terminal's Ctrl-C reaches only the launcher, which stops the parts in order. */
+  ownProcessGroup?: boolean;
 }
 
 /** Starts the pinned MinIO (which must be installed: see INSTALL_HINT) and waits until it answers. */
@@ -93,6 +96,7 @@ export async function startMinio(opts: MinioOptions = {}): Promise<MinioServer> 
         MINIO_REGION: region,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: opts.ownProcessGroup,
     },
   );
   let output = '';
@@ -126,7 +130,10 @@ export async function startMinio(opts: MinioOptions = {}): Promise<MinioServer> 
     await new Promise((r) => setTimeout(r, 200));
   }
 
-  const client = () => new S3Client({ region, endpoint, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+  const client = () => {
+    quietForwardLookingNodeWarning();
+    return new S3Client({ region, endpoint, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+  };
   return {
     endpoint,
     region,

@@ -13,7 +13,7 @@
  * (data/dev-admin-token) for the admin API, printed in the banner.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { localOrigin } from '../core/config';
 import { loadApiConfig } from '../api/api-config';
@@ -22,6 +22,7 @@ import { startProcess } from './child-process';
 import { startDevServer } from './dev-server';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 import { loadEmbeddedConfig } from './embedded-config';
+import { freePort, portIsFree } from './free-port';
 import { Supervisor, type Running, type Service } from './supervisor';
 import { REPO_ROOT } from './tools';
 import { buildConsole } from './build-console';
@@ -56,24 +57,51 @@ export type DevSecretName =
   | 'dev-minio-password';
 export const devSecret = (dir: string, name: DevSecretName) => devFile(dir, name, () => randomBytes(48).toString('base64url'));
 
-/** The embedded PostgreSQL: the pinned binaries, its data under the launcher's directory, supervised like the rest. */
+/**
+ * The embedded PostgreSQL: the pinned binaries, its data under the launcher's directory, supervised like the rest.
+ * Every line it writes goes to `logFile`; the terminal gets only what concerns the server itself (FATAL, PANIC). Its
+ * ERROR lines are its clients' failed statements, each handled by its client — among them the duplicate keys the
+ * Temporal server's start-up meets by design — and would only alarm an operator.
+ */
 export function postgresPart(
-  opts: { dataDir: string; port: number; password: string },
+  opts: { dataDir: string; port: number; password: string; logFile: string },
   onStarted: (server: EmbeddedPostgres) => void,
 ): Service {
+  const { logFile, ...server } = opts;
   return {
     name: 'postgres',
     async start(): Promise<Running> {
-      const server = await startEmbeddedPostgres({
-        ...opts,
-        // The server's routine lines (checkpoints, start-up) stay out of the terminal; its errors do not.
+      mkdirSync(dirname(logFile), { recursive: true });
+      const running = await startEmbeddedPostgres({
+        ...server,
         onLine: (line) => {
-          if (/\b(ERROR|FATAL|PANIC)\b/.test(line)) process.stdout.write(`[postgres] ${line}\n`);
+          appendFileSync(logFile, `${line}\n`);
+          if (/\b(FATAL|PANIC):/.test(line)) process.stdout.write(`[postgres] ${line}\n`);
         },
+        log: (message) => console.log(`[postgres] ${message}`),
+        ownProcessGroup: true,
       });
-      onStarted(server);
-      return { pid: server.process.child.pid, exited: server.process.exited, stop: () => server.stop() };
+      onStarted(running);
+      return { pid: running.process.child.pid, exited: running.process.exited, stop: () => running.stop() };
     },
+  };
+}
+
+/**
+ * The embedded PostgreSQL's port: EMBEDDED_POSTGRES_PORT when it is free. Taken, the default (5433, unset) gives way to
+ * a free port, and the start says which; a port the operator chose is theirs to change, and the error says how.
+ */
+export async function embeddedPostgresPort(asked: number, chosenByOperator: boolean): Promise<{ port: number; note?: string }> {
+  if (await portIsFree(asked)) return { port: asked };
+  if (chosenByOperator) {
+    throw new Error(
+      `port ${asked} (EMBEDDED_POSTGRES_PORT) is in use on 127.0.0.1: set EMBEDDED_POSTGRES_PORT to a free port, or DATABASE_URL to a PostgreSQL server of your own`,
+    );
+  }
+  const port = await freePort();
+  return {
+    port,
+    note: `Port ${asked}, the embedded PostgreSQL's default, is in use: it listens on 127.0.0.1:${port} instead (EMBEDDED_POSTGRES_PORT chooses one)`,
   };
 }
 
@@ -126,6 +154,7 @@ export function nodePart(name: string, script: string, env: NodeJS.ProcessEnv, r
         ready,
         readyTimeoutMs,
         onLine: (line) => process.stdout.write(`[${name}] ${line}\n`),
+        detached: true,
       });
       return {
         pid: p.child.pid,
@@ -174,24 +203,26 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log('\nStopping mediagate…');
-    // API first (stop accepting), then the worker (finish in-flight activities), then the rest.
+    // In dependency order: the API first (stop accepting), then the worker (finish in-flight activities), then what
+    // they use. Each part runs in a process group of its own, so Ctrl-C reaches only this launcher, not every part at
+    // once (PostgreSQL cutting its clients off, workers losing Temporal while they stop).
     await supervisor.stop(['api', 'worker', 'sim', 'temporal', 'postgres']);
     console.log('Stopped.');
     process.exit(code);
   };
-  process.on('SIGINT', () => void shutdown(0));
-  process.on('SIGTERM', () => void shutdown(0));
+  // SIGHUP: the terminal closed, which no longer reaches the parts themselves.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0));
 
   let uiUrl: string | undefined;
   try {
     if (embeddedDatabase) {
       console.log('Starting PostgreSQL (the ledger)…');
       const password = devSecret(dataDir, 'dev-database-password');
+      const { port, note } = await embeddedPostgresPort(config.EMBEDDED_POSTGRES_PORT, Boolean(process.env.EMBEDDED_POSTGRES_PORT?.trim()));
+      if (note) console.log(note);
+      const logFile = join(dataDir, 'postgres.log');
       await supervisor.add(
-        postgresPart(
-          { dataDir: config.EMBEDDED_POSTGRES_DIR, port: config.EMBEDDED_POSTGRES_PORT, password },
-          (pg) => (env.DATABASE_URL = pg.url),
-        ),
+        postgresPart({ dataDir: config.EMBEDDED_POSTGRES_DIR, port, password, logFile }, (pg) => (env.DATABASE_URL = pg.url)),
       );
     }
     console.log('Starting the Temporal dev server…');
@@ -205,6 +236,7 @@ async function main(): Promise<void> {
           uiPort: config.TEMPORAL_UI_PORT,
           output: 'ignore',
           log: (m) => console.log(m),
+          ownProcessGroup: true,
         });
         uiUrl = server.uiUrl;
         const child = server.process;

@@ -235,6 +235,8 @@ export interface TemporalServerOptions {
   retention?: `${number}d`;
   onLine?: (line: string) => void;
   log?: Log;
+  /** A process group of its own, so a terminal's Ctrl-C reaches only the launcher, which stops the parts in order. */
+  ownProcessGroup?: boolean;
 }
 
 export interface TemporalServer {
@@ -269,6 +271,7 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
       ready: async () => (await waitForTemporal(address, 2_000).then(() => true)) && systemWorkerStarted(metricsUrl),
       readyTimeoutMs: 120_000,
       onLine: opts.onLine,
+      detached: opts.ownProcessGroup,
     });
   let server = await launch();
   try {

@@ -33,6 +33,22 @@ function registerInspection(router: Router, state: SimulatorState): void {
     ctx.status = forgotten ? 200 : 404;
     ctx.body = { ok: forgotten, id: ctx.params.id };
   });
+  /** Body {to: 'running' | 'done'}: moves a job on now (a `[sim:hold]` job, or any other): tests read each phase on purpose. */
+  router.post('/_sim/jobs/:id/advance', (ctx) => {
+    const job = state.jobs.get(ctx.params.id ?? '');
+    const to = (ctx.request.body as { to?: unknown } | undefined)?.to;
+    if (to !== 'running' && to !== 'done') {
+      ctx.status = 400;
+      ctx.body = { error: 'to must be "running" or "done"' };
+      return;
+    }
+    if (!job || !state.jobs.advance(job, to)) {
+      ctx.status = job ? 409 : 404;
+      ctx.body = { ok: false, id: ctx.params.id };
+      return;
+    }
+    ctx.body = { ok: true, id: job.id, view: state.jobs.view(job) };
+  });
   router.post('/_sim/reset', (ctx) => {
     state.reset();
     ctx.body = { ok: true };

@@ -6,6 +6,9 @@
  *   [sim:fail=transientx1]      only the first job created with this prompt fails (any fail kind takes xN)
  *   [sim:duration=1500]         the job takes 1500 ms instead of the simulator's default
  *   [sim:never]                 the job never finishes
+ *   [sim:hold]                  the job stays queued, whatever the time, until POST /_sim/jobs/:id/advance moves it
+ *                               on (to running, held there, or done): a test reads each phase on purpose, never by
+ *                               catching a moment of a timed job
  *   [sim:submit=429x3]          the first 3 creates carrying this prompt answer 429 (also 500, 503, reset, drop, slow)
  *   [sim:submit=429:CODE x2]    the first 2 creates answer 429 with the platform's error code CODE (V: any of Ark's
  *                               429 codes, sim/v/errors.ts, with Retry-After where Ark's table says it may be sent)
@@ -30,6 +33,8 @@ export interface Directives {
   prompt?: string;
   durationMs?: number;
   never?: boolean;
+  /** `[sim:hold]`: queued until advanced by the control surface (JobStore.advance). */
+  hold?: boolean;
   submitFault?: { status: FaultStatus; times: number; code?: string };
   pollFault?: { status: FaultStatus; times: number };
   /** `[sim:reject=CODE]`: the platform's refusal code for the create. */
@@ -68,6 +73,7 @@ export function parseDirectives(prompt: unknown): Directives {
     }
     if (name === 'duration' && /^\d+$/.test(value)) d.durationMs = Number(value);
     if (name === 'never') d.never = true;
+    if (name === 'hold') d.hold = true;
     if (name === 'submit') d.submitFault = parseFault(value);
     if (name === 'poll') d.pollFault = parseFault(value);
     if (name === 'reject' && ERROR_CODE.test(value)) d.reject = value;

@@ -33,6 +33,8 @@ export interface SimJob {
   meta: Record<string, unknown>;
   cancelledAt?: number;
   pollFaultsLeft: number;
+  /** A phase the job is held in, whatever the time (`[sim:hold]`, then JobStore.advance); absent: time decides. */
+  heldIn?: 'queued' | 'running';
 }
 
 export interface JobView {
@@ -75,6 +77,7 @@ export class JobStore {
       createdAt: this.now(),
       durationMs: directives.durationMs ?? this.opts.defaultDurationMs(),
       pollFaultsLeft: directives.pollFault?.times ?? 0,
+      ...(directives.hold ? { heldIn: 'queued' as const } : {}),
     };
     this.jobs.set(job.id, job);
     this.changed();
@@ -98,6 +101,8 @@ export class JobStore {
 
   view(job: SimJob, now = this.now()): JobView {
     if (job.cancelledAt !== undefined) return { state: 'cancelled', progress: 0 };
+    if (job.heldIn === 'queued') return { state: 'queued', progress: 0 };
+    if (job.heldIn === 'running') return { state: 'running', progress: 50 };
     const elapsed = now - job.createdAt;
     if (job.directives.never) {
       return elapsed < job.durationMs / 4 ? { state: 'queued', progress: 0 } : { state: 'running', progress: 50 };
@@ -113,8 +118,25 @@ export class JobStore {
 
   /** When the job reaches its terminal state (undefined: never, or already cancelled). */
   finishesAt(job: SimJob): number | undefined {
-    if (job.cancelledAt !== undefined || job.directives.never) return undefined;
+    if (job.cancelledAt !== undefined || job.directives.never || job.heldIn) return undefined;
     return job.createdAt + job.durationMs;
+  }
+
+  /**
+   * Moves a job on now, whatever its timing (tests): `running` holds it running until advanced again; `done` ends it
+   * now, succeeded or failed as its directives say (a `[sim:never]` job included). False for a cancelled job.
+   */
+  advance(job: SimJob, to: 'running' | 'done'): boolean {
+    if (job.cancelledAt !== undefined) return false;
+    if (to === 'running') {
+      job.heldIn = 'running';
+    } else {
+      delete job.heldIn;
+      job.directives = { ...job.directives, never: false };
+      job.durationMs = Math.max(1, this.now() - job.createdAt);
+    }
+    this.changed();
+    return true;
   }
 
   /** Cancels a queued job; false when it is past cancelling. */

@@ -11,6 +11,7 @@ import { createActivities } from '../activities';
 import { ConfigError } from '../core/config';
 import { createLogger } from '../core/logger';
 import { hintTask } from '../core/task-hints';
+import { webhookTaskQueue } from '../core/webhooks';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 import { buildCatalogue } from '../platforms';
 import { createHttpClient } from '../platforms/http';
@@ -91,32 +92,41 @@ async function startParts(config: WorkerConfig, logger: Logger) {
 
 type Parts = Awaited<ReturnType<typeof startParts>>;
 
-/** The Temporal worker: the workflows, the activities over the parts, and the sinks. */
-async function createWorker(config: WorkerConfig, p: Parts, logger: Logger): Promise<Worker> {
-  return Worker.create({
+/**
+ * The Temporal workers: one on the task queue of the generation tasks, one on the webhook deliveries' own
+ * (core/webhooks.ts webhookTaskQueue), so a delivery never waits behind a backlog of tasks; both run the same
+ * workflows and activities over the same parts.
+ */
+async function createWorkers(config: WorkerConfig, p: Parts, logger: Logger): Promise<Worker[]> {
+  const code = await workflowCode(config.WORKFLOW_BUNDLE_PATH, logger);
+  const activities = createActivities({
+    catalogue: p.catalogue,
+    adapters: p.adapters,
+    pools: p.pools,
+    timing: config.timing,
+    push: p.pushMonitor,
+    fallbackPollIntervalMs: config.POLL_FALLBACK_INTERVAL_MS,
+    upstreamLostGraceMs: config.UPSTREAM_LOST_GRACE_MS,
+    lostAnswerSearchMs: config.LOST_ANSWER_SEARCH_MS,
+    results: { store: p.results.store, copier: p.results.copier, observer: p.metrics.resultObserver() },
+    hint: (platform, hint) => hintTask(p.client, platform, hint),
+    stopping: stopSignal(),
+    onLostAnswer: lostAnswerReporter(p.metrics, logger),
+    webhooks: webhookDeps(config, p.client, p.results.store, p.metrics, logger, p.pricing, p.settlement.ledger),
+    settle: (input) => p.settlement.settle(input),
+  });
+  const options = {
     connection: p.connection,
     namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    ...(await workflowCode(config.WORKFLOW_BUNDLE_PATH, logger)),
-    activities: createActivities({
-      catalogue: p.catalogue,
-      adapters: p.adapters,
-      pools: p.pools,
-      timing: config.timing,
-      push: p.pushMonitor,
-      fallbackPollIntervalMs: config.POLL_FALLBACK_INTERVAL_MS,
-      upstreamLostGraceMs: config.UPSTREAM_LOST_GRACE_MS,
-      lostAnswerSearchMs: config.LOST_ANSWER_SEARCH_MS,
-      results: { store: p.results.store, copier: p.results.copier, observer: p.metrics.resultObserver() },
-      hint: (platform, hint) => hintTask(p.client, platform, hint),
-      stopping: stopSignal(),
-      onLostAnswer: lostAnswerReporter(p.metrics, logger),
-      webhooks: webhookDeps(config, p.client, p.results.store, p.metrics, logger, p.pricing, p.settlement.ledger),
-      settle: (input) => p.settlement.settle(input),
-    }),
-    sinks: { ...p.metrics.sinks(), pushMonitor: { seen: { fn: (_info, platform: string) => p.pushMonitor.seen(platform) } } },
+    ...code,
+    activities,
+    sinks: { ...p.metrics.sinks(), pushMonitor: { seen: { fn: (_info: unknown, platform: string) => p.pushMonitor.seen(platform) } } },
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
-  });
+  };
+  return Promise.all([
+    Worker.create({ ...options, taskQueue: config.TEMPORAL_TASK_QUEUE }),
+    Worker.create({ ...options, taskQueue: webhookTaskQueue(config.TEMPORAL_TASK_QUEUE) }),
+  ]);
 }
 
 /** Everything the worker opened, closed once it has stopped. */
@@ -135,14 +145,14 @@ async function main(): Promise<void> {
   const config = loadWorkerConfig();
   const logger = createLogger('worker', config.LOG_LEVEL);
   const parts = await startParts(config, logger);
-  const worker = await createWorker(config, parts, logger);
+  const workers = await createWorkers(config, parts, logger);
   await startEventConsumers(parts.client, parts.adapters, config, logger);
   logger.info(
     { taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, platforms: Object.keys(config.platforms) },
     'Worker started',
   );
   try {
-    await worker.run();
+    await Promise.all(workers.map((w) => w.run()));
   } finally {
     await closeParts(parts);
     logger.info('Worker stopped');

@@ -18,9 +18,11 @@
 import {
   condition,
   defineSignal,
+  patched,
   proxyLocalActivities,
   proxySinks,
   setHandler,
+  sleep,
   upsertMemo,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
@@ -42,6 +44,16 @@ import type { WebhookMetricsSinks, WebhookSettlement } from './sinks';
 export const webhookEventSignal = defineSignal<[{ event: WebhookEvent; occurredAt: string }]>(WEBHOOK_EVENT_SIGNAL);
 export const webhookRedeliverSignal = defineSignal<[]>(WEBHOOK_REDELIVER_SIGNAL);
 
+/**
+ * The run ends in a workflow task of its own, never in the one that made its last attempt. An attempt is a local
+ * activity: its send happens inside the workflow task that asked for it, and only that task's completion records
+ * it. Temporal refuses to complete a workflow while a signal it has not seen is waiting (a repeated announcement, a
+ * redelivery): the completing task then fails and is tried again from the last recorded one, so an attempt made in
+ * it would be sent a second time and counted once. Ending one short timer later, the attempt is recorded by a
+ * completion Temporal accepts whatever arrives meanwhile, and a task refused at the end holds no attempt.
+ */
+export const CLOSE_AFTER_ATTEMPT_PATCH = 'webhook-close-after-attempt';
+
 /** Attempts kept per event in the record (the count covers all). */
 const MAX_ATTEMPTS_SHOWN = 20;
 
@@ -51,6 +63,8 @@ const { webhookMetrics } = proxySinks<WebhookMetricsSinks>();
 
 /** What deliver() reports as it goes: the memo, an event being retried since (or no longer), its fate. */
 interface Progress {
+  /** An attempt ran in the current workflow task: the run must not end in that task. */
+  attempted(): void;
   record(): void;
   retrying(queuedAt: number | undefined): void;
   settled(ev: DeliveryEventRecord, state: WebhookSettlement): void;
@@ -76,7 +90,12 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   const queuedAt = new Map<string, number>(events.filter((e) => e.state === 'pending').map((e) => [e.webhook_id, Date.now()]));
   const record = () => upsertMemo({ delivery: { ...input, events } } satisfies WebhookDeliveryMemo as unknown as Record<string, unknown>);
   const retrying = pendingSince();
+  // Whether an attempt may still be unrecorded: one ran since the run last waited on a timer of its own.
+  let attemptUnrecorded = false;
   const progress: Progress = {
+    attempted() {
+      attemptUnrecorded = true;
+    },
     record,
     retrying,
     settled(ev, state) {
@@ -104,7 +123,15 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   for (;;) {
     await condition(() => events.some((e) => e.state === 'pending') || settled(input, events));
     const next = events.find((e) => e.state === 'pending');
-    if (!next) return;
+    if (!next) {
+      if (attemptUnrecorded && patched(CLOSE_AFTER_ATTEMPT_PATCH)) {
+        attemptUnrecorded = false;
+        // Ends this workflow task with the attempt recorded; whatever was signalled meanwhile is read before the end.
+        await sleep(1);
+        continue;
+      }
+      return;
+    }
     await deliver(input, next, events, queuedAt.get(next.webhook_id) ?? Date.now(), progress);
     queuedAt.delete(next.webhook_id);
     record();
@@ -161,6 +188,7 @@ async function deliver(
         },
       };
     }
+    progress.attempted();
     if (result.outcome !== 'superseded') {
       ev.attempt_count += 1;
       ev.attempts = [...ev.attempts, result.attempt].slice(-MAX_ATTEMPTS_SHOWN);

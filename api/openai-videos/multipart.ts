@@ -11,18 +11,22 @@
  * `__proto__`…) is checked by the start path like any request's (tasks/validation.ts).
  *
  * Every way such a body can be bad is a 4xx naming what: a file over UPLOAD_MAX_BYTES or a body over its field
- * bounds 413, a second file 400, a field with no name or a name that is not one of ours 400, a body that does not
- * arrive in time 408, a malformed form 400.
+ * bounds 413 (at once when its Content-Length says so), a second file 400, a field with no name or a name that is not
+ * one of ours 400, a body that does not arrive in time 408, a malformed form 400. What all forms in progress hold is
+ * bounded across requests (upload-memory.ts): past it 429 or 503, before the body is read.
  */
 import Busboy, { type BusboyFileStream } from '@fastify/busboy';
 import { ApiError, invalidRequest } from '../api-error';
 import type { AppContext } from '../context';
+import { uploadMemory, type UploadReservation } from './upload-memory';
 
 /** Largest uploaded reference image: the platforms take images of up to 10 MB (V and T say so; B less). */
 export const UPLOAD_MAX_BYTES = 10 * 1024 * 1024;
 /** Largest text field: a prompt is at most 5,000 characters (platforms/request.ts), i.e. 20 KiB of UTF-8. */
 const FIELD_MAX_BYTES = 64 * 1024;
 const MAX_FIELDS = 64;
+/** The largest form that can be read: the file, every field at its bound, and room for the parts' headers. */
+export const MAX_FORM_BYTES = UPLOAD_MAX_BYTES + MAX_FIELDS * FIELD_MAX_BYTES + 64 * 1024;
 
 export interface UploadedFile {
   field: string;
@@ -97,8 +101,32 @@ function plain(fields: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-/** Reads the whole form, bounded in size and time. */
+/**
+ * The form's share of the process's upload memory, reserved for what its Content-Length declares before anything
+ * is read, and given back when the request ends (answered, refused or abandoned). Throws a 413 for a declared size
+ * no form may have, and upload-memory.ts's 429 or 503 past the budget.
+ */
+function reserveMemory(ctx: AppContext): UploadReservation {
+  const declared = Number(ctx.get('Content-Length')) || 0;
+  if (declared > MAX_FORM_BYTES)
+    throw tooLarge(`The form is larger than ${UPLOAD_MAX_BYTES / (1024 * 1024)} MiB and its fields' bounds allow`);
+  const reservation = uploadMemory().reserve(ctx.state.apiKey?.id ?? '', declared);
+  ctx.res.once('close', () => reservation.release());
+  return reservation;
+}
+
+/** Reads the whole form, bounded in size and time, within the process's upload memory. */
 export function readMultipart(ctx: AppContext, timeoutMs: number): Promise<MultipartBody> {
+  let reservation: UploadReservation;
+  try {
+    reservation = reserveMemory(ctx);
+  } catch (err) {
+    // Refused before reading a byte: the body is not wanted, so it is discarded and the connection closes after the
+    // answer, as for a form refused part-way.
+    ctx.set('Connection', 'close');
+    ctx.req.resume();
+    return Promise.reject(err as Error);
+  }
   return new Promise<MultipartBody>((resolve, reject) => {
     const fields = Object.create(null) as Record<string, unknown>;
     let file: UploadedFile | undefined;
@@ -177,6 +205,17 @@ export function readMultipart(ctx: AppContext, timeoutMs: number): Promise<Multi
     );
     parser.on('finish', () => finish());
     ctx.req.once('aborted', () => finish(invalidRequest('The client aborted the request body', 'body', 'invalid_body')));
+    // Bytes past what the Content-Length declared (a chunked body, or one that says less than it sends) take more of
+    // the budget as they arrive; past it the form is refused and the rest left unread.
+    const count = (chunk: Buffer) => {
+      try {
+        reservation.grow(chunk.length);
+      } catch (err) {
+        ctx.req.off('data', count);
+        finish(err as Error);
+      }
+    };
+    ctx.req.on('data', count);
     ctx.req.pipe(parser);
   });
 }

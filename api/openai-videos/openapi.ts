@@ -100,6 +100,12 @@ function registerCreateAndList(registry: OpenAPIRegistry): void {
       413: error(`Upload larger than ${UPLOAD_MAX_BYTES / (1024 * 1024)} MiB, or a JSON body over 1 MiB`),
       415: error('The upload is not a PNG, JPEG or WebP image, or the body is neither JSON nor a form'),
       ...COMMON,
+      429: error(
+        "Rate limit or in-flight task cap reached, or (code uploads_per_key) this key's uploads in progress would hold more than half of UPLOADS_MAX_MEMORY_BYTES (see Retry-After)",
+      ),
+      503: error(
+        'Temporal (the task store) is unavailable, or (code uploads_busy) the uploads in progress hold UPLOADS_MAX_MEMORY_BYTES already (see Retry-After)',
+      ),
     },
   });
   registry.registerPath({

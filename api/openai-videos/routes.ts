@@ -19,6 +19,7 @@ import { TaskRefused } from '../../tasks/refusal';
 import { checkRequestText } from '../../tasks/validation';
 import { splitWebhookFields } from '../../tasks/webhook-target';
 import { ApiError, invalidRequest } from '../api-error';
+import { markDeletedByOwner, storedContentGone } from '../deleted-results';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
 import { sendStoredObject } from '../routes/content';
 import { requestOrigin } from '../routes/generations';
@@ -42,11 +43,6 @@ export function readsOwnBody(ctx: AppContext): boolean {
 
 const videoNotFound = (id: string) =>
   new ApiError(404, 'not_found_error', `No video with id '${id}'`, { param: 'video_id', code: 'video_not_found' });
-
-const contentGone = () =>
-  new ApiError(410, 'not_found_error', 'This stored video was deleted (DELETE /v1/videos, or after RESULT_RETENTION_DAYS)', {
-    code: 'content_expired',
-  });
 
 const notOffered = (what: string) => () => {
   throw new ApiError(
@@ -204,7 +200,7 @@ async function variantItem(
   if (variant === 'thumbnail' && result.lastFrame?.stored === true && result.lastFrame.key) return result.lastFrame;
   if (video?.stored !== true || !video.key) return undefined;
   const made = await ensureDerived(deps.results.store, id, video.key, variant);
-  if (made === 'video_gone') throw contentGone();
+  if (made === 'video_gone') throw await storedContentGone(deps.results.store, video.key);
   return made ? { key: made, contentType: 'image/jpeg' } : undefined;
 }
 
@@ -267,6 +263,7 @@ async function deleteVideo(ctx: AppContext, deps: AppDeps): Promise<void> {
   );
   keys.push(derivedKey(id, 'thumbnail'), derivedKey(id, 'spritesheet'));
   await Promise.all(keys.map((k) => deps.results.store.delete(k)));
+  await markDeletedByOwner(deps.results.store, id);
   ctx.state.log.info({ taskId: id, deleted: keys.length }, 'Video outputs deleted');
   ctx.body = { id, object: 'video.deleted', deleted: true };
 }

@@ -35,6 +35,7 @@ export function keyView(key: ApiKey, createdAt: Date | undefined, budgetState?: 
     models: key.models ? [...key.models] : null,
     rate_limit_rps: key.rateLimitRps ?? null,
     max_inflight: key.maxInflight ?? null,
+    max_streams: key.maxStreams ?? null,
     budget: key.budget ? { amount: key.budget.micros / MICROS, currency: key.budget.currency, period: key.budget.period } : null,
     allow_unpriced: key.allowUnpriced === true,
     webhook_url: key.webhookUrl ?? null,
@@ -93,6 +94,7 @@ async function keyFields(deps: AppDeps, body: KeyBody): Promise<KeyFields> {
     models: body.models === undefined ? undefined : body.models && [...new Set(body.models)],
     rateLimitRps: body.rate_limit_rps,
     maxInflight: body.max_inflight,
+    maxStreams: body.max_streams,
     budget:
       budget === undefined
         ? undefined

@@ -8,8 +8,9 @@
  * polls at once and trusts only the poll. A forged, replayed, duplicated, late or unknown announcement can at
  * worst cause one extra poll. The answer is 2xx only once every signal was accepted by Temporal (durably handed
  * on); 401/403 for a bad token or signature, 400 for a malformed body, 413 past the size bound, 429 past the
- * rate limit, 503 when Temporal is unreachable (the platform retries). Signatures that keep failing are reported
- * once at warn (api/callback-verification.ts).
+ * rate limit, 503 when Temporal is unreachable (the platform retries). The platform's own signatures that keep
+ * failing are reported once at warn; refused callbacks that name no job of ours are counted as forged and logged at
+ * debug only, so nobody outside can fill the operator's log or raise its alert (api/callback-verification.ts).
  */
 import type Router from '@koa/router';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
@@ -32,13 +33,16 @@ export function callbackRoutes(router: Router<AppState>, deps: AppDeps): void {
   // Each receiver reads its settings (signing keys, the token secret) once, here.
   const receivers = new Map<string, ReceiveCallback>();
   for (const p of PLATFORM_DEFINITIONS) if (p.callbacks) receivers.set(p.id, p.callbacks.create(deps.callbackEnv));
-  const verification = new CallbackVerificationWatch((platform, failures, lastReason) => {
-    deps.logger.warn(
-      { platform, consecutiveFailures: failures, lastReason },
-      `Callbacks from platform ${platform} keep failing verification (${failures} in a row; last: ${lastReason}). ` +
-        "Its tasks are carried by polling meanwhile. Check the platform's callback signing key setting (docs/operations.md, Platform callbacks).",
-    );
-  });
+  const verification = new CallbackVerificationWatch(
+    (platform, failures, lastReason) => {
+      deps.logger.warn(
+        { platform, consecutiveFailures: failures, lastReason },
+        `Callbacks from platform ${platform} keep failing verification (${failures} in a row; last: ${lastReason}). ` +
+          "Its tasks are carried by polling meanwhile. Check the platform's callback signing key setting (docs/operations.md, Platform callbacks).",
+      );
+    },
+    deps.callbackJobCheck ?? (async () => false),
+  );
 
   const receive = async (ctx: AppContext) => {
     const id = String(ctx.params?.platform ?? '').toUpperCase();
@@ -71,10 +75,13 @@ export function callbackRoutes(router: Router<AppState>, deps: AppDeps): void {
       });
     } catch (err) {
       if (!(err instanceof CallbackRefused)) throw err;
-      recordCallback(id, 'refused');
       // 401: a signature or token that is missing, expired or wrong (403 is "not enabled", 400 a malformed body).
-      if (err.status === 401) verification.failed(id, err.message);
-      ctx.state.log.warn({ platform: id, reason: err.message }, 'Callback refused');
+      // One naming no job of ours is anybody's: counted as forged, logged at debug, never an operator's warning.
+      const kind = err.status === 401 ? await verification.failed(id, err.message, err.claims) : 'refused';
+      recordCallback(id, kind);
+      if (kind === 'forged')
+        ctx.state.log.debug({ platform: id, reason: err.message }, 'Callback refused: it names no job of ours (forged or stray)');
+      else ctx.state.log.warn({ platform: id, reason: err.message }, 'Callback refused');
       const type = err.status === 400 ? 'invalid_request_error' : 'authentication_error';
       throw new ApiError(err.status, type, err.message, { code: 'callback_refused' });
     }

@@ -11,7 +11,7 @@
  * Video players seek, so this speaks HTTP ranges (one range per request; `Accept-Ranges: bytes`, 206 with
  * `Content-Range`, 416 when unsatisfiable, `If-Range`), and caches validate with the sha256 ETag
  * (`If-None-Match` → 304). An output the copy could not keep (`stored: false`) is 404 `content_not_stored`; one
- * deleted after RESULT_RETENTION_DAYS is 410 `content_expired`.
+ * deleted after RESULT_RETENTION_DAYS, or by its owner (DELETE /v1/videos), is 410 `content_expired` saying which.
  */
 import Router from '@koa/router';
 import { authenticateRequest } from '../middleware/authenticate';
@@ -19,6 +19,7 @@ import { ApiError, invalidRequest, taskNotFound } from '../api-error';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { MEDIA_EXTENSIONS, type ByteRange, type ResultStore, type StoredObjectInfo } from '../../results/result-store';
 import type { OutputSelector } from '../../results/signed-url';
+import { storedContentGone } from '../deleted-results';
 import { TASK_ID } from './tasks';
 
 export const CONTENT_ROUTE = '/v1/generations/:task_id/content';
@@ -138,11 +139,6 @@ export interface StoredObjectToSend {
   filename: string;
 }
 
-const gone = () =>
-  new ApiError(410, 'not_found_error', 'This stored result was deleted after the retention period (RESULT_RETENTION_DAYS)', {
-    code: 'content_expired',
-  });
-
 /**
  * Answers GET or HEAD with a stored object: its media type, ETag (the sha256), HTTP ranges (206/416, If-Range),
  * If-None-Match (304); 410 `content_expired` when the store no longer has it. The Videos API's content route
@@ -169,7 +165,7 @@ export async function sendStoredObject(ctx: AppContext, store: ResultStore, obj:
 
   if (ctx.method === 'HEAD') {
     const info = await store.head(key);
-    if (!info) throw gone();
+    if (!info) throw await storedContentGone(store, key);
     respond(info, 200);
     ctx.set('Content-Length', String(info.bytes));
     return;
@@ -183,7 +179,7 @@ export async function sendStoredObject(ctx: AppContext, store: ResultStore, obj:
   let size = obj.bytes;
   if (size === undefined) {
     const info = await store.head(key);
-    if (!info) throw gone();
+    if (!info) throw await storedContentGone(store, key);
     size = info.bytes;
   }
   const ifRange = ctx.get('If-Range');
@@ -197,7 +193,7 @@ export async function sendStoredObject(ctx: AppContext, store: ResultStore, obj:
     });
   }
   const got = await store.get(key, range);
-  if (!got) throw gone();
+  if (!got) throw await storedContentGone(store, key);
   const total = got.info.bytes;
   respond(got.info, range ? 206 : 200);
   // The body first: Koa drops a Content-Length set before a stream body replaces another body.

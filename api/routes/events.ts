@@ -6,11 +6,16 @@
  * connection; at the sync bound (SYNC_TIMEOUT_MS) an `event: timeout` says the client should reconnect.
  *
  * State comes from Temporal (api/webhook-service.ts: one history long-poll per stream), so every replica serves
- * every task. Same auth and ownership as reads: another key's task is 404.
+ * every task. Same auth and ownership as reads: another key's task is 404. Open streams are bounded per key and per
+ * process (api/event-stream-slots.ts): a stream past a bound is refused (429, 503) before Temporal is asked anything.
+ * A client leaving is normal: the stream stops its long-poll and gives its slot back, and the app logs one debug line
+ * (api/app.ts).
  */
 import { PassThrough } from 'node:stream';
 import type Router from '@koa/router';
-import { taskNotFound } from '../api-error';
+import { ApiError, taskNotFound } from '../api-error';
+import type { ApiKey } from '../../keys/api-keys';
+import { recordStreamRefused, streamClosed, streamOpened } from '../api-metrics';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
 import type { TaskRecord } from '../../tasks/record';
 import { TASK_ID } from './tasks';
@@ -27,8 +32,16 @@ function sseMessage(record: TaskRecord): string {
 export function eventRoutes(router: Router<AppState>, deps: AppDeps): void {
   router.get('/v1/generations/:task_id/events', async (ctx: AppContext) => {
     const taskId = String(ctx.params?.task_id ?? '');
-    const ownerId = apiKeyOf(ctx).id;
-    if (!TASK_ID.test(taskId) || !(await deps.tasks.read(taskId, ownerId))) throw taskNotFound(taskId);
+    const key = apiKeyOf(ctx);
+    const ownerId = key.id;
+    if (!TASK_ID.test(taskId)) throw taskNotFound(taskId);
+    const release = trackedSlot(deps, key);
+    try {
+      if (!(await deps.tasks.read(taskId, ownerId))) throw taskNotFound(taskId);
+    } catch (err) {
+      release();
+      throw err;
+    }
     const lastSeen = ctx.get('Last-Event-ID') || undefined;
 
     const stream = new PassThrough();
@@ -37,11 +50,32 @@ export function eventRoutes(router: Router<AppState>, deps: AppDeps): void {
     ctx.req.socket.setNoDelay(true);
     ctx.body = stream;
     stream.write(`retry: 1000\n\n`);
-    void pump(deps, { taskId, ownerId, lastSeen }, stream, ctx).catch((err: unknown) => {
-      ctx.state.log.warn({ err: (err as Error).message, taskId }, 'Event stream ended by an error');
-      stream.end();
-    });
+    void pump(deps, { taskId, ownerId, lastSeen }, stream, ctx)
+      .catch((err: unknown) => {
+        ctx.state.log.warn({ err: (err as Error).message, taskId }, 'Event stream ended by an error');
+        stream.end();
+      })
+      .finally(release);
   });
+}
+
+/** A slot for a new stream of `key` (or the refusal), counted in the metrics while it is held. */
+function trackedSlot(deps: AppDeps, key: ApiKey): () => void {
+  let release: () => void;
+  try {
+    release = deps.streams.acquire(key);
+  } catch (err) {
+    if (err instanceof ApiError) recordStreamRefused(err.opts.code ?? String(err.status));
+    throw err;
+  }
+  streamOpened();
+  let open = true;
+  return () => {
+    if (!open) return;
+    open = false;
+    release();
+    streamClosed();
+  };
 }
 
 /** Writes the task's changes until it ends, the client leaves, the sync bound passes or the API stops. */

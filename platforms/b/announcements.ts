@@ -17,7 +17,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { hexDigestsEqual } from '../../core/constant-time';
 import { z } from 'zod';
 import { optionalString, parseEnv } from '../../core/config';
-import { CallbackRefused, type CallbackReceiver } from '../platform';
+import { CallbackRefused, eventObject, unverifiedClaims, type CallbackReceiver, type UpstreamHint } from '../platform';
 
 /** The video-generation event switch's name as inferred [INF]; PLATFORM_B_CALLBACK_SWITCH overrides it. */
 export const DEFAULT_VIDEO_EVENT_SWITCH = 'enableVideoGenerateCompleteEvent';
@@ -126,6 +126,12 @@ export function callbackConfig(
   return { callbackUrl, [videoEventSwitch]: true, enableSign: Boolean(signKey), ...(signKey ? { signKey } : {}) };
 }
 
+/** The job a `VIDEO_GENERATE_COMPLETE` event names (`videoGenerateCompleteEvent.taskId`); other events name none. */
+function jobOf(event: Record<string, unknown>): UpstreamHint | undefined {
+  const taskId = (event.videoGenerateCompleteEvent as { taskId?: unknown } | undefined)?.taskId;
+  return event.eventType === 'VIDEO_GENERATE_COMPLETE' && typeof taskId === 'string' ? { upstreamTaskId: taskId } : undefined;
+}
+
 export const bCallbackReceiver: CallbackReceiver = {
   env: bCallbacksEnv,
   create(env) {
@@ -138,21 +144,15 @@ export const bCallbackReceiver: CallbackReceiver = {
         const token = req.headers['vod-callback-auth-token'];
         const timestamp = req.headers['vod-callback-auth-timestamp'];
         const user = req.headers['vod-callback-auth-user'];
-        if (!token || !timestamp || !user) throw new CallbackRefused(401, 'The event carries no signature (vod-callback-auth-*)');
+        const refused = (why: string) => new CallbackRefused(401, why, unverifiedClaims(req.rawBody, jobOf));
+        if (!token || !timestamp || !user) throw refused('The event carries no signature (vod-callback-auth-*)');
         if (!/^\d{1,15}$/.test(timestamp) || Math.abs(req.receivedAt - Number(timestamp)) > MAX_SKEW_MS) {
-          throw new CallbackRefused(401, 'The event signature has expired or is dated in the future');
+          throw refused('The event signature has expired or is dated in the future');
         }
-        if (!verifyBCallbackToken(token, signKey, req.url, body, timestamp, user))
-          throw new CallbackRefused(401, 'The event signature does not match');
+        if (!verifyBCallbackToken(token, signKey, req.url, body, timestamp, user)) throw refused('The event signature does not match');
       }
-      let event: { eventType?: unknown; videoGenerateCompleteEvent?: { taskId?: unknown } };
-      try {
-        event = JSON.parse(body) as typeof event;
-      } catch {
-        throw new CallbackRefused(400, 'The event is not JSON');
-      }
-      const taskId = event?.videoGenerateCompleteEvent?.taskId;
-      return event?.eventType === 'VIDEO_GENERATE_COMPLETE' && typeof taskId === 'string' ? [{ upstreamTaskId: taskId }] : [];
+      const hint = jobOf(eventObject(req.rawBody));
+      return hint ? [hint] : [];
     };
   },
 };

@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { hexDigestsEqual } from '../../core/constant-time';
 import { z } from 'zod';
 import { optionalString, parseEnv } from '../../core/config';
-import { CallbackRefused, type CallbackReceiver, type PlatformEventQueue, type UpstreamHint } from '../platform';
+import { CallbackRefused, eventObject, type CallbackReceiver, type PlatformEventQueue, type UpstreamHint } from '../platform';
 import type { TCall } from './request-body';
 import type { DescribeEventConfigResponse, EventContent, PullEventsResponse } from './wire-types';
 
@@ -116,21 +116,17 @@ export const tCallbackReceiver: CallbackReceiver = {
     return (req) => {
       if (PLATFORM_T_EVENTS !== 'push')
         throw new CallbackRefused(403, 'Push events from platform T are not enabled on this gateway (PLATFORM_T_EVENTS)');
-      let event: EventContent & { T?: unknown; Sign?: unknown };
-      try {
-        event = JSON.parse(req.rawBody.toString('utf8')) as typeof event;
-      } catch {
-        throw new CallbackRefused(400, 'The event is not JSON');
-      }
-      if (typeof event !== 'object' || event === null) throw new CallbackRefused(400, 'The event is not a JSON object');
+      const event = eventObject(req.rawBody) as EventContent & { T?: unknown; Sign?: unknown };
+      const hint = hintOf(event);
       if (signKey) {
+        const claims = hint ? [hint] : [];
         const t = Number(event.T);
         if (!Number.isInteger(t) || typeof event.Sign !== 'string')
-          throw new CallbackRefused(401, 'The event carries no signature (T, Sign)');
-        if (!hexDigestsEqual(event.Sign, md5Hex(`${signKey}${t}`))) throw new CallbackRefused(401, 'The event signature does not match');
-        if (t * 1000 < req.receivedAt) throw new CallbackRefused(401, 'The event signature has expired');
+          throw new CallbackRefused(401, 'The event carries no signature (T, Sign)', claims);
+        if (!hexDigestsEqual(event.Sign, md5Hex(`${signKey}${t}`)))
+          throw new CallbackRefused(401, 'The event signature does not match', claims);
+        if (t * 1000 < req.receivedAt) throw new CallbackRefused(401, 'The event signature has expired', claims);
       }
-      const hint = hintOf(event);
       return hint ? [hint] : [];
     };
   },

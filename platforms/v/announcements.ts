@@ -15,7 +15,7 @@ import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '../../core/constant-time';
 import { z } from 'zod';
 import { callbackSchema, parseEnv } from '../../core/config';
-import { callbackUrlFor, CallbackRefused, type CallbackReceiver } from '../platform';
+import { callbackUrlFor, CallbackRefused, unverifiedClaims, type CallbackReceiver } from '../platform';
 
 export function callbackToken(secret: string, taskId: string): string {
   return createHmac('sha256', secret).update(`V:${taskId}`).digest('base64url');
@@ -41,8 +41,13 @@ export const vCallbackReceiver: CallbackReceiver = {
       if (!taskId || extra.length > 0)
         throw new CallbackRefused(400, 'A platform V callback URL names one task: /v1/callbacks/V/{task_id}');
       const token = req.query.token ?? '';
-      if (!constantTimeEqual(token, callbackToken(secret, taskId)))
-        throw new CallbackRefused(401, 'The callback token does not match its task');
+      if (!constantTimeEqual(token, callbackToken(secret, taskId))) {
+        // Ark's task object names its job (`id`): with the task in the URL, what a refused callback claims.
+        const claims = unverifiedClaims(req.rawBody, (body) =>
+          typeof body.id === 'string' ? { taskId, upstreamTaskId: body.id } : undefined,
+        );
+        throw new CallbackRefused(401, 'The callback token does not match its task', claims);
+      }
       // The body (Ark's task object) is never believed: the task polls for the truth. Its status only decides
       // whether a poll is worth it; its id is logged if present.
       let upstreamTaskId: string | undefined;

@@ -398,6 +398,24 @@ describe('types, enums and bounds of every field', () => {
       param,
     ),
   );
+  test.each([
+    'https://[2002:7f00:1::]/a.png',
+    'https://[::ffff:0:7f00:1]/a.png',
+    'https://[64:ff9b::a9fe:a9fe]/a.png',
+    'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/a.png',
+  ])('image_url %p: an IPv6 spelling of a private IPv4 address → 400 image_url, nothing started', (url) =>
+    expectRejected(VIDEO, { model: V15, prompt: uniquePrompt('v6'), duration: 5, image_url: url }, 'image_url'),
+  );
+  test.each([
+    ['a noncharacter', '\ufffe'],
+    ['combining marks with no base', '\u0301\u0301'],
+    ['a private-use character', '\ue000'],
+    ['all of them with spaces and a zero-width space', ' \ufffe\u0301\ue000\u200b '],
+  ])('a prompt of %s is blank → 400 prompt (negative_prompt too), nothing started', async (_what, text) => {
+    const error = await expectRejected(VIDEO, { model: V10, prompt: text, duration: 5 }, 'prompt');
+    expect(error.message).toMatch(/blank/);
+    await expectRejected(IMAGE, { model: 'VendorK-2.1', prompt: uniquePrompt('neg'), negative_prompt: text }, 'negative_prompt');
+  });
   test('a prompt over 5000 characters → 400 prompt', () =>
     expectRejected(VIDEO, { model: V10, prompt: 'x'.repeat(5001), duration: 5 }, 'prompt'));
   test('too many reference images → 400 images', () =>

@@ -3,9 +3,13 @@
  * every status or progress change, ending after the final one; heartbeats; a resume with Last-Event-ID; the
  * same ownership as reads. (Two clients on two API processes: test/system/webhooks.test.ts.)
  */
+import { readFileSync } from 'node:fs';
+import { makeKey } from '../support/admin-api';
+import type { ApiClient } from '../support/client';
+import { startExtraApi } from '../support/extra-api';
 import { sharedStack } from '../support/shared-stack';
 import { openEvents } from '../support/sse';
-import { TEST_KEYS } from '../support/stack';
+import { TEST_KEYS, type Proc } from '../support/stack';
 import { waitFor } from '../support/wait-for';
 
 const { api, apiUrl } = sharedStack();
@@ -67,5 +71,114 @@ describe('GET /v1/generations/:id/events', () => {
     expect(none.status).toBe(404);
     const anonymous = await fetch(eventsUrl(taskId));
     expect(anonymous.status).toBe(401);
+  });
+});
+
+describe('bounds on open streams, and clients leaving them', () => {
+  // An API of this file's own: small bounds to reach, and its debug lines to read.
+  const BOUNDS = { KEY_MAX_STREAMS: 2, API_MAX_STREAMS: 5 };
+  let gate: { url: string; proc: Proc };
+  const started: { client: ApiClient; taskId: string }[] = [];
+  beforeAll(async () => {
+    gate = await startExtraApi({ ...Object.fromEntries(Object.entries(BOUNDS).map(([k, v]) => [k, String(v)])), LOG_LEVEL: 'debug' });
+  }, 90_000);
+  afterAll(async () => {
+    // The long tasks end here, so no other test sees them running.
+    await Promise.all(started.map(({ client, taskId }) => client.post(`/v1/generations/${taskId}/cancel`, {})));
+    await gate?.proc.stop();
+  });
+
+  /** A task of `client`'s that runs for the whole test (cancelled after). */
+  async function longTask(client: ApiClient): Promise<string> {
+    const r = await client.post('/v1/async/videos/generations', {
+      model: V_MODEL,
+      prompt: `a long take [sim:duration=600000] ${Math.random()}`,
+      duration: 5,
+    });
+    expect(r.status).toBe(200);
+    started.push({ client, taskId: r.body.task_id });
+    return r.body.task_id as string;
+  }
+
+  const open = (taskId: string, secret: string) => openEvents(`${gate.url}/v1/generations/${taskId}/events`, secret);
+
+  /** A refused stream's answer: status, Retry-After and the error envelope. */
+  async function refused(taskId: string, secret: string) {
+    const r = await fetch(`${gate.url}/v1/generations/${taskId}/events`, {
+      headers: { Authorization: `Bearer ${secret}`, Accept: 'text/event-stream' },
+    });
+    return {
+      status: r.status,
+      retryAfter: r.headers.get('retry-after'),
+      error: ((await r.json()) as { error: Record<string, unknown> }).error,
+    };
+  }
+
+  test("per key (KEY_MAX_STREAMS, a key's max_streams in API_KEYS_FILE or the admin API) and per process (API_MAX_STREAMS); a slot comes back when its client leaves; leaving costs at most a debug line", async () => {
+    const erin = api('erin');
+    const streamer = await makeKey(apiUrl, { id: `streamer-${Date.now()}`, max_streams: 3 });
+    const streamerSecret = streamer.key!;
+    // This API reads the admin API's keys every KEYS_REFRESH_MS: until it has, the new key is unknown to it.
+    await waitFor(
+      async () => (await fetch(`${gate.url}/v1/models`, { headers: { Authorization: `Bearer ${streamerSecret}` } })).status === 200,
+      20_000,
+    );
+    const [aliceTask, erinTask, streamerTask] = [await longTask(alice), await longTask(erin), await longTask(streamer)];
+
+    // alice: the default bound (2 here), then 429 in the envelope, nothing asked of Temporal for it.
+    const aliceStreams = [await open(aliceTask, TEST_KEYS.alice.secret), await open(aliceTask, TEST_KEYS.alice.secret)];
+    expect(aliceStreams.map((s) => s.status)).toEqual([200, 200]);
+    expect(await refused(aliceTask, TEST_KEYS.alice.secret)).toEqual({
+      status: 429,
+      retryAfter: '5',
+      error: expect.objectContaining({
+        type: 'rate_limit_error',
+        code: 'too_many_streams',
+        message: expect.stringContaining('2 event streams'),
+      }),
+    });
+    // erin: its keys-file max_streams (1).
+    const erinStream = await open(erinTask, TEST_KEYS.erin.secret);
+    expect(erinStream.status).toBe(200);
+    expect(await refused(erinTask, TEST_KEYS.erin.secret)).toMatchObject({ status: 429, error: { code: 'too_many_streams' } });
+    // The admin API's key: max_streams 3, but the process holds its 5 after two of them: 503 for the third.
+    const streamerStreams = [await open(streamerTask, streamerSecret), await open(streamerTask, streamerSecret)];
+    expect(streamerStreams.map((s) => s.status)).toEqual([200, 200]);
+    expect(await refused(streamerTask, streamerSecret)).toEqual({
+      status: 503,
+      retryAfter: '5',
+      error: expect.objectContaining({ type: 'service_unavailable_error', code: 'streams_at_capacity' }),
+    });
+
+    // A client leaves: its slot is given back, and the refused key's next stream is served.
+    aliceStreams[0]!.close();
+    const third = await waitFor(async () => {
+      const s = await open(streamerTask, streamerSecret);
+      if (s.status === 200) return s;
+      s.close();
+      return undefined;
+    }, 20_000);
+    expect(third.status).toBe(200);
+
+    // Every client leaves. Every line the API wrote is a JSON log line (no stack on stderr), no warning or error
+    // among them, and at most one debug line per stream left.
+    for (const s of [...aliceStreams, erinStream, ...streamerStreams, third]) s.close();
+    await waitFor(
+      async () =>
+        (await fetch(`${gate.url}/metrics`).then((r) => r.text())).match(/^mediagate_event_streams_open (\d+)/m)?.[1] === '0' || undefined,
+      20_000,
+    );
+    const lines = readFileSync(gate.proc.logFile, 'utf8').split('\n').filter(Boolean);
+    const parsed = lines.map((l) => {
+      try {
+        return JSON.parse(l) as { level: number; msg: string };
+      } catch {
+        return { level: 60, msg: `not a log line: ${l}` };
+      }
+    });
+    expect(parsed.filter((l) => l.level >= 40)).toEqual([]);
+    const left = parsed.filter((l) => /client left/.test(l.msg));
+    expect(left.every((l) => l.level === 20)).toBe(true);
+    expect(left.length).toBeLessThanOrEqual(6);
   });
 });

@@ -6,9 +6,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { makeKey } from '../support/admin-api';
-import { multipartForm } from '../support/forms';
+import { startExtraApi } from '../support/extra-api';
+import { multipartForm, postRawForm, rawForm } from '../support/forms';
 import { sharedStack } from '../support/shared-stack';
-import { REPO, TEST_KEYS } from '../support/stack';
+import { REPO, TEST_KEYS, type Proc } from '../support/stack';
 import { waitFor } from '../support/wait-for';
 
 const { apiUrl, api, sim } = sharedStack();
@@ -149,9 +150,22 @@ describe('OpenAI Videos API with the official openai SDK', () => {
     );
     await openai.videos.downloadContent(done.id, { variant: 'thumbnail' });
     expect(await openai.videos.delete(done.id)).toEqual({ id: done.id, object: 'video.deleted', deleted: true });
-    const gone = await alice.get(`/v1/videos/${done.id}/content`);
-    expect(gone.status).toBe(410);
-    expect((await alice.get(`/v1/videos/${done.id}/content?variant=thumbnail`)).status).toBe(410);
+    // Gone, and the answer says its owner deleted it (not retention), at either door and for every variant; the SDK
+    // reads the same answer.
+    const byOwner = { code: 'content_expired', message: `This stored result was deleted by its owner (DELETE /v1/videos/${done.id})` };
+    for (const path of [
+      `/v1/videos/${done.id}/content`,
+      `/v1/videos/${done.id}/content?variant=thumbnail`,
+      `/v1/videos/${done.id}/content?variant=spritesheet`,
+      `/v1/generations/${done.id}/content?index=0`,
+    ]) {
+      const gone = await alice.get(path);
+      expect([path, gone.status, gone.body.error]).toEqual([path, 410, expect.objectContaining(byOwner)]);
+    }
+    const sdkGone = await openai.videos.downloadContent(done.id).catch((e: unknown) => e);
+    expect(sdkGone).toBeInstanceOf(OpenAI.APIError);
+    expect((sdkGone as InstanceType<typeof OpenAI.APIError>).status).toBe(410);
+    expect((sdkGone as InstanceType<typeof OpenAI.APIError>).message).toContain('deleted by its owner');
 
     const running = await openai.videos.create({
       model: V_MODEL,
@@ -348,5 +362,56 @@ describe('budgets apply at /v1/videos as at /v1/videos/generations (issue 22 §3
     expect(submits.filter((r) => JSON.stringify(r.body ?? '').includes('a second heron'))).toEqual([]);
     // Nothing started: the key has still one video.
     expect((await sdk.videos.list()).data.map((v) => v.id)).toEqual([first.id]);
+  });
+});
+
+describe('what uploads in progress may hold, and how long a body may take', () => {
+  // An API of this file's own: a budget of 24 MiB (12 per key) and a 4 s body timeout, to reach both quickly.
+  const MiB = 1024 * 1024;
+  let gate: { url: string; proc: Proc };
+  beforeAll(async () => {
+    gate = await startExtraApi({ UPLOADS_MAX_MEMORY_BYTES: String(24 * MiB), BODY_TIMEOUT_MS: '4000' });
+  }, 90_000);
+  afterAll(() => gate?.proc.stop());
+
+  /** A form with a 9.9 MiB image, as the uploads that held back their closing boundary had. */
+  const form = (prompt: string) =>
+    rawForm(
+      { model: V_MODEL, prompt, seconds: '5' },
+      { bytes: Buffer.concat([PNG, Buffer.alloc(Math.round(9.9 * MiB) - PNG.length)]), type: 'image/png' },
+    );
+
+  test("uploads held open take their declared size; past a key's half 429, past the budget 503, before any byte of the body; held ones end at the body timeout (408) and give their memory back", async () => {
+    // Two uploads that send all but their closing boundary, and wait: alice's and bob's, 9.9 MiB each.
+    const held = [
+      postRawForm(gate.url, TEST_KEYS.alice.secret, form('held by alice'), 'all-but-the-end'),
+      postRawForm(gate.url, TEST_KEYS.bob.secret, form('held by bob'), 'all-but-the-end'),
+    ];
+    const holding = async () =>
+      Number(/^mediagate_upload_memory_bytes (\d+)/m.exec(await (await fetch(`${gate.url}/metrics`)).text())?.[1]);
+    await waitFor(async () => (await holding()) >= 2 * 9.9 * MiB, 20_000);
+    // Answered from the headers alone, no body byte sent: a second upload of either key is past its half.
+    for (const key of [TEST_KEYS.alice, TEST_KEYS.bob]) {
+      const again = await postRawForm(gate.url, key.secret, form(`${key.id} again`), 'nothing');
+      expect([again.status, again.body.error]).toEqual([
+        429,
+        expect.objectContaining({ type: 'rate_limit_error', code: 'uploads_per_key', param: 'input_reference' }),
+      ]);
+    }
+    const erin = await postRawForm(gate.url, TEST_KEYS.erin.secret, form('erin while full'), 'nothing');
+    expect([erin.status, erin.body.error]).toEqual([
+      503,
+      expect.objectContaining({ type: 'service_unavailable_error', code: 'uploads_busy' }),
+    ]);
+
+    // The held uploads end at the body timeout, in the envelope.
+    for (const r of await Promise.all(held)) expect([r.status, r.body.error?.code]).toEqual([408, 'body_timeout']);
+    // Their memory is free again: erin's whole upload is read and its video made.
+    await waitFor(async () => (await holding()) === 0, 10_000);
+    const accepted = await waitFor(async () => {
+      const r = await postRawForm(gate.url, TEST_KEYS.erin.secret, form('erin after the timeout'), 'all');
+      return r.status === 503 ? undefined : r;
+    }, 20_000);
+    expect([accepted.status, accepted.body.object, accepted.body.status]).toEqual([200, 'video', 'queued']);
   });
 });

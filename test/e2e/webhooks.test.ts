@@ -7,7 +7,7 @@
 import OpenAI from 'openai';
 import { Webhook } from 'standardwebhooks';
 import { WEBHOOK_PENDING_SINCE } from '../../core/search-attributes';
-import { webhookDeliveryWorkflowId } from '../../core/webhooks';
+import { WEBHOOK_EVENT_SIGNAL, webhookDeliveryWorkflowId, webhookTaskQueue } from '../../core/webhooks';
 import { oldestPendingSince, pendingAtOrBefore } from '../../worker/webhook-backlog';
 import { adminCall, makeKey } from '../support/admin-api';
 import { startReceiver, type Received, type Receiver } from '../support/receiver';
@@ -160,12 +160,58 @@ describe('webhooks', () => {
     });
   });
 
+  test('the final event announced again while its attempt is on the wire: every request the receiver got is an attempt counted, and no workflow task of the delivery failed', async () => {
+    const temporal = await temporalClient(temporalAddress);
+    try {
+      let release!: () => void;
+      receiver.gates.push(new Promise<void>((r) => (release = r)));
+      const taskId = await startTask('announced-twice');
+      await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
+      // The receiver holds its answer; meanwhile the event is announced again, as a retried announcement does.
+      const delivery = temporal.client.workflow.getHandle(webhookDeliveryWorkflowId(taskId));
+      await delivery.signal(WEBHOOK_EVENT_SIGNAL, { event: 'succeeded', occurredAt: new Date().toISOString() });
+      release();
+      await delivery.result();
+      const listed = (await alice.get(`/v1/generations/${taskId}/deliveries`)).body;
+      expect(listed.data).toEqual([expect.objectContaining({ event: 'succeeded', state: 'delivered' })]);
+      // A send happens once per attempt, and every attempt is counted: one each unless an attempt timed out.
+      expect(deliveriesOf(taskId)).toHaveLength(listed.data[0].attempt_count);
+      const history = await delivery.fetchHistory();
+      expect((history.events ?? []).filter((e) => e.workflowTaskFailedEventAttributes)).toEqual([]);
+    } finally {
+      await temporal.close();
+    }
+  });
+
+  test("deliveries run on a task queue of their own, beside the generation tasks': the workers poll both", async () => {
+    const temporal = await temporalClient(temporalAddress);
+    try {
+      const taskId = await startTask('own-queue');
+      await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
+      const [task, delivery] = await Promise.all([
+        temporal.client.workflow.getHandle(taskId).describe(),
+        temporal.client.workflow.getHandle(webhookDeliveryWorkflowId(taskId)).describe(),
+      ]);
+      expect(delivery.taskQueue).toBe(webhookTaskQueue(task.taskQueue));
+      expect(delivery.taskQueue).not.toBe(task.taskQueue);
+    } finally {
+      await temporal.close();
+    }
+  });
+
   test.each([
     ['https://127.0.0.1/hook', /private/],
     ['https://localhost:8443/hook', /private or local/],
     ['https://169.254.169.254/latest/meta-data', /private/],
     ['https://[::1]/hook', /private/],
-    ['http://example.com/hook', /https/],
+    // IPv6 spellings that carry a private IPv4 address: 6to4 and IPv4-translated loopback, NAT64 of the metadata
+    // address, Teredo with a loopback client.
+    ['https://[2002:7f00:1::]/hook', /private/],
+    ['https://[::ffff:0:7f00:1]/hook', /private/],
+    ['https://[64:ff9b::a9fe:a9fe]/latest/meta-data', /private/],
+    ['https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook', /private/],
+    ['http://example.com/hook', /https.*WEBHOOK_ALLOW_PRIVATE_ORIGINS=http:\/\/example\.com/],
+    ['http://127.0.0.1:8765/hook', /https.*WEBHOOK_ALLOW_PRIVATE_ORIGINS=http:\/\/127\.0\.0\.1:8765/],
     ['not a url', /absolute URL/],
   ])('webhook_url %s is refused with 400 naming webhook_url', async (url, why) => {
     const r = await alice.post('/v1/async/videos/generations', { model: V_MODEL, prompt: 'x', duration: 5, webhook_url: url });

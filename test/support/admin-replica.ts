@@ -14,6 +14,8 @@ export interface AdminReplica {
   api: TestApi;
   ledger: LedgerDatabase;
   managed: ManagedKeys;
+  /** The replica's key store: what it authenticates with. */
+  keys: KeyStore;
 }
 
 export async function startAdminReplica(
@@ -25,7 +27,7 @@ export async function startAdminReplica(
   const managed = new ManagedKeys(ledger, keys, createLogger('test', 'silent'));
   await managed.start(opts.refreshMs);
   const api = await startTestApi({ deps: { keys, managedKeys: managed, adminToken: opts.adminToken, ...opts.deps?.(ledger) } });
-  return { api, ledger, managed };
+  return { api, ledger, managed, keys };
 }
 
 export async function stopAdminReplica(r: AdminReplica): Promise<void> {

@@ -21,6 +21,8 @@ export interface Receiver {
   answers: number[];
   /** Delays (ms) before answering the next calls, in order; none once empty (a slow receiver). */
   delays: number[];
+  /** Promises the next calls' answers wait for, in order (an answer held until a test has acted); none once empty. */
+  gates: Promise<unknown>[];
   close(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export async function startReceiver(path: string, port = 0): Promise<Receiver> {
   const got: Received[] = [];
   const answers: number[] = [];
   const delays: number[] = [];
+  const gates: Promise<unknown>[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -42,8 +45,11 @@ export async function startReceiver(path: string, port = 0): Promise<Receiver> {
       }
       got.push({ headers: req.headers, raw, body, at: Date.now() });
       const status = answers.shift() ?? 200;
+      const gate = gates.shift() ?? Promise.resolve();
       setTimeout(() => {
-        if (!res.destroyed) res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+        void gate.then(() => {
+          if (!res.destroyed) res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+        });
       }, delays.shift() ?? 0);
     });
   });
@@ -54,6 +60,7 @@ export async function startReceiver(path: string, port = 0): Promise<Receiver> {
     got,
     answers,
     delays,
+    gates,
     close: () =>
       new Promise((r) => {
         server.closeAllConnections();

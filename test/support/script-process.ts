@@ -15,10 +15,22 @@ export interface ScriptProcess {
   exited: Promise<number | null>;
   /** The first line from index `after` on that matches `re` (waiting for it, bounded by `ms`). */
   waitFor(re: RegExp, ms: number, after?: number): Promise<RegExpExecArray>;
+  /**
+   * Ctrl-C as a terminal sends it: SIGINT to the script's whole process group (the script and every process that
+   * stayed in its group), not to the script alone.
+   */
+  interrupt(): void;
 }
 
-export function startScript(script: string, env: NodeJS.ProcessEnv): ScriptProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, script)], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `cwd`: where it runs (default the repository; a copy of it elsewhere runs its own scripts). */
+export function startScript(script: string, env: NodeJS.ProcessEnv, cwd: string = REPO): ScriptProcess {
+  // A process group of its own, as a shell gives a command it runs in the foreground: interrupt() reaches the group.
+  const child = spawn(process.execPath, ['--import', 'tsx', join(cwd, script)], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   const lines: string[] = [];
   const waiters: { re: RegExp; resolve: (m: RegExpExecArray) => void }[] = [];
   for (const stream of [child.stdout!, child.stderr!]) {
@@ -47,5 +59,8 @@ export function startScript(script: string, env: NodeJS.ProcessEnv): ScriptProce
       );
       waiters.push({ re, resolve: (m) => (clearTimeout(timer), resolve(m)) });
     });
-  return { child, lines, exited, waitFor };
+  const interrupt = () => {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGINT');
+  };
+  return { child, lines, exited, waitFor, interrupt };
 }

@@ -38,3 +38,19 @@ export function simulatorFixture(options: SimOptions, reset: (sim: Simulator) =>
 export function statsOf(sim: Simulator, platform: 'T' | 'V' | 'B'): () => Promise<Record<string, number>> {
   return async () => ((await (await fetch(`${sim.url}/_sim/stats`)).json()) as Record<string, Record<string, number>>)[platform]!;
 }
+
+/**
+ * Moves a simulated job on now (POST /_sim/jobs/:id/advance): a `[sim:hold]` job out of `queued` into a held
+ * `running`, or any job to its end. Each phase is then read on purpose, whatever the machine's speed.
+ */
+export async function advanceJob(sim: Simulator, id: string, to: 'running' | 'done'): Promise<void> {
+  const r = await fetch(`${sim.url}/_sim/jobs/${encodeURIComponent(id)}/advance`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ to }),
+  });
+  if (!r.ok) throw new Error(`advancing ${id} to ${to}: ${r.status} ${await r.text()}`);
+}
+
+/** How long a helper waits for a simulated job to end by itself: a bound against a hang, far above any job's duration. */
+export const SIM_JOB_END_BOUND_MS = 60_000;

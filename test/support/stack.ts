@@ -33,7 +33,7 @@ export { freePort };
 /**
  * Test keys (secrets are test-only): alice and bob for ownership; carol has tight limits and a model allowlist
  * (from API_KEYS_FILE, given by digest); dave is used by one test only, so its task list is exact; erin has its own
- * webhook secrets (API_KEYS_FILE) for the webhook tests.
+ * webhook secrets (API_KEYS_FILE) for the webhook tests, and its own bound on open event streams.
  */
 export const TEST_KEYS = {
   alice: { id: 'alice', secret: 'sk-test-alice-0123456789abcdef' },
@@ -54,6 +54,9 @@ export const ERIN_WEBHOOK_SECRETS = {
   previous: `whsec_${Buffer.alloc(32, 9).toString('base64')}`,
 } as const;
 
+/** erin's own bound on open event streams (API_KEYS_FILE `max_streams`), below the stacks' KEY_MAX_STREAMS. */
+export const ERIN_MAX_STREAMS = 1;
+
 export const CAROL_LIMITS = { models: ['vendor-video-1-0-pro-250528', 'NB'], rate_limit_rps: 4, max_inflight: 2 } as const;
 
 function writeKeysFile(dir: string): string {
@@ -66,6 +69,7 @@ function writeKeysFile(dir: string): string {
       secret: TEST_KEYS.erin.secret,
       webhook_secret: ERIN_WEBHOOK_SECRETS.current,
       webhook_secret_previous: ERIN_WEBHOOK_SECRETS.previous,
+      max_streams: ERIN_MAX_STREAMS,
     },
   ];
   writeFileSync(file, JSON.stringify(keys, null, 2));
@@ -382,7 +386,11 @@ export class Stack {
   }
 
   private spawnPart(name: string, entry: string, env: Record<string, string> = {}): Proc {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, entry)], {
+    // MEDIAGATE_PROFILE_DIR (benchmarks): the gateway's API and worker processes write V8 CPU profiles there when they
+    // stop (`node --cpu-prof`, which NODE_OPTIONS does not take).
+    const profileDir = process.env.MEDIAGATE_PROFILE_DIR;
+    const profile = profileDir && /^(api|worker)\//.test(entry) ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const child = spawn(process.execPath, [...profile, '--import', 'tsx', join(REPO, entry)], {
       cwd: REPO,
       env: { ...process.env, ...this.baseEnv, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

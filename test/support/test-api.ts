@@ -10,6 +10,7 @@ import { createApp } from '../../api/app';
 import type { AppDeps } from '../../api/context';
 import { createApiServer, type ApiServerOptions } from '../../api/http-server';
 import { KeyLimits } from '../../api/key-limits';
+import { EventStreamSlots } from '../../api/event-stream-slots';
 import { InflightLimits } from '../../tasks/inflight';
 import { TaskStarter, type TaskStarterDeps } from '../../tasks/start';
 import { createLogger } from '../../core/logger';
@@ -80,6 +81,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     keys: new KeyStore(parseApiKeysEnv(`alice:${SECRET}`)),
     tasks,
     limits: new KeyLimits({ rps: 0 }),
+    streams: new EventStreamSlots({ perKey: 0, total: 0 }),
     catalogue: buildCatalogue(),
     pricing: loadTaskPricing(buildCatalogue(), {}),
     enabledPlatforms: new Set(['T', 'B', 'V']),

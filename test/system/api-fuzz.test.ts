@@ -1,9 +1,11 @@
 /**
  * Property-based API fuzzing (issue 18 item 12): schemathesis, pinned (scripts/schemathesis.ts), reads the
  * server's own GET /openapi.json and sends generated requests, valid and invalid, to every operation of a real
- * stack (Temporal dev server, simulator, worker, API). The run fails on any 5xx and on any answer the document
- * does not describe: an undocumented status code, content type or header, a body that does not match its
- * schema, or an invalid request the server accepts.
+ * stack (Temporal dev server, simulator, worker, API, the ledger's PostgreSQL). The run fails on any 5xx and on
+ * any answer the document does not describe: an undocumented status code, content type or header, a body that does
+ * not match its schema, or an invalid request the server accepts. Each operation is called with the credential its
+ * security scheme names: the API key for /v1, the admin token for the admin API (/admin/v1), so the admin API's
+ * bodies and answers are fuzzed past its authentication too.
  *
  * Bounded and repeatable: deterministic generation, no example database or failure cache carried between runs,
  * and a fixed number of examples per operation, so CI sends the same requests every time and sees no flakes.
@@ -20,6 +22,9 @@ import { startTestPostgres, type TestPostgres } from '../support/postgres';
 import { freePort, REPO, Stack, TEST_KEYS } from '../support/stack';
 
 jest.setTimeout(480_000);
+
+/** The fuzz stack's admin token (ADMIN_TOKEN): test-only. */
+const ADMIN_TOKEN = 'fuzz-admin-token-0123456789abcdefghijklmn';
 
 /**
  * Every check schemathesis has (`not_a_server_error` is the 5xx one; the conformance checks compare status, media
@@ -67,6 +72,7 @@ beforeAll(async () => {
       PLATFORM_B_CALLBACKS: 'manage',
       PLATFORM_B_CALLBACK_SIGN_KEY: 'b-sign-key-for-the-fuzz-run',
       DATABASE_URL: postgres.url,
+      ADMIN_TOKEN,
     },
   });
   const alice = new ApiClient(stack.apiUrl, 'alice');
@@ -130,6 +136,11 @@ test(`schemathesis ${SCHEMATHESIS_VERSION}: no 5xx, and every answer is the one 
       '[parameters]',
       '"path.task_id" = { dictionary = "tasks", probability = 0.5 }',
       '"path.platform" = { dictionary = "platforms", probability = 0.5 }',
+      // Each security scheme of the document with its credential (api/openapi.ts, api/openapi-admin.ts).
+      '[auth.openapi.bearerAuth]',
+      `bearer = "${TEST_KEYS.alice.secret}"`,
+      '[auth.openapi.adminAuth]',
+      `bearer = "${ADMIN_TOKEN}"`,
       '',
     ].join('\n'),
   );
@@ -144,8 +155,6 @@ test(`schemathesis ${SCHEMATHESIS_VERSION}: no 5xx, and every answer is the one 
     'all',
     '--exclude-checks',
     EXCLUDED_CHECKS.join(','),
-    '--header',
-    `Authorization: Bearer ${TEST_KEYS.alice.secret}`,
     '--header',
     'X-Async: true',
     // The stateful phase follows OpenAPI links, which the document has none of.
@@ -183,6 +192,18 @@ test(`schemathesis ${SCHEMATHESIS_VERSION}: no 5xx, and every answer is the one 
   const junit = readdirSync(REPORT_DIR).find((f) => /^junit.*\.xml$/.test(f));
   const tested = [...readFileSync(join(REPORT_DIR, junit!), 'utf8').matchAll(/<testcase name="([^"]+)"/g)].map((m) => m[1]);
   expect(tested.sort()).toEqual(operations.filter((o) => o !== 'GET /openapi.json').sort());
+  // The admin API was reached past its authentication: the API's own metrics count keys made (201) and changed (200)
+  // from generated bodies.
+  const metrics = await (await fetch(`${stack.apiUrl}/metrics`)).text();
+  const answered = (method: string, route: string, status: number) =>
+    [...metrics.matchAll(/^mediagate_http_request_duration_seconds_count\{([^}]*)\} (\d+)$/gm)]
+      .filter(
+        ([, labels]) =>
+          labels!.includes(`method="${method}"`) && labels!.includes(`route="${route}"`) && labels!.includes(`status="${status}"`),
+      )
+      .reduce((sum, m) => sum + Number(m[2]), 0);
+  expect(answered('POST', '/admin/v1/keys', 201)).toBeGreaterThan(0);
+  expect(answered('PATCH', '/admin/v1/keys/:id', 200) + answered('PATCH', '/admin/v1/keys/:id', 404)).toBeGreaterThan(0);
   const [, generated, passed] = /(\d+) generated, (\d+) passed/.exec(output) ?? [];
   expect(Number(generated)).toBeGreaterThan(1000);
   expect(passed).toBe(generated);

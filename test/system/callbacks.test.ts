@@ -5,7 +5,8 @@
  * A callback is a hint: forged, expired, unknown, replayed or late ones change nothing; dropped or refused ones
  * leave the timer to finish the task.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { ApiClient } from '../support/client';
 import { freePort, Stack } from '../support/stack';
 import { until } from './faults-support';
@@ -54,6 +55,23 @@ async function callbackOutcomes(): Promise<Record<string, number>> {
   for (const m of text.matchAll(/^mediagate_callbacks_total\{platform="([^"]+)",outcome="([^"]+)"\} (\d+)$/gm))
     out[`${m[1]}:${m[2]}`] = Number(m[3]);
   return out;
+}
+
+/** The operator warnings the stack's API has logged about callbacks failing verification, by platform. */
+function verificationWarnings(): string[] {
+  return readFileSync(gw.stack.apis[0]!.logFile, 'utf8')
+    .split('\n')
+    .filter((l) => /"level":40/.test(l) && /keep failing verification/.test(l))
+    .map((l) => (JSON.parse(l) as { platform: string }).platform);
+}
+
+/** Waits until the API has logged the request `requestId` (its access line): everything before it is in the log. */
+async function logged(requestId: string): Promise<void> {
+  await until(
+    `the API logged request ${requestId}`,
+    async () => readFileSync(gw.stack.apis[0]!.logFile, 'utf8').includes(`"requestId":"${requestId}"`),
+    10_000,
+  );
 }
 
 /** Signals the task's workflow received (its history's WorkflowExecutionSignaled events). */
@@ -157,6 +175,33 @@ describe('callbacks that go wrong change nothing but the wait', () => {
     for (const c of refused) expect(c.attempts.every((s) => s === 401)).toBe(true);
     expect((await callbackOutcomes())['T:refused'] ?? 0).toBeGreaterThan(before['T:refused'] ?? 0);
   });
+  test('a platform whose own events stop verifying (its signing key changed) is reported once at warn, naming it', async () => {
+    const before = await callbackOutcomes();
+    const warnedBefore = verificationWarnings().filter((p) => p === 'B').length;
+    // Five B jobs whose events arrive badly signed: each names a job one of our tasks made.
+    await gw.sim.callbackFault({ platform: 'B', fault: 'bad-signature', count: 5 });
+    const tasks = await Promise.all(
+      Array.from({ length: 5 }, async (_, i) => {
+        const r = await gw.alice.post('/v1/async/videos/generations', {
+          model: 'K20',
+          action: 'text_to_video',
+          prompt: unique(`b key rotated ${i}`),
+          duration: 5,
+        });
+        expect(r.status).toBe(200);
+        return r.body.task_id as string;
+      }),
+    );
+    for (const id of tasks) expect((await gw.alice.waitForTask(id, TIMER_MS * 4)).status).toBe('success');
+    await until(
+      'the five refused events are counted',
+      async () => ((await callbackOutcomes())['B:refused'] ?? 0) - (before['B:refused'] ?? 0) >= 5,
+      30_000,
+    );
+    await until('the warning is logged', async () => verificationWarnings().filter((p) => p === 'B').length > warnedBefore, 10_000);
+    expect(verificationWarnings().filter((p) => p === 'B').length).toBe(warnedBefore + 1);
+    expect((await callbackOutcomes())['B:forged'] ?? 0).toBe(before['B:forged'] ?? 0);
+  });
 });
 
 describe('security: forged, expired, unknown and replayed announcements', () => {
@@ -258,6 +303,55 @@ describe('security: forged, expired, unknown and replayed announcements', () => 
       'vod-callback-auth-user': genuine.headers['vod-callback-auth-user']!,
     });
     expect([r.status, ((await r.json()) as any).signalled]).toEqual([200, 0]);
+  });
+
+  test('anonymous callbacks with bad tokens or signatures, however many, are counted as forged and raise no operator warning', async () => {
+    const before = await callbackOutcomes();
+    const warnedBefore = verificationWarnings();
+    const n = 12;
+    for (let i = 0; i < n; i++) {
+      // A V callback for a real running task (a client knows its own task id) with a guessed token and job id.
+      expect((await post(`/v1/callbacks/V/${running}?token=guessed-${i}`, { id: `cgt-guessed-${i}`, status: 'succeeded' })).status).toBe(
+        401,
+      );
+      // A T event naming the same task, unsigned; a B event for a made-up job, badly signed.
+      expect(
+        (
+          await post('/v1/callbacks/T', {
+            EventType: 'AigcVideoTaskComplete',
+            AigcVideoCompleteEvent: { TaskId: `job-guessed-${i}`, SessionContext: running },
+          })
+        ).status,
+      ).toBe(401);
+      const body = JSON.stringify({ eventType: 'VIDEO_GENERATE_COMPLETE', videoGenerateCompleteEvent: { taskId: `tsk-guessed-${i}` } });
+      const ts = String(Date.now());
+      const wrong = createHmac('sha256', 'a-guessed-key')
+        .update(`POST;${gw.stack.apiUrl}/v1/callbacks/B;${body};${ts};someone`)
+        .digest('hex');
+      expect(
+        (
+          await post('/v1/callbacks/B', body, {
+            'vod-callback-auth-token': wrong,
+            'vod-callback-auth-timestamp': ts,
+            'vod-callback-auth-user': 'someone',
+          })
+        ).status,
+      ).toBe(401);
+    }
+    const last = randomUUID();
+    expect((await post(`/v1/callbacks/V/${running}?token=last`, {}, { 'x-request-id': last })).status).toBe(401);
+    await logged(last);
+    const after = await callbackOutcomes();
+    for (const p of ['V', 'T', 'B'])
+      expect([p, (after[`${p}:forged`] ?? 0) - (before[`${p}:forged`] ?? 0)]).toEqual([p, p === 'V' ? n + 1 : n]);
+    expect(verificationWarnings()).toEqual(warnedBefore);
+  });
+
+  test('event bodies that are not a JSON object are refused, as the document says: 400 (B, whose events are signed here, 401 first)', async () => {
+    for (const body of ['1', '"x"', 'true', 'null', '[]']) {
+      expect([body, (await post('/v1/callbacks/t', body)).status]).toEqual([body, 400]);
+      expect([body, (await post('/v1/callbacks/b', body)).status]).toEqual([body, 401]);
+    }
   });
 
   test('an announcement body over 256 KiB is 413', async () => {

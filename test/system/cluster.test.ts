@@ -1,8 +1,10 @@
 /**
  * `npm run cluster` as a user runs it (scripts/cluster.ts, issue 23 §1), on free ports and a temporary
  * CLUSTER_DATA_DIR: the banner appears; a sync video through its one port succeeds and its result is in the MinIO
- * bucket; GET /v1/tasks lists the task (the server's SQL visibility); Ctrl-C stops every part it started, and no
- * process of it is left behind.
+ * bucket; GET /v1/tasks lists the task (the server's SQL visibility); Ctrl-C, sent as a terminal sends it (to the
+ * process group), stops every part it started in dependency order without an alarming line, and no process of it is
+ * left behind; in normal operation nothing alarming is printed either (PostgreSQL's expected errors, the AWS SDK's
+ * Node-version warning).
  *
  * CI runs this file in the topology step (.ci/run), beside test/system/topology.test.ts: both need the Temporal
  * server built (`npm run temporal-server:install`).
@@ -124,15 +126,31 @@ test('npm run cluster: the banner, a sync video through its port with the result
     const started = new Map<string, number>();
     for (let i = 0; i < pids.length; i += 2) started.set(pids[i]!, Number(pids[i + 1]));
     expect([...started.keys()].sort()).toEqual(['api-1', 'api-2', 'minio', 'postgres', 'sim', 'temporal', 'worker-1', 'worker-2']);
-    cluster.child.kill('SIGINT');
+    // Ctrl-C as a terminal sends it, to the whole process group: the launcher stops the parts in dependency order
+    // (they run in process groups of their own), and nothing alarming is printed on the way out.
+    const stopMark = cluster.lines.length;
+    cluster.interrupt();
     expect(
       await Promise.race([cluster.exited, new Promise((r) => setTimeout(() => r('still running 90 s after Ctrl-C'), 90_000).unref())]),
     ).toBe(0);
     expect(cluster.lines).toContain('Stopped.');
+    expect(
+      cluster.lines
+        .slice(stopMark)
+        .filter((l) => /FATAL|PANIC|ERROR|"level":(50|60)|^\s+at |ECONNREFUSED|onnection refused|transport error|UNAVAILABLE/.test(l)),
+    ).toEqual([]);
+    // Nor in normal operation: PostgreSQL's expected errors (Temporal's start-up meeting its own rows) stay in its
+    // log file, and no process prints a warning about the Node version it runs on.
+    expect(cluster.lines.filter((l) => /duplicate key|ERROR|FATAL|NodeVersionSupportWarning|EBADENGINE/.test(l))).toEqual([]);
     expect([...started].filter(([, pid]) => alive(pid))).toEqual([]);
     // Nor any process of theirs (PostgreSQL's backends, anything else naming the data directory).
     expect(namingDir()).toEqual([]);
   } finally {
+    // The parts run in process groups of their own: a test that failed midway stops them through the launcher.
+    if (cluster.child.exitCode === null) {
+      cluster.interrupt();
+      await Promise.race([cluster.exited, new Promise((r) => setTimeout(r, 90_000).unref())]);
+    }
     if (cluster.child.exitCode === null) cluster.child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }

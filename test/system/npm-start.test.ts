@@ -53,7 +53,7 @@ test('npm start: loopback, the generated key and admin token, a killed worker re
   delete env.HOST;
   delete env.WORKER_METRICS_HOST;
 
-  let { child, lines, exited, waitFor } = startNpmStart(env);
+  let { child, lines, exited, waitFor, interrupt } = startNpmStart(env);
 
   try {
     await waitFor(/mediagate is running/, 240_000);
@@ -72,6 +72,19 @@ test('npm start: loopback, the generated key and admin token, a killed worker re
     expect(await page.text()).toMatch(/<script type="module" crossorigin src="\/console\/assets\/index-[\w-]+\.js">/);
 
     const alice = new ApiClient(`http://127.0.0.1:${api}`, secret);
+    // The embedded default takes the simulated B's events unsigned: a body that is not a JSON object is no event.
+    for (const body of ['1', '"x"', 'true', 'null', '[]']) {
+      const refused = await fetch(`http://127.0.0.1:${api}/v1/callbacks/b`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      expect([body, refused.status, ((await refused.json()) as { error?: { code?: string } }).error?.code]).toEqual([
+        body,
+        400,
+        'callback_refused',
+      ]);
+    }
     const before = await alice.post('/v1/async/videos/generations', {
       model: 'vendor-video-1-0-pro-250528',
       prompt: 'before the crash',
@@ -117,21 +130,33 @@ test('npm start: loopback, the generated key and admin token, a killed worker re
     const teamSecret = ((await made.json()) as { secret: string }).secret;
     expect((await new ApiClient(`http://127.0.0.1:${api}`, teamSecret).get('/v1/models')).status).toBe(200);
 
-    child.kill('SIGINT');
+    // Ctrl-C as a terminal sends it, to the whole process group: the launcher stops the parts in order, and nothing
+    // alarming is printed on the way (PostgreSQL cutting off clients, a worker losing Temporal, an error, a stack).
+    const stopMark = lines.length;
+    interrupt();
     expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running 30 s after Ctrl-C'), 30_000).unref())])).toBe(
       0,
     );
     expect(lines.some((l) => /^Stopped\./.test(l))).toBe(true);
     expect(lines.some((l) => /\[worker\].*"msg":"Worker stopped"/.test(l))).toBe(true);
+    expect(lines.slice(stopMark).filter((l) => /FATAL|PANIC|ERROR:|"level":(50|60)|^\s+at |Error:/.test(l))).toEqual([]);
 
     // Started again on the same data directory: the stored key still works, the admin token is the same.
-    ({ child, lines, exited, waitFor } = startNpmStart(env));
+    ({ child, lines, exited, waitFor, interrupt } = startNpmStart(env));
     await waitFor(/mediagate is running/, 240_000);
     expect(lines.join('\n')).toContain(`Admin token: ${adminToken}`);
     expect((await new ApiClient(`http://127.0.0.1:${api}`, teamSecret).get('/v1/models')).status).toBe(200);
-    child.kill('SIGINT');
+    interrupt();
     expect(await exited).toBe(0);
+    // Nothing of PostgreSQL's reached the terminal in either run (its lines are in postgres.log beside its data).
+    expect(lines.filter((l) => l.startsWith('[postgres]'))).toEqual([]);
+    expect(readFileSync(join(dir, 'postgres.log'), 'utf8')).toMatch(/database system is ready to accept connections/);
   } finally {
+    // The parts run in process groups of their own: a test that failed midway stops them through the launcher.
+    if (child.exitCode === null) {
+      interrupt();
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000).unref())]);
+    }
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }

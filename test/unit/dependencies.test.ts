@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import semver from 'semver';
 
 const REPO = join(__dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
@@ -85,4 +86,41 @@ test('nothing the image or a user-facing npm script runs imports a devDependency
 test('the platform SDKs used only to check our wire format in tests are devDependencies', () => {
   expect(Object.keys(pkg.devDependencies)).toEqual(expect.arrayContaining(['tencentcloud-sdk-nodejs-vod', '@baiducloud/sdk']));
   expect(Object.keys(pkg.dependencies)).not.toContain('tencentcloud-sdk-nodejs-vod');
+});
+
+/**
+ * The supported Node versions are one fact: package.json's `engines`. Every locked package (production, dev and
+ * optional alike: `npm install` installs them all) must run on each of them — no EBADENGINE warning at install — the
+ * README must name them, and the production image's Node must be one of them.
+ */
+describe('the supported Node versions', () => {
+  const engines = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+  const lock = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string; engines?: { node?: string } | string[] }>;
+  };
+
+  test('every locked package accepts every Node version package.json supports', () => {
+    const narrower = Object.entries(lock.packages)
+      .filter(([path]) => path !== '')
+      .flatMap(([path, p]) => {
+        const node = Array.isArray(p.engines) ? undefined : p.engines?.node;
+        return node && !semver.subset(engines, node) ? [`${path.replace(/^.*node_modules\//, '')}@${p.version} wants node ${node}`] : [];
+      });
+    expect(narrower).toEqual([]);
+  });
+
+  test('the README names the same versions, and the Dockerfile runs one of them', () => {
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    const named = /with Node ([\d.+, or]+?) \(`engines` in package\.json/.exec(readme)?.[1];
+    expect(named).toBe('20.19+, 22.13+ or 24+');
+    const asRange = named!.split(/, | or /).map((v) => `>=${v.replace('+', '')}`);
+    expect(semver.minVersion(engines)?.version).toBe(semver.minVersion(asRange[0]!)?.version);
+    for (const min of ['20.19.0', '22.13.0', '24.0.0']) expect([min, semver.satisfies(min, engines)]).toEqual([min, true]);
+    const image = /^ARG NODE_IMAGE=node:(\d+)[-\w.]*$/m.exec(readFileSync(join(REPO, 'Dockerfile'), 'utf8'))?.[1];
+    expect(semver.intersects(`${image}.x`, engines)).toBe(true);
+  });
+
+  test('the machine running the tests is one of them (as .ci/run checks first)', () => {
+    expect(semver.satisfies(process.version, engines)).toBe(true);
+  });
 });

@@ -121,6 +121,27 @@ test('the 1.0 set covers the representative runs, each the shape its name says',
   expect(types('webhook-delivery')).not.toContain('ACTIVITY_TASK_SCHEDULED');
 });
 
+test('webhook-close-after-attempt: a delivery run records its last attempt in a workflow task that does not end it', () => {
+  const events = (
+    JSON.parse(readFileSync(join(FIXTURES, 'webhook-close-after-attempt', 'webhook-delivery.json'), 'utf8')) as { events: RecordedEvent[] }
+  ).events;
+  const types = events.map((e) => e.eventType.replace('EVENT_TYPE_', ''));
+  const lastAttempt = events.map((e) => e.markerRecordedEventAttributes?.markerName).lastIndexOf('core_local_activity');
+  expect(events.some((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toBe(true);
+  // After the last attempt: its workflow task ends with a timer, and the run ends in the next one.
+  const after = types.slice(lastAttempt);
+  expect(after).toContain('TIMER_STARTED');
+  expect(after.slice(after.indexOf('TIMER_STARTED'))).toEqual([
+    'TIMER_STARTED',
+    'TIMER_FIRED',
+    'WORKFLOW_TASK_SCHEDULED',
+    'WORKFLOW_TASK_STARTED',
+    'WORKFLOW_TASK_COMPLETED',
+    'WORKFLOW_EXECUTION_COMPLETED',
+  ]);
+  expect(types).not.toContain('WORKFLOW_TASK_FAILED');
+});
+
 /** The patch of the settlement step (workflows/generation.ts SETTLEMENT_STEP) and the runs recorded with it. */
 const SETTLEMENT = 'settlement-step';
 

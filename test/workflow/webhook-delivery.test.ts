@@ -308,3 +308,67 @@ describe('a slow receiver, with the real attempt and the default settings', () =
     }
   });
 });
+
+describe('a signal arriving while an attempt sends', () => {
+  const timing = { attemptTimeoutMs: 10_000, initialIntervalMs: MINUTE, maxIntervalMs: 10 * MINUTE, retryForMs: HOUR };
+
+  /** The causes of the run's failed workflow tasks (none in normal operation). */
+  async function failedWorkflowTasks(h: WorkflowHandle): Promise<string[]> {
+    const history = await h.fetchHistory();
+    return (history.events ?? [])
+      .filter((e) => e.workflowTaskFailedEventAttributes)
+      .map((e) => String(e.workflowTaskFailedEventAttributes!.cause));
+  }
+
+  /**
+   * An answer that, on its first call only, has `signal` land while the attempt is on the wire (Temporal takes it
+   * before the attempt answers), then delivers; `handle` is read once the run has one.
+   */
+  function signalDuringFirstAttempt(
+    handle: () => WorkflowHandle | undefined,
+    signal: (h: WorkflowHandle, at: number) => Promise<void>,
+  ): Answer {
+    let signalled = false;
+    return async () => {
+      if (!signalled) {
+        signalled = true;
+        await until(() => handle() !== undefined, 'the handle');
+        await signal(handle()!, await ts.env.currentTimeMs());
+      }
+      return 'delivered' as const;
+    };
+  }
+
+  test('the final event announced again while its attempt sends (a retried announcement): sent once, its one attempt counted, no workflow task failed', async () => {
+    let handle: WorkflowHandle | undefined;
+    const answer = signalDuringFirstAttempt(
+      () => handle,
+      (h, at) => signalEvent(h, 'succeeded', at),
+    );
+    const { attempts, memo, settled } = await deliver(timing, ['succeeded'], answer, async (h) => {
+      handle = h;
+    });
+    expect(attempts.map((a) => a.event)).toEqual(['succeeded']);
+    expect(memo.delivery.events).toEqual([expect.objectContaining({ event: 'succeeded', state: 'delivered', attempt_count: 1 })]);
+    expect(settled).toEqual(['delivered']);
+    expect(await failedWorkflowTasks(handle!)).toEqual([]);
+  });
+
+  test('the final event arriving while the running event sends: each sent once and counted once, no workflow task failed', async () => {
+    let handle: WorkflowHandle | undefined;
+    const answer = signalDuringFirstAttempt(
+      () => handle,
+      (h, at) => signalEvent(h, 'succeeded', at),
+    );
+    const { attempts, memo, settled } = await deliver(timing, ['running', 'succeeded'], answer, async (h) => {
+      handle = h;
+    });
+    expect(attempts.map((a) => a.event)).toEqual(['running', 'succeeded']);
+    expect(memo.delivery.events!.map((e) => [e.event, e.state, e.attempt_count])).toEqual([
+      ['running', 'delivered', 1],
+      ['succeeded', 'delivered', 1],
+    ]);
+    expect(settled).toEqual(['delivered', 'delivered']);
+    expect(await failedWorkflowTasks(handle!)).toEqual([]);
+  });
+});

@@ -7,7 +7,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { SIM_ACCOUNTS, type SimBAccount } from '../../../sim/accounts';
 import { bceSign, bceTimestamp, uriEncode } from '../../../sim/b/bce-auth';
 import type { Simulator } from '../../../sim/server';
-import { simulatorFixture } from '../simulator';
+import { SIM_JOB_END_BOUND_MS, simulatorFixture } from '../simulator';
 import { waitFor } from '../wait-for';
 
 const fixture = simulatorFixture({ jobDurationMs: 300 }, async () => {
@@ -144,4 +144,4 @@ export const finished = (id: string) =>
   waitFor(async () => {
     const r = await getTask(id);
     return ['SUCCESS', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
-  });
+  }, SIM_JOB_END_BOUND_MS);

@@ -5,7 +5,7 @@
 import { SIM_ACCOUNTS, type SimTAccount } from '../../../sim/accounts';
 import { signTRequest } from '../../../sim/t';
 import { startReceiver } from '../receiver';
-import { simulatorFixture, statsOf } from '../simulator';
+import { SIM_JOB_END_BOUND_MS, simulatorFixture, statsOf } from '../simulator';
 import { waitFor } from '../wait-for';
 
 export const ACC = SIM_ACCOUNTS.T;
@@ -91,7 +91,7 @@ export async function finished(taskId: string): Promise<TResponse> {
   return waitFor(async () => {
     const d = await detail(taskId);
     return d.Status === 'FINISH' ? d : undefined;
-  });
+  }, SIM_JOB_END_BOUND_MS);
 }
 
 // ------------------------------------------------------------------ a receiver for PUSH events

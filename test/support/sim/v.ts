@@ -4,7 +4,7 @@
  */
 import { SIM_ACCOUNTS } from '../../../sim/accounts';
 import { startReceiver } from '../receiver';
-import { simulatorFixture, statsOf } from '../simulator';
+import { SIM_JOB_END_BOUND_MS, simulatorFixture, statsOf } from '../simulator';
 import { waitFor } from '../wait-for';
 
 export const AUTH = { Authorization: `Bearer ${SIM_ACCOUNTS.V.apiKey}`, 'Content-Type': 'application/json' };
@@ -56,7 +56,7 @@ export const statusIs = (id: string, status: string) =>
   waitFor(async () => {
     const r = await get(id);
     return r.json.status === status ? r.json : undefined;
-  });
+  }, SIM_JOB_END_BOUND_MS);
 export const stats = statsOf(sim, 'V');
 
 export const receiver = () => startReceiver('/ark-callback');

@@ -1,7 +1,9 @@
 /**
- * api/callback-verification.ts through the real app (api/routes/callbacks.ts): signed callbacks that keep failing
- * verification are reported at warn once per run of failures, per platform, and the count starts again after one
- * verifies (issue 19 A.5). The log is the app's own logger, read as the JSON lines it writes.
+ * api/callback-verification.ts through the real app (api/routes/callbacks.ts): the platform's own signed callbacks
+ * (naming a job of ours) that keep failing verification are reported at warn once per run of failures, per
+ * platform, and the count starts again after one verifies; refused callbacks naming no job of ours are forged and
+ * never warned about, however many. The log is the app's own logger, read as the JSON lines it writes; whether a
+ * job is ours is the stand-in for Temporal's answer (the real one: test/system/callbacks.test.ts).
  */
 import { createHmac } from 'node:crypto';
 import pino from 'pino';
@@ -13,11 +15,23 @@ const SIGN_KEY = 'b-sign-key-for-tests';
 /** The URL B signs is the gateway's published one (PUBLIC_BASE_URL). */
 const PUBLIC_BASE_URL = 'https://gw.example';
 const lines: { level: number; msg: string; platform?: string; consecutiveFailures?: number }[] = [];
-const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) }) as unknown as Logger;
+const logger = pino({ level: 'debug' }, { write: (s: string) => void lines.push(JSON.parse(s)) }) as unknown as Logger;
 const hinted: unknown[] = [];
 
 const app = useTestApi({
-  deps: { logger, publicBaseUrl: PUBLIC_BASE_URL, callbackEnv: { PLATFORM_B_CALLBACKS: 'manage', PLATFORM_B_CALLBACK_SIGN_KEY: SIGN_KEY } },
+  deps: {
+    logger,
+    publicBaseUrl: PUBLIC_BASE_URL,
+    callbackEnv: {
+      PLATFORM_B_CALLBACKS: 'manage',
+      PLATFORM_B_CALLBACK_SIGN_KEY: SIGN_KEY,
+      CALLBACK_SECRET: 'callback-secret-for-tests-0123456789abcdef',
+    },
+    // Our jobs: job-1 on B, cgt-1 (task_1) on V.
+    callbackJobCheck: async (platform, hint) =>
+      (platform === 'B' && hint.upstreamTaskId === 'job-1') ||
+      (platform === 'V' && hint.taskId === 'task_1' && hint.upstreamTaskId === 'cgt-1'),
+  },
   tasks: {
     async hint(_platform: string, hint: unknown) {
       hinted.push(hint);
@@ -26,15 +40,17 @@ const app = useTestApi({
   },
 });
 
-const EVENT = JSON.stringify({
-  eventId: 'evt-1',
-  eventType: 'VIDEO_GENERATE_COMPLETE',
-  videoGenerateCompleteEvent: { taskId: 'job-1', status: 'SUCCESS' },
-});
+const eventOf = (job: string) =>
+  JSON.stringify({
+    eventId: 'evt-1',
+    eventType: 'VIDEO_GENERATE_COMPLETE',
+    videoGenerateCompleteEvent: { taskId: job, status: 'SUCCESS' },
+  });
 
-async function sendB(key: string): Promise<number> {
+async function sendB(key: string, job = 'job-1'): Promise<number> {
   const ts = String(Date.now());
-  const token = createHmac('sha256', key).update(`POST;${PUBLIC_BASE_URL}/v1/callbacks/B;${EVENT};${ts};acct`).digest('hex');
+  const event = eventOf(job);
+  const token = createHmac('sha256', key).update(`POST;${PUBLIC_BASE_URL}/v1/callbacks/B;${event};${ts};acct`).digest('hex');
   const r = await fetch(`${app.api.base}/v1/callbacks/B`, {
     method: 'POST',
     headers: {
@@ -43,13 +59,40 @@ async function sendB(key: string): Promise<number> {
       'vod-callback-auth-timestamp': ts,
       'vod-callback-auth-user': 'acct',
     },
-    body: EVENT,
+    body: event,
   });
   await r.arrayBuffer();
   return r.status;
 }
 
 const warnings = () => lines.filter((l) => l.level === 40 && /keep failing verification/.test(l.msg));
+
+/** A V callback with a wrong token, for `task` and claiming `job`. */
+async function sendForgedV(task: string, job: string): Promise<number> {
+  const r = await fetch(`${app.api.base}/v1/callbacks/V/${task}?token=forged`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: job, status: 'succeeded' }),
+  });
+  await r.arrayBuffer();
+  return r.status;
+}
+
+test('refused callbacks naming no job of ours (an unknown job, a task without its job id, no body) are forged: never a warning, nor a warn line each', async () => {
+  const before = lines.length;
+  for (let i = 0; i < VERIFICATION_FAILURES_BEFORE_WARNING * 4; i++) {
+    expect(await sendB('a-guessed-key', `job-forged-${i}`)).toBe(401);
+    // Knowing a task id (a client knows its own) is not enough: its job id is never shown.
+    expect(await sendForgedV('task_1', 'cgt-guessed')).toBe(401);
+    expect(await sendForgedV(`task_unknown_${i}`, 'cgt-1')).toBe(401);
+  }
+  const r = await fetch(`${app.api.base}/v1/callbacks/V/task_1?token=forged`, { method: 'POST' });
+  expect(r.status).toBe(401);
+  const added = lines.slice(before);
+  expect(warnings()).toHaveLength(0);
+  expect(added.filter((l) => l.level >= 40)).toEqual([]);
+  expect(added.filter((l) => /names no job of ours/.test(l.msg)).length).toBeGreaterThan(0);
+});
 
 test('repeated signature failures: one warn line naming the platform; polling carries the tasks; a verified callback starts the count again', async () => {
   const failures = VERIFICATION_FAILURES_BEFORE_WARNING * 3;

@@ -3,6 +3,7 @@
  * blank, like one of ASCII spaces (docs/app.api.md: a prompt must contain more than whitespace); NUL and lone
  * surrogates are refused in every string of a body, nested ones included, naming the field. Nothing starts.
  */
+import { promptText } from '../../../platforms/request';
 import { postJson, useTestApi } from '../../support/test-api';
 
 const app = useTestApi();
@@ -20,6 +21,12 @@ describe('invisible prompts are blank', () => {
     ['a soft hyphen and a Hangul filler', '\u00ad\u3164'],
     ['a mix with ASCII white space', ' \u200b\n\u2028\t\u180e '],
     ['the blank Braille pattern', '\u2800\u2800'],
+    ['a noncharacter', '\ufffe'],
+    ['noncharacters of the U+FDD0 block and of another plane', '\ufdd0\ufdef \u{1fffe}\u{10ffff}'],
+    ['combining marks with no base', '\u0301\u0301'],
+    ['an enclosing mark and a spacing mark alone', '\u20dd\u0903'],
+    ['private-use characters, in the BMP and a supplementary plane', '\ue000\uf8ff\u{f0000}'],
+    ['a mix of all of them', ' \u0301\ufffe\ue000\u200b\u0007 '],
   ])('%s: 400 naming prompt, on video and image', async (_what, prompt) => {
     const video = await postJson(app.api.base, VIDEO, { ...V_BODY, prompt });
     expect([video.status, video.body.error.param]).toEqual([400, 'prompt']);
@@ -36,12 +43,21 @@ describe('invisible prompts are blank', () => {
   });
 
   test('visible text with invisible characters around it, emoji and combining marks are prompts', async () => {
-    for (const prompt of ['\u200ba fox\u200b', '🦊', 'e\u0301', '狐狸']) {
+    const prompts = ['\u200ba fox\u200b', '🦊', 'e\u0301', '狐狸', 'a fox \ue000', '\u0301a'];
+    for (const prompt of prompts) {
       const r = await postJson(app.api.base, VIDEO, { ...V_BODY, prompt });
       expect([prompt, r.status]).toEqual([prompt, 200]);
     }
-    expect(app.api.started.map((s) => s.prompt)).toEqual(['\u200ba fox\u200b', '🦊', 'e\u0301', '狐狸']);
+    expect(app.api.started.map((s) => s.prompt)).toEqual(prompts);
   });
+});
+
+test('the prompt fields refuse NUL and lone surrogates themselves, however the text arrived (a form field too)', () => {
+  for (const text of ['a fox\u0000', 'a fox \ud800', '\udfff']) {
+    const parsed = promptText.safeParse(text);
+    expect([text, parsed.success]).toEqual([text, false]);
+    expect(parsed.error!.issues[0]!.message).toMatch(/NUL|surrogate/);
+  }
 });
 
 describe('NUL and lone surrogates are refused in any string, naming the field', () => {

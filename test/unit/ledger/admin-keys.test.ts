@@ -119,6 +119,19 @@ describe('POST, GET, PATCH, DELETE /admin/v1/keys', () => {
     expect((await admin(a, 'PATCH', '/admin/v1/keys/nobody', { max_inflight: 1 })).status).toBe(404);
   });
 
+  test('max_streams (open event streams per replica): set when made, changed, cleared with null; stored, shown, and the key carries it', async () => {
+    const made = await admin(a, 'POST', '/admin/v1/keys', { id: 'streamer', max_streams: 3 });
+    expect([made.status, made.body.max_streams]).toEqual([201, 3]);
+    expect(a.keys.find('streamer')?.maxStreams).toBe(3);
+    expect((await admin(a, 'PATCH', '/admin/v1/keys/streamer', { max_streams: 0 })).body.max_streams).toBe(0);
+    expect((await storedKeys(a)).find((k) => k.id === 'streamer')?.max_streams).toBe(0);
+    const cleared = await admin(a, 'PATCH', '/admin/v1/keys/streamer', { max_streams: null });
+    expect([cleared.body.max_streams, a.keys.find('streamer')?.maxStreams]).toEqual([null, undefined]);
+    for (const bad of [-1, 1.5, '2'])
+      expect((await admin(a, 'PATCH', '/admin/v1/keys/streamer', { max_streams: bad })).body.error).toMatchObject({ param: 'max_streams' });
+    expect((await admin(a, 'GET', '/admin/v1/keys/alice')).body.max_streams).toBeNull();
+  });
+
   test('a changed rate limit applies to the next requests', async () => {
     const secret = (await admin(a, 'POST', '/admin/v1/keys', { id: 'rated', rate_limit_rps: 1000 })).body.secret as string;
     const burst = async () => (await Promise.all([1, 2, 3].map(() => withKey(a, secret)))).map((r) => r.status);

@@ -93,3 +93,35 @@ describe('B callback signature: what never verifies', () => {
     expect(() => receive(stale, { ts: old })).toThrow(expect.objectContaining({ status: 401, message: expect.stringMatching(/expired/) }));
   });
 });
+
+describe('B events: only a JSON object is one; a refused event says which job it claims', () => {
+  const unsigned = (body: string) =>
+    bCallbackReceiver.create({ PLATFORM_B_CALLBACKS: 'manage' })({
+      rest: [],
+      query: {},
+      headers: {},
+      rawBody: Buffer.from(body),
+      url: URL_,
+      receivedAt: NOW,
+    });
+
+  test.each(['1', '"x"', 'true', 'null', '[]', '[{"eventType":"VIDEO_GENERATE_COMPLETE"}]', '', 'not json'])(
+    'body %p → 400, as the OpenAPI document says (a JSON object)',
+    (body) => {
+      expect(() => unsigned(body)).toThrow(expect.objectContaining({ status: 400 }));
+    },
+  );
+
+  test('an object is read (no sign key set): its job, or nothing for another event type', () => {
+    expect(unsigned(COMPACT)).toEqual([{ upstreamTaskId: 'job-1' }]);
+    expect(unsigned('{"eventType":"SOMETHING_ELSE"}')).toEqual([]);
+  });
+
+  test('a signature refused (401) carries the job the event names, unverified, for the API to check; nothing when the body names none', () => {
+    expect(() => receive(hmac('not-the-key', COMPACT))).toThrow(
+      expect.objectContaining({ status: 401, claims: [{ upstreamTaskId: 'job-1' }] }),
+    );
+    expect(() => receive(undefined)).toThrow(expect.objectContaining({ status: 401, claims: [{ upstreamTaskId: 'job-1' }] }));
+    expect(() => receive(hmac('not-the-key', '[1]'), { body: '[1]' })).toThrow(expect.objectContaining({ status: 401, claims: [] }));
+  });
+});

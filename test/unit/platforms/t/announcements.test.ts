@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import { createHttpClient } from '../../../../platforms/http';
-import { eventConfigChange } from '../../../../platforms/t/announcements';
+import { eventConfigChange, tCallbackReceiver } from '../../../../platforms/t/announcements';
 import { startSimulator, type Simulator } from '../../../../sim/server';
 import { configureAnnouncements } from '../../../../worker/start-up';
 import { loadWorkerConfig } from '../../../../worker/worker-config';
@@ -123,5 +123,29 @@ describe('eventConfigChange', () => {
     [{ Mode: 'PULL' }, 'push', 'foreign'],
   ] as const)('%j, wanting %s → %s', (current, mode, kind) => {
     expect(eventConfigChange(current, { mode, notificationUrl: OURS }).kind).toBe(kind);
+  });
+});
+
+describe("T's pushed events: only a JSON object is one; a refused event says which task and job it claims", () => {
+  const receive = (body: string, env: Record<string, string> = { PLATFORM_T_EVENTS: 'push' }) =>
+    tCallbackReceiver.create(env)({ rest: [], query: {}, headers: {}, rawBody: Buffer.from(body), url: OURS, receivedAt: Date.now() });
+  const event = { EventType: 'AigcVideoTaskComplete', AigcVideoCompleteEvent: { TaskId: 'job-1', SessionContext: 'task_1' } };
+
+  test.each(['1', '"x"', 'true', 'null', '[]', 'not json'])('body %p → 400', (body) => {
+    expect(() => receive(body)).toThrow(expect.objectContaining({ status: 400 }));
+  });
+
+  test('an unsigned or badly signed event, with a sign key set, is 401 carrying its task and job, unverified', () => {
+    const signed = { PLATFORM_T_EVENTS: 'push', PLATFORM_T_EVENTS_SIGN_KEY: 'tSignKey0123' };
+    expect(() => receive(JSON.stringify(event), signed)).toThrow(
+      expect.objectContaining({ status: 401, claims: [{ taskId: 'task_1', upstreamTaskId: 'job-1' }] }),
+    );
+    const t = Math.floor(Date.now() / 1000) + 60;
+    expect(() => receive(JSON.stringify({ ...event, T: t, Sign: '0'.repeat(32) }), signed)).toThrow(
+      expect.objectContaining({ status: 401, claims: [{ taskId: 'task_1', upstreamTaskId: 'job-1' }] }),
+    );
+    expect(() => receive(JSON.stringify({ EventType: 'Other', T: t, Sign: '0'.repeat(32) }), signed)).toThrow(
+      expect.objectContaining({ status: 401, claims: [] }),
+    );
   });
 });

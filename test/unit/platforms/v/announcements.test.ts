@@ -36,3 +36,31 @@ describe('V callbacks: the token proves the URL, and only an end (or an unreadab
     expect(() => receive(JSON.stringify({ status: 'succeeded' }), callbackToken(SECRET, 'task_2'))).toThrow(CallbackRefused);
   });
 });
+
+describe('a refused V callback says which task and job it claims (unverified), for the API to check', () => {
+  const receiveCallback = vCallbackReceiver.create({ CALLBACK_SECRET: 'callback-secret-for-tests-0123456789abcdef' });
+  const refused = (body: string) => {
+    try {
+      receiveCallback({
+        rest: ['task_1'],
+        query: { token: 'forged' },
+        headers: {},
+        rawBody: Buffer.from(body),
+        url: 'http://gw/v1/callbacks/V/task_1',
+        receivedAt: NOW,
+      });
+    } catch (err) {
+      return err as CallbackRefused;
+    }
+    throw new Error('not refused');
+  };
+
+  test('the task of the URL with the job of the body; nothing without a job id', () => {
+    expect(refused(JSON.stringify({ id: 'cgt-1', status: 'succeeded' }))).toMatchObject({
+      status: 401,
+      claims: [{ taskId: 'task_1', upstreamTaskId: 'cgt-1' }],
+    });
+    expect(refused('{"status":"succeeded"}').claims).toEqual([]);
+    expect(refused('not json').claims).toEqual([]);
+  });
+});
