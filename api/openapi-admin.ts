@@ -74,7 +74,11 @@ export function registerAdmin(registry: OpenAPIRegistry): void {
     summary: 'A page of the keys: bootstrap keys (read-only) first, then those made here, each with its budget’s state',
     security,
     request: { query: keyListQuerySchema },
-    responses: { 200: { description: 'The keys', content: json(keyListSchema) }, ...ADMIN_ERRORS },
+    responses: {
+      200: { description: 'The keys', content: json(keyListSchema) },
+      400: error('Invalid parameter (error.param names it)'),
+      ...ADMIN_ERRORS,
+    },
   });
   registry.registerPath({
     method: 'get',
