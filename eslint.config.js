@@ -36,6 +36,24 @@ module.exports = tseslint.config(
       ],
     },
   },
+  {
+    // The operator's console runs in the browser and speaks to the gateway only through the admin API over HTTP:
+    // it imports nothing of the gateway (nor could its bundle carry the server's code).
+    files: ['console/**/*.{ts,tsx,mts}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: into(GATEWAY_FOLDERS.filter((f) => f !== 'console')),
+              message: 'The console imports nothing from the gateway: it reaches it through the admin API only.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // The house's floors (README, "Architecture"): each folder imports only from the floors below it, never up, and
   // the two front doors (api/, worker/) never from each other; test/unit/architecture.test.ts checks the same table
   // on the whole import graph. Workflow code runs in Temporal's deterministic sandbox: it takes only core/ and the

@@ -31,6 +31,21 @@ export interface AccountHealthObserver {
   health(platform: string, account: string, healthy: boolean): void;
   /** Something an operator must act on (an account refused, every account out). */
   alert(platform: string, message: string): void;
+  /** The platform refused an account (out for its cool-down) or throttled it: the console's recent refusals. */
+  refusal?(platform: string, account: string, kind: 'refused' | 'throttled', reason: string): void;
+}
+
+/** One account as this worker sees it now (the console's account page, through worker/account-states.ts). */
+export interface AccountSnapshot {
+  id: string;
+  weight: number;
+  inRotation: boolean;
+  outReason?: string;
+  /** When it left the rotation (its first refusal of this cool-down). */
+  outSince?: number;
+  /** When it is probed again. */
+  outUntil?: number;
+  throttledUntil?: number;
 }
 
 export interface AccountPoolOptions {
@@ -56,6 +71,8 @@ interface AccountState {
   outUntil?: number;
   /** Why it is out, for the alerts. */
   outReason?: string;
+  /** Since when it is out (kept through repeated refusals until it is back). */
+  outSince?: number;
   /** Slowed until then (a throttle). */
   throttledUntil?: number;
 }
@@ -136,6 +153,7 @@ export class AccountPool {
     if (!s || s.outUntil === undefined) return;
     delete s.outUntil;
     delete s.outReason;
+    delete s.outSince;
     this.allOutAlerted = false;
     this.observer?.health(this.platform, id, true);
     this.observer?.alert(this.platform, `account ${id} of platform ${this.platform} created a job again: back in the rotation`);
@@ -148,7 +166,9 @@ export class AccountPool {
     const wasIn = s.outUntil === undefined;
     s.outUntil = this.now() + this.cooldownMs;
     s.outReason = why;
+    if (wasIn) s.outSince = this.now();
     if (wasIn) this.observer?.health(this.platform, id, false);
+    this.observer?.refusal?.(this.platform, id, 'refused', why);
     this.observer?.alert(
       this.platform,
       `account ${id} of platform ${this.platform} was refused (${why}): out of the rotation for ${Math.round(this.cooldownMs / 1000)} s, then probed again`,
@@ -158,7 +178,26 @@ export class AccountPool {
   /** The account was throttled (a 429 that created nothing): slowed for `retryAfterMs` (or ACCOUNT_THROTTLE_MS). */
   throttled(id: string, retryAfterMs?: number): void {
     const s = this.state.get(id);
-    if (s) s.throttledUntil = this.now() + Math.max(retryAfterMs ?? 0, this.throttleMs);
+    if (!s) return;
+    const forMs = Math.max(retryAfterMs ?? 0, this.throttleMs);
+    s.throttledUntil = this.now() + forMs;
+    this.observer?.refusal?.(this.platform, id, 'throttled', `429: slowed for ${Math.round(forMs / 1000)} s`);
+  }
+
+  /** Every account as this worker sees it now: in the rotation or out (why, since and until when), throttled. */
+  snapshot(): AccountSnapshot[] {
+    const now = this.now();
+    return this.accounts.map((a) => {
+      const s = this.state.get(a.id)!;
+      const out = s.outUntil !== undefined && s.outUntil > now;
+      return {
+        id: a.id,
+        weight: a.weight,
+        inRotation: !out,
+        ...(out ? { outReason: s.outReason, outSince: s.outSince, outUntil: s.outUntil } : {}),
+        ...(s.throttledUntil !== undefined && s.throttledUntil > now ? { throttledUntil: s.throttledUntil } : {}),
+      };
+    });
   }
 
   /** Of `accounts`, each out with why and when it is probed again; empty when at least one is available. */

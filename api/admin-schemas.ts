@@ -124,6 +124,15 @@ export const keyViewSchema = z
     allow_unpriced: z.boolean().describe('Whether the budget lets through tasks it cannot price (counted at zero)'),
     webhook_url: z.string().nullable().describe("The key's default webhook URL; null: none"),
     created_at: z.number().int().nullable().describe('Unix seconds; null for a bootstrap key'),
+    budget_state: z
+      .object({
+        period_start: z.string().describe('The budget period now counting: YYYY-MM-DD, YYYY-MM or total'),
+        spent: z.number().describe('Committed in it: final costs, and the estimates of tasks still running'),
+        remaining: z.number(),
+      })
+      .nullable()
+      .optional()
+      .describe('GET answers: the budget now (null: no budget)'),
   })
   .meta({ id: 'ApiKey' });
 
@@ -131,7 +140,16 @@ export const createdKeySchema = keyViewSchema
   .extend({ secret: z.string().describe('The key itself: shown this once, stored only as a digest') })
   .meta({ id: 'CreatedApiKey' });
 
-export const keyListSchema = z.object({ object: z.literal('list'), data: z.array(keyViewSchema) }).meta({ id: 'ApiKeyList' });
+export const keyListSchema = z
+  .object({
+    object: z.literal('list'),
+    data: z.array(keyViewSchema),
+    total: z.number().int().describe('Keys matching (every page)'),
+    page: z.number().int(),
+    page_size: z.number().int(),
+    has_more: z.boolean(),
+  })
+  .meta({ id: 'ApiKeyList' });
 
 export const deletedKeySchema = z
   .object({ id: z.string(), object: z.literal('api_key'), deleted: z.literal(true) })

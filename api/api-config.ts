@@ -67,6 +67,13 @@ export const apiOwnSchema = z.object({
   RESULT_RETENTION_DAYS: resultCopySchema.shape.RESULT_RETENTION_DAYS,
   /** The heartbeat comment interval of GET /v1/generations/:id/events (issue 21 §6: 15 s). */
   SSE_HEARTBEAT_MS: positiveMs(15_000),
+  /** How long a console sign-in lasts (its cookie's expiry and the session's in the database): 8 hours. */
+  CONSOLE_SESSION_TTL_MS: positiveMs(8 * 60 * 60_000),
+  /**
+   * The Temporal Web UI's address (`http://127.0.0.1:8233`): a task's page in the console links to its workflow
+   * there. Unset: no link (`npm start` sets it to the dev server's UI).
+   */
+  TEMPORAL_UI_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
 });
 
 /** The API's settings apart from the platforms' (which the platform folders parse themselves). */

@@ -26,6 +26,10 @@ import { readsOwnBody, videoRoutes } from './openai-videos/routes';
 import { videoInputRoutes } from './openai-videos/uploads';
 import { eventRoutes } from './routes/events';
 import { webhookRoutes } from './routes/webhooks';
+import { consoleRoutes } from './console';
+import { adminOperationRoutes } from './routes/admin-operations';
+import { sessionRoutes, signInRoutes } from './routes/admin-sessions';
+import { adminTaskRoutes } from './routes/admin-tasks';
 
 /** Largest request body (after decompression): a generation request is a few KiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -45,6 +49,26 @@ async function readiness(workerReadyUrls: readonly string[]): Promise<Record<str
     ...(degraded ? { platforms_without_account: platformsWithoutAccount } : {}),
     ...(unreachable.length > 0 ? { workers_unreachable: unreachable } : {}),
   };
+}
+
+/**
+ * The operator's doors: the console's sign-in (its body carries the admin token, so it comes before the admin API's
+ * authentication), the admin API (its own secret, ADMIN_TOKEN, or a console session made with it — never an API
+ * key, so it sits outside Bearer key auth), and the console's static pages, which reach the gateway only through it.
+ */
+function operatorRouters(deps: AppDeps) {
+  const body = () => jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS });
+  const signIn = new Router<AppState>();
+  signIn.use(body());
+  signInRoutes(signIn, deps);
+  const admin = new Router<AppState>();
+  admin.use(adminAuthenticate(deps.adminToken, deps.keys, deps.consoleSessions), body());
+  adminKeyRoutes(admin, deps);
+  adminUsageRoutes(admin, deps);
+  sessionRoutes(admin, deps);
+  adminTaskRoutes(admin, deps);
+  adminOperationRoutes(admin, deps);
+  return { signIn, admin, consolePages: consoleRoutes(deps.consoleDir) };
 }
 
 /** Codes of a response stream cut short because its client went away: a normal end, not a fault. */
@@ -110,14 +134,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // platform's receiver — a per-task token or the platform's signature — and is only ever a hint to poll.
   const callbacks = new Router<AppState>();
   callbackRoutes(callbacks, deps);
-  // The operator's API: its own secret (ADMIN_TOKEN), never an API key, so it sits outside Bearer key auth.
-  const admin = new Router<AppState>();
-  admin.use(
-    adminAuthenticate(deps.adminToken, deps.keys),
-    jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS }),
-  );
-  adminKeyRoutes(admin, deps);
-  adminUsageRoutes(admin, deps);
+  const { signIn, admin, consolePages } = operatorRouters(deps);
 
   app.use(requestContext(deps.logger));
   // Links to stored results rendered during this request are based on the origin the client reached (unless
@@ -125,8 +142,10 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use((ctx, next) => withRequestOrigin(`${ctx.protocol}://${ctx.host}`, next));
   app.use(httpMetrics());
   app.use(errorEnvelope());
-  app.use(routeGuard([health, videoInputs, v1, content, callbacks, admin]));
+  app.use(routeGuard([health, videoInputs, v1, content, callbacks, signIn, admin, consolePages]));
   app.use(health.routes());
+  app.use(consolePages.routes());
+  app.use(signIn.routes());
   app.use(content.routes());
   app.use(videoInputs.routes());
   app.use(callbacks.routes());

@@ -16,6 +16,9 @@ import type { TaskStarter } from '../tasks/start';
 import type { TaskService } from '../tasks/task-service';
 import type { WebhookService } from './webhook-service';
 import type { WebhookPolicy } from '../tasks/webhook-target';
+import type { ConsoleSession, ConsoleSessions } from './console-sessions';
+import type { TaskAdmin } from '../tasks/task-admin';
+import type { AccountStates } from './account-states';
 
 export interface AppState {
   requestId: string;
@@ -25,6 +28,8 @@ export interface AppState {
   route?: string;
   /** The client went away before the answer (a sync wait): recorded as 499, nothing is sent. */
   clientClosed?: boolean;
+  /** An admin request signed in through the console (api/console-sessions.ts) rather than with the admin token. */
+  consoleSession?: ConsoleSession;
 }
 
 export type AppContext = ParameterizedContext<AppState>;
@@ -85,6 +90,16 @@ export interface AppDeps {
   callbackJobCheck?: (platform: string, hint: UpstreamHint) => Promise<boolean>;
   /** The workers' readiness URLs (WORKER_READY_URLS): /readyz names each platform with no account. Default: none. */
   workerReadyUrls?: readonly string[];
+  /** The console's sign-in sessions (DATABASE_URL and ADMIN_TOKEN); unset: the console cannot sign in. */
+  consoleSessions?: ConsoleSessions;
+  /** Every key's tasks as the operator sees them: lists, a task's whole story, cancel and replay (tasks/task-admin.ts). */
+  taskAdmin?: TaskAdmin;
+  /** The platforms' accounts as the workers publish them (api/account-states.ts). */
+  accountStates?: AccountStates;
+  /** The Temporal Web UI (TEMPORAL_UI_URL) and the namespace, for a task's link there; unset: no link. */
+  temporalUi?: { url: string; namespace: string };
+  /** Where the built console is (api/console.ts); unset: /console says it is not built. */
+  consoleDir?: string;
 }
 
 /** The authenticated key; the auth middleware guarantees it on every /v1 route. */

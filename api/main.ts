@@ -34,6 +34,10 @@ import { WebhookService } from './webhook-service';
 import { webhookMasterSecret } from '../core/webhook-config';
 import { webhookSecrets } from '../core/webhook-signing';
 import { loadTaskPricing } from '../tasks/billing';
+import { TaskAdmin } from '../tasks/task-admin';
+import { ConsoleSessions } from './console-sessions';
+import { AccountStates } from './account-states';
+import { defaultConsoleDir } from './console';
 
 async function main(): Promise<void> {
   const config = loadApiConfig();
@@ -99,6 +103,14 @@ async function main(): Promise<void> {
   configureUploadMemory(config.UPLOADS_MAX_MEMORY_BYTES);
   const webhooks = { secrets, allowPrivateOrigins: config.webhookAllowPrivateOrigins };
 
+  const webhookService = new WebhookService(client, tasks, config.TEMPORAL_TASK_QUEUE);
+  // The operator's console: sessions in the shared database, every key's tasks, and the accounts the workers publish.
+  const taskAdmin = new TaskAdmin(client, tasks, pricing);
+  const consoleSessions = ledger ? new ConsoleSessions(ledger, config.CONSOLE_SESSION_TTL_MS) : undefined;
+  const accountStates = ledger
+    ? new AccountStates(ledger, (platform, account) => taskAdmin.count({ platform, account, open: true }))
+    : undefined;
+
   const shutdown = new AbortController();
   const app = createApp({
     shutdownSignal: shutdown.signal,
@@ -129,7 +141,7 @@ async function main(): Promise<void> {
     callbackEnv: process.env,
     publicBaseUrl: config.links.publicBaseUrl,
     webhooks,
-    webhookService: new WebhookService(client, tasks, config.TEMPORAL_TASK_QUEUE),
+    webhookService,
     streams: new EventStreamSlots({ perKey: config.KEY_MAX_STREAMS, total: config.API_MAX_STREAMS }),
     bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
@@ -141,6 +153,11 @@ async function main(): Promise<void> {
     managedKeys,
     taskLedger,
     workerReadyUrls: config.workerReadyUrls,
+    taskAdmin,
+    ...(consoleSessions ? { consoleSessions } : {}),
+    ...(accountStates ? { accountStates } : {}),
+    ...(config.TEMPORAL_UI_URL ? { temporalUi: { url: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE } } : {}),
+    consoleDir: defaultConsoleDir(),
   });
 
   const server = createApiServer(app.callback(), { syncTimeoutMs: config.SYNC_TIMEOUT_MS });
@@ -148,7 +165,7 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
-  logger.info({ port, platforms: [...config.PLATFORMS_ENABLED] }, `API listening on http://${config.HOST}:${port}`);
+  logger.info({ port, platforms: [...config.PLATFORMS_ENABLED] }, `API listening on http://${config.HOST}:${port} (console at /console)`);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -14,18 +14,23 @@ import {
   updateKeySchema,
 } from './admin-schemas';
 import { errorSchema } from './response-schemas';
+import { keyListQuerySchema } from './admin-console-schemas';
 import { adminUsageQuerySchema, usageQuerySchema } from './routes/usage';
 
 const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
 const error = (description: string): ResponseConfig => ({ description, content: json(errorSchema) });
 
-const ADMIN_ERRORS: Record<string, ResponseConfig> = {
-  401: error('Missing or invalid admin token'),
-  403: error('An API key was sent: the admin API takes the admin token only'),
+export const ADMIN_ERRORS: Record<string, ResponseConfig> = {
+  401: error('Missing or invalid admin token, or a console session that ended'),
+  403: error(
+    'An API key was sent (the admin API takes the admin token only), or a console request changing something without its X-CSRF-Token',
+  ),
   405: error('Method not allowed on this path (see the Allow header)'),
   500: error('Internal error'),
 };
 
+/** The admin token, or a console session (POST /admin/v1/sessions) made with it. */
+export const ADMIN_SECURITY: Record<string, string[]>[] = [{ adminAuth: [] }, { consoleSession: [] }];
 /** What the JSON body reader answers before the route reads the body (api/middleware/json-body.ts), as on /v1. */
 const BODY_ERRORS: Record<string, ResponseConfig> = {
   408: error('The body did not arrive in time'),
@@ -41,7 +46,13 @@ export function registerAdmin(registry: OpenAPIRegistry): void {
     scheme: 'bearer',
     description: 'Authorization: Bearer <ADMIN_TOKEN>',
   });
-  const security = [{ adminAuth: [] }];
+  registry.registerComponent('securitySchemes', 'consoleSession', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'mediagate_console',
+    description: 'A console session (POST /admin/v1/sessions); a request that changes something also sends X-CSRF-Token',
+  });
+  const security = ADMIN_SECURITY;
   const body = (schema: z.ZodType) => ({ body: { content: json(schema), required: true } });
   registry.registerPath({
     method: 'post',
@@ -60,9 +71,14 @@ export function registerAdmin(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/admin/v1/keys',
-    summary: 'Every key: bootstrap keys (read-only) and those made here',
+    summary: 'A page of the keys: bootstrap keys (read-only) first, then those made here, each with its budget’s state',
     security,
-    responses: { 200: { description: 'The keys', content: json(keyListSchema) }, ...ADMIN_ERRORS },
+    request: { query: keyListQuerySchema },
+    responses: {
+      200: { description: 'The keys', content: json(keyListSchema) },
+      400: error('Invalid parameter (error.param names it)'),
+      ...ADMIN_ERRORS,
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -121,7 +137,7 @@ const usageRow = z
   })
   .catchall(z.string().nullable())
   .describe(
-    'One group: its `model`, `route`, `served_model`, `day` or `key` (null: tasks without one — no route, or not served), then the counts',
+    'One group: its `model`, `route`, `served_model`, `platform`, `day` or `key` (null: tasks without one — no route, or not served yet), then the counts',
   );
 
 const usageAnswer = z
@@ -170,8 +186,9 @@ export function registerUsage(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/admin/v1/usage',
-    summary: 'Every key’s (or one key’s) tasks, units and cost per key, model, route, served model or day (Accept: text/csv for CSV)',
-    security: [{ adminAuth: [] }],
+    summary:
+      'Every key’s (or one key’s) tasks, units and cost per key, model, route, served model, platform or day (Accept: text/csv for CSV)',
+    security: ADMIN_SECURITY,
     request: { query: adminUsageQuerySchema },
     responses: {
       200: { description: 'Usage', content: usageContent },

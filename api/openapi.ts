@@ -9,6 +9,7 @@ import { loadRoutes } from '../platforms/routes-file';
 import { ROUTE_EXPLAIN_HEADER, routeExplainHeader, routeExplainResponseHeaders } from './route-explain';
 import { MEDIA_EXTENSIONS } from '../results/result-store';
 import { registerAdmin, registerUsage } from './openapi-admin';
+import { registerOperator } from './openapi-operator';
 import {
   errorSchema,
   generationResultSchema,
@@ -426,6 +427,7 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   registerWebhooks(registry, errorResponse, COMMON_ERRORS);
   registerAdmin(registry);
   registerUsage(registry);
+  registerOperator(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument(DOCUMENT_HEADER);
 }
 

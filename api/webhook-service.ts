@@ -17,8 +17,10 @@ import {
   type DeliveryEventRecord,
   type WebhookDeliveryMemo,
 } from '../core/webhooks';
+import { WEBHOOK_PENDING_SINCE } from '../core/search-attributes';
 import type { TaskService } from '../tasks/task-service';
 import type { TaskRecord } from '../tasks/record';
+import { visibilityPage } from '../tasks/visibility-page';
 
 const EventType = temporal.api.enums.v1.EventType;
 /** History events after which a task's record may read differently: a memo upsert, or the run's end. */
@@ -36,6 +38,28 @@ export interface TaskDeliveries {
   webhook_url?: string;
   events: DeliveryEventRecord[];
 }
+
+/** How the operator's list groups a task's deliveries (GET /admin/v1/deliveries). */
+export type DeliveryListState = 'pending' | 'retrying' | 'given_up';
+
+/** One task's deliveries in the operator's list. */
+export interface DeliveryListItem {
+  task_id: string;
+  key: string;
+  webhook_url: string;
+  state: DeliveryListState | 'delivered';
+  pending_since: string | null;
+  events: DeliveryEventRecord[];
+}
+
+const DELIVERY_RUNS = `WorkflowType = '${WEBHOOK_DELIVERY_WORKFLOW_TYPE}'`;
+const GIVEN_UP = new Set(['expired', 'gone']);
+/** Visibility's part of each state; a given-up event is told from the closed runs' memos. */
+const DELIVERY_QUERIES: Record<DeliveryListState, string> = {
+  pending: `${DELIVERY_RUNS} AND ExecutionStatus = 'Running' AND ${WEBHOOK_PENDING_SINCE.name} IS NULL`,
+  retrying: `${DELIVERY_RUNS} AND ExecutionStatus = 'Running' AND ${WEBHOOK_PENDING_SINCE.name} IS NOT NULL`,
+  given_up: `${DELIVERY_RUNS} AND ExecutionStatus != 'Running'`,
+};
 
 export class WebhookService {
   constructor(
@@ -67,6 +91,45 @@ export class WebhookService {
       signalArgs: [],
     });
     return { ...last, state: 'pending' };
+  }
+
+  /**
+   * One page of the tasks whose webhook events are pending, being retried, or were given up (an event expired after
+   * its retries, or its receiver answered 410), each with its events and their last answers. Given-up deliveries are
+   * found among the ended delivery runs, a page of them at a time: a page may hold fewer items than its size, and the
+   * next token goes on from there.
+   */
+  async list(state: DeliveryListState | undefined, pageSize: number, pageToken?: Uint8Array) {
+    const query = state ? DELIVERY_QUERIES[state] : DELIVERY_RUNS;
+    const page = await visibilityPage(this.client, query, pageSize, pageToken);
+    const items: DeliveryListItem[] = [];
+    for (const info of page.infos) {
+      const memo = info.memo as Partial<WebhookDeliveryMemo> | undefined;
+      if (!memo?.delivery) continue;
+      const events = memo.delivery.events ?? [];
+      const pendingSince = info.typedSearchAttributes.get(WEBHOOK_PENDING_SINCE) ?? null;
+      const givenUp = events.some((e) => GIVEN_UP.has(e.state));
+      const itemState = info.status.name === 'RUNNING' ? (pendingSince ? 'retrying' : 'pending') : givenUp ? 'given_up' : 'delivered';
+      if (state === 'given_up' && !givenUp) continue;
+      items.push({
+        task_id: memo.delivery.taskId,
+        key: memo.delivery.ownerId,
+        webhook_url: memo.delivery.target.url,
+        state: itemState,
+        pending_since: pendingSince,
+        events,
+      });
+    }
+    return { data: items, nextPageToken: page.nextPageToken };
+  }
+
+  /** How many tasks have events not yet delivered: being sent, and being retried (the overview). */
+  async undelivered(): Promise<{ pending: number; retrying: number }> {
+    const [pending, retrying] = await Promise.all([
+      this.client.workflow.count(DELIVERY_QUERIES.pending),
+      this.client.workflow.count(DELIVERY_QUERIES.retrying),
+    ]);
+    return { pending: pending.count, retrying: retrying.count };
   }
 
   private async deliveryMemo(taskId: string): Promise<WebhookDeliveryMemo | undefined> {

@@ -1,13 +1,15 @@
 /**
  * `npm run bench [-- part ...]`: runs the named parts (all by default) and prints Markdown tables; the raw figures
  * go to bench/results/<part>.json. Parts: submit, reads, e2e, inflight, sync, history, results, ledger (add `--real` for the
- * real 5-minute history run), push, webhooks, streams; push-history (~6 minutes), push-capacity (~30 minutes) and lighter (the
- * embedded stack beside the production shape, ~40 minutes) and floor (the gateway beside a minimal Temporal task, ~10
- * minutes) run only when named.
+ * real 5-minute history run), push, webhooks, streams, console (the operator's console in a browser: page sizes, first
+ * render, screenshots); push-history (~6 minutes), push-capacity (~30 minutes), lighter (the embedded stack beside
+ * the production shape, ~40 minutes) and floor (the gateway beside a minimal Temporal task, ~10 minutes) run only when
+ * named.
  * Every part starts its own stack on free 127.0.0.1 ports and stops it after.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runConsole } from './console';
 import { runE2e } from './e2e';
 import { runFloor, type FloorRow } from './floor';
 import { runHistory } from './history';
@@ -49,6 +51,7 @@ const PARTS: Record<string, (real: boolean) => Promise<unknown>> = {
   webhooks: () => runWebhookDelay(),
   streams: () => runStreams(),
   lighter: () => runLighter(),
+  console: () => runConsole(),
   floor: () => runFloor(),
 };
 
@@ -79,6 +82,7 @@ function render(part: string, result: any): string {
     }
     case 'lighter':
       return `${table(result.rows)}\n\n${table(result.capacity)}\n\n${result.notes.join('; ')}`;
+    case 'console':
     case 'push':
     case 'push-capacity':
     case 'webhooks':

@@ -60,7 +60,57 @@ export function ledgerMigrations(k: KyselyModule): Record<string, Migration> {
     '2026-11-26-003-unpriced-entries': unpricedMigration(k),
     '2026-11-28-004-budgets-per-currency-and-request-fingerprints': budgetCurrencyMigration(k),
     '2026-11-28-005-key-max-streams': keyMaxStreamsMigration(k),
+    '2026-11-29-006-console-sessions-and-account-states': consoleMigration(k),
     '2026-11-29-007-routes-and-served-by': routesMigration(k),
+  };
+}
+
+/**
+ * What the operator's console needs in the one database every replica shares:
+ * - its sign-in sessions (`admin_sessions`), so a sign-out on one API replica ends the session on all of them; a
+ *   session is kept by the SHA-256 of its cookie value, never the value itself;
+ * - the platforms' accounts as each worker sees them (`account_states`, one row per worker and account, written by
+ *   the workers every few seconds) and the accounts' recent refusals (`account_refusals`), so any API replica can
+ *   say which account is out of the rotation and why without reaching a worker.
+ */
+function consoleMigration(k: KyselyModule): Migration {
+  const { sql } = k;
+  return {
+    async up(db: Kysely<unknown>) {
+      await sql`
+        CREATE TABLE admin_sessions (
+          digest bytea PRIMARY KEY,
+          csrf_token text NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          expires_at timestamptz NOT NULL
+        )`.execute(db);
+      await sql`CREATE INDEX admin_sessions_expires ON admin_sessions (expires_at)`.execute(db);
+      await sql`
+        CREATE TABLE account_states (
+          worker_id text NOT NULL,
+          platform text NOT NULL,
+          account text NOT NULL,
+          weight double precision NOT NULL,
+          in_rotation boolean NOT NULL,
+          out_reason text,
+          out_since timestamptz,
+          out_until timestamptz,
+          throttled_until timestamptz,
+          updated_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (worker_id, platform, account)
+        )`.execute(db);
+      await sql`
+        CREATE TABLE account_refusals (
+          id bigserial PRIMARY KEY,
+          worker_id text NOT NULL,
+          platform text NOT NULL,
+          account text NOT NULL,
+          kind text NOT NULL CHECK (kind IN ('refused', 'throttled')),
+          reason text NOT NULL,
+          at timestamptz NOT NULL
+        )`.execute(db);
+      await sql`CREATE INDEX account_refusals_account_at ON account_refusals (platform, account, at DESC)`.execute(db);
+    },
   };
 }
 

@@ -98,10 +98,49 @@ export interface LedgerEntriesTable {
 export const UNPRICED_REASONS = ['no_price', 'other_currency'] as const;
 export type UnpricedReason = (typeof UNPRICED_REASONS)[number];
 
+/** The console's sign-in sessions (api/console-sessions.ts): kept by the digest of the cookie's value. */
+export interface AdminSessionsTable {
+  digest: Buffer;
+  /** What every state-changing request of the session must echo in X-CSRF-Token. */
+  csrf_token: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+/** One platform account as one worker sees it (activities/accounts.ts), written by that worker every few seconds. */
+export interface AccountStatesTable {
+  worker_id: string;
+  platform: string;
+  account: string;
+  weight: number;
+  /** False while the account is out for its cool-down after a refusal. */
+  in_rotation: boolean;
+  out_reason: string | null;
+  out_since: Date | null;
+  out_until: Date | null;
+  /** Slowed (a quarter of its weight) until then after a 429 that created nothing; null: not throttled. */
+  throttled_until: Date | null;
+  updated_at: Timestamp;
+}
+
+/** A refusal or a throttle one worker saw from an account (the console's "recent refusals"). */
+export interface AccountRefusalsTable {
+  id: Generated<string>;
+  worker_id: string;
+  platform: string;
+  account: string;
+  kind: 'refused' | 'throttled';
+  reason: string;
+  at: Date;
+}
+
 export interface LedgerSchema {
   api_keys: ApiKeysTable;
   budget_usage: BudgetUsageTable;
   ledger_entries: LedgerEntriesTable;
+  admin_sessions: AdminSessionsTable;
+  account_states: AccountStatesTable;
+  account_refusals: AccountRefusalsTable;
 }
 
 /** Generated is re-exported for tables that gain generated columns. */

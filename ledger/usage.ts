@@ -9,10 +9,10 @@ import type { Currency } from './schema';
 
 /**
  * `model`: what the client named (a route's name for a routed task); `route`: the route (tasks that named a
- * catalogue model form the group null); `served_model`: the catalogue model that served the task (null: a routed
- * task still running, or one that made no job); `day`; `key`.
+ * catalogue model form the group null); `served_model` and `platform`: the catalogue model and the platform that
+ * served the task (null: a routed task still running, or one that made no job); `day`; `key`.
  */
-export type UsageGroup = 'model' | 'route' | 'served_model' | 'day' | 'key';
+export type UsageGroup = 'model' | 'route' | 'served_model' | 'platform' | 'day' | 'key';
 
 export interface UsageQuery {
   /** Only this key's tasks; undefined: every key (the operator's view). */
@@ -44,6 +44,7 @@ const GROUP_COLUMN: Record<UsageGroup, string> = {
   route: 'route',
   served_model: 'served_model',
   key: 'key_id',
+  platform: 'served_platform',
   day: "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
 };
 
@@ -116,12 +117,18 @@ export async function usage(ledger: LedgerDatabase, q: UsageQuery): Promise<Usag
 /** The map key of a budget row: key id, period and currency. */
 export const budgetRowKey = (keyId: string, period: string, currency: string) => `${keyId}\n${period}\n${currency}`;
 
-/** Every key's committed amount in the budget rows of now (today, this month, total), per currency: for the 80 % gauge. */
-export async function currentCommitted(ledger: LedgerDatabase, periods: readonly string[]): Promise<Map<string, number>> {
-  const rows = await ledger.db
+/** Every key's (or these keys') committed amount in the budget rows of now (today, this month, total), per currency: for the 80 % gauge and the admin API's key views. */
+export async function currentCommitted(
+  ledger: LedgerDatabase,
+  periods: readonly string[],
+  keyIds?: readonly string[],
+): Promise<Map<string, number>> {
+  if (keyIds?.length === 0) return new Map();
+  let q = ledger.db
     .selectFrom('budget_usage')
     .select(['key_id', 'period', 'currency', 'committed_micros'])
-    .where('period', 'in', [...periods])
-    .execute();
+    .where('period', 'in', [...periods]);
+  if (keyIds) q = q.where('key_id', 'in', [...keyIds]);
+  const rows = await q.execute();
   return new Map(rows.map((r) => [budgetRowKey(r.key_id, r.period, r.currency), Number(r.committed_micros)]));
 }

@@ -117,7 +117,13 @@ async function main(): Promise<void> {
         headers: { Authorization: 'Bearer sk-image-check-0123456789' },
       });
       if (models.status !== 200) throw new Error(`built API /v1/models answered ${models.status}`);
-      console.log('built dist/: worker, API and simulator started with production dependencies only; /readyz 200, /v1/models 200');
+      const page = await fetch(`http://127.0.0.1:${apiPort}/console`);
+      const html = await page.text();
+      if (page.status !== 200 || !/<script type="module"[^>]* src="\/console\/assets\//.test(html))
+        throw new Error(`built API /console answered ${page.status} without the built console`);
+      console.log(
+        'built dist/: worker, API and simulator started with production dependencies only; /readyz 200, /v1/models 200, /console 200',
+      );
     } finally {
       exitCodes = await Promise.all(parts.map((p) => p.stop(30_000)));
       await temporal.stop();

@@ -22,6 +22,7 @@ import { freePort } from './free-port';
 import { findMinio, startMinio } from './minio';
 import { adminLine, devApiKey, devSecret, keyLine, nodePart, postgresPart, pushDefaults, simulatedLine } from './start';
 import { Supervisor, type Running, type Service } from './supervisor';
+import { buildConsole } from './build-console';
 import {
   findTemporalServer,
   freeServerPorts,
@@ -158,6 +159,9 @@ async function main(): Promise<void> {
   // Platforms announce finished jobs to the port in front of both APIs.
   Object.assign(env, pushDefaults(env, dir, apiPort, simulated));
 
+  // The operator's console is served built (dist/console) by both APIs, rebuilt here only when its sources changed.
+  buildConsole({ ifStale: true });
+
   const supervisor = new Supervisor((line) => console.log(line));
   let balancer: Balancer | undefined;
   let stopping = false;
@@ -212,6 +216,7 @@ async function main(): Promise<void> {
   console.log(`
 The mediagate cluster is running.
   API:         ${apiUrl}   (one port in front of ${ports.apis.length} API processes on ${ports.apis.join(', ')})
+  Console:     ${apiUrl}/console   (sign in with the admin token; either API process serves it)
   Temporal:    ${env.TEMPORAL_ADDRESS} (server ${TEMPORAL_SERVER_VERSION} on PostgreSQL 127.0.0.1:${ports.postgres}, ${config.TEMPORAL_NAMESPACE} namespace)
                npm run temporal:cli -- workflow list --address ${env.TEMPORAL_ADDRESS}
   Workers:     ${ports.workers.length} (metrics on ${ports.workers.map((w) => w.metrics).join(', ')})

@@ -25,6 +25,7 @@ import { loadEmbeddedConfig } from './embedded-config';
 import { freePort, portIsFree } from './free-port';
 import { Supervisor, type Running, type Service } from './supervisor';
 import { REPO_ROOT } from './tools';
+import { buildConsole } from './build-console';
 
 /**
  * A value a launcher keeps in its data directory, made once (mode 0600): what it generates survives a restart,
@@ -193,6 +194,9 @@ async function main(): Promise<void> {
   env.WORKER_READY_URLS ??= `${localOrigin(workerConfig.WORKER_METRICS_HOST, workerConfig.WORKER_METRICS_PORT)}/readyz`;
   const apiConfig = loadApiConfig(env);
 
+  // The operator's console is served built (dist/console), rebuilt here only when its sources changed.
+  buildConsole({ ifStale: true });
+
   const supervisor = new Supervisor((line) => console.log(line));
   let stopping = false;
   const shutdown = async (code: number) => {
@@ -244,6 +248,8 @@ async function main(): Promise<void> {
         return { pid: child?.pid, exited, stop: () => server.stop() };
       },
     });
+    // A task's page in the console links to its workflow in this UI.
+    if (uiUrl) env.TEMPORAL_UI_URL ??= uiUrl;
     if (simulated.length > 0) await supervisor.add(nodePart('sim', 'sim/main.ts', env, /listening on/, 30_000));
     await supervisor.add(nodePart('worker', 'worker/main.ts', env, /Worker started/, 120_000));
     await supervisor.add(nodePart('api', 'api/main.ts', env, /API listening/, 60_000));
@@ -258,6 +264,7 @@ async function main(): Promise<void> {
   console.log(`
 mediagate is running.
   API:         ${apiUrl}
+  Console:     ${apiUrl}/console   (sign in with the admin token)
   Temporal UI: ${uiUrl} (namespace ${config.TEMPORAL_NAMESPACE})
   ${keyLine(generatedKey)}
   ${adminLine(generatedAdminToken)}

@@ -17,6 +17,7 @@ import { buildCatalogue } from '../platforms';
 import { createHttpClient } from '../platforms/http';
 import { PushMonitor } from './push-monitor';
 import { openSettlement } from '../tasks/settlement';
+import { AccountStatePublisher } from './account-states';
 import {
   configureAnnouncements,
   connectClient,
@@ -68,7 +69,12 @@ async function startParts(config: WorkerConfig, logger: Logger) {
   const catalogue = buildCatalogue(process.env);
   const pricing = loadTaskPricing(catalogue, process.env);
   const settlement = await openSettlement(config, pricing, metrics.ledgerObserver(), logger);
+  // The accounts' states for the operator's console, through the database every API replica reads.
+  const accountStates = settlement.ledger ? new AccountStatePublisher(settlement.ledger, pools, logger) : undefined;
+  if (accountStates) metrics.onAccountRefusal = (...args) => accountStates.refusal(...args);
+  accountStates?.start();
   return {
+    accountStates,
     metrics,
     metricsServer,
     client,
@@ -130,6 +136,7 @@ async function closeParts(p: Parts): Promise<void> {
   await p.http.close();
   await p.results.copier.close();
   await p.results.store.close?.();
+  await p.accountStates?.stop();
   await p.settlement.close();
   await new Promise((resolve) => p.metricsServer.close(resolve));
 }

@@ -142,11 +142,15 @@ export class WorkerMetrics {
   /** Platforms whose every account is out, with why (the worker's /readyz); set once the pools exist (worker/start-up.ts). */
   platformsWithoutAccount: () => Record<string, string> = () => ({});
 
+  /** Where the accounts' refusals go besides the logs (worker/account-states.ts); set once the database is open. */
+  onAccountRefusal: NonNullable<AccountHealthObserver['refusal']> | undefined;
+
   /** The account pools' observer: the gauge, and `onAlert` for what an operator must act on. */
   accountHealthObserver(onAlert: (platform: string, message: string) => void): AccountHealthObserver {
     return {
       health: (platform, account, healthy) => this.upstreamAccountHealthy.set({ platform, account }, healthy ? 1 : 0),
       alert: onAlert,
+      refusal: (platform, account, kind, reason) => this.onAccountRefusal?.(platform, account, kind, reason),
     };
   }
 

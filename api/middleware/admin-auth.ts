@@ -1,13 +1,18 @@
 /**
- * The admin routes' authentication: `Authorization: Bearer <ADMIN_TOKEN>`, a secret of its own (≥ 32 characters),
- * compared in constant time (as SHA-256 digests, so the comparison takes the same time whatever the length of
- * what was sent) and never logged. An API key sent to an admin route is recognised and refused with 403 (it
- * authenticates, but as a client, not the operator); anything else, or no header, is 401.
+ * The admin routes' authentication, two ways:
+ *
+ * - `Authorization: Bearer <ADMIN_TOKEN>`, a secret of its own (≥ 32 characters), compared in constant time (as
+ *   SHA-256 digests, so the comparison takes the same time whatever the length of what was sent) and never logged.
+ *   An API key sent to an admin route is recognised and refused with 403 (it authenticates, but as a client, not
+ *   the operator); anything else is 401.
+ * - the console's session cookie (api/console-sessions.ts), for a request without an Authorization header: the
+ *   session must be live in the database, and a request that changes anything must carry the session's CSRF token
+ *   in X-CSRF-Token (403 otherwise), since a browser sends the cookie on its own.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { Next } from 'koa';
 import { ApiError } from '../api-error';
-import { bearerToken, sha256, type KeyStore } from '../../keys/api-keys';
+import { bearerToken, type KeyStore } from '../../keys/api-keys';
+import { CSRF_HEADER, sameSecret, SESSION_COOKIE, type ConsoleSession, type ConsoleSessions } from '../console-sessions';
 import type { AppContext } from '../context';
 
 export const adminUnauthorized = () =>
@@ -16,13 +21,39 @@ export const adminUnauthorized = () =>
     headers: { 'WWW-Authenticate': 'Bearer' },
   });
 
-export function adminAuthenticate(adminToken: string | undefined, keys: KeyStore) {
-  const expected = adminToken ? sha256(adminToken) : undefined;
+const sessionEnded = () =>
+  new ApiError(401, 'authentication_error', 'The console session has ended or expired: sign in again', { code: 'session_expired' });
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Whether `token` is the admin token (constant time; with no ADMIN_TOKEN configured, nothing is). */
+export function isAdminToken(adminToken: string | undefined, token: string): boolean {
+  return adminToken !== undefined && sameSecret(token, adminToken);
+}
+
+/** The signed-in console session of a request, checked; a state-changing request's CSRF token with it. */
+async function consoleSession(ctx: AppContext, sessions: ConsoleSessions | undefined, cookie: string): Promise<ConsoleSession> {
+  const session = await sessions?.find(cookie);
+  if (!session) throw sessionEnded();
+  if (!SAFE_METHODS.has(ctx.method) && !sameSecret(ctx.get(CSRF_HEADER), session.csrfToken)) {
+    throw new ApiError(403, 'permission_error', `A console request that changes something must carry the session's ${CSRF_HEADER}`, {
+      code: 'csrf_token_invalid',
+    });
+  }
+  return session;
+}
+
+export function adminAuthenticate(adminToken: string | undefined, keys: KeyStore, sessions?: ConsoleSessions) {
   return async (ctx: AppContext, next: Next) => {
     const token = bearerToken(ctx.get('Authorization'));
-    // With no ADMIN_TOKEN configured nothing authenticates as the operator: the admin API is off.
-    const isAdmin = token !== undefined && expected !== undefined && timingSafeEqual(sha256(token), expected);
-    if (!isAdmin) {
+    const cookie = ctx.get('Authorization') === '' ? ctx.cookies.get(SESSION_COOKIE) : undefined;
+    if (token === undefined && cookie) {
+      ctx.state.consoleSession = await consoleSession(ctx, sessions, cookie);
+      ctx.state.log = ctx.state.log.child({ admin: true, console: true });
+      await next();
+      return;
+    }
+    if (token === undefined || !isAdminToken(adminToken, token)) {
       if (token !== undefined && keys.authenticate(token)) {
         throw new ApiError(403, 'permission_error', 'An API key cannot use the admin API; send the admin token', {
           code: 'admin_token_required',

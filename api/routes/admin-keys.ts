@@ -11,12 +11,23 @@ import { ApiError, invalidRequest } from '../api-error';
 import type { ApiKey } from '../../keys/api-keys';
 import type { AppContext, AppDeps, AppState } from '../context';
 import type { ManagedKeys } from '../../keys/managed-keys';
-import { describeIssue } from '../../core/describe-issue';
+import { parseBody, parseQuery } from '../admin-input';
+import { keyListQuerySchema } from '../admin-console-schemas';
+import { periodKey } from '../../ledger/entries';
+import { budgetRowKey, currentCommitted } from '../../ledger/usage';
+import { decimalOf } from '../../pricing/price';
 import type { BudgetSetting, KeyFields } from '../../ledger/keys';
 
 const MICROS = 1_000_000;
 
-export function keyView(key: ApiKey, createdAt: Date | undefined): z.infer<typeof keyViewSchema> {
+/** A budget's state now: the period it counts, what was committed in it (running tasks' estimates included), what is left. */
+export interface BudgetState {
+  period_start: string;
+  spent: number;
+  remaining: number;
+}
+
+export function keyView(key: ApiKey, createdAt: Date | undefined, budgetState?: BudgetState | null): z.infer<typeof keyViewSchema> {
   return {
     id: key.id,
     object: 'api_key',
@@ -29,19 +40,30 @@ export function keyView(key: ApiKey, createdAt: Date | undefined): z.infer<typeo
     allow_unpriced: key.allowUnpriced === true,
     webhook_url: key.webhookUrl ?? null,
     created_at: createdAt ? Math.floor(createdAt.getTime() / 1000) : null,
+    ...(budgetState !== undefined ? { budget_state: budgetState } : {}),
   };
 }
 
-function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalidRequest('The request body must be a JSON object', 'body', 'invalid_body');
-  }
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const { param, message, code } = describeIssue(parsed.error.issues[0]!, body);
-    throw invalidRequest(message, param, code);
-  }
-  return parsed.data;
+/** The budgets' states of these keys, in one read of the ledger (null for a key without a budget). */
+async function budgetStates(deps: AppDeps, keys: readonly ApiKey[], now = new Date()): Promise<Map<string, BudgetState | null>> {
+  const budgeted = keys.filter((k) => k.budget);
+  const periods = [...new Set(budgeted.map((k) => periodKey(k.budget!.period, now)))];
+  const committed =
+    deps.taskLedger && budgeted.length > 0
+      ? await currentCommitted(
+          deps.taskLedger.ledger,
+          periods,
+          budgeted.map((k) => k.id),
+        )
+      : new Map<string, number>();
+  return new Map(
+    keys.map((k) => {
+      if (!k.budget) return [k.id, null];
+      const period = periodKey(k.budget.period, now);
+      const spent = committed.get(budgetRowKey(k.id, period, k.budget.currency)) ?? 0;
+      return [k.id, { period_start: period, spent: decimalOf(spent), remaining: decimalOf(Math.max(0, k.budget.micros - spent)) }];
+    }),
+  );
 }
 
 type KeyBody = z.infer<typeof createKeySchema> | z.infer<typeof updateKeySchema>;
@@ -135,15 +157,31 @@ export function adminKeyRoutes(router: Router<AppState>, deps: AppDeps): void {
     ctx.body = { ...keyView(created.key, created.createdAt), secret: created.secret };
   });
 
-  router.get('/admin/v1/keys', (ctx: AppContext) => {
-    ctx.body = { object: 'list', data: deps.keys.list().map(view) };
+  // A page of the keys (bootstrap keys first, then by id), each with its budget's state: 10,000 keys are never sent at once.
+  router.get('/admin/v1/keys', async (ctx: AppContext) => {
+    const q = parseQuery(keyListQuerySchema, ctx.query);
+    const matching = deps.keys
+      .list()
+      .filter(
+        (k) => (q.search ? k.id.includes(q.search) : true) && (q.budgeted ? (k.budget !== undefined) === (q.budgeted === 'true') : true),
+      );
+    const page = matching.slice((q.page - 1) * q.page_size, q.page * q.page_size);
+    const states = await budgetStates(deps, page);
+    ctx.body = {
+      object: 'list',
+      data: page.map((k) => keyView(k, deps.managedKeys?.createdAtOf(k.id), states.get(k.id))),
+      total: matching.length,
+      page: q.page,
+      page_size: q.page_size,
+      has_more: q.page * q.page_size < matching.length,
+    };
   });
 
-  router.get('/admin/v1/keys/:id', (ctx: AppContext) => {
+  router.get('/admin/v1/keys/:id', async (ctx: AppContext) => {
     const id = String(ctx.params?.id ?? '');
     const key = deps.keys.find(id);
     if (!key) throw keyNotFound(id);
-    ctx.body = view(key);
+    ctx.body = keyView(key, deps.managedKeys?.createdAtOf(key.id), (await budgetStates(deps, [key])).get(key.id));
   });
 
   router.patch('/admin/v1/keys/:id', async (ctx: AppContext) => {

@@ -12,7 +12,7 @@ import { KEY_ID } from '../admin-schemas';
 import { ApiError, invalidRequest } from '../api-error';
 import type { ApiKey } from '../../keys/api-keys';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
-import { describeIssue } from '../../core/describe-issue';
+import { parseQuery } from '../admin-input';
 import type { TaskLedger } from '../../tasks/task-ledger';
 
 /** The longest range one query covers: a year (a leap year's 366 days). */
@@ -39,21 +39,10 @@ export const usageQuerySchema = z.strictObject({
 export const adminUsageQuerySchema = usageQuerySchema.extend({
   key: z.string().regex(KEY_ID, { message: 'must be a key id' }).optional().describe('Only this key; default: every key'),
   group_by: z
-    .enum(['key', 'model', 'route', 'served_model', 'day'])
+    .enum(['key', 'model', 'route', 'served_model', 'platform', 'day'])
     .optional()
-    .describe('Rows per key (default), model, route, served model or day'),
+    .describe('Rows per key (default), model, route, served model, platform (the one that served) or day'),
 });
-
-function parseQuery<S extends z.ZodType>(schema: S, query: Record<string, unknown>): z.infer<S> {
-  const repeated = Object.entries(query).find(([, v]) => Array.isArray(v));
-  if (repeated) throw invalidRequest(`${repeated[0]} is given more than once`, repeated[0]);
-  const parsed = schema.safeParse(query);
-  if (!parsed.success) {
-    const { param, message, code } = describeIssue(parsed.error.issues[0]!, query);
-    throw invalidRequest(message, param, code);
-  }
-  return parsed.data;
-}
 
 /** The range with its defaults, checked: `end` not before `start`, at most a year. */
 export function usageRange(start: string | undefined, end: string | undefined, now = new Date()): { start: string; end: string } {

@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startBalancer, type Balancer } from '../../scripts/balancer';
+import { buildConsole } from '../../scripts/build-console';
 import { startDevServer } from '../../scripts/dev-server';
 import { startMinio, type MinioServer } from '../../scripts/minio';
 import { freeServerPorts, startTemporalServer, type TemporalServerPorts } from '../../scripts/temporal-server';
@@ -280,6 +281,8 @@ export class Stack {
       ...(this.opts.env ?? {}),
     };
     await Promise.all([this.startTemporal(), this.startSim()]);
+    // The APIs serve the operator's console built, as `npm start` does: built once per state of its sources.
+    buildConsole({ ifStale: true, log: () => undefined });
     await Promise.all(Array.from({ length: this.opts.workers ?? 1 }, () => this.startWorker()));
     const front = this.opts.production ? undefined : this.opts.apiPort;
     await Promise.all(Array.from({ length: this.opts.apis ?? 1 }, (_, i) => this.startApi(i === 0 ? front : undefined)));

@@ -63,10 +63,16 @@ test('npm run cluster: the banner, a sync video through its port with the result
     const banner = cluster.lines.slice(cluster.lines.findIndex((l) => /The mediagate cluster is running/.test(l))).join('\n');
     expect(banner).toContain(`API:         http://127.0.0.1:${api}`);
     expect(banner).toContain(`Temporal:    127.0.0.1:${temporal}`);
+    expect(banner).toContain(`Console:     http://127.0.0.1:${api}/console`);
     const secret = readFileSync(join(dir, 'dev-api-key'), 'utf8').trim().split(':').slice(1).join(':');
     expect(banner).toContain(secret);
     // Every part of the cluster keeps its data under CLUSTER_DATA_DIR.
     for (const part of ['postgres', 'minio', 'temporal', 'ports.json']) expect([part, existsSync(join(dir, part))]).toEqual([part, true]);
+
+    // The operator's console, built, through the one port.
+    const page = await fetch(`http://127.0.0.1:${api}/console/tasks`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<script type="module" crossorigin src="\/console\/assets\/index-[\w-]+\.js">/);
 
     // A sync video through the one port in front of both API processes.
     const client = new ApiClient(`http://127.0.0.1:${api}`, secret);

@@ -65,6 +65,11 @@ test('npm start: loopback, the generated key and admin token, a killed worker re
     expect(banner).toContain(`Admin token: ${adminToken}`);
     // Loopback only, as the README promises.
     expect(lines.some((l) => new RegExp(`API listening on http://127\\.0\\.0\\.1:${api}`).test(l))).toBe(true);
+    // The operator's console, built (not a dev server), at the address the banner prints.
+    expect(banner).toContain(`Console:     http://127.0.0.1:${api}/console`);
+    const page = await fetch(`http://127.0.0.1:${api}/console`);
+    expect([page.status, page.headers.get('content-security-policy')]).toEqual([200, expect.stringContaining("script-src 'self'")]);
+    expect(await page.text()).toMatch(/<script type="module" crossorigin src="\/console\/assets\/index-[\w-]+\.js">/);
 
     const alice = new ApiClient(`http://127.0.0.1:${api}`, secret);
     // The embedded default takes the simulated B's events unsigned: a body that is not a JSON object is no event.

@@ -22,6 +22,7 @@ const SOURCE_DIRS = [
   'workflows',
   'worker',
   'sim',
+  'console',
   'scripts',
 ];
 /** The floors: which folders each may import from (README, "Architecture"). */
@@ -33,7 +34,7 @@ function importsOf(file: string): string[] {
   const specs = [...text.matchAll(/^(?:import|export)[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]/gm)].map((m) => m[1]!);
   return specs.flatMap((spec) => {
     const base = resolve(dirname(file), spec);
-    for (const candidate of [`${base}.ts`, join(base, 'index.ts')]) {
+    for (const candidate of [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts')]) {
       try {
         if (statSync(candidate).isFile()) return [candidate];
       } catch {
@@ -44,7 +45,12 @@ function importsOf(file: string): string[] {
   });
 }
 
-const files = SOURCE_DIRS.flatMap((d) => tsFiles(join(ROOT, d)));
+/** The console's components are .tsx (JSX for the browser); they are sources of the graph like the rest. */
+const tsxFiles = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.tsx'))
+    .map((f) => join(dir, f));
+const files = [...SOURCE_DIRS.flatMap((d) => tsFiles(join(ROOT, d))), ...tsxFiles(join(ROOT, 'console'))];
 const graph = new Map(files.map((f) => [f, importsOf(f)]));
 
 function findCycles(): string[][] {
@@ -136,7 +142,7 @@ describe('architecture', () => {
     const folders = readdirSync(ROOT).filter(
       (n) => !n.startsWith('.') && statSync(join(ROOT, n)).isDirectory() && tsFiles(join(ROOT, n)).length > 0,
     );
-    const outside = ['sim', 'scripts', 'test', 'bench', 'node_modules', 'dist', 'data', 'deploy', 'docs', 'test-results'];
+    const outside = ['sim', 'console', 'scripts', 'test', 'bench', 'node_modules', 'dist', 'data', 'deploy', 'docs', 'test-results'];
     expect(folders.filter((f) => !outside.includes(f) && !(f in LAYERS))).toEqual([]);
   });
 
@@ -150,6 +156,17 @@ describe('architecture', () => {
 
   test('no import cycles', () => {
     expect(findCycles()).toEqual([]);
+  });
+
+  test('nothing under console/ imports the gateway: the browser reaches it through the admin API only', () => {
+    const leaks = files
+      .filter((f) => relative(ROOT, f).startsWith('console/'))
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((dep) => !relative(ROOT, dep).startsWith('console/'))
+          .map((dep) => `${relative(ROOT, f)} → ${relative(ROOT, dep)}`),
+      );
+    expect(leaks).toEqual([]);
   });
 
   test('nothing under sim/ imports the gateway', () => {

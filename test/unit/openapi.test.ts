@@ -129,8 +129,17 @@ describe('the admin API (issue 20 §2)', () => {
     ['patch', '/admin/v1/keys/{id}'],
     ['delete', '/admin/v1/keys/{id}'],
     ['get', '/admin/v1/usage'],
-  ])('%s %s is documented, with the admin token as its only security', (method, path) => {
-    expect(doc.paths[path]?.[method]?.security).toEqual([{ adminAuth: [] }]);
+    ['get', '/admin/v1/tasks'],
+    ['get', '/admin/v1/tasks/{task_id}'],
+    ['post', '/admin/v1/tasks/{task_id}/cancel'],
+    ['post', '/admin/v1/replays'],
+    ['get', '/admin/v1/accounts'],
+    ['get', '/admin/v1/deliveries'],
+    ['post', '/admin/v1/deliveries/{task_id}/redeliver'],
+    ['get', '/admin/v1/overview'],
+    ['delete', '/admin/v1/sessions/current'],
+  ])('%s %s is documented, with the admin token or a console session made with it as its only security', (method, path) => {
+    expect(doc.paths[path]?.[method]?.security).toEqual([{ adminAuth: [] }, { consoleSession: [] }]);
     expect(Object.keys(doc.paths[path][method].responses)).toEqual(expect.arrayContaining(['401', '403']));
   });
 

@@ -2,46 +2,29 @@
  * Keys through the admin API (issue 20 §2, §8) against a real PostgreSQL: the real app over real HTTP, two
  * replicas sharing one database, the table read directly to see what was (and was not) stored.
  */
-import { KeyStore, parseApiKeysEnv, sha256 } from '../../../keys/api-keys';
-import { ManagedKeys } from '../../../keys/managed-keys';
-import { createLogger } from '../../../core/logger';
-import { openLedgerDatabase, type LedgerDatabase } from '../../../ledger/database';
+import { sha256 } from '../../../keys/api-keys';
+import { startAdminReplica, stopAdminReplica, type AdminReplica } from '../../support/admin-replica';
 import { usePostgres } from '../../support/postgres';
-import { rawRequest, SECRET, startTestApi, type TestApi } from '../../support/test-api';
+import { rawRequest, SECRET } from '../../support/test-api';
 import { waitFor } from '../../support/wait-for';
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
 const ADMIN = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' };
-const logger = createLogger('test', 'silent');
 
 const postgres = usePostgres();
 
-interface Replica {
-  api: TestApi;
-  ledger: LedgerDatabase;
-  managed: ManagedKeys;
-  keys: KeyStore;
-}
+type Replica = AdminReplica;
 const replicas: Replica[] = [];
 
 /** An API replica on the database: its own key store, reading the stored keys every `refreshMs`. */
 async function replica(url: string, refreshMs: number): Promise<Replica> {
-  const ledger = await openLedgerDatabase(url);
-  const keys = new KeyStore(parseApiKeysEnv(`alice:${SECRET}`));
-  const managed = new ManagedKeys(ledger, keys, logger);
-  await managed.start(refreshMs);
-  const api = await startTestApi({ deps: { keys, managedKeys: managed, adminToken: ADMIN_TOKEN } });
-  const r = { api, ledger, managed, keys };
+  const r = await startAdminReplica(url, { adminToken: ADMIN_TOKEN, refreshMs });
   replicas.push(r);
   return r;
 }
 
 afterAll(async () => {
-  for (const r of replicas) {
-    r.managed.stop();
-    await r.api.close();
-    await r.ledger.close();
-  }
+  for (const r of replicas) await stopAdminReplica(r);
 });
 
 const admin = (r: Replica, method: string, path: string, body?: unknown) =>

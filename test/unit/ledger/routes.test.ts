@@ -17,6 +17,7 @@ import { queryRows, usePostgres } from '../../support/postgres';
 import { rawRequest, SECRET, startTestApi, type TestApi } from '../../support/test-api';
 
 const BUDGETED = 'sk-budgeted-route-0123456789abc';
+const ADMIN_TOKEN = 'admin-token-for-route-tests-0123456789';
 /** CNY per second: T's Hailuo 2.3 dearer than B's. */
 const pricing = loadTaskPricing(buildCatalogue(), {
   PRICES_FILE: writeJsonFile({
@@ -41,7 +42,7 @@ beforeAll(async () => {
   const taskLedger = new TaskLedger(ledger, pricing);
   settlement = new TaskSettlement(ledger, pricing, createLogger('test', 'silent'));
   api = await startTestApi({
-    deps: { keys, pricing, taskLedger },
+    deps: { keys, pricing, taskLedger, adminToken: ADMIN_TOKEN },
     starter: { ledger: taskLedger },
     tasks: {
       async start(_owner: string, entry: { id: string }, _req: GenerationRequest, o: { taskId: string; route?: TaskRoute }) {
@@ -141,6 +142,16 @@ test('a routed task still running has no served model yet (its own group, null)'
   const byServed = await usageBy('served_model');
   expect((byServed.body.data as { served_model: string | null; tasks: number }[]).map((d) => [d.served_model, d.tasks])).toEqual([
     ['H23', 2],
+    [null, 1],
+  ]);
+});
+
+test('GET /admin/v1/usage by platform counts a routed task where it was served (not the member it was reserved at)', async () => {
+  const byPlatform = await rawRequest(api.base, 'GET', '/admin/v1/usage?group_by=platform', { Authorization: `Bearer ${ADMIN_TOKEN}` });
+  expect(byPlatform.status).toBe(200);
+  // Reserved at T's estimate, served by B: B's row. The routed task still running belongs to no platform yet.
+  expect((byPlatform.body.data as { platform: string | null; tasks: number }[]).map((d) => [d.platform, d.tasks])).toEqual([
+    ['B', 2],
     [null, 1],
   ]);
 });

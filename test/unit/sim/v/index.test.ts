@@ -187,7 +187,7 @@ describe('several accounts: every sim-v-key-<name> is an account of its own', ()
   const TWO = as('sim-v-key-two');
 
   test('a task is read, listed and cancelled only through the account that created it', async () => {
-    const id = (await call('POST', TASKS, { model: M.pro, content: [text('mine [sim:never]')] }, ONE)).json.id as string;
+    const id = (await call('POST', TASKS, { model: M.pro, content: [text('mine [sim:hold]')] }, ONE)).json.id as string;
     expect((await call('GET', `${TASKS}/${id}`, undefined, ONE)).status).toBe(200);
     const other = await call('GET', `${TASKS}/${id}`, undefined, TWO);
     expect(other.status).toBe(404);

@@ -1,0 +1,88 @@
+/**
+ * The platforms' accounts for the operator (GET /admin/v1/accounts, the console's accounts page): what every running
+ * worker last wrote of each account (worker/account-states.ts, through the shared database), merged into one state
+ * per account — out of the rotation if a worker has it out (with why, since and until when), throttled if a worker
+ * slows it, else in the rotation — with its jobs in flight (its running tasks in Temporal, UpstreamAccount) and its
+ * recent refusals. Any API replica answers the same, on either shape of the deployment.
+ */
+import { accountStates, recentRefusals, type AccountRefusal, type AccountStateRow } from '../ledger/account-states';
+import type { LedgerDatabase } from '../ledger/database';
+
+/** A worker that has not written for this long has stopped: its view is left out (it writes every 5 s). */
+export const ACCOUNT_STATES_STALE_MS = 30_000;
+/** Refusals shown per account. */
+export const REFUSALS_SHOWN = 10;
+
+export type AccountStateName = 'in_rotation' | 'throttled' | 'out';
+
+export interface AccountView {
+  platform: string;
+  account: string;
+  state: AccountStateName;
+  weight: number;
+  out_reason: string | null;
+  out_since: string | null;
+  out_until: string | null;
+  throttled_until: string | null;
+  jobs_in_flight: number;
+  workers: { worker: string; state: AccountStateName; updated_at: string }[];
+  recent_refusals: { at: string; kind: 'refused' | 'throttled'; reason: string; worker: string }[];
+}
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+function stateOfRow(r: AccountStateRow, now: Date): AccountStateName {
+  if (!r.in_rotation) return 'out';
+  return r.throttled_until && r.throttled_until > now ? 'throttled' : 'in_rotation';
+}
+
+/** One account's view from its workers' rows (all of one account). */
+function merge(rows: (AccountStateRow & { updated_at: Date })[], now: Date): Omit<AccountView, 'jobs_in_flight' | 'recent_refusals'> {
+  const first = rows[0]!;
+  const out = rows.filter((r) => !r.in_rotation);
+  const throttled = rows.filter((r) => r.throttled_until && r.throttled_until > now);
+  const earliest = (ds: (Date | null)[]) => ds.filter((d): d is Date => d !== null).sort((a, b) => a.getTime() - b.getTime())[0];
+  const latest = (ds: (Date | null)[]) => ds.filter((d): d is Date => d !== null).sort((a, b) => b.getTime() - a.getTime())[0];
+  return {
+    platform: first.platform,
+    account: first.account,
+    state: out.length > 0 ? 'out' : throttled.length > 0 ? 'throttled' : 'in_rotation',
+    weight: first.weight,
+    out_reason: out[0]?.out_reason ?? null,
+    out_since: iso(earliest(out.map((r) => r.out_since))),
+    out_until: iso(latest(out.map((r) => r.out_until))),
+    throttled_until: iso(latest(throttled.map((r) => r.throttled_until))),
+    workers: rows.map((r) => ({ worker: r.worker_id, state: stateOfRow(r, now), updated_at: r.updated_at.toISOString() })),
+  };
+}
+
+export class AccountStates {
+  constructor(
+    private readonly ledger: LedgerDatabase,
+    /** How many of the account's tasks are running now (Temporal visibility). */
+    private readonly inFlight: (platform: string, account: string) => Promise<number>,
+  ) {}
+
+  async list(now = new Date()): Promise<AccountView[]> {
+    const [rows, refusals] = await Promise.all([
+      accountStates(this.ledger, new Date(now.getTime() - ACCOUNT_STATES_STALE_MS)),
+      recentRefusals(this.ledger, REFUSALS_SHOWN),
+    ]);
+    const byAccount = new Map<string, typeof rows>();
+    for (const r of rows) byAccount.set(`${r.platform}\n${r.account}`, [...(byAccount.get(`${r.platform}\n${r.account}`) ?? []), r]);
+    const refusalsOf = (platform: string, account: string) =>
+      refusals
+        .filter((r: AccountRefusal) => r.platform === platform && r.account === account)
+        .map((r) => ({ at: r.at.toISOString(), kind: r.kind, reason: r.reason, worker: r.workerId }));
+    return Promise.all(
+      [...byAccount.values()].map(async (accountRows) => {
+        const view = merge(accountRows, now);
+        return {
+          ...view,
+          jobs_in_flight: await this.inFlight(view.platform, view.account),
+          recent_refusals: refusalsOf(view.platform, view.account),
+        };
+      }),
+    );
+  }
+}

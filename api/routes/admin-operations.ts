@@ -1,0 +1,77 @@
+/**
+ * What the operator watches besides keys and tasks: GET /admin/v1/overview (tasks by status and platform in the
+ * last hour or day, failures by reason, undelivered webhook events, accounts out of the rotation),
+ * GET /admin/v1/accounts (each platform account's state, jobs in flight and recent refusals), GET /admin/v1/deliveries
+ * (webhook events pending, retrying or given up, with their last answers) and POST
+ * /admin/v1/deliveries/:task_id/redeliver (a task's last event again, as its key may ask).
+ */
+import type Router from '@koa/router';
+import { GENERATION_STATUSES } from '../../core/search-attributes';
+import { FAILURE_REASONS } from '../../core/task';
+import { deliveryListQuerySchema, overviewQuerySchema } from '../admin-console-schemas';
+import { parseQuery } from '../admin-input';
+import { ApiError, taskNotFound } from '../api-error';
+import type { AppContext, AppDeps, AppState } from '../context';
+import { pageTokenOf, taskAdminOf, withPageToken } from './admin-tasks';
+import { TASK_ID } from './tasks';
+
+const WINDOW_MS = { hour: 60 * 60_000, day: 24 * 60 * 60_000 } as const;
+
+async function accountsOf(deps: AppDeps) {
+  return deps.accountStates ? deps.accountStates.list() : [];
+}
+
+async function overview(deps: AppDeps, window: 'hour' | 'day') {
+  const admin = taskAdminOf(deps);
+  const since = new Date(Date.now() - WINDOW_MS[window]);
+  const platforms = [...deps.enabledPlatforms].sort();
+  const byStatus = platforms.flatMap((platform) => GENERATION_STATUSES.map((status) => ({ platform, status })));
+  const reasons = FAILURE_REASONS.filter((r) => r !== 'cancelled');
+  const [tasks, failing, webhooks, accounts] = await Promise.all([
+    Promise.all(byStatus.map(async (c) => ({ ...c, count: await admin.count({ ...c, since }) }))),
+    Promise.all(reasons.map(async (reason) => ({ reason, count: await admin.count({ status: 'failed', failureReason: reason, since }) }))),
+    deps.webhookService.undelivered(),
+    accountsOf(deps),
+  ]);
+  return {
+    object: 'overview',
+    window,
+    since: since.toISOString(),
+    tasks,
+    failing: failing.filter((f) => f.count > 0),
+    webhooks,
+    accounts_out: accounts
+      .filter((a) => a.state !== 'in_rotation')
+      .map((a) => ({ platform: a.platform, account: a.account, state: a.state, out_reason: a.out_reason })),
+  };
+}
+
+export function adminOperationRoutes(router: Router<AppState>, deps: AppDeps): void {
+  router.get('/admin/v1/overview', async (ctx: AppContext) => {
+    const q = parseQuery(overviewQuerySchema, ctx.query);
+    ctx.body = await overview(deps, q.window ?? 'hour');
+  });
+
+  router.get('/admin/v1/accounts', async (ctx: AppContext) => {
+    ctx.body = { object: 'list', data: await accountsOf(deps) };
+  });
+
+  router.get('/admin/v1/deliveries', async (ctx: AppContext) => {
+    const q = parseQuery(deliveryListQuerySchema, ctx.query);
+    const token = pageTokenOf(q.page_token);
+    const page = await withPageToken(() => deps.webhookService.list(q.state, q.page_size, token));
+    ctx.body = { object: 'list', data: page.data, next_page_token: page.nextPageToken ?? null };
+  });
+
+  router.post('/admin/v1/deliveries/:task_id/redeliver', async (ctx: AppContext) => {
+    const taskId = String(ctx.params?.task_id ?? '');
+    if (!TASK_ID.test(taskId)) throw taskNotFound(taskId);
+    const event = await deps.webhookService.redeliver(taskId);
+    if (!event) {
+      throw new ApiError(409, 'conflict_error', 'This task has no webhook event to redeliver', { code: 'no_webhook_event', taskId });
+    }
+    ctx.state.log.info({ taskId, event: event.event }, 'Webhook event redelivered by the operator');
+    ctx.status = 202;
+    ctx.body = event;
+  });
+}
