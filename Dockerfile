@@ -26,7 +26,7 @@ COPY sim sim
 COPY console console
 COPY scripts scripts
 # `npm run build` also builds the operator's console (Vite) into dist/console, which the API serves at /console.
-# tsc does not copy the simulator's media files: they go next to the compiled sim/media.js.
+# tsc does not copy the simulator's media files: they go next to the compiled dist/sim/media.js.
 RUN npm run build && cp -r sim/assets dist/sim/assets
 
 # --- deps: production dependencies only ---------------------------------------------------------------------

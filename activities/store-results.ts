@@ -1,5 +1,5 @@
 /**
- * The result store's side of the activities (issue 13): `keepOutputs` copies a finished job's outputs into the
+ * The result store's side of the activities: `keepOutputs` copies a finished job's outputs into the
  * gateway's result store before the task becomes `success` — called by the poll that finds the job done
  * (activities/index.ts, pollGeneration, a local activity), so a task ends in the workflow task that learnt of its
  * end; `cleanupResults` deletes what is past RESULT_RETENTION_DAYS (run daily by the retention schedule's workflow,

@@ -1,5 +1,5 @@
 /**
- * The webhook activities (issue 21): `announceWebhookEvent` hands an event of a task to its delivery workflow
+ * The webhook activities: `announceWebhookEvent` hands an event of a task to its delivery workflow
  * (a local activity of the generation workflow: one marker event in its history, nothing more), and
  * `deliverWebhook` makes one signed attempt (workflows/webhook-delivery.ts retries).
  *
@@ -31,7 +31,7 @@ import {
 } from '../core/webhooks';
 import { guardedLookup, guardedLookupVia, type Resolver } from '../results/address-guard';
 
-/** How much of a receiver's answer is read and kept (issue 21 §4: a status and a short excerpt only). */
+/** How much of a receiver's answer is read and kept (a status and a short excerpt only). */
 export const MAX_ANSWER_BYTES = 1024;
 const EXCERPT_CHARS = 200;
 
@@ -170,7 +170,7 @@ async function send(
     const excerpt = await readExcerpt(res.body);
     const attempt: DeliveryAttempt = { at, duration_ms: 0, status: res.statusCode, ...(excerpt ? { response_excerpt: excerpt } : {}) };
     if (res.statusCode >= 200 && res.statusCode < 300) return { outcome: 'delivered', attempt };
-    // 410 Gone: the receiver asks for no more (issue 21 §3). Redirects (3xx) are not followed: retried.
+    // 410 Gone: the receiver asks for no more. Redirects (3xx) are not followed: retried.
     if (res.statusCode === 410) return { outcome: 'gone', attempt };
     return { outcome: 'retry', attempt: { ...attempt, error: `HTTP ${res.statusCode}` } };
   } catch (err) {

@@ -65,7 +65,7 @@ export const apiOwnSchema = z.object({
   WORKER_READY_URLS: optionalString,
   /** When the workers' retention deletes stored results: the Videos API states it as a video's `expires_at`. */
   RESULT_RETENTION_DAYS: resultCopySchema.shape.RESULT_RETENTION_DAYS,
-  /** The heartbeat comment interval of GET /v1/generations/:id/events (issue 21 §6: 15 s). */
+  /** The heartbeat comment interval of GET /v1/generations/:id/events (15 s). */
   SSE_HEARTBEAT_MS: positiveMs(15_000),
   /** How long a console sign-in lasts (its cookie's expiry and the session's in the database): 8 hours. */
   CONSOLE_SESSION_TTL_MS: positiveMs(8 * 60 * 60_000),

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI part of client webhooks and the event stream (issue 21): the request fields every generation
+ * The OpenAPI part of client webhooks and the event stream: the request fields every generation
  * request takes, the delivery routes, the key's secret and the SSE stream. Registered by api/openapi.ts.
  */
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';

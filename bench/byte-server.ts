@@ -1,5 +1,5 @@
 /**
- * The benchmark's stand-in for a platform's file storage, run as its own process (bench/results.ts starts it):
+ * The benchmark's stand-in for a platform's file storage, run as its own process (bench/result-store.ts starts it):
  * GET /bytes/<n> streams n bytes of an "MP4" (an ftyp box, then filler) as video/mp4 with a Content-Length,
  * generated chunk by chunk so the server itself holds no more than one chunk. Prints its port on stdout.
  */

@@ -1,5 +1,5 @@
 /**
- * Part `ledger` (issue 20 §9), side by side in one run on one stack with a real PostgreSQL:
+ * Part `ledger`, side by side in one run on one stack with a real PostgreSQL:
  * 1. async submit p50/p99 at 1 and 16 clients, for a key with a budget (the reservation's conditional upsert) and
  *    a key without one (the ledger entry alone), alternating so both see the same machine;
  * 2. settlement: 200 tasks ending together, from each workflow's close to its ledger entry settled;

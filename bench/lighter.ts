@@ -1,5 +1,5 @@
 /**
- * Part `lighter` (issue 23 §4): what a task costs the cluster, on the embedded default and on the production shape
+ * Part `lighter`: what a task costs the cluster, on the embedded default and on the production shape
  * (`npm run cluster`: the Temporal server on PostgreSQL, two workers, two APIs behind one port, MinIO), side by
  * side in one run, each shape on stacks of its own, one at a time:
  *

@@ -1,5 +1,5 @@
 /**
- * Part 6, platform callbacks (issue 12): the same V video workload with push off and push on, side by side in
+ * Part 6, platform callbacks: the same V video workload with push off and push on, side by side in
  * one run, each mode on a stack of its own (production polling: first poll 3 s, then every 5 s; with push on,
  * the default POLL_FALLBACK_INTERVAL_MS of 30 s while V's callbacks arrive).
  *

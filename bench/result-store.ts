@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- results`: the copy into the result store (issue 13), directory and S3 side by side.
+ * `npm run bench -- results`: the copy into the result store, directory and S3 side by side.
  *
  * The platform's storage is a second process (bench/byte-server.ts) streaming N MB over 127.0.0.1; the copy is
  * the worker's own code (results/copy.ts ResultCopier, the same limits and stores) running in this process, so

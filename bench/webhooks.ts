@@ -1,5 +1,5 @@
 /**
- * Part `webhooks` (issue 21 §8): how soon a client learns that its task succeeded, three ways side by side in one
+ * Part `webhooks`: how soon a client learns that its task succeeded, three ways side by side in one
  * run on one stack — its webhook arriving at a receiver, its event stream (GET /v1/generations/:id/events) sending
  * the final record, and a client polling GET /v1/generations/:id every second — with 1 and with 200 tasks in
  * flight. Each delay is measured from the task's success: its workflow's close time (from then on a GET reads

@@ -1,5 +1,5 @@
 /**
- * The model catalogue's shape: what the gateway knows about one model (spec 2.5 video, 2.6 image) as one record
+ * The model catalogue's shape: what the gateway knows about one model (docs/api.md "Models") as one record
  * with named fields, the same type for every platform, and the catalogue assembled from every platform's records
  * (platforms/index.ts). One record drives `GET /v1/models`, request validation and the wire, so adding a model is
  * one record in its platform's models.ts; an operator's models file (platforms/models-file.ts) overrides any field.
@@ -48,7 +48,7 @@ export interface ModelDefaults {
 }
 
 /**
- * A fact the gateway relies on that no public source confirms (issue 19 A.6): it stays data, is listed in
+ * A fact the gateway relies on that no public source confirms: it stays data, is listed in
  * docs/api.md's "unconfirmed with a real account" table, is checked by the conformance run
  * (scripts/conformance.ts) where a real account can settle it, and names the setting or models-file entry that
  * changes it without a code change. Model facts sit on their record; facts about a platform's protocol

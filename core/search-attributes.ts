@@ -8,7 +8,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { TASK_STATUSES } from './task';
 
 /**
- * The values of `GenerationStatus`: the API's task statuses (spec 2.4), plus `cancelled` for a task the client
+ * The values of `GenerationStatus`: the API's task statuses (docs/api.md "Task records"), plus `cancelled` for a task the client
  * cancelled. The API reads such a task as `failed` (error.code `cancelled`: the contract knows four statuses),
  * but in Temporal's views it has a value of its own, so that `GenerationStatus = 'failed'` lists only tasks that
  * failed, the ones an operator may have to look into or replay, and not the client's own cancels.

@@ -232,7 +232,7 @@ export interface TaskState {
   upstreamAccount?: string;
 }
 
-/** The `error` of a failed task (spec 2.4), as the workflow records it. */
+/** The `error` of a failed task (docs/api.md "Task records"), as the workflow records it. */
 export interface TaskError {
   message: string;
   /** A FailureReason, e.g. `content_policy`, `deadline_exceeded`, `cancelled`. */

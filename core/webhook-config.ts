@@ -19,7 +19,7 @@ export const webhookSharedSchema = z.object({
 });
 
 export const webhookDeliverySchema = z.object({
-  /** One delivery attempt's bound (connect, send, answer); issue 21 asks for 10–15 s. */
+  /** One delivery attempt's bound (connect, send, answer): 10–15 s is what a receiver can expect of a sender. */
   WEBHOOK_ATTEMPT_TIMEOUT_MS: positiveMs(10_000),
   /** The wait before the first retry; doubled after each failed attempt up to WEBHOOK_RETRY_MAX_INTERVAL_MS. */
   WEBHOOK_RETRY_INITIAL_MS: positiveMs(5_000),

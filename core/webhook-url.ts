@@ -1,5 +1,5 @@
 /**
- * Which webhook URLs the gateway will call (issue 21 §4): an absolute https URL, or http to an origin the operator
+ * Which webhook URLs the gateway will call: an absolute https URL, or http to an origin the operator
  * allows; never a host that is, or resolves to, a loopback, private, link-local or metadata address
  * (core/private-address.ts), unless its origin is in WEBHOOK_ALLOW_PRIVATE_ORIGINS. Checked when the request
  * arrives (here) and again on every delivery, where the connection is made (activities/webhook-delivery.ts), since

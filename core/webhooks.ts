@@ -7,7 +7,7 @@
  * add a single event to the generation workflow's history, and the task is final before the first attempt.
  */
 
-/** The events a client may ask for (issue 21 §1); the body's `type` is `generation.<event>`. */
+/** The events a client may ask for; the body's `type` is `generation.<event>`. */
 export const WEBHOOK_EVENTS = ['running', 'succeeded', 'failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 /** Without `webhook_events`, the two final events. */
@@ -20,7 +20,7 @@ export function isWebhookEvent(s: unknown): s is WebhookEvent {
 
 /**
  * What an event tells of: a task's record exactly as GET /v1/generations/:id shows it, or — for a task created at
- * POST /v1/videos (its memo's `asked.via`) — the video, by id, as OpenAI's video webhooks carry it (issue 22 §3).
+ * POST /v1/videos (its memo's `asked.via`) — the video, by id, as OpenAI's video webhooks carry it.
  */
 export type WebhookSubject = { kind: 'generation'; record: Record<string, unknown> } | { kind: 'video'; id: string };
 
@@ -35,7 +35,7 @@ export const VIDEO_EVENT_TYPES: Readonly<Record<WebhookEvent, string>> = {
   failed: 'video.failed',
 };
 
-/** The body of one event: `{type, timestamp, data}` (issue 21 §2), a video's as `{id, object: "video"}`. */
+/** The body of one event: `{type, timestamp, data}`, a video's as `{id, object: "video"}`. */
 export function webhookEventBody(event: WebhookEvent, occurredAt: string, subject: WebhookSubject): string {
   return subject.kind === 'video'
     ? JSON.stringify({ type: VIDEO_EVENT_TYPES[event], timestamp: occurredAt, data: { id: subject.id, object: 'video' } })

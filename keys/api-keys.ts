@@ -32,7 +32,7 @@ export interface ApiKey {
    * API, kept in the database). Undefined is read as bootstrap.
    */
   source?: 'bootstrap' | 'admin';
-  /** Where this key's tasks send their events when a request names no `webhook_url` (issue 21 §1). */
+  /** Where this key's tasks send their events when a request names no `webhook_url`. */
   webhookUrl?: string;
   /**
    * The key's own webhook signing secret (`whsec_…`) and the one being rotated out; absent: derived from

@@ -163,7 +163,7 @@ function keyMaxStreamsMigration(k: KyselyModule): Migration {
 }
 
 /**
- * Why a task counts at zero against its key's budget (issue 20 §3: "budgets then count it at zero and say so"):
+ * Why a task counts at zero against its key's budget ("budgets then count it at zero and say so"):
  * `no_price` (its model has no known price), `other_currency` (its price is in another currency than the key's
  * budget), null when it is counted at its cost. Entries written before it read null.
  */
@@ -177,7 +177,7 @@ function unpricedMigration(k: KyselyModule): Migration {
 }
 
 /**
- * Issue 21 §1, §2 for stored keys: a default webhook URL, and the key's own signing secret with the one being
+ * Webhook settings for stored keys: a default webhook URL, and the key's own signing secret with the one being
  * rotated out and until when it still signs. The secrets are kept as they are (not as digests): an HMAC
  * signature needs the secret itself, on every worker, at send time.
  */

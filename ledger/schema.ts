@@ -27,7 +27,7 @@ export interface ApiKeysTable {
   budget_period: BudgetPeriod | null;
   created_at: Timestamp;
   updated_at: Timestamp;
-  /** Where the key's tasks send their events when a request names no `webhook_url` (issue 21 §1). */
+  /** Where the key's tasks send their events when a request names no `webhook_url`. */
   webhook_url: ColumnType<string | null, string | null | undefined, string | null>;
   /** The key's own `whsec_` signing secret (null: derived from WEBHOOK_SIGNING_SECRET); kept as is, an HMAC needs it. */
   webhook_secret: ColumnType<string | null, string | null | undefined, string | null>;

@@ -1,5 +1,5 @@
 /**
- * Usage from the ledger (issue 20 §7): tasks, outcomes, units and cost per group (the model the client named, the
+ * Usage from the ledger: tasks, outcomes, units and cost per group (the model the client named, the
  * route, the model that served, the day or the key) over a range of UTC days. A task counts in the day it was accepted; while it runs its cost is its estimate, once it ended
  * its final cost. Reservations that never became a task (the API could not start it) are left out. Costs stay
  * per currency: nothing is converted.

@@ -22,7 +22,7 @@
  * (B: capabilities follow from TaskInput fields) rebuilds its records from the parsed file itself, and may take
  * a file-wide `platform` part and limit which common fields it takes. A platform may also keep reading an older
  * form of its file (V's `{ "<id>": "<upstream id>" | null }`, B's `{ families, models }`), rewritten into this one.
- * `sizes` is not set by the file: it follows from `ratios` (spec 2.2's size table).
+ * `sizes` is not set by the file: it follows from `ratios` (the size table of docs/api.md "Image requests").
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';

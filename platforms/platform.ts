@@ -140,7 +140,7 @@ export interface PlatformDefinition {
    * PRICES_FILE overrides any of it (pricing/price-table.ts).
    */
   readonly prices?: Readonly<Record<string, ModelPrice | null>>;
-  /** The platform's catalogue entries (spec 2.5/2.6 → upstream identifiers and limits), with `env`'s overrides. */
+  /** The platform's catalogue entries (docs/api.md "Models" → upstream identifiers and limits), with `env`'s overrides. */
   models(env: NodeJS.ProcessEnv): readonly ModelRecord[];
   /**
    * The platform's request rules, after the schema and the general checks (platforms/validation.ts). Throws a
@@ -172,7 +172,7 @@ export interface PlatformDefinition {
 
   /**
    * Facts about the platform's protocol (not one model's) no public source confirms, each with the setting that
-   * changes it (issue 19 A.6; the model facts are on their records). Listed in docs/api.md, checked by the
+   * changes it (the model facts are on their records). Listed in docs/api.md, checked by the
    * conformance run.
    */
   readonly unconfirmed?: readonly UnconfirmedFact[];

@@ -103,7 +103,7 @@ export const enabledDisabled = z.enum(['Enabled', 'Disabled']);
 export const VIDEO_RATIO_VALUES = ['16:9', '9:16', '1:1', '4:3', '3:4'] as const;
 export const IMAGE_ROLES = ['first_frame', 'last_frame', 'reference_image'] as const;
 
-/** Spec 2.1's common fields and the general ones the gateway maps onto several platforms. */
+/** The common fields of docs/api.md "Video requests" and the general ones the gateway maps onto several platforms. */
 export const generalVideoFields = {
   model: z.string().min(1).max(128),
   prompt: promptText.optional(),
@@ -123,7 +123,7 @@ export const generalVideoFields = {
   enhance_prompt: enabledDisabled.optional(),
 };
 
-/** Spec 2.2's fields. */
+/** The fields of docs/api.md "Image requests". */
 export const generalImageFields = {
   model: z.string().min(1).max(128),
   prompt: promptText,
@@ -153,7 +153,7 @@ export type VideoRequestOf<Own extends z.ZodRawShape = Record<never, never>> = {
   z.infer<z.ZodObject<Own>>;
 /**
  * A validated image request as a platform sees it. `ratio` is the aspect ratio validation derived from `size`
- * (spec 2.2's size table).
+ * (the size table of docs/api.md "Image requests").
  */
 export type ImageRequestOf<Own extends z.ZodRawShape = Record<never, never>> = { kind: 'image'; ratio?: string } & z.infer<
   z.ZodObject<typeof generalImageFields>

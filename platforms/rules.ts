@@ -96,7 +96,7 @@ export function checkFrameRoles(entry: ModelRecord, roles: readonly ImageRole[],
   }
 }
 
-/** Spec 2.2 size table: these sizes use the listed ratio, not their arithmetic one. */
+/** docs/api.md "Image requests" size table: these sizes use the listed ratio, not their arithmetic one. */
 const SIZE_TABLE: Record<string, string> = {
   '1024x1024': '1:1',
   '512x512': '1:1',
@@ -117,7 +117,7 @@ function gcd(a: number, b: number): number {
   return b === 0 ? a : gcd(b, a % b);
 }
 
-/** Converts spec 2.2 `size` (a listed size, a ratio, or any `WxH`) to the aspect ratio actually used. */
+/** Converts docs/api.md "Image requests" `size` (a listed size, a ratio, or any `WxH`) to the aspect ratio actually used. */
 export function sizeToRatio(entry: ModelRecord, size: string): string {
   const s = size.trim().toLowerCase();
   let ratio: string | undefined = SIZE_TABLE[s];

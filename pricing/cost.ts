@@ -34,7 +34,7 @@ export interface UsageAndCost {
 export type TaskOutcome = 'success' | 'failed' | 'cancelled';
 
 /**
- * The request fields that decide a price (spec 2.1/2.2): what the workflow is started with carries them, and the
+ * The request fields that decide a price (docs/api.md "Video requests" and "Image requests"): what the workflow is started with carries them, and the
  * task's memo keeps a copy (`billing`), so a task's cost can be read without its workflow input.
  */
 export interface PricedRequest {

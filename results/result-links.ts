@@ -17,7 +17,7 @@ import type { GenerationResult, ResultItem } from '../core/task';
 import { MEDIA_EXTENSIONS, type ResultStore } from './result-store';
 import { signContentToken, signInputToken, verifyContentToken, verifyInputToken, type OutputSelector, type TokenCheck } from './signed-url';
 
-/** One entry of `data` as the client gets it (spec 2.3: `url`), plus `stored: false` when only the platform's link exists. */
+/** One entry of `data` as the client gets it (docs/api.md "Generation results": `url`), plus `stored: false` when only the platform's link exists. */
 export interface PublicResultItem {
   url: string;
   stored?: false;

@@ -1,6 +1,6 @@
 /**
  * The result store: where the gateway keeps its own copy of every output a platform produced, so the client's
- * links outlive the platform's (issue 13). One small interface, two implementations chosen by configuration
+ * links outlive the platform's. One small interface, two implementations chosen by configuration
  * (results/results-config.ts): a directory (the embedded default, results/directory-store.ts) and any
  * S3-compatible object store (results/s3-store.ts).
  *

@@ -1,5 +1,5 @@
 /**
- * The result store's configuration (issue 13), in three slices by who reads them:
+ * The result store's configuration, in three slices by who reads them:
  *
  * - the store itself — API (reads) and workers (write): RESULTS_DIR, or RESULTS_S3_* for an S3-compatible store;
  * - the client's links — API only: PUBLIC_BASE_URL, RESULT_URL_SECRET, RESULT_URL_TTL, RESULT_LINKS;

@@ -82,7 +82,7 @@ export function checkCompose(doc: unknown): string[] {
     );
   }
 
-  // The ledger (issue 20): the API and the workers read and write the same database.
+  // The ledger: the API and the workers read and write the same database.
   for (const name of ['api', 'worker']) {
     if (!envOf(services[name] ?? {}).DATABASE_URL) problems.push(`${name}: no DATABASE_URL (the ledger's database)`);
   }

@@ -8,7 +8,7 @@
  * server's ceiling; `npm start` stays the quick way to try the API.
  *
  * Everything lives under CLUSTER_DATA_DIR (data/cluster): PostgreSQL's and MinIO's data, the server's config,
- * the ports chosen at the first start (ports.json, kept so restarts find each other), the simulator's jobs, the
+ * the ports chosen at the first start (data/cluster/ports.json, kept so restarts find each other), the simulator's jobs, the
  * secrets and the API key it made. Each part is supervised (scripts/supervisor.ts); Ctrl-C stops them all, the APIs
  * first.
  */
@@ -37,7 +37,7 @@ export const CLUSTER_REPLICAS = 2;
 /** The bucket results are kept in. */
 export const CLUSTER_BUCKET = 'mediagate-results';
 
-/** The ports a cluster chose once, kept in ports.json: its parts reach each other on them after any restart. */
+/** The ports a cluster chose once, kept in data/cluster/ports.json: its parts reach each other on them after any restart. */
 export interface ClusterPorts {
   postgres: number;
   minio: number;

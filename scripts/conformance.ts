@@ -1,5 +1,5 @@
 /**
- * The conformance run (issue 19 C): settles, against the configured real account(s) of one platform, the facts no
+ * The conformance run: settles, against the configured real account(s) of one platform, the facts no
  * public source confirms (docs/api.md "Unconfirmed with a real account"), through the platform's own adapter and
  * signing (platforms/<x>/) configured from the worker's variables. Every account of PLATFORM_<X>_ACCOUNTS_FILE is
  * checked in turn (or the one `--account <id>` names; the one-account variables are account `default`): the

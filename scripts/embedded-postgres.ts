@@ -12,7 +12,7 @@
  * and build machines run as root: then initdb and postgres run as an unprivileged user that already exists —
  * `postgres` where the system has one, else `nobody` — and the data directory is handed to it. That user must be
  * able to reach the binaries and the data directory, which a clone in root's home (0700) denies it: as root, what
- * it cannot reach is kept under ROOT_SHARED_DIR instead (server-binaries.ts: a copy of the binaries; the data
+ * it cannot reach is kept under ROOT_SHARED_DIR instead (scripts/postgres-as-root.ts serverBinaries: a copy of the binaries; the data
  * directory itself, linked from where it was asked for). Only the data directory is 0700; the directories made
  * above it are not. As an ordinary user they run as that user, where they are.
  */

@@ -215,7 +215,7 @@ export function serverConfig(pg: PostgresAccess, ports: TemporalServerPorts, dyn
 }
 
 /**
- * Dynamic configuration: long ids allowed (development-sql.yaml's limit, so the gateway's HMAC task ids fit), and
+ * Dynamic configuration: long ids allowed (config/dynamicconfig/development-sql.yaml's limit, so the gateway's HMAC task ids fit), and
  * the visibility rate raised as on the embedded dev server (scripts/dev-server.ts), so listing tasks under load
  * is not throttled at the default 10/s per namespace.
  */

@@ -32,7 +32,7 @@ function nameDigest(platform: string, name: string): Buffer {
 /**
  * Platform V's further test accounts: any key `sim-v-key-<name>` is an account of its own. As on Ark, where an API
  * key belongs to one account and a task is read, listed and cancelled through the account that created it
- * (upstreams.md: `Authorization: Bearer <api key>`), each account sees only its own tasks, and a test can make one
+ * (docs/platforms/v.md#calls: `Authorization: Bearer <api key>`), each account sees only its own tasks, and a test can make one
  * account overdue or throttled (POST /_sim/v/account-faults with `api_key`).
  */
 const SIM_V_EXTRA_KEY = /^sim-v-key-[A-Za-z0-9_-]{1,40}$/;
@@ -52,7 +52,7 @@ const SIM_T_PREFIX = 'AKIDsim-';
 /**
  * Platform T's further test accounts. On Tencent Cloud a SecretId/SecretKey pair belongs to one account, and a VOD
  * SubAppId to one account: a request may only name a SubAppId of the account that signed it, and sees only that
- * SubAppId's tasks and events (upstreams.md "Platform T": every AIGC action names its SubAppId). Account `<name>`
+ * SubAppId's tasks and events (docs/platforms/t.md#calls: every AIGC action names its SubAppId). Account `<name>`
  * signs with SecretId `AKIDsim-<name>` and SecretKey `sim-t-secret-key-<name>`; its SubAppId is derived from the
  * name (1510000000 and up, never the default account's).
  */
@@ -89,7 +89,7 @@ const SIM_B_KEY = /^bce-v3\/ALTAK-sim-([A-Za-z0-9_-]{1,40})\/[0-9a-f]{32}$/;
 /**
  * Platform B's further test accounts. On Baidu AI Cloud an AK/SK pair (bce-auth-v1) and an API key (bce-v3/…)
  * each belong to one account, and VOD's tasks and callback configuration are the account's own ("回调配置" is one
- * per account, b-baidu-vod.md §7). Account `<name>` signs with AccessKey ID `simbak-<name>` and the Secret Access Key
+ * per account, docs/platforms/b.md#callbacks). Account `<name>` signs with AccessKey ID `simbak-<name>` and the Secret Access Key
  * derived from its name; its API key is `bce-v3/ALTAK-sim-<name>/<hex>`.
  */
 export function simBAccount(name: string): SimBAccount {

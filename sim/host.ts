@@ -1,7 +1,7 @@
 /**
  * What the simulator's core offers each simulated platform (sim/t, sim/b, sim/v), and what a platform module
  * looks like. The simulator is our witness of the real platforms: its vocabulary is its own, written from the
- * platforms' documentation (../shared/upstreams.md, ../shared/platforms/), and nothing under sim/ imports the
+ * platforms' documentation (docs/platforms/: the public pages each fact comes from), and nothing under sim/ imports the
  * gateway's code (an ESLint rule enforces it), so a wrong model code, field or limit on our side fails a test.
  */
 import type Router from '@koa/router';

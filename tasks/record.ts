@@ -1,5 +1,5 @@
 /**
- * A task's record (spec 2.4) — what every reader of a task is shown: the API's reads (GET /v1/generations/:id,
+ * A task's record (docs/api.md "Task records") — what every reader of a task is shown: the API's reads (GET /v1/generations/:id,
  * GET /v1/tasks, the Videos API), the event stream, the webhooks' payloads and the ledger's sweep. It is made from
  * the task's workflow description alone (status and memo: one DescribeWorkflowExecution call, no worker needed),
  * with its `usage` and `cost` computed on every read from what the memo keeps (docs/api.md "Usage and cost"):
@@ -37,7 +37,7 @@ export interface TaskRecord {
 export type TaskInfo = Omit<WorkflowExecutionInfo, 'raw'>;
 
 /**
- * Describe or list info → spec 2.4 record. `rendered` carries the client's links to the result's outputs (the
+ * Describe or list info → docs/api.md "Task records" record. `rendered` carries the client's links to the result's outputs (the
  * caller renders them fresh on every read); without it, the platform's links are shown.
  *
  * A task whose workflow still runs but whose memo already records its end (`success` with its result, `failed`
@@ -196,7 +196,7 @@ export function withTaskCost<T extends { status: string; error?: { code?: string
 }
 
 /**
- * `body` with `usage` and `cost` added. A platform's own `usage` object in the body (spec 2.3: V's
+ * `body` with `usage` and `cost` added. A platform's own `usage` object in the body (docs/api.md "Generation results": V's
  * `completion_tokens`, `total_tokens`) keeps its fields; the gateway's units are added beside them.
  */
 export function withCost<T extends Record<string, unknown>>(body: T, priced: RecordCost | undefined): T {

@@ -37,7 +37,7 @@ import { parseRequestBody, validateForModel } from './validation';
 import { splitWebhookFields, webhookTarget, type WebhookPolicy } from './webhook-target';
 
 export interface StartRequest {
-  /** Which general form the request is read as: spec 2.1 (video) or 2.2 (image). */
+  /** Which general form the request is read as: docs/api.md "Video requests" or "Image requests". */
   kind: Kind;
   /** The request in the general form, as the client sent it (its webhook fields included). */
   body: unknown;

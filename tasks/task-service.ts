@@ -305,7 +305,7 @@ function startMemo(
   };
 }
 
-/** Visibility query for one key's tasks. Key ids are [A-Za-z0-9_.-] (api/auth.ts), so no quoting issue. */
+/** Visibility query for one key's tasks. Key ids are [A-Za-z0-9_.-] (keys/api-keys.ts, api/admin-schemas.ts), so no quoting issue. */
 function ownerQuery(ownerId: string): string {
   return `${SA.owner.name} = '${ownerId}' AND WorkflowType = '${WORKFLOW_TYPE}'`;
 }
@@ -320,7 +320,7 @@ export interface TaskFilter {
  * Visibility clauses for a filter. The status comes from the execution status where that is exact (a closed
  * workflow has succeeded or failed whatever its last search-attribute upsert said) and from GenerationStatus
  * for the two running states. `failed` is every status a record reads as failed (toTaskRecord), so it lists the
- * client's cancelled tasks too (execution Canceled, GenerationStatus `cancelled`): spec 2.4 knows no other status.
+ * client's cancelled tasks too (execution Canceled, GenerationStatus `cancelled`): docs/api.md "Task records" knows no other status.
  */
 function filterClauses(filter: TaskFilter): string[] {
   const clauses: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * A request in the general form (spec 2.1 video, 2.2 image) → a validated generation request for one catalogue
+ * A request in the general form (docs/api.md "Video requests" and "Image requests") → a validated generation request for one catalogue
  * model, or a TaskRefused naming the field: the text every door hands on is checked first (core/request-text.ts:
  * NUL, lone surrogates, prototype keys — a form's fields as much as a JSON body), then the schema (types, enums,
  * bounds), then the catalogue-driven rules of platforms/validation.ts.

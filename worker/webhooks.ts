@@ -119,7 +119,7 @@ function taskRecordReader(client: Client, links: ResultLinks, pricing: TaskPrici
         await sleep(50);
         continue;
       }
-      // A task created at POST /v1/videos is announced as the video it is (issue 22 §3), by id.
+      // A task created at POST /v1/videos is announced as the video it is, by id.
       if (memo.asked?.via === 'videos') return { kind: 'video', id: taskId };
       const result = desc.status.name === 'COMPLETED' ? memo.result : undefined;
       const rendered = result ? await withRequestOrigin(linkBase ?? '', () => links.render(taskId, result)) : undefined;

@@ -43,7 +43,7 @@ export const workerOwnSchema = z.object({
   /** The Temporal SDK's runtime metrics (the Runtime's Prometheus exporter) at GET /metrics. */
   WORKER_SDK_METRICS_PORT: port(9465),
 
-  // Polling and deadlines (spec §4 "Recommended polling"); tests shorten them.
+  // Polling and deadlines (docs/api.md "Polling"); tests shorten them.
   POLL_FIRST_DELAY_MS: ms(3_000),
   POLL_INTERVAL_IMAGE_MS: positiveMs(3_000),
   POLL_INTERVAL_VIDEO_MS: positiveMs(5_000),

@@ -173,7 +173,7 @@ export class WorkerMetrics {
   /** What the ledger settled (tasks/settlement.ts), by platform and model — never by key (unbounded labels). */
   readonly ledgerSpend = new Counter({
     name: 'mediagate_ledger_spend_total',
-    help: 'Final cost of settled tasks, in units of the currency, by platform, model and currency (issue 20 §7)',
+    help: 'Final cost of settled tasks, in units of the currency, by platform, model and currency',
     labelNames: ['platform', 'model', 'currency'] as const,
     registers: [this.registry],
   });

@@ -1,5 +1,5 @@
 /**
- * Delivers one task's webhook events (issue 21 §3): one workflow per task (`webhooks-<task_id>`), signalled by the
+ * Delivers one task's webhook events: one workflow per task (`webhooks-<task_id>`), signalled by the
  * generation workflow with each event (activities: announceWebhookEvent), so its retries — exponential, for up to
  * WEBHOOK_RETRY_FOR_MS (72 h) — survive restarts of the API, the workers and Temporal and never add an event to
  * the generation workflow's history.

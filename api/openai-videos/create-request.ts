@@ -1,6 +1,6 @@
 /**
  * POST /v1/videos' body (OpenAI's `VideoCreateParams`: model, prompt, seconds, size, input_reference) → the body
- * of our own video generation request (spec 2.1), which then goes through the one request validation
+ * of our own video generation request (docs/api.md "Video requests"), which then goes through the one request validation
  * (tasks/validation.ts) every video request goes through. Our own fields (`generate_audio`, `resolution`,
  * `ratio`, `last_frame_url`, …) are accepted beside OpenAI's and passed on as they are.
  *

@@ -181,8 +181,8 @@ function resultOf(view: TaskView): GenerationResult | undefined {
 }
 
 /**
- * A video's path: its id is a task id, and every task id starts `task_` (api/task-service.ts newTaskId,
- * api/idempotency.ts). Matching only those keeps /v1/videos/edits, /characters… and the legacy
+ * A video's path: its id is a task id, and every task id starts `task_` (tasks/idempotency.ts newTaskId,
+ * and idempotentTaskId). Matching only those keeps /v1/videos/edits, /characters… and the legacy
  * /v1/videos/generations from reading as ids (a GET there would otherwise be a 404 for a video named "edits",
  * and OPTIONS would advertise GET and DELETE on them).
  */
@@ -283,7 +283,7 @@ export function videoRoutes(router: Router<AppState>, deps: AppDeps): void {
     return view && view.memo.kind === 'video' ? toVideoObject(view, objectOptions) : undefined;
   };
 
-  // Not offered (issue 22).
+  // Not offered.
   router.post('/v1/videos/edits', notOffered('Editing a video (POST /v1/videos/edits)'));
   router.post('/v1/videos/extensions', notOffered('Extending a video (POST /v1/videos/extensions)'));
   router.post('/v1/videos/characters', notOffered('Characters (POST /v1/videos/characters)'));

@@ -1,5 +1,5 @@
 /**
- * A task as OpenAI's `video` object (the `openai` npm package's resources/videos.d.ts `Video`): the same task
+ * A task as OpenAI's `video` object (the `openai` npm package's openai/resources/videos.d.ts `Video`): the same task
  * record every other endpoint reads, in OpenAI's words. Pure.
  */
 import type { Catalogue } from '../../core/catalogue';

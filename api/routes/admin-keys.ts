@@ -106,7 +106,7 @@ async function keyFields(deps: AppDeps, body: KeyBody): Promise<KeyFields> {
 
 /**
  * PATCH: the given fields change, then — with `rotate_webhook_secret` — the key gets a new webhook secret, the one
- * it signed with until now signing beside it for the overlap (issue 21 §2). Undefined: no such stored key.
+ * it signed with until now signing beside it for the overlap. Undefined: no such stored key.
  */
 async function patchKey(deps: AppDeps, id: string, body: z.infer<typeof updateKeySchema>): Promise<ApiKey | undefined> {
   const managed = managedOf(deps);

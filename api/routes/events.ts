@@ -1,5 +1,5 @@
 /**
- * GET /v1/generations/:task_id/events (issue 21 §6): the task as a Server-Sent Events stream. Each status or
+ * GET /v1/generations/:task_id/events: the task as a Server-Sent Events stream. Each status or
  * progress change sends the task record (as GET /v1/generations/:id returns it) with an id `<status>:<progress>`;
  * the stream ends after the final record. A reconnecting client sends Last-Event-ID and is not sent the record it
  * already has again. A comment (`: heartbeat`) goes out every SSE_HEARTBEAT_MS (15 s) so proxies keep the

@@ -25,7 +25,7 @@ function limits(e: ModelRecord) {
       : {}),
     ...(e.resolutions ? { resolutions: [...e.resolutions] } : {}),
     ratios: [...e.ratios],
-    // Image models: the WxH sizes of spec 2.2's size table whose ratio the model takes (validation's own table).
+    // Image models: the WxH sizes of the size table of docs/api.md "Image requests" whose ratio the model takes (validation's own table).
     ...(e.kind === 'image' ? { sizes: sizesForRatios(e.ratios) } : {}),
     ...(e.qualities ? { qualities: [...e.qualities] } : {}),
     ...(e.maxImages ? { max_images: e.maxImages } : {}),

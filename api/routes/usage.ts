@@ -1,6 +1,6 @@
 /**
  * GET /v1/usage (the caller's key) and GET /admin/v1/usage (any key, or all): the ledger's tasks, units and cost
- * per model, route, served model, day or key over a range of UTC days (issue 20 §7), as JSON or, with `Accept: text/csv`, CSV. Bad
+ * per model, route, served model, day or key over a range of UTC days, as JSON or, with `Accept: text/csv`, CSV. Bad
  * input is 400 naming the parameter (§8): a malformed date, `end` before `start`, a range over a year.
  */
 import type Router from '@koa/router';

@@ -1,5 +1,5 @@
 /**
- * The client's webhooks (issue 21 §2, §5): GET /v1/webhooks/default/secret (the key's signing secret, to verify
+ * The client's webhooks: GET /v1/webhooks/default/secret (the key's signing secret, to verify
  * deliveries with), GET /v1/generations/:task_id/deliveries (each event's attempts) and
  * POST /v1/generations/:task_id/deliveries/redeliver (the last event again, same webhook-id). Another key's task
  * reads as missing (404), as everywhere.

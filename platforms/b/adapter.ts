@@ -1,12 +1,12 @@
 /**
- * Platform B adapter: Baidu AI Cloud VOD's AIGC API (../shared/platforms/b-baidu-vod.md). Bodies are built in
+ * Platform B adapter: Baidu AI Cloud VOD's AIGC API (docs/platforms/b.md). Bodies are built in
  * request-body.ts, task details read in replies.ts, errors classified in replies.ts, lost answers recovered in
  * lost-answer.ts; this file signs and sends.
  *
  *   submit         POST /v2/aigc/{text_to_video|image_to_video|image} → {"taskId": "tsk-…"}
  *   findSubmitted  GET /v2/tasks?beginTime=… (+ GET /v2/tasks/{id} per candidate) — B has no idempotency key
  *   poll           GET /v2/tasks/{taskId}
- *   (no cancel)    B has no cancel endpoint (§4): the activities log that and stop polling
+ *   (no cancel)    B has no cancel endpoint (docs/platforms/b.md#cancel): the activities log that and stop polling
  *
  * Every `/v2` call is signed with bce-auth-v1 (AK/SK, host;x-bce-date). With PLATFORM_B_API_KEY, text-to-video
  * creates go to `/v3/aigc/text_to_video` with `Authorization: Bearer` instead — the only v3 twin of a call we make
@@ -46,7 +46,7 @@ interface Call {
   bearer?: string;
 }
 
-/** Points the account's VOD callback at the gateway (b-baidu-vod.md §7.1; idempotent, at worker start). */
+/** Points the account's VOD callback at the gateway (docs/platforms/b.md#callbacks; idempotent, at worker start). */
 export async function configureBCallbacks(settings: PlatformBSettings, deps: AdapterDeps): Promise<void> {
   if (!settings.callbacks) return;
   await bSender(

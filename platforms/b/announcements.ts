@@ -1,11 +1,11 @@
 /**
- * Platform B's announcements: account-level event callbacks (b-baidu-vod.md §7). One URL per account, set with
+ * Platform B's announcements: account-level event callbacks (docs/platforms/b.md#callbacks). One URL per account, set with
  * `PUT /v2/callback` (`callbackUrl`, `enableSign`, `signKey`, and the video-generation switch, whose name
  * `enableVideoGenerateCompleteEvent` is inferred from its siblings [INF] — verify with GET /v2/callback). On a
  * finished job VOD POSTs a `VIDEO_GENERATE_COMPLETE` event naming the job (`videoGenerateCompleteEvent.taskId`),
  * so the API finds the task through the GenerationUpstreamTaskId search attribute.
  *
- * Signed when a key is set (§7.3): `vod-callback-auth-token` = SHA256-HEX(token = signKey, content), content =
+ * Signed when a key is set (docs/platforms/b.md#callback-signatures): `vod-callback-auth-token` = SHA256-HEX(token = signKey, content), content =
  * `POST;{callbackUrl};{body};{timestamp};{user}` with {body} "回调请求body进行json压缩后的字符串" (the body compacted
  * as JSON; the raw body is verified too, and both readings of SHA256-HEX: verifyBCallbackToken), with
  * `vod-callback-auth-timestamp` in ms — refused beyond 5 minutes either way. Signatures that keep failing are
@@ -32,7 +32,7 @@ export const bCallbacksEnv = z.object({
   PLATFORM_B_CALLBACK_SIGN_KEY: optionalString,
   /**
    * The CallbackConfig switch that turns video-generation events on. Its name is inferred from its documented
-   * siblings [INF] (issue 19 A.6): if GET /v2/callback shows another name (the conformance run reads it), set it here.
+   * siblings [INF]: if GET /v2/callback shows another name (the conformance run reads it), set it here.
    */
   PLATFORM_B_CALLBACK_SWITCH: z
     .string()
@@ -44,8 +44,8 @@ export const bCallbacksEnv = z.object({
 const MAX_SKEW_MS = 5 * 60_000;
 
 /**
- * The two readings of `SHA256-HEX(token, content)`: the sentence of §7.3 that defines it is cut off in every copy
- * (b-baidu-vod.md §7.3, upstreams.md "Corrections, 2026-11-25"), and the page's worked example cannot settle it (its
+ * The two readings of `SHA256-HEX(token, content)`: the sentence of Baidu's page that defines it (docs/platforms/b.md#callback-signatures) is cut off in every copy
+ * (docs/platforms/b.md#callback-signatures), and the page's worked example cannot settle it (its
  * body was edited). Two arguments suggest an HMAC keyed with the token (`hmac`); a plain hash of the token followed
  * by the content (`sha256-prefix`) is the other plausible reading. Both are accepted (docs/operations.md §9).
  */
@@ -55,7 +55,7 @@ export type BSignatureReading = (typeof B_SIGNATURE_READINGS)[number];
 /** Which bytes stand for {body}: the body compacted as JSON (the documented form), or the bytes as received. */
 export type BSignedBody = 'compacted' | 'raw';
 
-/** §7.3's content: `POST;{callbackUrl};{body};{vod-callback-auth-timestamp};{vod-callback-auth-user}`. */
+/** The signed content (docs/platforms/b.md#callback-signatures): `POST;{callbackUrl};{body};{vod-callback-auth-timestamp};{vod-callback-auth-user}`. */
 export function bCallbackContent(callbackUrl: string, body: string, timestamp: string, user: string): string {
   return `POST;${callbackUrl};${body};${timestamp};${user}`;
 }
@@ -117,7 +117,7 @@ export function verifyBCallbackToken(
   return undefined;
 }
 
-/** The account's callback configuration the worker sets (b-baidu-vod.md §7.1). */
+/** The account's callback configuration the worker sets (docs/platforms/b.md#callbacks). */
 export function callbackConfig(
   callbackUrl: string,
   signKey: string | undefined,

@@ -15,7 +15,7 @@ import { configureBCallbacks, createPlatformB, type PlatformBSettings } from './
 import { bCallbacksEnv } from './announcements';
 import { MODELS_FILE_VARIABLE } from './models-file';
 
-/** VOD is one global service at one host, no regions (§1.1 [OFF]). */
+/** VOD is one global service at one host, no regions (docs/platforms/b.md#host-and-authentication [OFF]). */
 export const DEFAULT_ENDPOINT = 'https://vod.bj.baidubce.com';
 
 export const bPublicEnv = z.object({

@@ -1,6 +1,6 @@
 /**
  * Platform B = Baidu AI Cloud VOD's AIGC API: video (Vidu, PixVerse, Kling, Hailuo, Veo families) and images
- * (../shared/platforms/b-baidu-vod.md). Model facts are data (models.ts) an operator corrects through
+ * (docs/platforms/b.md). Model facts are data (models.ts) an operator corrects through
  * PLATFORM_B_MODELS_FILE.
  */
 import { loadModelRecords } from '../models-file';
@@ -22,7 +22,7 @@ export const platformB: PlatformDefinition = {
   requestFields: { video: bVideoFields, image: bImageFields },
   generalFields: {
     video: ['action', 'duration', 'resolution', 'image_url', 'last_frame_url', 'ratio', 'images', 'negative_prompt'],
-    // No negative prompt: B's image request is one chat message (§2.5), with nowhere to put one.
+    // No negative prompt: B's image request is one chat message (docs/platforms/b.md#images), with nowhere to put one.
     image: ['size', 'quality', 'n'],
   },
   publicEnv: bPublicEnv,

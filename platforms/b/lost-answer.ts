@@ -1,10 +1,10 @@
 /**
  * Recovering the job an earlier attempt of a submit created when its answer was lost (platform B).
  *
- * B has no idempotency key or client token (§6): a create whose answer was lost (timeout, reset, a worker that
+ * B has no idempotency key or client token (docs/platforms/b.md#lost-answers): a create whose answer was lost (timeout, reset, a worker that
  * died mid-call) cannot be deduplicated by the platform, and sending it again is a second billed job. So before
  * re-sending, the submit activity asks here: the account's tasks created since the first attempt (less a
- * clock-skew margin) are listed (`GET /v2/tasks?beginTime=…`, paged with marker, §3.2 [OFF]), and each one's
+ * clock-skew margin) are listed (`GET /v2/tasks?beginTime=…`, paged with marker, docs/platforms/b.md#task-query [OFF]), and each one's
  * echoed request (`videoGenerateTaskInfo.videoGenerateTaskInput`, from the task detail: list items carry only
  * basic information [OFF Fm4axtv8o]) is compared with the body this submit sends — the whole body, model and
  * TaskInput, key order aside. An exact match is preferred: two different requests never adopt each other's job.

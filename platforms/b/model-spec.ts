@@ -1,6 +1,6 @@
 /**
  * The shape of what the gateway knows about platform B's models, each fact tagged with how sure it is. Public
- * sources leave much of B's per-model protocol uncertain (../shared/platforms/b-baidu-vod.md §2.4, §10), so these
+ * sources leave much of B's per-model protocol uncertain (docs/platforms/b.md#fields), so these
  * facts are data: the defaults (models.ts) and an operator's corrections (PLATFORM_B_MODELS_FILE,
  * models-file.ts) share this shape, and the catalogue entries, the request rules and the wire mapping all read it.
  */

@@ -296,7 +296,7 @@ function checkVideoModel(m: BVideoModel): void {
     if (!m.fields[role]) throw new ModelsFileError(`models.${m.code}.fields.${role}`, `required (${why})`);
   };
   need('prompt', 'every create carries the prompt');
-  need('duration', 'every B video request carries a duration (spec §4 rule 1)');
+  need('duration', 'every B video request carries a duration (docs/api.md "Validation rules", rule 1)');
   if (m.endpoints.image_to_video && !m.fields.firstFrame && !m.fields.firstLastFrames && !m.fields.referenceImages) {
     need('firstFrame', 'the model is listed for image_to_video');
   }

@@ -1,6 +1,6 @@
 /**
- * Platform B's models (spec 2.5 video by series, 2.6 image) as the public sources describe them
- * (../shared/platforms/b-baidu-vod.md, cited by section), one literal record per model with named fields, every
+ * Platform B's models (docs/api.md "Models") as the public sources describe them
+ * (docs/platforms/b.md, cited by section), one literal record per model with named fields, every
  * fact tagged [OFF]/[OFF-frag]/[OFF-Qianfan]/[3P]/[INF]/[GUESS] (model-spec.ts); then the catalogue records
  * derived from them (capabilities follow from the TaskInput fields, the prompt limit from the endpoints, the source
  * from the tags). Each catalogue record's `extras` is its resolved B model: the request rules and the wire mapping
@@ -11,7 +11,7 @@
  *
  * A field tagged GUESS follows VOD's house style (the vendor's parameter in camelCase, `{imageUrl}` objects, as
  * the official Vidu and 3P Veo examples show) but was seen nowhere: the real platform ignores a field it does not
- * know (§2.1), so a wrong guess would silently do nothing. Verify GUESS fields before relying on them.
+ * know (docs/platforms/b.md#creating-jobs), so a wrong guess would silently do nothing. Verify GUESS fields before relying on them.
  */
 import type { Capability, DurationRule, ModelRecord } from '../../core/catalogue';
 import type { ModelsFileSpec } from '../models-file';
@@ -42,7 +42,7 @@ import {
 const I2V: readonly VideoEndpoint[] = ['image_to_video'];
 const T2V: readonly VideoEndpoint[] = ['text_to_video'];
 
-// ------------------------------------------------------------------------------------------ families (§2.4)
+// ------------------------------------------------------------------------------------------ families (docs/platforms/b.md#fields)
 
 const FAMILIES: BModelsData['families'] = {
   vidu: {
@@ -57,11 +57,13 @@ const FAMILIES: BModelsData['families'] = {
         name: 'headtailImages',
         evidence: 'OFF',
         endpoints: I2V,
-        note: 'first+last-frame mode, VIDEO_GENERATE_COMPLETE example (§7.2)',
+        note: 'first+last-frame mode, VIDEO_GENERATE_COMPLETE example (docs/platforms/b.md#callbacks)',
       },
     },
     // The official first+last-frame example sends it; "auto" is the vendor's default (Qianfan), so it asks nothing extra.
-    constants: { movementAmplitude: { value: 'auto', evidence: 'OFF', note: 'value of the official example (§7.2)' } },
+    constants: {
+      movementAmplitude: { value: 'auto', evidence: 'OFF', note: 'value of the official example (docs/platforms/b.md#callbacks)' },
+    },
     imageFormats: { value: ['jpg', 'jpeg', 'png'], evidence: 'OFF', note: '< 50 MB, aspect 1:4 to 4:1 (not checkable from a URL)' },
   },
   veo: {
@@ -87,13 +89,17 @@ const FAMILIES: BModelsData['families'] = {
       seed: { name: 'seed', evidence: '3P', note: 'derived from the submit; a request cannot set it' },
     },
     constants: {
-      n: { value: 1, evidence: '3P', note: 'the 3P text-to-video body (§2.4) sends n: 1; Veo on VOD makes one video per task' },
+      n: {
+        value: 1,
+        evidence: '3P',
+        note: 'the 3P text-to-video body (docs/platforms/b.md#fields) sends n: 1; Veo on VOD makes one video per task',
+      },
     },
     imageFormats: { value: ['jpg', 'jpeg', 'png'], evidence: 'OFF' },
   },
   kling: {
     label: 'Kling',
-    // VOD's names are unknown (§2.4): the vendor's parameters in VOD's camelCase style [GUESS].
+    // VOD's names are unknown (docs/platforms/b.md#fields): the vendor's parameters in VOD's camelCase style [GUESS].
     fields: {
       prompt: { name: 'prompt', evidence: 'INF', note: 'every documented family calls it prompt' },
       negativePrompt: { name: 'negativePrompt', evidence: 'GUESS' },
@@ -149,7 +155,7 @@ const FAMILIES: BModelsData['families'] = {
 // ------------------------------------------------------------------------------------------ video models
 
 /**
- * Prompt limits and which endpoint lists which model [OFF] (§2.2 text-to-video 2026-02-03, §2.3 image-to-video
+ * Prompt limits and which endpoint lists which model [OFF] (docs/platforms/b.md#text-to-video, the 2026-02-03 version; #image-to-video,
  * 2026-01-23; the I2V model enum [OFF-frag]). V20, VQ1C, VQ2T, VQ2P, VQ2PF, K21, KO1, H23F are image-to-video
  * only; H20 is text-to-video only. Where two doc versions disagree (VQ1, VQ2 text-to-video: 1500/2000 or 5000)
  * the stricter figure is used.
@@ -347,7 +353,7 @@ const VIDEO: readonly VideoModelSpec[] = [
     resolutions: KLING_RESOLUTIONS,
     aspectRatios: KLING_RATIOS,
   },
-  // Sound only from Kling 2.6 on [OFF-Qianfan]; its VOD name is a guess ("sound/generateAudio", §2.4).
+  // Sound only from Kling 2.6 on [OFF-Qianfan]; its VOD name is a guess ("sound/generateAudio", docs/platforms/b.md#fields).
   {
     code: 'K26',
     family: 'kling',
@@ -439,7 +445,7 @@ const VIDEO: readonly VideoModelSpec[] = [
   },
 ];
 
-// ------------------------------------------------------------------------------------------ image models (§2.5)
+// ------------------------------------------------------------------------------------------ image models (docs/platforms/b.md#images)
 
 /** `size` is an aspect ratio from this list [OFF Zmj5q4qb3]. */
 const IMAGE_SIZES: Tagged<readonly string[]> = {
@@ -589,7 +595,7 @@ function videoRecord(m: BVideoModel, overridden: boolean): BModelRecord {
   };
 }
 
-/** Spec 2.2's `standard` is 1K and `hd` 4K; B's own 1K/2K/4K pass as they are (quality.ts). */
+/** docs/api.md "Image requests"'s `standard` is 1K and `hd` 4K; B's own 1K/2K/4K pass as they are (request-body.ts IMAGE_QUALITY). */
 function imageRecord(m: BImageModel, overridden: boolean): BModelRecord {
   const wire = m.qualities.value;
   const qualities = [...(wire.includes('1K') ? ['standard'] : []), ...(wire.includes('4K') ? ['hd'] : []), ...wire];

@@ -1,14 +1,14 @@
 /**
  * Platform B's replies, read (pure, for table tests): task answers below, error answers further down.
  *
- * `GET /v2/tasks/{taskId}` (MediaTaskDetail, §3.1) → the normalised upstream status.
+ * `GET /v2/tasks/{taskId}` (MediaTaskDetail, docs/platforms/b.md#task-query) → the normalised upstream status.
  *
- * The status enum is not fully documented (§3.1, §10 question 2), so it is read defensively at both levels: the
+ * The status enum is not fully documented (docs/platforms/b.md#task-query, #unconfirmed), so it is read defensively at both levels: the
  * top-level `status` (official examples show SUCCESS and FINISHED; 3P clients see PENDING/RUNNING/SUCCESS/FAILED)
  * and the inner `videoGenerateTaskInfo.status` (lower case; one 3P client saw it say `succeeded`, with the media
  * filled in, before the top level flipped). Success needs a result link: a "success" without one is read as still
  * running, so the deadline — not an empty result — ends a job whose media never appear. B reports no progress
- * figure, and none is invented. Image tasks answer in the same shape (§2.5 [3P]).
+ * figure, and none is invented. Image tasks answer in the same shape (docs/platforms/b.md#images [3P]).
  */
 import type { FailureReason, ReportedUsage, UpstreamStatus } from '../../core/task';
 import type { HttpResponse } from '../http';
@@ -22,7 +22,7 @@ const INNER_SUCCESS = new Set(['success', 'succeeded', 'finished']);
 const INNER_FAILED = new Set(['failed', 'failure', 'error', 'cancelled', 'canceled']);
 
 /**
- * Failure messages that mean the content was refused. B's moderation codes are not documented (§5): a refused
+ * Failure messages that mean the content was refused. B's moderation codes are not documented (docs/platforms/b.md#errors): a refused
  * task most likely ends FAILED with an `errMsg` [INF], so the words decide.
  */
 const CONTENT_POLICY =
@@ -59,7 +59,7 @@ export function resultUrls(detail: unknown): string[] {
 
 /**
  * What B reports it made, for the task's final cost: the seconds of its videos
- * (`mediaBasicInfos[].sourceMetadata.durationInSecond`, b-baidu-vod.md §3.1 [3P]), or the number of images.
+ * (`mediaBasicInfos[].sourceMetadata.durationInSecond`, docs/platforms/b.md#task-query [3P]), or the number of images.
  * Undefined when the answer says neither; the cost then follows the request.
  */
 export function reportedUsage(detail: unknown): ReportedUsage | undefined {
@@ -97,7 +97,7 @@ export function fromBTaskDetail(detail: unknown): UpstreamStatus {
 
 /**
  * B's error answers → classified UpstreamErrors. Pure, for table tests. An error is an HTTP status with
- * `{"requestId", "code", "message"}` (§5, [OFF] VOD 1m057yiso); the `x-bce-request-id` response header carries the
+ * `{"requestId", "code", "message"}` (docs/platforms/b.md#errors, [OFF] VOD 1m057yiso); the `x-bce-request-id` response header carries the
  * same id, quoted in our message so Baidu support can trace the call.
  *
  * - Credentials, permissions, real-name verification, service not activated: final `upstream_auth` (the worker's
@@ -107,7 +107,7 @@ export function fromBTaskDetail(detail: unknown): UpstreamStatus {
  *   retryable.
  * - `RequestExpired`: our signature was too old when it arrived; the retry signs afresh, so retryable. If it
  *   persists, the worker's clock is off by more than the 1800 s the signature lives.
- * - 404: final `upstream_failed`. On a task query it means the task is not (or no longer: 7 days, §3.1)
+ * - 404: final `upstream_failed`. On a task query it means the task is not (or no longer: 7 days, docs/platforms/b.md#task-query)
  *   queryable, which the adapter's poll turns into `upstream_lost` (isUnknownTask); the 404's code is a GUESS
  *   (`TaskNotFound`, from a third-party mock), so any 404 counts, except `InvalidVersion`, which names our URI.
  * - Anything else 4xx: the request is wrong — final `invalid_request`, or `content_policy` when it says so.

@@ -1,11 +1,11 @@
 /**
- * Spec requests → B create calls (pure, for golden tests). Video (§2.1–2.4):
+ * Spec requests → B create calls (pure, for golden tests). Video (docs/platforms/b.md#creating-jobs):
  *
  *   POST /v2/aigc/text_to_video | /v2/aigc/image_to_video
  *   {"model": "<CODE>", "model<CODE without dots>TaskInput": {…the family's camelCase fields…}}
  *
  * with the field names, value translations and constants of the model data (models.ts, as corrected by
- * PLATFORM_B_MODELS_FILE). Image (§2.5): POST /v2/aigc/image with one user message (the prompt, then one item per
+ * PLATFORM_B_MODELS_FILE). Image (docs/platforms/b.md#images): POST /v2/aigc/image with one user message (the prompt, then one item per
  * reference image), `n`, `size` (an aspect ratio) and `quality` (1K/2K/4K). Requests arrive validated
  * (rules.ts); a field the model data lacks here means the API and the worker read different models files, and
  * fails the task as an invalid request rather than being dropped.
@@ -20,7 +20,7 @@ import type { BImageRequest } from './rules';
 import type { BCreate } from './wire-types';
 import { readVideoInputs, type BVideoRequest } from './video-inputs';
 
-/** Spec 2.2's `standard` is 1K and `hd` 4K; B's own values pass as they are. */
+/** docs/api.md "Image requests"'s `standard` is 1K and `hd` 4K; B's own values pass as they are. */
 export const IMAGE_QUALITY: Readonly<Record<string, ImageQuality>> = { standard: '1K', hd: '4K', '1K': '1K', '2K': '2K', '4K': '4K' };
 
 const imageObject = (url: string) => ({ imageUrl: url });
@@ -86,7 +86,7 @@ export function toBImageCreate(m: BImageModel, req: BImageRequest): BCreate {
   for (const image of req.images ?? []) content.push({ type: 'image_url', image_item: { image_url: image.url } });
   const body: Record<string, unknown> = { model: m.code, messages: [{ role: 'user', content }] };
   if (req.n !== undefined) body.n = req.n;
-  // Validation turned `size` into the aspect ratio B takes (spec 2.2's size table).
+  // Validation turned `size` into the aspect ratio B takes (the size table of docs/api.md "Image requests").
   if (req.ratio !== undefined) body.size = req.ratio;
   if (req.quality !== undefined) body.quality = IMAGE_QUALITY[req.quality];
   return { endpoint: 'image', path: '/v2/aigc/image', body };

@@ -1,12 +1,12 @@
 /**
- * Request fields only platform B carries: spec 2.1's "Cloud platform B specific parameters" for video, and the
- * reference images of B's image-to-image (spec 2.2 names no field for them on B; `images` has the shape of the
+ * Request fields only platform B carries: the B fields of docs/api.md "Video requests" for video, and the
+ * reference images of B's image-to-image (docs/api.md "Image requests" names no field for them on B; `images` has the shape of the
  * general video field, so a client sends references the same way to either endpoint).
  */
 import { z } from 'zod';
 import { httpUrl, stringBool } from '../request';
 
-/** NBP takes up to 14 input images (§2.5 [OFF]). */
+/** NBP takes up to 14 input images (docs/platforms/b.md#images [OFF]). */
 export const MAX_IMAGE_REFERENCES = 14;
 
 export const bVideoFields = {

@@ -1,6 +1,6 @@
 /**
- * Platform B's request rules (spec §4 rules 1–2, and what each model takes), after the general checks of
- * platforms/validation.ts. B ignores any TaskInput field it does not know instead of refusing it (§2.1, [OFF]
+ * Platform B's request rules (docs/api.md "Validation rules", rule 1–2, and what each model takes), after the general checks of
+ * platforms/validation.ts. B ignores any TaskInput field it does not know instead of refusing it (docs/platforms/b.md#creating-jobs, [OFF]
  * "对于所有无法识别的项应直接忽略"), so a request option with no field on the model would be paid for and silently
  * dropped: here it is a 400 naming the field, before anything is paid for. Every limit comes from the model data
  * (models.ts, with PLATFORM_B_MODELS_FILE's corrections).
@@ -43,7 +43,7 @@ function requireMappedValue(m: BVideoModel, role: Role, endpoint: VideoEndpoint,
 
 const IMAGE_EXTENSIONS = new Set(['jpg', 'jpeg', 'png', 'webp', 'gif', 'bmp', 'tif', 'tiff', 'heic', 'heif', 'avif']);
 
-/** The family's documented image types, checked where the URL names its file type (§2.3 [OFF]). */
+/** The family's documented image types, checked where the URL names its file type (docs/platforms/b.md#image-to-video [OFF]). */
 function checkImageFormat(m: BVideoModel, input: ImageInput): void {
   const formats = m.imageFormats?.value;
   if (!formats) return;
@@ -61,7 +61,7 @@ function validateVideo(entry: ModelRecord, req: BVideoRequest): BVideoRequest {
   const { endpoint, first, last, references } = readVideoInputs(req);
   const images = [first, last, ...references].filter((i): i is ImageInput => i !== undefined);
 
-  // Spec §4 rules 1 and 2, and which endpoint lists the model (§2.2, §2.3).
+  // docs/api.md "Validation rules", rules 1 and 2, and which endpoint lists the model (docs/platforms/b.md#text-to-video, #image-to-video).
   if (endpoint === 'text_to_video') {
     if (images.length > 0)
       throw new RequestRuleError(

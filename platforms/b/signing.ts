@@ -1,6 +1,6 @@
 /**
  * bce-auth-v1: Baidu AI Cloud's AK/SK request signature, required on every `/v2/...` VOD endpoint
- * (../shared/platforms/b-baidu-vod.md §1.2, [OFF] "生成认证字符串" / "签名流程"):
+ * (docs/platforms/b.md#signing, [OFF] "生成认证字符串" / "签名流程"):
  *
  *   authStringPrefix = "bce-auth-v1/{AK}/{timestamp}/{expirationPeriodInSeconds}"
  *   signingKey       = HMAC-SHA256-HEX(SK, authStringPrefix)
@@ -11,7 +11,7 @@
  * VOD signs only `host;x-bce-date` ("本API签名仅使用host和x-bce-date两个header" [OFF]), so that is our default;
  * the body is not part of the signature (bce-auth-v1 has no payload hash). The `host` signed must be the one
  * sent, port included when it is not the scheme's default (the adapter sets the header itself, from the URL).
- * Tested against Baidu's published vector and the SDK's `auth.js` (test/unit/platforms/b/signing.test.ts).
+ * Tested against Baidu's published vector and the SDK's `@baiducloud/sdk/src/auth.js` (test/unit/platforms/b/signing.test.ts).
  */
 import { createHmac } from 'node:crypto';
 

@@ -1,6 +1,5 @@
 /**
- * Platform B's facts no public source confirms (issue 19 A.6; b-baidu-vod.md §2.4, §7, §10; upstreams.md "Facts
- * no public source confirms"): the protocol's, each with the setting that changes it, and the TaskInput field
+ * Platform B's facts no public source confirms (docs/platforms/b.md#unconfirmed): the protocol's, each with the setting that changes it, and the TaskInput field
  * names of the families no official page documents, generated from the model data (models.ts) so the list
  * follows it. The conformance run (scripts/conformance/b.ts) checks them by the same ids.
  */
@@ -9,7 +8,7 @@ import { DEFAULT_VIDEO_EVENT_SWITCH } from './announcements';
 import type { BModelsData, Family } from './model-spec';
 import { MODELS_FILE_VARIABLE } from './models-file';
 
-/** The families whose VOD TaskInput names no official page gives (b-baidu-vod.md §2.4). */
+/** The families whose VOD TaskInput names no official page gives (docs/platforms/b.md#fields). */
 const UNDOCUMENTED_FAMILIES: readonly Family[] = ['kling', 'pixverse', 'hailuo'];
 
 export const B_PROTOCOL_UNCONFIRMED: readonly UnconfirmedFact[] = [
@@ -37,7 +36,7 @@ export const B_PROTOCOL_UNCONFIRMED: readonly UnconfirmedFact[] = [
     fact: "A task's detail echoes its create request exactly (videoGenerateTaskInput), so a lost answer is adopted on exact equality",
     why: 'no source says whether defaults are filled in or ignored fields dropped',
     override:
-      'none needed: when no echo is exact, normalised echoes are compared (docs/operations.md §7); identical requests on a family without a seed may then end upstream_lost (ambiguous) rather than be adopted',
+      'none needed: when no echo is exact, normalised echoes are compared (docs/platforms/b.md#lost-answers); identical requests on a family without a seed may then end upstream_lost (ambiguous) rather than be adopted',
   },
 ];
 
@@ -51,7 +50,7 @@ export function familyFieldFacts(data: BModelsData): UnconfirmedFact[] {
     return {
       id: `b.${family}-fields`,
       fact: `${spec.label}'s TaskInput field names: ${names.join(', ')}`,
-      why: `no official page documents ${spec.label}'s VOD TaskInput (b-baidu-vod.md §2.4: GUESS/INF)`,
+      why: `no official page documents ${spec.label}'s VOD TaskInput (docs/platforms/b.md#fields: GUESS/INF)`,
       override: `${MODELS_FILE_VARIABLE} {"platform": {"families": {"${family}": {"fields": {"<role>": {"name": "<name>"}}}}}}`,
     };
   });

@@ -1,6 +1,6 @@
 /**
  * Which B endpoint a video request goes to and which images it carries, read the same way by the request rules
- * (rules.ts) and the wire mapping (request-body.ts). A first frame may come from B's own `image.imageUrl` (spec 2.1), the
+ * (rules.ts) and the wire mapping (request-body.ts). A first frame may come from B's own `image.imageUrl` (docs/api.md "Video requests"), the
  * general `image_url`, or an `images` item with role first_frame; a last frame from `last_frame_url` or an
  * `images` item; reference images from `images`. Each input remembers the request field it came from, so a
  * refusal names that field.
@@ -48,7 +48,7 @@ export function readVideoInputs(req: BVideoRequest): VideoInputs {
   if (req.last_frame_url !== undefined) lasts.push({ url: req.last_frame_url, param: 'last_frame_url' });
   for (const i of images) if (i.role === 'last_frame') lasts.push({ url: i.url, param: i.param });
   const references = images.filter((i) => i.role === 'reference_image').map(({ url, param }) => ({ url, param }));
-  // Spec 2.1: `action` defaults to image_to_video.
+  // docs/api.md "Video requests": `action` defaults to image_to_video.
   const endpoint: VideoEndpoint = req.action ?? 'image_to_video';
   const first = one(firsts, 'first frame');
   const last = one(lasts, 'last frame');

@@ -1,5 +1,5 @@
 /**
- * Platform T adapter: the media cloud AIGC API (upstreams.md "Platform T"). One JSON POST to `/` per action,
+ * Platform T adapter: the media cloud AIGC API (docs/platforms/t.md#calls). One JSON POST to `/` per action,
  * named by X-TC-Action and signed with TC3-HMAC-SHA256 (signing.ts says why not through the official SDK). The
  * bodies are built in request-body.ts, replies read in replies.ts, lost answers recovered in lost-answer.ts.
  */

@@ -1,12 +1,12 @@
 /**
- * Platform T's announcements: VOD event notification (upstreams.md, Corrections: "Completion events"), configured
+ * Platform T's announcements: VOD event notification (docs/platforms/t.md#callbacks), configured
  * per SubAppId with ModifyEventConfig. The AIGC completion events (`AigcVideoTaskComplete`,
  * `AigcImageTaskComplete`) carry the task, including `SessionContext` — the gateway's task id, which the
  * adapter puts there on create — so an event names its task directly.
  *
  * - PUSH: T POSTs each event to NotificationUrl (`{PUBLIC_BASE_URL}/v1/callbacks/T`). With a SignKey the event
  *   carries `T` (expiry, unix seconds, 10 minutes ahead by default) and `Sign = MD5(SignKey + T)`, "placed in the
- *   notification message" (ModifyEventConfigRequest.SignKey, tencentcloud-sdk-nodejs-vod vod_models.d.ts) — read
+ *   notification message" (ModifyEventConfigRequest.SignKey in the SDK's types, platforms/t/wire-types.ts) — read
  *   here as top-level fields of the JSON body beside EventType, as Tencent's other MD5(key + t) callbacks do.
  *   Unverifiable placement: an event without both fields is refused whenever a SignKey is configured.
  * - PULL: a reliable queue: PullEvents long-polls (up to 16 events, each with an EventHandle), ConfirmEvents

@@ -1,4 +1,4 @@
-/** Platform T = Tencent Cloud VOD AIGC: video and image (../shared/upstreams.md, "Platform T"). */
+/** Platform T = Tencent Cloud VOD AIGC: video and image (docs/platforms/t.md). */
 import type { PlatformDefinition } from '../platform';
 import { tWorker, tWorkerEnv } from './config';
 import { tCallbackReceiver } from './announcements';

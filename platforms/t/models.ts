@@ -1,6 +1,6 @@
 /**
- * Platform T's models (spec 2.5 video, 2.6 image): public id → `ModelName`/`ModelVersion`, and what each accepts.
- * The limits are the official SDK's (vod_models.d.ts doc comments, quoted below) and upstreams.md "Corrections";
+ * Platform T's models (docs/api.md "Models"): public id → `ModelName`/`ModelVersion`, and what each accepts.
+ * The limits are the official SDK's (the doc comments of its types, platforms/t/wire-types.ts, quoted below) and docs/platforms/t.md#corrections;
  * where the spec and the SDK differ, the stricter limit is kept. The simulator (sim/t/models.ts) holds its own
  * table written from the same sources, so a disagreement fails a test.
  */
@@ -53,7 +53,7 @@ const HUNYUAN_QUALITY = { standard: null };
 const KLING_21_CAPABILITIES: readonly Capability[] = ['text_to_video', 'image_to_video', 'first_last_frame', 'sound'];
 const KLING_25_CAPABILITIES: readonly Capability[] = ['text_to_video', 'image_to_video', 'sound'];
 
-/** Kling's sound by version: AudioGeneration names "Kling" without a version (upstreams.md, facts no source confirms). */
+/** Kling's sound by version: AudioGeneration names "Kling" without a version (docs/platforms/t.md, facts no source confirms). */
 /** Kling's sound is unconfirmed per version: its override is the record's capabilities without `sound`. */
 function klingSound(version: string, capabilities: readonly Capability[]): UnconfirmedFact {
   const withoutSound = capabilities.filter((c) => c !== 'sound');
@@ -192,7 +192,7 @@ export const T_MODELS: readonly TModelRecord[] = [
     qualities: Object.keys(HUNYUAN_QUALITY),
     maxReferenceImages: 3,
     capabilities: ['text_to_image', 'image_to_image'],
-    // Hunyuan 3.0 takes no Resolution; its default output is about 1K, which is what `standard` means (spec 2.2).
+    // Hunyuan 3.0 takes no Resolution; its default output is about 1K, which is what `standard` means (docs/api.md "Image requests").
     extras: { imageQuality: HUNYUAN_QUALITY },
   },
   {

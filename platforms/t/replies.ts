@@ -38,7 +38,7 @@ function taskFailure(task: AigcVideoTask | AigcImageTask): NonNullable<UpstreamS
 /** The DescribeTaskDetail fields this adapter reads. */
 export type TTaskDetail = Pick<DescribeTaskDetailResponse, 'Status' | 'AigcVideoTask' | 'AigcImageTask'>;
 
-/** DescribeTaskDetail → normalised status (upstreams.md). */
+/** DescribeTaskDetail → normalised status (docs/platforms/t.md). */
 export function fromTTaskDetail(kind: Kind, detail: TTaskDetail): UpstreamStatus {
   // "注意：此字段可能返回 null": the SDK's types say optional, the wire may say null.
   const task = (kind === 'video' ? detail.AigcVideoTask : detail.AigcImageTask) ?? undefined;
@@ -77,7 +77,7 @@ export function fromTTaskDetail(kind: Kind, detail: TTaskDetail): UpstreamStatus
   }
 }
 
-/** `Response.Error` → classified UpstreamError (upstreams.md "Error codes"). */
+/** `Response.Error` → classified UpstreamError (docs/platforms/t.md#calls). */
 export function classifyTError(code: string, message: string): UpstreamError {
   const text = `Platform T: ${message || code}`;
   // RequestLimitExceeded: the account's request rate (answered inside HTTP 200, nothing created): another account may take it.

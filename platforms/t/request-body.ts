@@ -1,6 +1,6 @@
 /**
  * The actions the adapter sends, as pure functions from a validated spec request to T's action and body
- * (upstreams.md "Spec → T mapping"). Every body is typed with the official SDK's request type (wire-types.ts): a
+ * (docs/platforms/t.md#calls). Every body is typed with the official SDK's request type (wire-types.ts): a
  * field the real API does not have is a compile error. Pure, for golden tests.
  */
 import { createHash } from 'node:crypto';
@@ -116,7 +116,7 @@ function imageResolution(entry: ModelRecord, quality: string | undefined): strin
 function imageBody(entry: ModelRecord, req: TImageRequest, opts: TCreateOptions): CreateAigcImageTaskRequest {
   const mapped: AigcImageOutputConfig = {
     StorageMode: opts.storageMode === 'Permanent' ? 'Permanent' : undefined,
-    // `ratio` is what validation derived from `size` (spec 2.2).
+    // `ratio` is what validation derived from `size` (docs/api.md "Image requests").
     AspectRatio: req.ratio,
     Resolution: imageResolution(entry, req.quality),
     // OutputImageCount: "Kling：可选值 1-9 … 其他模型不生效" — sent only where it has an effect.

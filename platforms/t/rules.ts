@@ -1,5 +1,5 @@
 /**
- * Platform T's request rules (spec §4 rule 8: options in `output_config`, reference images in `file_infos`), after
+ * Platform T's request rules (docs/api.md "Validation rules", rule 8: options in `output_config`, reference images in `file_infos`), after
  * the general checks of platforms/validation.ts, driven by the catalogue (models.ts). A request a model cannot
  * take is a 400 naming the field, before anything is paid for.
  */
@@ -56,7 +56,7 @@ function validateVideo(entry: ModelRecord, req: TVideoRequest): TVideoRequest {
   }
   checkFrameRoles(entry, roles, { frames: req.last_frame_url !== undefined ? 'last_frame_url' : 'file_infos', references: 'file_infos' });
 
-  // What is sent: an explicit output_config key wins over the general field (upstreams.md "Spec → T mapping").
+  // What is sent: an explicit output_config key wins over the general field (docs/platforms/t.md#calls).
   const resolution = oc?.Resolution ?? req.resolution;
   const resolutionParam = oc?.Resolution !== undefined ? 'output_config.Resolution' : 'resolution';
   const duration = oc?.Duration ?? req.duration;

@@ -1,11 +1,11 @@
 /**
- * TC3-HMAC-SHA256, platform T's request signature (upstreams.md "TC3-HMAC-SHA256 signing"). Pure: the platform T
+ * TC3-HMAC-SHA256, platform T's request signature (docs/platforms/t.md#signing). Pure: the platform T
  * adapter signs with it (the simulator verifies with its own, sim/t/tc3.ts), so it is unit-tested byte for byte
  * against the platform's published worked example and against the official SDK's own signer.
  *
  * Why not the official SDK (`tencentcloud-sdk-nodejs-vod`) for signing and transport: it derives the signing
- * service from the first DNS label of the endpoint (`endpoint.split(".")[0]` in tencentcloud-sdk-nodejs-common
- * abstract_client.js), so any endpoint that is not `vod.<domain>` (the simulator at 127.0.0.1:port, a test double,
+ * service from the first DNS label of the endpoint (`endpoint.split(".")[0]` in
+ * tencentcloud-sdk-nodejs-common/tencentcloud/common/abstract_client.js), so any endpoint that is not `vod.<domain>` (the simulator at 127.0.0.1:port, a test double,
  * a proxy) is signed for service "127" and rejected; and it signs the URL's hostname without the port while
  * sending a Host header with it. Signing here keeps the service fixed and the signed Host equal to the sent one.
  * So the SDK is used for its types only (wire-types.ts), at compile time: a devDependency.

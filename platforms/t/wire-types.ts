@@ -1,6 +1,6 @@
 /**
  * Platform T's wire shapes, as the official SDK defines them (tencentcloud-sdk-nodejs-vod 4.1.287,
- * tencentcloud/services/vod/v20180717/vod_models.d.ts; its Chinese doc comments carry the per-model limits quoted
+ * tencentcloud-sdk-nodejs-vod/tencentcloud/services/vod/v20180717/vod_models.d.ts; its Chinese doc comments carry the per-model limits quoted
  * in models.ts and rules.ts). Every request body the adapter builds and every reply field it reads is typed with
  * these, so a field the real API does not have fails `npm run typecheck` instead of a paid request.
  *

@@ -1,5 +1,5 @@
 /**
- * Platform V adapter: Ark's content-generation task API (upstreams.md "Platform V"). The body is built in
+ * Platform V adapter: Ark's content-generation task API (docs/platforms/v.md#calls). The body is built in
  * request-body.ts, replies read in replies.ts, lost answers recovered in lost-answer.ts.
  */
 import type { AdapterDeps, PlatformAdapter } from '../platform';
@@ -58,14 +58,14 @@ export function createPlatformV(config: PlatformVSettings, { http, now = Date.no
         return fromVTask((await call('GET', `${TASKS}/${encodeURIComponent(id)}`)) as ArkTask);
       } catch (err) {
         // A 404 on a task we were given is the task: unknown, or older than the 7 days Ark keeps tasks
-        // queryable (upstreams.md). The code is not documented [GUESS: ResourceNotFound]; a 404 naming the
+        // queryable (docs/platforms/v.md). The code is not documented [GUESS: ResourceNotFound]; a 404 naming the
         // model or endpoint is the account's problem, already classified as upstream_auth.
         if (err instanceof UpstreamError && err.opts.httpStatus === 404 && err.opts.reason !== 'upstream_auth') throw lostJob('V', id, err);
         throw err;
       }
     },
     async cancel(_kind, id) {
-      // Only a queued task can be cancelled (upstreams.md "Cancel"); a running one finishes and is billed. The
+      // Only a queued task can be cancelled (docs/platforms/v.md#calls); a running one finishes and is billed. The
       // same DELETE of a finished task deletes its record instead, so the task is read first: only a queued one
       // is sent the DELETE, and its answer is the platform's acceptance. A refusal (the task started meanwhile)
       // is a final error, which the activities' adapter decorator reads as "not cancelled".

@@ -1,5 +1,5 @@
 /**
- * Platform V's push: Ark POSTs the task object to a per-task `callback_url` on each status change (upstreams.md,
+ * Platform V's push: Ark POSTs the task object to a per-task `callback_url` on each status change (docs/platforms/v.md,
  * "callback_url"). Ark does not sign callbacks, so the URL carries the proof instead: a token that is an HMAC
  * of the task id under the gateway's CALLBACK_SECRET, checked in constant time. Only someone who was handed the
  * URL (Ark) can wake the task — and even then, a callback is only a hint to poll.
@@ -25,7 +25,7 @@ export function callbackUrl(publicBaseUrl: string, secret: string, taskId: strin
   return `${callbackUrlFor(publicBaseUrl, 'V', taskId)}?token=${callbackToken(secret, taskId)}`;
 }
 
-/** Ark statuses of a job still under way (upstreams.md "Get"): nothing for the task to act on yet. */
+/** Ark statuses of a job still under way (docs/platforms/v.md#calls): nothing for the task to act on yet. */
 const STILL_RUNNING: ReadonlySet<string> = new Set(['queued', 'running']);
 
 /** What V's receiver reads: the secret its per-task tokens are made with. */

@@ -64,7 +64,7 @@ export function vWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
       `platform V is enabled (PLATFORMS_ENABLED) but not configured: set PLATFORM_V_BASE_URL and PLATFORM_V_API_KEY (or ${ACCOUNTS_FILE}), or leave V out of PLATFORMS_ENABLED`,
     );
   }
-  // Push (upstreams.md, callback_url): on when the gateway says where it can be reached. The callback URL names the
+  // Push (docs/platforms/v.md, callback_url): on when the gateway says where it can be reached. The callback URL names the
   // task, and the task knows its account, so one setting serves every account.
   const { PUBLIC_BASE_URL, CALLBACK_SECRET } = parseEnv(callbackSchema, env);
   let callbacks: PlatformVSettings['callbacks'];

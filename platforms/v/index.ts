@@ -1,4 +1,4 @@
-/** Platform V = Volcengine Ark content generation (Seedance): video only (../shared/upstreams.md, "Platform V"). */
+/** Platform V = Volcengine Ark content generation (Seedance): video only (docs/platforms/v.md). */
 import type { PlatformDefinition } from '../platform';
 import { vCallbackReceiver } from './announcements';
 import { vWorker, vWorkerEnv } from './config';

@@ -1,5 +1,5 @@
 /**
- * Platform V's models (spec 2.5), corrected against the Volcengine/BytePlus docs (upstreams.md "Corrections"):
+ * Platform V's models (docs/api.md "Models"), corrected against the Volcengine/BytePlus docs (docs/platforms/v.md#corrections):
  * public id → upstream model id, durations, resolutions, capabilities. The upstream ids are Volcengine Ark's;
  * they are deployment data, not a rule: BytePlus names the same models differently (`seedance-1-5-pro-251215`,
  * `dreamina-seedance-2-0-260128`), so PLATFORM_V_MODELS_FILE overrides them (V_MODELS_FILE below, platforms/models-file.ts).
@@ -13,9 +13,9 @@ import { MAX_REFERENCE_ITEMS, VIDEO_RATIO_VALUES } from '../request';
 const RESOLUTIONS = ['480p', '720p', '1080p'];
 
 /**
- * 2.0 takes reference videos and audios besides images (upstreams.md Corrections: "3 reference videos and 3
+ * 2.0 takes reference videos and audios besides images (docs/platforms/v.md#corrections: "3 reference videos and 3
  * reference audios"): the default; a record's extras (from the models file) may say otherwise, up to the
- * gateway-wide MAX_REFERENCE_ITEMS the request schema allows (issue 19 A.6: unconfirmed counts stay data).
+ * gateway-wide MAX_REFERENCE_ITEMS the request schema allows (unconfirmed counts stay data an operator changes).
  */
 export const V_MAX_REFERENCE_VIDEOS = 3;
 export const V_MAX_REFERENCE_AUDIOS = 3;
@@ -32,7 +32,7 @@ export function vReferenceLimits(record: ModelRecord): { videos: number; audios:
   return { videos: extras.maxReferenceVideos ?? V_MAX_REFERENCE_VIDEOS, audios: extras.maxReferenceAudios ?? V_MAX_REFERENCE_AUDIOS };
 }
 
-/** 2.0's first+last frame mode: no source lists it for 2.0 (upstreams.md lists the modes, not per 2.0 model). */
+/** 2.0's first+last frame mode: no source lists it for 2.0 (docs/platforms/v.md lists the modes, not per 2.0 model). */
 function noFirstLastFrame(id: string, capabilities: readonly Capability[]): UnconfirmedFact {
   return {
     id: `v.${id.replace(/^vendor-video-|-\d{6}$/g, '')}-first-last-frame`,
@@ -56,7 +56,7 @@ const V20_CAPABILITIES: readonly Capability[] = [
 const V20_FAST_CAPABILITIES: readonly Capability[] = ['text_to_video', 'image_to_video', 'sound'];
 
 /**
- * `defaults.sound`: the upstream default for `generate_audio` is true (upstreams.md Corrections: "defaults to true
+ * `defaults.sound`: the upstream default for `generate_audio` is true (docs/platforms/v.md#corrections: "defaults to true
  * upstream on 2.0 models"; Volcengine documents the same default for 1.5-pro), while the spec's default is false:
  * the adapter sends `generate_audio` explicitly to them, false unless the client asked for sound, or every video
  * would be billed with audio. 1.5-pro makes sound upstream but the spec offers sound on 2.0 only, so it always
@@ -74,19 +74,19 @@ export const V_MODELS: readonly ModelRecord[] = [
     maxReferenceImages: 9,
     capabilities: V20_CAPABILITIES,
     defaults: { sound: true },
-    evidence: 'official; 9 images, 3 videos, 3 audios from upstreams.md Corrections',
+    evidence: 'official; 9 images, 3 videos, 3 audios from docs/platforms/v.md#corrections',
     unconfirmed: [
       noFirstLastFrame('vendor-video-2-0-260128', V20_CAPABILITIES),
       {
         id: 'v.2-0-references',
         fact: 'vendor-video-2-0-260128 takes up to 9 reference images, 3 reference videos and 3 reference audios',
-        why: 'upstreams.md Corrections (third-party reports); no official page lists the counts',
+        why: 'docs/platforms/v.md#corrections (third-party reports); no official page lists the counts',
         override:
           'PLATFORM_V_MODELS_FILE {"models": {"vendor-video-2-0-260128": {"maxReferenceImages": <n>, "extras": {"maxReferenceVideos": <n>, "maxReferenceAudios": <n>}}}} (0 to 10; or drop "reference_video" / "reference_audio" from its "capabilities")',
       },
     ],
   },
-  // The spec lists 1080p-capable resolutions and draft mode for 2.0-fast; no source confirms either (upstreams.md
+  // The spec lists 1080p-capable resolutions and draft mode for 2.0-fast; no source confirms either (docs/platforms/v.md
   // Corrections: "no 1080p reported by several sources … treat 2.0-fast draft as unverified"), so both are refused.
   {
     id: 'vendor-video-2-0-fast-260128',
@@ -112,7 +112,7 @@ export const V_MODELS: readonly ModelRecord[] = [
     ratios: VIDEO_RATIO_VALUES,
     capabilities: ['text_to_video', 'image_to_video', 'first_last_frame', 'draft'],
     defaults: { sound: true },
-    evidence: 'official; 4–12 s and draft from upstreams.md Corrections',
+    evidence: 'official; 4–12 s and draft from docs/platforms/v.md#corrections',
   },
   {
     id: 'vendor-video-1-0-pro-250528',
@@ -134,7 +134,7 @@ export const V_MODELS: readonly ModelRecord[] = [
     resolutions: RESOLUTIONS,
     ratios: VIDEO_RATIO_VALUES,
     capabilities: ['text_to_video', 'image_to_video'],
-    evidence: 'official; no first/last frame from upstreams.md Corrections',
+    evidence: 'official; no first/last frame from docs/platforms/v.md#corrections',
   },
   {
     id: 'vendor-video-1-0-lite-i2v-250428',

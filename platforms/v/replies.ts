@@ -1,5 +1,5 @@
 /**
- * Reading platform V's replies: a task's status (upstreams.md "Get", with `expired` from the Corrections) and
+ * Reading platform V's replies: a task's status (docs/platforms/v.md#calls, with `expired` from the Corrections) and
  * error replies (HTTP status + `{"error": {"code", "message"}}`, Ark's common error codes). Pure, for table tests.
  */
 import type { FailureReason, UpstreamStatus } from '../../core/task';
@@ -28,7 +28,7 @@ export function fromVTask(task: ArkTask): UpstreamStatus {
       const url = task.content?.video_url;
       const extras: Record<string, unknown> = { video_url: url, duration: task.duration, ratio: task.ratio, usage: task.usage };
       if (task.content?.last_frame_url) extras.last_frame_url = task.content.last_frame_url;
-      // Ark bills Seedance by the output tokens it reports (upstreams.md "Get": usage.completion_tokens).
+      // Ark bills Seedance by the output tokens it reports (docs/platforms/v.md#calls: usage.completion_tokens).
       const tokens = task.usage?.completion_tokens;
       return { state: 'success', outputs: url ? [{ url }] : [], extras, ...(typeof tokens === 'number' ? { usage: { tokens } } : {}) };
     }
@@ -59,7 +59,7 @@ export function fromVTask(task: ArkTask): UpstreamStatus {
 
 /**
  * Ark's 429 codes (HTTP 429 `TooManyRequests`), from its error-code table (volcengine.com/docs/82379/1299023, as
- * quoted in upstreams.md "Corrections, 2026-11-25"). A 429 is throttling — wait and retry — unless its exact code
+ * quoted in docs/platforms/v.md#errors). A 429 is throttling — wait and retry — unless its exact code
  * says otherwise; codes are compared whole, never by prefix, and a 429 with a code not listed here (or none: a
  * proxy in between) is throttling too, so a new throttling code never fails a paid-for task.
  */
@@ -98,7 +98,7 @@ export const V_SPEND_CAP_429 = 'SetLimitExceeded';
 /** 403 codes that mean money (Ark: overdue balance, service suspended for arrears); other 403s are the account. */
 export const V_MONEY_403 = new Set(['AccountOverdueError', 'OperationDenied.ServiceOverdue']);
 
-/** V error reply → classified UpstreamError (upstreams.md "Errors" and both Corrections). */
+/** V error reply → classified UpstreamError (docs/platforms/v.md#errors and #corrections). */
 export function classifyVError(res: Pick<HttpResponse, 'status' | 'headers' | 'body'>): UpstreamError {
   const err = (res.body as ArkErrorBody | undefined)?.error;
   const code = err?.code || `HTTP_${res.status}`;

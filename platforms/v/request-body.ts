@@ -1,5 +1,5 @@
 /**
- * Spec 2.1 → the body of Ark's create (upstreams.md "Spec → V mapping", with the Corrections), typed with the
+ * docs/api.md "Video requests" → the body of Ark's create (docs/platforms/v.md#calls, with the Corrections), typed with the
  * SDK's create parameters (wire-types.ts). Pure, for golden tests.
  */
 import { createHash } from 'node:crypto';

@@ -1,7 +1,7 @@
 /**
- * Platform V's request rules (spec §4 rules 3–7), after the general checks of platforms/validation.ts, driven by
+ * Platform V's request rules (docs/api.md "Validation rules", rule 3–7), after the general checks of platforms/validation.ts, driven by
  * the catalogue (models.ts). Ark's modes are exclusive: first frame, first + last frame, or reference media
- * (images, videos, audios); reference audio never comes alone (upstreams.md Corrections).
+ * (images, videos, audios); reference audio never comes alone (docs/platforms/v.md#corrections).
  */
 import type { ModelRecord } from '../../core/catalogue';
 import type { GenerationRequest } from '../../core/task';
@@ -12,7 +12,7 @@ import type { vVideoFields } from './request-fields';
 
 export type VVideoRequest = VideoRequestOf<typeof vVideoFields>;
 
-/** Draft is a 480p preview ("draft … 480p", upstreams.md Corrections). */
+/** Draft is a 480p preview ("draft … 480p", docs/platforms/v.md#corrections). */
 export const V_DRAFT_RESOLUTION = '480p';
 
 function imageRoles(req: VVideoRequest): ImageRole[] {
@@ -83,7 +83,7 @@ export function validateV(entry: ModelRecord, request: GenerationRequest): Gener
       'first/last frames cannot be combined with reference videos or audio: the modes are exclusive (use images with role reference_image)',
     );
   }
-  // "audio alone (without an image or video) is rejected upstream" (upstreams.md Corrections).
+  // "audio alone (without an image or video) is rejected upstream" (docs/platforms/v.md#corrections).
   if (audios > 0 && references + videos === 0) {
     throw new RequestRuleError(
       audioParam,

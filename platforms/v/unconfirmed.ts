@@ -1,6 +1,5 @@
 /**
- * Platform V's protocol facts no public source confirms (issue 19 A.6; upstreams.md "Facts no public source
- * confirms"). The model facts (2.0's first/last frame and references) are on their records (models.ts); the
+ * Platform V's protocol facts no public source confirms (docs/platforms/v.md#unconfirmed). The model facts (2.0's first/last frame and references) are on their records (models.ts); the
  * conformance run (scripts/conformance/v.ts) checks each by the same id.
  */
 import type { UnconfirmedFact } from '../../core/catalogue';

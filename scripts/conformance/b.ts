@@ -2,7 +2,7 @@
  * Platform B's assumptions (platforms/b/unconfirmed.ts), checked through the B adapter the worker uses. The cheapest
  * job: one text-to-video at the shortest duration and lowest resolution of a documented (Vidu) model, VQ2 by
  * default (1 s, 540p); it serves both spending checks. The family field names (Kling, PixVerse, Hailuo) cannot be
- * read back: B ignores unknown fields (§1 "对于所有无法识别的项应直接忽略") and its echo may keep them. What shows a
+ * read back: B ignores unknown fields (docs/platforms/b.md#creating-jobs: "对于所有无法识别的项应直接忽略") and its echo may keep them. What shows a
  * name is its effect, so each family gets one text-to-video at its lowest resolution asking a duration other than
  * the shortest and, where the model takes it, a portrait ratio: the finished video's `durationInSecond` and
  * `video.widthInPixel/heightInPixel` [3P] say whether `duration` and the aspect ratio were heard. The other names

@@ -1,5 +1,5 @@
 /**
- * The conformance run's parts (issue 19 C): an assumption is one fact no public source confirms (its id, what the
+ * The conformance run's parts: an assumption is one fact no public source confirms (its id, what the
  * gateway assumes and what to change when it does not hold all come from the fact's mark, platforms/*\/unconfirmed.ts
  * or a model record's `unconfirmed`: one source of truth), with a check that settles it against the configured
  * account through the platform's own adapter — the code the worker runs. Read-only checks run first; a check

@@ -1,5 +1,5 @@
 /**
- * bce-auth-v1, Baidu AI Cloud's AK/SK request signature, as the platform page §1.2 describes it (sources: the
+ * bce-auth-v1, Baidu AI Cloud's AK/SK request signature, as Baidu's pages describe it (docs/platforms/b.md#signing) (sources: the
  * official "生成认证字符串" / "签名流程" pages; test vectors reproduced in test/unit/sim/b/bce-auth.test.ts):
  *
  *   authStringPrefix = "bce-auth-v1/{AK}/{timestamp}/{expirationPeriodInSeconds}"
@@ -195,7 +195,7 @@ export function parseBceAuthorization(value: string): ParsedBceAuthorization | u
   return { accessKeyId: ak, timestamp: ts, timestampMs, expirationSeconds: Number(exp), signedHeaders, signature: signature.toLowerCase() };
 }
 
-/** The failure codes of §1.2 / §5, with the HTTP status the platform answers. */
+/** The failure codes of docs/platforms/b.md#signing and #errors, with the HTTP status the platform answers. */
 export type BceAuthFailure =
   | { status: 400; code: 'InvalidHTTPAuthHeader'; message: string }
   | { status: 403; code: 'InvalidAccessKeyId'; message: string }

@@ -1,5 +1,5 @@
 /**
- * B's event callbacks (§7): one account-level configuration (`GET/PUT /v2/callback`, a `CallbackConfig`, every
+ * B's event callbacks (docs/platforms/b.md#callbacks): one account-level configuration (`GET/PUT /v2/callback`, a `CallbackConfig`, every
  * parameter optional on PUT, empty 200 answer [OFF Pm3h9z4wj, cm3h9yj5b]) and, when a generation task ends, a
  * `VIDEO_GENERATE_COMPLETE` event POSTed to `callbackUrl` [OFF Fm5v10gkb].
  *
@@ -13,7 +13,7 @@
  *    account has its own ("回调配置" is the account's), and a task's event goes by its owner's, signed with the
  *    owner's account id.
  *
- * Signing (§7.3), when `enableSign` is on: headers `vod-callback-auth-user` (the account id),
+ * Signing (docs/platforms/b.md#callback-signatures), when `enableSign` is on: headers `vod-callback-auth-user` (the account id),
  * `vod-callback-auth-timestamp` (milliseconds), `vod-callback-auth-token` = SHA256-HEX(token = signKey, content) with
  * content = "POST;{callbackUrl};{body};{timestamp};{user}" and {body} "回调请求body进行json压缩后的字符串": the body
  * compacted as JSON, which says the bytes sent need not be compact — so the simulator sends the event indented
@@ -103,7 +103,7 @@ export function updateCallbackConfig(current: CallbackConfig, body: unknown): Ca
   return next;
 }
 
-/** lower-hex HMAC-SHA256(signKey, "POST;{url};{compacted body};{timestamp};{user}") (§7.3). */
+/** lower-hex HMAC-SHA256(signKey, "POST;{url};{compacted body};{timestamp};{user}") (docs/platforms/b.md#callback-signatures). */
 export function callbackToken(signKey: string, callbackUrl: string, compactBody: string, timestamp: string, user: string): string {
   return createHmac('sha256', signKey).update(`POST;${callbackUrl};${compactBody};${timestamp};${user}`, 'utf8').digest('hex');
 }

@@ -1,6 +1,6 @@
 /**
  * B's error shape: HTTP status + `{"requestId","code","message"}`, with the `x-bce-request-id` response header on
- * every answer (§5, [OFF] VOD 1m057yiso / lm485bu54). The codes and their statuses are Baidu's common table; the
+ * every answer (docs/platforms/b.md#errors, [OFF] VOD 1m057yiso / lm485bu54). The codes and their statuses are Baidu's common table; the
  * messages of the common codes are Baidu's usual wording, the rest are ours.
  */
 import { randomUUID } from 'node:crypto';
@@ -78,9 +78,9 @@ export const renderBFault: FaultRenderer = (ctx, status) => {
 
 /**
  * Account-level refusals a test can make one account answer (POST /_sim/b/account-faults), from Baidu's common table
- * (b-baidu-vod.md §5: AccessDenied, InvalidAccessKeyId, OptInRequired 403; VOD's QualifyNotPass 403). An overdue
+ * (docs/platforms/b.md#errors: AccessDenied, InvalidAccessKeyId, OptInRequired 403; VOD's QualifyNotPass 403). An overdue
  * account: VOD is postpaid and an account in arrears is suspended (欠费处理), with no documented code — `Arrears` is
- * the simulator's name for the GUESS §5 makes, a 403 `AccessDenied` whose message names the arrears.
+ * the simulator's name for the guess docs/platforms/b.md#errors makes, a 403 `AccessDenied` whose message names the arrears.
  * `TooManyRequests`: the account's rate, 429 (no 429 is documented for VOD [GUESS], as renderBFault).
  */
 export const B_ACCOUNT_ERRORS: Readonly<Record<string, { status: number; code: string; message: string }>> = {

@@ -1,5 +1,5 @@
 /**
- * `POST /v2/aigc/image` (§2.5, "大模型生图", OpenAI-compatible) [OFF Zmj5q4qb3]:
+ * `POST /v2/aigc/image` (docs/platforms/b.md#images, "大模型生图", OpenAI-compatible) [OFF Zmj5q4qb3]:
  *
  *   {"model":"NBP","messages":[{"role":"user","content":[{"type":"text","text":"…"},
  *      {"type":"image_url","image_item":{"image_url":"https://…"}}]}],"n":1,"size":"16:9","quality":"2K"}

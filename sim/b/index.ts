@@ -1,5 +1,5 @@
 /**
- * Platform B — Baidu AI Cloud VOD's AIGC API — simulated from its documentation (shared/platforms/b-baidu-vod.md),
+ * Platform B — Baidu AI Cloud VOD's AIGC API — simulated from its documentation (docs/platforms/b.md),
  * never from the gateway's code. Paths are host-agnostic (the real host is vod.bj.baidubce.com):
  *
  *   POST /v2/aigc/text_to_video     {"model":"VQ2","modelVQ2TaskInput":{…}}            → 200 {"taskId":"tsk-…"}

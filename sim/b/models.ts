@@ -1,6 +1,6 @@
 /**
  * What B knows about its models, as data, each fact tagged with its evidence from the platform page
- * (shared/platforms/b-baidu-vod.md):
+ * (docs/platforms/b.md):
  *
  *   OFF          official VOD doc text          OFF-frag   fragment of an official page (version unknown)
  *   OFF-Qianfan  official Qianfan doc for the same vendor model — a vendor range, NOT confirmed for VOD
@@ -40,7 +40,7 @@ export interface VideoModel {
 }
 
 /**
- * Prompt limits (§2.2/§2.3). Text-to-video has two official versions that disagree for VQ1 and VQ2
+ * Prompt limits (docs/platforms/b.md#text-to-video, #image-to-video). Text-to-video has two official versions that disagree for VQ1 and VQ2
  * (2026-02-03: 1500 / 2000; undated theme fragment: 5000 / 5000) — the stricter figure is used. VQ3P/VQ3T appear
  * only in the fragment (5000). Veo's 2000 is from the image-to-video page and applied to text-to-video too [INF].
  */
@@ -121,7 +121,7 @@ const hailuo = (code: string, endpoints: VideoModel['endpoints']): VideoModel =>
 });
 
 /**
- * Which endpoint lists which model (§2.2, §2.3, [OFF]+[OFF-frag]). T2V: VQ1 VQ2 VQ3P VQ3T P35–P55 K16 K20 K21M
+ * Which endpoint lists which model (docs/platforms/b.md#text-to-video, #image-to-video, [OFF]+[OFF-frag]). T2V: VQ1 VQ2 VQ3P VQ3T P35–P55 K16 K20 K21M
  * K25T K26 H20 H23 VE3.1*. I2V: V20 VQ1 VQ1C VQ2 VQ2T VQ2P VQ2PF VQ3P VQ3T P35–P55 K16 K20 K21 K21M K25T K26 KO1
  * H23 H23F VE3.1*. So V20, VQ1C, VQ2T, VQ2P, VQ2PF, K21, KO1, H23F are image-to-video only, H20 text-to-video only.
  */
@@ -336,7 +336,7 @@ export interface ImageModel {
   note?: string;
 }
 
-/** §2.5 model table [OFF]; NB2 and I4G1 are in the spec and a newer doc version, their limits by family [INF]. */
+/** docs/platforms/b.md#images model table [OFF]; NB2 and I4G1 are in the spec and a newer doc version, their limits by family [INF]. */
 export const IMAGE_MODELS: ReadonlyMap<string, ImageModel> = new Map(
   [
     { code: 'NB', maxInputImages: 3, maxN: 1, qualities: ['1K'], tools: false, evidence: 'OFF' as Evidence },

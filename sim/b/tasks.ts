@@ -1,6 +1,6 @@
 /**
- * B's task views (§3): `GET /v2/tasks/{taskId}` → `MediaTaskDetail`, `GET /v2/tasks` → a page of
- * `MediaTaskBasicInfo`, and the same detail inside the VIDEO_GENERATE_COMPLETE callback (§7.2).
+ * B's task views (docs/platforms/b.md#task-query): `GET /v2/tasks/{taskId}` → `MediaTaskDetail`, `GET /v2/tasks` → a page of
+ * `MediaTaskBasicInfo`, and the same detail inside the VIDEO_GENERATE_COMPLETE callback (docs/platforms/b.md#callbacks).
  *
  * MediaTaskDetail for an AIGC task [OFF callback + 3P]:
  *   {taskId, type:"VIDEO_GENERATE", status, createTime, finishTime?, videoGenerateTaskInfo: {status (lower case),
@@ -12,7 +12,7 @@
  *
  * The list's items are "basic information only" ("任务信息仅包含基础信息" [OFF Fm4axtv8o]); their fields were not
  * visible, so [GUESS] an item is {taskId, type, status, createTime, finishTime?}. The request echo that lets a
- * client recognise a task whose create answer it lost is in the detail (`videoGenerateTaskInput`), as §3.1 shows.
+ * client recognise a task whose create answer it lost is in the detail (`videoGenerateTaskInput`), as docs/platforms/b.md#task-query shows.
  */
 import type { Context } from 'koa';
 import type { SimHost } from '../host';

@@ -1,5 +1,5 @@
 /**
- * `POST /v2/aigc/text_to_video` and `POST /v2/aigc/image_to_video` bodies (§2.1–2.4):
+ * `POST /v2/aigc/text_to_video` and `POST /v2/aigc/image_to_video` bodies (docs/platforms/b.md#creating-jobs):
  *
  *   {"model": "<CODE>", "model<CODE without dots>TaskInput": { …camelCase fields… }}
  *
@@ -195,7 +195,7 @@ export function validateVideoCreate(
   const get = <T>(role: FieldRole) => byRole.get(role)?.value as T | undefined;
   const pathOf = (role: FieldRole) => `${key}.${byRole.get(role)?.spec.name ?? role}`;
 
-  // Prompt: required for text-to-video; limit per model and endpoint (§2.2/§2.3).
+  // Prompt: required for text-to-video; limit per model and endpoint (docs/platforms/b.md#text-to-video, #image-to-video).
   const prompt = get<string>('prompt') ?? '';
   if (endpoint === 'text_to_video' && prompt.trim() === '') throw inappropriate(`${key}.prompt is required`);
   if (promptLength(prompt) > limits.promptMax)
@@ -247,7 +247,7 @@ export function validateVideoCreate(
 }
 
 /**
- * Which image mode the fields select (§2.3: the mode is chosen by which fields are present [INF]) and its rules:
+ * Which image mode the fields select (docs/platforms/b.md#image-to-video: the mode is chosen by which fields are present [INF]) and its rules:
  * image-to-video needs a first frame (Vidu: or head+tail images; Veo: or reference images); a last frame needs a
  * first frame; Veo's reference images combine with neither [3P].
  */

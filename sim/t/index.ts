@@ -1,6 +1,6 @@
 /**
  * Platform T (Tencent Cloud VOD AIGC API), simulated from its documentation and the official SDK's types
- * (upstreams.md "Platform T" and "Corrections"; tencentcloud-sdk-nodejs-vod 4.1.287). One route, `POST /`,
+ * (docs/platforms/t.md, its calls and corrections; tencentcloud-sdk-nodejs-vod 4.1.287). One route, `POST /`,
  * dispatched on X-TC-Action; every answer is HTTP 200 with `{"Response":{…}}`.
  *
  * Order of checks for every action: injected faults (host.intercept: an overloaded front door answers before

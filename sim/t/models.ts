@@ -1,6 +1,6 @@
 /**
  * Platform T's AIGC models and their limits, as the simulator knows them. Written from the doc comments of the
- * official SDK (tencentcloud-sdk-nodejs-vod 4.1.287, v20180717/vod_models.d.ts — "SDK" below) and upstreams.md
+ * official SDK (tencentcloud-sdk-nodejs-vod 4.1.287, tencentcloud-sdk-nodejs-vod/tencentcloud/services/vod/v20180717/vod_models.d.ts — "SDK" below) and docs/platforms/t.md
  * "Corrections"; every entry says where its figures come from, and anything not from those sources is marked
  * GUESS with the reason. Values are matched exactly, letter case included (the SDK writes Kling video `720P` but
  * Kling image `1k`, Vidu image `1080p`, PixVerse `540p`…).
@@ -66,7 +66,7 @@ function kling(version: string): TVideoModel {
     version,
     // SDK 4.1.287 says "Kling 3-15" for the whole name; the earlier SDK/doc text (still in the other SDKs) is
     // per version: "Kling 5、10；Kling 并且 ModelVersion 为 3.0 或 3.0-Omni，可选值为 3-15". The stricter,
-    // version-specific reading is kept (upstreams.md: the stricter limit is the safe one).
+    // version-specific reading is kept (docs/platforms/t.md: the stricter limit is the safe one).
     durations: long ? { min: 3, max: 15, integer: true } : { set: [5, 10] },
     resolutions: ['720P', '1080P'],
     aspectRatios: KLING_RATIOS,
@@ -127,7 +127,7 @@ function gv(version: string): TVideoModel {
     version,
     durations: { set: [8] },
     resolutions: ['720P', '1080P'],
-    // upstreams.md Corrections: "GV AspectRatio only 16:9 and 9:16".
+    // docs/platforms/t.md#corrections: "GV AspectRatio only 16:9 and 9:16".
     aspectRatios: ['16:9', '9:16'],
     audio: true,
     // "当 ModelName 为 GV 时，如果指定该参数，则需同时指定 FileInfos 作为待生成视频的首帧".

@@ -1,6 +1,6 @@
 /**
  * Request shapes of the T actions the simulator serves, copied field by field from the official SDK's request
- * types (tencentcloud-sdk-nodejs-vod 4.1.287, v20180717/vod_models.d.ts). A parameter the type does not define is
+ * types (tencentcloud-sdk-nodejs-vod 4.1.287, tencentcloud-sdk-nodejs-vod/tencentcloud/services/vod/v20180717/vod_models.d.ts). A parameter the type does not define is
  * refused with UnknownParameter, as T does; a parameter of the wrong JSON type with InvalidParameter. Values are
  * checked afterwards (validation.ts), per model.
  */
@@ -57,7 +57,7 @@ const VIDEO_FILE_INFO: Shape = {
   Text: 'string',
 };
 
-/** AigcImageTaskInputFileInfo: no Category, no Usage (upstreams.md "Corrections"). */
+/** AigcImageTaskInputFileInfo: no Category, no Usage (docs/platforms/t.md#corrections). */
 const IMAGE_FILE_INFO: Shape = {
   Type: 'string',
   FileId: 'string',

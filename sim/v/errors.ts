@@ -1,5 +1,5 @@
 /**
- * Platform V's errors: HTTP status + `{"error":{"code","message","param","type"}}` (upstreams.md "Platform V"),
+ * Platform V's errors: HTTP status + `{"error":{"code","message","param","type"}}` (docs/platforms/v.md#calls),
  * with the codes, types and messages of Ark's common error table (BytePlus ModelArk "Common Error Codes",
  * docs.byteplus.com/en/docs/ModelArk/1299023, mirrored by Volcengine's 火山方舟 错误码 page). Messages end in
  * "Request id: …" as Ark's do.
@@ -52,8 +52,7 @@ export const missingParameter = (param: string) =>
 
 /**
  * Account- and endpoint-level refusals a test can trigger (`[sim:reject=CODE]`, `[sim:submit=429:CODE xN]`,
- * POST /_sim/v/account-faults). Statuses and wording from Ark's common error table (upstreams.md "Corrections,
- * 2026-11-25"): HTTP 429 `TooManyRequests` is mostly throttling (endpoint, per-model and account RPM/TPM/IPM limits,
+ * POST /_sim/v/account-faults). Statuses and wording from Ark's common error table (docs/platforms/v.md#errors): HTTP 429 `TooManyRequests` is mostly throttling (endpoint, per-model and account RPM/TPM/IPM limits,
  * burst protection, overload, in-flight concurrency), plus the usage quota (`QuotaExceeded`, resets later) and the
  * account's own inference limit (`SetLimitExceeded`); money and account state come as 403. `retryAfterSeconds`:
  * the table says `Retry-After` may be sent with these (burst protection, overload); the simulator sends it.

@@ -1,6 +1,6 @@
 /**
- * Platform V (Volcengine Ark content-generation tasks, Seedance), simulated from upstreams.md ("Platform V",
- * "Corrections"), the official Ark SDK volcengine-ark-runtime 5.0.54 (resources/content_generation/tasks.py and
+ * Platform V (Volcengine Ark content-generation tasks, Seedance), simulated from docs/platforms/v.md (its calls
+ * and corrections), the official Ark SDK volcengine-ark-runtime 5.0.54 (resources/content_generation/tasks.py and
  * its types) and the Volcengine/BytePlus docs. Base path /api/v3, `Authorization: Bearer <api key>`.
  *
  *   POST   /api/v3/contents/generations/tasks        create → {"id"}

@@ -4,7 +4,7 @@
  * simulator — playing Volcengine — does not accept). Each entry says where its figures come from; GUESS marks a
  * choice no source settles.
  *
- * Sources: upstreams.md ("Platform V" and "Corrections"); the official Ark SDK volcengine-ark-runtime 5.0.54
+ * Sources: docs/platforms/v.md (its calls and corrections); the official Ark SDK volcengine-ark-runtime 5.0.54
  * (the create parameters exist, their limits are not in it); Volcengine's 视频生成 API docs
  * (volcengine.com/docs/82379/1520757) as relayed by API resellers that republish them (acedata, anyfast,
  * BytePlus doc mirrors); Civitai's and fal's Seedance 2.0 tables for the 2.0 reference budget.
@@ -33,7 +33,7 @@ export interface VModel {
   source: string;
 }
 
-/** Every ratio Ark documents for Seedance (upstreams.md Corrections: ratio incl. adaptive and 21:9). */
+/** Every ratio Ark documents for Seedance (docs/platforms/v.md#corrections: ratio incl. adaptive and 21:9). */
 export const V_RATIOS = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9', 'adaptive'] as const;
 export const V_RESOLUTIONS = ['480p', '720p', '1080p'] as const;
 
@@ -42,7 +42,7 @@ const V1_DURATION = { min: 2, max: 12, auto: false };
 export const V_MODELS: readonly VModel[] = [
   {
     id: 'doubao-seedance-1-0-pro-250528',
-    // Volcengine: 1.0 pro does text-to-video, first frame and first+last frame (upstreams.md: only pro-fast lacks first+last).
+    // Volcengine: 1.0 pro does text-to-video, first frame and first+last frame (docs/platforms/v.md: only pro-fast lacks first+last).
     modes: ['text', 'first_frame', 'first_last_frame'],
     duration: V1_DURATION,
     resolutions: V_RESOLUTIONS,
@@ -58,7 +58,7 @@ export const V_MODELS: readonly VModel[] = [
   },
   {
     id: 'doubao-seedance-1-0-pro-fast-251015',
-    // upstreams.md Corrections: "text-to-video and first frame only (no first/last frame)".
+    // docs/platforms/v.md#corrections: "text-to-video and first frame only (no first/last frame)".
     modes: ['text', 'first_frame'],
     duration: V1_DURATION,
     resolutions: V_RESOLUTIONS,
@@ -70,7 +70,7 @@ export const V_MODELS: readonly VModel[] = [
     maxReferenceImages: 0,
     maxReferenceVideos: 0,
     maxReferenceAudios: 0,
-    source: 'upstreams.md Corrections; Volcengine 视频生成 API',
+    source: 'docs/platforms/v.md#corrections; Volcengine 视频生成 API',
   },
   {
     id: 'doubao-seedance-1-0-lite-t2v-250428',
@@ -106,23 +106,23 @@ export const V_MODELS: readonly VModel[] = [
   {
     id: 'doubao-seedance-1-5-pro-251215',
     modes: ['text', 'first_frame', 'first_last_frame'],
-    // upstreams.md Corrections: "duration 4–12 s (or −1 = auto), not 2–12".
+    // docs/platforms/v.md#corrections: "duration 4–12 s (or −1 = auto), not 2–12".
     duration: { min: 4, max: 12, auto: true },
     resolutions: V_RESOLUTIONS,
     defaultResolution: '720p',
     audio: true,
-    // upstreams.md Corrections: "draft is documented for 1.5-pro at 480p".
+    // docs/platforms/v.md#corrections: "draft is documented for 1.5-pro at 480p".
     draft: true,
     webSearch: false,
     frames: false,
     maxReferenceImages: 0,
     maxReferenceVideos: 0,
     maxReferenceAudios: 0,
-    source: 'upstreams.md Corrections; Volcengine 视频生成 API (generate_audio, draft)',
+    source: 'docs/platforms/v.md#corrections; Volcengine 视频生成 API (generate_audio, draft)',
   },
   {
     id: 'doubao-seedance-2-0-260128',
-    // No source lists first+last frame for the 2.0 models (upstreams.md names the modes in general; its 2.0 facts
+    // No source lists first+last frame for the 2.0 models (docs/platforms/v.md names the modes in general; its 2.0 facts
     // are references, sound and web search): absent here, as the stricter reading. A test switches it on with
     // POST /_sim/v/behaviour {"modelFacts": {"doubao-seedance-2-0-260128": {"modes": [...]}}}.
     modes: ['text', 'first_frame', 'reference_media'],
@@ -132,25 +132,25 @@ export const V_MODELS: readonly VModel[] = [
     defaultResolution: '720p',
     audio: true,
     draft: false,
-    // upstreams.md Corrections: web search on 2.0 with tools [{type: web_search}].
+    // docs/platforms/v.md#corrections: web search on 2.0 with tools [{type: web_search}].
     webSearch: true,
     frames: false,
-    // upstreams.md Corrections: up to 9 reference images, 3 reference videos, 3 reference audios.
+    // docs/platforms/v.md#corrections: up to 9 reference images, 3 reference videos, 3 reference audios.
     maxReferenceImages: 9,
     maxReferenceVideos: 3,
     maxReferenceAudios: 3,
-    source: 'upstreams.md Corrections; Civitai Seedance recipe (9 images · 3 videos · 3 audio)',
+    source: 'docs/platforms/v.md#corrections; Civitai Seedance recipe (9 images · 3 videos · 3 audio)',
   },
   {
     id: 'doubao-seedance-2-0-fast-260128',
     // First+last frame: unlisted, as for 2.0 above.
     modes: ['text', 'first_frame', 'reference_media'],
     duration: { min: 4, max: 15, auto: true },
-    // upstreams.md Corrections: "no 1080p reported by several sources" (also Civitai: "v2-fast 480p / 720p").
+    // docs/platforms/v.md#corrections: "no 1080p reported by several sources" (also Civitai: "v2-fast 480p / 720p").
     resolutions: ['480p', '720p'],
     defaultResolution: '720p',
     audio: true,
-    // upstreams.md Corrections: 2.0-fast draft unverified → refused.
+    // docs/platforms/v.md#corrections: 2.0-fast draft unverified → refused.
     draft: false,
     // GUESS: "web search (2.0 only)" read as the 2.0 family; the fast variant shares 2.0's request format.
     webSearch: true,
@@ -158,7 +158,7 @@ export const V_MODELS: readonly VModel[] = [
     maxReferenceImages: 9,
     maxReferenceVideos: 3,
     maxReferenceAudios: 3,
-    source: 'upstreams.md Corrections; Civitai Seedance recipe',
+    source: 'docs/platforms/v.md#corrections; Civitai Seedance recipe',
   },
 ];
 

@@ -20,7 +20,7 @@ import type { VCreatePlan } from './validation';
 export type VStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
 export const V_STATUSES: readonly VStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'expired'];
 
-/** "tasks are queryable for 7 days" (upstreams.md); cancelled tasks are removed after 24 h (BytePlus task doc). */
+/** "tasks are queryable for 7 days" (docs/platforms/v.md); cancelled tasks are removed after 24 h (BytePlus task doc). */
 export const V_TASK_RETENTION_MS = 7 * 24 * 3600_000;
 export const V_CANCELLED_RETENTION_MS = 24 * 3600_000;
 
@@ -107,7 +107,7 @@ function updatedAt(host: SimHost, job: SimJob, status: VStatus): number {
 }
 
 /**
- * Failed-task codes. Content policy: OutputVideoSensitiveContentDetected (upstreams.md). Generic failure:
+ * Failed-task codes. Content policy: OutputVideoSensitiveContentDetected (docs/platforms/v.md). Generic failure:
  * InternalServiceError. Transient: GUESS, ServerOverloaded (Ark's "retry later" overload code); Ark documents no
  * task-level transient code.
  */

@@ -226,7 +226,7 @@ export function validateVCreate(
     throw invalidParameter('content', `${model.id} accepts at most ${model.maxReferenceVideos} reference videos`);
   if (audios > model.maxReferenceAudios)
     throw invalidParameter('content', `${model.id} accepts at most ${model.maxReferenceAudios} reference audios`);
-  // upstreams.md Corrections: "audio alone (without an image or video) is rejected upstream".
+  // docs/platforms/v.md#corrections: "audio alone (without an image or video) is rejected upstream".
   if (audios > 0 && refImages + videos === 0)
     throw invalidParameter('content', 'reference audio requires at least one reference image or video');
 
@@ -236,7 +236,7 @@ export function validateVCreate(
   if (body.resolution !== undefined && (typeof body.resolution !== 'string' || !model.resolutions.includes(body.resolution))) {
     throw invalidParameter('resolution', `${model.id} accepts ${model.resolutions.join(', ')}`);
   }
-  // upstreams.md Corrections: draft is a 480p preview.
+  // docs/platforms/v.md#corrections: draft is a 480p preview.
   if (draft === true && body.resolution !== undefined && body.resolution !== '480p')
     throw invalidParameter('resolution', 'a draft renders at 480p only');
   const resolution = (body.resolution as string | undefined) ?? (draft === true ? '480p' : model.defaultResolution);
@@ -325,7 +325,7 @@ export function validateVCreate(
     duration,
     ...(frames !== undefined ? { frames } : {}),
     seed: seed === undefined || seed === -1 ? randomSeed() : seed,
-    // upstreams.md Corrections: generate_audio defaults to true upstream (2.0); Volcengine documents the same
+    // docs/platforms/v.md#corrections: generate_audio defaults to true upstream (2.0); Volcengine documents the same
     // default for 1.5-pro (GUESS for 1.5-pro). Models without audio ignore the field.
     ...(model.audio ? { generateAudio: generateAudio ?? true } : {}),
     ...(model.draft ? { draft: draft ?? false } : {}),

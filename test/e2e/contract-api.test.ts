@@ -1,5 +1,5 @@
 /**
- * Contract: every endpoint of spec §4 and every error status, over HTTP against the real stack. Responses are
+ * Contract: every endpoint of docs/api.md "Endpoints" and every error status, over HTTP against the real stack. Responses are
  * parsed with the same zod schemas the OpenAPI document is generated from.
  */
 import { validate as validateOpenApi } from '@readme/openapi-parser';
@@ -59,7 +59,7 @@ describe('GET /openapi.json', () => {
 });
 
 describe('GET /v1/models', () => {
-  test('lists every model of spec 2.5 and 2.6 with platform, type and catalogue data', async () => {
+  test('lists every model of docs/api.md "Models" with platform, type and catalogue data', async () => {
     const r = await alice.get('/v1/models');
     expect(r.status).toBe(200);
     const all = modelListSchema.parse(r.body);
@@ -151,7 +151,7 @@ describe('error envelope for every non-2xx answer', () => {
 });
 
 describe('async submission and task records', () => {
-  test('image generation, async: the record of spec 2.4 through to success', async () => {
+  test('image generation, async: the task record through to success', async () => {
     const r = await alice.post('/v1/async/images/generations', { model: 'I4YG1', prompt: 'a lighthouse', n: 2, size: '1024x1024' });
     expect(r.status).toBe(200);
     expect(taskRecordSchema.parse(r.body)).toMatchObject({
@@ -166,7 +166,7 @@ describe('async submission and task records', () => {
     expect((await alice.get(`/v1/videos/generations/${r.body.task_id}`)).body.status).toBe('success');
   });
 
-  test('video generation, sync: the result of spec 2.3', async () => {
+  test('video generation, sync: the generation result', async () => {
     const r = await alice.post('/v1/videos/generations', { model: V10, prompt: 'waves', duration: 5 });
     expect(r.status).toBe(200);
     expect(generationResultSchema.parse(r.body).data[0]!.url).toMatch(/^http/);

@@ -1,6 +1,6 @@
 /**
- * Contract: request validation over HTTP (spec 2.1, 2.2, 2.5, 2.6 and the eight "Rules for video requests" of
- * spec §4). Every rejection is a 400 in the one envelope with `error.param` naming the field, and never reaches
+ * Contract: request validation over HTTP (docs/api.md "Video requests", "Image requests", "Models" and the eight
+ * "Validation rules"). Every rejection is a 400 in the one envelope with `error.param` naming the field, and never reaches
  * an upstream platform.
  */
 import { errorSchema } from '../../api/response-schemas';
@@ -75,7 +75,7 @@ const V10 = 'vendor-video-1-0-pro-250528';
 const V15 = 'vendor-video-1-5-pro-251215';
 const V20 = 'vendor-video-2-0-260128';
 
-describe('spec §4 rule 1: platform B text-to-video needs action "text_to_video" and duration', () => {
+describe('validation rule 1: platform B text-to-video needs action "text_to_video" and duration', () => {
   test('without duration → 400 duration', () =>
     expectRejected(VIDEO, { model: 'K20', action: 'text_to_video', prompt: uniquePrompt('b-t2v') }, 'duration', 'missing_parameter'));
   test('without action (defaults to image_to_video) and without image → 400 image, naming text_to_video', async () => {
@@ -105,7 +105,7 @@ describe('spec §4 rule 1: platform B text-to-video needs action "text_to_video"
     ));
 });
 
-describe('spec §4 rule 2: platform B image-to-video needs image {imageUrl}', () => {
+describe('validation rule 2: platform B image-to-video needs image {imageUrl}', () => {
   test('missing → 400 image', () =>
     expectRejected(
       VIDEO,
@@ -129,7 +129,7 @@ describe('spec §4 rule 2: platform B image-to-video needs image {imageUrl}', ()
     }));
 });
 
-describe('spec §4 rule 3: every platform V model needs duration, within its range', () => {
+describe('validation rule 3: every platform V model needs duration, within its range', () => {
   test('missing → 400 duration', () =>
     expectRejected(VIDEO, { model: V10, prompt: uniquePrompt('v-nodur') }, 'duration', 'missing_parameter'));
   test.each([
@@ -148,7 +148,7 @@ describe('spec §4 rule 3: every platform V model needs duration, within its ran
   test('15 s on the 2.0 model is accepted', () => expectAccepted(VIDEO, { model: V20, prompt: uniquePrompt('v20-15'), duration: 15 }));
 });
 
-describe('spec §4 rule 4: generate_audio only on platform V 2.0 models', () => {
+describe('validation rule 4: generate_audio only on platform V 2.0 models', () => {
   test.each([V10, V15, 'vendor-video-1-0-lite-t2v-250428'])('%s → 400 generate_audio', (model) =>
     expectRejected(VIDEO, { model, prompt: uniquePrompt('audio'), duration: 5, generate_audio: true }, 'generate_audio'),
   );
@@ -167,7 +167,7 @@ describe('spec §4 rule 4: generate_audio only on platform V 2.0 models', () => 
     expectRejected(VIDEO, { model: V20, prompt: uniquePrompt('audio-type'), duration: 5, generate_audio: 'yes' }, 'generate_audio'));
 });
 
-describe('spec §4 rule 5: ratio accepts only 16:9, 9:16, 1:1, 4:3, 3:4', () => {
+describe('validation rule 5: ratio accepts only 16:9, 9:16, 1:1, 4:3, 3:4', () => {
   test.each(['2:1', '21:9', '16x9', ''])('%p → 400 ratio', (ratio) =>
     expectRejected(VIDEO, { model: V10, prompt: uniquePrompt('ratio'), duration: 5, ratio }, 'ratio'),
   );
@@ -176,7 +176,7 @@ describe('spec §4 rule 5: ratio accepts only 16:9, 9:16, 1:1, 4:3, 3:4', () => 
   );
 });
 
-describe('spec §4 rule 6: last_frame_url only with image_url, only on first/last-frame models', () => {
+describe('validation rule 6: last_frame_url only with image_url, only on first/last-frame models', () => {
   test('without image_url → 400 last_frame_url', () =>
     expectRejected(
       VIDEO,
@@ -224,7 +224,7 @@ describe('spec §4 rule 6: last_frame_url only with image_url, only on first/las
     ));
 });
 
-describe('spec §4 rule 7: video_url only on platform V 2.0 models', () => {
+describe('validation rule 7: video_url only on platform V 2.0 models', () => {
   test.each([V10, V15, 'vendor-video-2-0-fast-260128'])('%s → 400 video_url', (model) =>
     expectRejected(VIDEO, { model, prompt: uniquePrompt('vurl'), duration: 5, video_url: 'https://x.test/v.mp4' }, 'video_url'),
   );
@@ -238,7 +238,7 @@ describe('spec §4 rule 7: video_url only on platform V 2.0 models', () => {
     ));
 });
 
-describe('spec §4 rule 8: platform T models take output_config / file_infos', () => {
+describe('validation rule 8: platform T models take output_config / file_infos', () => {
   test('output_config on a V model → 400 output_config', () =>
     expectRejected(
       VIDEO,
@@ -286,7 +286,7 @@ describe('spec §4 rule 8: platform T models take output_config / file_infos', (
     expectRejected(VIDEO, { model: 'VendorK-2.1', prompt: uniquePrompt('t-dur'), duration: 7 }, 'duration'));
 });
 
-describe('per-model durations and resolutions (spec 2.5)', () => {
+describe('per-model durations and resolutions', () => {
   test('GV-3.1 is 8 s only', async () => {
     await expectRejected(VIDEO, { model: 'GV-3.1', prompt: uniquePrompt('gv5'), duration: 5 }, 'duration');
     await expectRejected(
@@ -333,7 +333,7 @@ describe('per-model durations and resolutions (spec 2.5)', () => {
   });
 });
 
-describe('image requests (spec 2.2, 2.6)', () => {
+describe('image requests and image models', () => {
   test('prompt is required', () => expectRejected(IMAGE, { model: 'NB' }, 'prompt', 'missing_parameter'));
   test.each([
     ['1000x500', 'size'],

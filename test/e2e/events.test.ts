@@ -1,5 +1,5 @@
 /**
- * The live event stream GET /v1/generations/:id/events on the shared stack (issue 21 §6): the task's record on
+ * The live event stream GET /v1/generations/:id/events on the shared stack: the task's record on
  * every status or progress change, ending after the final one; heartbeats; a resume with Last-Event-ID; the
  * same ownership as reads. (Two clients on two API processes: test/system/webhooks.test.ts.)
  */

@@ -1,5 +1,5 @@
 /**
- * The OpenAI Videos API (issue 22) against the shared stack, driven by a client nobody here wrote: the official
+ * The OpenAI Videos API against the shared stack, driven by a client nobody here wrote: the official
  * `openai` npm package (pinned dev dependency). Every call goes API → Temporal → worker → simulator and back.
  */
 import { readFileSync } from 'node:fs';
@@ -300,7 +300,7 @@ describe('POST /v1/videos: bad input, and the other door', () => {
   });
 });
 
-describe('one task, whichever door (issue 22 §3)', () => {
+describe('one task, whichever door', () => {
   test('a video created at /v1/videos is listed in GET /v1/tasks, and a task created at /v1/videos/generations in GET /v1/videos; content before it is made is 404 content_not_ready', async () => {
     // A key of its own: its lists hold exactly the two tasks made here.
     const key = await makeKey(apiUrl, { id: `e2e-videos-doors-${Date.now()}` });
@@ -343,7 +343,7 @@ describe('one task, whichever door (issue 22 §3)', () => {
   });
 });
 
-describe('budgets apply at /v1/videos as at /v1/videos/generations (issue 22 §3)', () => {
+describe('budgets apply at /v1/videos as at /v1/videos/generations', () => {
   // B's V20 has a public price (CNY per second): a 4-second 720p video is reserved at its estimate when accepted.
   const V20_VIDEO = {
     model: 'V20',

@@ -1,9 +1,9 @@
 /**
  * The operator's commands against the shared stack's real Temporal server:
- * - `npm run temporal:cli -- …` (issue 14, item 18): the docs' operator commands run the pinned Temporal CLI
+ * - `npm run temporal:cli -- …`: the docs' operator commands run the pinned Temporal CLI
  *   against the gateway's configured server (TEMPORAL_ADDRESS), with no `temporal` on the PATH and no --address flag;
- * - `npm run replay-failed` (issue 18, item 14): a query Temporal refuses is reported with Temporal's reason;
- * - a cancelled task in Temporal's views (issue 18, item 16): GenerationStatus `cancelled`, not `failed`, while
+ * - `npm run replay-failed`: a query Temporal refuses is reported with Temporal's reason;
+ * - a cancelled task in Temporal's views: GenerationStatus `cancelled`, not `failed`, while
  *   the API still reads and lists it as `failed`, and replay-failed never replays it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';

@@ -114,7 +114,7 @@ async function run(path: string, body: Record<string, unknown>, sync: boolean): 
   return alice.waitForTask(r.body.task_id, 60_000);
 }
 
-describe('every platform B model of spec 2.5/2.6, end to end', () => {
+describe('every platform B model, end to end', () => {
   let models: any[];
   beforeAll(async () => {
     models = (await alice.get('/v1/models')).body.data.filter((m: any) => m.owned_by === 'B');
@@ -240,7 +240,7 @@ describe('every platform B model of spec 2.5/2.6, end to end', () => {
 });
 
 describe('golden requests on the wire (the shared page’s examples)', () => {
-  test('Vidu first + last frame, sync: the official §7.2 example’s TaskInput, and a real MP4', async () => {
+  test('Vidu first + last frame, sync: the official callback example’s TaskInput, and a real MP4', async () => {
     const prompt = uniqueFast('两个人拥抱');
     const r = await alice.post('/v1/videos/generations', {
       model: 'V20',
@@ -269,7 +269,7 @@ describe('golden requests on the wire (the shared page’s examples)', () => {
     expect(file.bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
   });
 
-  test('Veo text-to-video, async: the §2.4 body plus the submit’s seed; pending → running → success, no progress invented', async () => {
+  test('Veo text-to-video, async: the third-party body plus the submit’s seed; pending → running → success, no progress invented', async () => {
     const prompt = uniqueFast('a koi pond at dawn', 1500);
     const r = await alice.post('/v1/async/videos/generations', {
       model: 'VE3.1',

@@ -1,5 +1,5 @@
 /**
- * Each task's usage and cost over the real stack (issue 20 §4): an extra API priced by PRICES_FILE (V has no
+ * Each task's usage and cost over the real stack: an extra API priced by PRICES_FILE (V has no
  * public price) shows a V task's estimate while it runs, and its final cost from the tokens the simulator
  * reported it billed; a failed task costs zero; the list and the sync answer carry the same figures.
  */

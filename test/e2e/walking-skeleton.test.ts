@@ -16,7 +16,7 @@ describe('platform V video, end to end', () => {
     expect(r.body.data).toHaveLength(1);
     expect(r.body.data[0].url).toMatch(keptLink(r.body.task_id));
     expect(r.body).toMatchObject({ video_url: r.body.data[0].url, duration: 5, ratio: '9:16' });
-    // V's own token usage (spec 2.3), with the gateway's units beside it; no public V price, so no cost.
+    // V's own token usage (docs/api.md "Generation results"), with the gateway's units beside it; no public V price, so no cost.
     expect(r.body.usage).toEqual({
       completion_tokens: expect.any(Number),
       total_tokens: expect.any(Number),

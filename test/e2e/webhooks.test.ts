@@ -1,5 +1,5 @@
 /**
- * Client webhooks on the shared stack (issue 21): signed per Standard Webhooks and verified here with the
+ * Client webhooks on the shared stack: signed per Standard Webhooks and verified here with the
  * `standardwebhooks` package (not our code), delivered after the task is final, retried with the same webhook-id
  * until a 2xx, stopped by a 410, retried after a timeout, listed and redelivered; private URLs refused.
  * The receiver is a real HTTP server on loopback, whose origin the stack allows (test/support/global-setup.ts).
@@ -324,7 +324,7 @@ describe('a key kept in the database (admin API): its default webhook_url and it
   });
 });
 
-describe('videos created at /v1/videos are announced as videos (issue 22 §3)', () => {
+describe('videos created at /v1/videos are announced as videos', () => {
   const openai = new OpenAI({ apiKey: TEST_KEYS.alice.secret, baseURL: `${apiUrl}/v1`, maxRetries: 0 });
 
   test('the openai SDK (a form) with webhook_url and webhook_events: video.in_progress, then video.completed with {id, object: "video"}', async () => {

@@ -9,7 +9,7 @@ export const SdkSign = require('tencentcloud-sdk-nodejs-common/tencentcloud/comm
   sign3(opts: Record<string, unknown>): string;
 };
 
-// npm @baiducloud/sdk, src/auth.js: the bce-auth-v1 signer (platform B).
+// npm @baiducloud/sdk/src/auth.js: the bce-auth-v1 signer (platform B).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 export const SdkAuth = require('@baiducloud/sdk/src/auth.js') as new (
   ak: string,

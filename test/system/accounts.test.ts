@@ -1,5 +1,5 @@
 /**
- * Several accounts per platform (issue 19 B, docs/operations.md "Accounts and failover"), on a real stack: a lane
+ * Several accounts per platform (docs/explanations/durability.md#accounts-and-failover), on a real stack: a lane
  * whose worker reads PLATFORM_V_ACCOUNTS_FILE with two simulated V accounts (`one`, `two`: the simulator's keys
  * `sim-v-key-one` and `sim-v-key-two`, each an account of its own whose tasks only it can read). The simulator
  * tells the accounts apart by their Bearer key, in its recorded requests and in its per-account faults. And a T lane

@@ -1,5 +1,5 @@
 /**
- * Property-based API fuzzing (issue 18 item 12): schemathesis, pinned (scripts/schemathesis.ts), reads the
+ * Property-based API fuzzing: schemathesis, pinned (scripts/schemathesis.ts), reads the
  * server's own GET /openapi.json and sends generated requests, valid and invalid, to every operation of a real
  * stack (Temporal dev server, simulator, worker, API, the ledger's PostgreSQL). The run fails on any 5xx and on
  * any answer the document does not describe: an undocumented status code, content type or header, a body that does

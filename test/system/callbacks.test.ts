@@ -1,5 +1,5 @@
 /**
- * Platforms' announcements wake tasks (issue 12), on a stack of its own whose timers are slow (15 s): a task that
+ * Platforms' announcements wake tasks, on a stack of its own whose timers are slow (15 s): a task that
  * finishes within a few seconds of its job can only have been woken by a callback. V calls back per task, T pushes
  * signed events, B pushes signed account-level events; then T's pull queue, consumed by the singleton workflow.
  * A callback is a hint: forged, expired, unknown, replayed or late ones change nothing; dropped or refused ones
@@ -362,7 +362,7 @@ describe('security: forged, expired, unknown and replayed announcements', () => 
 describe("T's pull queue (no public URL needed)", () => {
   // A shutdown grace far longer than a stop may take: a consumer holding its worker's stop for it would show.
   // The stack's first worker set the SubAppId to PUSH to its URL: to a PULL worker that is a configuration it did
-  // not set, replaced only when told to (PLATFORM_T_EVENTS_TAKE_OVER, issue 19 A.3).
+  // not set, replaced only when told to (PLATFORM_T_EVENTS_TAKE_OVER).
   const pullEnv = {
     PLATFORM_T_EVENTS: 'pull',
     PLATFORM_T_EVENTS_TAKE_OVER: 'true',

@@ -1,5 +1,5 @@
 /**
- * `npm run cluster` as a user runs it (scripts/cluster.ts, issue 23 §1), on free ports and a temporary
+ * `npm run cluster` as a user runs it (scripts/cluster.ts), on free ports and a temporary
  * CLUSTER_DATA_DIR: the banner appears; a sync video through its one port succeeds and its result is in the MinIO
  * bucket; GET /v1/tasks lists the task (the server's SQL visibility); Ctrl-C, sent as a terminal sends it (to the
  * process group), stops every part it started in dependency order without an alarming line, and no process of it is

@@ -1,5 +1,5 @@
 /**
- * Fault tests that break the gateway's own processes (issue 5, tests 1–3), graceful shutdown, and reads with
+ * Fault tests that break the gateway's own processes, graceful shutdown, and reads with
  * every worker stopped, on a stack of their own. Platform V models throughout.
  */
 import { temporal } from '@temporalio/proto';

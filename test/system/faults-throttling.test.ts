@@ -1,9 +1,9 @@
 /**
- * Platform V throttling (issue 19 A.1) on a real stack: Ark answers 429 for many reasons, and only its exact code
- * says whether waiting helps (upstreams.md "Corrections, 2026-11-25"). Tasks whose first two creates meet each
+ * Platform V throttling on a real stack: Ark answers 429 for many reasons, and only its exact code
+ * says whether waiting helps (docs/platforms/v.md#errors). Tasks whose first two creates meet each
  * throttling code all succeed on one job each, a Retry-After is waited, and nobody is told the account is out of
  * money; the spend cap (SetLimitExceeded) alone takes the account out and alerts, and with no other account the
- * task waits for it to be probed back (issue 19 B: every account out, tasks wait within their deadline).
+ * task waits for it to be probed back (every account out: tasks wait within their deadline).
  */
 import { readFileSync } from 'node:fs';
 import { ApiClient } from '../support/client';

@@ -1,5 +1,5 @@
 /**
- * Fault tests against the upstream (issue 5, tests 4 and 5), cancellation, search attributes and the
+ * Fault tests against the upstream, cancellation, search attributes and the
  * replay-after-outage runbook, on a stack of their own. Platform V models throughout: V has no dedup key, so
  * "exactly one upstream job per task" means the workflow itself never submitted twice.
  */
@@ -273,7 +273,7 @@ describe('search attributes and history size', () => {
 });
 
 /**
- * Issue 19 A.2 on a real stack: a create answer lost on platform B while the simulator echoes requests the way
+ * A lost create answer on a real stack: one lost on platform B while the simulator echoes requests the way
  * no public source rules out — with its defaults filled in (/_sim/b/echo "defaults"). The worker reconciles
  * through the task list, recognises its job by the normalised echo, and the task succeeds on that one job.
  */
@@ -312,7 +312,7 @@ describe('a lost create answer on B, which echoes its requests with defaults fil
 });
 
 /**
- * Issue 19 A.2 on a real stack, T as silent as it could be: DescribeTasks lists no AIGC task and a repeated
+ * A lost create answer on a real stack, T as silent as it could be: DescribeTasks lists no AIGC task and a repeated
  * SessionId is refused with a generic code (/_sim/t/behaviour). The create's answer is lost: the worker cannot find
  * the job, T refuses a second one, and the task ends upstream_lost — naming what finds the job, counted, alerted —
  * instead of failing with T's refusal; the replay runbook then completes it.

@@ -1,5 +1,5 @@
 /**
- * The ledger through crashes (issue 20 §6), on a stack of its own with a real PostgreSQL: tasks of a key with a
+ * The ledger through crashes, on a stack of its own with a real PostgreSQL: tasks of a key with a
  * budget run while the worker, the API and the database are each killed with SIGKILL and started again; the
  * database alone is killed while tasks end (the worker's settlement retries); an outage victim is replayed. Then
  * the ledger must agree with what the platform (the simulator) recorded: one job per task, every succeeded task

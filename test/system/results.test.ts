@@ -1,5 +1,5 @@
 /**
- * Results that outlive the platform's links (issue 13), end to end on real stacks: the Temporal dev server, the
+ * Results that outlive the platform's links, end to end on real stacks: the Temporal dev server, the
  * simulator, a worker and an API as separate processes, once with the directory store and once with S3 (a real
  * MinIO started here; `npm run s3:install` builds it).
  *

@@ -1,5 +1,5 @@
 /**
- * A rolling worker deploy with a workflow change between the two builds (issue 23 §3; docs/operations.md,
+ * A rolling worker deploy with a workflow change between the two builds (docs/explanations/versioning.md,
  * "Deploying workers"), the procedure the docs give: the replay gate (scripts/replay-gate.ts) against the running
  * cluster's histories first — it refuses the unversioned change and passes the versioned one — then workers of the
  * new build start beside the old, then the old ones stop (SIGTERM: they finish what they hold). Tasks started by

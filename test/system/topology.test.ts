@@ -1,5 +1,5 @@
 /**
- * The production topology under faults (issue 23 §2): the real Temporal server on PostgreSQL, the ledger on the
+ * The production topology under faults: the real Temporal server on PostgreSQL, the ledger on the
  * same PostgreSQL, results in MinIO, two workers and two API processes behind one balancer (Stack with
  * `production: true`, as `npm run cluster` runs them). While 200 video tasks run — half sync requests held open
  * through the balancer, half async, webhooks on for all, every one charged to a key with a budget made through the

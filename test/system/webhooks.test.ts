@@ -1,5 +1,5 @@
 /**
- * Client webhooks and event streams under faults and load, on a stack of their own (issue 21 §7): a receiver
+ * Client webhooks and event streams under faults and load, on a stack of their own: a receiver
  * down for 60 s then up, a worker SIGKILLed between attempts, 300 tasks with webhooks at once, and the event
  * stream read by two clients through two API processes (and closed at the sync bound by a third API with a short
  * one). Every delivery is verified with the `standardwebhooks` package against the key's secret.

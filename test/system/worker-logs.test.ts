@@ -1,5 +1,5 @@
 /**
- * Logs a person can read (issue 18 item 5), read from a real worker process's output: a short line for the
+ * Logs a person can read, read from a real worker process's output: a short line for the
  * workflow bundle instead of webpack's multi-kilobyte stats report, no activity task tokens, and one line per task
  * transition at info with the task, platform, model, status, upstream job and elapsed time.
  */

@@ -1,5 +1,5 @@
 /**
- * A worker whose PLATFORMS_ENABLED lacks a platform the API offers (issue 14, item 22): its activities must not
+ * A worker whose PLATFORMS_ENABLED lacks a platform the API offers: its activities must not
  * fail the task for good — another, correctly configured worker of the fleet should take it — so the failure is
  * retryable, and it names the setting.
  */

@@ -183,7 +183,7 @@ test("the deadline's message names the error that kept the submit out, carried f
   const second = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: details });
   const failure = (await second.run(submit, { ...input('kept-out'), deadlineAt }).catch((e: unknown) => e)) as UpstreamError;
   expect(failure.opts.reason).toBe('deadline_exceeded');
-  // The 503 the first attempt met, as V words it (upstreams.md: ServiceUnavailable).
+  // The 503 the first attempt met, as V words it (docs/platforms/v.md#errors: ServiceUnavailable).
   expect(failure.message).toMatch(
     /^The job could not be submitted within the task deadline \(60 min\); the platform could not be reached: Platform V: The service is temporarily unavailable/,
   );

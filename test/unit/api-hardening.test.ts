@@ -1,5 +1,5 @@
 /**
- * Bad input and rough edges found by trying the API as an attacker and as a new user would (issue 14): each a
+ * Bad input and rough edges found by trying the API as an attacker and as a new user would: each a
  * clean 4xx naming what failed, nothing started upstream. The real Koa app over real HTTP; the task service is
  * a scripted stand-in that records what the API asked of it (Temporal is not under test here; the e2e project
  * runs the same routes against a real stack).

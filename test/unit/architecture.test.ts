@@ -28,7 +28,7 @@ const SOURCE_DIRS = [
 /** The floors: which folders each may import from (README, "Architecture"). */
 const { LAYERS } = JSON.parse(readFileSync(join(ROOT, 'scripts', 'layers.json'), 'utf8')) as { LAYERS: Record<string, string[]> };
 
-/** Relative imports of a file, resolved to files (`./x` → x.ts or x/index.ts). */
+/** Relative imports of a file, resolved to files (`./x` → `<x>.ts` or `<x>/index.ts`). */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const specs = [...text.matchAll(/^(?:import|export)[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]/gm)].map((m) => m[1]!);

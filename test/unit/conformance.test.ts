@@ -1,5 +1,5 @@
 /**
- * Issue 19 C: `npm run conformance` (scripts/conformance.ts), run as a child process the way an operator runs it,
+ * `npm run conformance` (scripts/conformance.ts), run as a child process the way an operator runs it,
  * against a started simulator: as it is, every assumption holds; set to break each assumption in turn (the A.2
  * switches, and /_sim/t/behaviour silentKlingVersions, /_sim/v/behaviour modelFacts (2.0's first/last frame and
  * reference counts), /_sim/b/behaviour videoEventSwitch, v3TasksOnV2 and fieldNames), that

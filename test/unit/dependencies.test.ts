@@ -1,5 +1,5 @@
 /**
- * Dependencies sit where they are used (issue 14, item 15): the production image installs `dependencies` only
+ * Dependencies sit where they are used: the production image installs `dependencies` only
  * (`npm install --omit=dev`, Dockerfile), so everything the image's code and the user-facing npm scripts load
  * must be there, and nothing that only tests, benchmarks or dev tooling use may be.
  */

@@ -1,5 +1,5 @@
 /**
- * GET /openapi.json says what the server does (issue 18 item 12). One test per disagreement the issue found; where
+ * GET /openapi.json says what the server does. One test per disagreement a review found; where
  * the document states a rule the validator holds in code (a refinement, a coerced string), the test also holds
  * the two to the same boundaries, so they cannot drift apart silently. test/system/api-fuzz.test.ts checks the
  * whole document against a running server.
@@ -121,7 +121,7 @@ describe('POST /v1/callbacks/{platform}', () => {
   });
 });
 
-describe('the admin API (issue 20 §2)', () => {
+describe('the admin API', () => {
   test.each([
     ['post', '/admin/v1/keys'],
     ['get', '/admin/v1/keys'],
@@ -150,7 +150,7 @@ describe('the admin API (issue 20 §2)', () => {
   });
 });
 
-describe('GET /v1/usage (issue 20 §7)', () => {
+describe('GET /v1/usage', () => {
   test('is documented with its parameters, JSON and CSV', () => {
     const op = doc.paths['/v1/usage'].get;
     expect(op.parameters.map((p: Parameter) => p.name).sort()).toEqual(['end', 'group_by', 'start']);
@@ -159,7 +159,7 @@ describe('GET /v1/usage (issue 20 §7)', () => {
   });
 });
 
-describe('budgets (issue 20 §5)', () => {
+describe('budgets', () => {
   test.each([
     '/v1/videos/generations',
     '/v1/async/videos/generations',
@@ -206,7 +206,7 @@ describe('the Videos API (api/openai-videos/)', () => {
   });
 });
 
-describe('client webhooks and the event stream (issue 21)', () => {
+describe('client webhooks and the event stream', () => {
   test('every route is documented: the secret, the deliveries, the redelivery and the SSE stream', () => {
     expect(doc.paths['/v1/webhooks/default/secret'].get).toBeDefined();
     expect(doc.paths['/v1/generations/{task_id}/deliveries'].get).toBeDefined();

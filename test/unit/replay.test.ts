@@ -105,7 +105,7 @@ test('the 1.0 set covers the representative runs, each the shape its name says',
       eventsOf(workflowId.slice(V1.length + 1)).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch'),
     ]).toEqual([workflowId, []]);
   }
-  // A short task woken by its job's callback: 20 events (issue 23's budget), its fallback timer never cancelled.
+  // A short task woken by its job's callback: 20 events (the budget docs/explanations/sizing.md plans with), its fallback timer never cancelled.
   expect(types('woken-by-callback')).toContain('WORKFLOW_EXECUTION_SIGNALED');
   expect(types('woken-by-callback')).toHaveLength(20);
   expect(count('woken-by-callback', 'TIMER_CANCELED')).toBe(0);

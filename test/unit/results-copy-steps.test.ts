@@ -1,5 +1,5 @@
 /**
- * The copy's attempt split into named steps (issue 18 item 3): the checks it makes before sending anything and
+ * The copy's attempt split into named steps: the checks it makes before sending anything and
  * before reading a body, each pinned on its own. The whole copy stays covered by results-copy.test.ts, against a
  * real HTTP server.
  */

@@ -1,5 +1,5 @@
 /**
- * The simulator's start-up split into named steps (issue 18 item 3): what it holds (sim/state.ts) and how it
+ * The simulator's start-up split into named steps: what it holds (sim/state.ts) and how it
  * notices its jobs' state changes (sim/transitions.ts), each pinned on its own. The whole simulator's behaviour
  * stays covered by the platform simulator tests, which start it over HTTP.
  */

@@ -1,5 +1,5 @@
 /**
- * No helper is copied between test files (issue 18, item 4): a helper two test files need lives once, in
+ * No helper is copied between test files: a helper two test files need lives once, in
  * test/support/ (or a folder's own support module), and both import it. Checked on the source: every top-level
  * function declaration and every top-level `const name = <arrow or function>` in test/ and bench/ is collected, and
  * two files declaring the same name with the same body (whitespace normalised) — or with a body that differs only

@@ -1,5 +1,5 @@
 /**
- * Issue 19 A.6: the facts no public source confirms are marked in the catalogue and the platforms, listed in
+ * The facts no public source confirms are marked in the catalogue and the platforms, listed in
  * docs/api.md's "unconfirmed with a real account" table (generated; model-docs.test.ts fails while it is stale),
  * and each is changed without a code change by the setting or models-file entry its mark names.
  */

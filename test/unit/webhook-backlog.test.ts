@@ -1,5 +1,5 @@
 /**
- * The webhook metrics of a worker among several (issue 21 §5): events settled are counted from the delivery
+ * The webhook metrics of a worker among several: events settled are counted from the delivery
  * workflow's sink, whatever the outcome (expired and superseded included, which no attempt reports), and the age of
  * the oldest undelivered event is read from visibility (worker/webhook-backlog.ts), so it is the same on every worker
  * whichever worker made an event's attempts. Visibility is stood in for by a set of WebhookPendingSince values that

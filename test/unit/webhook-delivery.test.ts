@@ -1,5 +1,5 @@
 /**
- * The delivery attempt's own address check (issue 21 §4): a webhook URL that passed the request-time check is
+ * The delivery attempt's own address check: a webhook URL that passed the request-time check is
  * checked again on the address the connection is actually made to, so a name that resolves to a private address
  * by delivery time (DNS rebinding) is refused and nothing is sent. A real receiver on loopback stands where the
  * rebound name points; the resolver stands in for the DNS answer that changed. And what is done with an answer:

@@ -200,7 +200,7 @@ describe('serveMetrics', () => {
   });
 });
 
-describe('lostAnswerReporter: a task whose job could not be found (issue 19 A.2)', () => {
+describe('lostAnswerReporter: a task whose job could not be found', () => {
   it('counts mediagate_upstream_lost_total{platform,reason} and logs OPERATOR ACTION NEEDED with the facts, every time', async () => {
     const metrics = new WorkerMetrics();
     const lines: Record<string, unknown>[] = [];

@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 13: the worker finds the simulator where the simulator listens. With only SIM_PORT changed, the
+ * The worker finds the simulator where the simulator listens. With only SIM_PORT changed, the
  * worker (and `npm start`'s banner, which prints its SIM_BASE_URL) must name that port, not 8090.
  */
 import { createServer } from 'node:net';

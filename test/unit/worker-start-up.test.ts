@@ -1,5 +1,5 @@
 /**
- * The worker's start-up split into named steps (issue 18 item 3), and the shape of its logs (item 5), each pinned
+ * The worker's start-up split into named steps, and the shape of its logs, each pinned
  * on its own: the copy's limits from the configuration, the SDK's log lines without task tokens, the bundler kept
  * to its warnings and errors, the bundle's one line. A real worker's output is checked in
  * test/system/worker-logs.test.ts.

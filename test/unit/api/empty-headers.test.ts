@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 9: a header sent empty is a malformed value, not an absent header — docs/app.api.md: both
+ * A header sent empty is a malformed value, not an absent header — docs/api.md: both
  * `Idempotency-Key` and `X-Async` take only the values they list. An empty Idempotency-Key used to start a task
  * without idempotency (retries would each pay again), an empty X-Async a sync wait.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 18 items 10 and 11: what Node's HTTP parser refuses before Koa sees a request still answers in the error
+ * What Node's HTTP parser refuses before Koa sees a request still answers in the error
  * envelope (431 oversized headers, 400 a malformed or ambiguous request, 408 headers that never finish), and a
  * client trickling its headers cannot hold a connection open: the API server as api/main.ts starts it, with its
  * production timeouts, over raw sockets.

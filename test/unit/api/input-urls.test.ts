@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 8: input URLs no platform can fetch — loopback, private, link-local and metadata addresses in any
+ * Input URLs no platform can fetch — loopback, private, link-local and metadata addresses in any
  * spelling, local names — and URLs carrying credentials are refused naming the field, before anything is paid
  * for; an operator's allowlist (INPUT_URL_ALLOW_PRIVATE_ORIGINS) lets a test setup name its own hosts.
  */

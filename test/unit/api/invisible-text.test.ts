@@ -1,6 +1,6 @@
 /**
- * Issue 18 item 7: a prompt that shows nothing — Unicode spaces, zero-width and other format characters — is
- * blank, like one of ASCII spaces (docs/app.api.md: a prompt must contain more than whitespace); NUL and lone
+ * A prompt that shows nothing — Unicode spaces, zero-width and other format characters — is
+ * blank, like one of ASCII spaces (docs/api.md: a prompt must contain more than whitespace); NUL and lone
  * surrogates are refused in every string of a body, nested ones included, naming the field. Nothing starts.
  */
 import { promptText } from '../../../platforms/request';

@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 6: a deeply nested JSON body is a 400 naming the depth limit, decided by a scan of the text
+ * A deeply nested JSON body is a 400 naming the depth limit, decided by a scan of the text
  * before parsing, wherever the nesting is (an unknown field, a cancel body that needs none); never a 500 from a
  * stack overflow, and never enough work to hold up other requests.
  */

@@ -204,7 +204,7 @@ describe('forms (as the OpenAI SDKs send videos.create)', () => {
   });
 });
 
-describe('webhook_url and webhook_events, as on the generation endpoints (issue 22 §3)', () => {
+describe('webhook_url and webhook_events, as on the generation endpoints', () => {
   const V = { model: 'vendor-video-1-0-pro-250528', prompt: 'a heron', seconds: '5' };
 
   test('JSON: the task is started with its webhook target; the platform request carries no webhook field', async () => {

@@ -1,5 +1,5 @@
 /**
- * Keys through the admin API (issue 20 §2, §8) against a real PostgreSQL: the real app over real HTTP, two
+ * Keys through the admin API against a real PostgreSQL: the real app over real HTTP, two
  * replicas sharing one database, the table read directly to see what was (and was not) stored.
  */
 import { sha256 } from '../../../keys/api-keys';

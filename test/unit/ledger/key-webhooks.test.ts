@@ -1,5 +1,5 @@
 /**
- * Webhook settings of keys kept in the database (issue 21 §1, §2, for the admin API's keys) against a real
+ * Webhook settings of keys kept in the database (the admin API's keys) against a real
  * PostgreSQL and the real app over real HTTP: a key's default `webhook_url` (checked like a request's, stored,
  * shown, used by its tasks that name none) and its own signing secret, rotated with an overlap, read back through
  * the same WebhookSecrets interface the worker signs with.

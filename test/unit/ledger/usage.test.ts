@@ -1,5 +1,5 @@
 /**
- * Usage (issue 20 §7, §8) against a real PostgreSQL: ledger rows written as the reservation and settlement write
+ * Usage against a real PostgreSQL: ledger rows written as the reservation and settlement write
  * them, read back through the real app over real HTTP — JSON, CSV, the operator's view, bad input — and the
  * 80 %-of-budget gauge.
  */

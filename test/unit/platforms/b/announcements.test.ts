@@ -1,9 +1,9 @@
 /**
- * platforms/b/announcements.ts: B's account-level VIDEO_GENERATE_COMPLETE events and their signature (§7.3,
- * issue 19 A.5). The documented form signs the body compacted as JSON with SHA256-HEX(token, content), whose
+ * platforms/b/announcements.ts: B's account-level VIDEO_GENERATE_COMPLETE events and their signature
+ * (docs/platforms/b.md#callback-signatures). The documented form signs the body compacted as JSON with SHA256-HEX(token, content), whose
  * definition is cut off in every copy: both readings (HMAC keyed with the signKey, and SHA256 of the key followed by
  * the content) verify, over the compacted and over the raw body; a wrong key, an expired timestamp or a missing
- * signature never does. The expected tokens are computed here from §7.3, not with the receiver's own helpers.
+ * signature never does. The expected tokens are computed here from that page, not with the receiver's own helpers.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { bCallbackReceiver } from '../../../../platforms/b/announcements';

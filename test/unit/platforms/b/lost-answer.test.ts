@@ -83,7 +83,7 @@ describe('findSubmitted: the job a lost answer created', () => {
     expect(await createPlatformB(SETTINGS, { http, now: () => NOW }).findSubmitted!(r.entry, r.request, ctx('k1'))).toBeUndefined();
   });
 
-  // Whether B fills in defaults or drops fields it ignores is not documented (issue 19 A.2): an echo with a member
+  // Whether B fills in defaults or drops fields it ignores is not documented: an echo with a member
   // more or less matches when no echo is exact — and an exact one always wins over it.
   test.each<[string, (body: Record<string, unknown>) => unknown]>([
     ['one more member (a default filled in)', (b) => ({ ...b, modelK20TaskInput: { ...(b.modelK20TaskInput as object), mode: 'std' } })],
@@ -213,14 +213,14 @@ describe('findSubmitted: the job a lost answer created', () => {
 });
 
 /**
- * Issue 19 A.2 — whether B's task detail echoes the request exactly, with its defaults filled in, or without the
+ * Whether B's task detail echoes the request exactly, with its defaults filled in, or without the
  * fields it ignored is not documented. Against the simulator set each way (/_sim/b/echo), a create whose answer is
  * lost (`[sim:submit=drop]`) is recovered: one job, adopted, no second create.
  */
 describe('a lost create answer on B, against the simulator set to echo each way B could', () => {
   const kit = useLostAnswerSimulator();
   // A models-file correction naming Kling's duration field `durationSec` (what an operator does when B's real
-  // name differs, issue 19 A.6): the simulated B does not know that name, so it ignores the field — which the
+  // name differs: an unconfirmed fact): the simulated B does not know that name, so it ignores the field — which the
   // "known-only" echo then drops, and the "defaults" echo fills in under B's own name.
   let dir: string;
   let renamed: Catalogue;

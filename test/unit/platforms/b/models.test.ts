@@ -1,5 +1,5 @@
 /**
- * platforms/b/models.ts, model-spec.ts, model-data.ts and models-file.ts: PLATFORM_B_MODELS_FILE correcting the
+ * platforms/b/models.ts, model-spec.ts and models-file.ts: PLATFORM_B_MODELS_FILE correcting the
  * model facts (fields, endpoints, limits) and refused with a ConfigError naming the variable and the entry; the
  * defaults pass the file's own schema.
  */

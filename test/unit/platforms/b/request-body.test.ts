@@ -7,7 +7,7 @@ import { markerSeed } from '../../../../platforms/b/request-body';
 import { create, expectSimAccepts, IMG, IMG2 } from '../../../support/platforms/b';
 
 describe('create bodies, per family (golden, and accepted by the simulator with nothing ignored)', () => {
-  test('Vidu first+last frame: the official VIDEO_GENERATE_COMPLETE example (§7.2), on V20', () => {
+  test('Vidu first+last frame: the official VIDEO_GENERATE_COMPLETE example (docs/platforms/b.md#callbacks), on V20', () => {
     const c = create('video', {
       model: 'V20',
       prompt: '两个人拥抱',
@@ -31,7 +31,7 @@ describe('create bodies, per family (golden, and accepted by the simulator with 
     expectSimAccepts(c);
   });
 
-  test('Veo text-to-video: the 3P body of §2.4; with a submit, its seed', () => {
+  test('Veo text-to-video: the third-party body; with a submit, its seed', () => {
     const body = {
       model: 'VE3.1',
       action: 'text_to_video',

@@ -1,6 +1,6 @@
 /**
  * platforms/b/signing.ts: the bce-auth-v1 signer against Baidu's published vector, the VOD-shaped vectors of the
- * platform page, and the official SDK's auth.js.
+ * platform page, and the official SDK's @baiducloud/sdk/src/auth.js.
  */
 import { bceAuthorization, bceTimestamp, canonicalRequest, uriEncode } from '../../../../platforms/b/signing';
 import { SdkAuth } from '../../../support/official-sdks';
@@ -58,7 +58,7 @@ describe('bce-auth-v1', () => {
     );
   });
 
-  test('agrees with the official SDK’s auth.js on the calls the adapter makes, a port in the host included', () => {
+  test('agrees with the official SDK’s signer on the calls the adapter makes, a port in the host included', () => {
     const sdk = new SdkAuth(creds.accessKeyId, creds.secretAccessKey);
     const ts = Date.UTC(2026, 10, 22, 9, 30, 5);
     const cases: [string, string, [string, string][], string][] = [

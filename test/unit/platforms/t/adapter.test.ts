@@ -101,7 +101,7 @@ describe('createPlatformT on the wire', () => {
     });
   });
 
-  // issue 19 A.4: InvalidParameterValue is Tencent Cloud's generic parameter error, not proof that the job is gone.
+  // InvalidParameterValue is Tencent Cloud's generic parameter error, not proof that the job is gone.
   test.each(['InvalidParameterValue', 'InvalidParameterValue.TaskId'])(
     '%s on DescribeTaskDetail is retried, never upstream_lost nor a final failure',
     async (code) => {
@@ -136,7 +136,7 @@ describe('createPlatformT on the wire', () => {
   });
 });
 
-describe('against the T simulator, through the poll activity (issue 19 A.4)', () => {
+describe('against the T simulator, through the poll activity', () => {
   useTSimulator();
 
   test('a job whose first reads answer InvalidParameterValue is polled on and succeeds, even past the lost-job grace', async () => {

@@ -160,7 +160,7 @@ describe('the submit activity with the T adapter: a retry refused for its repeat
 });
 
 /**
- * Issue 19 A.2 — what T's documents leave open, each way it could be (the simulator's /_sim/t/behaviour): whether
+ * What T's documents leave open, each way it could be (the simulator's /_sim/t/behaviour): whether
  * DescribeTasks lists AIGC tasks at all, and which code refuses a repeated SessionId. A create's answer is lost
  * (`[sim:submit=drop]`: T makes the job, the answer never arrives); in every setting T makes exactly one job, the
  * task continues with it where the listing shows it, and otherwise ends `upstream_lost` with what an operator

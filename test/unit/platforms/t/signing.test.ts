@@ -8,7 +8,7 @@ import { parseTc3Authorization } from '../../../../sim/t';
 import { SdkSign } from '../../../support/official-sdks';
 
 describe('TC3-HMAC-SHA256', () => {
-  // upstreams.md: the platform's own worked example. The body's \u escapes are literal characters.
+  // docs/platforms/t.md: the platform's own worked example. The body's \u escapes are literal characters.
   const vector = {
     secretId: 'AKIDz8krbsJ5yKBZQpn74WFkmLPx3EXAMPLE',
     secretKey: 'Gu5t9xGARNpq86cd98joQYCN3EXAMPLE',

@@ -79,7 +79,7 @@ describe('findSubmitted: the lost job, through the task list and the seed marker
 });
 
 /**
- * Issue 19 A.2 — a model entry naming an inference endpoint (`ep-…`, which the models file allows): whether Ark
+ * A model entry naming an inference endpoint (`ep-…`, which the models file allows): whether Ark
  * lists such a task's `model` as the endpoint id or as the model's name is not documented. Against the simulator
  * set each way (/_sim/v/endpoints listedModel), a create whose answer is lost (`[sim:submit=drop]`) is recovered:
  * one job, adopted, never a second create.

@@ -90,7 +90,7 @@ describe('classifyVError', () => {
     expect(e.opts).toMatchObject({ reason, code });
   });
 
-  // Every 429 code of Ark's table (upstreams.md "Corrections, 2026-11-25").
+  // Every 429 code of Ark's table (docs/platforms/v.md#errors).
   describe.each([
     'RateLimitExceeded.EndpointRPMExceeded',
     'RateLimitExceeded.EndpointTPMExceeded',

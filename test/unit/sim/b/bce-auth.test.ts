@@ -1,5 +1,5 @@
 /**
- * sim/b/bce-auth.ts, the simulator's own bce-auth-v1: Baidu's published vectors and the official SDK's auth.js as
+ * sim/b/bce-auth.ts, the simulator's own bce-auth-v1: Baidu's published vectors and the official SDK's @baiducloud/sdk/src/auth.js as
  * independent oracles, then authentication over real HTTP (every way a signature can be wrong, and B's errors).
  */
 import { SIM_ACCOUNTS } from '../../../../sim/accounts';

@@ -37,7 +37,7 @@ describe('callbacks', () => {
       ...extra,
     });
   /**
-   * The receiver's check, written from §7.3 (not from the simulator's code): SHA256-HEX(token, content) read as
+   * The receiver's check, written from docs/platforms/b.md#callback-signatures (not from the simulator's code): SHA256-HEX(token, content) read as
    * HMAC-SHA256 keyed with the signKey, content = POST;{url};{body compacted as JSON};{timestamp};{user}.
    */
   const verifies = (h: IncomingHttpHeaders, body: string) => {
@@ -77,7 +77,7 @@ describe('callbacks', () => {
     expect((await call('GET', '/v2/callback')).body.callbackUrl).toBe('');
   });
 
-  test('VIDEO_GENERATE_COMPLETE on success and failure, signed per §7.3; images too', async () => {
+  test('VIDEO_GENERATE_COMPLETE on success and failure, signed per docs/platforms/b.md#callback-signatures; images too', async () => {
     await configure();
     const ok = (await createI2V('VQ2', { prompt: 'ok', image: IMG })).body.taskId;
     const bad = (await createT2V('H23', { prompt: 'bad [sim:fail=content_policy]' })).body.taskId;

@@ -114,7 +114,7 @@ test('injected 429 is a true rate limit (RateLimitExceeded.*, Retry-After); 500 
   expect(e.json.error.code).toBe('InternalServiceError');
 });
 
-// Ark's 429 table (upstreams.md "Corrections, 2026-11-25"): Retry-After only where the table says it may be sent.
+// Ark's 429 table (docs/platforms/v.md#errors): Retry-After only where the table says it may be sent.
 test.each([
   ['ModelAccountRpmRateLimitExceeded', null],
   ['ModelAccountTpmRateLimitExceeded', null],
