@@ -54,7 +54,7 @@ module.exports = tseslint.config(
       ],
     },
   },
-  // The house's floors (README, "Architecture"): each folder imports only from the floors below it, never up, and
+  // The house's floors (docs/architecture.md): each folder imports only from the floors below it, never up, and
   // the two front doors (api/, worker/) never from each other; test/unit/architecture.test.ts checks the same table
   // on the whole import graph. Workflow code runs in Temporal's deterministic sandbox: it takes only core/ and the
   // activities' types.
@@ -67,7 +67,7 @@ module.exports = tseslint.config(
           patterns: [
             {
               regex: into(GATEWAY_FOLDERS.filter((f) => f !== folder && !may.includes(f))),
-              message: `${folder}/ imports only from ${may.length > 0 ? may.map((f) => `${f}/`).join(', ') : 'nothing else'} (README, "Architecture": nothing imports upward; api/ and worker/ never import each other).`,
+              message: `${folder}/ imports only from ${may.length > 0 ? may.map((f) => `${f}/`).join(', ') : 'nothing else'} (docs/architecture.md: nothing imports upward; api/ and worker/ never import each other).`,
             },
           ],
         },

@@ -1,5 +1,5 @@
 /**
- * A platform's accounts as one worker sees them (docs/operations.md, "Accounts and failover"): which account a new
+ * A platform's accounts as one worker sees them (docs/explanations/durability.md#accounts-and-failover): which account a new
  * job goes to, and which accounts are fit to take one.
  *
  * - A submit picks among the healthy accounts that serve the model, by weight (`pick`).

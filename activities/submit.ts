@@ -23,7 +23,7 @@
  *   (account, dedup key, time window, request digest), counted and alerted (`onLostAnswer`). A second paid job is
  *   never sent on a guess, and a task whose job may be running never fails with the platform's refusal.
  *
- * Over a platform's accounts (activities/accounts.ts, docs/operations.md "Accounts and failover"), the submit picks a
+ * Over a platform's accounts (activities/accounts.ts, docs/explanations/durability.md#accounts-and-failover), the submit picks a
  * healthy account by weight and fails over to another only on an answer that proves no job was created: a
  * refusal of the account (credentials, balance, overdue) or a throttle (429). A lost answer proves nothing, so
  * the next attempt reconciles on every account the model may have gone to and sends again to the same account.
@@ -37,7 +37,7 @@
  * that dies mid-submit leaves a heartbeat that may be a second stale: the next attempt then looks for the job on
  * every member before sending again. The answer names the member that made the job (`servedBy`).
  *
- * What remains (docs/operations.md, "Lost answers"): a create the platform registers more than
+ * What remains (docs/explanations/durability.md#lost-answers): a create the platform registers more than
  * SUBMIT_SETTLE_MS after receiving it, from an attempt whose worker died, on a platform without a dedup key.
  */
 import { createHash } from 'node:crypto';

@@ -1,6 +1,5 @@
 /**
- * The operator's console signs in with the admin token once and then works with a session (docs/operations.md,
- * "The operator's console"): the token is exchanged at POST /admin/v1/sessions for a random session id in an
+ * The operator's console signs in with the admin token once and then works with a session (docs/guides/operate.md#the-console): the token is exchanged at POST /admin/v1/sessions for a random session id in an
  * HttpOnly, SameSite=Strict cookie (Secure over https) that expires with the session, and a CSRF token the page
  * keeps in memory and sends as X-CSRF-Token on every state-changing request. Sessions live in the database every
  * API replica shares, found by the SHA-256 of the cookie's value, so a sign-out on one replica ends the session on

@@ -2,7 +2,7 @@
  * Configuration building blocks. Each process reads only its own variables (api/api-config.ts,
  * worker/worker-config.ts, scripts/embedded-config.ts; the simulator has its own, sim/sim-config.ts), parsed once
  * with zod into a typed object; bad configuration fails at start with a message naming the variable.
- * `.env.example` and the README list every variable; test/unit/env-docs.test.ts keeps them in step.
+ * `.env.example` and docs/reference/configuration.md list every variable; test/unit/env-docs.test.ts keeps them in step.
  */
 import { z } from 'zod';
 

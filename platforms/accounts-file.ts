@@ -1,5 +1,5 @@
 /**
- * Several accounts per platform (docs/operations.md, "Accounts and failover"): `PLATFORM_<X>_ACCOUNTS_FILE` names
+ * Several accounts per platform (docs/explanations/durability.md#accounts-and-failover): `PLATFORM_<X>_ACCOUNTS_FILE` names
  * a JSON array of accounts. Each entry has an `id` (recorded on every task as `UpstreamAccount`: never a secret),
  * the platform's credentials named like its single-account variables in lower case without their prefix
  * (V: `api_key`, `base_url`), an optional `weight` (default 1: the share of new jobs it gets) and optional

@@ -57,7 +57,7 @@ export const final = (reason: FailureReason, message: string, code?: string, htt
 /**
  * The platform answered that it does not know a job it had accepted (expired past its retention, or lost):
  * nothing more will come of it. Final `upstream_lost` — the platform's loss, replayable by operators
- * (docs/operations.md). The poll activity holds it back as retryable for a short while after the submit, in case a
+ * (docs/guides/repair.md). The poll activity holds it back as retryable for a short while after the submit, in case a
  * platform's reads lag its writes (activities/index.ts).
  */
 export const lostJob = (platform: string, upstreamTaskId: string, cause: UpstreamError) =>

@@ -142,7 +142,7 @@ export function estimateTaskCost(request: PricedRequest, record: ModelRecord, pr
  *
  * `billed` says whether the platform bills the task's job; a success always is. A task that failed or was
  * cancelled costs zero when no job of it was left to the platform to bill: none was created, the one created
- * failed upstream (the platforms do not bill a failed job, docs/operations.md §16), or the platform accepted its
+ * failed upstream (the platforms do not bill a failed job, docs/reference/prices.md), or the platform accepted its
  * cancel (V, a queued job). One whose job could not be stopped — cancelled by its client or ended by its deadline
  * on a platform without a cancel (T, B), or on V once running — is billed like a success by the platform, and
  * costs what its job does: from what the platform reported, else from the request (the estimate's figure).

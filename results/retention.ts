@@ -2,7 +2,7 @@
  * Retention of stored results: a Temporal Schedule (not a cron outside Temporal) starts the cleanup workflow
  * (workflows/cleanup.ts) once a day; its activity deletes what was stored more than RESULT_RETENTION_DAYS ago.
  * The worker creates or updates the schedule at start, idempotently, under a fixed id, so every worker of a fleet
- * converges on the same one; RESULT_RETENTION_DAYS=0 pauses it (docs/operations.md, "Stored results").
+ * converges on the same one; RESULT_RETENTION_DAYS=0 pauses it (docs/guides/operate.md#results).
  */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
 import type { ResultStore } from './result-store';

@@ -87,7 +87,7 @@ export function renderModelTables(catalogue: Catalogue = buildCatalogue()): stri
     ...header,
     ...catalogue.entries.map((e) => row(e, prices)),
     '',
-    `Models without a published price (\`"price": null\`, their tasks' \`cost\` null until PRICES_FILE prices them; docs/operations.md §16): ${unpriced.join(', ') || 'none'}.`,
+    `Models without a published price (\`"price": null\`, their tasks' \`cost\` null until PRICES_FILE prices them; docs/reference/prices.md): ${unpriced.join(', ') || 'none'}.`,
     '',
     END,
   ].join('\n');

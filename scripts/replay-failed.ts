@@ -1,6 +1,6 @@
 /**
  * Replays tasks that failed, e.g. during an upstream outage, so that the SAME task_id goes on to success
- * (docs/operations.md, section 5): the command line of tasks/replay.ts, which the console's replay runs too.
+ * (docs/guides/repair.md#replaying-failed-tasks): the command line of tasks/replay.ts, which the console's replay runs too.
  *
  *   npm run replay-failed -- [--query "<visibility filter>"] [--task-id <id>] [--dry-run] [--reason "<text>"]
  *
@@ -54,7 +54,7 @@ Usage: npm run replay-failed -- [--query "<visibility filter>"] [--task-id <id>]
   --help      this text
 
 Connects with the gateway's configuration (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS).
-Safe to run twice. See docs/operations.md, section 5 ("Finding failed tasks and replaying them after an outage").`;
+Safe to run twice. See docs/guides/repair.md ("Replaying failed tasks").`;
 
 async function main(): Promise<number> {
   let values;

@@ -1,5 +1,5 @@
 /**
- * The replay gate of a workflow deploy (docs/operations.md, "Deploying workers: the rolling procedure"): replays
+ * The replay gate of a workflow deploy (docs/explanations/versioning.md#the-rolling-deploy): replays
  * recorded histories against a workflow bundle and fails on any non-determinism, before a worker of that build
  * takes a single task. Two sources, both by default:
  *
@@ -137,7 +137,7 @@ async function main(): Promise<number> {
   console.log(
     failures.length === 0
       ? 'Replay gate passed: this build can take over running tasks.'
-      : 'Replay gate FAILED: this build would break running tasks. Version the change with patched() (docs/operations.md).',
+      : 'Replay gate FAILED: this build would break running tasks. Version the change with patched() (docs/explanations/versioning.md).',
   );
   return failures.length === 0 ? 0 : 1;
 }

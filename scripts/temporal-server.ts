@@ -40,7 +40,7 @@ export const TEMPORAL_SERVER_INSTALL_HINT = `The Temporal server is not built: r
  * The history shards of a cluster this project creates. Fixed when the cluster's database is first set up (a
  * server refuses to start on a database made with another count), so chosen once: 4, as Temporal's own
  * development configuration and the temporalio/server image's default (docker-compose's
- * TEMPORAL_HISTORY_SHARDS), enough to spread one machine's load (docs/operations.md §21, Sizing).
+ * TEMPORAL_HISTORY_SHARDS), enough to spread one machine's load (docs/explanations/sizing.md).
  */
 export const HISTORY_SHARDS = 4;
 

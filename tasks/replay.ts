@@ -1,6 +1,6 @@
 /**
  * Replaying tasks that failed, e.g. during an upstream outage, so that the SAME task_id goes on to success
- * (docs/operations.md, section 5): the operator's `npm run replay-failed` (scripts/replay-failed.ts) and the
+ * (docs/guides/repair.md#replaying-failed-tasks): the operator's `npm run replay-failed` (scripts/replay-failed.ts) and the
  * console's replay (POST /admin/v1/replays) both run this. Each task's workflow is reset to its first workflow
  * task: Temporal starts a new run of the same workflow ID with the original request and a fresh deadline, which
  * submits a new upstream job (with a new dedup key, see workflows/dedup-key.ts) and polls it to the end.

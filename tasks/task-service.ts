@@ -247,7 +247,7 @@ export class TaskService {
         const skip = (page - 1) * pageSize;
         const out: TaskRecord[] = [];
         let i = 0;
-        // A task an operator replayed (Temporal reset, docs/operations.md) has a second run under the same id.
+        // A task an operator replayed (Temporal reset, docs/guides/repair.md) has a second run under the same id.
         // Visibility lists the newer run first (running first, then by close time), so the first seen is the
         // task's record; the superseded failed run is skipped. (`total` still counts it: visibility cannot
         // count distinct ids.)

@@ -18,7 +18,7 @@ import { sniffMediaType } from '../../results/media-type';
 import type { ResultLinks } from '../../results/result-links';
 import type { UploadedFile } from './multipart';
 
-/** What the platforms take as a reference image (docs/platforms/v.md, t.md and b.md: V and T take JPEG, PNG, WebP; B JPEG and PNG). */
+/** What the platforms take as a reference image (docs/platforms/v.md, docs/platforms/t.md and docs/platforms/b.md: V and T take JPEG, PNG, WebP; B JPEG and PNG). */
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp']);
 
 const INPUTS_PREFIX = 'inputs';

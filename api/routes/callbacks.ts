@@ -38,7 +38,7 @@ export function callbackRoutes(router: Router<AppState>, deps: AppDeps): void {
       deps.logger.warn(
         { platform, consecutiveFailures: failures, lastReason },
         `Callbacks from platform ${platform} keep failing verification (${failures} in a row; last: ${lastReason}). ` +
-          "Its tasks are carried by polling meanwhile. Check the platform's callback signing key setting (docs/operations.md, Platform callbacks).",
+          "Its tasks are carried by polling meanwhile. Check the platform's callback signing key setting (docs/guides/run.md#platform-callbacks).",
       );
     },
     deps.callbackJobCheck ?? (async () => false),

@@ -47,7 +47,7 @@ const MAX_SKEW_MS = 5 * 60_000;
  * The two readings of `SHA256-HEX(token, content)`: the sentence of Baidu's page that defines it (docs/platforms/b.md#callback-signatures) is cut off in every copy
  * (docs/platforms/b.md#callback-signatures), and the page's worked example cannot settle it (its
  * body was edited). Two arguments suggest an HMAC keyed with the token (`hmac`); a plain hash of the token followed
- * by the content (`sha256-prefix`) is the other plausible reading. Both are accepted (docs/operations.md §9).
+ * by the content (`sha256-prefix`) is the other plausible reading. Both are accepted (docs/platforms/b.md#callback-signatures).
  */
 export const B_SIGNATURE_READINGS = ['hmac', 'sha256-prefix'] as const;
 export type BSignatureReading = (typeof B_SIGNATURE_READINGS)[number];

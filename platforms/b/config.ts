@@ -37,7 +37,7 @@ const bAccountCredentials = z.object({
 });
 
 export const bWorkerEnv = bCallbacksEnv.extend({
-  /** Several accounts: a JSON file (docs/operations.md, "Accounts and failover"). */
+  /** Several accounts: a JSON file (docs/explanations/durability.md#accounts-and-failover). */
   PLATFORM_B_ACCOUNTS_FILE: optionalString,
   /** Default https://vod.bj.baidubce.com when B is configured. */
   PLATFORM_B_ENDPOINT: optionalUrl,

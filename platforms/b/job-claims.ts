@@ -3,7 +3,7 @@
  * jobs with identical requests apart (lost-answer.ts), so when a lost answer is reconciled, a job this worker knows
  * to be another submit's is never adopted, and one it knows to be this submit's is adopted at once. Memory only,
  * bounded: it narrows the window for tasks on the same worker; across workers and restarts, lost-answer.ts's rules
- * alone apply (docs/operations.md, "Lost answers, per platform").
+ * alone apply (docs/platforms/b.md#lost-answers).
  */
 
 /** Longer than any task can keep reconciling: the video deadline (60 min) with room to spare. */

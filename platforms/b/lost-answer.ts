@@ -24,7 +24,7 @@
  *  - of the rest, exactly one match is adopted; several are ambiguous: none is adopted and nothing is sent again
  *    (a second paid job on a guess); the submit ends the task `upstream_lost` with what an operator needs to find
  *    the job (activities/submit.ts).
- * What is left is written in docs/operations.md ("Lost answers, per platform").
+ * What is left is written in docs/platforms/b.md#lost-answers.
  */
 import { bceTimestamp } from './signing';
 import type { JobClaims } from './job-claims';

@@ -11,7 +11,7 @@
  *
  * Every other model is null (the page's rows for them are not per second, e.g. VQ2T's 1–6 s clips at 540P cost
  * 0.19…0.50 CNY, or are not on the page): fact `b.prices` (unconfirmed.ts), PRICES_FILE sets them
- * (docs/operations.md §16).
+ * (docs/reference/prices.md).
  */
 import type { ModelPrice } from '../../pricing/price';
 import { B_MODELS } from './models';

@@ -17,7 +17,7 @@ export const B_PROTOCOL_UNCONFIRMED: readonly UnconfirmedFact[] = [
     fact: "Of platform B's models only VQ1, VQ1C and V20 have a price (the official page's per-clip prices, per second); the others have none",
     why: "Baidu VOD's page (cloud.baidu.com/doc/VOD/s/dm64ry4hl) prices clips by duration, not seconds, and does not list every model",
     override:
-      'PRICES_FILE {"VQ2": {"currency": "CNY", "source": "<the price page or contract>", "per_second": {"720p": <rate>, "1080p": <rate>}}, "I4YG1": {"currency": "CNY", "source": "…", "per_image": {"*": <rate>}}} (docs/operations.md §16)',
+      'PRICES_FILE {"VQ2": {"currency": "CNY", "source": "<the price page or contract>", "per_second": {"720p": <rate>, "1080p": <rate>}}, "I4YG1": {"currency": "CNY", "source": "…", "per_image": {"*": <rate>}}} (docs/reference/prices.md)',
   },
   {
     id: 'b.callback-switch',

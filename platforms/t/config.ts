@@ -25,7 +25,7 @@ const tAccountCredentials = z.object({
 });
 
 export const tWorkerEnv = tEventsEnv.extend({
-  /** Several accounts: a JSON file (docs/operations.md, "Accounts and failover"). */
+  /** Several accounts: a JSON file (docs/explanations/durability.md#accounts-and-failover). */
   PLATFORM_T_ACCOUNTS_FILE: optionalString,
   /** Default https://vod.tencentcloudapi.com when T is configured. */
   PLATFORM_T_ENDPOINT: optionalUrl,

@@ -21,7 +21,7 @@
  *
  * T's event queue is not read here: PullEvents consumes what it returns (for the whole SubAppId, from the pull
  * consumer and anything else using it), holds only completed jobs, and exists only in PULL mode
- * (docs/operations.md §7, "Why the event queue is not consulted").
+ * (docs/platforms/t.md#lost-answers, "Why the event queue is not consulted").
  */
 import type { Kind } from '../../core/task';
 import { toTDescribeCall, toTListCall, type TCall } from './request-body';

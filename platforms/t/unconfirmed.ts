@@ -10,7 +10,7 @@ export const T_UNCONFIRMED: readonly UnconfirmedFact[] = [
     fact: 'The models of platform T have no price: their tasks report usage (seconds, images) but no cost',
     why: "Tencent Cloud VOD's public billing pages read cover transcoding and storage, not the AIGC models' generation",
     override:
-      'PRICES_FILE {"GV-3.1": {"currency": "CNY", "source": "<the price page or contract>", "per_second": {"720p": <rate>, "1080p": <rate>}}} (per_image for image models; docs/operations.md §16)',
+      'PRICES_FILE {"GV-3.1": {"currency": "CNY", "source": "<the price page or contract>", "per_second": {"720p": <rate>, "1080p": <rate>}}} (per_image for image models; docs/reference/prices.md)',
   },
   {
     id: 't.describe-tasks-lists-aigc',
@@ -24,6 +24,6 @@ export const T_UNCONFIRMED: readonly UnconfirmedFact[] = [
     fact: 'A create repeating a SessionId is refused with InvalidParameterValue.SessionId, and no second job is created',
     why: 'the SDK says only that such a request "会返回错误" (returns an error), not which',
     override:
-      'none for the code: the gateway does not key on it (any final refusal after an unanswered create means "keep looking", docs/operations.md §7); were a second job created, no setting makes a repeat safe: report it and take T out of PLATFORMS_ENABLED',
+      'none for the code: the gateway does not key on it (any final refusal after an unanswered create means "keep looking", docs/platforms/t.md#lost-answers); were a second job created, no setting makes a repeat safe: report it and take T out of PLATFORMS_ENABLED',
   },
 ];

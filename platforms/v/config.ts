@@ -17,7 +17,7 @@ export const vWorkerEnv = z.object({
   /** Platform V API base URL, e.g. https://ark.cn-beijing.volces.com/api/v3 (with PLATFORM_V_API_KEY). */
   PLATFORM_V_BASE_URL: optionalUrl,
   PLATFORM_V_API_KEY: optionalString,
-  /** Several accounts: a JSON file (docs/operations.md, "Accounts and failover"). */
+  /** Several accounts: a JSON file (docs/explanations/durability.md#accounts-and-failover). */
   PLATFORM_V_ACCOUNTS_FILE: optionalString,
 });
 

@@ -23,7 +23,7 @@
  * either is taken on its seed: the endpoint id, or any model name (the gateway does not know which model the
  * account's endpoint serves; the seed and the window identify the job).
  *
- * What is left (docs/operations.md "Lost answers, per platform"): a job the list does not show yet (if Ark's list
+ * What is left (docs/platforms/v.md#lost-answers): a job the list does not show yet (if Ark's list
  * lags behind its creates), or beyond the pages read, is not found, and the submit is sent again.
  */
 import type { ArkTask, ArkTaskList } from './wire-types';

@@ -10,13 +10,13 @@ export const V_UNCONFIRMED: readonly UnconfirmedFact[] = [
     fact: 'The Seedance models have no price: their tasks report usage (tokens) but no cost',
     why: "no official Volcengine or BytePlus price page for Seedance could be read; the per-token rates in circulation are resellers' and blog posts'",
     override:
-      'PRICES_FILE {"vendor-video-1-0-pro-250528": {"currency": "CNY", "source": "<the price page or contract>", "per_token": {"per_million": <rate>, "tokens_per_second": {"480p": 9720, "720p": 22560, "1080p": 48960}}}} (one entry per model; docs/operations.md §16)',
+      'PRICES_FILE {"vendor-video-1-0-pro-250528": {"currency": "CNY", "source": "<the price page or contract>", "per_token": {"per_million": <rate>, "tokens_per_second": {"480p": 9720, "720p": 22560, "1080p": 48960}}}} (one entry per model; docs/reference/prices.md)',
   },
   {
     id: 'v.endpoint-listed-model',
     fact: 'A task created through an endpoint id (ep-…) is listed with that endpoint id as its `model`',
     why: 'Ark does not say whether `model` shows the endpoint id or the model behind it',
     override:
-      'none needed: for an ep-… upstream id the lost-answer lookup reads the list unfiltered and adopts the task by its seed whatever `model` shows (docs/operations.md §7); a models file naming the model (not the endpoint) in "upstream" also avoids it',
+      'none needed: for an ep-… upstream id the lost-answer lookup reads the list unfiltered and adopts the task by its seed whatever `model` shows (docs/platforms/v.md#lost-answers); a models file naming the model (not the endpoint) in "upstream" also avoids it',
   },
 ];

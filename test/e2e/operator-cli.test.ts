@@ -53,7 +53,7 @@ async function listed(query: string): Promise<string[]> {
   return ids;
 }
 
-test('describe and list a task as docs/operations.md writes them, through the configured address', async () => {
+test('describe and list a task as docs/guides/repair.md writes them, through the configured address', async () => {
   const r = await api('alice').post('/v1/videos/generations', {
     model: 'vendor-video-1-0-pro-250528',
     prompt: 'operator cli [sim:duration=300]',

@@ -122,7 +122,7 @@ describe('an upstream outage past the deadline, and the replay runbook', () => {
       15_000,
     );
 
-    // The runbook (docs/operations.md): the platform is back; find the victims with the CLI...
+    // The runbook (docs/guides/repair.md): the platform is back; find the victims with the CLI...
     await gw.sim.clearFaults();
     const cli = findTemporalCli({ install: false });
     if (!cli) throw new Error('Temporal CLI not found (run npm run temporal:install)');

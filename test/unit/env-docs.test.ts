@@ -1,7 +1,7 @@
 /**
- * Every configuration variable is documented exactly once: `.env.example` and the README "Deploying" table list
- * exactly the keys of the processes' config schemas (API, worker, simulator, embedded dev server), with the
- * schemas' defaults.
+ * Every configuration variable is documented exactly once: `.env.example` and the table of
+ * docs/reference/configuration.md list exactly the keys of the processes' config schemas (API, worker, simulator,
+ * embedded dev server), with the schemas' defaults.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -25,12 +25,12 @@ function envExample(): Map<string, string> {
   return new Map(lines.filter((l) => /^[A-Z][A-Z0-9_]*=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
 }
 
-function readmeTable(): Map<string, string> {
-  const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### Environment variables'));
+function referenceTable(): Map<string, string> {
+  const page = readFileSync(resolve(ROOT, 'docs', 'reference', 'configuration.md'), 'utf8');
+  const section = page.slice(page.indexOf('## Environment variables'));
   const rows = [...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|\s*([^|]*?)\s*\|/gm)];
   const table = new Map(rows.map((m) => [m[1]!, m[2]!.replace(/^`|`$/g, '')]));
-  if (table.size !== rows.length) throw new Error('README: a variable is listed twice');
+  if (table.size !== rows.length) throw new Error('docs/reference/configuration.md: a variable is listed twice');
   return table;
 }
 
@@ -45,8 +45,8 @@ describe('configuration docs', () => {
     for (const key of keys) expect([key, env.get(key)]).toEqual([key, defaults[key] ?? '']);
   });
 
-  it('the README table lists exactly the schema keys, each once, with their defaults', () => {
-    const table = readmeTable();
+  it('the configuration reference lists exactly the schema keys, each once, with their defaults', () => {
+    const table = referenceTable();
     expect([...table.keys()].sort()).toEqual(keys);
     for (const key of keys) expect([key, table.get(key)]).toEqual([key, defaults[key] ?? '']);
   });

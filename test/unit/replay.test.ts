@@ -1,5 +1,5 @@
 /**
- * The replay gate (docs/operations.md, "Workflow versions"): the recorded histories of representative runs must
+ * The replay gate (docs/explanations/versioning.md): the recorded histories of representative runs must
  * replay against the current workflow code. test/fixtures/histories/1.0/ is the 1.0 set (made by
  * test/fixtures/record-histories.ts: push off and on, polls through an outage, a re-submission, a failover to a
  * second account, continue-as-new, cancel, the deadline, a run replayed after an outage, webhooks and a delivery);

@@ -119,7 +119,7 @@ describe("the test suite's structure", () => {
     expect(copiedHelpers(helpers)).toEqual([]);
   });
 
-  // Test files mirror the code (README, "Tests"): a platform's and the simulator's unit tests are named after the
+  // Test files mirror the code (docs/guides/develop.md, "Tests"): a platform's and the simulator's unit tests are named after the
   // file they test, in a folder named after the production folder.
   test.each([
     ['platforms', 'test/unit/platforms'],

@@ -1,6 +1,7 @@
 /**
- * The versioning policy from 1.0 on (docs/operations.md §6): every patch a workflow takes is listed in CHANGELOG.md
- * and in the patch table of docs/operations.md, and the package's version is the CHANGELOG's newest entry.
+ * The versioning policy from 1.0 on (docs/explanations/versioning.md): every patch a workflow takes is listed in
+ * CHANGELOG.md and in the patch table of docs/explanations/versioning.md, and the package's version is the
+ * CHANGELOG's newest entry.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,18 +25,18 @@ function patchIds(dir: string): string[] {
   return [...ids].sort();
 }
 
-/** The patch ids not listed in CHANGELOG.md or in the patch table of docs/operations.md §6. */
+/** The patch ids not listed in CHANGELOG.md or in the patch table of docs/explanations/versioning.md. */
 function unlisted(ids: string[]): string[] {
   const changelog = read('CHANGELOG.md');
-  const operations = read('docs/operations.md');
-  const table = operations.slice(
-    operations.indexOf('| patch | since | what new runs do |'),
-    operations.indexOf('**Deploying workers: the rolling procedure.**'),
+  const versioning = read('docs/explanations/versioning.md');
+  const table = versioning.slice(
+    versioning.indexOf('| patch | since | what new runs do |'),
+    versioning.indexOf('**Deploying workers: the rolling procedure.**'),
   );
   return ids.filter((id) => !changelog.includes(`\`${id}\``) || !table.includes(`\`${id}\``));
 }
 
-test('every patch the workflows take is listed in CHANGELOG.md and in the patch table of docs/operations.md §6', () => {
+test('every patch the workflows take is listed in CHANGELOG.md and in the patch table of docs/explanations/versioning.md', () => {
   expect(unlisted(patchIds('workflows'))).toEqual([]);
   // Control: a next build's patches (test/fixtures/builds/next-build.ts), listed nowhere, are caught.
   expect(unlisted(patchIds('test/fixtures/builds'))).toEqual(['rolling-deploy-fixture-step-after', 'rolling-deploy-fixture-step-before']);

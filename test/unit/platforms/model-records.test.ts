@@ -111,7 +111,7 @@ describe('GET /v1/models', () => {
     expect((await api.get('/v1/models/GV-3.1')).body).toMatchObject({ owned_by: 'T', platform_name: 'platform T' });
   });
 
-  test("an image model lists the WxH sizes it takes (the README's 1920x1080 on I4YG1 among them); a model without ratios none", async () => {
+  test('an image model lists the WxH sizes it takes (1920x1080 on I4YG1 among them); a model without ratios none', async () => {
     const i4 = (await api.get('/v1/models/I4YG1')).body;
     expect(i4.sizes).toEqual(['1024x1024', '512x512', '1792x1024', '1920x1080', '1024x1792', '1080x1920']);
     expect((await api.get('/v1/models/VendorY-3.0')).body.sizes).toEqual([]);

@@ -105,7 +105,7 @@ describe('per token', () => {
 
 describe('the estimate is an upper bound of what the platform bills (what a budget reserves)', () => {
   const seedance = record('video', 'vendor-video-1-0-pro-250528');
-  /** tokens_per_second as docs/operations.md §16 gives it: each resolution's largest frame. */
+  /** tokens_per_second as docs/reference/prices.md gives it: each resolution's largest frame. */
   const BOUND: ModelPrice = {
     currency: 'CNY',
     source: 'test',
