@@ -22,7 +22,7 @@ import {
   type ImageModel,
 } from './models';
 import { isHttpUrl, isObject } from '../json';
-import type { FieldReport } from './video';
+import type { FieldReport } from './validation';
 
 export interface ImageOutput {
   mediaType: 'image';

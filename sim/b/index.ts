@@ -9,7 +9,7 @@
  *   GET  /v2/tasks                  {isTruncated, marker, nextMarker?, data: MediaTaskBasicInfo[]}
  *   GET  /v2/callback, PUT /v2/callback   CallbackConfig; VIDEO_GENERATE_COMPLETE events POSTed when tasks end
  *
- * Every /v2 request is authenticated with bce-auth-v1 (AK/SK, ./bce-auth.ts). The API-key (Bearer bce-v3/…)
+ * Every /v2 request is authenticated with bce-auth-v1 (AK/SK, ./signing.ts). The API-key (Bearer bce-v3/…)
  * variants exist only on v3 paths ("v2接口依旧只支持AKSK鉴权" [OFF Mmmleact0]); the simulator serves the three the
  * page has evidence for: /v3/aigc/text_to_video [OFF table], /v3/aigc/image and /v3/tasks/{id} [3P]. It does not
  * serve /v3/aigc/image_to_video (not in the visible official table, and a 3P gateway refuses API keys for Veo
@@ -40,7 +40,7 @@ import { AccountFaults, readAccountFault } from '../account-faults';
 import { parseDirectives } from '../directives';
 import type { SimHost, SimOp, SimPlatformModule } from '../host';
 import type { SimJob } from '../jobs';
-import { verifyBceRequest } from './bce-auth';
+import { verifyBceRequest } from './signing';
 import {
   emptyCallbackConfig,
   renderCallbackConfig,
@@ -48,12 +48,12 @@ import {
   VIDEO_EVENT_SWITCH,
   watchCompletions,
   type CallbackConfig,
-} from './callbacks';
+} from './announcements';
 import { accountError, B_ACCOUNT_ERRORS, BError, malformed, notFound, renderBFault, sendError, sendJson, taskNotFound } from './errors';
 import { newTaskId } from './ids';
 import { imageInputType, imagePromptOf, validateImageCreate } from './image';
 import { bMeta, listTasks, queryable, renderTaskDetail, type BJobMeta } from './tasks';
-import { VIDEO_INPUT_TYPE, videoPromptOf, validateVideoCreate } from './video';
+import { VIDEO_INPUT_TYPE, videoPromptOf, validateVideoCreate } from './validation';
 import { taskInputKey, type VideoEndpoint } from './models';
 
 type ApiVersion = 'v2' | 'v3';
@@ -130,13 +130,13 @@ interface BState {
   echo: EchoMode;
   /**
    * What the documents leave open besides the echo (/_sim/b/behaviour): the video-generation event switch's name
-   * (callbacks.ts), and whether a task created through /v3 is read and listed through /v2 — the API-key page says
+   * (announcements.ts), and whether a task created through /v3 is read and listed through /v2 — the API-key page says
    * v3 requests equal v2's, not that their tasks are one list [OFF Mmmleact0]; default: they are.
    */
   behaviour: { videoEventSwitch: string; v3TasksOnV2: boolean; fieldNames: Record<string, Record<string, string>> };
 }
 
-/** `fieldNames`: TaskInput names no page documents (Kling, PixVerse, Hailuo), renamed per family by a test (video.ts). */
+/** `fieldNames`: TaskInput names no page documents (Kling, PixVerse, Hailuo), renamed per family by a test (validation.ts). */
 const DEFAULT_B_BEHAVIOUR: BState['behaviour'] = { videoEventSwitch: VIDEO_EVENT_SWITCH, v3TasksOnV2: true, fieldNames: {} };
 
 function fieldNamesOf(value: unknown): Record<string, Record<string, string>> {

@@ -4,14 +4,14 @@
  * dispatched on X-TC-Action; every answer is HTTP 200 with `{"Response":{…}}`.
  *
  * Order of checks for every action: injected faults (host.intercept: an overloaded front door answers before
- * it authenticates), X-TC-Version, Content-Type, the TC3-HMAC-SHA256 signature (tc3.ts), then the action's own
- * parameters (shape.ts, validation.ts) and logic (actions.ts). Completion events are events.ts's.
+ * it authenticates), X-TC-Version, Content-Type, the TC3-HMAC-SHA256 signature (signing.ts), then the action's own
+ * parameters (request-shape.ts, validation.ts) and logic (operations.ts). Completion events are announcements.ts's.
  *
  * Test controls of T's own (besides the core's /_sim endpoints and prompt directives):
  *   [sim:task-error=CODE]   the task fails with ErrCodeExt CODE (e.g. FailedOperation, the model backlog)
  *   [sim:reject=CODE]       the Create answers Error.Code CODE and creates nothing
  *   GET/POST /_sim/t/config {pullWaitMs?, confirmWindowMs?}   PullEvents' long-poll and confirm windows
- *   GET/POST /_sim/t/behaviour {listsAigcTasks?, sessionIdRepeatCode?, silentKlingVersions?}   what the documents leave open (actions.ts)
+ *   GET/POST /_sim/t/behaviour {listsAigcTasks?, sessionIdRepeatCode?, silentKlingVersions?}   what the documents leave open (operations.ts)
  *   POST /_sim/t/event-config {Mode?, NotificationUrl?, SubAppId?}   the SubAppId's events (the default account's
  *                           unless named) as another system configured them
  *   POST /_sim/t/account-faults {code, count?, op?, secret_id?}   the next `count` requests (default: all, until
@@ -42,15 +42,15 @@ import {
   modifyEventConfig,
   pullEvents,
   type TActionDeps,
-} from './actions';
+} from './operations';
 import { accountError, renderTFault, sendT, sendTError, T_ACCOUNT_ERRORS, TError } from './errors';
-import { DEFAULT_EVENT_SETTINGS, TEvents } from './events';
-import { parseTc3Authorization, verifyTc3 } from './tc3';
+import { DEFAULT_EVENT_SETTINGS, TEvents } from './announcements';
+import { parseTc3Authorization, verifyTc3 } from './signing';
 
-export { signTRequest, tc3Signature, tc3Authorization, parseTc3Authorization, verifyTc3 } from './tc3';
+export { signTRequest, tc3Signature, tc3Authorization, parseTc3Authorization, verifyTc3 } from './signing';
 export { T_IMAGE_MODELS, T_VIDEO_MODELS } from './models';
 export { validateImageCreate, validateVideoCreate } from './validation';
-export { md5Hex } from './events';
+export { md5Hex } from './announcements';
 
 export const T_API_VERSION = '2018-07-17';
 export const T_SERVICE = 'vod';
@@ -141,7 +141,7 @@ export function registerPlatformT(router: Router, host: SimHost): void {
       sendT(ctx, await action.run({ ...deps, subAppId: account.subAppId }, ctx));
     } catch (err) {
       if (!(err instanceof TError)) throw err;
-      // A SessionId repeat is counted in stats.T.dedupRefusals (actions.ts), not as an invalid request.
+      // A SessionId repeat is counted in stats.T.dedupRefusals (operations.ts), not as an invalid request.
       if (!err.dedupRefusal) stats.rejected++;
       sendTError(ctx, err.code, err.message);
     }
@@ -159,7 +159,7 @@ export function registerPlatformT(router: Router, host: SimHost): void {
     events.settings.confirmWindowMs = num(b.confirmWindowMs) ?? DEFAULT_EVENT_SETTINGS.confirmWindowMs;
     ctx.body = events.settings;
   });
-  /** Body: {listsAigcTasks?, sessionIdRepeatCode?, silentKlingVersions?} (actions.ts TBehaviour); `{}` restores the defaults. */
+  /** Body: {listsAigcTasks?, sessionIdRepeatCode?, silentKlingVersions?} (operations.ts TBehaviour); `{}` restores the defaults. */
   router.get('/_sim/t/behaviour', (ctx) => {
     ctx.body = deps.behaviour;
   });

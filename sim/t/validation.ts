@@ -1,6 +1,6 @@
 /**
  * Validation of CreateAigcVideoTask / CreateAigcImageTask bodies, strict as the platform: the request shape
- * (shape.ts: unknown parameters, JSON types), then every value against the SDK's documented enumerations and the
+ * (request-shape.ts: unknown parameters, JSON types), then every value against the SDK's documented enumerations and the
  * per-model tables (models.ts). Throws TError; returns what the simulator needs to create and describe the task.
  */
 import { invalidValue, missingParameter, TError } from './errors';
@@ -15,7 +15,7 @@ import {
   type TImageModel,
   type TVideoModel,
 } from './models';
-import { checkShape, CREATE_IMAGE, CREATE_VIDEO } from './shape';
+import { checkShape, CREATE_IMAGE, CREATE_VIDEO } from './request-shape';
 import { isHttpUrl } from '../json';
 
 /** "最长 50 个字符" (SessionId) and "最长 1000 个字符" (SessionContext), on every Create action. */
@@ -174,7 +174,7 @@ const REFERENCE_TYPES: Record<string, readonly string[]> = {
 
 /**
  * `silentKlingVersions`: the Kling versions taken to refuse AudioGeneration `Enabled` (/_sim/t/behaviour; the SDK's
- * list names "Kling" without a version, so whether each version takes it is open: actions.ts TBehaviour).
+ * list names "Kling" without a version, so whether each version takes it is open: operations.ts TBehaviour).
  */
 export function validateVideoCreate(raw: unknown, subAppId: number, silentKlingVersions: readonly string[] = []): TCreatePlan {
   const body = checkShape(raw, CREATE_VIDEO);

@@ -41,7 +41,7 @@ import { isSimVApiKey, SIM_ACCOUNTS } from '../accounts';
 import { parseDirectives } from '../directives';
 import type { FaultStatus, SimHost, SimOp, SimPlatformModule } from '../host';
 import type { SimJob } from '../jobs';
-import { VCallbacks } from './callbacks';
+import { VCallbacks } from './announcements';
 import { ACCOUNT_ERRORS, accountError, invalidParameter, renderVFault, sendVError, VError } from './errors';
 import { findVModel, vModelsWith, type VMode, type VModelFacts } from './models';
 import { metaFromPlan, taskObject, visible, vMeta, vStatus, V_STATUSES, type VStatus } from './tasks';

@@ -27,7 +27,7 @@ import type { CallbackRequest } from '../callbacks';
 import type { SimHost } from '../host';
 import type { SimJob, SimState } from '../jobs';
 import { inappropriate } from './errors';
-import { bceTimestamp } from './bce-auth';
+import { bceTimestamp } from './signing';
 import { newEventId } from './ids';
 import { bMeta, taskStatus, videoGenerateTaskInfo } from './tasks';
 import { isHttpUrl, isObject } from '../json';

@@ -1,5 +1,5 @@
 /**
- * sim/t/actions.ts, over real HTTP: SessionId dedup, the task list (DescribeTasks), and injected faults.
+ * sim/t/operations.ts, over real HTTP: SessionId dedup, the task list (DescribeTasks), and injected faults.
  */
 import { detail, errCode, finished, sim, stats, SUB, t, tRaw, useTSimulator, video } from '../../../support/sim/t';
 

@@ -1,5 +1,5 @@
 /**
- * sim/b/callbacks.ts, over real HTTP: the account-level callback configuration and the signed
+ * sim/b/announcements.ts, over real HTTP: the account-level callback configuration and the signed
  * VIDEO_GENERATE_COMPLETE events, with their faults.
  */
 import { createHmac } from 'node:crypto';

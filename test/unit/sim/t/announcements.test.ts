@@ -1,5 +1,5 @@
 /**
- * sim/t/events.ts, over real HTTP: event notification, PUSH signed with MD5(SignKey + T) and PULL with
+ * sim/t/announcements.ts, over real HTTP: event notification, PUSH signed with MD5(SignKey + T) and PULL with
  * PullEvents/ConfirmEvents, and the callback faults.
  */
 import { md5Hex } from '../../../../sim/t';

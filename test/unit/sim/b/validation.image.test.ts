@@ -1,5 +1,5 @@
 /**
- * sim/b/image.ts, over real HTTP: the OpenAI-compatible image create, checked per model.
+ * sim/b/validation.ts (image creates), over real HTTP: the OpenAI-compatible image create, checked per model.
  */
 import { call, sim_, imageBody, finished, useBSimulator } from '../../../support/sim/b';
 

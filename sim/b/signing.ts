@@ -1,6 +1,6 @@
 /**
  * bce-auth-v1, Baidu AI Cloud's AK/SK request signature, as the platform page §1.2 describes it (sources: the
- * official "生成认证字符串" / "签名流程" pages; test vectors reproduced in test/unit/sim/b/bce-auth.test.ts):
+ * official "生成认证字符串" / "签名流程" pages; test vectors reproduced in test/unit/sim/b/signing.test.ts):
  *
  *   authStringPrefix = "bce-auth-v1/{AK}/{timestamp}/{expirationPeriodInSeconds}"
  *   signingKey       = HMAC-SHA256-HEX(SK, authStringPrefix)

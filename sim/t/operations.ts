@@ -7,7 +7,7 @@ import { parseDirectives } from '../directives';
 import type { SimHost } from '../host';
 import type { SimJob } from '../jobs';
 import { invalidValue, missingParameter, TError } from './errors';
-import type { TEvents } from './events';
+import type { TEvents } from './announcements';
 import {
   checkShape,
   CONFIRM_EVENTS,
@@ -16,7 +16,7 @@ import {
   DESCRIBE_TASKS,
   MODIFY_EVENT_CONFIG,
   PULL_EVENTS,
-} from './shape';
+} from './request-shape';
 import { metaFromPlan, taskDetail, taskSimpleInfo, times, TOP_STATUS, tMeta } from './tasks';
 import { checkSubAppId, validateImageCreate, validateVideoCreate } from './validation';
 

@@ -1,9 +1,9 @@
 /**
- * sim/b/bce-auth.ts, the simulator's own bce-auth-v1: Baidu's published vectors and the official SDK's auth.js as
+ * sim/b/signing.ts, the simulator's own bce-auth-v1: Baidu's published vectors and the official SDK's auth.js as
  * independent oracles, then authentication over real HTTP (every way a signature can be wrong, and B's errors).
  */
 import { SIM_ACCOUNTS } from '../../../../sim/accounts';
-import { bceSign, bceTimestamp, canonicalQueryString, parseBceAuthorization } from '../../../../sim/b/bce-auth';
+import { bceSign, bceTimestamp, canonicalQueryString, parseBceAuthorization } from '../../../../sim/b/signing';
 import { SdkAuth } from '../../../support/official-sdks';
 import { AK, SK, type Res, raw, type CallOptions, call, sim_, t2v, IMG, imageBody, simPort, useBSimulator } from '../../../support/sim/b';
 

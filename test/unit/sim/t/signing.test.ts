@@ -1,5 +1,5 @@
 /**
- * sim/t/tc3.ts, the simulator's own TC3-HMAC-SHA256: the published worked example, the official SDK's signer as an
+ * sim/t/signing.ts, the simulator's own TC3-HMAC-SHA256: the published worked example, the official SDK's signer as an
  * independent oracle, and the signed headers a client sends.
  */
 import { tc3Authorization, tc3Signature } from '../../../../sim/t';
@@ -8,7 +8,7 @@ import { useTSimulator } from '../../../support/sim/t';
 
 useTSimulator();
 
-describe('TC3-HMAC-SHA256 (sim/t/tc3.ts)', () => {
+describe('TC3-HMAC-SHA256 (sim/t/signing.ts)', () => {
   test('reproduces the published worked example byte for byte', () => {
     const parts = tc3Signature({
       secretKey: 'Gu5t9xGARNpq86cd98joQYCN3EXAMPLE',

@@ -1,5 +1,5 @@
 /**
- * sim/v/callbacks.ts, over real HTTP: per-task callbacks on every status change, and their faults.
+ * sim/v/announcements.ts, over real HTTP: per-task callbacks on every status change, and their faults.
  */
 import { sim, TASKS, call, create, text, M, receiver, useVSimulator } from '../../../support/sim/v';
 import { waitFor } from '../../../support/wait-for';

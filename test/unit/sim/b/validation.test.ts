@@ -1,5 +1,5 @@
 /**
- * sim/b/video.ts, over real HTTP: text-to-video and image-to-video creates checked per model as the shared page
+ * sim/b/validation.ts, over real HTTP: text-to-video and image-to-video creates checked per model as the shared page
  * documents them, nothing ignored silently.
  */
 import { call, sim_, t2v, createT2V, createI2V, IMG, finished, useBSimulator } from '../../../support/sim/b';

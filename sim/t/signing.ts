@@ -2,7 +2,7 @@
  * TC3-HMAC-SHA256, platform T's request signature, written for the simulator from Tencent Cloud's API 3.0
  * signature documentation (cloud.tencent.com/document/api/266/31767, summarised in upstreams.md "TC3-HMAC-SHA256
  * signing"). It is deliberately the simulator's own implementation: the gateway signs with its own code, and the
- * two only have to agree on the published algorithm (test/unit/sim/t/tc3.test.ts checks this one against the
+ * two only have to agree on the published algorithm (test/unit/sim/t/signing.test.ts checks this one against the
  * published worked example and against the official SDK's signer).
  *
  * The algorithm, in short:
