@@ -4,7 +4,7 @@
  * other), no import cycles between the gateway's modules (type-only imports included: a cycle of types is still
  * two files that cannot be understood apart), and the simulator independent of the gateway.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { tsFiles } from '../support/source-files';
 
@@ -72,48 +72,82 @@ function findCycles(): string[][] {
 }
 
 /**
- * Every platform folder has the same skeleton: one role, one file name, in every folder, so a fourth platform
- * starts as a copy of a folder whose files are named like the others (README, "Adding a platform").
+ * Every platform has the same skeleton, one role per file name in each of its folders (platforms/<x>/, sim/<x>/),
+ * so a new platform starts as a copy of a folder whose files are named like the others. The list is data
+ * (scripts/platform-skeleton.json), read here and by the guide to adding a platform.
  */
-export const PLATFORM_ROLES = {
-  'index.ts': 'the PlatformDefinition the registry lists',
-  'config.ts': "the platform's configuration slice (public and worker variables)",
-  'models.ts': "the platform's model records",
-  'request-fields.ts': 'request fields only this platform carries',
-  'rules.ts': "the platform's request rules",
-  'adapter.ts': 'the PlatformAdapter: signs and sends submit, poll, cancel',
-  'request-body.ts': 'a validated request → the create call (pure)',
-  'replies.ts': "the platform's answers read: statuses, results, classified errors (pure)",
-  'lost-answer.ts': 'finding the job a create whose answer was lost made',
-  'announcements.ts': "the platform's announcements (callbacks or pulled events) → hints",
-  'wire-types.ts': 'the wire shapes (from the official SDK where one exists)',
-  'unconfirmed.ts': "the platform's facts no public source confirms, each with its override",
-} as const;
-/** Roles only some platforms have; where present, they carry this name. */
-export const OPTIONAL_PLATFORM_ROLES = {
-  'signing.ts': 'request signatures (T TC3, B bce-auth-v1; V sends a bearer key)',
-  'doc-sections.ts': "parts of docs/api.md rendered from the platform's data",
-  'job-claims.ts': 'which submit owns which job, where the platform has no dedup key',
-  'video-inputs.ts': 'which endpoint and images a video request carries, where the platform splits endpoints by input',
-  'model-spec.ts': 'the shape of model facts the platform tags with evidence',
-  'models-file.ts': "the operator's models-file override",
-  'prices.ts': "what the platform charges per model, with each price's currency and source (null where none is public)",
-} as const;
+interface FolderSkeleton {
+  required: Record<string, string>;
+  optional: Record<string, string>;
+}
+interface PlatformSkeleton {
+  folders: Record<string, FolderSkeleton>;
+  tests: Record<string, string>;
+  registries: Record<string, string>;
+}
+const SKELETON = JSON.parse(readFileSync(join(ROOT, 'scripts', 'platform-skeleton.json'), 'utf8')) as PlatformSkeleton;
 
+/** The platforms' folder names (their ids in lower case): the folders under platforms/. */
 function platformFolders(): string[] {
   return readdirSync(join(ROOT, 'platforms')).filter((name) => statSync(join(ROOT, 'platforms', name)).isDirectory());
 }
 
+/** Each platform with each of its folders' skeletons, for test.each. */
+const PLATFORM_FOLDERS: [string, string, FolderSkeleton][] = platformFolders().flatMap((x) =>
+  Object.entries(SKELETON.folders).map(([pattern, skeleton]): [string, string, FolderSkeleton] => [x, pattern.replace('<x>', x), skeleton]),
+);
+
+/** The files of a skeleton folder's roles present in `dir`, and those outside its roles. */
+function againstSkeleton(dir: string, skeleton: FolderSkeleton): { missing: string[]; outside: string[] } {
+  const names = existsSync(join(ROOT, dir)) ? readdirSync(join(ROOT, dir)).filter((n) => /\.tsx?$/.test(n)) : [];
+  return {
+    missing: Object.keys(skeleton.required).filter((role) => !names.includes(role)),
+    outside: names.filter((n) => !(n in skeleton.required) && !(n in skeleton.optional)),
+  };
+}
+
 describe('architecture', () => {
-  test.each(platformFolders())('platforms/%s/ has the shared skeleton: every role, and no file outside the roles', (folder) => {
-    const names = readdirSync(join(ROOT, 'platforms', folder)).filter((n) => n.endsWith('.ts'));
-    expect(Object.keys(PLATFORM_ROLES).filter((role) => !names.includes(role))).toEqual([]);
-    expect(names.filter((n) => !(n in PLATFORM_ROLES) && !(n in OPTIONAL_PLATFORM_ROLES))).toEqual([]);
+  test.each(PLATFORM_FOLDERS)(
+    'platform %s: %s/ has the skeleton: every required role, and no file outside the roles',
+    (_x, dir, skeleton) => {
+      expect(againstSkeleton(dir, skeleton)).toEqual({ missing: [], outside: [] });
+    },
+  );
+
+  test('the skeleton check fails on a folder that lacks a role or has a file outside them', () => {
+    const skeleton = { required: { 'index.ts': '', 'absent.ts': '' }, optional: { 'errors.ts': '' } };
+    const { missing, outside } = againstSkeleton('sim/t', skeleton);
+    expect(missing).toEqual(['absent.ts']);
+    expect(outside).toContain('operations.ts');
+    expect(outside).not.toContain('errors.ts');
   });
 
-  test('the README names every role of the skeleton', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    expect(Object.keys(PLATFORM_ROLES).filter((role) => !readme.includes(`\`${role}\``))).toEqual([]);
+  test.each(platformFolders())("platform %s has every file of its tests' skeleton", (x) => {
+    const paths = Object.keys(SKELETON.tests).map((pattern) => pattern.replace('<x>', x));
+    expect(paths.filter((path) => !existsSync(join(ROOT, path)))).toEqual([]);
+  });
+
+  test.each(Object.keys(SKELETON.registries))('the registry %s names every platform', (registry) => {
+    const text = readFileSync(join(ROOT, registry), 'utf8');
+    const names = (x: string) =>
+      new RegExp(`\\./${x}'|'${x.toUpperCase()}'|\\b${x.toUpperCase()}:|PLATFORM_${x.toUpperCase()}_`).test(text);
+    expect(platformFolders().filter((x) => !names(x))).toEqual([]);
+  });
+
+  test('the guide to adding a platform names every file of the skeleton: the Markdown page that points at the list', () => {
+    const pages = ['README.md', ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).map((f) => join('docs', f))]
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => ({ f, text: readFileSync(join(ROOT, f), 'utf8') }))
+      .filter(({ text }) => text.includes('scripts/platform-skeleton.json'));
+    expect(pages.map(({ f }) => f)).not.toEqual([]);
+    const files = [
+      ...Object.values(SKELETON.folders).flatMap((s) => [...Object.keys(s.required), ...Object.keys(s.optional)]),
+      // The guide writes a new platform's folder as `x`.
+      ...Object.keys(SKELETON.tests).map((path) => path.replace('<x>', 'x')),
+      ...Object.keys(SKELETON.registries),
+    ];
+    for (const { f, text } of pages)
+      expect({ page: f, unnamed: [...new Set(files)].filter((n) => !text.includes(`\`${n}\``)) }).toEqual({ page: f, unnamed: [] });
   });
 
   test('the graph is real: the registry imports every platform folder', () => {
