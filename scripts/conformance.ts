@@ -26,7 +26,7 @@ import { createHttpClient } from '../platforms/http';
 import type { PlatformDefinition, WorkerAccount, WorkerPlatform } from '../platforms/platform';
 import { micros } from '../pricing/price';
 import { TaskPricing } from '../pricing/price-table';
-import { B_ASSUMPTIONS } from './conformance/b';
+import { B_ASSUMPTIONS } from '../platforms/b/conformance';
 import {
   exitCode,
   factsOf,
@@ -40,12 +40,12 @@ import {
   type Report,
   type ReportRow,
   type SpendLimit,
-} from './conformance/framework';
-import { T_ASSUMPTIONS } from './conformance/t';
-import { V_ASSUMPTIONS } from './conformance/v';
+} from '../platforms/conformance';
+import { T_ASSUMPTIONS } from '../platforms/t/conformance';
+import { V_ASSUMPTIONS } from '../platforms/v/conformance';
 import { loadTaskPricing } from '../tasks/billing';
 
-/** The checks per platform; a platform without an entry has nothing to check yet. */
+/** The checks per platform, each from its folder's conformance.ts; a platform without an entry has nothing to check yet. */
 export const ASSUMPTIONS: Readonly<Record<string, readonly Assumption[]>> = { T: T_ASSUMPTIONS, V: V_ASSUMPTIONS, B: B_ASSUMPTIONS };
 
 export interface ConformanceOptions {

@@ -88,7 +88,7 @@ function bSender(settings: PlatformBSettings, { http, now = Date.now }: AdapterD
 }
 
 /**
- * Read-only account calls beyond the worker's needs, for the conformance run (scripts/conformance/b.ts): the
+ * Read-only account calls beyond the worker's needs, for the conformance run (platforms/b/conformance.ts): the
  * adapter B's worker builds carries them too, so the run reads the account with the worker's own signing.
  */
 export interface BAccountReads {

@@ -1,7 +1,7 @@
 /**
  * Platform V's protocol facts no public source confirms (issue 19 A.6; upstreams.md "Facts no public source
  * confirms"). The model facts (2.0's first/last frame and references) are on their records (models.ts); the
- * conformance run (scripts/conformance/v.ts) checks each by the same id.
+ * conformance run (platforms/v/conformance.ts) checks each by the same id.
  */
 import type { UnconfirmedFact } from '../../core/catalogue';
 

@@ -9,11 +9,11 @@
  * stay for a person to judge from the video (the table says so).
  */
 import type { ModelRecord } from '../../core/catalogue';
-import type { BAccountReads } from '../../platforms/b/adapter';
-import { bCallbacksEnv } from '../../platforms/b/announcements';
-import { echoedRequests, echoMatches, sameRequest } from '../../platforms/b/lost-answer';
+import type { BAccountReads } from './adapter';
+import { bCallbacksEnv } from './announcements';
+import { echoedRequests, echoMatches, sameRequest } from './lost-answer';
 import { parseEnv } from '../../core/config';
-import { UpstreamError } from '../../platforms/upstream-error';
+import { UpstreamError } from '../upstream-error';
 import {
   cannotCheck,
   describeRefusal,
@@ -28,7 +28,7 @@ import {
   type Assumption,
   type CheckResult,
   type ConformanceContext,
-} from './framework';
+} from '../conformance';
 
 const callbackSwitch: Assumption = {
   id: 'b.callback-switch',

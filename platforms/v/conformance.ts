@@ -6,7 +6,7 @@
  * gateway refuses today, validated against a copy of the record that allows it, so only the platform decides.
  */
 import type { Capability, ModelRecord } from '../../core/catalogue';
-import { isEndpointId } from '../../platforms/v/lost-answer';
+import { isEndpointId } from './lost-answer';
 import {
   cannotCheck,
   describeRefusal,
@@ -21,7 +21,7 @@ import {
   type Assumption,
   type CheckResult,
   type ConformanceContext,
-} from './framework';
+} from '../conformance';
 
 const endpointListedModel: Assumption = {
   id: 'v.endpoint-listed-model',

@@ -9,14 +9,14 @@
  * a job whose price is not known unless `--allow-unpriced` says to make it anyway (counted by `--max-jobs`).
  */
 import { randomUUID } from 'node:crypto';
-import { Catalogue, type DurationRule, type ModelRecord, type UnconfirmedFact } from '../../core/catalogue';
-import type { GenerationRequest, Kind } from '../../core/task';
-import { decimalOf, micros, type Currency, type Micros } from '../../pricing/price';
-import type { TaskPricing } from '../../pricing/price-table';
-import type { HttpClient, HttpResponse } from '../../platforms/http';
-import type { PlatformAdapter, PlatformDefinition, ReconcileContext } from '../../platforms/platform';
-import { UpstreamError } from '../../platforms/upstream-error';
-import { validateGeneration } from '../../platforms/validation';
+import { Catalogue, type DurationRule, type ModelRecord, type UnconfirmedFact } from '../core/catalogue';
+import type { GenerationRequest, Kind } from '../core/task';
+import { decimalOf, micros, type Currency, type Micros } from '../pricing/price';
+import type { TaskPricing } from '../pricing/price-table';
+import type { HttpClient, HttpResponse } from './http';
+import type { PlatformAdapter, PlatformDefinition, ReconcileContext } from './platform';
+import { UpstreamError } from './upstream-error';
+import { validateGeneration } from './validation';
 
 export type Outcome = 'held' | 'did not hold' | 'could not check';
 

@@ -2,8 +2,7 @@
  * Platform T's assumptions (platforms/t/unconfirmed.ts, models.ts), checked through the T adapter the worker uses.
  * The cheapest job is one Hunyuan 3.0 image (VendorY-3.0, T's default size); Kling's sound takes a 5 s 720P video.
  */
-import { buildCatalogue } from '../../platforms';
-import type { TModelRecord } from '../../platforms/t/models';
+import type { TModelRecord } from './models';
 import {
   cannotCheck,
   describeRefusal,
@@ -18,7 +17,7 @@ import {
   type Assumption,
   type ConformanceContext,
   type Exchange,
-} from './framework';
+} from '../conformance';
 
 const AIGC_TYPES = new Set(['AigcVideoTask', 'AigcImageTask']);
 const DESCRIBE_WINDOW_MS = 71 * 3600_000;
@@ -100,7 +99,8 @@ function klingSound(version: '2.1' | '2.5'): Assumption {
     id: `t.kling-${version}-sound`,
     spends: true,
     async check(ctx) {
-      const defaults = buildCatalogue().entries.filter((r) => r.platform === 'T') as TModelRecord[];
+      // The code's records: the platform's models without the deployment's models file.
+      const defaults = ctx.platform.models({}) as TModelRecord[];
       const own = recordOf(ctx, 'video', `VendorK-${version}`);
       if (!own) return cannotCheck(`VendorK-${version} is withdrawn by the models file`);
       // The deployment's upstream names, with the code's capabilities: the check asks T, not our records.
