@@ -102,4 +102,9 @@ function renderBodyError(ctx: Context, err: unknown, host: SimHost): boolean {
   return true;
 }
 
-export const platformB: SimPlatformModule = { platform: 'B', register, renderBodyError };
+export const platformB: SimPlatformModule = {
+  platform: 'B',
+  register,
+  renderBodyError,
+  recordedHeaders: ['x-bce-date', 'x-bce-request-id'],
+};

@@ -159,4 +159,8 @@ export function registerPlatformT(router: Router, host: SimHost): void {
   registerTControls(router, host, { events, behaviour: deps.behaviour, accountFaults, subAppId: deps.subAppId });
 }
 
-export const platformT: SimPlatformModule = { platform: 'T', register: registerPlatformT };
+export const platformT: SimPlatformModule = {
+  platform: 'T',
+  register: registerPlatformT,
+  recordedHeaders: ['x-tc-action', 'x-tc-version', 'x-tc-timestamp', 'x-tc-region'],
+};

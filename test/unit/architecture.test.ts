@@ -4,8 +4,10 @@
  * other), no import cycles between the gateway's modules (type-only imports included: a cycle of types is still
  * two files that cannot be understood apart), and the simulator independent of the gateway.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { tsFiles } from '../support/source-files';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -104,6 +106,89 @@ function againstSkeleton(dir: string, skeleton: FolderSkeleton): { missing: stri
     missing: Object.keys(skeleton.required).filter((role) => !names.includes(role)),
     outside: names.filter((n) => !(n in skeleton.required) && !(n in skeleton.optional)),
   };
+}
+
+/**
+ * Each platform's distinctive wire names: its API's actions, fields, headers and paths that no other platform and
+ * not the gateway's own API uses (names the gateway's API shares with a platform, e.g. V's `service_tier`, are the
+ * gateway's too and not listed). In the code of the gateway, the simulator, the scripts and the benches they appear
+ * only inside the platform's own folders (platforms/<x>/, sim/<x>/): anything else reaches the platform through its
+ * folder's exports. Tests are left out on purpose: a test is a witness of the wire (it asserts what the simulated
+ * platform received or sends a platform's callback as the platform would), so the names it asserts are written
+ * out where it asserts them. Code means identifiers, strings, templates and regular expressions; comments may name
+ * a platform's fields to explain.
+ */
+export const WIRE_NAMES: Readonly<Record<string, readonly RegExp[]>> = {
+  t: [
+    /SubAppId/,
+    /SessionId/,
+    /SessionContext/,
+    /CreateAigc(Video|Image)Task/,
+    /DescribeTaskDetail/,
+    /DescribeTasks/,
+    /PullEvents/,
+    /ConfirmEvents/,
+    /(Modify|Describe)EventConfig/,
+    /Aigc(Video|Image)Task/,
+    /ErrCodeExt/,
+    /ModelName/,
+    /ModelVersion/,
+    /TC3-HMAC-SHA256/,
+    /x-tc-/i,
+  ],
+  b: [
+    // A model's TaskInput key, written out (`modelK21TaskInput`) or built (`model${code}TaskInput`).
+    /model[A-Z0-9]+TaskInput|^\}TaskInput`/,
+    /bce-auth-v1/,
+    /x-bce-/i,
+    /\/v2\/aigc\//,
+    /VIDEO_GENERATE_COMPLETE/,
+    /videoGenerateTaskInfo/,
+    /videoGenerateCompleteEvent/,
+    /mediaBasicInfos/,
+  ],
+  v: [/\/contents\/generations/, /callback_url/],
+};
+
+/** The code of a file without its comments: identifiers, string and template literals, regular expressions, JSX text. */
+function codeTokens(file: string): { line: number; text: string }[] {
+  const source = ts.createSourceFile(
+    file,
+    readFileSync(file, 'utf8'),
+    ts.ScriptTarget.Latest,
+    true,
+    file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
+  const tokens: { line: number; text: string }[] = [];
+  const visit = (node: ts.Node) => {
+    if (
+      ts.isIdentifier(node) ||
+      ts.isStringLiteralLike(node) ||
+      ts.isTemplateLiteralToken(node) ||
+      ts.isRegularExpressionLiteral(node) ||
+      ts.isJsxText(node)
+    )
+      tokens.push({ line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1, text: node.getText(source) });
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return tokens;
+}
+
+/** Whether `file` (relative to the root) lies in one of platform `x`'s own folders. */
+function ownedBy(file: string, x: string): boolean {
+  return file.startsWith(`platforms/${x}/`) || file.startsWith(`sim/${x}/`);
+}
+
+/** Every use of a platform's wire names in code outside its folders: `file:line name`. */
+function wireNamesOutside(files: readonly string[], root = ROOT): string[] {
+  return files.flatMap((file) =>
+    codeTokens(join(root, file)).flatMap(({ line, text }) =>
+      Object.entries(WIRE_NAMES).flatMap(([x, names]) =>
+        ownedBy(file, x) ? [] : names.filter((n) => n.test(text)).map((n) => `${file}:${line} ${x.toUpperCase()} ${n.source}`),
+      ),
+    ),
+  );
 }
 
 describe('architecture', () => {
@@ -212,5 +297,30 @@ describe('architecture', () => {
           .map((dep) => `${relative(ROOT, f)} → ${relative(ROOT, dep)}`),
       );
     expect(leaks).toEqual([]);
+  });
+  test("a platform's wire names appear in code only in its own folders and tests", () => {
+    const sources = [...SOURCE_DIRS, 'bench']
+      .flatMap((d) => readdirSync(join(ROOT, d), { recursive: true, encoding: 'utf8' }).map((f) => join(d, f)))
+      .filter((f) => /\.tsx?$/.test(f));
+    expect(sources.length).toBeGreaterThan(250);
+    expect(wireNamesOutside(sources)).toEqual([]);
+  });
+
+  test('the wire-name check sees code, not comments, and knows whose folders are whose', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wire-names-'));
+    mkdirSync(join(dir, 'api'));
+    writeFileSync(join(dir, 'api', 'x.ts'), "// DescribeTasks, in a comment\nexport const a = { SubAppId: 1, path: `/v2/aigc/${'x'}` };\n");
+    expect(wireNamesOutside(['api/x.ts'], dir)).toEqual(['api/x.ts:2 T SubAppId', 'api/x.ts:2 B \\/v2\\/aigc\\/']);
+    expect(ownedBy('sim/t/index.ts', 't')).toBe(true);
+    expect(ownedBy('platforms/b/adapter.ts', 'b')).toBe(true);
+    expect(ownedBy('platforms/b/adapter.ts', 't')).toBe(false);
+    expect(ownedBy('platforms/bx.ts', 'b')).toBe(false);
+    expect(ownedBy('platforms/default-routes.ts', 't')).toBe(false);
+  });
+
+  test.each(Object.keys(WIRE_NAMES))("every wire name listed for %s is one: its own folders' code uses it", (x) => {
+    const own = [`platforms/${x}`, `sim/${x}`].flatMap((d) => tsFiles(join(ROOT, d)));
+    const tokens = own.flatMap((f) => codeTokens(f).map((t) => t.text));
+    expect(WIRE_NAMES[x]!.filter((n) => !tokens.some((t) => n.test(t))).map((n) => n.source)).toEqual([]);
   });
 });
