@@ -64,7 +64,6 @@ const OVER_THE_BOUND: Readonly<Record<string, number>> = {
   'sim/b/validation.ts validateVideoCreate': 97,
   'sim/t/validation.ts validateImageCreate': 61,
   'sim/t/validation.ts validateVideoCreate': 119,
-  'sim/v/validation.ts validateVCreate': 240,
   'test/e2e/events.test.ts (callback of test)': 67,
   'test/e2e/ledger.test.ts (callback of test)': 65,
   'test/e2e/openai-videos.test.ts (callback of test)': 61,
