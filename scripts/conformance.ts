@@ -17,7 +17,7 @@
  *
  * Exit code: 0 every assumption held; 1 one did not hold; 2 some could not be checked (none failed); 3 the run
  * was refused (bad arguments, no credentials). Never run by CI against a real platform: its tests run it against
- * the simulator (test/unit/conformance.test.ts). `--simulator <url>` runs against a simulator explicitly (tests,
+ * the simulator (test/unit/scripts/conformance.test.ts). `--simulator <url>` runs against a simulator explicitly (tests,
  * demos): the platform's worker variables (credentials, endpoint) are then ignored, so no real account is touched.
  */
 import type { ModelRecord } from '../core/catalogue';

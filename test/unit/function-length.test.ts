@@ -76,7 +76,7 @@ const OVER_THE_BOUND: Readonly<Record<string, number>> = {
   'test/system/npm-start-root.test.ts (callback of )': 81,
   'test/system/npm-start.test.ts (callback of test)': 144,
   'test/system/topology.test.ts (callback of test)': 206,
-  'test/unit/results-copy.test.ts route': 73,
+  'test/unit/results/copy.test.ts route': 73,
   'test/unit/sim/b/tasks.test.ts (callback of test)': 62,
   'workflows/generation.ts runGeneration': 118,
 };
