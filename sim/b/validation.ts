@@ -163,15 +163,8 @@ function checkRule<T extends string | number>(
   }
 }
 
-/**
- * `renamed`: field names a test gives a family instead of the table's (`{"kling": {"duration": "durationSeconds"}}`,
- * by the table's name): what a real account would show if a guessed name were wrong (/_sim/b/behaviour fieldNames).
- */
-export function validateVideoCreate(
-  endpoint: VideoEndpoint,
-  body: unknown,
-  renamed: Readonly<Record<string, Readonly<Record<string, string>>>> = {},
-): VideoCreate {
+/** The body's model and its TaskInput, each field classified against the family's table for this endpoint. */
+function readTaskInput(endpoint: VideoEndpoint, body: unknown, renamed: Readonly<Record<string, Readonly<Record<string, string>>>>) {
   if (!isObject(body)) throw inappropriate('The request body must be a JSON object');
   if (body.model === undefined) throw inappropriate('model is required');
   if (typeof body.model !== 'string') throw inappropriate('model must be a string');
@@ -211,6 +204,43 @@ export function validateVideoCreate(
     byRole.set(spec.role, { spec, value: parsed });
     fields.recognised.push(path);
   }
+  return { model, limits, key, fields, specs, byRole };
+}
+
+/** The output's resolution, ratio and size, and the defaults taken for settings absent (or misnamed) from the TaskInput. */
+function outputDefaults(
+  model: VideoModel,
+  specs: readonly FieldSpec[],
+  byRole: Map<FieldRole, Parsed>,
+  given: { resolution?: string; aspectRatio?: string; kling?: string },
+) {
+  const { resolution, aspectRatio, kling } = given;
+  const res = resolution ?? (kling ? (kling === 'pro' ? '1080p' : '720p') : model.resolution.default);
+  const ar = aspectRatio ?? model.aspectRatio.default;
+  const px = videoPixels(res, ar);
+  const defaults: Record<string, unknown> = {};
+  const nameFor = (role: FieldRole) => specs.find((s) => s.role === role)?.name;
+  for (const [role, value] of [
+    ['duration', model.duration.default],
+    ['resolution', res],
+    ['aspectRatio', ar],
+  ] as const) {
+    const name = nameFor(role);
+    if (name && !byRole.has(role)) defaults[name] = value;
+  }
+  return { res, ar, px, defaults };
+}
+
+/**
+ * `renamed`: field names a test gives a family instead of the table's (`{"kling": {"duration": "durationSeconds"}}`,
+ * by the table's name): what a real account would show if a guessed name were wrong (/_sim/b/behaviour fieldNames).
+ */
+export function validateVideoCreate(
+  endpoint: VideoEndpoint,
+  body: unknown,
+  renamed: Readonly<Record<string, Readonly<Record<string, string>>>> = {},
+): VideoCreate {
+  const { model, limits, key, fields, specs, byRole } = readTaskInput(endpoint, body, renamed);
   const get = <T>(role: FieldRole) => byRole.get(role)?.value as T | undefined;
   const pathOf = (role: FieldRole) => `${key}.${byRole.get(role)?.spec.name ?? role}`;
 
@@ -233,20 +263,7 @@ export function validateVideoCreate(
   const mode = imageMode(model, endpoint, byRole, key);
 
   // The output follows what was recognised; absent (or misnamed) settings take the model's defaults.
-  const kling = get<string>('mode');
-  const res = resolution ?? (kling ? (kling === 'pro' ? '1080p' : '720p') : model.resolution.default);
-  const ar = aspectRatio ?? model.aspectRatio.default;
-  const px = videoPixels(res, ar);
-  const defaults: Record<string, unknown> = {};
-  const nameFor = (role: FieldRole) => specs.find((s) => s.role === role)?.name;
-  for (const [role, value] of [
-    ['duration', model.duration.default],
-    ['resolution', res],
-    ['aspectRatio', ar],
-  ] as const) {
-    const name = nameFor(role);
-    if (name && !byRole.has(role)) defaults[name] = value;
-  }
+  const { res, ar, px, defaults } = outputDefaults(model, specs, byRole, { resolution, aspectRatio, kling: get<string>('mode') });
   return {
     model,
     prompt,
@@ -336,26 +353,9 @@ export function imagePromptOf(body: unknown): string {
     .join('\n');
 }
 
-export function validateImageCreate(body: unknown): ImageCreate {
-  if (!isObject(body)) throw inappropriate('The request body must be a JSON object');
-  const fields: FieldReport = { recognised: [], ignored: [] };
-  const known = new Set(IMAGE_FIELDS.map((f) => f.name));
-  for (const [k, v] of Object.entries(body)) {
-    if (known.has(k) && v !== null) fields.recognised.push(k);
-    else fields.ignored.push(k);
-  }
+/** The image create's output options (n, size, quality) and its response modalities and tools, against the model. */
+function imageOptions(body: Record<string, unknown>, model: ImageModel): { n: number; size: string; quality: string } {
   const has = (k: string) => body[k] !== undefined && body[k] !== null;
-
-  if (!has('model')) throw inappropriate('model is required');
-  if (typeof body.model !== 'string') throw inappropriate('model must be a string');
-  const model = IMAGE_MODELS.get(body.model);
-  if (!model) throw inappropriate(`model ${body.model} is not supported by image`);
-
-  const { prompt, references } = readMessages(body.messages, fields);
-  if (references > 0 && model.maxInputImages === 0)
-    throw inappropriate(`model ${model.code} does not support image-to-image (reference images)`);
-  if (references > model.maxInputImages) throw inappropriate(`model ${model.code} accepts at most ${model.maxInputImages} input images`);
-
   let n = 1;
   if (has('n')) {
     if (typeof body.n !== 'number' || !Number.isInteger(body.n)) throw inappropriate('n must be an integer');
@@ -389,6 +389,30 @@ export function validateImageCreate(body: unknown): ImageCreate {
     if (!Array.isArray(body.tools)) throw inappropriate('tools must be an array');
     if (body.tools.length > 0 && !model.tools) throw inappropriate(`tools are supported only by model NBP, not ${model.code}`);
   }
+  return { n, size, quality };
+}
+
+export function validateImageCreate(body: unknown): ImageCreate {
+  if (!isObject(body)) throw inappropriate('The request body must be a JSON object');
+  const fields: FieldReport = { recognised: [], ignored: [] };
+  const known = new Set(IMAGE_FIELDS.map((f) => f.name));
+  for (const [k, v] of Object.entries(body)) {
+    if (known.has(k) && v !== null) fields.recognised.push(k);
+    else fields.ignored.push(k);
+  }
+  const has = (k: string) => body[k] !== undefined && body[k] !== null;
+
+  if (!has('model')) throw inappropriate('model is required');
+  if (typeof body.model !== 'string') throw inappropriate('model must be a string');
+  const model = IMAGE_MODELS.get(body.model);
+  if (!model) throw inappropriate(`model ${body.model} is not supported by image`);
+
+  const { prompt, references } = readMessages(body.messages, fields);
+  if (references > 0 && model.maxInputImages === 0)
+    throw inappropriate(`model ${model.code} does not support image-to-image (reference images)`);
+  if (references > model.maxInputImages) throw inappropriate(`model ${model.code} accepts at most ${model.maxInputImages} input images`);
+
+  const { n, size, quality } = imageOptions(body, model);
 
   const px = imagePixels(quality, size);
   return {
