@@ -29,7 +29,6 @@ const NOT_SOURCE = new Set(['node_modules', 'dist', '.tools', '.git', 'coverage'
  * Remaining work: each is split into named steps and removed from here.
  */
 const OVER_THE_BOUND: Readonly<Record<string, number>> = {
-  'api/app.ts createApp': 65,
   'api/openai-videos/multipart.ts (anonymous)': 91,
   'api/openai-videos/multipart.ts readMultipart': 103,
   'api/openapi-admin.ts registerAdmin': 79,
