@@ -48,7 +48,6 @@ const OVER_THE_BOUND: Readonly<Record<string, number>> = {
   'platforms/b/config.ts bWorker': 85,
   'platforms/b/models-file.ts resolveModels': 89,
   'platforms/b/rules.ts validateVideo': 78,
-  'platforms/t/config.ts tWorker': 96,
   'platforms/v/rules.ts validateV': 69,
   'scripts/check-image-build.ts main': 81,
   'scripts/conformance.ts parseArgs': 65,
