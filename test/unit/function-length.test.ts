@@ -45,7 +45,6 @@ const OVER_THE_BOUND: Readonly<Record<string, number>> = {
   'console/src/pages/spend.tsx Spend': 78,
   'console/src/pages/tasks.tsx Tasks': 82,
   'platforms/b/adapter.ts createPlatformB': 64,
-  'platforms/b/config.ts bWorker': 85,
   'platforms/b/models-file.ts resolveModels': 89,
   'platforms/b/rules.ts validateVideo': 78,
   'platforms/v/rules.ts validateV': 69,
