@@ -215,56 +215,52 @@ export interface BceVerifyOptions {
 
 export const DEFAULT_MAX_FUTURE_SKEW_MS = 15 * 60_000;
 
+/** A request's failure to authenticate. */
+const refused = (failure: BceAuthFailure) => ({ ok: false as const, failure });
+
+const INVALID_HEADER: BceAuthFailure = {
+  status: 400,
+  code: 'InvalidHTTPAuthHeader',
+  message: 'The Authorization header you provided is invalid.',
+};
+
+/** Why a signature's timestamp is refused (expired, or too far in the future), or undefined when it is in time. */
+function timestampRefusal(auth: NonNullable<ReturnType<typeof parseBceAuthorization>>, opts: BceVerifyOptions): BceAuthFailure | undefined {
+  if (opts.now > auth.timestampMs + auth.expirationSeconds * 1000)
+    return { status: 400, code: 'RequestExpired', message: `Request has expired. Timestamp date is ${auth.timestamp}` };
+  if (auth.timestampMs - opts.now > (opts.maxFutureSkewMs ?? DEFAULT_MAX_FUTURE_SKEW_MS))
+    return {
+      status: 400,
+      code: 'RequestExpired',
+      message: `Request timestamp is too far in the future. Timestamp date is ${auth.timestamp}`,
+    };
+  return undefined;
+}
+
+/** A request as received, for verifyBceRequest. */
+export interface ReceivedBceRequest {
+  method: string;
+  rawPath: string;
+  rawQuery: string;
+  headers: Readonly<Record<string, string | undefined>>;
+  authorization: string | undefined;
+}
+
 /**
  * Verifies a received request. `rawPath`/`rawQuery` are as on the wire (they are decoded here before being
  * canonicalised); `headers` must include `host` exactly as received (with its port).
  */
 export function verifyBceRequest(
-  req: {
-    method: string;
-    rawPath: string;
-    rawQuery: string;
-    headers: Readonly<Record<string, string | undefined>>;
-    authorization: string | undefined;
-  },
+  req: ReceivedBceRequest,
   opts: BceVerifyOptions,
 ): { ok: true; accessKeyId: string } | { ok: false; failure: BceAuthFailure } {
-  if (!req.authorization) {
-    return {
-      ok: false,
-      failure: { status: 400, code: 'InvalidHTTPAuthHeader', message: 'The Authorization header you provided is invalid.' },
-    };
-  }
-  const auth = parseBceAuthorization(req.authorization);
-  if (!auth) {
-    return {
-      ok: false,
-      failure: { status: 400, code: 'InvalidHTTPAuthHeader', message: 'The Authorization header you provided is invalid.' },
-    };
-  }
+  const auth = req.authorization ? parseBceAuthorization(req.authorization) : undefined;
+  if (!auth) return refused(INVALID_HEADER);
   const secret = opts.secretFor(auth.accessKeyId);
-  if (secret === undefined) {
-    return {
-      ok: false,
-      failure: { status: 403, code: 'InvalidAccessKeyId', message: 'The Access Key ID you provided does not exist in our records.' },
-    };
-  }
-  if (opts.now > auth.timestampMs + auth.expirationSeconds * 1000) {
-    return {
-      ok: false,
-      failure: { status: 400, code: 'RequestExpired', message: `Request has expired. Timestamp date is ${auth.timestamp}` },
-    };
-  }
-  if (auth.timestampMs - opts.now > (opts.maxFutureSkewMs ?? DEFAULT_MAX_FUTURE_SKEW_MS)) {
-    return {
-      ok: false,
-      failure: {
-        status: 400,
-        code: 'RequestExpired',
-        message: `Request timestamp is too far in the future. Timestamp date is ${auth.timestamp}`,
-      },
-    };
-  }
+  if (secret === undefined)
+    return refused({ status: 403, code: 'InvalidAccessKeyId', message: 'The Access Key ID you provided does not exist in our records.' });
+  const late = timestampRefusal(auth, opts);
+  if (late) return refused(late);
   const expected = bceSign(
     { method: req.method, path: safeDecode(req.rawPath), query: parseQueryPairs(req.rawQuery), headers: req.headers },
     {
@@ -278,15 +274,12 @@ export function verifyBceRequest(
   const a = Buffer.from(expected.signature, 'utf8');
   const b = Buffer.from(auth.signature, 'utf8');
   if (a.length !== b.length || !timingSafeEqual(a, b)) {
-    return {
-      ok: false,
-      failure: {
-        status: 400,
-        code: 'SignatureDoesNotMatch',
-        message:
-          'The request signature we calculated does not match the signature you provided. Check your Secret Access Key and signing method.',
-      },
-    };
+    return refused({
+      status: 400,
+      code: 'SignatureDoesNotMatch',
+      message:
+        'The request signature we calculated does not match the signature you provided. Check your Secret Access Key and signing method.',
+    });
   }
   return { ok: true, accessKeyId: auth.accessKeyId };
 }

@@ -50,7 +50,6 @@ const OVER_THE_BOUND: Readonly<Record<string, number>> = {
   'scripts/conformance.ts parseArgs': 65,
   'scripts/dev-server.ts startDevServer': 82,
   'scripts/minio.ts startMinio': 91,
-  'sim/b/signing.ts verifyBceRequest': 71,
   'test/e2e/events.test.ts (callback of test)': 67,
   'test/e2e/ledger.test.ts (callback of test)': 65,
   'test/e2e/openai-videos.test.ts (callback of test)': 61,
