@@ -20,7 +20,7 @@ import { startBalancer, type Balancer } from './balancer';
 import { loadEmbeddedConfig } from './embedded-config';
 import { freePort } from './free-port';
 import { findMinio, startMinio } from './minio';
-import { adminLine, devApiKey, devSecret, keyLine, nodePart, postgresPart, pushDefaults, simulatedLine } from './start';
+import { adminLine, devApiKey, devSecret, keyLine, nodePart, postgresPart, pushDefaults, simulatedLine, tryLines } from './start';
 import { Supervisor, type Running, type Service } from './supervisor';
 import { buildConsole } from './build-console';
 import {
@@ -202,7 +202,6 @@ function printClusterRunning(
   const { dir, ports, secrets, apiPort } = cluster;
   const { env, simulated } = launch;
   const apiUrl = `http://127.0.0.1:${apiPort}`;
-  const secret = secrets.generatedKey?.split(':').slice(1).join(':') ?? '$YOUR_KEY';
   console.log(`
 The mediagate cluster is running.
   API:         ${apiUrl}   (one port in front of ${ports.apis.length} API processes on ${ports.apis.join(', ')})
@@ -216,11 +215,7 @@ The mediagate cluster is running.
   ${simulatedLine(simulated, loadWorkerConfig(env).SIM_BASE_URL)}
   Data:        ${dir}
 
-Try:
-  curl -s ${apiUrl}/v1/models -H "Authorization: Bearer ${secret}"
-
-Each part restarts if it dies. Press Ctrl-C to stop.
-`);
+${tryLines(apiUrl, secrets.generatedKey)}`);
 }
 
 async function main(): Promise<void> {

@@ -136,6 +136,16 @@ export function keyLine(generated: string | undefined, keptIn = 'data/dev-api-ke
 }
 
 /** The banner's simulator line: which platforms are simulated, and where the worker calls the simulator. */
+/** The banner's last lines: a first request to try (with the generated key's secret, if one was made) and how to stop. */
+export function tryLines(apiUrl: string, generatedKey: string | undefined): string {
+  const secret = generatedKey?.split(':').slice(1).join(':') ?? '$YOUR_KEY';
+  return `Try:
+  curl -s ${apiUrl}/v1/models -H "Authorization: Bearer ${secret}"
+
+Each part restarts if it dies. Press Ctrl-C to stop.
+`;
+}
+
 export function simulatedLine(simulated: readonly string[], simBaseUrl: string): string {
   return `Simulated:   ${simulated.length ? `platforms ${simulated.join(', ')} (simulator at ${simBaseUrl})` : 'none'}`;
 }
@@ -265,7 +275,6 @@ async function startParts(supervisor: Supervisor, config: EmbeddedConfig, dataDi
 
 function printRunning(config: EmbeddedConfig, launch: ReturnType<typeof launchEnv>, uiUrl: string | undefined): void {
   const apiUrl = `http://127.0.0.1:${launch.apiPort}`;
-  const secret = launch.generatedKey?.split(':').slice(1).join(':') ?? '$YOUR_KEY';
   console.log(`
 mediagate is running.
   API:         ${apiUrl}
@@ -275,11 +284,7 @@ mediagate is running.
   ${adminLine(launch.generatedAdminToken)}
   ${simulatedLine(launch.simulated, launch.simBaseUrl)}
 
-Try:
-  curl -s ${apiUrl}/v1/models -H "Authorization: Bearer ${secret}"
-
-Each part restarts if it dies. Press Ctrl-C to stop.
-`);
+${tryLines(apiUrl, launch.generatedKey)}`);
 }
 
 async function main(): Promise<void> {
