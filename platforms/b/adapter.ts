@@ -21,7 +21,7 @@ import { bceAuthorization, bceTimestamp, uriEncode, type BceCredentials } from '
 import { callbackConfig } from './announcements';
 import { classifyBError, fromBTaskDetail, isUnknownTask } from './replies';
 import { JobClaims } from './job-claims';
-import { chooseJob, findTasksWithBody } from './lost-answer';
+import { chooseJob, findTasksWithBody, type TaskLookup } from './lost-answer';
 import { toBCreate } from './request-body';
 import type { BCreate } from './wire-types';
 
@@ -96,6 +96,22 @@ export interface BAccountReads {
   readCallbackConfig(): Promise<Record<string, unknown>>;
 }
 
+/** The task list and a task's detail, as lost-answer.ts reads them; a task that vanished between the two is none. */
+function taskReads(send: ReturnType<typeof bSender>, getTask: (id: string) => Promise<unknown>): TaskLookup {
+  return {
+    list: async (query) => (await send({ method: 'GET', path: '/v2/tasks', query })).body,
+    detail: async (id) => {
+      try {
+        return await getTask(id);
+      } catch (err) {
+        // A task that vanished between the list and its detail is not ours to adopt.
+        if (isUnknownTask(err)) return undefined;
+        throw err;
+      }
+    },
+  };
+}
+
 export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps): PlatformAdapter & BAccountReads {
   const now = deps.now ?? Date.now;
   const claims = new JobClaims(now);
@@ -124,22 +140,7 @@ export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps):
 
     async findSubmitted(entry, request, { dedupKey, since }) {
       const { body } = toBCreate(entry, request, { dedupKey });
-      const matches = await findTasksWithBody(
-        {
-          list: async (query) => (await send({ method: 'GET', path: '/v2/tasks', query })).body,
-          detail: async (id) => {
-            try {
-              return await getTask(id);
-            } catch (err) {
-              // A task that vanished between the list and its detail is not ours to adopt.
-              if (isUnknownTask(err)) return undefined;
-              throw err;
-            }
-          },
-        },
-        body,
-        since,
-      );
+      const matches = await findTasksWithBody(taskReads(send, getTask), body, since);
       const id = chooseJob(matches, dedupKey, claims);
       if (id === undefined) return undefined;
       claims.claim(id, dedupKey);
