@@ -71,6 +71,31 @@ export interface ConformanceOptions {
 
 class UsageError extends Error {}
 
+/** `--spend-limit <amount> <currency>`: a non-negative amount in whole micro-units, in a 3-letter currency. */
+function spendLimit(amountArg: string, currencyArg: string): { amount: number; currency: string } {
+  const amount = Number(amountArg);
+  const currency = currencyArg.toUpperCase();
+  if (!Number.isFinite(amount) || amount < 0 || !hasMicros(amount))
+    throw new UsageError('--spend-limit <amount> <currency>, e.g. --spend-limit 5 CNY (at most 6 decimal places)');
+  if (!/^[A-Z]{3}$/.test(currency)) throw new UsageError('--spend-limit <amount> <currency>: the currency is a 3-letter code, e.g. CNY');
+  return { amount, currency };
+}
+
+/** The flags that only make sense together: a platform always; spending only under a cap, and the caps only with spending. */
+function checkCombination(opts: Partial<ConformanceOptions> & { spend: boolean; allowUnpriced: boolean }): void {
+  if (!opts.platform || !PLATFORM_IDS.includes(opts.platform)) throw new UsageError(`--platform ${PLATFORM_IDS.join('|')} is required`);
+  if (opts.spend && !opts.limit && opts.maxJobs === undefined)
+    throw new UsageError(
+      '--spend needs a cap: --spend-limit <amount> <currency> (estimated from the prices, PRICES_FILE included) and/or --max-jobs <n>',
+    );
+  if (!opts.spend && (opts.limit || opts.maxJobs !== undefined || opts.allowUnpriced))
+    throw new UsageError('--spend-limit, --max-jobs and --allow-unpriced only apply with --spend');
+  if (opts.allowUnpriced && !opts.limit)
+    throw new UsageError('--allow-unpriced only applies with --spend-limit (without it, --max-jobs alone counts every job)');
+  if (opts.allowUnpriced && opts.maxJobs === undefined)
+    throw new UsageError('--allow-unpriced needs --max-jobs <n>: the only bound on jobs whose cost is not known');
+}
+
 export function parseArgs(argv: readonly string[]): ConformanceOptions {
   const opts: Partial<ConformanceOptions> & {
     spend: boolean;
@@ -114,26 +139,10 @@ export function parseArgs(argv: readonly string[]): ConformanceOptions {
       if (!Number.isInteger(n) || n < 0) throw new UsageError('--max-jobs must be a whole number');
       opts.maxJobs = n;
     } else if (a === '--spend-limit') {
-      const amount = Number(value(i++, a));
-      const currency = value(i++, a).toUpperCase();
-      if (!Number.isFinite(amount) || amount < 0 || !hasMicros(amount))
-        throw new UsageError('--spend-limit <amount> <currency>, e.g. --spend-limit 5 CNY (at most 6 decimal places)');
-      if (!/^[A-Z]{3}$/.test(currency))
-        throw new UsageError('--spend-limit <amount> <currency>: the currency is a 3-letter code, e.g. CNY');
-      opts.limit = { amount, currency };
+      opts.limit = spendLimit(value(i++, a), value(i++, a));
     } else throw new UsageError(`unknown argument ${a}`);
   }
-  if (!opts.platform || !PLATFORM_IDS.includes(opts.platform)) throw new UsageError(`--platform ${PLATFORM_IDS.join('|')} is required`);
-  if (opts.spend && !opts.limit && opts.maxJobs === undefined)
-    throw new UsageError(
-      '--spend needs a cap: --spend-limit <amount> <currency> (estimated from the prices, PRICES_FILE included) and/or --max-jobs <n>',
-    );
-  if (!opts.spend && (opts.limit || opts.maxJobs !== undefined || opts.allowUnpriced))
-    throw new UsageError('--spend-limit, --max-jobs and --allow-unpriced only apply with --spend');
-  if (opts.allowUnpriced && !opts.limit)
-    throw new UsageError('--allow-unpriced only applies with --spend-limit (without it, --max-jobs alone counts every job)');
-  if (opts.allowUnpriced && opts.maxJobs === undefined)
-    throw new UsageError('--allow-unpriced needs --max-jobs <n>: the only bound on jobs whose cost is not known');
+  checkCombination(opts);
   return opts as ConformanceOptions;
 }
 
