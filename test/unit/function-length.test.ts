@@ -44,7 +44,6 @@ const OVER_THE_BOUND: Readonly<Record<string, number>> = {
   'console/src/pages/overview.tsx Overview': 62,
   'console/src/pages/spend.tsx Spend': 78,
   'console/src/pages/tasks.tsx Tasks': 82,
-  'platforms/b/models-file.ts resolveModels': 89,
   'scripts/check-image-build.ts main': 81,
   'scripts/dev-server.ts startDevServer': 82,
   'scripts/minio.ts startMinio': 91,
