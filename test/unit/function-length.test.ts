@@ -45,7 +45,6 @@ const OVER_THE_BOUND: Readonly<Record<string, number>> = {
   'console/src/pages/spend.tsx Spend': 78,
   'console/src/pages/tasks.tsx Tasks': 82,
   'scripts/check-image-build.ts main': 81,
-  'scripts/dev-server.ts startDevServer': 82,
   'test/e2e/events.test.ts (callback of test)': 67,
   'test/e2e/ledger.test.ts (callback of test)': 65,
   'test/e2e/openai-videos.test.ts (callback of test)': 61,
