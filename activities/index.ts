@@ -94,22 +94,11 @@ export interface ActivityDeps {
   settle?: (input: SettleInput) => Promise<string>;
 }
 
-export function createActivities({
-  catalogue,
-  adapters,
-  pools = {},
-  timing,
-  push,
-  fallbackPollIntervalMs,
-  upstreamLostGraceMs = UPSTREAM_LOST_GRACE_MS,
-  results,
-  hint,
-  stopping,
-  onLostAnswer,
-  lostAnswerSearchMs,
-  webhooks,
-  settle,
-}: ActivityDeps) {
+/**
+ * Where a platform's calls go on this worker: its adapter, its account pool (a single account where no pool is
+ * configured), and the adapter of the account that owns a job.
+ */
+function accountRouting(adapters: ActivityDeps['adapters'], pools: AccountPools) {
   function adapterFor(platform: string): PlatformAdapter {
     const adapter = adapters[platform];
     if (!adapter) {
@@ -142,24 +131,54 @@ export function createActivities({
     return found.adapter;
   }
 
-  /** The worker's timing for a new task, with the fallback interval when push is configured for its platform. */
-  function timingFor(kind: Kind, platform: string): PollTiming {
-    const pushOn = push?.isConfigured(platform) && fallbackPollIntervalMs !== undefined;
-    return pushOn ? { ...timing[kind], fallbackPollIntervalMs } : timing[kind];
+  return { adapterFor, poolFor, accountAdapter };
+}
+
+/**
+ * One poll of a job; a job the platform says it does not know, within `upstreamLostGraceMs` of its submit, is polled again
+ * (it may not be visible yet) rather than taken as lost.
+ */
+async function pollJob(
+  adapter: PlatformAdapter,
+  { kind, upstreamTaskId, submittedAt }: Pick<PollInput, 'kind' | 'upstreamTaskId' | 'submittedAt'>,
+  upstreamLostGraceMs: number,
+): Promise<UpstreamStatus> {
+  try {
+    return await adapter.poll(kind, upstreamTaskId);
+  } catch (err) {
+    if (
+      err instanceof UpstreamError &&
+      err.opts.reason === 'upstream_lost' &&
+      submittedAt !== undefined &&
+      Date.now() - submittedAt < upstreamLostGraceMs
+    ) {
+      throw new UpstreamError(
+        `${err.message} (submitted ${Math.round((Date.now() - submittedAt) / 1000)} s ago: polling again in case it is not visible yet)`,
+        {
+          ...err.opts,
+          retryable: true,
+          reason: 'upstream_unavailable',
+        },
+      );
+    }
+    throw err;
   }
+}
 
-  const submit = createSubmitActivity({ catalogue, timingFor, poolFor, onLostAnswer, lostAnswerSearchMs });
-  const keepOutputs = createResultKeeper(results);
+async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toActivityFailure(err);
+  }
+}
 
-  /** Marks an answer with `pushHealthy` while this worker sees the platform's callbacks (the longer wait applies). */
-  const withPushHealth = <T extends { pushHealthy?: boolean }>(platform: string, answer: T): T =>
-    push?.healthy(platform) ? { ...answer, pushHealthy: true } : answer;
-
-  /**
-   * Settles an ended task's entry in the step that ended it; false when the ledger could not be written (the
-   * workflow then settles it durably, retried by Temporal), so a ledger outage never holds a finished task back.
-   */
-  async function settledOnce(input: SettleInput): Promise<boolean> {
+/**
+ * Settles an ended task's entry in the step that ended it; false when the ledger could not be written (the
+ * workflow then settles it durably, retried by Temporal), so a ledger outage never holds a finished task back.
+ */
+function settlerOnce(settle: ActivityDeps['settle']): (input: SettleInput) => Promise<boolean> {
+  return async (input) => {
     if (!settle) return true;
     try {
       await settle(input);
@@ -170,25 +189,89 @@ export function createActivities({
       });
       return false;
     }
-  }
+  };
+}
 
-  async function guarded<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      throw toActivityFailure(err);
-    }
+/** Asks the platform to cancel a job: whether it did (a platform without a cancel did not). */
+async function cancelJob(adapter: PlatformAdapter, platform: string, kind: Kind, upstreamTaskId: string): Promise<CancelOutcome> {
+  if (!adapter.cancel) {
+    log.info('Platform has no cancel: the upstream job runs to its end, no longer polled', { platform, upstreamTaskId });
+    return { cancelled: false };
   }
+  const cancelled = await adapter.cancel(kind, upstreamTaskId);
+  if (cancelled) log.info('Cancelled upstream job', { platform, upstreamTaskId });
+  else
+    log.info('The platform can no longer cancel the upstream job: it runs to its end, no longer polled', {
+      platform,
+      upstreamTaskId,
+    });
+  return { cancelled };
+}
+
+/** What the poll activity uses of the worker's parts. */
+interface PollParts {
+  accountAdapter: (platform: string, account: string | undefined) => PlatformAdapter;
+  keepOutputs: ReturnType<typeof createResultKeeper>;
+  settledOnce: (input: SettleInput) => Promise<boolean>;
+  withPushHealth: <T extends { pushHealthy?: boolean }>(platform: string, answer: T) => T;
+  upstreamLostGraceMs: number;
+}
+
+/** The poll activity (pollGeneration below). */
+function pollActivity({ accountAdapter, keepOutputs, settledOnce, withPushHealth, upstreamLostGraceMs }: PollParts) {
+  return async ({ platform, kind, upstreamTaskId, submittedAt, account, request, servedBy }: PollInput): Promise<PolledStatus> => {
+    const status = await guarded(() =>
+      pollJob(accountAdapter(platform, account), { kind, upstreamTaskId, submittedAt }, upstreamLostGraceMs),
+    );
+    const taskId = activityInfo().workflowExecution!.workflowId;
+    const kept = status.state === 'success' ? await keepFor(keepOutputs, taskId, platform, kind, status) : undefined;
+    if (!kept) return withPushHealth(platform, status);
+    const polled: PolledStatus = { ...status, kept };
+    if (endsInSuccess(polled) && request)
+      polled.settled = await settledOnce({
+        taskId,
+        platform,
+        request,
+        outcome: 'success',
+        usage: status.usage ?? {},
+        ...(servedBy ? { servedBy } : {}),
+      });
+    return withPushHealth(platform, polled);
+  };
+}
+
+/** What push changes in the worker's answers: the longer fallback wait while the platform's callbacks arrive. */
+function pushAware({ push, timing, fallbackPollIntervalMs }: Pick<ActivityDeps, 'push' | 'timing' | 'fallbackPollIntervalMs'>) {
+  /** The worker's timing for a new task, with the fallback interval when push is configured for its platform. */
+  function timingFor(kind: Kind, platform: string): PollTiming {
+    const pushOn = push?.isConfigured(platform) && fallbackPollIntervalMs !== undefined;
+    return pushOn ? { ...timing[kind], fallbackPollIntervalMs } : timing[kind];
+  }
+  /** Marks an answer with `pushHealthy` while this worker sees the platform's callbacks (the longer wait applies). */
+  const withPushHealth = <T extends { pushHealthy?: boolean }>(platform: string, answer: T): T =>
+    push?.healthy(platform) ? { ...answer, pushHealthy: true } : answer;
+  return { timingFor, withPushHealth };
+}
+
+export function createActivities(deps: ActivityDeps) {
+  const { catalogue, results, settle } = deps;
+  const { adapterFor, poolFor, accountAdapter } = accountRouting(deps.adapters, deps.pools ?? {});
+  const { timingFor, withPushHealth } = pushAware(deps);
+  const { onLostAnswer, lostAnswerSearchMs } = deps;
+  const submit = createSubmitActivity({ catalogue, timingFor, poolFor, onLostAnswer, lostAnswerSearchMs });
+  const keepOutputs = createResultKeeper(results);
+  const upstreamLostGraceMs = deps.upstreamLostGraceMs ?? UPSTREAM_LOST_GRACE_MS;
+  const settledOnce = settlerOnce(settle);
 
   const consumePlatformEvents = createPlatformEventsActivity({
     adapterFor,
-    hint: hint ?? (async () => Promise.reject(new Error('no Temporal client to hand platform events on with'))),
-    stopping,
+    hint: deps.hint ?? (async () => Promise.reject(new Error('no Temporal client to hand platform events on with'))),
+    stopping: deps.stopping,
   });
 
   return {
     /** Client webhooks: announcing a task's events to its delivery workflow, and one signed attempt (activities/webhook-delivery.ts). */
-    ...webhookActivities(webhooks),
+    ...webhookActivities(deps.webhooks),
 
     /** Deleting stored results after the retention (activities/store-results.ts). */
     ...createResultActivities(results),
@@ -204,44 +287,7 @@ export function createActivities({
      * its outputs copied into the result store (`kept`) and the task's ledger entry settled (`settled`) before the
      * answer goes back, so the task ends at once, in the workflow task that learnt of its end.
      */
-    async pollGeneration({ platform, kind, upstreamTaskId, submittedAt, account, request, servedBy }: PollInput): Promise<PolledStatus> {
-      const status = await guarded(async () => {
-        try {
-          return await accountAdapter(platform, account).poll(kind, upstreamTaskId);
-        } catch (err) {
-          if (
-            err instanceof UpstreamError &&
-            err.opts.reason === 'upstream_lost' &&
-            submittedAt !== undefined &&
-            Date.now() - submittedAt < upstreamLostGraceMs
-          ) {
-            throw new UpstreamError(
-              `${err.message} (submitted ${Math.round((Date.now() - submittedAt) / 1000)} s ago: polling again in case it is not visible yet)`,
-              {
-                ...err.opts,
-                retryable: true,
-                reason: 'upstream_unavailable',
-              },
-            );
-          }
-          throw err;
-        }
-      });
-      const taskId = activityInfo().workflowExecution!.workflowId;
-      const kept = status.state === 'success' ? await keepFor(keepOutputs, taskId, platform, kind, status) : undefined;
-      if (!kept) return withPushHealth(platform, status);
-      const polled: PolledStatus = { ...status, kept };
-      if (endsInSuccess(polled) && request)
-        polled.settled = await settledOnce({
-          taskId,
-          platform,
-          request,
-          outcome: 'success',
-          usage: status.usage ?? {},
-          ...(servedBy ? { servedBy } : {}),
-        });
-      return withPushHealth(platform, polled);
-    },
+    pollGeneration: pollActivity({ accountAdapter, keepOutputs, settledOnce, withPushHealth, upstreamLostGraceMs }),
 
     /** The pull consumer's turn at a platform's event queue (workflows/platform-events.ts). */
     consumePlatformEvents,
@@ -252,21 +298,7 @@ export function createActivities({
      * cancelled, or a platform without a cancel, is billed as it runs to its end upstream.
      */
     async cancelGeneration({ platform, kind, upstreamTaskId, account }: CancelInput): Promise<CancelOutcome> {
-      return guarded(async () => {
-        const adapter = accountAdapter(platform, account);
-        if (!adapter.cancel) {
-          log.info('Platform has no cancel: the upstream job runs to its end, no longer polled', { platform, upstreamTaskId });
-          return { cancelled: false };
-        }
-        const cancelled = await adapter.cancel(kind, upstreamTaskId);
-        if (cancelled) log.info('Cancelled upstream job', { platform, upstreamTaskId });
-        else
-          log.info('The platform can no longer cancel the upstream job: it runs to its end, no longer polled', {
-            platform,
-            upstreamTaskId,
-          });
-        return { cancelled };
-      });
+      return guarded(() => cancelJob(accountAdapter(platform, account), platform, kind, upstreamTaskId));
     },
 
     /**

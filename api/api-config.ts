@@ -6,9 +6,12 @@
 import { z } from 'zod';
 import { bool, commonSchema, optionalString, parseEnv, parseOriginList, port, positiveMs, temporalSchema } from '../core/config';
 import { ledgerSchema } from '../ledger/ledger-config';
-import { loadEnabledPlatforms, platformsCallbackEnv, platformsPublicEnv } from '../platforms';
-import { pricesEnv } from '../pricing/price-table';
-import { routesEnv } from '../platforms/routes-file';
+import type { Catalogue } from '../core/catalogue';
+import { buildCatalogue, loadEnabledPlatforms, platformsCallbackEnv, platformsPublicEnv } from '../platforms';
+import { pricesEnv, type TaskPricing } from '../pricing/price-table';
+import type { RouteTable } from '../platforms/routes';
+import { loadRoutes, routesEnv } from '../platforms/routes-file';
+import { loadTaskPricing } from '../tasks/billing';
 import { parseWorkerReadyUrls } from './worker-readiness';
 import { resolveLinks, resultCopySchema, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
 import { webhookAllowedOrigins, webhookSharedSchema } from '../core/webhook-config';
@@ -108,6 +111,14 @@ export type ApiConfig = z.infer<typeof commonSchema> &
     workerReadyUrls: string[];
     /** WEBHOOK_ALLOW_PRIVATE_ORIGINS as origins. */
     webhookAllowPrivateOrigins: Set<string>;
+    /** The models every platform offers (each platform's models file read). */
+    catalogue: Catalogue;
+    /** What tasks cost (PRICES_FILE read): a mistake in it stops the API at start, naming the entry. */
+    pricing: TaskPricing;
+    /** The routes (ROUTES_FILE read): a route naming a model the catalogue lacks, or priced in two currencies, stops the API at start. */
+    routes: RouteTable;
+    /** The settings the platforms' callback receivers read when the app is made (checked here, platformsCallbackEnv). */
+    callbackEnv: NodeJS.ProcessEnv;
   };
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
@@ -115,6 +126,8 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   // The callback receivers read their settings (signing keys, the token secret) when the app is made; checked
   // here too, so a bad one is a start-up error before anything connects.
   parseEnv(platformsCallbackEnv, env);
+  const catalogue = buildCatalogue(env);
+  const pricing = loadTaskPricing(catalogue, env);
   return {
     ...base,
     PLATFORMS_ENABLED: loadEnabledPlatforms(env),
@@ -122,5 +135,9 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     inputUrlAllowPrivateOrigins: parseOriginList('INPUT_URL_ALLOW_PRIVATE_ORIGINS', base.INPUT_URL_ALLOW_PRIVATE_ORIGINS),
     workerReadyUrls: parseWorkerReadyUrls(base.WORKER_READY_URLS),
     webhookAllowPrivateOrigins: webhookAllowedOrigins(base),
+    catalogue,
+    pricing,
+    routes: loadRoutes(catalogue, env),
+    callbackEnv: env,
   };
 }

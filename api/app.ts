@@ -91,11 +91,8 @@ function onStreamError(deps: AppDeps) {
   };
 }
 
-export function createApp(deps: AppDeps): Koa<AppState> {
-  const app = new Koa<AppState>();
-  app.proxy = deps.trustProxy;
-  app.on('error', onStreamError(deps));
-
+/** Liveness, metrics, the OpenAPI document and readiness (Temporal reachable, the workers' accounts): no key needed. */
+function healthRouter(deps: AppDeps): Router<AppState> {
   const health = new Router<AppState>();
   health.get('/healthz', (ctx: AppContext) => {
     ctx.body = { status: 'ok' };
@@ -112,6 +109,15 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     }
     ctx.body = await readiness(deps.workerReadyUrls ?? []);
   });
+  return health;
+}
+
+export function createApp(deps: AppDeps): Koa<AppState> {
+  const app = new Koa<AppState>();
+  app.proxy = deps.trustProxy;
+  app.on('error', onStreamError(deps));
+
+  const health = healthRouter(deps);
 
   const v1 = new Router<AppState>();
   generationRoutes(v1, deps);

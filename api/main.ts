@@ -10,11 +10,12 @@ import { ConfigError } from '../core/config';
 import { createLogger } from '../core/logger';
 import { namesJobOfOurs } from '../core/task-hints';
 import { temporalConnectionOptions } from '../core/temporal-connection';
-import { buildCatalogue } from '../platforms';
 import { ResultLinks } from '../results/result-links';
 import { createResultStore } from '../results/results-config';
-import { loadApiConfig } from './api-config';
+import type { Server } from 'node:http';
+import { loadApiConfig, type ApiConfig } from './api-config';
 import { createApp } from './app';
+import type { AppDeps } from './context';
 import { createApiServer } from './http-server';
 import { KeyStore, parseApiKeysEnv, parseApiKeysFile } from '../keys/api-keys';
 import { KeyLimits } from './key-limits';
@@ -27,22 +28,20 @@ import { recordTaskStarted, registry as metricsRegistry } from './api-metrics';
 import { InflightLimits } from '../tasks/inflight';
 import { TaskStarter } from '../tasks/start';
 import { TaskRouting } from '../tasks/routing';
-import { loadRoutes } from '../platforms/routes-file';
-import { openLedgerDatabase } from '../ledger/database';
+import { openLedgerDatabase, type LedgerDatabase } from '../ledger/database';
 import { TaskService } from '../tasks/task-service';
 import { WebhookService } from './webhook-service';
 import { webhookMasterSecret } from '../core/webhook-config';
 import { webhookSecrets } from '../core/webhook-signing';
-import { loadTaskPricing } from '../tasks/billing';
 import { TaskAdmin } from '../tasks/task-admin';
 import { ConsoleSessions } from './console-sessions';
 import { AccountStates } from './account-states';
 import { defaultConsoleDir } from './console';
 
-async function main(): Promise<void> {
-  const config = loadApiConfig();
-  const logger = createLogger('api', config.LOG_LEVEL);
+type Logger = ReturnType<typeof createLogger>;
 
+/** The API keys: from API_KEYS and API_KEYS_FILE, plus the admin API's keys in the ledger's database (DATABASE_URL). */
+async function openKeys(config: ApiConfig, logger: Logger) {
   const keys = new KeyStore([
     ...(config.API_KEYS ? parseApiKeysEnv(config.API_KEYS) : []),
     ...(config.API_KEYS_FILE ? parseApiKeysFile(config.API_KEYS_FILE) : []),
@@ -60,11 +59,12 @@ async function main(): Promise<void> {
       'Invalid configuration:\n  API_KEYS: no API key configured (set API_KEYS or API_KEYS_FILE, or ADMIN_TOKEN and DATABASE_URL to make keys through the admin API)',
     );
   }
+  return { keys, ledger, managedKeys };
+}
 
-  const connection = await Connection.connect(temporalConnectionOptions(config));
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  // The result store, read side: GET /v1/generations/:id/content streams from it, task records link to it.
-  const resultStore = createResultStore(config);
+/** The result store, read side: GET /v1/generations/:id/content streams from it, task records link to it. */
+function openResults(config: ApiConfig, logger: Logger) {
+  const store = createResultStore(config);
   let secret: string | Buffer | undefined = config.links.secret;
   if (config.links.mode === 'gateway' && !secret) {
     // Development only (production refuses to start without it, api-config.ts): links die with this process.
@@ -73,15 +73,12 @@ async function main(): Promise<void> {
       'RESULT_URL_SECRET is not set: result links are signed with a key made up for this process and stop working when it restarts (npm start keeps one in data/dev-result-url-secret)',
     );
   }
-  const resultLinks = new ResultLinks({ ...config.links, secret: secret ?? '', store: resultStore });
-  const catalogue = buildCatalogue(process.env);
-  // PRICES_FILE is read once, at start: a mistake in it stops the API here, naming the entry.
-  const pricing = loadTaskPricing(catalogue, process.env);
-  // ROUTES_FILE too: a route naming a model the catalogue lacks, or priced in two currencies, stops the API here.
-  const routes = loadRoutes(catalogue, process.env);
-  const routing = new TaskRouting(routes, catalogue, config.PLATFORMS_ENABLED, pricing);
-  const tasks = new TaskService(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, resultLinks, pricing });
-  const taskLedger = ledger ? new TaskLedger(ledger, pricing) : undefined;
+  return { store, links: new ResultLinks({ ...config.links, secret: secret ?? '', store }) };
+}
+
+/** The task ledger, where there is a database, with its metrics and its sweep of reservations whose workflow never started. */
+function openTaskLedger(config: ApiConfig, ledger: LedgerDatabase | undefined, keys: KeyStore, tasks: TaskService, logger: Logger) {
+  const taskLedger = ledger ? new TaskLedger(ledger, config.pricing) : undefined;
   if (taskLedger) registerLedgerMetrics(metricsRegistry, keys, taskLedger);
   // Reservations whose workflow never started (the API died in between): released within a few minutes.
   const sweepMs = config.LEDGER_SWEEP_INTERVAL_MS;
@@ -91,82 +88,78 @@ async function main(): Promise<void> {
     readTask: (taskId, ownerId) => tasks.read(taskId, ownerId),
     log: logger,
   });
+  return taskLedger;
+}
 
-  // A key's webhook secret: its own (API_KEYS_FILE `webhook_secret`), else derived from WEBHOOK_SIGNING_SECRET.
+/** Webhook signing: a key's own secret (API_KEYS_FILE `webhook_secret`), else derived from WEBHOOK_SIGNING_SECRET. */
+function webhookSettings(config: ApiConfig, keys: KeyStore) {
   const secrets = webhookSecrets({
     masterSecret: webhookMasterSecret(config),
     previousMasterSecret: config.WEBHOOK_SIGNING_SECRET_PREVIOUS,
     explicit: async (keyId) => keys.byId(keyId)?.webhookSecret,
   });
+  return { secrets, allowPrivateOrigins: config.webhookAllowPrivateOrigins };
+}
 
-  // What uploads in progress may hold in this process's memory (POST /v1/videos forms).
-  configureUploadMemory(config.UPLOADS_MAX_MEMORY_BYTES);
-  const webhooks = { secrets, allowPrivateOrigins: config.webhookAllowPrivateOrigins };
+/** The ONE start path every door calls (tasks/start.ts), with this process's limits and routes. */
+function taskStarter(config: ApiConfig, tasks: TaskService, webhooks: AppDeps['webhooks'], taskLedger: TaskLedger | undefined) {
+  const { catalogue, pricing, routes } = config;
+  return new TaskStarter({
+    catalogue,
+    enabledPlatforms: config.PLATFORMS_ENABLED,
+    inputUrlAllowPrivateOrigins: config.inputUrlAllowPrivateOrigins ?? new Set(),
+    webhooks,
+    tasks,
+    ...(taskLedger ? { ledger: taskLedger } : {}),
+    inflight: new InflightLimits(config.KEY_MAX_INFLIGHT, (ownerId) => tasks.countRunning(ownerId)),
+    // A routed task is counted under its route (its platform is the member's that serves it, decided later).
+    onStarted: (entry, model) => recordTaskStarted({ kind: entry.kind, model, platform: model === entry.id ? entry.platform : 'route' }),
+    routing: new TaskRouting(routes, catalogue, config.PLATFORMS_ENABLED, pricing),
+  });
+}
 
-  const webhookService = new WebhookService(client, tasks, config.TEMPORAL_TASK_QUEUE);
-  // The operator's console: sessions in the shared database, every key's tasks, and the accounts the workers publish.
-  const taskAdmin = new TaskAdmin(client, tasks, pricing);
+/** The operator's console: sessions in the shared database, every key's tasks, and the accounts the workers publish. */
+function consoleParts(config: ApiConfig, client: Client, tasks: TaskService, ledger: LedgerDatabase | undefined) {
+  const taskAdmin = new TaskAdmin(client, tasks, config.pricing);
   const consoleSessions = ledger ? new ConsoleSessions(ledger, config.CONSOLE_SESSION_TTL_MS) : undefined;
   const accountStates = ledger
     ? new AccountStates(ledger, (platform, account) => taskAdmin.count({ platform, account, open: true }))
     : undefined;
-
-  const shutdown = new AbortController();
-  const app = createApp({
-    shutdownSignal: shutdown.signal,
-    logger,
-    keys,
-    tasks,
-    results: { store: resultStore, links: resultLinks },
-    limits: new KeyLimits({ rps: config.KEY_RATE_LIMIT_RPS }),
-    starter: new TaskStarter({
-      catalogue,
-      enabledPlatforms: config.PLATFORMS_ENABLED,
-      inputUrlAllowPrivateOrigins: config.inputUrlAllowPrivateOrigins ?? new Set(),
-      webhooks,
-      tasks,
-      ...(taskLedger ? { ledger: taskLedger } : {}),
-      inflight: new InflightLimits(config.KEY_MAX_INFLIGHT, (ownerId) => tasks.countRunning(ownerId)),
-      // A routed task is counted under its route (its platform is the member's that serves it, decided later).
-      onStarted: (entry, model) => recordTaskStarted({ kind: entry.kind, model, platform: model === entry.id ? entry.platform : 'route' }),
-      routing,
-    }),
-    catalogue,
-    routes,
-    pricing,
-    enabledPlatforms: config.PLATFORMS_ENABLED,
-    syncTimeoutMs: config.SYNC_TIMEOUT_MS,
-    trustProxy: config.TRUST_PROXY,
-    resultRetentionDays: config.RESULT_RETENTION_DAYS,
-    callbackEnv: process.env,
-    publicBaseUrl: config.links.publicBaseUrl,
-    webhooks,
-    webhookService,
-    streams: new EventStreamSlots({ perKey: config.KEY_MAX_STREAMS, total: config.API_MAX_STREAMS }),
-    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
-    sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
-    checkTemporal: async () => {
-      await connection.healthService.check({});
-    },
-    callbackJobCheck: (platform, hint) => namesJobOfOurs(client, platform, hint),
-    adminToken: config.ADMIN_TOKEN,
-    managedKeys,
-    taskLedger,
-    workerReadyUrls: config.workerReadyUrls,
+  return {
     taskAdmin,
     ...(consoleSessions ? { consoleSessions } : {}),
     ...(accountStates ? { accountStates } : {}),
     ...(config.TEMPORAL_UI_URL ? { temporalUi: { url: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE } } : {}),
     consoleDir: defaultConsoleDir(),
-  });
+  };
+}
 
-  const server = createApiServer(app.callback(), { syncTimeoutMs: config.SYNC_TIMEOUT_MS });
+/** The settings createApp reads straight from the configuration. */
+function configuredDeps(config: ApiConfig) {
+  return {
+    catalogue: config.catalogue,
+    routes: config.routes,
+    pricing: config.pricing,
+    enabledPlatforms: config.PLATFORMS_ENABLED,
+    syncTimeoutMs: config.SYNC_TIMEOUT_MS,
+    trustProxy: config.TRUST_PROXY,
+    resultRetentionDays: config.RESULT_RETENTION_DAYS,
+    callbackEnv: config.callbackEnv,
+    publicBaseUrl: config.links.publicBaseUrl,
+    limits: new KeyLimits({ rps: config.KEY_RATE_LIMIT_RPS }),
+    streams: new EventStreamSlots({ perKey: config.KEY_MAX_STREAMS, total: config.API_MAX_STREAMS }),
+    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+    sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
+    adminToken: config.ADMIN_TOKEN,
+    workerReadyUrls: config.workerReadyUrls,
+  };
+}
 
-  await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
-  const addr = server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
-  logger.info({ port, platforms: [...config.PLATFORMS_ENABLED] }, `API listening on http://${config.HOST}:${port} (console at /console)`);
-
+/**
+ * On SIGINT/SIGTERM: no new connections; a second before the grace ends, sync waits are answered (`shutdown`);
+ * at its end the remaining connections are closed; then the keys' refresh, the sweep and the connections stop.
+ */
+function stopOnSignals(server: Server, config: ApiConfig, logger: Logger, shutdown: AbortController, closeAll: () => Promise<unknown>) {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -180,9 +173,7 @@ async function main(): Promise<void> {
     }, config.API_SHUTDOWN_GRACE_MS);
     force.unref();
     server.close(() => {
-      managedKeys?.stop();
-      taskLedger?.stopSweep();
-      void Promise.allSettled([connection.close(), ledger?.close()]).finally(() => {
+      void closeAll().finally(() => {
         logger.info('API stopped');
         process.exit(0);
       });
@@ -191,6 +182,51 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+async function main(): Promise<void> {
+  const config = loadApiConfig();
+  const logger = createLogger('api', config.LOG_LEVEL);
+  const { keys, ledger, managedKeys } = await openKeys(config, logger);
+  const connection = await Connection.connect(temporalConnectionOptions(config));
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const results = openResults(config, logger);
+  const tasks = new TaskService(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, resultLinks: results.links, pricing: config.pricing });
+  const taskLedger = openTaskLedger(config, ledger, keys, tasks, logger);
+  const webhooks = webhookSettings(config, keys);
+  // What uploads in progress may hold in this process's memory (POST /v1/videos forms).
+  configureUploadMemory(config.UPLOADS_MAX_MEMORY_BYTES);
+
+  const shutdown = new AbortController();
+  const app = createApp({
+    ...configuredDeps(config),
+    ...consoleParts(config, client, tasks, ledger),
+    shutdownSignal: shutdown.signal,
+    logger,
+    keys,
+    tasks,
+    results,
+    starter: taskStarter(config, tasks, webhooks, taskLedger),
+    webhooks,
+    webhookService: new WebhookService(client, tasks, config.TEMPORAL_TASK_QUEUE),
+    checkTemporal: async () => {
+      await connection.healthService.check({});
+    },
+    callbackJobCheck: (platform, hint) => namesJobOfOurs(client, platform, hint),
+    managedKeys,
+    taskLedger,
+  });
+
+  const server = createApiServer(app.callback(), { syncTimeoutMs: config.SYNC_TIMEOUT_MS });
+  await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
+  logger.info({ port, platforms: [...config.PLATFORMS_ENABLED] }, `API listening on http://${config.HOST}:${port} (console at /console)`);
+  stopOnSignals(server, config, logger, shutdown, () => {
+    managedKeys?.stop();
+    taskLedger?.stopSweep();
+    return Promise.allSettled([connection.close(), ledger?.close()]);
+  });
 }
 
 main().catch((err) => {

@@ -314,7 +314,7 @@ function registerCallbacks(registry: OpenAPIRegistry): void {
 /**
  * GET /v1/tasks' query as the document states it. The validator reads page and page_size as decimal strings
  * and coerces them (api/routes/tasks.ts), which zod-to-openapi renders as bare patterned strings; stated here
- * as the integers and bounds they are (test/unit/openapi.test.ts holds the two to the same bounds).
+ * as the integers and bounds they are (test/unit/api/openapi.test.ts holds the two to the same bounds).
  */
 function listQueryParameters() {
   const { page, page_size } = listQuerySchema.shape;

@@ -20,8 +20,8 @@
  * Order: T first, then B (`priority`). Members withdrawn by a models file are left out of their route.
  */
 import type { RouteSpec } from './routes';
+import { tListedVideoModel } from './t/models';
 
-const T_MODEL_LIST = 'T: CreateAigcVideoTask ModelName/ModelVersion, https://cloud.tencent.com/document/api/266/126239';
 const B_FAMILIES = "B: the image-to-video page's image-limits table, https://cloud.baidu.com/doc/VOD/s/hm5qks2or";
 
 export const DEFAULT_ROUTES: Readonly<Record<string, RouteSpec>> = {
@@ -30,7 +30,7 @@ export const DEFAULT_ROUTES: Readonly<Record<string, RouteSpec>> = {
     policy: 'priority',
     evidence: 'INF (B version from its code)',
     members: [
-      { model: 'VendorK-2.1', evidence: `ModelName Kling, ModelVersion 2.1 [OFF] (${T_MODEL_LIST})` },
+      { model: 'VendorK-2.1', evidence: tListedVideoModel('Kling', '2.1') },
       {
         model: 'K21',
         evidence: `K series = Kling [OFF] (${B_FAMILIES}); 21 = 2.1 [INF]; image-to-video only on B [OFF]`,
@@ -42,7 +42,7 @@ export const DEFAULT_ROUTES: Readonly<Record<string, RouteSpec>> = {
     policy: 'priority',
     evidence: 'INF (B version from its code)',
     members: [
-      { model: 'VendorH-2.3', evidence: `ModelName Hailuo, ModelVersion 2.3 [OFF] (${T_MODEL_LIST})` },
+      { model: 'VendorH-2.3', evidence: tListedVideoModel('Hailuo', '2.3') },
       { model: 'H23', evidence: `H series = Hailuo [OFF] (${B_FAMILIES}); 23 = 2.3 [INF]` },
     ],
   },
@@ -51,7 +51,7 @@ export const DEFAULT_ROUTES: Readonly<Record<string, RouteSpec>> = {
     policy: 'priority',
     evidence: 'INF (T: GV is Veo by its versions; B version from its code)',
     members: [
-      { model: 'GV-3.1', evidence: `ModelName GV, ModelVersion 3.1 [OFF] (${T_MODEL_LIST}); GV = Veo [INF]` },
+      { model: 'GV-3.1', evidence: `${tListedVideoModel('GV', '3.1')}; GV = Veo [INF]` },
       { model: 'VE3.1', evidence: `VE3.1 = Veo [OFF] (${B_FAMILIES}); 3.1 [INF]` },
     ],
   },
@@ -60,7 +60,7 @@ export const DEFAULT_ROUTES: Readonly<Record<string, RouteSpec>> = {
     policy: 'priority',
     evidence: 'INF (T: GV is Veo by its versions; B: F = Fast from its code)',
     members: [
-      { model: 'GV-3.1-fast', evidence: `ModelName GV, ModelVersion 3.1-Fast [OFF] (${T_MODEL_LIST}); GV = Veo [INF]` },
+      { model: 'GV-3.1-fast', evidence: `${tListedVideoModel('GV', '3.1-Fast')}; GV = Veo [INF]` },
       { model: 'VE3.1F', evidence: `VE3.1 = Veo [OFF] (${B_FAMILIES}); F = Fast [INF]` },
     ],
   },
@@ -69,7 +69,7 @@ export const DEFAULT_ROUTES: Readonly<Record<string, RouteSpec>> = {
     policy: 'priority',
     evidence: 'INF (B version from its code)',
     members: [
-      { model: 'VendorQ-q2', evidence: `ModelName Vidu, ModelVersion q2 [OFF] (${T_MODEL_LIST})` },
+      { model: 'VendorQ-q2', evidence: tListedVideoModel('Vidu', 'q2') },
       { model: 'VQ2', evidence: `V series = Vidu [OFF] (${B_FAMILIES}); Q2 [INF]` },
     ],
   },

@@ -166,7 +166,7 @@ export interface PlatformDefinition {
   /**
    * Parts of docs/api.md rendered from the platform's own data (e.g. B's request field → TaskInput tables), so
    * the page cannot drift from what the adapter sends: `npm run docs:models` rewrites each between its markers,
-   * and test/unit/model-docs.test.ts fails while one is stale.
+   * and test/unit/scripts/model-docs.test.ts fails while one is stale.
    */
   readonly docSections?: readonly GeneratedDocSection[];
 

@@ -1,6 +1,6 @@
 /**
  * Structural check of docker-compose.yml: what `docker-compose config` cannot know about this project. Run by
- * scripts/check-compose.sh (always, also where docker-compose is missing) and by test/unit/compose.test.ts.
+ * scripts/check-compose.sh (always, also where docker-compose is missing) and by test/unit/scripts/check-compose.test.ts.
  *
  *   node --import tsx scripts/check-compose.ts [file]
  */

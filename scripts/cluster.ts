@@ -20,7 +20,7 @@ import { startBalancer, type Balancer } from './balancer';
 import { loadEmbeddedConfig } from './embedded-config';
 import { freePort } from './free-port';
 import { findMinio, startMinio } from './minio';
-import { adminLine, devApiKey, devSecret, keyLine, nodePart, postgresPart, pushDefaults, simulatedLine } from './start';
+import { adminLine, devApiKey, devSecret, keyLine, nodePart, postgresPart, pushDefaults, simulatedLine, tryLines } from './start';
 import { Supervisor, type Running, type Service } from './supervisor';
 import { buildConsole } from './build-console';
 import {
@@ -115,27 +115,25 @@ function minioPart(opts: { dir: string; port: number; password: string }): Servi
   };
 }
 
-async function main(): Promise<void> {
-  const config = loadEmbeddedConfig();
-  const dir = resolve(config.CLUSTER_DATA_DIR);
-  console.log('Finding the pinned Temporal server and MinIO (built with Go into .tools/ on first use: a few minutes)…');
-  if (!findTemporalServer() || !findMinio()) {
-    console.error('The Temporal server or MinIO could not be built here (Go ≥ 1.25 and the Go module proxy are needed).');
-    process.exit(1);
-  }
-  const ports = await clusterPorts(dir);
-  const temporalPorts: TemporalServerPorts = { frontend: frontendPort(config.TEMPORAL_ADDRESS), ...ports.temporal };
-  const generatedKey = process.env.API_KEYS?.trim() ? undefined : devApiKey(dir);
-  const generatedAdminToken = process.env.ADMIN_TOKEN?.trim() ? undefined : devSecret(dir, 'dev-admin-token');
-  const pgPassword = devSecret(dir, 'dev-database-password');
-  const pg: PostgresAccess = { host: '127.0.0.1', port: ports.postgres, user: 'mediagate', password: pgPassword };
-  const minioPassword = devSecret(dir, 'dev-minio-password');
-  const apiPort = loadApiConfig(process.env).PORT;
-  const host = process.env.HOST ?? '127.0.0.1';
+type EmbeddedConfig = ReturnType<typeof loadEmbeddedConfig>;
 
+/** The secrets the cluster generates where the operator set none, kept in the cluster's data folder `dir`. */
+function clusterSecrets(dir: string) {
+  return {
+    generatedKey: process.env.API_KEYS?.trim() ? undefined : devApiKey(dir),
+    generatedAdminToken: process.env.ADMIN_TOKEN?.trim() ? undefined : devSecret(dir, 'dev-admin-token'),
+    pgPassword: devSecret(dir, 'dev-database-password'),
+    minioPassword: devSecret(dir, 'dev-minio-password'),
+  };
+}
+type ClusterSecrets = ReturnType<typeof clusterSecrets>;
+
+/** The parts' environment: the operator's, with the cluster's addresses, its result store and the generated secrets. */
+function clusterEnv(dir: string, ports: ClusterPorts, frontend: number, secrets: ClusterSecrets, apiPort: number) {
+  const { generatedKey, generatedAdminToken } = secrets;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    TEMPORAL_ADDRESS: `127.0.0.1:${temporalPorts.frontend}`,
+    TEMPORAL_ADDRESS: `127.0.0.1:${frontend}`,
     SIM_HOST: '127.0.0.1',
     SIM_PORT: String(ports.sim),
     // The simulator's jobs with the rest of the cluster's data, not in data/ beside `npm start`'s.
@@ -145,7 +143,7 @@ async function main(): Promise<void> {
     RESULTS_S3_ENDPOINT: `http://127.0.0.1:${ports.minio}`,
     RESULTS_S3_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'mediagate',
-    AWS_SECRET_ACCESS_KEY: minioPassword,
+    AWS_SECRET_ACCESS_KEY: secrets.minioPassword,
     ...(generatedKey ? { API_KEYS: generatedKey } : {}),
     ...(generatedAdminToken ? { ADMIN_TOKEN: generatedAdminToken } : {}),
     ...(process.env.RESULT_URL_SECRET?.trim() ? {} : { RESULT_URL_SECRET: devSecret(dir, 'dev-result-url-secret') }),
@@ -158,7 +156,82 @@ async function main(): Promise<void> {
     .map(([id]) => id);
   // Platforms announce finished jobs to the port in front of both APIs.
   Object.assign(env, pushDefaults(env, dir, apiPort, simulated));
+  return { env, simulated };
+}
 
+/** Starts PostgreSQL, the Temporal server, MinIO, the simulator, both workers and both APIs, in that order. */
+async function startClusterParts(
+  supervisor: Supervisor,
+  config: EmbeddedConfig,
+  cluster: { dir: string; ports: ClusterPorts; temporalPorts: TemporalServerPorts; secrets: ClusterSecrets },
+  launch: ReturnType<typeof clusterEnv>,
+): Promise<void> {
+  const { dir, ports, temporalPorts, secrets } = cluster;
+  const { env, simulated } = launch;
+  const pg: PostgresAccess = { host: '127.0.0.1', port: ports.postgres, user: 'mediagate', password: secrets.pgPassword };
+  console.log('Starting PostgreSQL (Temporal and the ledger)…');
+  await supervisor.add(
+    postgresPart(
+      { dataDir: join(dir, 'postgres'), port: ports.postgres, password: secrets.pgPassword, logFile: join(dir, 'postgres.log') },
+      (server) => (env.DATABASE_URL = server.url),
+    ),
+  );
+  console.log(`Starting the Temporal server ${TEMPORAL_SERVER_VERSION} on PostgreSQL…`);
+  await supervisor.add(
+    temporalPart({ pg: () => pg, ports: temporalPorts, dir: join(dir, 'temporal'), namespace: config.TEMPORAL_NAMESPACE }),
+  );
+  console.log('Starting MinIO (the result store)…');
+  await supervisor.add(minioPart({ dir: join(dir, 'minio'), port: ports.minio, password: secrets.minioPassword }));
+  if (simulated.length > 0) await supervisor.add(nodePart('sim', 'sim/main.ts', env, /listening on/, 30_000));
+  for (const [i, w] of ports.workers.entries()) {
+    const workerEnv = { ...env, WORKER_METRICS_PORT: String(w.metrics), WORKER_SDK_METRICS_PORT: String(w.sdkMetrics) };
+    await supervisor.add(nodePart(`worker-${i + 1}`, 'worker/main.ts', workerEnv, /Worker started/, 120_000));
+  }
+  for (const [i, port] of ports.apis.entries()) {
+    await supervisor.add(
+      nodePart(`api-${i + 1}`, 'api/main.ts', { ...env, HOST: '127.0.0.1', PORT: String(port) }, /API listening/, 60_000),
+    );
+  }
+}
+
+function printClusterRunning(
+  config: EmbeddedConfig,
+  cluster: { dir: string; ports: ClusterPorts; secrets: ClusterSecrets; apiPort: number },
+  launch: ReturnType<typeof clusterEnv>,
+): void {
+  const { dir, ports, secrets, apiPort } = cluster;
+  const { env, simulated } = launch;
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  console.log(`
+The mediagate cluster is running.
+  API:         ${apiUrl}   (one port in front of ${ports.apis.length} API processes on ${ports.apis.join(', ')})
+  Console:     ${apiUrl}/console   (sign in with the admin token; either API process serves it)
+  Temporal:    ${env.TEMPORAL_ADDRESS} (server ${TEMPORAL_SERVER_VERSION} on PostgreSQL 127.0.0.1:${ports.postgres}, ${config.TEMPORAL_NAMESPACE} namespace)
+               npm run temporal:cli -- workflow list --address ${env.TEMPORAL_ADDRESS}
+  Workers:     ${ports.workers.length} (metrics on ${ports.workers.map((w) => w.metrics).join(', ')})
+  Results:     MinIO ${env.RESULTS_S3_ENDPOINT}, bucket ${CLUSTER_BUCKET}
+  ${keyLine(secrets.generatedKey, join(config.CLUSTER_DATA_DIR, 'dev-api-key'))}
+  ${adminLine(secrets.generatedAdminToken, join(config.CLUSTER_DATA_DIR, 'dev-admin-token'))}
+  ${simulatedLine(simulated, loadWorkerConfig(env).SIM_BASE_URL)}
+  Data:        ${dir}
+
+${tryLines(apiUrl, secrets.generatedKey)}`);
+}
+
+async function main(): Promise<void> {
+  const config = loadEmbeddedConfig();
+  const dir = resolve(config.CLUSTER_DATA_DIR);
+  console.log('Finding the pinned Temporal server and MinIO (built with Go into .tools/ on first use: a few minutes)…');
+  if (!findTemporalServer() || !findMinio()) {
+    console.error('The Temporal server or MinIO could not be built here (Go ≥ 1.25 and the Go module proxy are needed).');
+    process.exit(1);
+  }
+  const ports = await clusterPorts(dir);
+  const temporalPorts: TemporalServerPorts = { frontend: frontendPort(config.TEMPORAL_ADDRESS), ...ports.temporal };
+  const secrets = clusterSecrets(dir);
+  const apiPort = loadApiConfig(process.env).PORT;
+  const host = process.env.HOST ?? '127.0.0.1';
+  const launch = clusterEnv(dir, ports, temporalPorts.frontend, secrets, apiPort);
   // The operator's console is served built (dist/console) by both APIs, rebuilt here only when its sources changed.
   buildConsole({ ifStale: true });
 
@@ -179,58 +252,15 @@ async function main(): Promise<void> {
   };
   // SIGHUP: the terminal closed, which no longer reaches the parts themselves.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0));
-
   try {
-    console.log('Starting PostgreSQL (Temporal and the ledger)…');
-    await supervisor.add(
-      postgresPart(
-        { dataDir: join(dir, 'postgres'), port: ports.postgres, password: pgPassword, logFile: join(dir, 'postgres.log') },
-        (server) => (env.DATABASE_URL = server.url),
-      ),
-    );
-    console.log(`Starting the Temporal server ${TEMPORAL_SERVER_VERSION} on PostgreSQL…`);
-    await supervisor.add(
-      temporalPart({ pg: () => pg, ports: temporalPorts, dir: join(dir, 'temporal'), namespace: config.TEMPORAL_NAMESPACE }),
-    );
-    console.log('Starting MinIO (the result store)…');
-    await supervisor.add(minioPart({ dir: join(dir, 'minio'), port: ports.minio, password: minioPassword }));
-    if (simulated.length > 0) await supervisor.add(nodePart('sim', 'sim/main.ts', env, /listening on/, 30_000));
-    for (const [i, w] of ports.workers.entries()) {
-      const workerEnv = { ...env, WORKER_METRICS_PORT: String(w.metrics), WORKER_SDK_METRICS_PORT: String(w.sdkMetrics) };
-      await supervisor.add(nodePart(`worker-${i + 1}`, 'worker/main.ts', workerEnv, /Worker started/, 120_000));
-    }
-    for (const [i, port] of ports.apis.entries()) {
-      await supervisor.add(
-        nodePart(`api-${i + 1}`, 'api/main.ts', { ...env, HOST: '127.0.0.1', PORT: String(port) }, /API listening/, 60_000),
-      );
-    }
+    await startClusterParts(supervisor, config, { dir, ports, temporalPorts, secrets }, launch);
     balancer = await startBalancer({ host, port: apiPort, backends: () => ports.apis });
   } catch (err) {
     console.error(`Start-up failed: ${(err as Error).message}`);
     await shutdown(1);
     return;
   }
-
-  const apiUrl = `http://127.0.0.1:${apiPort}`;
-  const secret = generatedKey?.split(':').slice(1).join(':') ?? '$YOUR_KEY';
-  console.log(`
-The mediagate cluster is running.
-  API:         ${apiUrl}   (one port in front of ${ports.apis.length} API processes on ${ports.apis.join(', ')})
-  Console:     ${apiUrl}/console   (sign in with the admin token; either API process serves it)
-  Temporal:    ${env.TEMPORAL_ADDRESS} (server ${TEMPORAL_SERVER_VERSION} on PostgreSQL 127.0.0.1:${ports.postgres}, ${config.TEMPORAL_NAMESPACE} namespace)
-               npm run temporal:cli -- workflow list --address ${env.TEMPORAL_ADDRESS}
-  Workers:     ${ports.workers.length} (metrics on ${ports.workers.map((w) => w.metrics).join(', ')})
-  Results:     MinIO ${env.RESULTS_S3_ENDPOINT}, bucket ${CLUSTER_BUCKET}
-  ${keyLine(generatedKey, join(config.CLUSTER_DATA_DIR, 'dev-api-key'))}
-  ${adminLine(generatedAdminToken, join(config.CLUSTER_DATA_DIR, 'dev-admin-token'))}
-  ${simulatedLine(simulated, loadWorkerConfig(env).SIM_BASE_URL)}
-  Data:        ${dir}
-
-Try:
-  curl -s ${apiUrl}/v1/models -H "Authorization: Bearer ${secret}"
-
-Each part restarts if it dies. Press Ctrl-C to stop.
-`);
+  printClusterRunning(config, { dir, ports, secrets, apiPort }, launch);
 }
 
 if (require.main === module) void main();

@@ -17,7 +17,7 @@
  *
  * Exit code: 0 every assumption held; 1 one did not hold; 2 some could not be checked (none failed); 3 the run
  * was refused (bad arguments, no credentials). Never run by CI against a real platform: its tests run it against
- * the simulator (test/unit/conformance.test.ts). `--simulator <url>` runs against a simulator explicitly (tests,
+ * the simulator (test/unit/scripts/conformance.test.ts). `--simulator <url>` runs against a simulator explicitly (tests,
  * demos): the platform's worker variables (credentials, endpoint) are then ignored, so no real account is touched.
  */
 import type { ModelRecord } from '../core/catalogue';
@@ -26,7 +26,7 @@ import { createHttpClient } from '../platforms/http';
 import type { PlatformDefinition, WorkerAccount, WorkerPlatform } from '../platforms/platform';
 import { micros } from '../pricing/price';
 import { TaskPricing } from '../pricing/price-table';
-import { B_ASSUMPTIONS } from './conformance/b';
+import { B_ASSUMPTIONS } from '../platforms/b/conformance';
 import {
   exitCode,
   factsOf,
@@ -40,12 +40,12 @@ import {
   type Report,
   type ReportRow,
   type SpendLimit,
-} from './conformance/framework';
-import { T_ASSUMPTIONS } from './conformance/t';
-import { V_ASSUMPTIONS } from './conformance/v';
+} from '../platforms/conformance';
+import { T_ASSUMPTIONS } from '../platforms/t/conformance';
+import { V_ASSUMPTIONS } from '../platforms/v/conformance';
 import { loadTaskPricing } from '../tasks/billing';
 
-/** The checks per platform; a platform without an entry has nothing to check yet. */
+/** The checks per platform, each from its folder's conformance.ts; a platform without an entry has nothing to check yet. */
 export const ASSUMPTIONS: Readonly<Record<string, readonly Assumption[]>> = { T: T_ASSUMPTIONS, V: V_ASSUMPTIONS, B: B_ASSUMPTIONS };
 
 export interface ConformanceOptions {
@@ -70,6 +70,31 @@ export interface ConformanceOptions {
 }
 
 class UsageError extends Error {}
+
+/** `--spend-limit <amount> <currency>`: a non-negative amount in whole micro-units, in a 3-letter currency. */
+function spendLimit(amountArg: string, currencyArg: string): { amount: number; currency: string } {
+  const amount = Number(amountArg);
+  const currency = currencyArg.toUpperCase();
+  if (!Number.isFinite(amount) || amount < 0 || !hasMicros(amount))
+    throw new UsageError('--spend-limit <amount> <currency>, e.g. --spend-limit 5 CNY (at most 6 decimal places)');
+  if (!/^[A-Z]{3}$/.test(currency)) throw new UsageError('--spend-limit <amount> <currency>: the currency is a 3-letter code, e.g. CNY');
+  return { amount, currency };
+}
+
+/** The flags that only make sense together: a platform always; spending only under a cap, and the caps only with spending. */
+function checkCombination(opts: Partial<ConformanceOptions> & { spend: boolean; allowUnpriced: boolean }): void {
+  if (!opts.platform || !PLATFORM_IDS.includes(opts.platform)) throw new UsageError(`--platform ${PLATFORM_IDS.join('|')} is required`);
+  if (opts.spend && !opts.limit && opts.maxJobs === undefined)
+    throw new UsageError(
+      '--spend needs a cap: --spend-limit <amount> <currency> (estimated from the prices, PRICES_FILE included) and/or --max-jobs <n>',
+    );
+  if (!opts.spend && (opts.limit || opts.maxJobs !== undefined || opts.allowUnpriced))
+    throw new UsageError('--spend-limit, --max-jobs and --allow-unpriced only apply with --spend');
+  if (opts.allowUnpriced && !opts.limit)
+    throw new UsageError('--allow-unpriced only applies with --spend-limit (without it, --max-jobs alone counts every job)');
+  if (opts.allowUnpriced && opts.maxJobs === undefined)
+    throw new UsageError('--allow-unpriced needs --max-jobs <n>: the only bound on jobs whose cost is not known');
+}
 
 export function parseArgs(argv: readonly string[]): ConformanceOptions {
   const opts: Partial<ConformanceOptions> & {
@@ -114,26 +139,10 @@ export function parseArgs(argv: readonly string[]): ConformanceOptions {
       if (!Number.isInteger(n) || n < 0) throw new UsageError('--max-jobs must be a whole number');
       opts.maxJobs = n;
     } else if (a === '--spend-limit') {
-      const amount = Number(value(i++, a));
-      const currency = value(i++, a).toUpperCase();
-      if (!Number.isFinite(amount) || amount < 0 || !hasMicros(amount))
-        throw new UsageError('--spend-limit <amount> <currency>, e.g. --spend-limit 5 CNY (at most 6 decimal places)');
-      if (!/^[A-Z]{3}$/.test(currency))
-        throw new UsageError('--spend-limit <amount> <currency>: the currency is a 3-letter code, e.g. CNY');
-      opts.limit = { amount, currency };
+      opts.limit = spendLimit(value(i++, a), value(i++, a));
     } else throw new UsageError(`unknown argument ${a}`);
   }
-  if (!opts.platform || !PLATFORM_IDS.includes(opts.platform)) throw new UsageError(`--platform ${PLATFORM_IDS.join('|')} is required`);
-  if (opts.spend && !opts.limit && opts.maxJobs === undefined)
-    throw new UsageError(
-      '--spend needs a cap: --spend-limit <amount> <currency> (estimated from the prices, PRICES_FILE included) and/or --max-jobs <n>',
-    );
-  if (!opts.spend && (opts.limit || opts.maxJobs !== undefined || opts.allowUnpriced))
-    throw new UsageError('--spend-limit, --max-jobs and --allow-unpriced only apply with --spend');
-  if (opts.allowUnpriced && !opts.limit)
-    throw new UsageError('--allow-unpriced only applies with --spend-limit (without it, --max-jobs alone counts every job)');
-  if (opts.allowUnpriced && opts.maxJobs === undefined)
-    throw new UsageError('--allow-unpriced needs --max-jobs <n>: the only bound on jobs whose cost is not known');
+  checkCombination(opts);
   return opts as ConformanceOptions;
 }
 

@@ -84,33 +84,32 @@ async function registerSearchAttributes(address: string, namespace: string): Pro
   }
 }
 
-export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
-  const log = opts.log ?? ((m: string) => console.error(m));
-  const { host, port } = splitAddress(opts.address);
-  const dbFile = resolve(opts.dbFile);
-  mkdirSync(dirname(dbFile), { recursive: true });
-  const uiUrl = opts.uiPort === false ? undefined : `http://${host}:${opts.uiPort}`;
-  const cli = findTemporalCli({ log });
+/** Where the CLI is not found: the same dev server, downloaded and started by the Temporal SDK. */
+async function startThroughSdk(
+  opts: DevServerOptions,
+  { host, port, dbFile, uiUrl }: { host: string; port: number; dbFile: string; uiUrl: string | undefined },
+  log: (m: string) => void,
+): Promise<DevServer> {
+  log('Temporal CLI unavailable: starting the dev server through the Temporal SDK download');
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'cached-download', version: TEMPORAL_CLI_VERSION },
+      ip: host,
+      port,
+      namespace: opts.namespace,
+      dbFilename: dbFile,
+      ...(opts.uiPort === false ? {} : { ui: true, uiPort: opts.uiPort }),
+      searchAttributes: ALL_SEARCH_ATTRIBUTES,
+      extraArgs,
+    },
+  });
+  await registerSearchAttributes(opts.address, opts.namespace);
+  return { address: opts.address, uiUrl, via: 'sdk-download', stop: () => env.teardown() };
+}
 
-  if (!cli) {
-    log('Temporal CLI unavailable: starting the dev server through the Temporal SDK download');
-    const env = await TestWorkflowEnvironment.createLocal({
-      server: {
-        executable: { type: 'cached-download', version: TEMPORAL_CLI_VERSION },
-        ip: host,
-        port,
-        namespace: opts.namespace,
-        dbFilename: dbFile,
-        ...(opts.uiPort === false ? {} : { ui: true, uiPort: opts.uiPort }),
-        searchAttributes: ALL_SEARCH_ATTRIBUTES,
-        extraArgs,
-      },
-    });
-    await registerSearchAttributes(opts.address, opts.namespace);
-    return { address: opts.address, uiUrl, via: 'sdk-download', stop: () => env.teardown() };
-  }
-
-  const args = [
+/** The CLI's `server start-dev` arguments: the address, database, namespace, UI and the search attributes. */
+function cliArgs(opts: DevServerOptions, host: string, port: number, dbFile: string): string[] {
+  return [
     'server',
     'start-dev',
     '--ip',
@@ -127,6 +126,19 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     ...ALL_SEARCH_ATTRIBUTES.flatMap((k) => ['--search-attribute', `${k.name}=Keyword`]),
     ...extraArgs,
   ];
+}
+
+export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
+  const log = opts.log ?? ((m: string) => console.error(m));
+  const { host, port } = splitAddress(opts.address);
+  const dbFile = resolve(opts.dbFile);
+  mkdirSync(dirname(dbFile), { recursive: true });
+  const uiUrl = opts.uiPort === false ? undefined : `http://${host}:${opts.uiPort}`;
+  const cli = findTemporalCli({ log });
+
+  if (!cli) return startThroughSdk(opts, { host, port, dbFile, uiUrl }, log);
+
+  const args = cliArgs(opts, host, port, dbFile);
   // 'ignore' keeps the server's lines out of the terminal, but the last few are kept to explain a failed start.
   const quiet = opts.output === 'ignore';
   const child = spawn(cli, args, {

@@ -71,6 +71,55 @@ export interface MinioOptions {
 }
 
 /** Starts the pinned MinIO (which must be installed: see INSTALL_HINT) and waits until it answers. */
+/** Waits until MinIO answers its health check (30 s at most); stops it and throws, with its output, if it does not. */
+async function untilLive(child: ChildProcess, endpoint: string, stop: () => Promise<void>, outputSoFar: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`MinIO exited during start-up:\n${outputSoFar()}`);
+    }
+    const ok = await fetch(`${endpoint}/minio/health/live`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`MinIO did not answer within 30 s:\n${outputSoFar()}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The MinIO server process on loopback `port`, its data and home under `root`, the root user's credentials given. */
+function spawnMinio(
+  binary: string,
+  {
+    root,
+    port,
+    accessKeyId,
+    secretAccessKey,
+    region,
+  }: { root: string; port: number; accessKeyId: string; secretAccessKey: string; region: string },
+  ownProcessGroup: boolean | undefined,
+): ChildProcess {
+  return spawn(binary, ['server', '--address', `127.0.0.1:${port}`, '--certs-dir', join(root, 'certs'), '--quiet', join(root, 'data')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: root,
+      MINIO_ROOT_USER: accessKeyId,
+      MINIO_ROOT_PASSWORD: secretAccessKey,
+      // No web console (it would listen on a random port of every interface), no update checks, no telemetry.
+      MINIO_BROWSER: 'off',
+      MINIO_UPDATE: 'off',
+      MINIO_REGION: region,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: ownProcessGroup,
+  });
+}
+
 export async function startMinio(opts: MinioOptions = {}): Promise<MinioServer> {
   const binary = opts.binary ?? findMinio({ install: false });
   if (!binary) throw new Error(INSTALL_HINT);
@@ -81,24 +130,7 @@ export async function startMinio(opts: MinioOptions = {}): Promise<MinioServer> 
   const accessKeyId = opts.credentials?.accessKeyId ?? `mediagate-${randomBytes(4).toString('hex')}`;
   const secretAccessKey = opts.credentials?.secretAccessKey ?? randomBytes(24).toString('base64url');
   const region = 'us-east-1';
-  const child = spawn(
-    binary,
-    ['server', '--address', `127.0.0.1:${port}`, '--certs-dir', join(root, 'certs'), '--quiet', join(root, 'data')],
-    {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: root,
-        MINIO_ROOT_USER: accessKeyId,
-        MINIO_ROOT_PASSWORD: secretAccessKey,
-        // No web console (it would listen on a random port of every interface), no update checks, no telemetry.
-        MINIO_BROWSER: 'off',
-        MINIO_UPDATE: 'off',
-        MINIO_REGION: region,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: opts.ownProcessGroup,
-    },
-  );
+  const child = spawnMinio(binary, { root, port, accessKeyId, secretAccessKey, region }, opts.ownProcessGroup);
   let output = '';
   for (const s of [child.stdout!, child.stderr!]) s.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4_000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -112,23 +144,7 @@ export async function startMinio(opts: MinioOptions = {}): Promise<MinioServer> 
     if (!opts.dataDir) rmSync(root, { recursive: true, force: true });
   };
 
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      await stop();
-      throw new Error(`MinIO exited during start-up:\n${output}`);
-    }
-    const ok = await fetch(`${endpoint}/minio/health/live`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`MinIO did not answer within 30 s:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await untilLive(child, endpoint, stop, () => output);
 
   const client = () => {
     quietForwardLookingNodeWarning();

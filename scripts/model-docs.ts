@@ -2,7 +2,7 @@
  * The generated parts of docs/api.md, so the docs cannot drift from what the gateway validates and sends: the
  * per-model tables (from the catalogue and the platform registry) and each platform's own sections
  * (PlatformDefinition.docSections, e.g. platform B's field mapping). `npm run docs:models` rewrites each between
- * its markers; test/unit/model-docs.test.ts fails while one is stale.
+ * its markers; test/unit/scripts/model-docs.test.ts fails while one is stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';

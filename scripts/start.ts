@@ -136,6 +136,16 @@ export function keyLine(generated: string | undefined, keptIn = 'data/dev-api-ke
 }
 
 /** The banner's simulator line: which platforms are simulated, and where the worker calls the simulator. */
+/** The banner's last lines: a first request to try (with the generated key's secret, if one was made) and how to stop. */
+export function tryLines(apiUrl: string, generatedKey: string | undefined): string {
+  const secret = generatedKey?.split(':').slice(1).join(':') ?? '$YOUR_KEY';
+  return `Try:
+  curl -s ${apiUrl}/v1/models -H "Authorization: Bearer ${secret}"
+
+Each part restarts if it dies. Press Ctrl-C to stop.
+`;
+}
+
 export function simulatedLine(simulated: readonly string[], simBaseUrl: string): string {
   return `Simulated:   ${simulated.length ? `platforms ${simulated.join(', ')} (simulator at ${simBaseUrl})` : 'none'}`;
 }
@@ -167,14 +177,16 @@ export function nodePart(name: string, script: string, env: NodeJS.ProcessEnv, r
   };
 }
 
-async function main(): Promise<void> {
-  // The launcher reads each part's configuration only to orchestrate: which parts to start, what to print.
-  const config = loadEmbeddedConfig();
-  // What npm start generates is kept next to the dev server's database (data/ by default).
-  const dataDir = dirname(config.TEMPORAL_DB_FILE);
+type EmbeddedConfig = ReturnType<typeof loadEmbeddedConfig>;
+
+/**
+ * The parts' environment: the operator's, with what a local stack needs and the operator left unset (loopback
+ * addresses, a generated API key, admin token and secrets kept in `dataDir`, push announcements for the simulated
+ * platforms, the worker's readiness URL).
+ */
+function launchEnv(dataDir: string) {
   const generatedKey = process.env.API_KEYS?.trim() ? undefined : devApiKey(dataDir);
   const generatedAdminToken = process.env.ADMIN_TOKEN?.trim() ? undefined : devSecret(dataDir, 'dev-admin-token');
-  const embeddedDatabase = !process.env.DATABASE_URL?.trim();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     // A local stack is for this machine: listen on loopback unless told otherwise.
@@ -192,14 +204,39 @@ async function main(): Promise<void> {
   const workerConfig = loadWorkerConfig(env);
   // The API's /readyz then says which platform has no account in the rotation (the worker knows; api/worker-readiness.ts).
   env.WORKER_READY_URLS ??= `${localOrigin(workerConfig.WORKER_METRICS_HOST, workerConfig.WORKER_METRICS_PORT)}/readyz`;
-  const apiConfig = loadApiConfig(env);
+  return { env, generatedKey, generatedAdminToken, simulated, simBaseUrl: workerConfig.SIM_BASE_URL, apiPort: loadApiConfig(env).PORT };
+}
 
-  // The operator's console is served built (dist/console), rebuilt here only when its sources changed.
-  buildConsole({ ifStale: true });
+/** The Temporal dev server as a part; `onUi` learns its UI's URL once it runs. */
+function temporalPart(config: EmbeddedConfig, onUi: (url: string | undefined) => void): Service {
+  return {
+    name: 'temporal',
+    async start() {
+      const server = await startDevServer({
+        address: config.TEMPORAL_ADDRESS,
+        dbFile: config.TEMPORAL_DB_FILE,
+        namespace: config.TEMPORAL_NAMESPACE,
+        uiPort: config.TEMPORAL_UI_PORT,
+        output: 'ignore',
+        log: (m) => console.log(m),
+        ownProcessGroup: true,
+      });
+      onUi(server.uiUrl);
+      const child = server.process;
+      const exited = child
+        ? new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+            child.once('exit', (code, signal) => r({ code, signal })),
+          )
+        : new Promise<never>(() => undefined);
+      return { pid: child?.pid, exited, stop: () => server.stop() };
+    },
+  };
+}
 
-  const supervisor = new Supervisor((line) => console.log(line));
+/** Stops every part on a signal or a failed start, in dependency order, then exits with `code`. */
+function shutdownOf(supervisor: Supervisor): (code: number) => Promise<void> {
   let stopping = false;
-  const shutdown = async (code: number) => {
+  return async (code: number) => {
     if (stopping) return;
     stopping = true;
     console.log('\nStopping mediagate…');
@@ -210,71 +247,68 @@ async function main(): Promise<void> {
     console.log('Stopped.');
     process.exit(code);
   };
-  // SIGHUP: the terminal closed, which no longer reaches the parts themselves.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0));
+}
 
-  let uiUrl: string | undefined;
-  try {
-    if (embeddedDatabase) {
-      console.log('Starting PostgreSQL (the ledger)…');
-      const password = devSecret(dataDir, 'dev-database-password');
-      const { port, note } = await embeddedPostgresPort(config.EMBEDDED_POSTGRES_PORT, Boolean(process.env.EMBEDDED_POSTGRES_PORT?.trim()));
-      if (note) console.log(note);
-      const logFile = join(dataDir, 'postgres.log');
-      await supervisor.add(
-        postgresPart({ dataDir: config.EMBEDDED_POSTGRES_DIR, port, password, logFile }, (pg) => (env.DATABASE_URL = pg.url)),
-      );
-    }
-    console.log('Starting the Temporal dev server…');
-    await supervisor.add({
-      name: 'temporal',
-      async start() {
-        const server = await startDevServer({
-          address: config.TEMPORAL_ADDRESS,
-          dbFile: config.TEMPORAL_DB_FILE,
-          namespace: config.TEMPORAL_NAMESPACE,
-          uiPort: config.TEMPORAL_UI_PORT,
-          output: 'ignore',
-          log: (m) => console.log(m),
-          ownProcessGroup: true,
-        });
-        uiUrl = server.uiUrl;
-        const child = server.process;
-        const exited = child
-          ? new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
-              child.once('exit', (code, signal) => r({ code, signal })),
-            )
-          : new Promise<never>(() => undefined);
-        return { pid: child?.pid, exited, stop: () => server.stop() };
-      },
-    });
-    // A task's page in the console links to its workflow in this UI.
-    if (uiUrl) env.TEMPORAL_UI_URL ??= uiUrl;
-    if (simulated.length > 0) await supervisor.add(nodePart('sim', 'sim/main.ts', env, /listening on/, 30_000));
-    await supervisor.add(nodePart('worker', 'worker/main.ts', env, /Worker started/, 120_000));
-    await supervisor.add(nodePart('api', 'api/main.ts', env, /API listening/, 60_000));
-  } catch (err) {
-    console.error(`Start-up failed: ${(err as Error).message}`);
-    await shutdown(1);
-    return;
+/** Starts the parts in order (PostgreSQL where no DATABASE_URL is given, Temporal, the simulator, worker, API); returns Temporal's UI URL. */
+async function startParts(supervisor: Supervisor, config: EmbeddedConfig, dataDir: string, launch: ReturnType<typeof launchEnv>) {
+  const { env, simulated } = launch;
+  if (!process.env.DATABASE_URL?.trim()) {
+    console.log('Starting PostgreSQL (the ledger)…');
+    const password = devSecret(dataDir, 'dev-database-password');
+    const { port, note } = await embeddedPostgresPort(config.EMBEDDED_POSTGRES_PORT, Boolean(process.env.EMBEDDED_POSTGRES_PORT?.trim()));
+    if (note) console.log(note);
+    const logFile = join(dataDir, 'postgres.log');
+    await supervisor.add(
+      postgresPart({ dataDir: config.EMBEDDED_POSTGRES_DIR, port, password, logFile }, (pg) => (env.DATABASE_URL = pg.url)),
+    );
   }
+  console.log('Starting the Temporal dev server…');
+  let uiUrl: string | undefined;
+  await supervisor.add(temporalPart(config, (url) => (uiUrl = url)));
+  // A task's page in the console links to its workflow in this UI.
+  if (uiUrl) env.TEMPORAL_UI_URL ??= uiUrl;
+  if (simulated.length > 0) await supervisor.add(nodePart('sim', 'sim/main.ts', env, /listening on/, 30_000));
+  await supervisor.add(nodePart('worker', 'worker/main.ts', env, /Worker started/, 120_000));
+  await supervisor.add(nodePart('api', 'api/main.ts', env, /API listening/, 60_000));
+  return uiUrl;
+}
 
-  const apiUrl = `http://127.0.0.1:${apiConfig.PORT}`;
-  const secret = generatedKey?.split(':').slice(1).join(':') ?? '$YOUR_KEY';
+function printRunning(config: EmbeddedConfig, launch: ReturnType<typeof launchEnv>, uiUrl: string | undefined): void {
+  const apiUrl = `http://127.0.0.1:${launch.apiPort}`;
   console.log(`
 mediagate is running.
   API:         ${apiUrl}
   Console:     ${apiUrl}/console   (sign in with the admin token)
   Temporal UI: ${uiUrl} (namespace ${config.TEMPORAL_NAMESPACE})
-  ${keyLine(generatedKey)}
-  ${adminLine(generatedAdminToken)}
-  ${simulatedLine(simulated, workerConfig.SIM_BASE_URL)}
+  ${keyLine(launch.generatedKey)}
+  ${adminLine(launch.generatedAdminToken)}
+  ${simulatedLine(launch.simulated, launch.simBaseUrl)}
 
-Try:
-  curl -s ${apiUrl}/v1/models -H "Authorization: Bearer ${secret}"
+${tryLines(apiUrl, launch.generatedKey)}`);
+}
 
-Each part restarts if it dies. Press Ctrl-C to stop.
-`);
+async function main(): Promise<void> {
+  // The launcher reads each part's configuration only to orchestrate: which parts to start, what to print.
+  const config = loadEmbeddedConfig();
+  // What npm start generates is kept next to the dev server's database (data/ by default).
+  const dataDir = dirname(config.TEMPORAL_DB_FILE);
+  const launch = launchEnv(dataDir);
+  // The operator's console is served built (dist/console), rebuilt here only when its sources changed.
+  buildConsole({ ifStale: true });
+
+  const supervisor = new Supervisor((line) => console.log(line));
+  const shutdown = shutdownOf(supervisor);
+  // SIGHUP: the terminal closed, which no longer reaches the parts themselves.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0));
+  let uiUrl: string | undefined;
+  try {
+    uiUrl = await startParts(supervisor, config, dataDir, launch);
+  } catch (err) {
+    console.error(`Start-up failed: ${(err as Error).message}`);
+    await shutdown(1);
+    return;
+  }
+  printRunning(config, launch, uiUrl);
 }
 
 if (require.main === module) void main();

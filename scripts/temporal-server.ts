@@ -1,7 +1,7 @@
 /**
  * A real Temporal server on PostgreSQL, the production shape (docker-compose runs the same version in
  * containers): the server and its SQL tool built from their Go module (`go.temporal.io/server`, pinned to
- * docker-compose's TEMPORAL_VERSION, checked by test/unit/cluster-config.test.ts) into the gitignored .tools/,
+ * docker-compose's TEMPORAL_VERSION, checked by test/unit/scripts/temporal-server.test.ts) into the gitignored .tools/,
  * as MinIO is (scripts/minio.ts). Used by `npm run cluster` (scripts/cluster.ts), the topology system test and
  * the cluster benchmarks.
  *

@@ -88,6 +88,8 @@ export type TransitionListener = (job: SimJob, from: SimState, to: SimState) => 
 export interface SimPlatformModule {
   readonly platform: SimPlatform;
   register(router: Router, host: SimHost): void;
+  /** Headers of the platform's own worth recording in /_sim/requests (what signs and routes its requests), lower case. */
+  readonly recordedHeaders?: readonly string[];
   /**
    * Optional: answers, in the platform's own error shape, a request of its own that the body parser refused
    * (malformed JSON…) before any route ran. Returns true when it answered.

@@ -8,23 +8,13 @@ import type { FaultRenderer, RecordedRequest, SimHost } from './host';
 import type { SimulatorState } from './state';
 import type { FaultStatus, SimOp, SimPlatform } from './vocabulary';
 
-/** Headers worth recording: what signs and routes a request, never a body. */
-const RECORDED_HEADERS = [
-  'authorization',
-  'content-type',
-  'host',
-  'x-tc-action',
-  'x-tc-version',
-  'x-tc-timestamp',
-  'x-tc-region',
-  'x-bce-date',
-  'x-bce-request-id',
-];
+/** Headers worth recording for every platform: what signs and routes a request, never a body. */
+const RECORDED_HEADERS = ['authorization', 'content-type', 'host'];
 
 /** What the platform received, for /_sim/requests; its answer is added when it is sent (sim/answers.ts). */
-function recordRequest(ctx: Context, platform: SimPlatform, op: SimOp): RecordedRequest {
+function recordRequest(ctx: Context, platform: SimPlatform, op: SimOp, recorded: readonly string[]): RecordedRequest {
   const headers: Record<string, string> = {};
-  for (const h of RECORDED_HEADERS) {
+  for (const h of recorded) {
     const v = ctx.get(h);
     if (v) headers[h] = v;
   }
@@ -62,7 +52,12 @@ function applyFault(
   return true;
 }
 
-export function createSimHost(state: SimulatorState, publicUrl: string | undefined): SimHost {
+/**
+ * The host the platform modules share. `platformHeaders`: the headers of their own each platform records besides
+ * RECORDED_HEADERS (SimPlatformModule.recordedHeaders); every request records all of them, whoever it is for.
+ */
+export function createSimHost(state: SimulatorState, publicUrl: string | undefined, platformHeaders: readonly string[]): SimHost {
+  const recorded = [...RECORDED_HEADERS, ...platformHeaders];
   return {
     jobs: state.jobs,
     stats: state.stats,
@@ -77,7 +72,7 @@ export function createSimHost(state: SimulatorState, publicUrl: string | undefin
         : undefined;
     },
     intercept(ctx, platform, op, render, promptFault) {
-      const record = recordRequest(ctx, platform, op);
+      const record = recordRequest(ctx, platform, op, recorded);
       ctx.state.simRecord = record;
       state.record(record);
       // A prompt's own fault first, then an outage set through /_sim/faults, then the request's X-Sim-Fault header.

@@ -46,7 +46,11 @@ export interface Simulator {
 
 /** The Koa app: the answer middleware, the JSON body parser, the control routes, result files and every platform. */
 function simulatorApp(state: SimulatorState, publicUrl: string | undefined): Koa {
-  const host = createSimHost(state, publicUrl);
+  const host = createSimHost(
+    state,
+    publicUrl,
+    SIM_MODULES.flatMap((m) => m.recordedHeaders ?? []),
+  );
   const app = new Koa();
   app.use(answerMiddleware(state, host, SIM_MODULES));
   // rawBody is kept: platform T signs the exact bytes of the body.

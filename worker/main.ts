@@ -13,7 +13,6 @@ import { createLogger } from '../core/logger';
 import { hintTask } from '../core/task-hints';
 import { webhookTaskQueue } from '../core/webhooks';
 import { temporalConnectionOptions } from '../core/temporal-connection';
-import { buildCatalogue } from '../platforms';
 import { createHttpClient } from '../platforms/http';
 import { PushMonitor } from './push-monitor';
 import { openSettlement } from '../tasks/settlement';
@@ -35,7 +34,6 @@ import { loadWorkerConfig, type WorkerConfig } from './worker-config';
 import { WorkerMetrics } from './worker-metrics';
 import { webhookDeps } from './webhooks';
 import { workflowCode } from './workflow-bundle';
-import { loadTaskPricing } from '../tasks/billing';
 
 /** Watches whether the platforms that announce their jobs (push) still do. */
 function pushMonitorFor(config: WorkerConfig): PushMonitor {
@@ -66,8 +64,7 @@ async function startParts(config: WorkerConfig, logger: Logger) {
   const { adapters, pools } = createAdapters(config, http, metrics, logger);
   await configureAnnouncements(config, http, logger);
   // One catalogue and one price table (PRICES_FILE) for the activities, the settlement and the webhooks' records.
-  const catalogue = buildCatalogue(process.env);
-  const pricing = loadTaskPricing(catalogue, process.env);
+  const { catalogue, pricing } = config;
   const settlement = await openSettlement(config, pricing, metrics.ledgerObserver(), logger);
   // The accounts' states for the operator's console, through the database every API replica reads.
   const accountStates = settlement.ledger ? new AccountStatePublisher(settlement.ledger, pools, logger) : undefined;

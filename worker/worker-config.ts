@@ -4,7 +4,9 @@
  * fails with a message naming the variable.
  */
 import { z } from 'zod';
-import { pricesEnv } from '../pricing/price-table';
+import { pricesEnv, type TaskPricing } from '../pricing/price-table';
+import type { Catalogue } from '../core/catalogue';
+import { loadTaskPricing } from '../tasks/billing';
 import { UPSTREAM_LOST_GRACE_MS } from '../activities';
 import { LOST_ANSWER_SEARCH_MS } from '../activities/submit';
 import { ACCOUNT_COOLDOWN_MS, ACCOUNT_THROTTLE_MS } from '../activities/accounts';
@@ -24,7 +26,14 @@ import {
 import type { Kind, PollTiming } from '../core/task';
 import { ledgerSchema } from '../ledger/ledger-config';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS, ATTEMPT_HEADROOM_MS, MAX_TASK_DEADLINE_MS } from '../core/timeouts';
-import { loadEnabledPlatforms, PLATFORM_DEFINITIONS, platformsPublicEnv, platformsWorkerEnv, type WorkerPlatform } from '../platforms';
+import {
+  buildCatalogue,
+  loadEnabledPlatforms,
+  PLATFORM_DEFINITIONS,
+  platformsPublicEnv,
+  platformsWorkerEnv,
+  type WorkerPlatform,
+} from '../platforms';
 import { resultCopySchema, resultLinksSchema, resultStoreSchema } from '../results/results-config';
 import { webhookDeliverySchema, webhookSharedSchema } from '../core/webhook-config';
 
@@ -130,6 +139,10 @@ export type WorkerConfig = Omit<z.infer<typeof workerBaseSchema>, 'SIM_BASE_URL'
   /** The enabled platforms, each real or simulated. */
   platforms: Record<string, WorkerPlatform>;
   timing: Record<Kind, PollTiming>;
+  /** The models every platform offers, for the activities, the settlement and the webhooks' records. */
+  catalogue: Catalogue;
+  /** What tasks cost (PRICES_FILE read once, at start). */
+  pricing: TaskPricing;
 };
 
 /** An upstream call must end before Temporal gives up on its attempt and starts another (core/timeouts.ts). */
@@ -158,8 +171,11 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     pollIntervalMs: interval,
     deadlineMs: deadline,
   });
+  const catalogue = buildCatalogue(env);
   return {
     ...base,
+    catalogue,
+    pricing: loadTaskPricing(catalogue, env),
     SIM_BASE_URL: simBaseUrl,
     PLATFORMS_ENABLED,
     platforms,

@@ -329,6 +329,19 @@ interface Running {
 type Submitted = Running & { job: UpstreamJob };
 const hasJob = (run: Running | undefined): run is Submitted => run?.job !== undefined;
 
+/** What the poll loop carries from one turn to the next. */
+interface PollLoop {
+  readonly input: GenerationInput;
+  readonly charge: JobCharge;
+  readonly serving: Serving;
+  readonly state: TaskState;
+  readonly wake: PollWake;
+  resubmissions: number;
+  failedPolls: number;
+  /** Set by the first submit (or the continued run's resume): from then on, the task has a timing and a deadline. */
+  run: Running | undefined;
+}
+
 async function runGeneration(
   input: GenerationInput,
   resume: GenerationResume | undefined,
@@ -343,109 +356,146 @@ async function runGeneration(
     wake.hint();
     pushMonitor.seen(hint.platform);
   });
-  let resubmissions = resume?.resubmissions ?? 0;
-  let failedPolls = 0;
-  // Set by the first submit (or the continued run's resume): from then on, the task has a timing and a deadline.
-  let run: Running | undefined = resume && {
-    job: { upstreamTaskId: resume.upstreamTaskId, account: resume.upstreamAccount },
-    timing: resume.timing,
-    deadlineAt: resume.deadlineAt,
+  const loop: PollLoop = {
+    input,
+    charge,
+    serving,
+    state,
+    wake,
+    resubmissions: resume?.resubmissions ?? 0,
+    failedPolls: 0,
+    run: resume && {
+      job: { upstreamTaskId: resume.upstreamTaskId, account: resume.upstreamAccount },
+      timing: resume.timing,
+      deadlineAt: resume.deadlineAt,
+    },
   };
 
   try {
     for (;;) {
-      let current: Submitted;
-      if (hasJob(run)) current = run;
-      else {
-        run = current = await submitJob(input, run, resubmissions, charge, serving);
-        charge.submitted();
-        serving.serve(current.servedBy);
-        state.upstreamTaskId = current.job.upstreamTaskId;
-        state.upstreamAccount = current.job.account;
-        recordJob(input, current.job, serving);
-        // While push is healthy the first poll waits the fallback interval too: the job's end will wake the task,
-        // and a poll of a job that has just started learns only that it runs.
-        const fallback = current.pushHealthy ? current.timing.fallbackPollIntervalMs : undefined;
-        await wake.wait(fallback ?? current.timing.firstPollDelayMs, current.deadlineAt);
-      }
-      const { job, timing, deadlineAt } = current;
-
-      if (remaining(deadlineAt) <= 0) return await deadlineExceeded(input, current, wake, charge, serving);
-      let status: PolledStatus;
-      try {
-        status = await pollActivity(remaining(deadlineAt))({
-          platform: serving.platform,
-          kind: input.kind,
-          ...job,
-          request: serving.request,
-          ...(serving.servedBy ? { servedBy: serving.servedBy } : {}),
-        });
-        charge.polled(status);
-        failedPolls = 0;
-      } catch (err) {
-        if (isUpstreamLost(err)) charge.lost();
-        if (isActivityTimeout(err) && remaining(deadlineAt) <= 0)
-          return await deadlineExceeded(input, current, wake, charge, serving, lastFailureMessage(err));
-        if (!isTransientPollFailure(err)) return failFromActivity(err, 'poll');
-        // The poll's own budget ran out (an outage): back off on a durable timer, then poll again.
-        failedPolls += 1;
-        const backoff = Math.min(POLL_BACKOFF.maxMs, POLL_BACKOFF.initialMs * 2 ** (failedPolls - 1));
-        if (remaining(deadlineAt) <= backoff) return await deadlineExceeded(input, current, wake, charge, serving, lastFailureMessage(err));
-        wake.dropTimer();
-        await sleep(backoff);
-        continue;
-      }
-      if (status.state === 'success') return succeed(state, status, serving);
-      if (status.state === 'failed') {
-        const f = status.failure ?? { reason: 'upstream_failed' as const, message: 'The platform reported the job as failed' };
-        if (f.resubmit && resubmissions < MAX_RESUBMISSIONS && remaining(deadlineAt) > RESUBMIT_PAUSE_MS + timing.firstPollDelayMs) {
-          resubmissions += 1;
-          log.warn('The job failed upstream for a transient reason; submitting a new one', {
-            upstreamTaskId: job.upstreamTaskId,
-            code: f.code,
-            resubmissions,
-          });
-          run = { ...current, job: undefined };
-          setStatus(state, 'pending');
-          wake.dropTimer();
-          await sleep(RESUBMIT_PAUSE_MS);
-          continue;
-        }
-        return fail(f.reason, f.message, f.code);
-      }
-      const wasRunning = state.status === 'running';
-      setStatus(state, status.state, status.progress);
-      if (!wasRunning && state.status === 'running') await announce(input, 'running');
-
-      const info = workflowInfo();
-      if (info.historyLength >= (input.maxEventsPerRun ?? MAX_EVENTS_PER_RUN) || info.continueAsNewSuggested) {
-        // Memo and search attributes are passed on explicitly: they are the task's record for reads.
-        const next = makeContinueAsNewFunc<typeof generationWorkflow>({
-          memo: info.memo,
-          typedSearchAttributes: info.typedSearchAttributes,
-        });
-        return await next(input, {
-          upstreamTaskId: job.upstreamTaskId,
-          upstreamAccount: job.account,
-          deadlineAt,
-          state,
-          timing,
-          ...(resubmissions > 0 ? { resubmissions } : {}),
-          ...(serving.servedBy ? { servedBy: serving.servedBy } : {}),
-        });
-      }
-      const fallback = status.pushHealthy ? timing.fallbackPollIntervalMs : undefined;
-      await wake.wait(fallback ?? timing.pollIntervalMs, deadlineAt);
+      const current = hasJob(loop.run) ? loop.run : await submitAndWait(loop);
+      const end = await pollTurn(loop, current);
+      if (end) return end;
     }
   } catch (err) {
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {
-        if (run?.job) await cancelUpstream(input, serving, run.job, charge);
+        if (loop.run?.job) await cancelUpstream(input, serving, loop.run.job, charge);
         markFailed({ message: "The task was cancelled at the client's request", code: 'cancelled' }, 'cancelled');
       });
     }
     throw err;
   }
+}
+
+/** A job submitted (the first, or a new one after a transient failure), recorded, then the wait before its first poll. */
+async function submitAndWait(loop: PollLoop): Promise<Submitted> {
+  const { input, charge, serving, state } = loop;
+  const current = await submitJob(input, loop.run, loop.resubmissions, charge, serving);
+  loop.run = current;
+  charge.submitted();
+  serving.serve(current.servedBy);
+  state.upstreamTaskId = current.job.upstreamTaskId;
+  state.upstreamAccount = current.job.account;
+  recordJob(input, current.job, serving);
+  // While push is healthy the first poll waits the fallback interval too: the job's end will wake the task,
+  // and a poll of a job that has just started learns only that it runs.
+  const fallback = current.pushHealthy ? current.timing.fallbackPollIntervalMs : undefined;
+  await loop.wake.wait(fallback ?? current.timing.firstPollDelayMs, current.deadlineAt);
+  return current;
+}
+
+/** One poll and what follows it: the task's end (returned), or undefined to poll again (or submit anew). */
+async function pollTurn(loop: PollLoop, current: Submitted): Promise<GenerationResult | undefined> {
+  const { input, charge, serving, state, wake } = loop;
+  const { job, timing, deadlineAt } = current;
+  if (remaining(deadlineAt) <= 0) return await deadlineExceeded(input, current, wake, charge, serving);
+  const polled = await pollJob(loop, current);
+  if (!('status' in polled)) return polled.end;
+  const status = polled.status;
+  if (status.state === 'success') return succeed(state, status, serving);
+  if (status.state === 'failed') {
+    await resubmitOrFail(loop, current, status);
+    return undefined;
+  }
+  const wasRunning = state.status === 'running';
+  setStatus(state, status.state, status.progress);
+  if (!wasRunning && state.status === 'running') await announce(input, 'running');
+
+  const info = workflowInfo();
+  if (info.historyLength >= (input.maxEventsPerRun ?? MAX_EVENTS_PER_RUN) || info.continueAsNewSuggested) {
+    // Memo and search attributes are passed on explicitly: they are the task's record for reads.
+    const next = makeContinueAsNewFunc<typeof generationWorkflow>({
+      memo: info.memo,
+      typedSearchAttributes: info.typedSearchAttributes,
+    });
+    return await next(input, {
+      upstreamTaskId: job.upstreamTaskId,
+      upstreamAccount: job.account,
+      deadlineAt,
+      state,
+      timing,
+      ...(loop.resubmissions > 0 ? { resubmissions: loop.resubmissions } : {}),
+      ...(serving.servedBy ? { servedBy: serving.servedBy } : {}),
+    });
+  }
+  const fallback = status.pushHealthy ? timing.fallbackPollIntervalMs : undefined;
+  await wake.wait(fallback ?? timing.pollIntervalMs, deadlineAt);
+  return undefined;
+}
+
+/**
+ * The job polled: its status, or the task's end (the deadline passed, the poll failed for good), or no end (`end`
+ * undefined) after a poll whose own budget ran out (an outage) and the durable backoff that follows it.
+ */
+async function pollJob(loop: PollLoop, current: Submitted): Promise<{ status: PolledStatus } | { end: GenerationResult | undefined }> {
+  const { input, charge, serving, wake } = loop;
+  const { job, deadlineAt } = current;
+  try {
+    const status = await pollActivity(remaining(deadlineAt))({
+      platform: serving.platform,
+      kind: input.kind,
+      ...job,
+      request: serving.request,
+      ...(serving.servedBy ? { servedBy: serving.servedBy } : {}),
+    });
+    charge.polled(status);
+    loop.failedPolls = 0;
+    return { status };
+  } catch (err) {
+    if (isUpstreamLost(err)) charge.lost();
+    if (isActivityTimeout(err) && remaining(deadlineAt) <= 0)
+      return { end: await deadlineExceeded(input, current, wake, charge, serving, lastFailureMessage(err)) };
+    if (!isTransientPollFailure(err)) return failFromActivity(err, 'poll');
+    // The poll's own budget ran out (an outage): back off on a durable timer, then poll again.
+    loop.failedPolls += 1;
+    const backoff = Math.min(POLL_BACKOFF.maxMs, POLL_BACKOFF.initialMs * 2 ** (loop.failedPolls - 1));
+    if (remaining(deadlineAt) <= backoff)
+      return { end: await deadlineExceeded(input, current, wake, charge, serving, lastFailureMessage(err)) };
+    wake.dropTimer();
+    await sleep(backoff);
+    return { end: undefined };
+  }
+}
+
+/** A job the platform reports failed: a new one submitted after a pause when the failure is transient and time allows, else the task fails. */
+async function resubmitOrFail(loop: PollLoop, current: Submitted, status: PolledStatus): Promise<void> {
+  const { job, timing, deadlineAt } = current;
+  const f = status.failure ?? { reason: 'upstream_failed' as const, message: 'The platform reported the job as failed' };
+  if (f.resubmit && loop.resubmissions < MAX_RESUBMISSIONS && remaining(deadlineAt) > RESUBMIT_PAUSE_MS + timing.firstPollDelayMs) {
+    loop.resubmissions += 1;
+    log.warn('The job failed upstream for a transient reason; submitting a new one', {
+      upstreamTaskId: job.upstreamTaskId,
+      code: f.code,
+      resubmissions: loop.resubmissions,
+    });
+    loop.run = { ...current, job: undefined };
+    setStatus(loop.state, 'pending');
+    loop.wake.dropTimer();
+    await sleep(RESUBMIT_PAUSE_MS);
+    return;
+  }
+  fail(f.reason, f.message, f.code);
 }
 
 /**

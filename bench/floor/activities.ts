@@ -6,6 +6,7 @@ import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { ARK_TASKS_PATH } from '../../platforms/v/wire-types';
 
 export interface FloorActivitiesOptions {
   /** The simulator's V base URL and key. */
@@ -16,7 +17,7 @@ export interface FloorActivitiesOptions {
 }
 
 export function createFloorActivities(opts: FloorActivitiesOptions) {
-  const tasks = `${opts.baseUrl}/api/v3/contents/generations/tasks`;
+  const tasks = `${opts.baseUrl}/api/v3${ARK_TASKS_PATH}`;
   const headers = { Authorization: `Bearer ${opts.apiKey}`, 'Content-Type': 'application/json' };
   return {
     async createJob(prompt: string): Promise<string> {

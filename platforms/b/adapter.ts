@@ -21,7 +21,7 @@ import { bceAuthorization, bceTimestamp, uriEncode, type BceCredentials } from '
 import { callbackConfig } from './announcements';
 import { classifyBError, fromBTaskDetail, isUnknownTask } from './replies';
 import { JobClaims } from './job-claims';
-import { chooseJob, findTasksWithBody } from './lost-answer';
+import { chooseJob, findTasksWithBody, type TaskLookup } from './lost-answer';
 import { toBCreate } from './request-body';
 import type { BCreate } from './wire-types';
 
@@ -88,12 +88,28 @@ function bSender(settings: PlatformBSettings, { http, now = Date.now }: AdapterD
 }
 
 /**
- * Read-only account calls beyond the worker's needs, for the conformance run (scripts/conformance/b.ts): the
+ * Read-only account calls beyond the worker's needs, for the conformance run (platforms/b/conformance.ts): the
  * adapter B's worker builds carries them too, so the run reads the account with the worker's own signing.
  */
 export interface BAccountReads {
   /** GET /v2/callback: the account's CallbackConfig as B shows it (which switch names it has). */
   readCallbackConfig(): Promise<Record<string, unknown>>;
+}
+
+/** The task list and a task's detail, as lost-answer.ts reads them; a task that vanished between the two is none. */
+function taskReads(send: ReturnType<typeof bSender>, getTask: (id: string) => Promise<unknown>): TaskLookup {
+  return {
+    list: async (query) => (await send({ method: 'GET', path: '/v2/tasks', query })).body,
+    detail: async (id) => {
+      try {
+        return await getTask(id);
+      } catch (err) {
+        // A task that vanished between the list and its detail is not ours to adopt.
+        if (isUnknownTask(err)) return undefined;
+        throw err;
+      }
+    },
+  };
 }
 
 export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps): PlatformAdapter & BAccountReads {
@@ -124,22 +140,7 @@ export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps):
 
     async findSubmitted(entry, request, { dedupKey, since }) {
       const { body } = toBCreate(entry, request, { dedupKey });
-      const matches = await findTasksWithBody(
-        {
-          list: async (query) => (await send({ method: 'GET', path: '/v2/tasks', query })).body,
-          detail: async (id) => {
-            try {
-              return await getTask(id);
-            } catch (err) {
-              // A task that vanished between the list and its detail is not ours to adopt.
-              if (isUnknownTask(err)) return undefined;
-              throw err;
-            }
-          },
-        },
-        body,
-        since,
-      );
+      const matches = await findTasksWithBody(taskReads(send, getTask), body, since);
       const id = chooseJob(matches, dedupKey, claims);
       if (id === undefined) return undefined;
       claims.claim(id, dedupKey);

@@ -53,71 +53,89 @@ const SIMULATOR_ACCOUNT = {
   secretAccessKey: 'simbsecretaccesskey000000000000b',
 };
 
-export function bWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBaseUrl: string }): WorkerPlatform {
-  const raw = parseEnv(bWorkerEnv, env);
+type BWorkerEnv = ReturnType<typeof parseEnv<typeof bWorkerEnv>>;
+type BListed = NonNullable<ReturnType<typeof loadAccounts<typeof bAccountCredentials>>>;
+
+/** An accounts-file entry's settings: its own keys and endpoint. */
+function fromEntry(raw: BWorkerEnv, a: BListed[number]): PlatformBSettings {
+  return {
+    endpoint: a.endpoint ?? raw.PLATFORM_B_ENDPOINT ?? DEFAULT_ENDPOINT,
+    accessKeyId: a.access_key_id,
+    secretAccessKey: a.secret_access_key,
+    ...(a.api_key ? { apiKey: a.api_key } : {}),
+  };
+}
+
+/** The first (or only) account's settings: from the accounts file, the one-account variables, or the simulator's. */
+function bSettings(
+  raw: BWorkerEnv,
+  listed: BListed | undefined,
+  opts: { simulate: boolean; simBaseUrl: string },
+): { settings: PlatformBSettings; simulated: boolean } {
   const ak = raw.PLATFORM_B_ACCESS_KEY_ID;
   const sk = raw.PLATFORM_B_SECRET_ACCESS_KEY;
-  const listed = loadAccounts(env, ACCOUNTS_FILE, bAccountCredentials);
-  let settings: PlatformBSettings;
-  let simulated = false;
   if (listed && (ak || sk || raw.PLATFORM_B_API_KEY)) {
     throw configError(
       ACCOUNTS_FILE,
       'set either PLATFORM_B_ACCOUNTS_FILE or PLATFORM_B_ACCESS_KEY_ID and PLATFORM_B_SECRET_ACCESS_KEY (the one-account shorthand), not both',
     );
   }
-  const fromEntry = (a: NonNullable<typeof listed>[number]): PlatformBSettings => ({
-    endpoint: a.endpoint ?? raw.PLATFORM_B_ENDPOINT ?? DEFAULT_ENDPOINT,
-    accessKeyId: a.access_key_id,
-    secretAccessKey: a.secret_access_key,
-    ...(a.api_key ? { apiKey: a.api_key } : {}),
-  });
-  if (listed) {
-    settings = fromEntry(listed[0]!);
-  } else if (ak && sk) {
-    settings = {
+  if (listed) return { settings: fromEntry(raw, listed[0]!), simulated: false };
+  if (ak && sk) {
+    const settings = {
       endpoint: raw.PLATFORM_B_ENDPOINT ?? DEFAULT_ENDPOINT,
       accessKeyId: ak,
       secretAccessKey: sk,
       ...(raw.PLATFORM_B_API_KEY ? { apiKey: raw.PLATFORM_B_API_KEY } : {}),
     };
-  } else if (ak || sk) {
+    return { settings, simulated: false };
+  }
+  if (ak || sk) {
     throw configError(
       ak ? 'PLATFORM_B_SECRET_ACCESS_KEY' : 'PLATFORM_B_ACCESS_KEY_ID',
       'required when the other is set (AK/SK, bce-auth-v1)',
     );
-  } else if (raw.PLATFORM_B_API_KEY) {
+  }
+  if (raw.PLATFORM_B_API_KEY) {
     // The API key covers v3 text-to-video only; image-to-video, images, task queries and reconciliation are v2.
     throw configError(
       'PLATFORM_B_ACCESS_KEY_ID',
       'required with PLATFORM_B_API_KEY: VOD takes API keys only on its v3 text-to-video endpoint; everything else is signed with AK/SK',
     );
-  } else if (opts.simulate) {
-    settings = { endpoint: raw.PLATFORM_B_ENDPOINT ?? opts.simBaseUrl, ...SIMULATOR_ACCOUNT };
-    simulated = true;
-  } else {
-    throw configError(
-      'PLATFORM_B_ACCESS_KEY_ID',
-      'platform B is enabled (PLATFORMS_ENABLED) but not configured: set PLATFORM_B_ACCESS_KEY_ID and PLATFORM_B_SECRET_ACCESS_KEY, or leave B out of PLATFORMS_ENABLED',
-    );
   }
-  if (raw.PLATFORM_B_CALLBACKS === 'manage') {
-    const { PUBLIC_BASE_URL } = parseEnv(callbackSchema, env);
-    if (!PUBLIC_BASE_URL)
-      throw configError('PUBLIC_BASE_URL', 'required with PLATFORM_B_CALLBACKS=manage: where platform B sends its events');
-    settings.callbacks = {
-      url: callbackUrlFor(PUBLIC_BASE_URL, 'B'),
-      signKey: raw.PLATFORM_B_CALLBACK_SIGN_KEY,
-      videoEventSwitch: raw.PLATFORM_B_CALLBACK_SWITCH,
-    };
-  }
+  if (opts.simulate) return { settings: { endpoint: raw.PLATFORM_B_ENDPOINT ?? opts.simBaseUrl, ...SIMULATOR_ACCOUNT }, simulated: true };
+  throw configError(
+    'PLATFORM_B_ACCESS_KEY_ID',
+    'platform B is enabled (PLATFORMS_ENABLED) but not configured: set PLATFORM_B_ACCESS_KEY_ID and PLATFORM_B_SECRET_ACCESS_KEY, or leave B out of PLATFORMS_ENABLED',
+  );
+}
+
+/** The callback settings the worker keeps on the platform (PLATFORM_B_CALLBACKS=manage), or none. */
+function bCallbacks(raw: BWorkerEnv, env: NodeJS.ProcessEnv): PlatformBSettings['callbacks'] {
+  if (raw.PLATFORM_B_CALLBACKS !== 'manage') return undefined;
+  const { PUBLIC_BASE_URL } = parseEnv(callbackSchema, env);
+  if (!PUBLIC_BASE_URL)
+    throw configError('PUBLIC_BASE_URL', 'required with PLATFORM_B_CALLBACKS=manage: where platform B sends its events');
+  return {
+    url: callbackUrlFor(PUBLIC_BASE_URL, 'B'),
+    signKey: raw.PLATFORM_B_CALLBACK_SIGN_KEY,
+    videoEventSwitch: raw.PLATFORM_B_CALLBACK_SWITCH,
+  };
+}
+
+export function bWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBaseUrl: string }): WorkerPlatform {
+  const raw = parseEnv(bWorkerEnv, env);
+  const listed = loadAccounts(env, ACCOUNTS_FILE, bAccountCredentials);
+  const { settings, simulated } = bSettings(raw, listed, opts);
+  const managed = bCallbacks(raw, env);
+  if (managed) settings.callbacks = managed;
   const callbacks = settings.callbacks;
   const accounts = listed
     ? listed.map((a) => ({
         id: a.id,
         weight: a.weight,
         ...(a.models ? { models: a.models } : {}),
-        settings: { ...fromEntry(a), ...(callbacks ? { callbacks } : {}) },
+        settings: { ...fromEntry(raw, a), ...(callbacks ? { callbacks } : {}) },
       }))
     : [{ id: 'default', weight: 1, settings }];
   const workerAccounts: WorkerAccount[] = accounts.map(({ settings: s, ...a }) => ({

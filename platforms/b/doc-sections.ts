@@ -1,7 +1,7 @@
 /**
  * docs/api.md's platform B mapping tables (request field → TaskInput field per family, with evidence), rendered
  * from the default model data so the page cannot drift from what the adapter sends (a GeneratedDocSection of
- * platform B: `npm run docs:models` writes it, test/unit/model-docs.test.ts fails while it is stale).
+ * platform B: `npm run docs:models` writes it, test/unit/scripts/model-docs.test.ts fails while it is stale).
  */
 import type { GeneratedDocSection } from '../platform';
 import { B_MODELS_DATA } from './models';

@@ -200,10 +200,9 @@ function entryFor(file: Partial<BModelsFile>, kind: 'video' | 'image', code: str
 }
 
 /** The defaults with `file`'s corrections applied; throws ModelsFileError naming the bad entry. */
-export function resolveModels(data: BModelsData, file: Partial<BModelsFile> = {}): ResolvedModels {
-  const overridden = new Set<string>();
-
-  const families = Object.fromEntries(
+/** Each family's spec, with the operator's overrides (models-file `platform.families`) applied. */
+function resolveFamilies(data: BModelsData, file: Partial<BModelsFile>, overridden: Set<string>): Record<Family, FamilySpec> {
+  return Object.fromEntries(
     FAMILIES.map((f): [string, FamilySpec] => {
       const base = data.families[f];
       const over = file.platform?.families?.[f];
@@ -229,48 +228,55 @@ export function resolveModels(data: BModelsData, file: Partial<BModelsFile> = {}
       ];
     }),
   ) as Record<Family, FamilySpec>;
+}
 
-  const video = new Map<string, BVideoModel>();
-  for (const m of data.video) {
-    const family = families[m.family];
-    const over = entryFor(file, 'video', m.code);
-    if (over) overridden.add(m.code);
-    const extras = over?.extras;
-    const ev: Evidence = extras?.evidence ?? 'OPERATOR';
-    const t = <T>(value: T | undefined, base: Tagged<T>): Tagged<T> =>
-      value === undefined ? base : { value, evidence: ev, ...(extras?.note ? { note: extras.note } : {}) };
-    const badRatio = over?.ratios?.find((r) => !(VIDEO_RATIO_VALUES as readonly string[]).includes(r));
-    if (badRatio)
-      throw new ModelsFileError(
-        `models.${m.code}.ratios`,
-        `'${badRatio}' is not a video ratio the gateway carries (${VIDEO_RATIO_VALUES.join(', ')})`,
-      );
-    const endpoints = extras?.endpoints
-      ? Object.fromEntries(Object.entries(extras.endpoints).map(([e, v]) => [e, { value: v!.promptMax, evidence: ev }]))
-      : m.endpoints;
-    const fields = present(mergeFields(mergeFields(family.fields, m.fields ?? {}, 'OPERATOR'), extras?.fields, ev));
-    const model: BVideoModel = {
-      kind: 'video',
-      code: m.code,
-      family: m.family,
-      familyLabel: family.label,
-      endpoints,
-      durations: t(over?.durations, m.durations),
-      resolutions: t(over?.resolutions, m.resolutions),
-      aspectRatios: t(over?.ratios, m.aspectRatios),
-      ...(over?.maxReferenceImages !== undefined
-        ? { maxReferenceImages: { value: over.maxReferenceImages, evidence: ev } }
-        : m.maxReferenceImages
-          ? { maxReferenceImages: m.maxReferenceImages }
-          : {}),
-      fields,
-      constants: family.constants,
-      ...(family.imageFormats ? { imageFormats: family.imageFormats } : {}),
-    };
-    checkVideoModel(model);
-    video.set(m.code, model);
-  }
+/** A video model with its family's spec and the operator's overrides of it. */
+function resolveVideoModel(
+  m: BModelsData['video'][number],
+  families: Record<Family, FamilySpec>,
+  file: Partial<BModelsFile>,
+  overridden: Set<string>,
+): BVideoModel {
+  const family = families[m.family];
+  const over = entryFor(file, 'video', m.code);
+  if (over) overridden.add(m.code);
+  const extras = over?.extras;
+  const ev: Evidence = extras?.evidence ?? 'OPERATOR';
+  const t = <T>(value: T | undefined, base: Tagged<T>): Tagged<T> =>
+    value === undefined ? base : { value, evidence: ev, ...(extras?.note ? { note: extras.note } : {}) };
+  const badRatio = over?.ratios?.find((r) => !(VIDEO_RATIO_VALUES as readonly string[]).includes(r));
+  if (badRatio)
+    throw new ModelsFileError(
+      `models.${m.code}.ratios`,
+      `'${badRatio}' is not a video ratio the gateway carries (${VIDEO_RATIO_VALUES.join(', ')})`,
+    );
+  const endpoints = extras?.endpoints
+    ? Object.fromEntries(Object.entries(extras.endpoints).map(([e, v]) => [e, { value: v!.promptMax, evidence: ev }]))
+    : m.endpoints;
+  const fields = present(mergeFields(mergeFields(family.fields, m.fields ?? {}, 'OPERATOR'), extras?.fields, ev));
+  const model: BVideoModel = {
+    kind: 'video',
+    code: m.code,
+    family: m.family,
+    familyLabel: family.label,
+    endpoints,
+    durations: t(over?.durations, m.durations),
+    resolutions: t(over?.resolutions, m.resolutions),
+    aspectRatios: t(over?.ratios, m.aspectRatios),
+    ...(over?.maxReferenceImages !== undefined
+      ? { maxReferenceImages: { value: over.maxReferenceImages, evidence: ev } }
+      : m.maxReferenceImages
+        ? { maxReferenceImages: m.maxReferenceImages }
+        : {}),
+    fields,
+    constants: family.constants,
+    ...(family.imageFormats ? { imageFormats: family.imageFormats } : {}),
+  };
+  return model;
+}
 
+/** The image models, with the operator's overrides. */
+function resolveImageModels(data: BModelsData, file: Partial<BModelsFile>, overridden: Set<string>): Map<string, BImageModel> {
   const image = new Map<string, BImageModel>();
   for (const m of data.image) {
     const over = entryFor(file, 'image', m.code);
@@ -287,6 +293,19 @@ export function resolveModels(data: BModelsData, file: Partial<BModelsFile> = {}
       imageMessage: data.imageMessage,
     });
   }
+  return image;
+}
+
+export function resolveModels(data: BModelsData, file: Partial<BModelsFile> = {}): ResolvedModels {
+  const overridden = new Set<string>();
+  const families = resolveFamilies(data, file, overridden);
+  const video = new Map<string, BVideoModel>();
+  for (const m of data.video) {
+    const model = resolveVideoModel(m, families, file, overridden);
+    checkVideoModel(model);
+    video.set(m.code, model);
+  }
+  const image = resolveImageModels(data, file, overridden);
   return { video, image, overridden };
 }
 

@@ -56,11 +56,10 @@ function checkImageFormat(m: BVideoModel, input: ImageInput): void {
   }
 }
 
-function validateVideo(entry: ModelRecord, req: BVideoRequest): BVideoRequest {
-  const m = bVideoModelOf(entry);
-  const { endpoint, first, last, references } = readVideoInputs(req);
-  const images = [first, last, ...references].filter((i): i is ImageInput => i !== undefined);
+type BVideoInputs = ReturnType<typeof readVideoInputs>;
 
+/** The endpoint the request asks for (text or image to video), against the images it carries and what the model lists. */
+function checkEndpoint(m: BVideoModel, req: BVideoRequest, endpoint: VideoEndpoint, images: readonly ImageInput[]): void {
   // docs/api.md "Validation rules", rules 1 and 2, and which endpoint lists the model (docs/platforms/b.md#text-to-video, #image-to-video).
   if (endpoint === 'text_to_video') {
     if (images.length > 0)
@@ -92,7 +91,10 @@ function validateVideo(entry: ModelRecord, req: BVideoRequest): BVideoRequest {
       );
     }
   }
+}
 
+/** The prompt's length and the output settings, each against the model's fields on this endpoint. */
+function checkVideoSettings(entry: ModelRecord, m: BVideoModel, req: BVideoRequest, endpoint: VideoEndpoint): void {
   const promptMax = m.endpoints[endpoint]!.value;
   if (req.prompt !== undefined && promptLength(req.prompt) > promptMax) {
     throw new RequestRuleError(
@@ -114,7 +116,10 @@ function validateVideo(entry: ModelRecord, req: BVideoRequest): BVideoRequest {
   // "false" asks for what the model does anyway; only "true" needs the switch.
   if (req.audio === 'true') requireField(m, 'audio', endpoint, 'audio', 'audio generation');
   if (req.bgm === 'true') requireField(m, 'bgm', endpoint, 'bgm', 'background music');
+}
 
+/** The first and last frames and the reference images, against the model's fields on this endpoint. */
+function checkFrames(m: BVideoModel, { endpoint, first, last, references }: BVideoInputs): void {
   if (last && !first) throw new RequestRuleError(last.param, 'a last frame needs a first frame (image.imageUrl or image_url)');
   if (first && last) {
     if (!fieldFor(m, 'firstLastFrames', endpoint)) {
@@ -131,6 +136,16 @@ function validateVideo(entry: ModelRecord, req: BVideoRequest): BVideoRequest {
       throw new RequestRuleError('images', 'reference images cannot be combined with first/last frames: the modes are exclusive');
     if (references.length > max) throw new RequestRuleError('images', `${m.code} takes at most ${max} reference images`);
   }
+}
+
+function validateVideo(entry: ModelRecord, req: BVideoRequest): BVideoRequest {
+  const m = bVideoModelOf(entry);
+  const inputs = readVideoInputs(req);
+  const { endpoint, first, last, references } = inputs;
+  const images = [first, last, ...references].filter((i): i is ImageInput => i !== undefined);
+  checkEndpoint(m, req, endpoint, images);
+  checkVideoSettings(entry, m, req, endpoint);
+  checkFrames(m, inputs);
   for (const image of images) checkImageFormat(m, image);
   return req;
 }

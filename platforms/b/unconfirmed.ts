@@ -1,7 +1,7 @@
 /**
  * Platform B's facts no public source confirms (docs/platforms/b.md#unconfirmed): the protocol's, each with the setting that changes it, and the TaskInput field
  * names of the families no official page documents, generated from the model data (models.ts) so the list
- * follows it. The conformance run (scripts/conformance/b.ts) checks them by the same ids.
+ * follows it. The conformance run (platforms/b/conformance.ts) checks them by the same ids.
  */
 import type { UnconfirmedFact } from '../../core/catalogue';
 import { DEFAULT_VIDEO_EVENT_SWITCH } from './announcements';

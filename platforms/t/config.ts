@@ -52,35 +52,42 @@ const DEFAULT_ENDPOINT = 'https://vod.tencentcloudapi.com';
 /** The simulator's test account for platform T (sim/accounts.ts plays the platform's side). */
 const SIMULATOR_ACCOUNT = { secretId: 'AKIDsimulator', secretKey: 'sim-t-secret-key', subAppId: 1500000001 };
 
-export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBaseUrl: string }): WorkerPlatform {
-  const raw = parseEnv(tWorkerEnv, env);
-  const listed = loadAccounts(env, ACCOUNTS_FILE, tAccountCredentials);
-  let settings: PlatformTSettings;
-  let simulated = false;
-  if (listed && (raw.PLATFORM_T_SECRET_ID || raw.PLATFORM_T_SECRET_KEY || raw.PLATFORM_T_SUBAPP_ID !== undefined)) {
-    throw configError(
-      ACCOUNTS_FILE,
-      'set either PLATFORM_T_ACCOUNTS_FILE or PLATFORM_T_SECRET_ID, PLATFORM_T_SECRET_KEY and PLATFORM_T_SUBAPP_ID (the one-account shorthand), not both',
-    );
-  }
-  const fromEntry = (a: NonNullable<typeof listed>[number]): PlatformTSettings => ({
+type TWorkerEnv = ReturnType<typeof parseEnv<typeof tWorkerEnv>>;
+type TListed = NonNullable<ReturnType<typeof loadAccounts<typeof tAccountCredentials>>>;
+
+/** An accounts-file entry's settings: its own credentials and endpoint, the rest from the variables. */
+function fromEntry(raw: TWorkerEnv, a: TListed[number]): PlatformTSettings {
+  return {
     endpoint: a.endpoint ?? raw.PLATFORM_T_ENDPOINT ?? DEFAULT_ENDPOINT,
     secretId: a.secret_id,
     secretKey: a.secret_key,
     subAppId: a.subapp_id,
     region: a.region,
     storageMode: raw.PLATFORM_T_STORAGE_MODE,
-  });
-  if (listed) {
-    settings = fromEntry(listed[0]!);
-  } else if (raw.PLATFORM_T_SECRET_ID && raw.PLATFORM_T_SECRET_KEY) {
+  };
+}
+
+/** The first (or only) account's settings: from the accounts file, the one-account variables, or the simulator's. */
+function tSettings(
+  raw: TWorkerEnv,
+  listed: TListed | undefined,
+  opts: { simulate: boolean; simBaseUrl: string },
+): { settings: PlatformTSettings; simulated: boolean } {
+  if (listed && (raw.PLATFORM_T_SECRET_ID || raw.PLATFORM_T_SECRET_KEY || raw.PLATFORM_T_SUBAPP_ID !== undefined)) {
+    throw configError(
+      ACCOUNTS_FILE,
+      'set either PLATFORM_T_ACCOUNTS_FILE or PLATFORM_T_SECRET_ID, PLATFORM_T_SECRET_KEY and PLATFORM_T_SUBAPP_ID (the one-account shorthand), not both',
+    );
+  }
+  if (listed) return { settings: fromEntry(raw, listed[0]!), simulated: false };
+  if (raw.PLATFORM_T_SECRET_ID && raw.PLATFORM_T_SECRET_KEY) {
     if (raw.PLATFORM_T_SUBAPP_ID === undefined) {
       throw configError(
         'PLATFORM_T_SUBAPP_ID',
         'required with PLATFORM_T_SECRET_ID: the VOD sub-application id (SubAppId) every AIGC action names',
       );
     }
-    settings = {
+    const settings = {
       endpoint: raw.PLATFORM_T_ENDPOINT ?? DEFAULT_ENDPOINT,
       secretId: raw.PLATFORM_T_SECRET_ID,
       secretKey: raw.PLATFORM_T_SECRET_KEY,
@@ -88,17 +95,25 @@ export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
       region: raw.PLATFORM_T_REGION,
       storageMode: raw.PLATFORM_T_STORAGE_MODE,
     };
-  } else if (raw.PLATFORM_T_SECRET_ID || raw.PLATFORM_T_SECRET_KEY) {
-    throw configError(raw.PLATFORM_T_SECRET_ID ? 'PLATFORM_T_SECRET_KEY' : 'PLATFORM_T_SECRET_ID', 'required when the other is set');
-  } else if (opts.simulate) {
-    settings = { endpoint: raw.PLATFORM_T_ENDPOINT ?? opts.simBaseUrl, ...SIMULATOR_ACCOUNT, storageMode: raw.PLATFORM_T_STORAGE_MODE };
-    simulated = true;
-  } else {
-    throw configError(
-      'PLATFORM_T_SECRET_ID',
-      'platform T is enabled (PLATFORMS_ENABLED) but not configured: set PLATFORM_T_SECRET_ID, PLATFORM_T_SECRET_KEY and PLATFORM_T_SUBAPP_ID, or leave T out of PLATFORMS_ENABLED',
-    );
+    return { settings, simulated: false };
   }
+  if (raw.PLATFORM_T_SECRET_ID || raw.PLATFORM_T_SECRET_KEY) {
+    throw configError(raw.PLATFORM_T_SECRET_ID ? 'PLATFORM_T_SECRET_KEY' : 'PLATFORM_T_SECRET_ID', 'required when the other is set');
+  }
+  if (opts.simulate) {
+    return {
+      settings: { endpoint: raw.PLATFORM_T_ENDPOINT ?? opts.simBaseUrl, ...SIMULATOR_ACCOUNT, storageMode: raw.PLATFORM_T_STORAGE_MODE },
+      simulated: true,
+    };
+  }
+  throw configError(
+    'PLATFORM_T_SECRET_ID',
+    'platform T is enabled (PLATFORMS_ENABLED) but not configured: set PLATFORM_T_SECRET_ID, PLATFORM_T_SECRET_KEY and PLATFORM_T_SUBAPP_ID, or leave T out of PLATFORMS_ENABLED',
+  );
+}
+
+/** How the platform's events reach the worker (PLATFORM_T_EVENTS): pushed to PUBLIC_BASE_URL, pulled, or not at all. */
+function tEvents(raw: TWorkerEnv, env: NodeJS.ProcessEnv): PlatformTSettings['events'] {
   if (raw.PLATFORM_T_EVENTS === 'push') {
     const { PUBLIC_BASE_URL } = parseEnv(callbackSchema, env);
     if (!PUBLIC_BASE_URL)
@@ -106,15 +121,23 @@ export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
         'PUBLIC_BASE_URL',
         'required with PLATFORM_T_EVENTS=push: where platform T sends its events (or use pull, which needs no public URL)',
       );
-    settings.events = {
+    return {
       mode: 'push',
       notificationUrl: callbackUrlFor(PUBLIC_BASE_URL, 'T'),
       signKey: raw.PLATFORM_T_EVENTS_SIGN_KEY,
       takeOver: raw.PLATFORM_T_EVENTS_TAKE_OVER,
     };
-  } else if (raw.PLATFORM_T_EVENTS === 'pull') {
-    settings.events = { mode: 'pull', takeOver: raw.PLATFORM_T_EVENTS_TAKE_OVER };
   }
+  if (raw.PLATFORM_T_EVENTS === 'pull') return { mode: 'pull', takeOver: raw.PLATFORM_T_EVENTS_TAKE_OVER };
+  return undefined;
+}
+
+export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBaseUrl: string }): WorkerPlatform {
+  const raw = parseEnv(tWorkerEnv, env);
+  const listed = loadAccounts(env, ACCOUNTS_FILE, tAccountCredentials);
+  const { settings, simulated } = tSettings(raw, listed, opts);
+  const events = tEvents(raw, env);
+  if (events) settings.events = events;
   // Every account gets the same event settings, on its own SubAppId.
   const accounts: { id: string; weight: number; models?: readonly string[]; settings: PlatformTSettings }[] = listed
     ? listed.map((a) => ({
@@ -122,7 +145,7 @@ export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
         weight: a.weight,
         ...(a.models ? { models: a.models } : {}),
         // The account's own credentials and endpoint; the event settings are every account's.
-        settings: { ...settings, ...fromEntry(a) },
+        settings: { ...settings, ...fromEntry(raw, a) },
       }))
     : [{ id: 'default', weight: 1, settings }];
   const workerAccounts: WorkerAccount[] = accounts.map(({ settings: s, ...a }) => ({

@@ -29,6 +29,14 @@ export interface TExtras {
 
 export type TModelRecord = ModelRecord<TExtras>;
 
+/** CreateAigcVideoTask's list of ModelName and ModelVersion values: where a T video model's name and version are official. */
+const T_VIDEO_MODEL_LIST = 'T: CreateAigcVideoTask ModelName/ModelVersion, https://cloud.tencent.com/document/api/266/126239';
+
+/** The evidence that T offers a video model: its ModelName and ModelVersion, as the official list names them [OFF]. */
+export function tListedVideoModel(name: string, version: string): string {
+  return `ModelName ${name}, ModelVersion ${version} [OFF] (${T_VIDEO_MODEL_LIST})`;
+}
+
 /** The T extras of a record (a T record without extras has none of T's special limits). */
 export function tExtrasOf(record: ModelRecord): TExtras {
   return (record.extras ?? {}) as TExtras;

@@ -1,6 +1,6 @@
 /**
  * TC3-HMAC-SHA256, platform T's request signature (docs/platforms/t.md#signing). Pure: the platform T
- * adapter signs with it (the simulator verifies with its own, sim/t/tc3.ts), so it is unit-tested byte for byte
+ * adapter signs with it (the simulator verifies with its own, sim/t/signing.ts), so it is unit-tested byte for byte
  * against the platform's published worked example and against the official SDK's own signer.
  *
  * Why not the official SDK (`tencentcloud-sdk-nodejs-vod`) for signing and transport: it derives the signing

@@ -1,6 +1,6 @@
 /**
  * Platform T's protocol facts no public source confirms (docs/platforms/t.md#unconfirmed). The model facts (Kling's sound) are on their records (models.ts). Each names what to change when a
- * real account disagrees; the conformance run (scripts/conformance/t.ts) checks each by the same id.
+ * real account disagrees; the conformance run (platforms/t/conformance.ts) checks each by the same id.
  */
 import type { UnconfirmedFact } from '../../core/catalogue';
 

@@ -4,14 +4,12 @@
  */
 import type { AdapterDeps, PlatformAdapter } from '../platform';
 import { final, lostJob, retryable, UpstreamError } from '../upstream-error';
-import type { ArkTask, ArkTaskList } from './wire-types';
+import { ARK_TASKS_PATH as TASKS, type ArkTask, type ArkTaskList } from './wire-types';
 import { callbackUrl } from './announcements';
 import { markerSeed, toVCreateBody } from './request-body';
 import { classifyVError, fromVTask } from './replies';
 import type { VVideoRequest } from './rules';
 import { findJobBySeed } from './lost-answer';
-
-const TASKS = '/contents/generations/tasks';
 
 /** What the adapter needs to reach the platform (from platforms/v/config.ts). */
 export interface PlatformVSettings {

@@ -23,18 +23,20 @@ function imageRoles(req: VVideoRequest): ImageRole[] {
   return roles;
 }
 
-export function validateV(entry: ModelRecord, request: GenerationRequest): GenerationRequest {
-  if (request.kind !== 'video') throw new RequestRuleError('model', `${entry.id} generates video only`);
-  const req = request as VVideoRequest;
-  if (req.service_tier === 'draft') {
-    requireCapability(entry, 'draft', 'service_tier', 'draft mode (service_tier "draft")');
-    if (req.resolution !== undefined && req.resolution !== V_DRAFT_RESOLUTION) {
-      throw new RequestRuleError(
-        'resolution',
-        `a draft renders at ${V_DRAFT_RESOLUTION} only; remove resolution or set it to ${V_DRAFT_RESOLUTION}`,
-      );
-    }
+/** Draft mode: on a model that has it, at its one resolution. */
+function checkDraft(entry: ModelRecord, req: VVideoRequest): void {
+  if (req.service_tier !== 'draft') return;
+  requireCapability(entry, 'draft', 'service_tier', 'draft mode (service_tier "draft")');
+  if (req.resolution !== undefined && req.resolution !== V_DRAFT_RESOLUTION) {
+    throw new RequestRuleError(
+      'resolution',
+      `a draft renders at ${V_DRAFT_RESOLUTION} only; remove resolution or set it to ${V_DRAFT_RESOLUTION}`,
+    );
   }
+}
+
+/** The reference videos and audio (each given alone or as a list): counted, and checked against what the model takes. */
+function referenceMedia(entry: ModelRecord, req: VVideoRequest) {
   const videos = (req.video_url !== undefined ? 1 : 0) + (req.videos?.length ?? 0);
   const audios = (req.audio_url !== undefined ? 1 : 0) + (req.audios?.length ?? 0);
   const videoParam = req.video_url !== undefined ? 'video_url' : 'videos';
@@ -52,9 +54,12 @@ export function validateV(entry: ModelRecord, request: GenerationRequest): Gener
       audioParam,
       `at most ${limits.audios} reference audios are accepted by ${entry.id} (audio_url and audios together)`,
     );
-  if (req.web_search === true) requireCapability(entry, 'web_search', 'web_search', 'web search');
-  requireDuration(entry, req.duration, ' (5 to 10 recommended)');
+  return { videos, audios, videoParam, audioParam };
+}
 
+/** The images' roles against the model, and against the reference media beside them (the modes are exclusive). */
+function checkImages(entry: ModelRecord, req: VVideoRequest, media: ReturnType<typeof referenceMedia>): void {
+  const { videos, audios, videoParam, audioParam } = media;
   const roles = imageRoles(req);
   const references = roles.filter((r) => r === 'reference_image').length;
   if (roles.length === 0 && videos > 0) {
@@ -90,5 +95,15 @@ export function validateV(entry: ModelRecord, request: GenerationRequest): Gener
       'reference audio needs at least one reference image (images with role reference_image) or reference video: the platform refuses audio alone',
     );
   }
+}
+
+export function validateV(entry: ModelRecord, request: GenerationRequest): GenerationRequest {
+  if (request.kind !== 'video') throw new RequestRuleError('model', `${entry.id} generates video only`);
+  const req = request as VVideoRequest;
+  checkDraft(entry, req);
+  const media = referenceMedia(entry, req);
+  if (req.web_search === true) requireCapability(entry, 'web_search', 'web_search', 'web search');
+  requireDuration(entry, req.duration, ' (5 to 10 recommended)');
+  checkImages(entry, req, media);
   return req;
 }

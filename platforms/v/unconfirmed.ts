@@ -1,6 +1,6 @@
 /**
  * Platform V's protocol facts no public source confirms (docs/platforms/v.md#unconfirmed). The model facts (2.0's first/last frame and references) are on their records (models.ts); the
- * conformance run (scripts/conformance/v.ts) checks each by the same id.
+ * conformance run (platforms/v/conformance.ts) checks each by the same id.
  */
 import type { UnconfirmedFact } from '../../core/catalogue';
 

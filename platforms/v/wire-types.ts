@@ -23,6 +23,9 @@ export interface ArkTool {
   type: 'web_search';
 }
 
+/** The path of Ark's content-generation tasks under its API base (create: POST, read: GET …/{id}, list: GET). */
+export const ARK_TASKS_PATH = '/contents/generations/tasks';
+
 /** The body of `POST /contents/generations/tasks` (Tasks.create). */
 export interface ArkCreateTaskRequest {
   model: string;

@@ -18,10 +18,9 @@ import type { Context } from 'koa';
 import type { SimHost } from '../host';
 import { resultUrls, type SimJob, type SimState } from '../jobs';
 import { invalidParameter } from './errors';
-import { bceTimestamp } from './bce-auth';
+import { bceTimestamp } from './signing';
 import { mediaIdFor } from './ids';
-import type { ImageOutput } from './image';
-import type { FieldReport, VideoOutput } from './video';
+import type { FieldReport, ImageOutput, VideoOutput } from './validation';
 
 /** The task type of AIGC tasks: "VIDEO_GENERATE" [3P fixture; name not seen officially]; image tasks too [GUESS]. */
 export const TASK_TYPE = 'VIDEO_GENERATE';

@@ -1,6 +1,6 @@
 /**
  * Validation of CreateAigcVideoTask / CreateAigcImageTask bodies, strict as the platform: the request shape
- * (shape.ts: unknown parameters, JSON types), then every value against the SDK's documented enumerations and the
+ * (request-shape.ts: unknown parameters, JSON types), then every value against the SDK's documented enumerations and the
  * per-model tables (models.ts). Throws TError; returns what the simulator needs to create and describe the task.
  */
 import { invalidValue, missingParameter, TError } from './errors';
@@ -15,7 +15,7 @@ import {
   type TImageModel,
   type TVideoModel,
 } from './models';
-import { checkShape, CREATE_IMAGE, CREATE_VIDEO } from './shape';
+import { checkShape, CREATE_IMAGE, CREATE_VIDEO } from './request-shape';
 import { isHttpUrl } from '../json';
 
 /** "最长 50 个字符" (SessionId) and "最长 1000 个字符" (SessionContext), on every Create action. */
@@ -172,16 +172,15 @@ const REFERENCE_TYPES: Record<string, readonly string[]> = {
   PixVerse: ['subject', 'background'],
 };
 
-/**
- * `silentKlingVersions`: the Kling versions taken to refuse AudioGeneration `Enabled` (/_sim/t/behaviour; the SDK's
- * list names "Kling" without a version, so whether each version takes it is open: actions.ts TBehaviour).
- */
-export function validateVideoCreate(raw: unknown, subAppId: number, silentKlingVersions: readonly string[] = []): TCreatePlan {
-  const body = checkShape(raw, CREATE_VIDEO);
-  const { name, version, sessionId, sessionContext } = checkCommon(body, 'video', subAppId);
-  const model = findVideoModel(name, version) as TVideoModel;
-  const label = `${name} ${version}`;
+/** How many input images of each use a video request gives (first frame, last frame, references). */
+interface FrameCounts {
+  first: number;
+  last: number;
+  refs: number;
+}
 
+/** The prompts' lengths, the scene type and the subjects, as the model takes them. */
+function checkVideoText(body: Record<string, unknown>, name: string): void {
   for (const f of ['Prompt', 'NegativePrompt'] as const) {
     const v = body[f] as string | undefined;
     if (v !== undefined && v.length > VIDEO_PROMPT_MAX) throw invalidValue(f, `must be at most ${VIDEO_PROMPT_MAX} characters`);
@@ -193,48 +192,52 @@ export function validateVideoCreate(raw: unknown, subAppId: number, silentKlingV
   }
   if (body.SubjectInfos !== undefined && name !== 'Kling' && name !== 'Vidu')
     throw invalidValue('SubjectInfos', `${name} takes no subjects (Kling and Vidu only)`);
+}
 
-  // Input files: count first frames, last frames, references; check each item.
-  let first = 0;
-  let last = 0;
-  let refs = 0;
+/** One FileInfos item checked, its image counted in `counts` by its Usage. */
+function countVideoFile(item: Record<string, unknown>, i: number, name: string, model: TVideoModel, counts: FrameCounts): void {
+  const p = `FileInfos.${i}`;
+  const label = `${name} ${model.version}`;
+  checkFileSource(item, p);
+  oneOf(`${p}.Category`, item.Category, ['Image', 'Video', 'Audio']);
+  oneOf(`${p}.Usage`, item.Usage, ['FirstFrame', 'LastFrame', 'Reference']);
+  oneOf(`${p}.KeepOriginalSound`, item.KeepOriginalSound, ENABLED_DISABLED);
+  if (item.ReferenceType !== undefined) {
+    const types = REFERENCE_TYPES[name];
+    if (!types) throw invalidValue(`${p}.ReferenceType`, `${name} takes no reference type (GV, Kling and PixVerse only)`);
+    oneOf(`${p}.ReferenceType`, item.ReferenceType, types);
+  }
+  const category = (item.Category as string | undefined) ?? 'Image';
+  if (category === 'Video') {
+    if (!model.videoInput) throw invalidValue(`${p}.Category`, `${label} takes no input video (Vidu and Kling only)`);
+    return;
+  }
+  // GUESS: no model of the SDK documents audio references; refused rather than silently accepted.
+  if (category === 'Audio') throw invalidValue(`${p}.Category`, `${label} takes no input audio`);
+  // "注意，默认是FirstFrame".
+  const usage = (item.Usage as string | undefined) ?? 'FirstFrame';
+  if (usage === 'FirstFrame') counts.first++;
+  else if (usage === 'LastFrame') counts.last++;
+  else counts.refs++;
+}
+
+/** The input files and last frame: each item checked, then the frames and references against what the model takes. */
+function checkVideoInputs(body: Record<string, unknown>, name: string, model: TVideoModel, oc: Record<string, unknown>): void {
+  const label = `${name} ${model.version}`;
+  const counts: FrameCounts = { first: 0, last: 0, refs: 0 };
   const files = (body.FileInfos as Record<string, unknown>[] | undefined) ?? [];
-  files.forEach((item, i) => {
-    const p = `FileInfos.${i}`;
-    checkFileSource(item, p);
-    oneOf(`${p}.Category`, item.Category, ['Image', 'Video', 'Audio']);
-    oneOf(`${p}.Usage`, item.Usage, ['FirstFrame', 'LastFrame', 'Reference']);
-    oneOf(`${p}.KeepOriginalSound`, item.KeepOriginalSound, ENABLED_DISABLED);
-    if (item.ReferenceType !== undefined) {
-      const types = REFERENCE_TYPES[name];
-      if (!types) throw invalidValue(`${p}.ReferenceType`, `${name} takes no reference type (GV, Kling and PixVerse only)`);
-      oneOf(`${p}.ReferenceType`, item.ReferenceType, types);
-    }
-    const category = (item.Category as string | undefined) ?? 'Image';
-    if (category === 'Video') {
-      if (!model.videoInput) throw invalidValue(`${p}.Category`, `${label} takes no input video (Vidu and Kling only)`);
-      return;
-    }
-    // GUESS: no model of the SDK documents audio references; refused rather than silently accepted.
-    if (category === 'Audio') throw invalidValue(`${p}.Category`, `${label} takes no input audio`);
-    // "注意，默认是FirstFrame".
-    const usage = (item.Usage as string | undefined) ?? 'FirstFrame';
-    if (usage === 'FirstFrame') first++;
-    else if (usage === 'LastFrame') last++;
-    else refs++;
-  });
+  files.forEach((item, i) => countVideoFile(item, i, name, model, counts));
   if (body.LastFrameUrl !== undefined) {
     if (!isHttpUrl(body.LastFrameUrl as string)) throw invalidValue('LastFrameUrl', 'must be an http(s) URL');
-    last++;
+    counts.last++;
   }
-  if (body.LastFrameFileId !== undefined) last++;
-
+  if (body.LastFrameFileId !== undefined) counts.last++;
+  const { first, last, refs } = counts;
   if (first > 1) throw invalidValue('FileInfos', 'at most one image may have Usage FirstFrame');
   if (last > 1)
     throw invalidValue('LastFrameUrl', 'give one last frame: LastFrameUrl, LastFrameFileId or one FileInfos item with Usage LastFrame');
   // "可以单独传首帧，不能单独传尾帧" / "指定该参数时，须同时通过 FileInfos 指定首帧画面".
   if (last > 0 && first === 0) throw invalidValue('LastFrameUrl', 'a last frame requires a first frame in FileInfos');
-  const oc = (body.OutputConfig as Record<string, unknown> | undefined) ?? {};
   if (last > 0) {
     if (model.lastFrame === 'no')
       throw invalidValue('LastFrameUrl', `${label} does not accept a last frame (GV, Kling 2.1 at 1080P, Vidu q2-pro/q2-turbo only)`);
@@ -253,9 +256,11 @@ export function validateVideoCreate(raw: unknown, subAppId: number, silentKlingV
   // "当 FileInfos 为空时，此参数必填" (AigcVideoTaskInput.Prompt).
   if (!hasInput && !body.Prompt) throw missingParameter('Prompt');
   if (!hasInput && !model.textToVideo) throw invalidValue('FileInfos', `${label} needs an input image (no text-to-video)`);
+}
 
-  // Output config, per model.
-  const common = checkCommonOutput(oc);
+/** The video's output settings, per model; returns the duration asked for. */
+function checkVideoOutput(oc: Record<string, unknown>, name: string, model: TVideoModel, silentKlingVersions: readonly string[]) {
+  const label = `${name} ${model.version}`;
   for (const f of ['EnhanceSwitch', 'OffPeak', 'FrameInterpolate', 'EnableBGM', 'AudioGeneration'])
     oneOf(`OutputConfig.${f}`, oc[f], ENABLED_DISABLED);
   // "是否开启图标水印…目前支持的模型有 Vidu，其他模型暂不支持".
@@ -275,12 +280,27 @@ export function validateVideoCreate(raw: unknown, subAppId: number, silentKlingV
   }
   if (oc.AudioGeneration === 'Enabled' && !model.audio)
     throw invalidValue('OutputConfig.AudioGeneration', `${label} does not generate audio (GV, OS, Vidu, Kling only)`);
-  if (oc.AudioGeneration === 'Enabled' && name === 'Kling' && silentKlingVersions.includes(version)) {
+  if (oc.AudioGeneration === 'Enabled' && name === 'Kling' && silentKlingVersions.includes(model.version)) {
     throw invalidValue('OutputConfig.AudioGeneration', `${label} does not generate audio`);
   }
   const extra = model.extraRule?.({ Duration: duration, Resolution: oc.Resolution as string | undefined });
   if (extra) throw invalidValue('OutputConfig', extra);
+  return duration;
+}
 
+/**
+ * `silentKlingVersions`: the Kling versions taken to refuse AudioGeneration `Enabled` (/_sim/t/behaviour; the SDK's
+ * list names "Kling" without a version, so whether each version takes it is open: operations.ts TBehaviour).
+ */
+export function validateVideoCreate(raw: unknown, subAppId: number, silentKlingVersions: readonly string[] = []): TCreatePlan {
+  const body = checkShape(raw, CREATE_VIDEO);
+  const { name, version, sessionId, sessionContext } = checkCommon(body, 'video', subAppId);
+  const model = findVideoModel(name, version) as TVideoModel;
+  checkVideoText(body, name);
+  const oc = (body.OutputConfig as Record<string, unknown> | undefined) ?? {};
+  checkVideoInputs(body, name, model, oc);
+  const common = checkCommonOutput(oc);
+  const duration = checkVideoOutput(oc, name, model, silentKlingVersions);
   return {
     kind: 'video',
     modelName: name,
@@ -300,6 +320,30 @@ export function validateVideoCreate(raw: unknown, subAppId: number, silentKlingV
 
 /** SceneType: "当 ModelName 为 Hunyuan 时：3d_panorama；当 ModelName 为 Kling 时：image_expand；其他 ModelName 暂不支持". */
 const IMAGE_SCENES: Record<string, readonly string[]> = { Hunyuan: ['3d_panorama'], Kling: ['image_expand'] };
+
+/** The image's output settings, per model; returns the image count asked for. */
+function checkImageOutput(oc: Record<string, unknown>, model: TImageModel, label: string): number | undefined {
+  oneOf('OutputConfig.OutputFormat', oc.OutputFormat, ['jpeg', 'png']);
+  if (oc.Resolution !== undefined) {
+    if (model.resolutions === null)
+      throw invalidValue('OutputConfig.Resolution', `${label} does not support Resolution (set the size through ExtInfo)`);
+    if (!model.resolutions.includes(oc.Resolution as string))
+      throw invalidValue('OutputConfig.Resolution', `${label} accepts ${model.resolutions.join(', ')}`);
+  }
+  if (oc.AspectRatio !== undefined) {
+    if (model.aspectRatios === null) throw invalidValue('OutputConfig.AspectRatio', `${label} does not support AspectRatio`);
+    if (!model.aspectRatios.includes(oc.AspectRatio as string))
+      throw invalidValue('OutputConfig.AspectRatio', `${label} accepts ${model.aspectRatios.join(', ')}`);
+  }
+  const count = oc.OutputImageCount as number | undefined;
+  if (count !== undefined) {
+    if (count < 1) throw invalidValue('OutputConfig.OutputImageCount', 'must be at least 1');
+    // "Kling：可选值 1-9；OG：可选值1-8；其他模型不生效".
+    if (model.maxOutputImages !== undefined && count > model.maxOutputImages)
+      throw invalidValue('OutputConfig.OutputImageCount', `${label} accepts 1 to ${model.maxOutputImages}`);
+  }
+  return count;
+}
 
 export function validateImageCreate(raw: unknown, subAppId: number): TCreatePlan {
   const body = checkShape(raw, CREATE_IMAGE);
@@ -329,25 +373,7 @@ export function validateImageCreate(raw: unknown, subAppId: number): TCreatePlan
 
   const oc = (body.OutputConfig as Record<string, unknown> | undefined) ?? {};
   const common = checkCommonOutput(oc);
-  oneOf('OutputConfig.OutputFormat', oc.OutputFormat, ['jpeg', 'png']);
-  if (oc.Resolution !== undefined) {
-    if (model.resolutions === null)
-      throw invalidValue('OutputConfig.Resolution', `${label} does not support Resolution (set the size through ExtInfo)`);
-    if (!model.resolutions.includes(oc.Resolution as string))
-      throw invalidValue('OutputConfig.Resolution', `${label} accepts ${model.resolutions.join(', ')}`);
-  }
-  if (oc.AspectRatio !== undefined) {
-    if (model.aspectRatios === null) throw invalidValue('OutputConfig.AspectRatio', `${label} does not support AspectRatio`);
-    if (!model.aspectRatios.includes(oc.AspectRatio as string))
-      throw invalidValue('OutputConfig.AspectRatio', `${label} accepts ${model.aspectRatios.join(', ')}`);
-  }
-  const count = oc.OutputImageCount as number | undefined;
-  if (count !== undefined) {
-    if (count < 1) throw invalidValue('OutputConfig.OutputImageCount', 'must be at least 1');
-    // "Kling：可选值 1-9；OG：可选值1-8；其他模型不生效".
-    if (model.maxOutputImages !== undefined && count > model.maxOutputImages)
-      throw invalidValue('OutputConfig.OutputImageCount', `${label} accepts 1 to ${model.maxOutputImages}`);
-  }
+  const count = checkImageOutput(oc, model, label);
 
   return {
     kind: 'image',

@@ -101,17 +101,15 @@ function int(body: Record<string, unknown>, key: string, min: number, max: numbe
 /** A draft task a final render may start from (content item `draft_task`). */
 export type DraftLookup = (id: string) => { model: string; succeeded: boolean; draft: boolean } | undefined;
 
-export function validateVCreate(
-  raw: unknown,
-  findDraft: DraftLookup,
-  randomSeed: () => number,
-  findModel: (id: string) => VModel | undefined = findVModel,
-): VCreatePlan {
+/** The body as an object without its null fields (null = absent, see the file comment), every key a known one. */
+function readBody(raw: unknown): Record<string, unknown> {
   if (!isObject(raw)) throw invalidParameter('body', 'the request body must be a JSON object');
-  // null = absent (see the file comment).
   const body = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null));
   for (const k of Object.keys(body)) if (!CREATE_KEYS.has(k)) throw invalidParameter(k, 'this parameter is not supported');
+  return body;
+}
 
+function modelOf(body: Record<string, unknown>, findModel: (id: string) => VModel | undefined): VModel {
   if (body.model === undefined) throw missingParameter('model');
   if (typeof body.model !== 'string') throw invalidParameter('model', 'must be a string');
   const model = findModel(body.model);
@@ -123,115 +121,152 @@ export function validateVCreate(
       'model',
     );
   }
+  return model;
+}
+
+/** What the content items hold: the prompt, how many media of each role, the draft a final render starts from. */
+interface VContent {
+  text?: string;
+  first: number;
+  last: number;
+  refImages: number;
+  videos: number;
+  audios: number;
+  draftTaskId?: string;
+}
+
+/** The fields each content item type may carry. */
+const ITEM_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  text: ['type', 'text'],
+  image_url: ['type', 'image_url', 'role'],
+  video_url: ['type', 'video_url', 'role'],
+  audio_url: ['type', 'audio_url', 'role'],
+  draft_task: ['type', 'draft_task'],
+};
+
+const IMAGE_URL_SCHEMES = ['http:', 'https:', 'data:', 'asset:'];
+const MEDIA_URL_SCHEMES = ['http:', 'https:', 'asset:'];
+
+function readImageItem(item: Record<string, unknown>, p: string, content: VContent): void {
+  if (!isObject(item.image_url) || !isUrl(item.image_url.url, IMAGE_URL_SCHEMES))
+    throw invalidParameter(`${p}.image_url.url`, 'must be an image URL, a data URL or an asset id');
+  // An image without a role is a first frame (Ark reads only `role`).
+  const role = item.role ?? 'first_frame';
+  if (role === 'first_frame') content.first++;
+  else if (role === 'last_frame') content.last++;
+  else if (role === 'reference_image') content.refImages++;
+  else throw invalidParameter(`${p}.role`, 'must be first_frame, last_frame or reference_image');
+}
+
+/** One content item read into `content`, as Ark checks it. */
+function readContentItem(item: unknown, i: number, content: VContent): void {
+  const p = `content[${i}]`;
+  if (!isObject(item)) throw invalidParameter(p, 'must be an object');
+  const keys = typeof item.type === 'string' ? ITEM_FIELDS[item.type] : undefined;
+  if (!keys) throw invalidParameter(`${p}.type`, 'must be one of text, image_url, video_url, audio_url, draft_task');
+  for (const k of Object.keys(item))
+    if (!keys.includes(k)) throw invalidParameter(`${p}.${k}`, `not a field of a ${String(item.type)} item`);
+  switch (item.type) {
+    case 'text':
+      if (typeof item.text !== 'string' || item.text.length === 0) throw invalidParameter(`${p}.text`, 'must be a non-empty string');
+      if (item.text.length > TEXT_MAX) throw invalidParameter(`${p}.text`, `must be at most ${TEXT_MAX} characters`);
+      if (content.text !== undefined) throw invalidParameter('content', 'at most one text item is allowed');
+      content.text = item.text;
+      break;
+    case 'image_url':
+      readImageItem(item, p, content);
+      break;
+    case 'video_url':
+      if (!isObject(item.video_url) || !isUrl(item.video_url.url, MEDIA_URL_SCHEMES))
+        throw invalidParameter(`${p}.video_url.url`, 'must be a video URL or an asset id');
+      if ((item.role ?? 'reference_video') !== 'reference_video') throw invalidParameter(`${p}.role`, 'must be reference_video');
+      content.videos++;
+      break;
+    case 'audio_url':
+      if (!isObject(item.audio_url) || !isUrl(item.audio_url.url, MEDIA_URL_SCHEMES))
+        throw invalidParameter(`${p}.audio_url.url`, 'must be an audio URL or an asset id');
+      if ((item.role ?? 'reference_audio') !== 'reference_audio') throw invalidParameter(`${p}.role`, 'must be reference_audio');
+      content.audios++;
+      break;
+    default: {
+      // draft_task: render a final video from a succeeded draft of the same model.
+      const id = isObject(item.draft_task) ? item.draft_task.id : undefined;
+      if (typeof id !== 'string' || id === '') throw invalidParameter(`${p}.draft_task.id`, 'must be a task id');
+      if (content.draftTaskId !== undefined) throw invalidParameter('content', 'at most one draft_task item is allowed');
+      content.draftTaskId = id;
+    }
+  }
+}
+
+function readContent(body: Record<string, unknown>): VContent {
   if (body.content === undefined) throw missingParameter('content');
   if (!Array.isArray(body.content) || body.content.length === 0) throw invalidParameter('content', 'must be a non-empty array');
+  const content: VContent = { first: 0, last: 0, refImages: 0, videos: 0, audios: 0 };
+  body.content.forEach((item: unknown, i: number) => readContentItem(item, i, content));
+  return content;
+}
 
-  // ---------------------------------------------------------------- content items
-  let text: string | undefined;
-  let first = 0;
-  let last = 0;
-  let refImages = 0;
-  let videos = 0;
-  let audios = 0;
-  let draftTaskId: string | undefined;
-  const urlSchemes = ['http:', 'https:', 'data:', 'asset:'];
-  body.content.forEach((item: unknown, i: number) => {
-    const p = `content[${i}]`;
-    if (!isObject(item)) throw invalidParameter(p, 'must be an object');
-    const allowed: Record<string, readonly string[]> = {
-      text: ['type', 'text'],
-      image_url: ['type', 'image_url', 'role'],
-      video_url: ['type', 'video_url', 'role'],
-      audio_url: ['type', 'audio_url', 'role'],
-      draft_task: ['type', 'draft_task'],
-    };
-    const keys = typeof item.type === 'string' ? allowed[item.type] : undefined;
-    if (!keys) throw invalidParameter(`${p}.type`, 'must be one of text, image_url, video_url, audio_url, draft_task');
-    for (const k of Object.keys(item))
-      if (!keys.includes(k)) throw invalidParameter(`${p}.${k}`, `not a field of a ${String(item.type)} item`);
-    switch (item.type) {
-      case 'text':
-        if (typeof item.text !== 'string' || item.text.length === 0) throw invalidParameter(`${p}.text`, 'must be a non-empty string');
-        if (item.text.length > TEXT_MAX) throw invalidParameter(`${p}.text`, `must be at most ${TEXT_MAX} characters`);
-        if (text !== undefined) throw invalidParameter('content', 'at most one text item is allowed');
-        text = item.text;
-        break;
-      case 'image_url': {
-        if (!isObject(item.image_url) || !isUrl(item.image_url.url, urlSchemes))
-          throw invalidParameter(`${p}.image_url.url`, 'must be an image URL, a data URL or an asset id');
-        // An image without a role is a first frame (Ark reads only `role`).
-        const role = item.role ?? 'first_frame';
-        if (role === 'first_frame') first++;
-        else if (role === 'last_frame') last++;
-        else if (role === 'reference_image') refImages++;
-        else throw invalidParameter(`${p}.role`, 'must be first_frame, last_frame or reference_image');
-        break;
-      }
-      case 'video_url':
-        if (!isObject(item.video_url) || !isUrl(item.video_url.url, ['http:', 'https:', 'asset:']))
-          throw invalidParameter(`${p}.video_url.url`, 'must be a video URL or an asset id');
-        if ((item.role ?? 'reference_video') !== 'reference_video') throw invalidParameter(`${p}.role`, 'must be reference_video');
-        videos++;
-        break;
-      case 'audio_url':
-        if (!isObject(item.audio_url) || !isUrl(item.audio_url.url, ['http:', 'https:', 'asset:']))
-          throw invalidParameter(`${p}.audio_url.url`, 'must be an audio URL or an asset id');
-        if ((item.role ?? 'reference_audio') !== 'reference_audio') throw invalidParameter(`${p}.role`, 'must be reference_audio');
-        audios++;
-        break;
-      default: {
-        // draft_task: render a final video from a succeeded draft of the same model.
-        const id = isObject(item.draft_task) ? item.draft_task.id : undefined;
-        if (typeof id !== 'string' || id === '') throw invalidParameter(`${p}.draft_task.id`, 'must be a task id');
-        if (draftTaskId !== undefined) throw invalidParameter('content', 'at most one draft_task item is allowed');
-        draftTaskId = id;
-      }
-    }
-  });
+/** A final render's draft: a succeeded draft task of the same model, with no other media beside it. */
+function checkDraftRender(draftTaskId: string, c: VContent, model: VModel, findDraft: DraftLookup): void {
+  if (!model.draft) throw invalidParameter('content', `${model.id} does not render from a draft task`);
+  if (c.first + c.last + c.refImages + c.videos + c.audios > 0)
+    throw invalidParameter('content', 'a draft_task item cannot be combined with images, videos or audio');
+  const draft = findDraft(draftTaskId);
+  if (!draft || !draft.draft || draft.model !== model.id)
+    throw invalidParameter('content', `${draftTaskId} is not a draft task of ${model.id}`);
+  if (!draft.succeeded) throw invalidParameter('content', `the draft task ${draftTaskId} has not succeeded`);
+}
 
-  // ---------------------------------------------------------------- the mode, and what the model accepts
-  const refs = refImages + videos + audios;
-  if (first + last > 0 && refs > 0)
+/** What the models' modes are called in refusals. */
+const MODE_NAMES: Record<VMode, string> = {
+  text: 'text-to-video (an image is required)',
+  first_frame: 'a first frame',
+  first_last_frame: 'first and last frames',
+  reference_images: 'reference images',
+  reference_media: 'reference images, videos or audio',
+};
+
+/** The generation mode the content asks for, checked against what the model accepts. */
+function modeOf(c: VContent, model: VModel, findDraft: DraftLookup): VMode {
+  const refs = c.refImages + c.videos + c.audios;
+  if (c.first + c.last > 0 && refs > 0)
     throw invalidParameter('content', 'first/last frame content cannot be mixed with reference media content');
-  if (first > 1 || last > 1) throw invalidParameter('content', 'at most one first_frame and one last_frame image are allowed');
-  if (last > 0 && first === 0) throw invalidParameter('content', 'a last_frame image requires a first_frame image');
+  if (c.first > 1 || c.last > 1) throw invalidParameter('content', 'at most one first_frame and one last_frame image are allowed');
+  if (c.last > 0 && c.first === 0) throw invalidParameter('content', 'a last_frame image requires a first_frame image');
   let mode: VMode;
-  if (draftTaskId !== undefined) {
-    if (!model.draft) throw invalidParameter('content', `${model.id} does not render from a draft task`);
-    if (first + last + refs > 0) throw invalidParameter('content', 'a draft_task item cannot be combined with images, videos or audio');
-    const draft = findDraft(draftTaskId);
-    if (!draft || !draft.draft || draft.model !== model.id)
-      throw invalidParameter('content', `${draftTaskId} is not a draft task of ${model.id}`);
-    if (!draft.succeeded) throw invalidParameter('content', `the draft task ${draftTaskId} has not succeeded`);
+  if (c.draftTaskId !== undefined) {
+    checkDraftRender(c.draftTaskId, c, model, findDraft);
     mode = 'text';
-  } else if (last > 0) mode = 'first_last_frame';
-  else if (first > 0) mode = 'first_frame';
-  else if (videos + audios > 0) mode = 'reference_media';
-  else if (refImages > 0) mode = model.modes.includes('reference_images') ? 'reference_images' : 'reference_media';
+  } else if (c.last > 0) mode = 'first_last_frame';
+  else if (c.first > 0) mode = 'first_frame';
+  else if (c.videos + c.audios > 0) mode = 'reference_media';
+  else if (c.refImages > 0) mode = model.modes.includes('reference_images') ? 'reference_images' : 'reference_media';
   else mode = 'text';
-  if (mode === 'text' && draftTaskId === undefined && text === undefined) throw missingParameter('content.text');
-  if (!model.modes.includes(mode)) {
-    const what: Record<VMode, string> = {
-      text: 'text-to-video (an image is required)',
-      first_frame: 'a first frame',
-      first_last_frame: 'first and last frames',
-      reference_images: 'reference images',
-      reference_media: 'reference images, videos or audio',
-    };
-    throw invalidParameter('content', `${model.id} does not support ${what[mode]}`);
-  }
-  if (refImages > model.maxReferenceImages)
+  if (mode === 'text' && c.draftTaskId === undefined && c.text === undefined) throw missingParameter('content.text');
+  if (!model.modes.includes(mode)) throw invalidParameter('content', `${model.id} does not support ${MODE_NAMES[mode]}`);
+  checkReferenceCounts(c, model);
+  return mode;
+}
+
+function checkReferenceCounts(c: VContent, model: VModel): void {
+  if (c.refImages > model.maxReferenceImages)
     throw invalidParameter('content', `${model.id} accepts at most ${model.maxReferenceImages} reference images`);
-  if (videos > model.maxReferenceVideos)
+  if (c.videos > model.maxReferenceVideos)
     throw invalidParameter('content', `${model.id} accepts at most ${model.maxReferenceVideos} reference videos`);
-  if (audios > model.maxReferenceAudios)
+  if (c.audios > model.maxReferenceAudios)
     throw invalidParameter('content', `${model.id} accepts at most ${model.maxReferenceAudios} reference audios`);
   // docs/platforms/v.md#corrections: "audio alone (without an image or video) is rejected upstream".
-  if (audios > 0 && refImages + videos === 0)
+  if (c.audios > 0 && c.refImages + c.videos === 0)
     throw invalidParameter('content', 'reference audio requires at least one reference image or video');
+}
 
-  // ---------------------------------------------------------------- output parameters
-  const draft = bool(body, 'draft');
+/** The output's resolution and ratio: a draft renders at 480p; the ratio's default follows the mode. */
+function frameOf(
+  body: Record<string, unknown>,
+  model: VModel,
+  mode: VMode,
+  draft: boolean | undefined,
+): { resolution: string; ratio: string } {
   if (draft === true && !model.draft) throw invalidParameter('draft', `${model.id} does not support draft`);
   if (body.resolution !== undefined && (typeof body.resolution !== 'string' || !model.resolutions.includes(body.resolution))) {
     throw invalidParameter('resolution', `${model.id} accepts ${model.resolutions.join(', ')}`);
@@ -250,7 +285,11 @@ export function validateVCreate(
     throw invalidParameter('ratio', `${model.id} supports adaptive only with an input image`);
   // Defaults: 16:9 for text-to-video, adaptive when an image drives the video.
   const ratio = (body.ratio as string | undefined) ?? (mode === 'text' ? '16:9' : 'adaptive');
+  return { resolution, ratio };
+}
 
+/** The video's length: whole seconds (`duration`) or a frame count (`frames`), never both. */
+function lengthOf(body: Record<string, unknown>, model: VModel): { duration: number; frames?: number } {
   if (body.duration !== undefined && body.frames !== undefined)
     throw invalidParameter('frames', 'give either duration or frames, not both');
   let duration = 5;
@@ -268,17 +307,31 @@ export function validateVCreate(
     // Auto: the model picks; the simulator reports 5 s.
     duration = d === -1 ? 5 : (d as number);
   }
-  let frames: number | undefined;
-  if (body.frames !== undefined) {
-    // GUESS (Volcengine 1.x docs as recalled): frames in [29, 289], of the form 25 + 4n; not on the 1.5/2.0 models.
-    if (!model.frames) throw invalidParameter('frames', `${model.id} takes duration, not frames`);
-    const f = body.frames;
-    if (typeof f !== 'number' || !Number.isInteger(f) || f < 29 || f > 289 || (f - 25) % 4 !== 0)
-      throw invalidParameter('frames', 'must be 25 + 4n, from 29 to 289');
-    frames = f;
-    duration = Math.round((f / 24) * 10) / 10;
-  }
+  if (body.frames === undefined) return { duration };
+  // GUESS (Volcengine 1.x docs as recalled): frames in [29, 289], of the form 25 + 4n; not on the 1.5/2.0 models.
+  if (!model.frames) throw invalidParameter('frames', `${model.id} takes duration, not frames`);
+  const f = body.frames;
+  if (typeof f !== 'number' || !Number.isInteger(f) || f < 29 || f > 289 || (f - 25) % 4 !== 0)
+    throw invalidParameter('frames', 'must be 25 + 4n, from 29 to 289');
+  return { duration: Math.round((f / 24) * 10) / 10, frames: f };
+}
 
+/** The tools a request asks for: web search only, on a model that has it. */
+function toolsOf(body: Record<string, unknown>, model: VModel): { type: string }[] | undefined {
+  if (body.tools === undefined) return undefined;
+  if (
+    !Array.isArray(body.tools) ||
+    body.tools.some((t) => !isObject(t) || Object.keys(t).some((k) => k !== 'type') || t.type !== 'web_search')
+  ) {
+    throw invalidParameter('tools', 'must be a list of {"type": "web_search"}');
+  }
+  if (body.tools.length > 0 && !model.webSearch)
+    throw invalidParameter('tools', `${model.id} does not support web search (Seedance 2.0 only)`);
+  return body.tools as { type: string }[];
+}
+
+/** The task's run options: scheduling, safety, callback and tools, in the order Ark checks them. */
+function runOptionsOf(body: Record<string, unknown>, model: VModel, mode: VMode) {
   const seed = int(body, 'seed', -1, SEED_MAX);
   const generateAudio = bool(body, 'generate_audio');
   const watermark = bool(body, 'watermark');
@@ -300,22 +353,28 @@ export function validateVCreate(
   }
   if (body.callback_url !== undefined && !isUrl(body.callback_url, ['http:', 'https:']))
     throw invalidParameter('callback_url', 'must be an http(s) URL');
-  let tools: { type: string }[] | undefined;
-  if (body.tools !== undefined) {
-    if (
-      !Array.isArray(body.tools) ||
-      body.tools.some((t) => !isObject(t) || Object.keys(t).some((k) => k !== 'type') || t.type !== 'web_search')
-    ) {
-      throw invalidParameter('tools', 'must be a list of {"type": "web_search"}');
-    }
-    if (body.tools.length > 0 && !model.webSearch)
-      throw invalidParameter('tools', `${model.id} does not support web search (Seedance 2.0 only)`);
-    tools = body.tools as { type: string }[];
-  }
+  const tools = toolsOf(body, model);
   // The SDK has these two for other generation kinds; none of the simulated Seedance models documents them.
   for (const k of ['output_format', 'omni_reference_task_type'])
     if (body[k] !== undefined) throw invalidParameter(k, `not supported by ${model.id}`);
+  return { seed, generateAudio, watermark, cameraFixed, returnLastFrame, executionExpiresAfter, priority, tools };
+}
 
+export function validateVCreate(
+  raw: unknown,
+  findDraft: DraftLookup,
+  randomSeed: () => number,
+  findModel: (id: string) => VModel | undefined = findVModel,
+): VCreatePlan {
+  const body = readBody(raw);
+  const model = modelOf(body, findModel);
+  const content = readContent(body);
+  const mode = modeOf(content, model, findDraft);
+  const draft = bool(body, 'draft');
+  const { resolution, ratio } = frameOf(body, model, mode, draft);
+  const { duration, frames } = lengthOf(body, model);
+  const o = runOptionsOf(body, model, mode);
+  const { text, draftTaskId } = content;
   return {
     model,
     text,
@@ -324,20 +383,20 @@ export function validateVCreate(
     resolution,
     duration,
     ...(frames !== undefined ? { frames } : {}),
-    seed: seed === undefined || seed === -1 ? randomSeed() : seed,
+    seed: o.seed === undefined || o.seed === -1 ? randomSeed() : o.seed,
     // docs/platforms/v.md#corrections: generate_audio defaults to true upstream (2.0); Volcengine documents the same
     // default for 1.5-pro (GUESS for 1.5-pro). Models without audio ignore the field.
-    ...(model.audio ? { generateAudio: generateAudio ?? true } : {}),
+    ...(model.audio ? { generateAudio: o.generateAudio ?? true } : {}),
     ...(model.draft ? { draft: draft ?? false } : {}),
     ...(draftTaskId !== undefined ? { draftTaskId } : {}),
     serviceTier: (body.service_tier as 'default' | 'flex' | undefined) ?? 'default',
-    executionExpiresAfter,
-    priority,
+    executionExpiresAfter: o.executionExpiresAfter,
+    priority: o.priority,
     ...(body.safety_identifier !== undefined ? { safetyIdentifier: body.safety_identifier as string } : {}),
-    ...(tools !== undefined ? { tools } : {}),
-    returnLastFrame: returnLastFrame ?? false,
+    ...(o.tools !== undefined ? { tools: o.tools } : {}),
+    returnLastFrame: o.returnLastFrame ?? false,
     ...(body.callback_url !== undefined ? { callbackUrl: body.callback_url as string } : {}),
-    watermark: watermark ?? false,
-    cameraFixed: cameraFixed ?? false,
+    watermark: o.watermark ?? false,
+    cameraFixed: o.cameraFixed ?? false,
   };
 }

@@ -26,7 +26,7 @@ describe('GET /openapi.json', () => {
     const result = await validateOpenApi(structuredClone(r.body));
     expect(result).toMatchObject({ valid: true });
     // The spec's routes and the operational ones at least; that every route served is documented is
-    // test/unit/openapi.test.ts's (it walks the router), so features adding routes do not edit this list.
+    // test/unit/api/openapi.test.ts's (it walks the router), so features adding routes do not edit this list.
     expect(Object.keys(r.body.paths)).toEqual(
       expect.arrayContaining([
         '/healthz',
@@ -272,7 +272,7 @@ describe('Idempotency-Key', () => {
 
 describe('per-key limits', () => {
   test("request rate: the key file's per-key rate is enforced (429 with Retry-After)", async () => {
-    // The limiter's exact arithmetic is unit-tested on a pinned clock (test/unit/key-limits.test.ts); here only
+    // The limiter's exact arithmetic is unit-tested on a pinned clock (test/unit/api/key-limits.test.ts); here only
     // that carol's rate from API_KEYS_FILE reaches it. Bursts of 3× the rate until one is refused: however slow
     // the machine, a burst lands within a second long before the rounds run out.
     const carol = api('carol');

@@ -1,7 +1,7 @@
 /**
  * The submit activity with several accounts of one platform, against the real simulator (its further accounts
  * `one` and `two`, sim/accounts.ts): a pool of the two, the submit's input, and what the simulator saw — whose
- * jobs it holds and which account signed each request. Shared by test/unit/activities-submit-accounts*.test.ts.
+ * jobs it holds and which account signed each request. Shared by test/unit/activities/submit.accounts*.test.ts.
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { AccountPool } from '../../activities/accounts';

@@ -5,7 +5,7 @@
  */
 import { parseGenerationBody } from '../../tasks/validation';
 import { TaskRefused } from '../../tasks/refusal';
-import { buildCatalogue, imageRequestSchema, videoRequestSchema } from '../../platforms';
+import { buildCatalogue, imageRequestSchema, PLATFORM_IDS, videoRequestSchema } from '../../platforms';
 import type { HttpClient, HttpResponse } from '../../platforms/http';
 import { RequestRuleError } from '../../platforms/rules';
 import { validateGeneration } from '../../platforms/validation';
@@ -15,7 +15,7 @@ export type Kind = 'video' | 'image';
 /** The default catalogue (no models files). */
 export const catalogue = buildCatalogue();
 /** Every platform enabled, so a test of one platform's model is never refused for its platform being off. */
-export const ENABLED: ReadonlySet<string> = new Set(['T', 'B', 'V']);
+export const ENABLED: ReadonlySet<string> = new Set(PLATFORM_IDS);
 
 /** A spec request as the adapter really receives it: schema-parsed, then validated and normalised. */
 export function normalised(kind: Kind, body: Record<string, unknown>, cat = catalogue) {

@@ -4,8 +4,10 @@
  * other), no import cycles between the gateway's modules (type-only imports included: a cycle of types is still
  * two files that cannot be understood apart), and the simulator independent of the gateway.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { tsFiles } from '../support/source-files';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -72,49 +74,165 @@ function findCycles(): string[][] {
 }
 
 /**
- * Every platform folder has the same skeleton: one role, one file name, in every folder, so a fourth platform
- * starts as a copy of a folder whose files are named like the others (docs/guides/add-a-model-or-platform.md, "A new platform").
+ * Every platform has the same skeleton, one role per file name in each of its folders (platforms/<x>/, sim/<x>/),
+ * so a new platform starts as a copy of a folder whose files are named like the others. The list is data
+ * (scripts/platform-skeleton.json), read here and by the guide to adding a platform.
  */
-export const PLATFORM_ROLES = {
-  'index.ts': 'the PlatformDefinition the registry lists',
-  'config.ts': "the platform's configuration slice (public and worker variables)",
-  'models.ts': "the platform's model records",
-  'request-fields.ts': 'request fields only this platform carries',
-  'rules.ts': "the platform's request rules",
-  'adapter.ts': 'the PlatformAdapter: signs and sends submit, poll, cancel',
-  'request-body.ts': 'a validated request → the create call (pure)',
-  'replies.ts': "the platform's answers read: statuses, results, classified errors (pure)",
-  'lost-answer.ts': 'finding the job a create whose answer was lost made',
-  'announcements.ts': "the platform's announcements (callbacks or pulled events) → hints",
-  'wire-types.ts': 'the wire shapes (from the official SDK where one exists)',
-  'unconfirmed.ts': "the platform's facts no public source confirms, each with its override",
-} as const;
-/** Roles only some platforms have; where present, they carry this name. */
-export const OPTIONAL_PLATFORM_ROLES = {
-  'signing.ts': 'request signatures (T TC3, B bce-auth-v1; V sends a bearer key)',
-  'doc-sections.ts': "parts of docs/api.md rendered from the platform's data",
-  'job-claims.ts': 'which submit owns which job, where the platform has no dedup key',
-  'video-inputs.ts': 'which endpoint and images a video request carries, where the platform splits endpoints by input',
-  'model-spec.ts': 'the shape of model facts the platform tags with evidence',
-  'models-file.ts': "the operator's models-file override",
-  'prices.ts': "what the platform charges per model, with each price's currency and source (null where none is public)",
-} as const;
+interface FolderSkeleton {
+  required: Record<string, string>;
+  optional: Record<string, string>;
+}
+interface PlatformSkeleton {
+  folders: Record<string, FolderSkeleton>;
+  tests: Record<string, string>;
+  registries: Record<string, string>;
+}
+const SKELETON = JSON.parse(readFileSync(join(ROOT, 'scripts', 'platform-skeleton.json'), 'utf8')) as PlatformSkeleton;
 
+/** The platforms' folder names (their ids in lower case): the folders under platforms/. */
 function platformFolders(): string[] {
   return readdirSync(join(ROOT, 'platforms')).filter((name) => statSync(join(ROOT, 'platforms', name)).isDirectory());
 }
 
+/** Each platform with each of its folders' skeletons, for test.each. */
+const PLATFORM_FOLDERS: [string, string, FolderSkeleton][] = platformFolders().flatMap((x) =>
+  Object.entries(SKELETON.folders).map(([pattern, skeleton]): [string, string, FolderSkeleton] => [x, pattern.replace('<x>', x), skeleton]),
+);
+
+/** The files of a skeleton folder's roles present in `dir`, and those outside its roles. */
+function againstSkeleton(dir: string, skeleton: FolderSkeleton): { missing: string[]; outside: string[] } {
+  const names = existsSync(join(ROOT, dir)) ? readdirSync(join(ROOT, dir)).filter((n) => /\.tsx?$/.test(n)) : [];
+  return {
+    missing: Object.keys(skeleton.required).filter((role) => !names.includes(role)),
+    outside: names.filter((n) => !(n in skeleton.required) && !(n in skeleton.optional)),
+  };
+}
+
+/**
+ * Each platform's distinctive wire names: its API's actions, fields, headers and paths that no other platform and
+ * not the gateway's own API uses (names the gateway's API shares with a platform, e.g. V's `service_tier`, are the
+ * gateway's too and not listed). In the code of the gateway, the simulator, the scripts and the benches they appear
+ * only inside the platform's own folders (platforms/<x>/, sim/<x>/): anything else reaches the platform through its
+ * folder's exports. Tests are left out on purpose: a test is a witness of the wire (it asserts what the simulated
+ * platform received or sends a platform's callback as the platform would), so the names it asserts are written
+ * out where it asserts them. Code means identifiers, strings, templates and regular expressions; comments may name
+ * a platform's fields to explain.
+ */
+export const WIRE_NAMES: Readonly<Record<string, readonly RegExp[]>> = {
+  t: [
+    /SubAppId/,
+    /SessionId/,
+    /SessionContext/,
+    /CreateAigc(Video|Image)Task/,
+    /DescribeTaskDetail/,
+    /DescribeTasks/,
+    /PullEvents/,
+    /ConfirmEvents/,
+    /(Modify|Describe)EventConfig/,
+    /Aigc(Video|Image)Task/,
+    /ErrCodeExt/,
+    /ModelName/,
+    /ModelVersion/,
+    /TC3-HMAC-SHA256/,
+    /x-tc-/i,
+  ],
+  b: [
+    // A model's TaskInput key, written out (`modelK21TaskInput`) or built (`model${code}TaskInput`).
+    /model[A-Z0-9]+TaskInput|^\}TaskInput`/,
+    /bce-auth-v1/,
+    /x-bce-/i,
+    /\/v2\/aigc\//,
+    /VIDEO_GENERATE_COMPLETE/,
+    /videoGenerateTaskInfo/,
+    /videoGenerateCompleteEvent/,
+    /mediaBasicInfos/,
+  ],
+  v: [/\/contents\/generations/, /callback_url/],
+};
+
+/** The code of a file without its comments: identifiers, string and template literals, regular expressions, JSX text. */
+function codeTokens(file: string): { line: number; text: string }[] {
+  const source = ts.createSourceFile(
+    file,
+    readFileSync(file, 'utf8'),
+    ts.ScriptTarget.Latest,
+    true,
+    file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
+  const tokens: { line: number; text: string }[] = [];
+  const visit = (node: ts.Node) => {
+    if (
+      ts.isIdentifier(node) ||
+      ts.isStringLiteralLike(node) ||
+      ts.isTemplateLiteralToken(node) ||
+      ts.isRegularExpressionLiteral(node) ||
+      ts.isJsxText(node)
+    )
+      tokens.push({ line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1, text: node.getText(source) });
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return tokens;
+}
+
+/** Whether `file` (relative to the root) lies in one of platform `x`'s own folders. */
+function ownedBy(file: string, x: string): boolean {
+  return file.startsWith(`platforms/${x}/`) || file.startsWith(`sim/${x}/`);
+}
+
+/** Every use of a platform's wire names in code outside its folders: `file:line name`. */
+function wireNamesOutside(files: readonly string[], root = ROOT): string[] {
+  return files.flatMap((file) =>
+    codeTokens(join(root, file)).flatMap(({ line, text }) =>
+      Object.entries(WIRE_NAMES).flatMap(([x, names]) =>
+        ownedBy(file, x) ? [] : names.filter((n) => n.test(text)).map((n) => `${file}:${line} ${x.toUpperCase()} ${n.source}`),
+      ),
+    ),
+  );
+}
+
 describe('architecture', () => {
-  test.each(platformFolders())('platforms/%s/ has the shared skeleton: every role, and no file outside the roles', (folder) => {
-    const names = readdirSync(join(ROOT, 'platforms', folder)).filter((n) => n.endsWith('.ts'));
-    expect(Object.keys(PLATFORM_ROLES).filter((role) => !names.includes(role))).toEqual([]);
-    expect(names.filter((n) => !(n in PLATFORM_ROLES) && !(n in OPTIONAL_PLATFORM_ROLES))).toEqual([]);
+  test.each(PLATFORM_FOLDERS)(
+    'platform %s: %s/ has the skeleton: every required role, and no file outside the roles',
+    (_x, dir, skeleton) => {
+      expect(againstSkeleton(dir, skeleton)).toEqual({ missing: [], outside: [] });
+    },
+  );
+
+  test('the skeleton check fails on a folder that lacks a role or has a file outside them', () => {
+    const skeleton = { required: { 'index.ts': '', 'absent.ts': '' }, optional: { 'errors.ts': '' } };
+    const { missing, outside } = againstSkeleton('sim/t', skeleton);
+    expect(missing).toEqual(['absent.ts']);
+    expect(outside).toContain('operations.ts');
+    expect(outside).not.toContain('errors.ts');
   });
 
-  test('the guide to adding a platform names every file of the skeleton, the optional ones too', () => {
-    const guide = readFileSync(join(ROOT, 'docs', 'guides', 'add-a-model-or-platform.md'), 'utf8');
-    const roles = [...Object.keys(PLATFORM_ROLES), ...Object.keys(OPTIONAL_PLATFORM_ROLES)];
-    expect(roles.filter((role) => !guide.includes(`| \`${role}\` |`))).toEqual([]);
+  test.each(platformFolders())("platform %s has every file of its tests' skeleton", (x) => {
+    const paths = Object.keys(SKELETON.tests).map((pattern) => pattern.replace('<x>', x));
+    expect(paths.filter((path) => !existsSync(join(ROOT, path)))).toEqual([]);
+  });
+
+  test.each(Object.keys(SKELETON.registries))('the registry %s names every platform', (registry) => {
+    const text = readFileSync(join(ROOT, registry), 'utf8');
+    const names = (x: string) =>
+      new RegExp(`\\./${x}'|'${x.toUpperCase()}'|\\b${x.toUpperCase()}:|PLATFORM_${x.toUpperCase()}_`).test(text);
+    expect(platformFolders().filter((x) => !names(x))).toEqual([]);
+  });
+
+  test('the guide to adding a platform names every file of the skeleton: the Markdown page that points at the list', () => {
+    const pages = ['README.md', ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).map((f) => join('docs', f))]
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => ({ f, text: readFileSync(join(ROOT, f), 'utf8') }))
+      .filter(({ text }) => text.includes('scripts/platform-skeleton.json'));
+    expect(pages.map(({ f }) => f)).not.toEqual([]);
+    const files = [
+      ...Object.values(SKELETON.folders).flatMap((s) => [...Object.keys(s.required), ...Object.keys(s.optional)]),
+      // The guide writes a new platform's folder as `x`.
+      ...Object.keys(SKELETON.tests).map((path) => path.replace('<x>', 'x')),
+      ...Object.keys(SKELETON.registries),
+    ];
+    for (const { f, text } of pages)
+      expect({ page: f, unnamed: [...new Set(files)].filter((n) => !text.includes(`\`${n}\``)) }).toEqual({ page: f, unnamed: [] });
   });
 
   test('the graph is real: the registry imports every platform folder', () => {
@@ -179,5 +297,30 @@ describe('architecture', () => {
           .map((dep) => `${relative(ROOT, f)} → ${relative(ROOT, dep)}`),
       );
     expect(leaks).toEqual([]);
+  });
+  test("a platform's wire names appear in code only in its own folders and tests", () => {
+    const sources = [...SOURCE_DIRS, 'bench']
+      .flatMap((d) => readdirSync(join(ROOT, d), { recursive: true, encoding: 'utf8' }).map((f) => join(d, f)))
+      .filter((f) => /\.tsx?$/.test(f));
+    expect(sources.length).toBeGreaterThan(250);
+    expect(wireNamesOutside(sources)).toEqual([]);
+  });
+
+  test('the wire-name check sees code, not comments, and knows whose folders are whose', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wire-names-'));
+    mkdirSync(join(dir, 'api'));
+    writeFileSync(join(dir, 'api', 'x.ts'), "// DescribeTasks, in a comment\nexport const a = { SubAppId: 1, path: `/v2/aigc/${'x'}` };\n");
+    expect(wireNamesOutside(['api/x.ts'], dir)).toEqual(['api/x.ts:2 T SubAppId', 'api/x.ts:2 B \\/v2\\/aigc\\/']);
+    expect(ownedBy('sim/t/index.ts', 't')).toBe(true);
+    expect(ownedBy('platforms/b/adapter.ts', 'b')).toBe(true);
+    expect(ownedBy('platforms/b/adapter.ts', 't')).toBe(false);
+    expect(ownedBy('platforms/bx.ts', 'b')).toBe(false);
+    expect(ownedBy('platforms/default-routes.ts', 't')).toBe(false);
+  });
+
+  test.each(Object.keys(WIRE_NAMES))("every wire name listed for %s is one: its own folders' code uses it", (x) => {
+    const own = [`platforms/${x}`, `sim/${x}`].flatMap((d) => tsFiles(join(ROOT, d)));
+    const tokens = own.flatMap((f) => codeTokens(f).map((t) => t.text));
+    expect(WIRE_NAMES[x]!.filter((n) => !tokens.some((t) => n.test(t))).map((n) => n.source)).toEqual([]);
   });
 });

@@ -120,7 +120,8 @@ describe("the test suite's structure", () => {
   });
 
   // Test files mirror the code (docs/guides/develop.md, "Tests"): a platform's and the simulator's unit tests are named after the
-  // file they test, in a folder named after the production folder.
+  // file they test (a second file of the same one names its aspect after a dot, as test-layout.test.ts has it), in a
+  // folder named after the production folder.
   test.each([
     ['platforms', 'test/unit/platforms'],
     ['sim', 'test/unit/sim'],
@@ -132,7 +133,7 @@ describe("the test suite's structure", () => {
     expect(folders.filter((x) => !existsSync(join(ROOT, tests, x)))).toEqual([]);
     const strays = folders.flatMap((x) =>
       readdirSync(join(ROOT, tests, x))
-        .filter((f) => f.endsWith('.test.ts') && !existsSync(join(ROOT, code, x, f.replace(/\.test\.ts$/, '.ts'))))
+        .filter((f) => f.endsWith('.test.ts') && !existsSync(join(ROOT, code, x, `${f.split('.')[0]}.ts`)))
         .map((f) => `${tests}/${x}/${f}`),
     );
     expect(strays).toEqual([]);

@@ -5,8 +5,7 @@
 import type { ReconcileContext } from '../../../platforms/platform';
 import { toBCreate } from '../../../platforms/b/request-body';
 import { SIM_ACCOUNTS } from '../../../sim/accounts';
-import { validateImageCreate } from '../../../sim/b/image';
-import { validateVideoCreate } from '../../../sim/b/video';
+import { validateImageCreate, validateVideoCreate } from '../../../sim/b/validation';
 import { validated, type Kind } from '../platform-kit';
 
 export const IMG = 'https://img.test/first.png';

@@ -5,7 +5,7 @@
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { SIM_ACCOUNTS, type SimBAccount } from '../../../sim/accounts';
-import { bceSign, bceTimestamp, uriEncode } from '../../../sim/b/bce-auth';
+import { bceSign, bceTimestamp, uriEncode } from '../../../sim/b/signing';
 import type { Simulator } from '../../../sim/server';
 import { SIM_JOB_END_BOUND_MS, simulatorFixture } from '../simulator';
 import { waitFor } from '../wait-for';

@@ -10,7 +10,7 @@ import type { HttpClient } from '../../../../platforms/http';
 import { createPlatformT } from '../../../../platforms/t/adapter';
 import { LOOKUP_CLOCK_SKEW_MS } from '../../../../platforms/t/lost-answer';
 import { toTListCall } from '../../../../platforms/t/request-body';
-import { checkShape, DESCRIBE_TASKS } from '../../../../sim/t/shape';
+import { checkShape, DESCRIBE_TASKS } from '../../../../sim/t/request-shape';
 import { catalogue, normalised } from '../../../support/platform-kit';
 import { fakeT, NOW, SETTINGS, SUB } from '../../../support/platforms/t';
 import { SUBMIT_TIMING } from '../../../support/account-pools';

@@ -2,7 +2,7 @@
  * sim/b/index.ts, over real HTTP: no idempotency (identical creates are two jobs), lost answers, and injected faults;
  * several accounts, each with its own tasks and callback configuration, and account faults (/_sim/b/account-faults).
  */
-import { bceTimestamp } from '../../../../sim/b/bce-auth';
+import { bceTimestamp } from '../../../../sim/b/signing';
 import { simBAccount } from '../../../../sim/accounts';
 import { call, getJson, sim, sim_, signedBy, t2v, createT2V, imageBody, getTask, useBSimulator } from '../../../support/sim/b';
 

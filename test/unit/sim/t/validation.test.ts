@@ -1,5 +1,5 @@
 /**
- * sim/t/validation.ts (with shape.ts and models.ts), over real HTTP: creates checked strictly per model, as the
+ * sim/t/validation.ts (with request-shape.ts and models.ts), over real HTTP: creates checked strictly per model, as the
  * platform checks them.
  */
 import { image, stats, SUB, t, useTSimulator, video } from '../../../support/sim/t';

@@ -1,0 +1,34 @@
+/**
+ * Which answers move a submit to another account (activities/submit.ts `failoverKind`): only those that prove no
+ * job was created, as the platforms' own classifiers read them.
+ */
+import { failoverKind } from '../../../activities/submit';
+import { classifyTError } from '../../../platforms/t/replies';
+import { retryable } from '../../../platforms/upstream-error';
+import { classifyVError } from '../../../platforms/v/replies';
+
+const v = (status: number, code?: string, headers: Record<string, string> = {}) =>
+  classifyVError({ status, headers, body: code ? { error: { code, message: code } } : undefined });
+
+describe('failoverKind', () => {
+  test.each([
+    ['V 403 AccountOverdueError', v(403, 'AccountOverdueError'), 'refused'],
+    ['V 401 AuthenticationError', v(401, 'AuthenticationError'), 'refused'],
+    ['V 429 RateLimitExceeded.EndpointRPMExceeded', v(429, 'RateLimitExceeded.EndpointRPMExceeded'), 'throttled'],
+    ['T RequestLimitExceeded (inside HTTP 200)', classifyTError('RequestLimitExceeded', 'too many'), 'throttled'],
+    ['T AuthFailure.SecretIdNotFound', classifyTError('AuthFailure.SecretIdNotFound', 'no'), 'refused'],
+  ])('%s → %s', (_name, err, kind) => {
+    expect(failoverKind(err)).toBe(kind);
+  });
+
+  test.each([
+    ['V 500 (may have created the job)', v(500, 'InternalServiceError')],
+    ['V 400 InvalidParameter (the request, not the account)', v(400, 'InvalidParameter')],
+    ['T InternalError', classifyTError('InternalError', 'oops')],
+    ['no answer (reset, timeout)', retryable('reset', 'ECONNRESET', { noAnswer: true })],
+    ['a 429 that never came back whole', retryable('cut', undefined, { httpStatus: 429, noAnswer: true })],
+    ['not an UpstreamError', new Error('bug')],
+  ])('%s → stays on the account', (_name, err) => {
+    expect(failoverKind(err)).toBeUndefined();
+  });
+});
