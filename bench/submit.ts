@@ -5,6 +5,10 @@
  * call (TaskService.start = client.workflow.start with the same arguments, search attributes and memo) in a bare
  * loop at the same concurrency. Their ratio (p50 over p50) is what HTTP, auth, validation, the reservation and Koa
  * add.
+ *
+ * Every measured segment starts from the same state: no task of the queue running. Tasks live a few seconds after
+ * their start (the first poll is at 3 s), so without the wait a segment shares the machine with the previous one's
+ * tasks (the warm-up's 300 before the first): whichever way ran first measured slower, whatever it was.
  */
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +19,7 @@ import { parseGenerationBody } from '../tasks/validation';
 import { TaskService } from '../tasks/task-service';
 import { newTaskId } from '../tasks/idempotency';
 import { buildCatalogue } from '../platforms';
-import { apiUrl, benchStack, cannon, percentile, round, videoBody, VIDEO_MODEL } from './support';
+import { apiUrl, benchStack, cannon, percentile, round, sleep, videoBody, VIDEO_MODEL } from './support';
 
 const LEVELS = [1, 16, 64];
 const SECONDS = 10;
@@ -81,6 +85,16 @@ async function bareLoop(tasks: TaskService, clients: number, seconds: number): P
   };
 }
 
+/** Waits until no task of the queue runs (at most a minute: a segment after a slower wait is still measured). */
+async function drained(client: Client): Promise<void> {
+  const until = Date.now() + 60_000;
+  while (Date.now() < until) {
+    const { count } = await client.workflow.count(`TaskQueue = '${QUEUE}' AND ExecutionStatus = 'Running'`);
+    if (count === 0) return;
+    await sleep(500);
+  }
+}
+
 export async function runSubmit(): Promise<{ rows: SubmitRow[]; notes: string[] }> {
   const postgres = await startTestPostgres();
   const pricesFile = join(tmpdir(), `bench-submit-prices-${process.pid}.json`);
@@ -94,14 +108,17 @@ export async function runSubmit(): Promise<{ rows: SubmitRow[]; notes: string[] 
   try {
     const url = `${apiUrl(stack)}/v1/async/videos/generations`;
     const headers = await budgetedKeyHeaders(apiUrl(stack));
-    const tasks = new TaskService(new Client({ connection, namespace: 'default' }), { taskQueue: QUEUE });
+    const client = new Client({ connection, namespace: 'default' });
+    const tasks = new TaskService(client, { taskQueue: QUEUE });
     // Warm-up: JIT, connection pools, the worker's first workflow tasks.
     await cannon({ url, method: 'POST', headers, body: videoBody('bench warm-up'), connections: 8, amount: 300 });
     await bareLoop(tasks, 8, 2);
 
     const rows: SubmitRow[] = [];
     for (const clients of LEVELS) {
+      await drained(client);
       const r = await cannon({ url, method: 'POST', headers, body: videoBody('bench submit'), connections: clients, duration: SECONDS });
+      await drained(client);
       const bare = await bareLoop(tasks, clients, SECONDS);
       rows.push({
         clients,
@@ -118,7 +135,7 @@ export async function runSubmit(): Promise<{ rows: SubmitRow[]; notes: string[] 
     return {
       rows,
       notes: [
-        `${SECONDS} s per level; 1 API, 1 worker, Temporal dev server (SQLite), the ledger's PostgreSQL, all on the same host; the API's key has a budget`,
+        `${SECONDS} s per level, each way starting with no task running; 1 API, 1 worker, Temporal dev server (SQLite), the ledger's PostgreSQL, all on the same host; the API's key has a budget`,
       ],
     };
   } finally {

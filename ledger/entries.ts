@@ -1,9 +1,11 @@
 /**
  * Each task's line in the ledger: reserved when the task is accepted, settled when it ends.
  *
- * Reservation: one transaction of two statements, the entry (keyed by task id) and one conditional upsert of the
- * key's budget row — the database adds the estimate only where the sum stays within the budget, under the row's
- * lock, so concurrent submits at the edge cannot overshoot (no read-then-write). The entry keeps the fingerprint of
+ * Reservation: one transaction writing the entry (keyed by task id) and one conditional upsert of the key's budget
+ * row — the database adds the estimate only where the sum stays within the budget, under the row's lock, so
+ * concurrent submits at the edge cannot overshoot (no read-then-write). A new task id is reserved in one statement
+ * (one round trip); the rarer cases — over budget, a repeated id, a never-started entry taken over — in a
+ * transaction of several. The entry keeps the fingerprint of
  * the request that reserved it: a repeated Idempotency-Key finds the entry, reserves nothing again, and is told
  * whose request it was (the caller refuses another request under the same key). An entry whose task never
  * started (released as `never_started`) is taken over by the next request under its id, reserved afresh.
@@ -79,6 +81,9 @@ export async function reserveTask(
   const counted = budget !== undefined && budget.currency === entry.currency;
   const period = budget ? periodKey(budget.period, now) : null;
   const columns = entryColumns(entry, counted ? period : null, now);
+  const row = { task_id: entry.taskId, ...columns };
+  const quick = counted ? await reserveCountedAtOnce(ledger, row, entry, budget, period!) : await insertEntryAtOnce(ledger, row);
+  if (quick) return { reserved: true, replayed: false };
   try {
     return await ledger.db.transaction().execute(async (tx) => {
       const existing = await claimEntry(tx, entry.taskId, columns);
@@ -98,6 +103,71 @@ export async function reserveTask(
       currency: budget!.currency,
     };
   }
+}
+
+type EntryRow = ReturnType<typeof entryColumns> & { task_id: string };
+
+/**
+ * The common case of a key without a counted budget in one round trip: the entry inserted, when its task id is new.
+ * False: the id has an entry (a repeated Idempotency-Key, or a never-started entry to take over) — the transaction
+ * below decides which.
+ */
+async function insertEntryAtOnce(ledger: LedgerDatabase, row: EntryRow): Promise<boolean> {
+  const inserted = await ledger.db
+    .insertInto('ledger_entries')
+    .values(row)
+    .onConflict((oc) => oc.column('task_id').doNothing())
+    .returning('task_id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/**
+ * The common case of a counted budget in one round trip — one statement, so one transaction: the estimate added to
+ * the budget row where the sum stays within the budget (the same conditional upsert as addWithinBudget, under the
+ * row's lock), and the entry inserted only if it was. Every round trip is a wait for two processes to be scheduled,
+ * which on a busy host is most of what a reservation costs; the transaction below takes four.
+ *
+ * True: reserved. False: nothing is left written, and the transaction below decides — over budget, an entry of the
+ * id that exists (a repeated Idempotency-Key; the budget is not touched when the entry was there before the
+ * statement began), or a never-started entry to take over. One timing needs a correction: two requests under the
+ * same new id at the same moment may both add their estimate before one of them loses the entry's insert; the loser
+ * takes its estimate back at once. Until then the budget counts one estimate too many, which can refuse a
+ * concurrent request but never lets one through.
+ */
+async function reserveCountedAtOnce(
+  ledger: LedgerDatabase,
+  row: EntryRow,
+  entry: NewEntry,
+  budget: BudgetSetting,
+  period: string,
+): Promise<boolean> {
+  const { sql } = ledger.k;
+  // json_populate_record types each value by the table's own column (a parameter in a SELECT list has no type).
+  const result = await sql<{ counted: boolean; claimed: boolean }>`
+    WITH counted AS (
+      INSERT INTO budget_usage (key_id, period, currency, committed_micros)
+      SELECT ${entry.keyId}, ${period}, ${budget.currency}, ${entry.estimatedMicros}::bigint
+      WHERE ${entry.estimatedMicros}::bigint <= ${budget.micros}::bigint
+        AND NOT EXISTS (SELECT 1 FROM ledger_entries WHERE task_id = ${entry.taskId})
+      ON CONFLICT (key_id, period, currency) DO UPDATE
+        SET committed_micros = budget_usage.committed_micros + EXCLUDED.committed_micros
+        WHERE budget_usage.committed_micros + EXCLUDED.committed_micros <= ${budget.micros}::bigint
+      RETURNING 1
+    ), claimed AS (
+      INSERT INTO ledger_entries
+      SELECT * FROM json_populate_record(NULL::ledger_entries, ${JSON.stringify(row)}::json)
+      WHERE EXISTS (SELECT 1 FROM counted)
+      ON CONFLICT (task_id) DO NOTHING
+      RETURNING 1
+    )
+    SELECT EXISTS (SELECT 1 FROM counted) AS counted, EXISTS (SELECT 1 FROM claimed) AS claimed`.execute(ledger.db);
+  const { counted, claimed } = result.rows[0]!;
+  if (counted && !claimed) {
+    await sql`UPDATE budget_usage SET committed_micros = committed_micros - ${entry.estimatedMicros}::bigint
+      WHERE key_id = ${entry.keyId} AND period = ${period} AND currency = ${budget.currency}`.execute(ledger.db);
+  }
+  return counted && claimed;
 }
 
 /** A new entry's columns (all but its task id), reserved now. */

@@ -10,7 +10,7 @@ import { KeyStore, parseApiKeysEnv, sha256 } from '../../../keys/api-keys';
 import { TaskLedger } from '../../../tasks/task-ledger';
 import { createLogger } from '../../../core/logger';
 import { openLedgerDatabase, type LedgerDatabase } from '../../../ledger/database';
-import { committedMicros } from '../../../ledger/entries';
+import { committedMicros, reserveTask } from '../../../ledger/entries';
 import { buildCatalogue } from '../../../platforms';
 import { TaskSettlement } from '../../../tasks/settlement';
 import { InflightLimits } from '../../../tasks/inflight';
@@ -165,6 +165,57 @@ describe('the reservation', () => {
     expect(api.started.length - startedBefore).toBe(1);
     expect(await committedMicros(ledger, 'retry-after-failure', USD_MONTH)).toBe(ESTIMATE);
     expect((await entries('retry-after-failure')).map((e) => [e.state, e.outcome])).toEqual([['reserved', null]]);
+  });
+});
+
+describe('the reservation of one task id by requests at the same moment', () => {
+  const entryOf = (taskId: string, keyId: string, estimatedMicros: number) =>
+    ({ taskId, keyId, platform: 'V', model: MODEL, estimatedMicros, currency: 'USD', requestHash: 'same-request' }) as const;
+  const budgetOf = (micros: number) => ({ micros, currency: 'USD', period: 'month' }) as const;
+
+  test('10 at once within the budget: one is reserved, the others find its entry, and the budget counts the estimate once', async () => {
+    // The worst timing, made certain: the key's budget row is held locked until all 10 are waiting on it, so each
+    // has already looked for the entry (none yet) and every one adds its estimate before one of them wins the entry. (The pool holds 20 connections: the
+    // holder, the 10 and the watcher fit.)
+    const { sql } = ledger.k;
+    const outcomes = await ledger.db.connection().execute(async (holder) => {
+      await sql`INSERT INTO budget_usage (key_id, period, currency, committed_micros) VALUES ('same-id', ${new Date().toISOString().slice(0, 7)}, 'USD', 0)`.execute(
+        holder,
+      );
+      await sql`BEGIN`.execute(holder);
+      await sql`SELECT 1 FROM budget_usage WHERE key_id = 'same-id' FOR UPDATE`.execute(holder);
+      const all = Promise.all(
+        Array.from({ length: 10 }, () => reserveTask(ledger, entryOf('task_same_id', 'same-id', ESTIMATE), budgetOf(10 * ESTIMATE))),
+      );
+      await waitFor(async () => {
+        const waiting = await sql<{
+          n: number;
+        }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%budget_usage%'`.execute(
+          ledger.db,
+        );
+        return waiting.rows[0]!.n === 10;
+      }, 30_000);
+      await sql`COMMIT`.execute(holder);
+      return all;
+    });
+    expect(outcomes.filter((o) => o.reserved && !o.replayed)).toHaveLength(1);
+    expect(outcomes.filter((o) => o.reserved && o.replayed)).toHaveLength(9);
+    expect(
+      outcomes.filter((o) => o.reserved && o.replayed).every((o) => o.reserved && o.replayed && o.requestHash === 'same-request'),
+    ).toBe(true);
+    expect(await committedMicros(ledger, 'same-id', USD_MONTH)).toBe(ESTIMATE);
+    expect(await entries('same-id')).toHaveLength(1);
+  }, 60_000);
+
+  test('a new id over budget and the same id within it, at once: the budget never counts more than one estimate', async () => {
+    const [over, within] = await Promise.all([
+      reserveTask(ledger, entryOf('task_edge_id', 'edge-id', 3 * ESTIMATE), budgetOf(2 * ESTIMATE)),
+      reserveTask(ledger, entryOf('task_edge_id', 'edge-id', ESTIMATE), budgetOf(2 * ESTIMATE)),
+    ]);
+    expect(within.reserved).toBe(true);
+    expect(over.reserved === false || (over.reserved && over.replayed)).toBe(true);
+    expect(await committedMicros(ledger, 'edge-id', USD_MONTH)).toBe(ESTIMATE);
+    expect(await entries('edge-id')).toHaveLength(1);
   });
 });
 
