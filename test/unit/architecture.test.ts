@@ -227,8 +227,8 @@ describe('architecture', () => {
     expect(pages.map(({ f }) => f)).not.toEqual([]);
     const files = [
       ...Object.values(SKELETON.folders).flatMap((s) => [...Object.keys(s.required), ...Object.keys(s.optional)]),
-      // The guide writes a new platform's folder as `x`.
-      ...Object.keys(SKELETON.tests).map((path) => path.replace('<x>', 'x')),
+      // The guide writes a new platform's id as `<x>`, as the skeleton does.
+      ...Object.keys(SKELETON.tests),
       ...Object.keys(SKELETON.registries),
     ];
     for (const { f, text } of pages)

@@ -13,14 +13,17 @@ const UNIT = join(ROOT, 'test', 'unit');
 /** Unit tests of the repository as a whole, each with why it mirrors no one file. */
 export const CROSS_CUTTING: Readonly<Record<string, string>> = {
   'architecture.test.ts': 'the floors, the platform skeleton, import cycles and wire names, over every source folder',
+  'docs/links.test.ts': 'every relative link and anchor of every Markdown page of the repository',
+  'docs/named-paths.test.ts': 'every file a comment or a document names exists, over every tracked text file',
+  'docs/self-contained.test.ts': 'no tracked text file points outside the repository or at an issue number',
   'dependencies.test.ts': "package.json's dependencies against what the image's code and the npm scripts load",
-  'env-docs.test.ts': "every process's configuration variables against .env.example and the README's table",
+  'env-docs.test.ts': "every process's configuration variables against .env.example and the configuration reference",
   'function-length.test.ts': 'the function-length bound, over every source file',
   'replay.test.ts': 'the replay gate: every recorded history against the current workflow code',
   'test-helpers.test.ts': 'no helper copied between test files, over test/ and bench/',
   'test-layout.test.ts': 'this layout, over test/unit/',
   'unconfirmed.test.ts': "every platform's unconfirmed facts, each with its override, against the catalogue and docs/api.md",
-  'workflow-versions.test.ts': "the workflow patches against CHANGELOG.md and docs/operations.md's patch table",
+  'workflow-versions.test.ts': "the workflow patches against CHANGELOG.md and the versioning page's patch table",
 };
 
 /** Every test file under test/unit/, relative to it. */

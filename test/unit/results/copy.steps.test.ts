@@ -1,6 +1,6 @@
 /**
  * The copy's attempt split into named steps: the checks it makes before sending anything and
- * before reading a body, each pinned on its own. The whole copy stays covered by results-copy.test.ts, against a
+ * before reading a body, each pinned on its own. The whole copy stays covered by test/unit/results/copy.test.ts, against a
  * real HTTP server.
  */
 import { CopyFailure, judgeResponseHeaders, parseResultUrl, refuseUnfetchable } from '../../../results/copy';
