@@ -20,7 +20,7 @@
  * again, so a second write (an activity retried after a crash) changes nothing. The budget row moves by the
  * difference between what the entry counted before and what it counts now, in the same transaction.
  */
-import type { Transaction } from 'kysely' with { 'resolution-mode': 'import' };
+import type { Kysely, RawBuilder, Transaction } from 'kysely' with { 'resolution-mode': 'import' };
 import type { LedgerDatabase } from './database';
 import type { BudgetSetting } from './keys';
 import type { BudgetPeriod, Currency, EntryState, LedgerSchema, UnpricedReason } from './schema';
@@ -82,11 +82,11 @@ export async function reserveTask(
   const period = budget ? periodKey(budget.period, now) : null;
   const columns = entryColumns(entry, counted ? period : null, now);
   const row = { task_id: entry.taskId, ...columns };
-  const quick = counted ? await reserveCountedAtOnce(ledger, row, entry, budget, period!) : await insertEntryAtOnce(ledger, row);
+  const quick = counted ? await reserveCountedAtOnce(ledger, row, entry, budget, period!) : await insertNewEntry(ledger.db, row);
   if (quick) return { reserved: true, replayed: false };
   try {
     return await ledger.db.transaction().execute(async (tx) => {
-      const existing = await claimEntry(tx, entry.taskId, columns);
+      const existing = await claimEntry(tx, row);
       if (existing) return { reserved: true as const, replayed: true as const, requestHash: existing.requestHash };
       if (counted && !(await addWithinBudget(ledger, tx, entry, budget, period!))) throw new OverBudget();
       return { reserved: true as const, replayed: false as const };
@@ -108,12 +108,11 @@ export async function reserveTask(
 type EntryRow = ReturnType<typeof entryColumns> & { task_id: string };
 
 /**
- * The common case of a key without a counted budget in one round trip: the entry inserted, when its task id is new.
- * False: the id has an entry (a repeated Idempotency-Key, or a never-started entry to take over) — the transaction
- * below decides which.
+ * The entry inserted when its task id is new; false when the id has an entry. Alone, it is the whole reservation of a
+ * key without a counted budget (one round trip); in the transaction below, the first step of claiming the id.
  */
-async function insertEntryAtOnce(ledger: LedgerDatabase, row: EntryRow): Promise<boolean> {
-  const inserted = await ledger.db
+async function insertNewEntry(db: Kysely<LedgerSchema>, row: EntryRow): Promise<boolean> {
+  const inserted = await db
     .insertInto('ledger_entries')
     .values(row)
     .onConflict((oc) => oc.column('task_id').doNothing())
@@ -146,14 +145,7 @@ async function reserveCountedAtOnce(
   // json_populate_record types each value by the table's own column (a parameter in a SELECT list has no type).
   const result = await sql<{ counted: boolean; claimed: boolean }>`
     WITH counted AS (
-      INSERT INTO budget_usage (key_id, period, currency, committed_micros)
-      SELECT ${entry.keyId}, ${period}, ${budget.currency}, ${entry.estimatedMicros}::bigint
-      WHERE ${entry.estimatedMicros}::bigint <= ${budget.micros}::bigint
-        AND NOT EXISTS (SELECT 1 FROM ledger_entries WHERE task_id = ${entry.taskId})
-      ON CONFLICT (key_id, period, currency) DO UPDATE
-        SET committed_micros = budget_usage.committed_micros + EXCLUDED.committed_micros
-        WHERE budget_usage.committed_micros + EXCLUDED.committed_micros <= ${budget.micros}::bigint
-      RETURNING 1
+      ${withinBudgetUpsert(ledger, entry, budget, period, sql`AND NOT EXISTS (SELECT 1 FROM ledger_entries WHERE task_id = ${entry.taskId})`)}
     ), claimed AS (
       INSERT INTO ledger_entries
       SELECT * FROM json_populate_record(NULL::ledger_entries, ${JSON.stringify(row)}::json)
@@ -164,8 +156,7 @@ async function reserveCountedAtOnce(
     SELECT EXISTS (SELECT 1 FROM counted) AS counted, EXISTS (SELECT 1 FROM claimed) AS claimed`.execute(ledger.db);
   const { counted, claimed } = result.rows[0]!;
   if (counted && !claimed) {
-    await sql`UPDATE budget_usage SET committed_micros = committed_micros - ${entry.estimatedMicros}::bigint
-      WHERE key_id = ${entry.keyId} AND period = ${period} AND currency = ${budget.currency}`.execute(ledger.db);
+    await moveBudgetRow(ledger, ledger.db, { keyId: entry.keyId, period, currency: budget.currency }, -entry.estimatedMicros);
   }
   return counted && claimed;
 }
@@ -196,20 +187,11 @@ function entryColumns(entry: NewEntry, budgetPeriod: string | null, now: Date) {
  * Writes the entry under its task id for this request, or finds the entry a request made before (returned, with that
  * request's fingerprint). An entry whose task never started is free again: it is taken over, reserved afresh.
  */
-async function claimEntry(
-  tx: Transaction<LedgerSchema>,
-  taskId: string,
-  columns: ReturnType<typeof entryColumns>,
-): Promise<{ requestHash: string | null } | undefined> {
+async function claimEntry(tx: Transaction<LedgerSchema>, row: EntryRow): Promise<{ requestHash: string | null } | undefined> {
+  const { task_id: taskId, ...columns } = row;
   // A concurrent insert of the same task id waits here for the other transaction to end: if it commits, this one
   // finds its entry; if it rolls back (over budget), this one inserts.
-  const inserted = await tx
-    .insertInto('ledger_entries')
-    .values({ task_id: taskId, ...columns })
-    .onConflict((oc) => oc.column('task_id').doNothing())
-    .returning('task_id')
-    .executeTakeFirst();
-  if (inserted) return undefined;
+  if (await insertNewEntry(tx, row)) return undefined;
   const existing = await tx
     .selectFrom('ledger_entries')
     .select(['state', 'outcome', 'request_hash'])
@@ -225,7 +207,30 @@ async function claimEntry(
   return undefined;
 }
 
-/** The conditional upsert: adds the estimate to the period's row only where the sum stays within the budget. */
+/**
+ * The conditional upsert, as a statement of its own or a part of a larger one: adds the estimate to the period's row
+ * only where the sum stays within the budget, under the row's lock. `onlyIf` adds a condition to the first insert of
+ * the period's row (the row's update is bounded by the budget alone).
+ */
+function withinBudgetUpsert(
+  ledger: LedgerDatabase,
+  entry: NewEntry,
+  budget: BudgetSetting,
+  period: string,
+  onlyIf?: RawBuilder<unknown>,
+): RawBuilder<{ committed_micros: string }> {
+  const { sql } = ledger.k;
+  return sql<{ committed_micros: string }>`
+    INSERT INTO budget_usage (key_id, period, currency, committed_micros)
+    SELECT ${entry.keyId}, ${period}, ${budget.currency}, ${entry.estimatedMicros}::bigint
+    WHERE ${entry.estimatedMicros}::bigint <= ${budget.micros}::bigint ${onlyIf ?? sql``}
+    ON CONFLICT (key_id, period, currency) DO UPDATE
+      SET committed_micros = budget_usage.committed_micros + EXCLUDED.committed_micros
+      WHERE budget_usage.committed_micros + EXCLUDED.committed_micros <= ${budget.micros}::bigint
+    RETURNING committed_micros`;
+}
+
+/** The transaction's step: the conditional upsert; false when the estimate does not fit. */
 async function addWithinBudget(
   ledger: LedgerDatabase,
   tx: Transaction<LedgerSchema>,
@@ -233,16 +238,20 @@ async function addWithinBudget(
   budget: BudgetSetting,
   period: string,
 ): Promise<boolean> {
-  const { sql } = ledger.k;
-  const row = await sql<{ committed_micros: string }>`
-    INSERT INTO budget_usage (key_id, period, currency, committed_micros)
-    SELECT ${entry.keyId}, ${period}, ${budget.currency}, ${entry.estimatedMicros}::bigint
-    WHERE ${entry.estimatedMicros}::bigint <= ${budget.micros}::bigint
-    ON CONFLICT (key_id, period, currency) DO UPDATE
-      SET committed_micros = budget_usage.committed_micros + EXCLUDED.committed_micros
-      WHERE budget_usage.committed_micros + EXCLUDED.committed_micros <= ${budget.micros}::bigint
-    RETURNING committed_micros`.execute(tx);
+  const row = await withinBudgetUpsert(ledger, entry, budget, period).execute(tx);
   return row.rows.length === 1;
+}
+
+/** Moves a budget row by `deltaMicros` (a settlement's difference, or an estimate taken back). */
+async function moveBudgetRow(
+  ledger: LedgerDatabase,
+  db: Kysely<LedgerSchema>,
+  row: { keyId: string; period: string; currency: string },
+  deltaMicros: number,
+): Promise<void> {
+  const { sql } = ledger.k;
+  await sql`UPDATE budget_usage SET committed_micros = committed_micros + ${deltaMicros}::bigint
+    WHERE key_id = ${row.keyId} AND period = ${row.period} AND currency = ${row.currency}`.execute(db);
 }
 
 export interface FinalFigure {
@@ -293,10 +302,7 @@ export async function settleTask(ledger: LedgerDatabase, taskId: string, final: 
       .execute();
     const delta = finalMicros - countedBefore;
     if (entry.budget_period !== null && delta !== 0) {
-      const { sql } = ledger.k;
-      await sql`UPDATE budget_usage SET committed_micros = committed_micros + ${delta}::bigint WHERE key_id = ${entry.key_id} AND period = ${entry.budget_period} AND currency = ${entry.currency}`.execute(
-        tx,
-      );
+      await moveBudgetRow(ledger, tx, { keyId: entry.key_id, period: entry.budget_period, currency: entry.currency }, delta);
     }
     return next;
   });
