@@ -19,7 +19,8 @@ import { parseGenerationBody } from '../tasks/validation';
 import { TaskService } from '../tasks/task-service';
 import { newTaskId } from '../tasks/idempotency';
 import { buildCatalogue } from '../platforms';
-import { apiUrl, benchStack, cannon, percentile, round, sleep, videoBody, VIDEO_MODEL } from './support';
+import { waitFor } from '../test/support/wait-for';
+import { apiUrl, benchStack, cannon, percentile, round, videoBody, VIDEO_MODEL } from './support';
 
 const LEVELS = [1, 16, 64];
 const SECONDS = 10;
@@ -87,12 +88,8 @@ async function bareLoop(tasks: TaskService, clients: number, seconds: number): P
 
 /** Waits until no task of the queue runs (at most a minute: a segment after a slower wait is still measured). */
 async function drained(client: Client): Promise<void> {
-  const until = Date.now() + 60_000;
-  while (Date.now() < until) {
-    const { count } = await client.workflow.count(`TaskQueue = '${QUEUE}' AND ExecutionStatus = 'Running'`);
-    if (count === 0) return;
-    await sleep(500);
-  }
+  const idle = async () => (await client.workflow.count(`TaskQueue = '${QUEUE}' AND ExecutionStatus = 'Running'`)).count === 0;
+  await waitFor(idle, 60_000).catch(() => undefined);
 }
 
 export async function runSubmit(): Promise<{ rows: SubmitRow[]; notes: string[] }> {
