@@ -5,7 +5,7 @@
  * that stopped: readers leave them out.
  */
 import type { LedgerDatabase } from './database';
-import type { AccountStatesTable } from './schema';
+import type { AccountRefusalsTable, AccountStatesTable } from './schema';
 
 export type AccountStateRow = Omit<AccountStatesTable, 'updated_at'> & { updated_at?: Date };
 
@@ -74,14 +74,7 @@ export function accountStates(ledger: LedgerDatabase, freshSince: Date): Promise
 /** The latest refusals of every account, newest first, at most `perAccount` each. */
 export async function recentRefusals(ledger: LedgerDatabase, perAccount: number): Promise<AccountRefusal[]> {
   const { sql } = ledger.k;
-  const { rows } = await sql<{
-    worker_id: string;
-    platform: string;
-    account: string;
-    kind: 'refused' | 'throttled';
-    reason: string;
-    at: Date;
-  }>`
+  const { rows } = await sql<Omit<AccountRefusalsTable, 'id'>>`
     SELECT worker_id, platform, account, kind, reason, at FROM (
       SELECT *, row_number() OVER (PARTITION BY platform, account ORDER BY at DESC, id DESC) AS n FROM account_refusals
     ) ranked WHERE n <= ${perAccount} ORDER BY platform, account, at DESC`.execute(ledger.db);

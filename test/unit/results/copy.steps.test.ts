@@ -4,16 +4,9 @@
  * real HTTP server.
  */
 import { CopyFailure, judgeResponseHeaders, parseResultUrl, refuseUnfetchable } from '../../../results/copy';
+import { thrownBy } from '../../support/refusal';
 
-function failure(fn: () => unknown): CopyFailure {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof CopyFailure) return err;
-    throw err;
-  }
-  throw new Error('no CopyFailure thrown');
-}
+const failure = (fn: () => unknown): CopyFailure => thrownBy(fn, CopyFailure);
 
 describe('parseResultUrl', () => {
   test('a URL parses; anything else is bad_url, final', () => {
