@@ -6,6 +6,7 @@
  * fakes; workflows import only the *type* of what this returns.
  */
 import { activityInfo, ApplicationFailure, log } from '@temporalio/activity';
+import type { CapacityGate } from '../core/capacity';
 import type { Catalogue } from '../core/catalogue';
 import {
   endsInSuccess,
@@ -16,7 +17,7 @@ import {
   type ServedBy,
   type SettleInput,
   type StoreResultsInput,
-  type SubmitResult,
+  type SubmitAnswer,
   type UpstreamStatus,
 } from '../core/task';
 import type { PlatformAdapter } from '../platforms/platform';
@@ -24,7 +25,7 @@ import { UpstreamError } from '../platforms/upstream-error';
 import { toActivityFailure } from './activity-failure';
 import { createResultActivities, createResultKeeper, type ResultActivityDeps } from './store-results';
 import { createPlatformEventsActivity, type PlatformEventsDeps } from './platform-events';
-import { createSubmitActivity, type SubmitDeps, type SubmitInput } from './submit';
+import { createSubmitActivity, type SubmitActivity, type SubmitDeps, type SubmitInput } from './submit';
 import { AccountPool } from './accounts';
 import { createWebhookActivities, type WebhookDeps } from './webhook-delivery';
 
@@ -92,6 +93,8 @@ export interface ActivityDeps {
    * this worker has no ledger (no DATABASE_URL), and settling is a no-op.
    */
   settle?: (input: SettleInput) => Promise<string>;
+  /** The platforms' capacity (capacity/dispatcher.ts): slots taken by the submit, given back when a job ends. */
+  capacity?: CapacityGate;
 }
 
 /**
@@ -208,6 +211,20 @@ async function cancelJob(adapter: PlatformAdapter, platform: string, kind: Kind,
   return { cancelled };
 }
 
+/**
+ * The job ended upstream (succeeded or failed): it can no longer be running, so its slot goes to the next waiting task
+ * now, before its outputs are copied. Best effort: a slot not given back here is given back by the task's settlement
+ * step, or found by the sweep once the task has closed (capacity/dispatcher.ts).
+ */
+async function jobEnded(capacity: CapacityGate | undefined, taskId: string, status: UpstreamStatus): Promise<void> {
+  if (!capacity || (status.state !== 'success' && status.state !== 'failed')) return;
+  try {
+    await capacity.release(taskId, { overCapacity: status.failure?.overCapacity === true });
+  } catch (err) {
+    log.warn("Could not give the ended job's slot back; the task's end gives it back", { taskId, error: (err as Error).message });
+  }
+}
+
 /** What the poll activity uses of the worker's parts. */
 interface PollParts {
   accountAdapter: (platform: string, account: string | undefined) => PlatformAdapter;
@@ -215,15 +232,17 @@ interface PollParts {
   settledOnce: (input: SettleInput) => Promise<boolean>;
   withPushHealth: <T extends { pushHealthy?: boolean }>(platform: string, answer: T) => T;
   upstreamLostGraceMs: number;
+  capacity: CapacityGate | undefined;
 }
 
 /** The poll activity (pollGeneration below). */
-function pollActivity({ accountAdapter, keepOutputs, settledOnce, withPushHealth, upstreamLostGraceMs }: PollParts) {
+function pollActivity({ accountAdapter, keepOutputs, settledOnce, withPushHealth, upstreamLostGraceMs, capacity }: PollParts) {
   return async ({ platform, kind, upstreamTaskId, submittedAt, account, request, servedBy }: PollInput): Promise<PolledStatus> => {
     const status = await guarded(() =>
       pollJob(accountAdapter(platform, account), { kind, upstreamTaskId, submittedAt }, upstreamLostGraceMs),
     );
     const taskId = activityInfo().workflowExecution!.workflowId;
+    await jobEnded(capacity, taskId, status);
     const kept = status.state === 'success' ? await keepFor(keepOutputs, taskId, platform, kind, status) : undefined;
     if (!kept) return withPushHealth(platform, status);
     const polled: PolledStatus = { ...status, kept };
@@ -258,7 +277,7 @@ export function createActivities(deps: ActivityDeps) {
   const { adapterFor, poolFor, accountAdapter } = accountRouting(deps.adapters, deps.pools ?? {});
   const { timingFor, withPushHealth } = pushAware(deps);
   const { onLostAnswer, lostAnswerSearchMs } = deps;
-  const submit = createSubmitActivity({ catalogue, timingFor, poolFor, onLostAnswer, lostAnswerSearchMs });
+  const submit = createSubmitActivity({ catalogue, timingFor, poolFor, onLostAnswer, lostAnswerSearchMs, capacity: deps.capacity });
   const keepOutputs = createResultKeeper(results);
   const upstreamLostGraceMs = deps.upstreamLostGraceMs ?? UPSTREAM_LOST_GRACE_MS;
   const settledOnce = settlerOnce(settle);
@@ -277,17 +296,25 @@ export function createActivities(deps: ActivityDeps) {
     ...createResultActivities(results),
 
     /** Creates the upstream job, exactly once per task, on the task's model or one of its route's members (activities/submit.ts). */
-    async submitGeneration(input: SubmitInput): Promise<SubmitResult> {
-      const result = await guarded(() => submit(input));
+    submitGeneration: (async (input: SubmitInput): Promise<SubmitAnswer> => {
+      const result: SubmitAnswer = await guarded(() => submit(input));
+      if ('waiting' in result) return result;
       return withPushHealth(result.servedBy?.platform ?? input.platform, result);
-    },
+    }) as SubmitActivity,
 
     /**
      * Polls the job on the account that owns it (a local activity, workflows/generation.ts); a job found done has
      * its outputs copied into the result store (`kept`) and the task's ledger entry settled (`settled`) before the
      * answer goes back, so the task ends at once, in the workflow task that learnt of its end.
      */
-    pollGeneration: pollActivity({ accountAdapter, keepOutputs, settledOnce, withPushHealth, upstreamLostGraceMs }),
+    pollGeneration: pollActivity({
+      accountAdapter,
+      keepOutputs,
+      settledOnce,
+      withPushHealth,
+      upstreamLostGraceMs,
+      capacity: deps.capacity,
+    }),
 
     /** The pull consumer's turn at a platform's event queue (workflows/platform-events.ts). */
     consumePlatformEvents,
@@ -306,6 +333,8 @@ export function createActivities(deps: ActivityDeps) {
      * task id; a failed write fails the attempt, and Temporal retries it.
      */
     async settleTask(input: SettleInput): Promise<string> {
+      // The task has ended: its slot, or its place in the queue, is given back first (a no-op when it was already).
+      await deps.capacity?.release(input.taskId);
       return settle ? settle(input) : 'no_ledger';
     },
   };

@@ -42,9 +42,10 @@
  */
 import { createHash } from 'node:crypto';
 import { activityInfo, heartbeat, log, sleep } from '@temporalio/activity';
+import type { CapacityGate, SlotCandidate, TaskWaiting } from '../core/capacity';
 import type { Catalogue } from '../core/catalogue';
 import { deadlineMessage } from '../core/timeouts';
-import type { CreatedJob, GenerationRequest, Kind, PollTiming, RouteMember, SubmitResult } from '../core/task';
+import type { CreatedJob, GenerationRequest, Kind, PollTiming, RouteMember, SubmitAnswer, SubmitResult } from '../core/task';
 import type { SubmitContext } from '../platforms/platform';
 import { retryable, UpstreamError } from '../platforms/upstream-error';
 import type { AccountPool, PoolAccount } from './accounts';
@@ -66,6 +67,15 @@ export interface SubmitInput {
   deadlineAt?: number;
   /** The first submit's: when the run began (workflow time of its first workflow task), from which the worker's deadline counts. */
   taskStartedAt?: number;
+  /** The API key's id: the capacity queue is fair across keys (absent in runs started before it: one shared key). */
+  owner?: string;
+  /** The key's weight in that fair share (default 1). */
+  weight?: number;
+  /**
+   * The workflow can wait for a slot (patch `capacity`): with every account full, the submit answers `waiting` and the
+   * task is queued. Without it (a workflow of an older build), a full platform is a retryable error, as before.
+   */
+  mayWait?: boolean;
 }
 
 /** A job the submit created or found, the account it is on and the member (the task's model, or a route's) it serves. */
@@ -139,6 +149,8 @@ export interface SubmitDeps {
   onLostAnswer?: (report: LostAnswerReport) => void;
   /** LOST_ANSWER_SEARCH_MS, shorter in tests. */
   lostAnswerSearchMs?: number;
+  /** The platforms' capacity (capacity/dispatcher.ts); absent (no database): accounts' limits are not enforced. */
+  capacity?: CapacityGate;
 }
 
 /** JSON with sorted keys: the same request always digests the same. */
@@ -437,6 +449,129 @@ async function sendToMembers(a: Attempt, now: () => number, lostAnswerSearchMs: 
   throw firstOut!;
 }
 
+/** How a task asks for slots: whose it is, its weight, and whether its workflow can wait for one (SubmitInput). */
+interface SlotAsk {
+  gate: CapacityGate;
+  owner: string;
+  weight: number;
+  mayWait: boolean;
+}
+
+/** The submit's answer while the task waits for a slot: its place in the queue, since when. */
+interface Queued {
+  waiting: TaskWaiting;
+}
+
+/** How many times one attempt sends again after a concurrency refusal before it leaves that account out. */
+const OVER_CAPACITY_RETRIES = 3;
+
+/** A concurrency refusal (V's `InflightBatchsizeExceeded`): the account runs fewer jobs at once than its slots said. */
+const isOverCapacity = (err: unknown) => err instanceof UpstreamError && err.opts.overCapacity === true;
+
+/**
+ * Where the task's job may go, in the order it prefers them: the members in their order (only the one it must stay on,
+ * after a create that may have made a job), each member's accounts that serve its model and are in the rotation, by a
+ * draw on their weights; less the accounts this attempt left out.
+ */
+function slotCandidates(a: Attempt, excluded: ReadonlySet<string>): SlotCandidate[] {
+  const stay = a.members.find((m) => m.index === a.memory.stayOn);
+  const out: SlotCandidate[] = [];
+  for (const member of stay ? [stay] : sendOrder(a.members, memberOf(a.earlier))) {
+    const drawn = new Set<string>();
+    for (;;) {
+      const account = member.pool.pick(member.entry.id, drawn);
+      if (!account) break;
+      drawn.add(account.id);
+      if (!excluded.has(`${member.index}/${account.id}`))
+        out.push({ platform: member.platform, account: account.id, member: member.index });
+    }
+  }
+  return out;
+}
+
+/**
+ * The create, on a slot (docs/architecture.md, "Capacity"): the task takes a slot on the first candidate account with
+ * room — or, with none, joins the queue and answers `waiting` — then creates its job there. A refusal proving that no job
+ * was made gives the slot back at once (a concurrency refusal also lowers the account's learned limit) and the task
+ * takes another slot or waits; any other failure keeps the slot, since a job may exist on it. A task that already
+ * holds a slot (a retried attempt, a grant that woke it) is given the same one.
+ */
+async function sendOnSlots(a: Attempt, ask: SlotAsk, now: () => number, lostAnswerSearchMs: number): Promise<JobOnAccount | Queued> {
+  const excluded = new Set<string>();
+  const refusedForCapacity = new Map<string, number>();
+  let lastThrottle: UpstreamError | undefined;
+  let firstOut: NoAccountLeft | undefined;
+  for (;;) {
+    const candidates = slotCandidates(a, excluded);
+    if (candidates.length === 0) throw firstOut ?? nothingLeft(a.members[0]!, lastThrottle);
+    const answer = await ask.gate.take(
+      { taskId: a.ctx.taskId, owner: ask.owner, weight: ask.weight, candidates },
+      { mayWait: ask.mayWait },
+    );
+    if ('waiting' in answer) {
+      log.info('Every account that can serve the task is running as many jobs as it may: the task waits for a slot', {
+        taskId: a.ctx.taskId,
+        accounts: candidates.map((c) => `${c.platform}/${c.account}`),
+      });
+      return { waiting: { reason: 'platform_capacity', since: answer.waiting.since } };
+    }
+    if ('full' in answer)
+      throw retryable('Every account that can serve the task is running as many jobs as it may', 'CapacityFull', { retryAfterMs: 10_000 });
+    const slot = answer.granted;
+    const member = a.members.find((m) => m.index === slot.member && m.platform === slot.platform);
+    const account = member?.pool.get(slot.account);
+    if (!member || !account) {
+      // A slot on an account this worker does not have (the fleet's accounts files differ): given back, never used.
+      await ask.gate.release(a.ctx.taskId);
+      excluded.add(`${slot.member}/${slot.account}`);
+      continue;
+    }
+    a.advance({ phase: 'sending', sentAt: now(), account: account.id, member: member.index });
+    let result: CreatedJob;
+    try {
+      result = await account.adapter.submit(member.entry, member.request, a.ctx);
+    } catch (err) {
+      const failover = refusedWithoutJob(a, member, account, err);
+      if (!failover) return afterFinalRefusal(a, member, account, err, now, lostAnswerSearchMs);
+      const overCapacity = isOverCapacity(err);
+      await ask.gate.release(a.ctx.taskId, { overCapacity });
+      const where = `${member.index}/${account.id}`;
+      const refusals = (refusedForCapacity.get(where) ?? 0) + 1;
+      refusedForCapacity.set(where, refusals);
+      // A concurrency refusal leaves the account in: its lowered limit now queues the task behind its running jobs.
+      if (!overCapacity || refusals > OVER_CAPACITY_RETRIES) excluded.add(where);
+      if (failover === 'throttled') lastThrottle = err as UpstreamError;
+      if (!overCapacity && member.pool.pick(member.entry.id, new Set([account.id])) === undefined)
+        firstOut ??= nothingLeft(member, lastThrottle);
+      continue;
+    }
+    a.advance({ phase: 'answered', account: account.id, member: member.index });
+    member.pool.succeeded(account.id);
+    log.info('Submitted upstream job', {
+      platform: member.platform,
+      account: account.id,
+      model: member.entry.id,
+      upstreamTaskId: result.upstreamTaskId,
+    });
+    try {
+      await ask.gate.created(a.ctx.taskId);
+    } catch (err) {
+      // The job exists and its slot is held either way; only the learned limit's count misses this one.
+      log.warn('Could not record the created job on its slot', { taskId: a.ctx.taskId, error: (err as Error).message });
+    }
+    return { ...result, account: account.id, member };
+  }
+}
+
+/**
+ * The submit activity's call: a workflow that can wait for a slot (`mayWait`) may be answered `waiting`; any other
+ * caller is answered with a job or an error.
+ */
+export interface SubmitActivity {
+  (input: SubmitInput & { mayWait: true }): Promise<SubmitAnswer>;
+  (input: SubmitInput): Promise<SubmitResult>;
+}
+
 export function createSubmitActivity({
   catalogue,
   timingFor,
@@ -444,8 +579,9 @@ export function createSubmitActivity({
   now = Date.now,
   onLostAnswer,
   lostAnswerSearchMs = LOST_ANSWER_SEARCH_MS,
-}: SubmitDeps) {
-  return async function submitGeneration(input: SubmitInput): Promise<SubmitResult> {
+  capacity,
+}: SubmitDeps): SubmitActivity {
+  return async function submitGeneration(input: SubmitInput): Promise<SubmitAnswer> {
     const { request, dedupKey, taskId } = input;
     const info = activityInfo();
     const earlier = info.attempt > 1 ? (info.heartbeatDetails as SubmitProgress | undefined) : undefined;
@@ -476,7 +612,15 @@ export function createSubmitActivity({
       },
       lost: lostReporter(info.scheduledTimestampMs, dedupKey, taskId, now, onLostAnswer),
     };
-    const settled = (job: JobOnAccount): SubmitResult => ({
+    const ask: SlotAsk | undefined = capacity && {
+      gate: capacity,
+      owner: input.owner ?? 'unknown',
+      weight: input.weight ?? 1,
+      mayWait: input.mayWait === true,
+    };
+    const settled = (job: JobOnAccount | Queued): SubmitAnswer =>
+      'waiting' in job ? { waiting: job.waiting, timing: firstTiming, deadlineAt } : answered(job);
+    const answered = (job: JobOnAccount): SubmitAnswer => ({
       upstreamTaskId: job.upstreamTaskId,
       account: job.account,
       // A routed task's member that made the job (the workflow's polls, cancels and bill follow it).
@@ -485,7 +629,7 @@ export function createSubmitActivity({
       deadlineAt,
     });
     try {
-      return settled(await submitOnce(attempt, deadlineAt, firstTiming, now, lostAnswerSearchMs));
+      return settled(await submitOnce(attempt, deadlineAt, firstTiming, now, lostAnswerSearchMs, ask));
     } catch (err) {
       // A retried attempt may start past the deadline: it then says why the submit could not get through.
       if (err instanceof UpstreamError && err.retryable) attempt.advance({ ...progress, lastError: err.message });
@@ -493,11 +637,18 @@ export function createSubmitActivity({
     } finally {
       clearInterval(ticker);
     }
-  };
+  } as SubmitActivity;
 }
 
 /** One attempt's course: past the deadline only a lookup; after an earlier attempt, its job looked for first; then a send. */
-async function submitOnce(a: Attempt, deadlineAt: number, timing: PollTiming, now: () => number, searchMs: number): Promise<JobOnAccount> {
+async function submitOnce(
+  a: Attempt,
+  deadlineAt: number,
+  timing: PollTiming,
+  now: () => number,
+  searchMs: number,
+  ask: SlotAsk | undefined,
+): Promise<JobOnAccount | Queued> {
   if (now() >= deadlineAt) return pastDeadline(a, timing, deadlineAt, now, searchMs);
   if (a.number > 1) {
     heartbeat({ ...a.memory, phase: 'reconciling' });
@@ -510,9 +661,12 @@ async function submitOnce(a: Attempt, deadlineAt: number, timing: PollTiming, no
       );
     }
     const adopted = await recoverEarlierAttempt(a, now);
-    if (adopted) return adopted;
+    if (adopted) {
+      await ask?.gate.created(a.ctx.taskId);
+      return adopted;
+    }
   }
-  return sendToMembers(a, now, searchMs);
+  return ask ? sendOnSlots(a, ask, now, searchMs) : sendToMembers(a, now, searchMs);
 }
 
 /** The member and account an earlier attempt's heartbeat names (the first ones when it names none this worker has). */

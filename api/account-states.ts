@@ -5,6 +5,7 @@
  * slows it, else in the rotation — with its jobs in flight (its running tasks in Temporal, UpstreamAccount) and its
  * recent refusals. Any API replica answers the same, on either shape of the deployment.
  */
+import type { AccountCapacity } from '../capacity/slots';
 import { accountStates, recentRefusals, type AccountRefusal, type AccountStateRow } from '../ledger/account-states';
 import type { LedgerDatabase } from '../ledger/database';
 
@@ -25,11 +26,35 @@ export interface AccountView {
   out_until: string | null;
   throttled_until: string | null;
   jobs_in_flight: number;
+  capacity: CapacityView | null;
   workers: { worker: string; state: AccountStateName; updated_at: string }[];
   recent_refusals: { at: string; kind: 'refused' | 'throttled'; reason: string; worker: string }[];
 }
 
+/** An account's slots and queue as the operator reads them. */
+export interface CapacityView {
+  limit: number | null;
+  limit_source: 'configured' | 'learned' | 'unlimited';
+  configured: number | null;
+  learned: number | null;
+  in_use: number;
+  waiting: number;
+  oldest_waiting_since: string | null;
+}
+
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+function capacityView(c: AccountCapacity): CapacityView {
+  return {
+    limit: c.limit,
+    limit_source: c.learned !== null ? 'learned' : c.configured !== null ? 'configured' : 'unlimited',
+    configured: c.configured,
+    learned: c.learned,
+    in_use: c.inUse,
+    waiting: c.waiting,
+    oldest_waiting_since: iso(c.oldestWaitingSince),
+  };
+}
 
 function stateOfRow(r: AccountStateRow, now: Date): AccountStateName {
   if (!r.in_rotation) return 'out';
@@ -37,7 +62,10 @@ function stateOfRow(r: AccountStateRow, now: Date): AccountStateName {
 }
 
 /** One account's view from its workers' rows (all of one account). */
-function merge(rows: (AccountStateRow & { updated_at: Date })[], now: Date): Omit<AccountView, 'jobs_in_flight' | 'recent_refusals'> {
+function merge(
+  rows: (AccountStateRow & { updated_at: Date })[],
+  now: Date,
+): Omit<AccountView, 'jobs_in_flight' | 'recent_refusals' | 'capacity'> {
   const first = rows[0]!;
   const out = rows.filter((r) => !r.in_rotation);
   const throttled = rows.filter((r) => r.throttled_until && r.throttled_until > now);
@@ -61,13 +89,25 @@ export class AccountStates {
     private readonly ledger: LedgerDatabase,
     /** How many of the account's tasks are running now (Temporal visibility). */
     private readonly inFlight: (platform: string, account: string) => Promise<number>,
+    /** The slot store (capacity/slots.ts): each account's limit, slots in use and queue. */
+    private readonly capacity?: { view(): Promise<AccountCapacity[]>; waitingCount(): Promise<number> },
   ) {}
 
+  /** Tasks waiting for platform capacity now (0 without a slot store). */
+  async waiting(): Promise<number> {
+    return this.capacity ? this.capacity.waitingCount() : 0;
+  }
+
   async list(now = new Date()): Promise<AccountView[]> {
-    const [rows, refusals] = await Promise.all([
+    const [rows, refusals, capacities] = await Promise.all([
       accountStates(this.ledger, new Date(now.getTime() - ACCOUNT_STATES_STALE_MS)),
       recentRefusals(this.ledger, REFUSALS_SHOWN),
+      this.capacity ? this.capacity.view() : Promise.resolve([]),
     ]);
+    const capacityOf = (platform: string, account: string) => {
+      const found = capacities.find((c) => c.platform === platform && c.account === account);
+      return found ? capacityView(found) : null;
+    };
     const byAccount = new Map<string, typeof rows>();
     for (const r of rows) byAccount.set(`${r.platform}\n${r.account}`, [...(byAccount.get(`${r.platform}\n${r.account}`) ?? []), r]);
     const refusalsOf = (platform: string, account: string) =>
@@ -80,6 +120,7 @@ export class AccountStates {
         return {
           ...view,
           jobs_in_flight: await this.inFlight(view.platform, view.account),
+          capacity: capacityOf(view.platform, view.account),
           recent_refusals: refusalsOf(view.platform, view.account),
         };
       }),

@@ -154,6 +154,19 @@ export const replayReportSchema = z
   })
   .meta({ id: 'ReplayReport' });
 
+/** One account's slots and queue (capacity/slots.ts). */
+const accountCapacitySchema = z.object({
+  limit: z.number().int().nullable().describe('How many jobs it may run at once now (null: unlimited)'),
+  limit_source: z
+    .enum(['configured', 'learned', 'unlimited'])
+    .describe("learned: lowered from the platform's concurrency refusals (raised slowly as jobs succeed)"),
+  configured: z.number().int().nullable(),
+  learned: z.number().int().nullable(),
+  in_use: z.number().int().describe('Slots held: jobs running, or about to be created'),
+  waiting: z.number().int().describe('Tasks waiting for a slot this account could give them'),
+  oldest_waiting_since: z.string().nullable().describe('When the longest-waiting of them began to wait'),
+});
+
 export const accountListSchema = z
   .object({
     object: z.literal('list'),
@@ -168,6 +181,7 @@ export const accountListSchema = z
         out_until: z.string().nullable(),
         throttled_until: z.string().nullable(),
         jobs_in_flight: z.number().int(),
+        capacity: accountCapacitySchema.nullable().describe('Its slots and queue (null: no task has used it since the database was made)'),
         workers: z.array(z.object({ worker: z.string(), state: z.string(), updated_at: z.string() })),
         recent_refusals: z.array(z.object({ at: z.string(), kind: z.string(), reason: z.string(), worker: z.string() })),
       }),
@@ -218,5 +232,6 @@ export const overviewSchema = z
     failing: z.array(z.object({ reason: z.string(), count: z.number().int() })).describe('Failed in the window, by FailureReason'),
     webhooks: z.object({ pending: z.number().int(), retrying: z.number().int() }).describe('Events not yet delivered'),
     accounts_out: z.array(z.object({ platform: z.string(), account: z.string(), state: z.string(), out_reason: z.string().nullable() })),
+    tasks_waiting: z.number().int().describe('Tasks waiting for platform capacity now, every platform'),
   })
   .meta({ id: 'Overview' });

@@ -47,6 +47,13 @@ const limits = {
     .min(0)
     .max(1_000_000)
     .describe('Open event streams (GET /v1/generations/{task_id}/events) per API replica (0 = unlimited); absent or null: KEY_MAX_STREAMS'),
+  weight: z
+    .number()
+    .positive()
+    .max(1_000_000)
+    .describe(
+      "The key's share of free platform slots while tasks wait for capacity, relative to other waiting keys' (default 1: equal shares)",
+    ),
   budget: budgetSchema,
   allow_unpriced: z
     .boolean()
@@ -73,6 +80,7 @@ export const createKeySchema = z
     rate_limit_rps: limits.rate_limit_rps.optional(),
     max_inflight: limits.max_inflight.optional(),
     max_streams: limits.max_streams.optional(),
+    weight: limits.weight.optional(),
     budget: limits.budget.optional(),
     allow_unpriced: limits.allow_unpriced.optional(),
     webhook_url: limits.webhook_url.optional(),
@@ -86,6 +94,7 @@ export const updateKeySchema = z
     rate_limit_rps: limits.rate_limit_rps.nullable().optional(),
     max_inflight: limits.max_inflight.nullable().optional(),
     max_streams: limits.max_streams.nullable().optional(),
+    weight: limits.weight.nullable().optional(),
     budget: limits.budget.nullable().optional(),
     allow_unpriced: limits.allow_unpriced.optional(),
     webhook_url: limits.webhook_url.nullable().optional(),
@@ -120,6 +129,7 @@ export const keyViewSchema = z
     rate_limit_rps: z.number().nullable(),
     max_inflight: z.number().nullable(),
     max_streams: z.number().nullable(),
+    weight: z.number().describe("The key's share of free platform slots (default 1)"),
     budget: budgetSchema.nullable(),
     allow_unpriced: z.boolean().describe('Whether the budget lets through tasks it cannot price (counted at zero)'),
     webhook_url: z.string().nullable().describe("The key's default webhook URL; null: none"),

@@ -27,6 +27,7 @@ import { registerLedgerMetrics } from './ledger-metrics';
 import { recordTaskStarted, registry as metricsRegistry } from './api-metrics';
 import { InflightLimits } from '../tasks/inflight';
 import { TaskStarter } from '../tasks/start';
+import { SlotStore } from '../capacity/slots';
 import { TaskRouting } from '../tasks/routing';
 import { openLedgerDatabase, type LedgerDatabase } from '../ledger/database';
 import { TaskService } from '../tasks/task-service';
@@ -123,7 +124,7 @@ function consoleParts(config: ApiConfig, client: Client, tasks: TaskService, led
   const taskAdmin = new TaskAdmin(client, tasks, config.pricing);
   const consoleSessions = ledger ? new ConsoleSessions(ledger, config.CONSOLE_SESSION_TTL_MS) : undefined;
   const accountStates = ledger
-    ? new AccountStates(ledger, (platform, account) => taskAdmin.count({ platform, account, open: true }))
+    ? new AccountStates(ledger, (platform, account) => taskAdmin.count({ platform, account, open: true }), new SlotStore(ledger))
     : undefined;
   return {
     taskAdmin,

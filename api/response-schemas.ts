@@ -81,7 +81,7 @@ export const taskErrorSchema = z
     code: z
       .string()
       .describe(
-        'content_policy, invalid_request, upstream_failed, upstream_unavailable, upstream_auth, insufficient_balance, deadline_exceeded, cancelled, terminated',
+        'content_policy, invalid_request, upstream_failed, upstream_unavailable, upstream_auth, insufficient_balance, deadline_exceeded, capacity_timeout, cancelled, terminated',
       ),
     upstream_code: z.string().optional().describe("The platform's own error code"),
   })
@@ -93,7 +93,16 @@ export const taskRecordSchema = z
     task_id: z.string(),
     status: z.enum(['pending', 'running', 'success', 'failed']),
     model: z.string(),
-    message: z.string().optional().describe('In submission responses: how to poll'),
+    message: z.string().optional().describe('In submission responses: how to poll; while a task waits for platform capacity: since when'),
+    waiting: z
+      .object({
+        reason: z.literal('platform_capacity'),
+        since: z.number().int().describe('Unix seconds'),
+      })
+      .optional()
+      .describe(
+        'A pending task waiting for a slot: every platform account that can serve it is running as many jobs as it may; it starts when one frees a slot',
+      ),
     progress: z
       .string()
       .regex(/^\d{1,3}%$/)

@@ -1,3 +1,4 @@
+import type { TaskWaiting } from './capacity';
 import type { WebhookTarget } from './webhooks';
 
 /**
@@ -38,6 +39,11 @@ export const FAILURE_REASONS = [
   'upstream_auth',
   'insufficient_balance',
   'deadline_exceeded',
+  /**
+   * No slot on any account that could serve the task became free before its deadline (core/capacity.ts): nothing was
+   * created upstream and nothing is paid.
+   */
+  'capacity_timeout',
   'cancelled',
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
@@ -95,6 +101,8 @@ export interface GenerationInput {
   route?: TaskRoute;
   /** Id of the API key that owns the task (never the secret). */
   ownerId: string;
+  /** The key's weight in the fair share of platform slots (core/capacity.ts); absent: 1. */
+  weight?: number;
   /** History length at which a run continues as new (default 2,500); tests lower it to force continue-as-new. */
   maxEventsPerRun?: number;
   /** Where the task's events are delivered (`webhook_url`, `webhook_events`, or the key's default): core/webhooks.ts. */
@@ -189,6 +197,8 @@ export interface UpstreamStatus {
      * failing the task.
      */
     resubmit?: boolean;
+    /** The failure is the account's concurrency limit (T's `RequestLimitExceeded`): its learned limit is lowered. */
+    overCapacity?: boolean;
   };
 }
 
@@ -216,6 +226,19 @@ export interface SubmitResult extends CreatedJob {
    */
   pushHealthy?: boolean;
 }
+
+/**
+ * The submit's answer while no account that could serve the task has a free slot (core/capacity.ts): the task is
+ * queued, and its workflow waits for its grant (or its deadline), then submits again.
+ */
+export interface SubmitWaiting {
+  waiting: TaskWaiting;
+  /** As SubmitResult's: the task's timing and deadline, settled by its first submit. */
+  timing: PollTiming;
+  deadlineAt: number;
+}
+
+export type SubmitAnswer = SubmitResult | SubmitWaiting;
 
 /** The generation workflow's registered type name (workflows/generation.ts): starts, lookups and queries use it. */
 export const WORKFLOW_TYPE = 'generationWorkflow';
@@ -265,6 +288,8 @@ export interface TaskMemo {
   asked?: TaskAsked;
   status?: TaskStatus;
   progress?: number;
+  /** Set while the task waits for a slot on a platform account (removed when it gets one). */
+  waiting?: TaskWaiting;
   result?: GenerationResult;
   error?: TaskError;
   /** How a task that did not succeed left its upstream job, for its final cost (absent: not billed). */

@@ -20,6 +20,8 @@ export interface ApiKey {
   maxInflight?: number;
   /** Open event streams on one API process (api/event-stream-slots.ts); undefined: KEY_MAX_STREAMS. */
   maxStreams?: number;
+  /** The key's share of free platform slots relative to other waiting keys (capacity/slots.ts); undefined: 1. */
+  weight?: number;
   /** What the key may spend per period (keys made through the admin API only); undefined: no budget. */
   budget?: BudgetSetting;
   /**
@@ -58,6 +60,7 @@ const keysFileSchema = z.array(
       rate_limit_rps: z.number().nonnegative().optional(),
       max_inflight: z.number().int().nonnegative().optional(),
       max_streams: z.number().int().nonnegative().optional(),
+      weight: z.number().positive().max(1_000_000).optional(),
       webhook_url: z.url({ protocol: /^https?$/ }).optional(),
       webhook_secret: z.string().refine(isWebhookSecret, 'must be whsec_ followed by the base64 of 24 to 64 bytes').optional(),
       webhook_secret_previous: z.string().refine(isWebhookSecret, 'must be whsec_ followed by the base64 of 24 to 64 bytes').optional(),
@@ -103,6 +106,7 @@ export function parseApiKeysFile(path: string): ApiKey[] {
     rateLimitRps: k.rate_limit_rps,
     maxInflight: k.max_inflight,
     maxStreams: k.max_streams,
+    ...(k.weight !== undefined ? { weight: k.weight } : {}),
     ...(k.webhook_url ? { webhookUrl: k.webhook_url } : {}),
     ...(k.webhook_secret || k.webhook_secret_previous
       ? { webhookSecret: { secret: k.webhook_secret, previousSecret: k.webhook_secret_previous } }

@@ -30,6 +30,7 @@ export function keyFromRow(row: KeyRow): ApiKey {
     rateLimitRps: row.rate_limit_rps ?? undefined,
     maxInflight: row.max_inflight ?? undefined,
     maxStreams: row.max_streams ?? undefined,
+    ...(row.weight !== undefined && row.weight !== 1 ? { weight: row.weight } : {}),
     budget:
       row.budget_micros !== null && row.budget_currency && row.budget_period
         ? { micros: Number(row.budget_micros), currency: row.budget_currency, period: row.budget_period }

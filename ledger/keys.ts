@@ -20,6 +20,8 @@ export interface KeyFields {
   rateLimitRps?: number | null;
   maxInflight?: number | null;
   maxStreams?: number | null;
+  /** The key's share of free platform slots (ApiKeysTable.weight); null: back to 1. */
+  weight?: number | null;
   budget?: BudgetSetting | null;
   /** Whether the budget lets through tasks it cannot price (ApiKeysTable.allow_unpriced). */
   allowUnpriced?: boolean;
@@ -33,6 +35,7 @@ function columns(fields: KeyFields) {
     ...(fields.rateLimitRps !== undefined ? { rate_limit_rps: fields.rateLimitRps } : {}),
     ...(fields.maxInflight !== undefined ? { max_inflight: fields.maxInflight } : {}),
     ...(fields.maxStreams !== undefined ? { max_streams: fields.maxStreams } : {}),
+    ...(fields.weight !== undefined ? { weight: fields.weight ?? 1 } : {}),
     ...(fields.budget !== undefined
       ? {
           budget_micros: fields.budget?.micros ?? null,

@@ -62,6 +62,7 @@ export function ledgerMigrations(k: KyselyModule): Record<string, Migration> {
     '2026-11-28-005-key-max-streams': keyMaxStreamsMigration(k),
     '2026-11-29-006-console-sessions-and-account-states': consoleMigration(k),
     '2026-11-29-007-routes-and-served-by': routesMigration(k),
+    '2026-11-30-008-capacity': capacityMigration(k),
   };
 }
 
@@ -191,6 +192,58 @@ function keyWebhooksMigration(k: KyselyModule): Migration {
           ADD COLUMN webhook_secret text,
           ADD COLUMN webhook_secret_previous text,
           ADD COLUMN webhook_secret_previous_until timestamptz`.execute(db);
+    },
+  };
+}
+
+/**
+ * Platform capacity (capacity/slots.ts): each account's limits, the slots tasks hold, the tasks waiting for one, and
+ * each key's weight in the queue's fair share.
+ */
+function capacityMigration(k: KyselyModule): Migration {
+  const { sql } = k;
+  return {
+    async up(db: Kysely<unknown>) {
+      await sql`ALTER TABLE api_keys ADD COLUMN weight double precision NOT NULL DEFAULT 1`.execute(db);
+      await sql`
+        CREATE TABLE capacity_accounts (
+          platform text NOT NULL,
+          account text NOT NULL,
+          configured_limit integer,
+          learned_limit integer,
+          created_since_change integer NOT NULL DEFAULT 0,
+          learned_at timestamptz,
+          updated_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (platform, account)
+        )`.execute(db);
+      await sql`
+        CREATE TABLE capacity_leases (
+          task_id text PRIMARY KEY,
+          platform text NOT NULL,
+          account text NOT NULL,
+          member integer NOT NULL DEFAULT 0,
+          owner text NOT NULL,
+          state text NOT NULL CHECK (state IN ('granted', 'active')),
+          created boolean NOT NULL DEFAULT false,
+          granted_at timestamptz NOT NULL DEFAULT now(),
+          waited_since timestamptz,
+          checked_at timestamptz
+        )`.execute(db);
+      await sql`CREATE INDEX capacity_leases_account ON capacity_leases (platform, account)`.execute(db);
+      await sql`CREATE INDEX capacity_leases_owner ON capacity_leases (owner, platform)`.execute(db);
+      await sql`
+        CREATE TABLE capacity_waiters (
+          task_id text PRIMARY KEY,
+          seq bigserial NOT NULL,
+          owner text NOT NULL,
+          weight double precision NOT NULL DEFAULT 1,
+          candidates jsonb NOT NULL,
+          accounts text[] NOT NULL,
+          enqueued_at timestamptz NOT NULL DEFAULT now(),
+          checked_at timestamptz
+        )`.execute(db);
+      await sql`CREATE INDEX capacity_waiters_accounts ON capacity_waiters USING gin (accounts)`.execute(db);
+      await sql`CREATE INDEX capacity_waiters_owner_seq ON capacity_waiters (owner, seq)`.execute(db);
     },
   };
 }

@@ -43,6 +43,8 @@ export interface ApiKeysTable {
   revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** Open event streams per API replica (null: KEY_MAX_STREAMS). */
   max_streams: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The key's share of free platform slots relative to other waiting keys (capacity/slots.ts); 1 by default. */
+  weight: ColumnType<number, number | undefined, number>;
 }
 
 /**
@@ -134,6 +136,53 @@ export interface AccountRefusalsTable {
   at: Date;
 }
 
+/**
+ * A platform account's concurrency as the slot store (capacity/slots.ts) knows it: the limit the operator configured
+ * (null: none) and the one learned from the platform's refusals (null: none learned).
+ */
+export interface CapacityAccountsTable {
+  platform: string;
+  account: string;
+  configured_limit: number | null;
+  learned_limit: number | null;
+  /** Jobs created since the learned limit last changed: it is raised by one after enough of them. */
+  created_since_change: Generated<number>;
+  learned_at: Date | null;
+  updated_at: Generated<Date>;
+}
+
+/** A slot one task holds on one account: granted (the task has not yet created its job) or active. */
+export interface CapacityLeasesTable {
+  task_id: string;
+  platform: string;
+  account: string;
+  member: number;
+  owner: string;
+  state: 'granted' | 'active';
+  /** Whether the job was created on it (the count the learned limit is set from). */
+  created: Generated<boolean>;
+  granted_at: Generated<Date>;
+  /** When the task began to wait, if it waited (the wait-time metric). */
+  waited_since: Date | null;
+  /** When a sweep last found its task running. */
+  checked_at: Date | null;
+}
+
+/** A task waiting for a slot on any of its candidate accounts: first in, first out within a key; fair across keys. */
+export interface CapacityWaitersTable {
+  task_id: string;
+  seq: Generated<string>;
+  owner: string;
+  weight: number;
+  /** Its candidates in preference order (core/capacity.ts SlotCandidate). */
+  candidates: unknown;
+  /** `<platform>/<account>` of each candidate: the index a freed slot is matched on. */
+  accounts: string[];
+  enqueued_at: Generated<Date>;
+  /** When a sweep last found its task still open. */
+  checked_at: Date | null;
+}
+
 export interface LedgerSchema {
   api_keys: ApiKeysTable;
   budget_usage: BudgetUsageTable;
@@ -141,6 +190,9 @@ export interface LedgerSchema {
   admin_sessions: AdminSessionsTable;
   account_states: AccountStatesTable;
   account_refusals: AccountRefusalsTable;
+  capacity_accounts: CapacityAccountsTable;
+  capacity_leases: CapacityLeasesTable;
+  capacity_waiters: CapacityWaitersTable;
 }
 
 /** Generated is re-exported for tables that gain generated columns. */

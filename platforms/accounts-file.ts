@@ -2,8 +2,9 @@
  * Several accounts per platform (docs/explanations/durability.md#accounts-and-failover): `PLATFORM_<X>_ACCOUNTS_FILE` names
  * a JSON array of accounts. Each entry has an `id` (recorded on every task as `UpstreamAccount`: never a secret),
  * the platform's credentials named like its single-account variables in lower case without their prefix
- * (V: `api_key`, `base_url`), an optional `weight` (default 1: the share of new jobs it gets) and optional
- * `models` (the public model ids it serves; absent: all).
+ * (V: `api_key`, `base_url`), an optional `weight` (default 1: the share of new jobs it gets), optional
+ * `models` (the public model ids it serves; absent: all) and an optional `max_concurrent` (how many jobs it may run at
+ * once; absent: PLATFORM_<X>_MAX_CONCURRENT, else the platform's documented default, else unlimited until learned).
  *
  * Shared by the platforms: each gives the schema of its credentials (platforms/<x>/config.ts) and maps a parsed
  * entry onto its own settings. A bad file is a start-up error naming the variable, the entry and the field.
@@ -20,6 +21,8 @@ export interface AccountEntry {
   weight: number;
   /** The public model ids it serves; undefined: every model of the platform. */
   models?: readonly string[];
+  /** How many jobs it may run at once (capacity/slots.ts); undefined: PLATFORM_<X>_MAX_CONCURRENT or the platform's default. */
+  max_concurrent?: number;
 }
 
 const ACCOUNT_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -28,6 +31,7 @@ const accountBase = z.object({
   id: z.string().regex(ACCOUNT_ID, 'must be 1 to 64 letters, digits, ".", "_" or "-" (it is logged and recorded on tasks)'),
   weight: z.number().positive('must be a positive number').default(1),
   models: z.array(z.string().min(1)).min(1, 'must list at least one model id, or be left out to serve every model').optional(),
+  max_concurrent: z.number().int('must be a whole number').positive('must be at least 1').optional(),
 });
 
 /**
@@ -76,3 +80,23 @@ export function loadAccounts<S extends z.ZodObject>(
   }
   return parseAccounts(variable, text, credentials);
 }
+
+/**
+ * PLATFORM_<X>_MAX_CONCURRENT: how many jobs each of the platform's accounts may run at once where its accounts-file
+ * entry sets no `max_concurrent` (the one-account variables included): a whole number ≥ 1, or `unlimited`. Unset: the
+ * platform's documented default (PlatformDefinition.concurrency), else unlimited until learned (capacity/slots.ts).
+ */
+export const maxConcurrentSetting = z
+  .string()
+  .optional()
+  .transform((v, ctx): number | null | undefined => {
+    const text = v?.trim();
+    if (text === undefined || text === '') return undefined;
+    if (text.toLowerCase() === 'unlimited') return null;
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < 1) {
+      ctx.addIssue({ code: 'custom', message: 'must be a whole number of at least 1, or "unlimited"' });
+      return z.NEVER;
+    }
+    return n;
+  });

@@ -107,6 +107,8 @@ export interface WorkerPlatform {
    * weight and fail over between them (activities/accounts.ts). Absent: the one account `createAdapter` reaches.
    */
   accounts?: readonly WorkerAccount[];
+  /** PLATFORM_<X>_MAX_CONCURRENT: each account's limit where its entry sets none (null: unlimited); undefined: unset. */
+  maxConcurrent?: number | null;
 }
 
 /** One of a platform's accounts, as the worker reaches it. */
@@ -114,6 +116,8 @@ export interface WorkerAccount {
   /** Recorded on the task (`UpstreamAccount`), in logs and metrics: never a secret. */
   id: string;
   weight: number;
+  /** Its accounts-file `max_concurrent`: how many jobs it may run at once; undefined: the platform's setting. */
+  maxConcurrent?: number;
   /** The public model ids it serves; undefined: all. */
   models?: readonly string[];
   createAdapter(deps: AdapterDeps): PlatformAdapter;
@@ -147,6 +151,13 @@ export interface PlatformDefinition {
    * RequestRuleError naming the field; returns the request normalised for the adapter.
    */
   validate(entry: ModelRecord, request: GenerationRequest): GenerationRequest;
+
+  /**
+   * How many jobs one account of the platform runs at once by default, where its documentation says (T: one AIGC task
+   * per account), with the page that says so; absent: unlimited until configured (`max_concurrent`,
+   * PLATFORM_<X>_MAX_CONCURRENT) or learned from the platform's refusals (capacity/slots.ts).
+   */
+  readonly concurrency?: { readonly defaultLimit: number; readonly source: string };
 
   /** Configuration only the worker reads (endpoints, credentials, tuning). */
   readonly workerEnv: z.ZodObject;

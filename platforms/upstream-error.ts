@@ -35,6 +35,12 @@ export class UpstreamError extends Error {
        * several accounts the submit moves to another (activities/submit.ts). An answered HTTP 429 counts as one too.
        */
       throttled?: boolean;
+      /**
+       * The refusal is the account's concurrency limit (V's `InflightBatchsizeExceeded`: "the maximum concurrency for
+       * the current recharge amount"): the gateway lowers the account's learned limit and queues the task behind its
+       * running jobs (capacity/slots.ts) instead of retrying.
+       */
+      overCapacity?: boolean;
     },
   ) {
     super(message);
@@ -48,7 +54,14 @@ export class UpstreamError extends Error {
 export const retryable = (
   message: string,
   code?: string,
-  extra: { httpStatus?: number; retryAfterMs?: number; noAnswer?: boolean; operatorNotice?: boolean; throttled?: boolean } = {},
+  extra: {
+    httpStatus?: number;
+    retryAfterMs?: number;
+    noAnswer?: boolean;
+    operatorNotice?: boolean;
+    throttled?: boolean;
+    overCapacity?: boolean;
+  } = {},
 ) => new UpstreamError(message, { retryable: true, reason: 'upstream_unavailable', code, ...extra });
 
 export const final = (reason: FailureReason, message: string, code?: string, httpStatus?: number) =>

@@ -12,6 +12,7 @@
  * Pure: no I/O; the prices are the caller's (tasks/billing.ts).
  */
 import type { WorkflowExecutionInfo } from '@temporalio/client';
+import type { TaskWaiting } from '../core/capacity';
 import { SA } from '../core/search-attributes';
 import type { GenerationResult, ReportedUsage, ServedBy, TaskAsked, TaskError, TaskMemo, TaskStatus } from '../core/task';
 import { costJson, pricedRequest, type TaskCost, type TaskOutcome, type TaskUsage } from '../pricing/cost';
@@ -64,7 +65,8 @@ export function toTaskRecord(info: TaskInfo, rendered?: RenderedResult): TaskRec
     case 'RUNNING':
       if (memo.status === 'success' && memo.result) return succeeded(memo.result);
       if (memo.status === 'failed' && memo.error) return record('failed', { error: memo.error });
-      return memo.status === 'running' ? record('running', { progress: `${memo.progress ?? 0}%` }) : record('pending');
+      if (memo.status === 'running') return record('running', { progress: `${memo.progress ?? 0}%` });
+      return memo.waiting ? record('pending', waitingFields(memo.waiting)) : record('pending');
     case 'COMPLETED':
       if (!memo.result)
         return record('failed', { error: { message: 'The task completed without a recorded result', code: 'upstream_failed' } });
@@ -81,6 +83,18 @@ export function toTaskRecord(info: TaskInfo, rendered?: RenderedResult): TaskRec
       // CONTINUED_AS_NEW is never the latest run; anything else is treated as still in progress.
       return record('pending');
   }
+}
+
+/**
+ * A pending task waiting for a slot on a platform account (core/capacity.ts): what it waits for and since when (Unix
+ * seconds), and a message a person can read.
+ */
+function waitingFields(waiting: TaskWaiting): Partial<TaskRecord> {
+  const since = Math.floor(waiting.since / 1000);
+  return {
+    message: `Waiting for platform capacity since ${new Date(since * 1000).toISOString()}: every account that can serve this task is running as many jobs as it may; it starts when one frees a slot`,
+    waiting: { reason: waiting.reason, since },
+  };
 }
 
 /** The recorded result of a task that succeeded (stored keys included), whether or not its workflow has closed. */

@@ -6,7 +6,7 @@
  * submits a new upstream job (with a new dedup key, see workflows/dedup-key.ts) and polls it to the end.
  *
  * Only failed generation tasks whose reason is one an outage causes (`upstream_unavailable`, `deadline_exceeded`,
- * `upstream_lost`) are considered, unless the filter names GenerationFailureReason itself. A task the client
+ * `upstream_lost`, `capacity_timeout`) are considered, unless the filter names GenerationFailureReason itself. A task the client
  * cancelled is never replayed, whatever the filter: a cancel is the client's wish, and its workflow ended Canceled,
  * not Failed (GenerationStatus `cancelled`).
  *
@@ -22,11 +22,12 @@ import { WORKFLOW_TYPE } from '../core/task';
 
 /**
  * The failures an outage causes: the platform could not be reached (upstream_unavailable), did not finish in
- * time (deadline_exceeded), or lost a job it had accepted (upstream_lost). Refusals (content_policy,
+ * time (deadline_exceeded), lost a job it had accepted (upstream_lost), or had no free slot on any account before the
+ * deadline (capacity_timeout: nothing was created). Refusals (content_policy,
  * invalid_request) and genuine generation failures (upstream_failed) would fail again, or be paid for again for
  * nothing, so they are left alone unless the operator's query names GenerationFailureReason itself.
  */
-export const REPLAYABLE = ['upstream_unavailable', 'deadline_exceeded', 'upstream_lost'] as const;
+export const REPLAYABLE = ['upstream_unavailable', 'deadline_exceeded', 'upstream_lost', 'capacity_timeout'] as const;
 export const REPLAYABLE_REASONS = `GenerationFailureReason IN (${REPLAYABLE.map((r) => `'${r}'`).join(', ')})`;
 
 type History = temporal.api.history.v1.IHistory;

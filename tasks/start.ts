@@ -205,6 +205,7 @@ export class TaskStarter {
         ...(task.routed ? { route: taskRouteOf(task.routed) } : {}),
         ...(task.asked ? { asked: task.asked } : {}),
         ...(task.webhook ? { webhook: task.webhook } : {}),
+        ...(key.weight !== undefined ? { weight: key.weight } : {}),
       });
     } catch (err) {
       giveSlotBack?.();

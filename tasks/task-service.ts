@@ -84,7 +84,15 @@ export class TaskService {
     ownerId: string,
     entry: ModelRecord,
     request: GenerationRequest,
-    opts: { taskId: string; requestHash?: string; asked?: Pick<TaskAsked, 'size' | 'via'>; webhook?: WebhookTarget; route?: TaskRoute },
+    opts: {
+      taskId: string;
+      requestHash?: string;
+      asked?: Pick<TaskAsked, 'size' | 'via'>;
+      webhook?: WebhookTarget;
+      route?: TaskRoute;
+      /** The key's weight in the fair share of platform slots (core/capacity.ts); absent: 1. */
+      weight?: number;
+    },
   ): Promise<StartedTask> {
     const taskId = opts.taskId;
     const route = opts.route;
@@ -92,7 +100,7 @@ export class TaskService {
     await this.client.workflow.start<GenerationWorkflow>(WORKFLOW_TYPE, {
       taskQueue: this.opts.taskQueue,
       workflowId: taskId,
-      args: [workflowInput(ownerId, entry, request, opts.webhook, route)],
+      args: [workflowInput(ownerId, entry, request, opts.webhook, route, opts.weight)],
       // A task id names one task forever: never start a second workflow under it.
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       // A routed task's model and platform are its serving member's, set once its submit answers.
@@ -273,6 +281,7 @@ function workflowInput(
   request: GenerationRequest,
   webhook: WebhookTarget | undefined,
   route: TaskRoute | undefined,
+  weight: number | undefined,
 ): GenerationInput {
   const first = route?.members[0];
   return {
@@ -281,6 +290,7 @@ function workflowInput(
     model: first?.model ?? entry.id,
     request: first?.request ?? request,
     ownerId,
+    ...(weight !== undefined && weight !== 1 ? { weight } : {}),
     ...(route ? { route } : {}),
     ...(webhook ? { webhook } : {}),
   };

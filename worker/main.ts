@@ -17,6 +17,7 @@ import { createHttpClient } from '../platforms/http';
 import { PushMonitor } from './push-monitor';
 import { openSettlement } from '../tasks/settlement';
 import { AccountStatePublisher } from './account-states';
+import { openCapacity } from './capacity';
 import {
   configureAnnouncements,
   connectClient,
@@ -70,8 +71,11 @@ async function startParts(config: WorkerConfig, logger: Logger) {
   const accountStates = settlement.ledger ? new AccountStatePublisher(settlement.ledger, pools, logger) : undefined;
   if (accountStates) metrics.onAccountRefusal = (...args) => accountStates.refusal(...args);
   accountStates?.start();
+  // Each account's slots and the tasks waiting for one, shared by every worker through the same database.
+  const capacity = await openCapacity(settlement.ledger, client, config.platforms, metrics, logger);
   return {
     accountStates,
+    capacity,
     metrics,
     metricsServer,
     client,
@@ -111,6 +115,7 @@ async function createWorkers(config: WorkerConfig, p: Parts, logger: Logger): Pr
     onLostAnswer: lostAnswerReporter(p.metrics, logger),
     webhooks: webhookDeps(config, p.client, p.results.store, p.metrics, logger, p.pricing, p.settlement.ledger),
     settle: (input) => p.settlement.settle(input),
+    ...(p.capacity ? { capacity: p.capacity } : {}),
   });
   const options = {
     connection: p.connection,
@@ -134,6 +139,7 @@ async function closeParts(p: Parts): Promise<void> {
   await p.results.copier.close();
   await p.results.store.close?.();
   await p.accountStates?.stop();
+  await p.capacity?.stop();
   await p.settlement.close();
   await new Promise((resolve) => p.metricsServer.close(resolve));
 }

@@ -129,6 +129,125 @@ export class WorkerMetrics {
     },
   });
 
+  /**
+   * Where the capacity gauges below are read from (capacity/slots.ts SlotStore): the shared slot store, so every
+   * worker reports the same values (read at scrape time); set once the database is open.
+   */
+  capacityView:
+    | {
+        view(): Promise<
+          {
+            platform: string;
+            account: string;
+            limit: number | null;
+            learned: number | null;
+            inUse: number;
+            waiting: number;
+            oldestWaitingSince: Date | null;
+          }[]
+        >;
+        waitingByOwner(): Promise<{ owner: string; waiting: number }[]>;
+      }
+    | undefined;
+
+  private capacityRead: Promise<void> | undefined;
+  private capacityReadAt = 0;
+
+  /** One read of the slot store for all the capacity gauges of a scrape (at most one a second). */
+  private readCapacity(): Promise<void> {
+    if (!this.capacityView) return Promise.resolve();
+    if (this.capacityRead && Date.now() - this.capacityReadAt < 1_000) return this.capacityRead;
+    const view = this.capacityView;
+    this.capacityReadAt = Date.now();
+    this.capacityRead = (async () => {
+      const [accounts, owners] = await Promise.all([view.view(), view.waitingByOwner()]);
+      for (const g of [this.capacityInUse, this.capacityLimit, this.capacityLearned, this.capacityWaiting, this.capacityOldestWait])
+        g.reset();
+      this.capacityKeyWaiting.reset();
+      for (const a of accounts) {
+        const labels = { platform: a.platform, account: a.account };
+        this.capacityInUse.set(labels, a.inUse);
+        this.capacityLimit.set(labels, a.limit ?? -1);
+        if (a.learned !== null) this.capacityLearned.set(labels, a.learned);
+        this.capacityWaiting.set(labels, a.waiting);
+        this.capacityOldestWait.set(labels, a.oldestWaitingSince ? Math.max(0, (Date.now() - a.oldestWaitingSince.getTime()) / 1000) : 0);
+      }
+      for (const o of owners) this.capacityKeyWaiting.set({ key: o.owner }, o.waiting);
+    })();
+    return this.capacityRead;
+  }
+
+  readonly capacityInUse = new Gauge({
+    name: 'mediagate_capacity_slots_in_use',
+    help: 'Jobs a platform account is running or about to create (slots held), by platform and account; the same on every worker',
+    labelNames: ['platform', 'account'] as const,
+    registers: [this.registry],
+    collect: () => this.readCapacity(),
+  });
+
+  readonly capacityLimit = new Gauge({
+    name: 'mediagate_capacity_limit',
+    help: 'How many jobs a platform account may run at once: the learned limit where there is one, else the configured one (-1: unlimited)',
+    labelNames: ['platform', 'account'] as const,
+    registers: [this.registry],
+    collect: () => this.readCapacity(),
+  });
+
+  readonly capacityLearned = new Gauge({
+    name: 'mediagate_capacity_learned_limit',
+    help: "The limit learned from a platform account's concurrency refusals (absent: none learned)",
+    labelNames: ['platform', 'account'] as const,
+    registers: [this.registry],
+    collect: () => this.readCapacity(),
+  });
+
+  readonly capacityWaiting = new Gauge({
+    name: 'mediagate_capacity_tasks_waiting',
+    help: 'Tasks waiting for a slot that this account could give them, by platform and account (a task that several accounts could serve counts on each)',
+    labelNames: ['platform', 'account'] as const,
+    registers: [this.registry],
+    collect: () => this.readCapacity(),
+  });
+
+  readonly capacityOldestWait = new Gauge({
+    name: 'mediagate_capacity_oldest_wait_seconds',
+    help: 'How long the longest-waiting task that this account could serve has waited (0: none waits)',
+    labelNames: ['platform', 'account'] as const,
+    registers: [this.registry],
+    collect: () => this.readCapacity(),
+  });
+
+  readonly capacityKeyWaiting = new Gauge({
+    name: 'mediagate_capacity_key_tasks_waiting',
+    help: 'Tasks waiting for platform capacity, by API key id',
+    labelNames: ['key'] as const,
+    registers: [this.registry],
+    collect: () => this.readCapacity(),
+  });
+
+  readonly capacityWait = new Histogram({
+    name: 'mediagate_capacity_wait_seconds',
+    help: 'How long tasks waited for a slot before one was granted to them, by platform and account (granted by this worker)',
+    labelNames: ['platform', 'account'] as const,
+    buckets: [0.1, 0.5, 1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
+    registers: [this.registry],
+  });
+
+  readonly capacityRefusals = new Counter({
+    name: 'mediagate_capacity_refusals_total',
+    help: "Creates or jobs the platform refused for an account's concurrency (each lowers the account's learned limit)",
+    registers: [this.registry],
+  });
+
+  /** The slot dispatcher's observer (capacity/dispatcher.ts). */
+  capacityObserver() {
+    return {
+      granted: (g: { platform: string; account: string; waitedMs: number }) =>
+        this.capacityWait.observe({ platform: g.platform, account: g.account }, g.waitedMs / 1000),
+      refusedForCapacity: () => this.capacityRefusals.inc(),
+    };
+  }
+
   /** The webhook activity's observer: attempts only (an event's fate comes from the workflow, sinks()). */
   webhookObserver(): WebhookObserver {
     return {

@@ -37,6 +37,7 @@ import type {
   PolledStatus,
   PollTiming,
   ReportedUsage,
+  SubmitAnswer,
   ServedBy,
   SettleInput,
   TaskEndOutcome,
@@ -45,6 +46,7 @@ import type {
 } from '../core/task';
 import { endsInSuccess, isFailureReason } from '../core/task';
 import type { WebhookEvent } from '../core/webhooks';
+import { SlotWait } from './capacity';
 import { submitDedupKey } from './dedup-key';
 import { JobCharge } from './job-charge';
 import { taskStateQuery, upstreamEventSignal } from './messages';
@@ -336,6 +338,8 @@ interface PollLoop {
   readonly serving: Serving;
   readonly state: TaskState;
   readonly wake: PollWake;
+  /** The wait for a slot on a platform account, when every account that could serve the task is full. */
+  readonly slots: SlotWait;
   resubmissions: number;
   failedPolls: number;
   /** Set by the first submit (or the continued run's resume): from then on, the task has a timing and a deadline. */
@@ -362,6 +366,7 @@ async function runGeneration(
     serving,
     state,
     wake,
+    slots: new SlotWait(),
     resubmissions: resume?.resubmissions ?? 0,
     failedPolls: 0,
     run: resume && {
@@ -391,7 +396,8 @@ async function runGeneration(
 /** A job submitted (the first, or a new one after a transient failure), recorded, then the wait before its first poll. */
 async function submitAndWait(loop: PollLoop): Promise<Submitted> {
   const { input, charge, serving, state } = loop;
-  const current = await submitJob(input, loop.run, loop.resubmissions, charge, serving);
+  const current = await submitJob(input, loop.run, loop.resubmissions, charge, serving, loop.slots);
+  loop.slots.done();
   loop.run = current;
   charge.submitted();
   serving.serve(current.servedBy);
@@ -540,7 +546,8 @@ class PollWake {
 /**
  * Submits the job and returns it with the task's timing and deadline (settled by the first submit). Non-cancellable:
  * once a paid submit is on its way we must learn the upstream id, so that a cancel arriving meanwhile can still
- * cancel the upstream job.
+ * cancel the upstream job. While every account that could serve the task is full, the submit answers `waiting` and
+ * the task waits for a slot (workflows/capacity.ts) — cancellable, since nothing has been sent — then submits again.
  */
 async function submitJob(
   input: GenerationInput,
@@ -548,32 +555,56 @@ async function submitJob(
   resubmission: number,
   charge: JobCharge,
   serving: Serving,
+  slots: SlotWait,
 ): Promise<Submitted> {
   const { workflowId, runId } = workflowInfo();
   const dedupKey = submitDedupKey(workflowId, runId, resubmission);
-  const bound = known ? remaining(known.deadlineAt) : MAX_TASK_DEADLINE_MS;
-  const submitted = await CancellationScope.nonCancellable(() =>
-    submitActivity(bound)({
-      platform: input.platform,
-      request: input.request,
-      ...(input.route ? { members: input.route.members } : {}),
-      dedupKey,
-      taskId: workflowId,
-      // The deadline counts from the run's first workflow task (workflow time, so replays agree): a run an operator
-      // replayed after an outage (a reset to that task, scripts/replay-failed.ts) gets a deadline of its own.
-      ...(known ? { deadlineAt: known.deadlineAt } : { taskStartedAt: Date.now() }),
-    }),
-  ).catch((err) => {
-    if (isActivityTimeout(err) && known) return deadlineExceeded(input, known, undefined, charge, serving, lastFailureMessage(err));
-    return failFromActivity(err, 'submit');
-  });
-  return {
-    job: { upstreamTaskId: submitted.upstreamTaskId, account: submitted.account, submittedAt: Date.now() },
-    timing: known?.timing ?? submitted.timing,
-    deadlineAt: known?.deadlineAt ?? submitted.deadlineAt,
-    ...(submitted.pushHealthy ? { pushHealthy: true } : {}),
-    ...(submitted.servedBy ? { servedBy: submitted.servedBy } : {}),
-  };
+  // The deadline and timing, once a first submit (one that answered `waiting` included) has settled them.
+  let settled: Running | undefined = known;
+  for (;;) {
+    const bound = settled ? remaining(settled.deadlineAt) : MAX_TASK_DEADLINE_MS;
+    const answered: Running | undefined = settled;
+    const submitted: SubmitAnswer = await CancellationScope.nonCancellable(() =>
+      submitActivity(bound)({
+        platform: input.platform,
+        request: input.request,
+        ...(input.route ? { members: input.route.members } : {}),
+        dedupKey,
+        taskId: workflowId,
+        owner: input.ownerId,
+        ...(input.weight !== undefined ? { weight: input.weight } : {}),
+        mayWait: true,
+        // The deadline counts from the run's first workflow task (workflow time, so replays agree): a run an operator
+        // replayed after an outage (a reset to that task, scripts/replay-failed.ts) gets a deadline of its own.
+        ...(answered ? { deadlineAt: answered.deadlineAt } : { taskStartedAt: Date.now() }),
+      }),
+    ).catch((err) => {
+      if (isActivityTimeout(err) && answered) return deadlineExceeded(input, answered, undefined, charge, serving, lastFailureMessage(err));
+      return failFromActivity(err, 'submit');
+    });
+    if ('waiting' in submitted) {
+      settled ??= { job: undefined, timing: submitted.timing, deadlineAt: submitted.deadlineAt };
+      if (!(await slots.wait(submitted.waiting, settled.deadlineAt))) return capacityTimeout(settled);
+      continue;
+    }
+    return {
+      job: { upstreamTaskId: submitted.upstreamTaskId, account: submitted.account, submittedAt: Date.now() },
+      timing: settled?.timing ?? submitted.timing,
+      deadlineAt: settled?.deadlineAt ?? submitted.deadlineAt,
+      ...(submitted.pushHealthy ? { pushHealthy: true } : {}),
+      ...(submitted.servedBy ? { servedBy: submitted.servedBy } : {}),
+    };
+  }
+}
+
+/** No slot became free before the deadline: nothing was created upstream, so nothing is charged. */
+function capacityTimeout(run: Running): never {
+  const minutes = Math.round(run.timing.deadlineMs / 60_000);
+  return fail(
+    'capacity_timeout',
+    `No platform account that can serve this task had a free slot within its deadline (${minutes} min): every one was running ` +
+      'as many jobs as it may run at once. Nothing was created upstream and nothing is charged; submit it again later.',
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 /** Queries and signals of the generation workflow, shared by the workflow and the API so names are never retyped. */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { CAPACITY_GRANTED_SIGNAL } from '../core/capacity';
 import { UPSTREAM_EVENT_SIGNAL, type TaskState } from '../core/task';
 
 /** Live status and progress of a running task. */
@@ -16,3 +17,10 @@ export interface UpstreamEventHint {
   upstreamTaskId?: string;
 }
 export const upstreamEventSignal = defineSignal<[UpstreamEventHint]>(UPSTREAM_EVENT_SIGNAL);
+
+/**
+ * A slot freed on a platform account was granted to this waiting task (capacity/slots.ts): it submits again and finds
+ * its slot. Carries nothing: the slot is the task's row in the slot store, and a repeated or stale signal costs at
+ * most one submit that finds no slot and waits again.
+ */
+export const capacityGrantedSignal = defineSignal(CAPACITY_GRANTED_SIGNAL);

@@ -36,6 +36,7 @@ export function keyView(key: ApiKey, createdAt: Date | undefined, budgetState?: 
     rate_limit_rps: key.rateLimitRps ?? null,
     max_inflight: key.maxInflight ?? null,
     max_streams: key.maxStreams ?? null,
+    weight: key.weight ?? 1,
     budget: key.budget ? { amount: key.budget.micros / MICROS, currency: key.budget.currency, period: key.budget.period } : null,
     allow_unpriced: key.allowUnpriced === true,
     webhook_url: key.webhookUrl ?? null,
@@ -95,6 +96,7 @@ async function keyFields(deps: AppDeps, body: KeyBody): Promise<KeyFields> {
     rateLimitRps: body.rate_limit_rps,
     maxInflight: body.max_inflight,
     maxStreams: body.max_streams,
+    weight: body.weight,
     budget:
       budget === undefined
         ? undefined

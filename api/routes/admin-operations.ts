@@ -27,11 +27,12 @@ async function overview(deps: AppDeps, window: 'hour' | 'day') {
   const platforms = [...deps.enabledPlatforms].sort();
   const byStatus = platforms.flatMap((platform) => GENERATION_STATUSES.map((status) => ({ platform, status })));
   const reasons = FAILURE_REASONS.filter((r) => r !== 'cancelled');
-  const [tasks, failing, webhooks, accounts] = await Promise.all([
+  const [tasks, failing, webhooks, accounts, waiting] = await Promise.all([
     Promise.all(byStatus.map(async (c) => ({ ...c, count: await admin.count({ ...c, since }) }))),
     Promise.all(reasons.map(async (reason) => ({ reason, count: await admin.count({ status: 'failed', failureReason: reason, since }) }))),
     deps.webhookService.undelivered(),
     accountsOf(deps),
+    deps.accountStates ? deps.accountStates.waiting() : 0,
   ]);
   return {
     object: 'overview',
@@ -43,6 +44,7 @@ async function overview(deps: AppDeps, window: 'hour' | 'day') {
     accounts_out: accounts
       .filter((a) => a.state !== 'in_rotation')
       .map((a) => ({ platform: a.platform, account: a.account, state: a.state, out_reason: a.out_reason })),
+    tasks_waiting: waiting,
   };
 }
 

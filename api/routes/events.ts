@@ -22,7 +22,8 @@ import { TASK_ID } from './tasks';
 
 /** The id of a record's event: what a client has seen, so a resume skips it. */
 export function recordEventId(record: TaskRecord): string {
-  return `${record.status}:${record.progress ?? ''}`;
+  // A pending task that begins to wait for platform capacity is a change a client is told of.
+  return `${record.status}:${record.progress ?? ''}${record.waiting ? ':waiting' : ''}`;
 }
 
 function sseMessage(record: TaskRecord): string {

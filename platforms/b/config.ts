@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { callbackSchema, configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
-import { loadAccounts } from '../accounts-file';
+import { loadAccounts, maxConcurrentSetting } from '../accounts-file';
 import { callbackUrlFor, type WorkerAccount, type WorkerPlatform } from '../platform';
 import { configureBCallbacks, createPlatformB, type PlatformBSettings } from './adapter';
 import { bCallbacksEnv } from './announcements';
@@ -39,6 +39,8 @@ const bAccountCredentials = z.object({
 export const bWorkerEnv = bCallbacksEnv.extend({
   /** Several accounts: a JSON file (docs/explanations/durability.md#accounts-and-failover). */
   PLATFORM_B_ACCOUNTS_FILE: optionalString,
+  /** How many jobs an account may run at once where its entry sets none (platforms/accounts-file.ts maxConcurrentSetting). */
+  PLATFORM_B_MAX_CONCURRENT: maxConcurrentSetting,
   /** Default https://vod.bj.baidubce.com when B is configured. */
   PLATFORM_B_ENDPOINT: optionalUrl,
   PLATFORM_B_ACCESS_KEY_ID: optionalString,
@@ -135,6 +137,7 @@ export function bWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
         id: a.id,
         weight: a.weight,
         ...(a.models ? { models: a.models } : {}),
+        ...(a.max_concurrent !== undefined ? { maxConcurrent: a.max_concurrent } : {}),
         settings: { ...fromEntry(raw, a), ...(callbacks ? { callbacks } : {}) },
       }))
     : [{ id: 'default', weight: 1, settings }];
@@ -154,5 +157,6 @@ export function bWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
       for (const a of accounts) await configureBCallbacks(a.settings, deps);
     },
     ...(listed ? { accounts: workerAccounts } : {}),
+    ...(raw.PLATFORM_B_MAX_CONCURRENT !== undefined ? { maxConcurrent: raw.PLATFORM_B_MAX_CONCURRENT } : {}),
   };
 }

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { bool, callbackSchema, configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
-import { loadAccounts } from '../accounts-file';
+import { loadAccounts, maxConcurrentSetting } from '../accounts-file';
 import { callbackUrlFor, type WorkerAccount, type WorkerPlatform } from '../platform';
 import { configureTEvents, createPlatformT, type PlatformTSettings } from './adapter';
 import { tEventsEnv } from './announcements';
@@ -27,6 +27,8 @@ const tAccountCredentials = z.object({
 export const tWorkerEnv = tEventsEnv.extend({
   /** Several accounts: a JSON file (docs/explanations/durability.md#accounts-and-failover). */
   PLATFORM_T_ACCOUNTS_FILE: optionalString,
+  /** How many jobs an account may run at once where its entry sets none (platforms/accounts-file.ts maxConcurrentSetting). */
+  PLATFORM_T_MAX_CONCURRENT: maxConcurrentSetting,
   /** Default https://vod.tencentcloudapi.com when T is configured. */
   PLATFORM_T_ENDPOINT: optionalUrl,
   PLATFORM_T_SECRET_ID: optionalString,
@@ -139,11 +141,12 @@ export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
   const events = tEvents(raw, env);
   if (events) settings.events = events;
   // Every account gets the same event settings, on its own SubAppId.
-  const accounts: { id: string; weight: number; models?: readonly string[]; settings: PlatformTSettings }[] = listed
+  const accounts: { id: string; weight: number; models?: readonly string[]; maxConcurrent?: number; settings: PlatformTSettings }[] = listed
     ? listed.map((a) => ({
         id: a.id,
         weight: a.weight,
         ...(a.models ? { models: a.models } : {}),
+        ...(a.max_concurrent !== undefined ? { maxConcurrent: a.max_concurrent } : {}),
         // The account's own credentials and endpoint; the event settings are every account's.
         settings: { ...settings, ...fromEntry(raw, a) },
       }))
@@ -169,5 +172,6 @@ export function tWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
       return changes.length > 0 ? changes.join('; ') : undefined;
     },
     ...(listed ? { accounts: workerAccounts } : {}),
+    ...(raw.PLATFORM_T_MAX_CONCURRENT !== undefined ? { maxConcurrent: raw.PLATFORM_T_MAX_CONCURRENT } : {}),
   };
 }

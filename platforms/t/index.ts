@@ -31,6 +31,9 @@ export const platformT: PlatformDefinition = {
   publicEnv: modelsFileEnv(T_MODELS_FILE.variable),
   models: (env) => loadModelRecords(env, T_MODELS, T_MODELS_FILE),
   validate: validateT,
+  // "RequestLimitExceeded: 调用超出并发限制" (a task over the account's concurrency fails so), one AIGC task at a time per
+  // account unless more are bought: docs/platforms/t.md#capacity.
+  concurrency: { defaultLimit: 1, source: 'https://cloud.tencent.com/document/api/266/126239' },
   workerEnv: tWorkerEnv,
   worker: tWorker,
   callbacks: tCallbackReceiver,

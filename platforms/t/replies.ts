@@ -17,6 +17,8 @@ const CONTENT_POLICY = /ContentModerationFailed|V(?:oi|io)lationContent/i;
  * a model backlog): the job is submitted again (core/task.ts `failure.resubmit`), not reported as final.
  */
 const TRANSIENT_TASK_FAILURE = /^(RequestLimitExceeded|FailedOperation)(\.|$)/;
+/** The account's concurrency limit: the gateway lowers the account's learned limit (capacity/slots.ts). */
+const OVER_CAPACITY = /^RequestLimitExceeded(\.|$)/;
 /** Balance codes can come as FailedOperation sub-codes: those need the operator, not a re-submission. */
 const BALANCE = /Balance|Arrears|Overdue/i;
 
@@ -30,7 +32,8 @@ function taskFailure(task: AigcVideoTask | AigcImageTask): NonNullable<UpstreamS
   const message = task.Message || `Generation failed (${code})`;
   if (CONTENT_POLICY.test(code)) return { reason: 'content_policy', message, code };
   if (BALANCE.test(code)) return { reason: 'insufficient_balance', message, code };
-  if (TRANSIENT_TASK_FAILURE.test(code)) return { reason: 'upstream_unavailable', message, code, resubmit: true };
+  if (TRANSIENT_TASK_FAILURE.test(code))
+    return { reason: 'upstream_unavailable', message, code, resubmit: true, ...(OVER_CAPACITY.test(code) ? { overCapacity: true } : {}) };
   if (/^(InvalidParameter|MissingParameter)/.test(code)) return { reason: 'invalid_request', message, code };
   return { reason: 'upstream_failed', message, code };
 }

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { callbackSchema, configError, optionalString, optionalUrl, parseEnv } from '../../core/config';
-import { loadAccounts } from '../accounts-file';
+import { loadAccounts, maxConcurrentSetting } from '../accounts-file';
 import type { WorkerAccount, WorkerPlatform } from '../platform';
 import { createPlatformV, type PlatformVSettings } from './adapter';
 
@@ -19,6 +19,8 @@ export const vWorkerEnv = z.object({
   PLATFORM_V_API_KEY: optionalString,
   /** Several accounts: a JSON file (docs/explanations/durability.md#accounts-and-failover). */
   PLATFORM_V_ACCOUNTS_FILE: optionalString,
+  /** How many jobs an account may run at once where its entry sets none (platforms/accounts-file.ts maxConcurrentSetting). */
+  PLATFORM_V_MAX_CONCURRENT: maxConcurrentSetting,
 });
 
 /** One account's credentials in PLATFORM_V_ACCOUNTS_FILE: the single-account variables, lower case, unprefixed. */
@@ -33,7 +35,7 @@ const SIMULATOR_ACCOUNT = { apiKey: 'sim-v-key' };
 export function vWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBaseUrl: string }): WorkerPlatform {
   const raw = parseEnv(vWorkerEnv, env);
   const listed = loadAccounts(env, ACCOUNTS_FILE, vAccountCredentials);
-  let accounts: { id: string; weight: number; models?: readonly string[]; settings: PlatformVSettings }[];
+  let accounts: { id: string; weight: number; models?: readonly string[]; maxConcurrent?: number; settings: PlatformVSettings }[];
   let simulated = false;
   if (listed) {
     if (raw.PLATFORM_V_BASE_URL || raw.PLATFORM_V_API_KEY) {
@@ -46,6 +48,7 @@ export function vWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
       id: a.id,
       weight: a.weight,
       ...(a.models ? { models: a.models } : {}),
+      ...(a.max_concurrent !== undefined ? { maxConcurrent: a.max_concurrent } : {}),
       settings: { baseUrl: a.base_url, apiKey: a.api_key },
     }));
   } else if (raw.PLATFORM_V_BASE_URL && raw.PLATFORM_V_API_KEY) {
@@ -85,5 +88,6 @@ export function vWorker(env: NodeJS.ProcessEnv, opts: { simulate: boolean; simBa
     push: callbacks !== undefined,
     createAdapter: first.createAdapter,
     ...(listed ? { accounts: workerAccounts } : {}),
+    ...(raw.PLATFORM_V_MAX_CONCURRENT !== undefined ? { maxConcurrent: raw.PLATFORM_V_MAX_CONCURRENT } : {}),
   };
 }

@@ -80,6 +80,9 @@ const V_THROTTLING_429 = new Set([
   'InflightBatchsizeExceeded',
 ]);
 
+/** The account's concurrency limit (capacity/slots.ts learns the account's limit from it). */
+export const V_CONCURRENCY_429 = 'InflightBatchsizeExceeded';
+
 /**
  * "Exceeded the 5-hour/weekly/monthly usage quota; it will reset at {reset_time}" (also: too many queued tasks):
  * retried like throttling (Retry-After when sent, else the submit's backoff, within the task's deadline), and the
@@ -110,7 +113,12 @@ export function classifyVError(res: Pick<HttpResponse, 'status' | 'headers' | 'b
     if (code === V_QUOTA_429) return retryable(message, code, { httpStatus: s, retryAfterMs, operatorNotice: true });
     // A documented throttling code, or one Ark added since (or none: a proxy in between): throttling either way;
     // an unknown code is also told to the operator, once, so the table above learns it.
-    return retryable(message, code, { httpStatus: s, retryAfterMs, ...(V_THROTTLING_429.has(code) ? {} : { operatorNotice: true }) });
+    return retryable(message, code, {
+      httpStatus: s,
+      retryAfterMs,
+      ...(V_THROTTLING_429.has(code) ? {} : { operatorNotice: true }),
+      ...(code === V_CONCURRENCY_429 ? { overCapacity: true } : {}),
+    });
   }
   // "The request targeted an endpoint that is currently closed or temporarily unavailable": retry later.
   if (code === 'InvalidEndpoint.ClosedEndpoint') return retryable(message, code, { httpStatus: s, retryAfterMs });

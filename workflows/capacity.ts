@@ -1,0 +1,44 @@
+/**
+ * A task waiting for platform capacity (patch `capacity`): when no account that could serve it has a free slot, its
+ * submit answers `waiting` (activities/submit.ts) and the task waits here — on nothing but one timer, its deadline —
+ * until a freed slot is granted to it (the `capacityGranted` signal, capacity/dispatcher.ts); then it submits again
+ * and finds its slot. While it waits its record says so, and since when (the memo's `waiting`).
+ *
+ * Only a run that waits takes the patch (its marker is recorded at its first wait), so a task that never waits keeps
+ * the history it had before capacity existed, and every 1.0 and later history replays unchanged.
+ */
+import { condition, patched, setHandler, upsertMemo } from '@temporalio/workflow';
+import type { TaskWaiting } from '../core/capacity';
+import { capacityGrantedSignal } from './messages';
+
+export const CAPACITY = 'capacity';
+
+export class SlotWait {
+  /** Grants received; a wait ends when one arrives that no earlier wait took (a grant may come before its wait). */
+  private grants = 0;
+  private taken = 0;
+  /** The record says the task waits (to be cleared once it has its slot). */
+  private shown = false;
+
+  constructor() {
+    setHandler(capacityGrantedSignal, () => {
+      this.grants += 1;
+    });
+  }
+
+  /** Waits for a grant until `deadlineAt`: true when one came, false when the deadline passed first. */
+  async wait(waiting: TaskWaiting, deadlineAt: number): Promise<boolean> {
+    patched(CAPACITY);
+    if (!this.shown) upsertMemo({ waiting });
+    this.shown = true;
+    const granted = await condition(() => this.grants > this.taken, Math.max(1, deadlineAt - Date.now()));
+    this.taken = this.grants;
+    return granted;
+  }
+
+  /** The task got its slot: its record no longer says it waits (nothing is written for a task that never waited). */
+  done(): void {
+    if (this.shown) upsertMemo({ waiting: null });
+    this.shown = false;
+  }
+}
