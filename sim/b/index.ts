@@ -80,6 +80,16 @@ function register(router: Router, host: SimHost): void {
   router.get('/v2/callback', (ctx) => readCallbackConfig(deps, ctx));
   router.put('/v2/callback', (ctx) => writeCallbackConfig(deps, ctx));
   registerBControls(router, deps);
+  // A task holds its account's slot while PENDING or RUNNING (a limit applies only when one is set: B publishes none).
+  host.capacity.track(
+    'B',
+    {
+      accountOf: ownerOf,
+      isAccount: (key) => simBAccountOfAccessKey(key) !== undefined,
+      endOf: (job, now) => host.jobs.endedAt(job, now),
+    },
+    host.jobs.all('B'),
+  );
   router.all('/v2/*rest', (ctx) => unknownUri(deps, ctx));
   router.all('/v3/*rest', (ctx) => unknownUri(deps, ctx));
 }

@@ -38,7 +38,9 @@ import type Router from '@koa/router';
 import type { SimHost, SimPlatformModule } from '../host';
 import { VCallbacks } from './announcements';
 import { registerVControls } from './controls';
-import { cancelOrDeleteTask, createTask, getTask, initialVState, listTasks, type VDeps } from './operations';
+import { isSimVApiKey } from '../accounts';
+import { cancelOrDeleteTask, createTask, getTask, initialVState, listTasks, ownerOf, type VDeps } from './operations';
+import { expiresAt, vStatus } from './tasks';
 
 export { V_MODELS } from './models';
 export { validateVCreate } from './validation';
@@ -56,6 +58,17 @@ export function registerPlatformV(router: Router, host: SimHost): void {
   router.get(BASE, (ctx) => listTasks(deps, ctx));
   router.delete(`${BASE}/:id`, (ctx) => cancelOrDeleteTask(deps, ctx));
   registerVControls(router, deps.state);
+  // A task holds its account's slot until it ends: succeeded, failed, cancelled, expired (or deleted, which only a
+  // finished task can be).
+  host.capacity.track(
+    'V',
+    {
+      accountOf: ownerOf,
+      isAccount: isSimVApiKey,
+      endOf: (job, now) => (vStatus(host, job, now) === 'expired' ? expiresAt(job) : host.jobs.endedAt(job, now)),
+    },
+    host.jobs.all('V'),
+  );
 }
 
 export const platformV: SimPlatformModule = { platform: 'V', register: registerPlatformV };
