@@ -11,9 +11,9 @@ const optional = z
 
 /**
  * A platform's concurrency per account: a whole number of jobs queued or running at once; empty or `unlimited`: no
- * limit; unset: the platform's documented default (`dflt`).
+ * limit (null); unset: `dflt`, the platform's documented default (undefined where it documents none: unlimited).
  */
-const maxConcurrent = (dflt: number | null) =>
+const maxConcurrent = (dflt: number | undefined) =>
   z
     .string()
     .optional()
@@ -39,9 +39,9 @@ export const simConfigSchema = z.object({
   /** Jobs one platform T account may have queued or running at once: T runs one AIGC task at a time by default. */
   SIM_T_MAX_CONCURRENT: maxConcurrent(1),
   /** The same for a platform V account: Ark's limit depends on the account's recharge amount; unlimited until set. */
-  SIM_V_MAX_CONCURRENT: maxConcurrent(null),
+  SIM_V_MAX_CONCURRENT: maxConcurrent(undefined),
   /** The same for a platform B account: B publishes no limit; unlimited until set. */
-  SIM_B_MAX_CONCURRENT: maxConcurrent(null),
+  SIM_B_MAX_CONCURRENT: maxConcurrent(undefined),
 });
 
 export type SimConfig = z.infer<typeof simConfigSchema>;

@@ -28,6 +28,9 @@
  * InvalidAccessKeyId, OptInRequired, QualifyNotPass, Arrears, TooManyRequests); with `access_key_id`, only that
  * account's, by AK/SK or by its API key; DELETE /_sim/b/account-faults. Everything else is the shared /_sim surface.
  *
+ * Capacity (sim/capacity.ts): B publishes no limit, so none applies unless one is set (SIM_B_MAX_CONCURRENT, POST
+ * /_sim/b/capacity); a create over it is refused as B throttles (renderBFault's 429) [GUESS].
+ *
  * Accounts: besides the default one (SIM_ACCOUNTS.B), every AccessKey ID `simbak-<name>` is an account of its own,
  * with its own Secret Access Key, API key and account id (sim/accounts.ts simBAccount). As on Baidu AI Cloud, an
  * account sees only its own tasks (another account's task is 404 TaskNotFound, and absent from its list) and has its

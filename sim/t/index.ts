@@ -21,6 +21,9 @@
  *   DELETE /_sim/t/account-faults
  *   POST /_sim/t/reset      forgets event configurations, queued events, the behaviour settings and account faults
  *
+ * Capacity (sim/capacity.ts): an account runs one task at a time by default (SIM_T_MAX_CONCURRENT, POST
+ * /_sim/t/capacity); a create over it still answers a TaskId, and that task fails with ErrCodeExt RequestLimitExceeded.
+ *
  * Accounts: besides the default one (SIM_ACCOUNTS.T), every SecretId `AKIDsim-<name>` is an account of its own with
  * its own SecretKey and SubAppId (sim/accounts.ts simTAccount). As on Tencent Cloud, a request may name only a
  * SubAppId of the account that signed it (else InvalidParameterValue.SubAppId) and so sees only that SubAppId's

@@ -22,6 +22,9 @@
  *                              DELETE) of `op` (submit by default; poll, list, cancel or *) answer CODE; with
  *                              `api_key`, only that account's requests (one overdue or throttled account of several)
  *
+ * Capacity (sim/capacity.ts): over its account's concurrency (none by default; SIM_V_MAX_CONCURRENT, POST
+ * /_sim/v/capacity) a create answers 429 InflightBatchsizeExceeded and creates nothing.
+ *
  * Accounts: besides the default key, every `sim-v-key-<name>` is an account of its own (sim/accounts.ts); a task is
  * read, listed and cancelled only through the account that created it (another account gets 404, as for a task
  * that does not exist).
