@@ -330,7 +330,15 @@ export async function runCapacity(
       rows.push(r.row);
       series[run] = r.samples;
     } catch (err) {
-      rows.push({ run, error: (err as Error).message.split('\n')[0] } as CapacityRow);
+      // A stack that could not start (say, a gateway that does not take the accounts file's max_concurrent yet)
+      // is a row naming why, and the other run still runs.
+      const why = (err as Error).message
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .slice(0, 4)
+        .join(' / ');
+      rows.push({ run, error: why } as CapacityRow);
     }
     console.log(`[capacity] ${JSON.stringify(rows.at(-1))}`);
   }

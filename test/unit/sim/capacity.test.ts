@@ -1,10 +1,15 @@
 /**
  * sim/capacity.ts through platform V, over real HTTP: an account over its concurrency gets Ark's 429
  * InflightBatchsizeExceeded and nothing is created; a job frees its slot when it ends (done, cancelled, expired);
- * limits per account and by default; the counters, the intervals and their reset; the control surface's refusals.
+ * limits per account and by default; the counters, the intervals and their reset; the control surface's refusals;
+ * a job kept across a restart of the simulator keeps its slot.
  * T's and B's own answers are in capacity.t.test.ts and capacity.b.test.ts.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SIM_ACCOUNTS } from '../../../sim/accounts';
+import { startSimulator } from '../../../sim/server';
 import { advanceJob, capacityControl } from '../../support/simulator';
 import { AUTH, call, create, M, sim, stats, statusIs, TASKS, text, useVSimulator } from '../../support/sim/v';
 
@@ -121,4 +126,28 @@ test("the simulator's reset restores the limits it started with", async () => {
   expect(await capacity.view()).toEqual({ platform: 'V', default_max_concurrent: null, accounts: [] });
   expect((await held('one')).status).toBe(200);
   expect((await held('two')).status).toBe(200);
+});
+
+test('a job kept across a restart of the simulator (its data file) still holds its slot', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sim-capacity-'));
+  const options = { port: 0, dataFile: join(dir, 'jobs.json'), maxConcurrent: { V: 1 } };
+  const createOn = async (url: string, prompt: string) =>
+    fetch(`${url}${TASKS}`, { method: 'POST', headers: AUTH, body: JSON.stringify({ model: M.pro, content: [text(prompt)] }) });
+  const before = await startSimulator(options);
+  try {
+    expect((await createOn(before.url, 'before the restart [sim:hold]')).status).toBe(200);
+  } finally {
+    await before.close();
+  }
+  const after = await startSimulator(options);
+  try {
+    const refused = await createOn(after.url, 'after the restart');
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('InflightBatchsizeExceeded');
+    const view = (await (await fetch(`${after.url}/_sim/v/capacity`)).json()) as { accounts: { account: string; running: number }[] };
+    expect(view.accounts).toEqual([expect.objectContaining({ account: DEFAULT_KEY, running: 1 })]);
+  } finally {
+    await after.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
