@@ -3,12 +3,14 @@
  * go to bench/results/<part>.json. Parts: submit, reads, e2e, inflight, sync, history, results, ledger (add `--real` for the
  * real 5-minute history run), push, webhooks, streams, console (the operator's console in a browser: page sizes, first
  * render, screenshots); push-history (~6 minutes), push-capacity (~30 minutes), lighter (the embedded stack beside
- * the production shape, ~40 minutes) and floor (the gateway beside a minimal Temporal task, ~10 minutes) run only when
- * named.
+ * the production shape, ~40 minutes), floor (the gateway beside a minimal Temporal task, ~10 minutes) and capacity
+ * (capped platform accounts under a burst of 2,000 tasks, two runs of ~15 minutes each; options `--runs
+ * configured,learned`, `--tasks 2000`, `--second 20`, `--job-ms 8000`) run only when named.
  * Every part starts its own stack on free 127.0.0.1 ports and stops it after.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CAPACITY_DEFAULTS, runCapacity, thinned, type CapacityOptions, type CapacityRunName } from './capacity';
 import { runConsole } from './console';
 import { runE2e } from './e2e';
 import { runFloor, type FloorRow } from './floor';
@@ -36,7 +38,42 @@ function table(rows: Record<string, unknown>[]): string {
   ].join('\n');
 }
 
-const PARTS: Record<string, (real: boolean) => Promise<unknown>> = {
+/** Options that take a value (`--tasks 200` or `--tasks=200`): their values are not part names. */
+const VALUE_OPTIONS = ['--runs', '--tasks', '--second', '--job-ms'];
+
+/** The value of option `name` in `args`, if given. */
+function optionValue(args: string[], name: string): string | undefined {
+  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
+  if (i < 0) return undefined;
+  const arg = args[i]!;
+  return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[i + 1];
+}
+
+/** The capacity part's options from the command line, each checked. */
+function capacityOptions(args: string[]): CapacityOptions {
+  const count = (name: string, dflt: number): number => {
+    const v = optionValue(args, name);
+    if (v === undefined) return dflt;
+    if (!/^\d+$/.test(v)) throw new Error(`${name} must be a whole number, got ${JSON.stringify(v)}`);
+    return Number(v);
+  };
+  const runs = (optionValue(args, '--runs') ?? CAPACITY_DEFAULTS.runs.join(',')).split(',').map((r) => r.trim());
+  const unknown = runs.filter((r) => r !== 'configured' && r !== 'learned');
+  if (unknown.length > 0) throw new Error(`--runs takes configured and/or learned, got ${unknown.join(', ')}`);
+  return {
+    runs: runs as CapacityRunName[],
+    tasks: count('--tasks', CAPACITY_DEFAULTS.tasks),
+    second: count('--second', CAPACITY_DEFAULTS.second),
+    jobMs: count('--job-ms', CAPACITY_DEFAULTS.jobMs),
+  };
+}
+
+/** The command line's part names: what is neither an option nor an option's value. */
+function partNames(args: string[]): string[] {
+  return args.filter((a, i) => !a.startsWith('--') && !VALUE_OPTIONS.includes(args[i - 1] ?? ''));
+}
+
+const PARTS: Record<string, (real: boolean, args: string[]) => Promise<unknown>> = {
   submit: runSubmit,
   reads: runReads,
   e2e: runE2e,
@@ -53,10 +90,11 @@ const PARTS: Record<string, (real: boolean) => Promise<unknown>> = {
   lighter: () => runLighter(),
   console: () => runConsole(),
   floor: () => runFloor(),
+  capacity: (_real, args) => runCapacity(capacityOptions(args)),
 };
 
 /** Long parts, left out of a run that names no part. */
-const ON_REQUEST = new Set(['push-history', 'push-capacity', 'lighter', 'floor']);
+const ON_REQUEST = new Set(['push-history', 'push-capacity', 'lighter', 'floor', 'capacity']);
 
 function render(part: string, result: any): string {
   switch (part) {
@@ -79,6 +117,12 @@ function render(part: string, result: any): string {
         ...Object.fromEntries(Object.entries(cpuMsPerTask).map(([role, ms]) => [`${role} ms`, ms])),
       }));
       return `${table(rows)}\n\n${result.notes.join('; ')}`;
+    }
+    case 'capacity': {
+      const series = Object.entries(result.series as Record<string, Record<string, unknown>[]>).map(
+        ([run, samples]) => `Every 5 s, run ${run} (${samples.length} samples, at most 24 shown):\n\n${table(thinned(samples))}`,
+      );
+      return `${table(result.rows)}\n\n${series.join('\n\n')}\n\n${result.notes.join('; ')}`;
     }
     case 'lighter':
       return `${table(result.rows)}\n\n${table(result.capacity)}\n\n${result.notes.join('; ')}`;
@@ -112,7 +156,7 @@ function render(part: string, result: any): string {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const real = args.includes('--real');
-  const wanted = args.filter((a) => !a.startsWith('--'));
+  const wanted = partNames(args);
   const unknown = wanted.filter((p) => !(p in PARTS));
   if (unknown.length > 0) throw new Error(`unknown part(s) ${unknown.join(', ')}; parts: ${Object.keys(PARTS).join(', ')}`);
   const parts = wanted.length > 0 ? wanted : Object.keys(PARTS).filter((p) => !ON_REQUEST.has(p));
@@ -121,7 +165,7 @@ async function main(): Promise<void> {
   console.log(`# mediagate benchmarks\n\n${table([machine()])}`);
   for (const part of parts) {
     const t0 = Date.now();
-    const result = await PARTS[part]!(real);
+    const result = await PARTS[part]!(real, args);
     writeFileSync(
       join(RESULTS, `${part}.json`),
       `${JSON.stringify({ at: new Date().toISOString(), machine: machine(), result }, null, 2)}\n`,

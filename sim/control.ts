@@ -3,7 +3,9 @@
  * jobs, faults, callbacks, settings) and the result files its platforms link to under /files.
  */
 import type Router from '@koa/router';
+import type { Context } from 'koa';
 import type { CallbackFault } from './callbacks';
+import type { Limit } from './capacity';
 import { mediaFor } from './media';
 import type { Outage, SimulatorState } from './state';
 import { SIM_PLATFORMS, type FaultStatus, type SimPlatform } from './vocabulary';
@@ -110,10 +112,59 @@ function registerSettings(router: Router, state: SimulatorState): void {
   });
 }
 
+/** A limit as a control body gives it: a whole number ≥ 0, or null for none; undefined when it is neither. */
+function readLimit(v: unknown): Limit | undefined {
+  if (v === null) return null;
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined;
+}
+
+/**
+ * Each platform's account concurrency (sim/capacity.ts), under /_sim/<t|v|b>/capacity:
+ *   GET                 {platform, default_max_concurrent, accounts: [{account, max_concurrent, running, peak_running,
+ *                       created_jobs, refused_creates, over_limit_jobs}]}
+ *   POST                {max_concurrent: n | null, account?}: one account's limit (the platform's account key, as its
+ *                       account-faults take it), or without `account` the default of every account without its own
+ *   GET  /intervals?account=…   [{id, start_ms, end_ms | null}] of that account's jobs, oldest first
+ *   DELETE /stats       forgets the counters and intervals
+ */
+function registerCapacity(router: Router, state: SimulatorState): void {
+  const { capacity } = state;
+  for (const platform of SIM_PLATFORMS) {
+    const base = `/_sim/${platform.toLowerCase()}/capacity`;
+    const refuse = (ctx: Context, error: string) => {
+      ctx.status = 400;
+      ctx.body = { error };
+    };
+    router.get(base, (ctx) => {
+      ctx.body = capacity.view(platform);
+    });
+    router.post(base, (ctx) => {
+      const b = (ctx.request.body ?? {}) as { max_concurrent?: unknown; account?: unknown };
+      const limit = readLimit(b.max_concurrent);
+      if (limit === undefined) return refuse(ctx, 'max_concurrent must be a whole number (0 or more) or null for no limit');
+      if (b.account !== undefined && (typeof b.account !== 'string' || !capacity.isAccount(platform, b.account)))
+        return refuse(ctx, `account must name one of the simulator's ${platform} accounts (its account key)`);
+      capacity.setLimit(platform, limit, b.account as string | undefined);
+      ctx.body = capacity.view(platform);
+    });
+    router.get(`${base}/intervals`, (ctx) => {
+      const account = ctx.query.account;
+      if (typeof account !== 'string' || !capacity.isAccount(platform, account))
+        return refuse(ctx, `account (query) must name one of the simulator's ${platform} accounts (its account key)`);
+      ctx.body = capacity.intervalsOf(platform, account);
+    });
+    router.delete(`${base}/stats`, (ctx) => {
+      capacity.resetStats(platform);
+      ctx.body = { ok: true };
+    });
+  }
+}
+
 export function registerControlRoutes(router: Router, state: SimulatorState): void {
   registerInspection(router, state);
   registerFaults(router, state);
   registerSettings(router, state);
+  registerCapacity(router, state);
 }
 
 /** The result files the platforms link to, and the control route that makes one 404 (an expired link). */

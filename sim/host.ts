@@ -7,6 +7,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { CallbackSender } from './callbacks';
+import type { SimCapacity } from './capacity';
 import type { JobStore, SimJob, SimState } from './jobs';
 
 export { SIM_PLATFORMS, type FaultStatus, type SimKind, type SimOp, type SimPlatform } from './vocabulary';
@@ -50,6 +51,8 @@ export type FaultRenderer = (ctx: Context, status: 429 | 500 | 503, retryAfterSe
 
 export interface SimHost {
   readonly jobs: JobStore;
+  /** Each account's concurrency (sim/capacity.ts): a platform tracks its jobs there and asks it before a create. */
+  readonly capacity: SimCapacity;
   readonly stats: Record<SimPlatform, PlatformStats>;
   /**
    * Records the request and applies a pending fault (an outage set through /_sim/faults, a prompt directive's

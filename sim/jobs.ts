@@ -123,6 +123,18 @@ export class JobStore {
   }
 
   /**
+   * When the job reached a final state (succeeded, failed, cancelled), if it has by `now`; a job the store no longer
+   * holds (forgotten, or the simulator reset) ended no later than `now`. Undefined while it is queued or running.
+   */
+  endedAt(job: SimJob, now = this.now()): number | undefined {
+    if (this.jobs.get(job.id) !== job) return now;
+    const { state } = this.view(job, now);
+    if (state === 'cancelled') return job.cancelledAt ?? now;
+    if (state === 'succeeded' || state === 'failed') return job.createdAt + job.durationMs;
+    return undefined;
+  }
+
+  /**
    * Moves a job on now, whatever its timing (tests): `running` holds it running until advanced again; `done` ends it
    * now, succeeded or failed as its directives say (a `[sim:never]` job included). False for a cancelled job.
    */

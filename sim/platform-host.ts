@@ -60,6 +60,7 @@ export function createSimHost(state: SimulatorState, publicUrl: string | undefin
   const recorded = [...RECORDED_HEADERS, ...platformHeaders];
   return {
     jobs: state.jobs,
+    capacity: state.capacity,
     stats: state.stats,
     callbacks: state.callbacks,
     now: Date.now,

@@ -14,6 +14,7 @@ import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { answerMiddleware } from './answers';
+import type { Limit } from './capacity';
 import { platformB } from './b';
 import { registerControlRoutes, registerResultFiles } from './control';
 import type { PlatformStats, RecordedRequest, SimPlatform, SimPlatformModule } from './host';
@@ -33,6 +34,11 @@ export interface SimOptions {
   publicUrl?: string;
   /** Where jobs are kept across restarts; undefined = memory only. */
   dataFile?: string;
+  /**
+   * Each platform's default concurrency per account (null: no limit); a platform left out keeps its documented
+   * default (sim/state.ts DEFAULT_MAX_CONCURRENT: T 1, V and B unlimited).
+   */
+  maxConcurrent?: Partial<Record<SimPlatform, Limit>>;
 }
 
 export interface Simulator {

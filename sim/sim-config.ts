@@ -9,6 +9,23 @@ const optional = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
+/**
+ * A platform's concurrency per account: a whole number of jobs queued or running at once; empty or `unlimited`: no
+ * limit (null); unset: `dflt`, the platform's documented default (undefined where it documents none: unlimited).
+ */
+const maxConcurrent = (dflt: number | undefined) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return dflt;
+      const t = v.trim().toLowerCase();
+      if (t === '' || t === 'unlimited') return null;
+      if (/^\d+$/.test(t)) return Number(t);
+      ctx.addIssue({ code: 'custom', message: 'must be a whole number of jobs, or empty / "unlimited" for no limit' });
+      return z.NEVER;
+    });
+
 export const simConfigSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SIM_HOST: z.string().default('127.0.0.1'),
@@ -19,6 +36,12 @@ export const simConfigSchema = z.object({
   SIM_PUBLIC_URL: optional.pipe(z.url({ protocol: /^https?$/ }).optional()),
   /** Where the simulator keeps its jobs across restarts. */
   SIM_DATA_FILE: z.string().default('data/sim-jobs.json'),
+  /** Jobs one platform T account may have queued or running at once: T runs one AIGC task at a time by default. */
+  SIM_T_MAX_CONCURRENT: maxConcurrent(1),
+  /** The same for a platform V account: Ark's limit depends on the account's recharge amount; unlimited until set. */
+  SIM_V_MAX_CONCURRENT: maxConcurrent(undefined),
+  /** The same for a platform B account: B publishes no limit; unlimited until set. */
+  SIM_B_MAX_CONCURRENT: maxConcurrent(undefined),
 });
 
 export type SimConfig = z.infer<typeof simConfigSchema>;

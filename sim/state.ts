@@ -4,6 +4,7 @@
  * (/_sim/reset) empties it.
  */
 import { CallbackSender } from './callbacks';
+import { SimCapacity, type Limit } from './capacity';
 import { FirstTimes } from './directives';
 import type { PlatformStats, RecordedRequest } from './host';
 import { JobStore } from './jobs';
@@ -23,6 +24,12 @@ export interface Outage {
 
 /** The requests kept for /_sim/requests, newest last; older ones are dropped. */
 const MAX_RECORDED = 5_000;
+
+/**
+ * Each platform's documented concurrency per account: T runs one AIGC task at a time by default (docs/platforms/t.md);
+ * V's limit depends on the account's recharge amount and B publishes none, so both are unlimited until configured.
+ */
+export const DEFAULT_MAX_CONCURRENT: Readonly<Record<SimPlatform, Limit>> = { T: 1, V: null, B: null };
 
 export function emptyStats(): PlatformStats {
   return {
@@ -51,11 +58,16 @@ export class SimulatorState {
   readonly callbacks = new CallbackSender();
   readonly transitions: TransitionWatcher;
   readonly resetListeners: Array<() => void> = [];
+  /** Each account's concurrency: its limit, its jobs holding slots, and the counters tests read. */
+  readonly capacity: SimCapacity;
   /** Result files deleted through /_sim/files (memory only, and kept across a reset): a platform's link that died. */
   readonly deletedFiles = new Set<string>();
 
-  constructor(options: { jobDurationMs?: number; dataFile?: string }) {
+  constructor(options: { jobDurationMs?: number; dataFile?: string; maxConcurrent?: Partial<Record<SimPlatform, Limit>> }) {
     this.jobDurationMs = options.jobDurationMs ?? 8_000;
+    const given = options.maxConcurrent ?? {};
+    const limits = Object.fromEntries(SIM_PLATFORMS.map((p) => [p, given[p] !== undefined ? given[p] : DEFAULT_MAX_CONCURRENT[p]]));
+    this.capacity = new SimCapacity(limits as Record<SimPlatform, Limit>);
     this.jobs = new JobStore({ defaultDurationMs: () => this.jobDurationMs, file: options.dataFile });
     this.transitions = new TransitionWatcher(this.jobs);
   }
@@ -79,6 +91,7 @@ export class SimulatorState {
     this.callbacks.reset();
     this.transitions.clear();
     for (const p of SIM_PLATFORMS) this.stats[p] = emptyStats();
+    this.capacity.reset();
     for (const fn of this.resetListeners) fn();
   }
 

@@ -28,6 +28,9 @@
  * InvalidAccessKeyId, OptInRequired, QualifyNotPass, Arrears, TooManyRequests); with `access_key_id`, only that
  * account's, by AK/SK or by its API key; DELETE /_sim/b/account-faults. Everything else is the shared /_sim surface.
  *
+ * Capacity (sim/capacity.ts): B publishes no limit, so none applies unless one is set (SIM_B_MAX_CONCURRENT, POST
+ * /_sim/b/capacity); a create over it is refused as B throttles (renderBFault's 429) [GUESS].
+ *
  * Accounts: besides the default one (SIM_ACCOUNTS.B), every AccessKey ID `simbak-<name>` is an account of its own,
  * with its own Secret Access Key, API key and account id (sim/accounts.ts simBAccount). As on Baidu AI Cloud, an
  * account sees only its own tasks (another account's task is 404 TaskNotFound, and absent from its list) and has its
@@ -80,6 +83,16 @@ function register(router: Router, host: SimHost): void {
   router.get('/v2/callback', (ctx) => readCallbackConfig(deps, ctx));
   router.put('/v2/callback', (ctx) => writeCallbackConfig(deps, ctx));
   registerBControls(router, deps);
+  // A task holds its account's slot while PENDING or RUNNING (a limit applies only when one is set: B publishes none).
+  host.capacity.track(
+    'B',
+    {
+      accountOf: ownerOf,
+      isAccount: (key) => simBAccountOfAccessKey(key) !== undefined,
+      endOf: (job, now) => host.jobs.endedAt(job, now),
+    },
+    host.jobs.all('B'),
+  );
   router.all('/v2/*rest', (ctx) => unknownUri(deps, ctx));
   router.all('/v3/*rest', (ctx) => unknownUri(deps, ctx));
 }

@@ -193,6 +193,14 @@ export function createTask(deps: BDeps, endpoint: CreateEndpoint, version: ApiVe
       refuse(deps, ctx, err);
       return;
     }
+    // B publishes no concurrency limit; one configured here refuses the create as B throttles (renderBFault's 429:
+    // VE3.1's documented "Internal error. Please try again later.", a 429 TooManyRequests elsewhere [GUESS]).
+    if (!host.capacity.hasRoom('B', account.accessKeyId)) {
+      host.capacity.refused('B', account.accessKeyId);
+      host.stats.B.rejected++;
+      renderBFault(ctx, 429);
+      return;
+    }
     const { meta, model, outputs } = planned;
     if (state.echo === 'known-only' && meta.fields.ignored.length > 0) meta.echo = withoutIgnored(body, meta.fields.ignored);
     const clientRequestId = ctx.get('x-bce-request-id') || undefined;
@@ -211,6 +219,7 @@ export function createTask(deps: BDeps, endpoint: CreateEndpoint, version: ApiVe
       newTaskId(),
     );
     host.stats.B.jobsCreated++;
+    host.capacity.started('B', account.accessKeyId, job);
     sendJson(ctx, { taskId: job.id });
   };
 }

@@ -21,6 +21,9 @@
  *   DELETE /_sim/t/account-faults
  *   POST /_sim/t/reset      forgets event configurations, queued events, the behaviour settings and account faults
  *
+ * Capacity (sim/capacity.ts): an account runs one task at a time by default (SIM_T_MAX_CONCURRENT, POST
+ * /_sim/t/capacity); a create over it still answers a TaskId, and that task fails with ErrCodeExt RequestLimitExceeded.
+ *
  * Accounts: besides the default one (SIM_ACCOUNTS.T), every SecretId `AKIDsim-<name>` is an account of its own with
  * its own SecretKey and SubAppId (sim/accounts.ts simTAccount). As on Tencent Cloud, a request may name only a
  * SubAppId of the account that signed it (else InvalidParameterValue.SubAppId) and so sees only that SubAppId's
@@ -45,6 +48,7 @@ import {
 } from './operations';
 import { accountError, renderTFault, sendT, sendTError, TError } from './errors';
 import { TEvents } from './announcements';
+import { tMeta } from './tasks';
 import { registerTControls } from './controls';
 import { parseTc3Authorization, verifyTc3 } from './signing';
 
@@ -138,7 +142,7 @@ async function handleAction(deps: TActionDeps, accountFaults: AccountFaults, ctx
     const account = checkEnvelope(ctx, host.now());
     const refusal = accountFaults.take(account.secretId, action.op);
     if (refusal) throw accountError(refusal);
-    sendT(ctx, await action.run({ ...deps, subAppId: account.subAppId }, ctx));
+    sendT(ctx, await action.run({ ...deps, secretId: account.secretId, subAppId: account.subAppId }, ctx));
   } catch (err) {
     if (!(err instanceof TError)) throw err;
     // A SessionId repeat is counted in stats.T.dedupRefusals (operations.ts), not as an invalid request.
@@ -150,13 +154,30 @@ async function handleAction(deps: TActionDeps, accountFaults: AccountFaults, ctx
 export function registerPlatformT(router: Router, host: SimHost): void {
   const events = new TEvents(host);
   /** The default account's; each request runs with the SubAppId of the account that signed it. */
-  const deps: TActionDeps = { host, events, subAppId: SIM_ACCOUNTS.T.subAppId, behaviour: { ...DEFAULT_T_BEHAVIOUR } };
+  const deps: TActionDeps = {
+    host,
+    events,
+    secretId: SIM_ACCOUNTS.T.secretId,
+    subAppId: SIM_ACCOUNTS.T.subAppId,
+    behaviour: { ...DEFAULT_T_BEHAVIOUR },
+  };
   const accountFaults = new AccountFaults();
   host.onTransition('T', (job, _from, to) => {
     if (to === 'succeeded' || to === 'failed') events.taskFinished(job);
   });
   router.post('/', (ctx) => handleAction(deps, accountFaults, ctx));
   registerTControls(router, host, { events, behaviour: deps.behaviour, accountFaults, subAppId: deps.subAppId });
+  // A task holds its account's slot while WAITING or PROCESSING; one created over the limit never held one.
+  host.capacity.track(
+    'T',
+    {
+      accountOf: (job) => tMeta(job).secretId ?? SIM_ACCOUNTS.T.secretId,
+      isAccount: (key) => simTAccountOf(key) !== undefined,
+      endOf: (job, now) => host.jobs.endedAt(job, now),
+      holdsSlot: (job) => tMeta(job).overLimit !== true,
+    },
+    host.jobs.all('T'),
+  );
 }
 
 export const platformT: SimPlatformModule = {

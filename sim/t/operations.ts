@@ -3,7 +3,7 @@
  * envelope (action routing, version, signature, faults) is index.ts's job.
  */
 import type { Context } from 'koa';
-import { parseDirectives } from '../directives';
+import { parseDirectives, type Directives } from '../directives';
 import type { SimHost } from '../host';
 import type { SimJob } from '../jobs';
 import { invalidValue, missingParameter, TError } from './errors';
@@ -51,6 +51,8 @@ export const DEFAULT_T_BEHAVIOUR: TBehaviour = {
 export interface TActionDeps {
   host: SimHost;
   events: TEvents;
+  /** The signing account's SecretId (its account key) and SubAppId. */
+  secretId: string;
   subAppId: number;
   behaviour: TBehaviour;
 }
@@ -75,13 +77,20 @@ export function createTask(deps: TActionDeps, ctx: Context, kind: 'video' | 'ima
       true,
     );
   }
-  const meta = metaFromPlan(plan, host.publicUrl(ctx), directives.taskError);
+  // Over the account's concurrency T still creates the task, which then fails with ErrCodeExt RequestLimitExceeded
+  // ("调用超出并发限制"): it holds no slot, and fails at once (when T fails it is not documented).
+  const overLimit = !host.capacity.hasRoom('T', deps.secretId);
+  const meta = {
+    ...metaFromPlan(plan, host.publicUrl(ctx), overLimit ? 'RequestLimitExceeded' : directives.taskError),
+    secretId: deps.secretId,
+    ...(overLimit ? { overLimit: true } : {}),
+  };
   const job = host.jobs.create(
     {
       platform: 'T',
       kind,
       model: `${plan.modelName}/${plan.modelVersion}`,
-      directives,
+      directives: overLimit ? failingAtOnce(directives) : directives,
       outputs: plan.outputs,
       ...(plan.sessionId !== '' ? { dedupKey: plan.sessionId } : {}),
       meta: meta as unknown as Record<string, unknown>,
@@ -90,7 +99,15 @@ export function createTask(deps: TActionDeps, ctx: Context, kind: 'video' | 'ima
     `${plan.subAppId}-${meta.taskType}-`,
   );
   host.stats.T.jobsCreated++;
+  if (overLimit) host.capacity.overLimit('T', deps.secretId);
+  else host.capacity.started('T', deps.secretId, job);
   return { TaskId: job.id };
+}
+
+/** A task's directives when it is created over the limit: it fails now, whatever its prompt asked for. */
+function failingAtOnce(directives: Directives): Directives {
+  const { failTimes: _times, never: _never, hold: _hold, ...rest } = directives;
+  return { ...rest, fail: 'error', durationMs: 0 };
 }
 
 function visibleTask(deps: TActionDeps, taskId: string): SimJob | undefined {

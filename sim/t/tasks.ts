@@ -31,6 +31,10 @@ export interface TJobMeta {
   baseUrl: string;
   /** `[sim:task-error=CODE]`: the ErrCodeExt a failing task reports instead of the directive's default. */
   taskError?: string;
+  /** The SecretId of the account that created it (absent in jobs kept before it was recorded: the default account's). */
+  secretId?: string;
+  /** Created over the account's concurrency: it fails with RequestLimitExceeded and never held a slot. */
+  overLimit?: boolean;
 }
 
 export function tMeta(job: SimJob): TJobMeta {

@@ -22,6 +22,9 @@
  *                              DELETE) of `op` (submit by default; poll, list, cancel or *) answer CODE; with
  *                              `api_key`, only that account's requests (one overdue or throttled account of several)
  *
+ * Capacity (sim/capacity.ts): over its account's concurrency (none by default; SIM_V_MAX_CONCURRENT, POST
+ * /_sim/v/capacity) a create answers 429 InflightBatchsizeExceeded and creates nothing.
+ *
  * Accounts: besides the default key, every `sim-v-key-<name>` is an account of its own (sim/accounts.ts); a task is
  * read, listed and cancelled only through the account that created it (another account gets 404, as for a task
  * that does not exist).
@@ -38,7 +41,9 @@ import type Router from '@koa/router';
 import type { SimHost, SimPlatformModule } from '../host';
 import { VCallbacks } from './announcements';
 import { registerVControls } from './controls';
-import { cancelOrDeleteTask, createTask, getTask, initialVState, listTasks, type VDeps } from './operations';
+import { isSimVApiKey } from '../accounts';
+import { cancelOrDeleteTask, createTask, getTask, initialVState, listTasks, ownerOf, type VDeps } from './operations';
+import { expiresAt, vStatus } from './tasks';
 
 export { V_MODELS } from './models';
 export { validateVCreate } from './validation';
@@ -56,6 +61,17 @@ export function registerPlatformV(router: Router, host: SimHost): void {
   router.get(BASE, (ctx) => listTasks(deps, ctx));
   router.delete(`${BASE}/:id`, (ctx) => cancelOrDeleteTask(deps, ctx));
   registerVControls(router, deps.state);
+  // A task holds its account's slot until it ends: succeeded, failed, cancelled, expired (or deleted, which only a
+  // finished task can be).
+  host.capacity.track(
+    'V',
+    {
+      accountOf: ownerOf,
+      isAccount: isSimVApiKey,
+      endOf: (job, now) => (vStatus(host, job, now) === 'expired' ? expiresAt(job) : host.jobs.endedAt(job, now)),
+    },
+    host.jobs.all('V'),
+  );
 }
 
 export const platformV: SimPlatformModule = { platform: 'V', register: registerPlatformV };

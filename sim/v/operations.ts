@@ -51,7 +51,7 @@ function apiKeyOf(ctx: Context): string {
 }
 
 /** The account that created a job: jobs from before accounts belong to the default key. */
-function ownerOf(job: SimJob): string {
+export function ownerOf(job: SimJob): string {
   return vMeta(job).apiKey ?? SIM_ACCOUNTS.V.apiKey;
 }
 
@@ -120,6 +120,11 @@ export function createTask(deps: VDeps, ctx: Context): void {
     const endpointId = typeof named === 'string' && state.endpoints.has(named) ? named : undefined;
     const plan = planCreate(deps, body, endpointId);
     if (directives.reject) throw accountError(directives.reject);
+    // Over the account's concurrency, Ark refuses the create (429 InflightBatchsizeExceeded) and creates nothing.
+    if (!host.capacity.hasRoom('V', apiKeyOf(ctx))) {
+      host.capacity.refused('V', apiKeyOf(ctx));
+      throw accountError('InflightBatchsizeExceeded');
+    }
     const job = host.jobs.create(
       {
         platform: 'V',
@@ -136,6 +141,7 @@ export function createTask(deps: VDeps, ctx: Context): void {
       'cgt-',
     );
     host.stats.V.jobsCreated++;
+    host.capacity.started('V', apiKeyOf(ctx), job);
     ctx.body = { id: job.id };
     deps.callbacks.created(job);
   } catch (err) {

@@ -54,3 +54,32 @@ export async function advanceJob(sim: Simulator, id: string, to: 'running' | 'do
 
 /** How long a helper waits for a simulated job to end by itself: a bound against a hang, far above any job's duration. */
 export const SIM_JOB_END_BOUND_MS = 60_000;
+
+/** One account's capacity as GET /_sim/<x>/capacity shows it. */
+export interface AccountCapacity {
+  account: string;
+  max_concurrent: number | null;
+  running: number;
+  peak_running: number;
+  created_jobs: number;
+  refused_creates: number;
+  over_limit_jobs: number;
+}
+
+/**
+ * The simulator's capacity control surface for one platform (sim/capacity.ts): read the accounts' counters, set a
+ * limit (one account's, or the default), read an account's job intervals, forget the counters.
+ */
+export function capacityControl(sim: Pick<Simulator, 'url'>, platform: 'T' | 'V' | 'B') {
+  const base = () => `${sim.url}/_sim/${platform.toLowerCase()}/capacity`;
+  const json = async (r: Response) => ({ status: r.status, body: (await r.json()) as any });
+  return {
+    view: async (): Promise<{ default_max_concurrent: number | null; accounts: AccountCapacity[] }> => (await fetch(base())).json() as any,
+    account: async (account: string): Promise<AccountCapacity | undefined> =>
+      ((await (await fetch(base())).json()) as { accounts: AccountCapacity[] }).accounts.find((a) => a.account === account),
+    set: async (body: Record<string, unknown>) =>
+      json(await fetch(base(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })),
+    intervals: async (account: string) => json(await fetch(`${base()}/intervals?account=${encodeURIComponent(account)}`)),
+    resetStats: async () => json(await fetch(`${base()}/stats`, { method: 'DELETE' })),
+  };
+}

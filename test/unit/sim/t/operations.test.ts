@@ -44,6 +44,12 @@ describe('SessionId dedup and the task list', () => {
   });
 
   test('DescribeTasks: Status filter, CreateTime window, Limit and ScrollToken paging, sort', async () => {
+    // Five tasks at once: an account whose concurrency was raised past T's default of one (sim/capacity.ts).
+    await fetch(`${sim.url}/_sim/t/capacity`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ max_concurrent: null }),
+    });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       ids.push((await t('CreateAigcVideoTask', video({ Prompt: `cat ${i} [sim:duration=${i === 0 ? 60 : 60_000}]` }))).TaskId);
