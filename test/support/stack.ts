@@ -193,7 +193,7 @@ export class Stack {
   readonly apiPorts: number[] = [];
   temporalAddress = '';
   simUrl = '';
-  /** Production shape only: the PostgreSQL under Temporal and the ledger, the result store, the port in front of the APIs. */
+  /** The ledger's PostgreSQL (the production shape: under Temporal too); the result store and the port in front of the APIs (production shape only). */
   postgres?: TestPostgres;
   minio?: MinioServer;
   balancer?: Balancer;
@@ -250,7 +250,7 @@ export class Stack {
   private async boot(): Promise<void> {
     const [temporalPort, simPort] = [await freePort(), await freePort()];
     this.temporalAddress = `127.0.0.1:${temporalPort}`;
-    const production = this.opts.production ? await this.bootProductionParts(temporalPort) : {};
+    const production = this.opts.production ? await this.bootProductionParts(temporalPort) : await this.bootLedger();
     this.simUrl = `http://127.0.0.1:${simPort}`;
     this.baseEnv = {
       NODE_ENV: 'test',
@@ -288,6 +288,16 @@ export class Stack {
     await Promise.all(Array.from({ length: this.opts.apis ?? 1 }, (_, i) => this.startApi(i === 0 ? front : undefined)));
     if (this.opts.production)
       this.balancer = await startBalancer({ host: '127.0.0.1', port: this.opts.apiPort ?? 0, backends: () => this.apiPorts });
+  }
+
+  /**
+   * The embedded shape's database, as `npm start` always has one (the ledger, the platforms' slots): a PostgreSQL of
+   * the stack's own, unless the options name a DATABASE_URL.
+   */
+  private async bootLedger(): Promise<Record<string, string>> {
+    if (this.opts.env?.DATABASE_URL !== undefined) return {};
+    this.postgres = await startTestPostgres();
+    return { DATABASE_URL: await this.postgres.freshDatabase() };
   }
 
   /** The production shape's own parts (PostgreSQL, MinIO), before the rest: their part of every process's env. */
