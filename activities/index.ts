@@ -333,8 +333,9 @@ export function createActivities(deps: ActivityDeps) {
      * task id; a failed write fails the attempt, and Temporal retries it.
      */
     async settleTask(input: SettleInput): Promise<string> {
-      // The task has ended: its slot, or its place in the queue, is given back first (a no-op when it was already).
-      await deps.capacity?.release(input.taskId);
+      // The task has ended: its slot, or its place in the queue, is given back first (a no-op when it was already) — or,
+      // when its job runs on upstream (billed although the task did not succeed), held until that job ends.
+      await deps.capacity?.release(input.taskId, { jobRunsOn: input.outcome !== 'success' && input.billed === true });
       return settle ? settle(input) : 'no_ledger';
     },
   };

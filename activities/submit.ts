@@ -554,7 +554,7 @@ async function sendOnSlots(a: Attempt, ask: SlotAsk, now: () => number, lostAnsw
       upstreamTaskId: result.upstreamTaskId,
     });
     try {
-      await ask.gate.created(a.ctx.taskId);
+      await ask.gate.created(a.ctx.taskId, { kind: member.entry.kind, upstreamTaskId: result.upstreamTaskId });
     } catch (err) {
       // The job exists and its slot is held either way; only the learned limit's count misses this one.
       log.warn('Could not record the created job on its slot', { taskId: a.ctx.taskId, error: (err as Error).message });
@@ -662,7 +662,7 @@ async function submitOnce(
     }
     const adopted = await recoverEarlierAttempt(a, now);
     if (adopted) {
-      await ask?.gate.created(a.ctx.taskId);
+      await ask?.gate.created(a.ctx.taskId, { kind: adopted.member.entry.kind, upstreamTaskId: adopted.upstreamTaskId });
       return adopted;
     }
   }

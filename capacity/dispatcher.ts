@@ -10,16 +10,18 @@
  *
  * Every worker sweeps; every step is safe to run twice, so two sweeps at once cost a few duplicate reads, never a slot.
  */
-import type { CapacityGate, SlotAnswer, SlotRelease, SlotRequest } from '../core/capacity';
+import type { CapacityGate, CreatedOnSlot, SlotAnswer, SlotRelease, SlotRequest } from '../core/capacity';
 import type { Logger } from '../core/logger';
-import type { Grant, SlotStore } from './slots';
+import type { Grant, HeldJob, SlotStore } from './slots';
 
-/** How the dispatcher reaches tasks in Temporal (worker/capacity.ts: the worker's client). */
+/** How the dispatcher reaches tasks in Temporal and their jobs on the platforms (worker/capacity.ts). */
 export interface TaskSignals {
   /** Signals the task its grant: `closed` when the task has no open run any more. */
   grant(taskId: string): Promise<'signalled' | 'closed'>;
   /** Whether the task's workflow is still open. */
   isOpen(taskId: string): Promise<boolean>;
+  /** Whether the platform still runs a job (false once it ended, or the platform no longer knows it). */
+  jobRuns(job: HeldJob): Promise<boolean>;
 }
 
 /** What the dispatcher reports for the metrics (worker/worker-metrics.ts). */
@@ -32,6 +34,8 @@ export interface CapacityObserver {
 export const UNCLAIMED_GRANT_MS = 20_000;
 /** A slot or queue place is checked against its task's state in Temporal at most this often. */
 export const HOLDER_CHECK_MS = 60_000;
+/** A job that runs on past its task's end is asked about at most this often. */
+export const HELD_JOB_CHECK_MS = 10_000;
 /** The sweep's period. */
 export const SWEEP_INTERVAL_MS = 15_000;
 
@@ -50,8 +54,8 @@ export class SlotDispatcher implements CapacityGate {
     return this.store.take(request, opts);
   }
 
-  async created(taskId: string): Promise<void> {
-    await this.wake(await this.store.created(taskId));
+  async created(taskId: string, job?: CreatedOnSlot): Promise<void> {
+    await this.wake(await this.store.created(taskId, job));
   }
 
   async release(taskId: string, why: SlotRelease = {}): Promise<void> {
@@ -109,6 +113,11 @@ export class SlotDispatcher implements CapacityGate {
       if (await this.signals.isOpen(taskId)) continue;
       this.log.info({ taskId }, 'A closed task still held a platform slot or a queue place: given back');
       await this.wake(await this.store.release(taskId));
+    }
+    for (const job of await this.store.heldPastTheirTask(HELD_JOB_CHECK_MS)) {
+      if (await this.signals.jobRuns(job)) continue;
+      this.log.info({ taskId: job.taskId, upstreamTaskId: job.upstreamTaskId }, 'A job that ran on past its task has ended: its slot is given back');
+      await this.wake(await this.store.release(job.taskId));
     }
   }
 }

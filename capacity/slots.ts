@@ -17,7 +17,7 @@
  * the same slot twice.
  */
 import type { Transaction } from 'kysely' with { 'resolution-mode': 'import' };
-import type { SlotAnswer, SlotCandidate, SlotRelease, SlotRequest } from '../core/capacity';
+import type { CreatedOnSlot, SlotAnswer, SlotCandidate, SlotRelease, SlotRequest } from '../core/capacity';
 import type { LedgerDatabase } from '../ledger/database';
 import type { LedgerSchema } from '../ledger/schema';
 
@@ -34,6 +34,15 @@ export interface Grant {
   platform: string;
   account: string;
   waitedMs: number;
+}
+
+/** A slot held past its task's end, with the job that holds it. */
+export interface HeldJob {
+  taskId: string;
+  platform: string;
+  account: string;
+  kind: string;
+  upstreamTaskId: string;
 }
 
 /** One account's capacity as the console and the metrics show it. */
@@ -177,10 +186,10 @@ export class SlotStore {
    * The task's job was created on its slot: the slot counts towards the account's learned limit from now on, and an
    * account with a learned limit is raised by one after enough creates. Returns the slots a raise freed.
    */
-  async created(taskId: string): Promise<Grant[]> {
+  async created(taskId: string, job?: CreatedOnSlot): Promise<Grant[]> {
     const lease = await this.ledger.db
       .updateTable('capacity_leases')
-      .set({ state: 'active', created: true })
+      .set({ state: 'active', created: true, ...(job ? { kind: job.kind, upstream_task_id: job.upstreamTaskId } : {}) })
       .where('task_id', '=', taskId)
       .returning(['platform', 'account'])
       .executeTakeFirst();
@@ -209,6 +218,17 @@ export class SlotStore {
    * was running. Safe to call again: a slot already given back is not given twice.
    */
   async release(taskId: string, why: SlotRelease = {}): Promise<Grant[]> {
+    if (why.jobRunsOn) {
+      // Held until the platform says the job has ended (jobsRunningOn, the sweep); a slot without a known job is freed.
+      const kept = await this.ledger.db
+        .updateTable('capacity_leases')
+        .set({ task_ended: true, checked_at: new Date() })
+        .where('task_id', '=', taskId)
+        .where('upstream_task_id', 'is not', null)
+        .returning('task_id')
+        .executeTakeFirst();
+      if (kept) return [];
+    }
     return this.ledger.db.transaction().execute(async (tx) => {
       await tx.deleteFrom('capacity_waiters').where('task_id', '=', taskId).execute();
       const lease = await tx.selectFrom('capacity_leases').select(['platform', 'account']).where('task_id', '=', taskId).executeTakeFirst();
@@ -243,7 +263,7 @@ export class SlotStore {
       UPDATE capacity_leases SET checked_at = now()
        WHERE task_id IN (
          SELECT task_id FROM capacity_leases
-          WHERE coalesce(checked_at, granted_at) < now() - make_interval(secs => ${secs})
+          WHERE NOT task_ended AND coalesce(checked_at, granted_at) < now() - make_interval(secs => ${secs})
           ORDER BY coalesce(checked_at, granted_at) LIMIT ${limit})
        RETURNING task_id`.execute(this.ledger.db);
     const waiters = await this.sql<{ task_id: string }>`
@@ -254,6 +274,18 @@ export class SlotStore {
           ORDER BY coalesce(checked_at, enqueued_at) LIMIT ${limit})
        RETURNING task_id`.execute(this.ledger.db);
     return [...leases.rows, ...waiters.rows].map((r) => r.task_id);
+  }
+
+  /** Slots held past their task's end for a job that ran on, not looked at for `olderThanMs`: marked as looked at now. */
+  async heldPastTheirTask(olderThanMs: number, limit = 200): Promise<HeldJob[]> {
+    const rows = await this.sql<HeldJob & { task_id: string; upstream_task_id: string }>`
+      UPDATE capacity_leases SET checked_at = now()
+       WHERE task_id IN (
+         SELECT task_id FROM capacity_leases
+          WHERE task_ended AND coalesce(checked_at, granted_at) < now() - make_interval(secs => ${olderThanMs / 1000})
+          ORDER BY coalesce(checked_at, granted_at) LIMIT ${limit})
+       RETURNING task_id AS "taskId", platform, account, kind, upstream_task_id AS "upstreamTaskId"`.execute(this.ledger.db);
+    return rows.rows.map((r) => ({ taskId: r.taskId, platform: r.platform, account: r.account, kind: r.kind, upstreamTaskId: r.upstreamTaskId }));
   }
 
   /** Every account with room and a queue gets its slots granted (after a crash between a release and its grants). */

@@ -33,6 +33,17 @@ export interface SlotRelease {
    * `RequestLimitExceeded`): the account runs fewer jobs at once than the gateway let it.
    */
   overCapacity?: boolean;
+  /**
+   * The task ended but its job runs on upstream (a cancel the platform could not carry out, a deadline): the slot is
+   * held until the platform says the job has ended (capacity/dispatcher.ts asks it), never freed while it may run.
+   */
+  jobRunsOn?: boolean;
+}
+
+/** The job a slot's task created, so that a slot held past its task's end can be checked with the platform. */
+export interface CreatedOnSlot {
+  kind: string;
+  upstreamTaskId: string;
 }
 
 /** The signal a freed slot sends to the task it was granted to: the task submits again and finds its slot. */
@@ -51,6 +62,6 @@ export interface TaskWaiting {
  */
 export interface CapacityGate {
   take(request: SlotRequest, opts: { mayWait: boolean }): Promise<SlotAnswer>;
-  created(taskId: string): Promise<void>;
+  created(taskId: string, job?: CreatedOnSlot): Promise<void>;
   release(taskId: string, why?: SlotRelease): Promise<void>;
 }

@@ -227,7 +227,10 @@ function capacityMigration(k: KyselyModule): Migration {
           created boolean NOT NULL DEFAULT false,
           granted_at timestamptz NOT NULL DEFAULT now(),
           waited_since timestamptz,
-          checked_at timestamptz
+          checked_at timestamptz,
+          kind text,
+          upstream_task_id text,
+          task_ended boolean NOT NULL DEFAULT false
         )`.execute(db);
       await sql`CREATE INDEX capacity_leases_account ON capacity_leases (platform, account)`.execute(db);
       await sql`CREATE INDEX capacity_leases_owner ON capacity_leases (owner, platform)`.execute(db);

@@ -164,8 +164,13 @@ export interface CapacityLeasesTable {
   granted_at: Generated<Date>;
   /** When the task began to wait, if it waited (the wait-time metric). */
   waited_since: Date | null;
-  /** When a sweep last found its task running. */
+  /** When a sweep last found its task running (or, once its task ended, its job still running). */
   checked_at: Date | null;
+  /** The job made on it (set when it was created): a sweep can ask the platform whether it still runs. */
+  kind: string | null;
+  upstream_task_id: string | null;
+  /** The task ended while its job ran on (a cancel the platform could not carry out): held until the job ends. */
+  task_ended: Generated<boolean>;
 }
 
 /** A task waiting for a slot on any of its candidate accounts: first in, first out within a key; fair across keys. */

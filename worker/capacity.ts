@@ -5,6 +5,9 @@
  * accounts' limits are not enforced, and the worker says so at start.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { AccountPools } from '../activities';
+import type { Kind } from '../core/task';
+import { UpstreamError } from '../platforms/upstream-error';
 import { SlotDispatcher, type TaskSignals } from '../capacity/dispatcher';
 import { SlotStore, type ConfiguredLimit } from '../capacity/slots';
 import { CAPACITY_GRANTED_SIGNAL } from '../core/capacity';
@@ -29,9 +32,23 @@ export function configuredLimits(platforms: Record<string, WorkerPlatform>): Con
   return limits;
 }
 
-/** Tasks in Temporal as the dispatcher reaches them: a grant is a signal; a task is open while its latest run runs. */
-export function temporalTaskSignals(client: Client): TaskSignals {
+/**
+ * Tasks in Temporal as the dispatcher reaches them: a grant is a signal; a task is open while its latest run runs. A
+ * job held past its task's end is polled on the account that made it: it runs until the platform says it ended.
+ */
+export function temporalTaskSignals(client: Client, pools: AccountPools): TaskSignals {
   return {
+    async jobRuns(job) {
+      const adapter = pools[job.platform]?.get(job.account)?.adapter;
+      if (!adapter) return false;
+      try {
+        const status = await adapter.poll(job.kind as Kind, job.upstreamTaskId);
+        return status.state !== 'success' && status.state !== 'failed';
+      } catch (err) {
+        // The platform no longer knows the job: it is not running. Anything else: ask again next sweep.
+        return !(err instanceof UpstreamError && err.opts.reason === 'upstream_lost');
+      }
+    },
     async grant(taskId) {
       try {
         await client.workflow.getHandle(taskId).signal(CAPACITY_GRANTED_SIGNAL);
@@ -56,6 +73,7 @@ export async function openCapacity(
   ledger: LedgerDatabase | undefined,
   client: Client,
   platforms: Record<string, WorkerPlatform>,
+  pools: AccountPools,
   metrics: WorkerMetrics,
   logger: Logger,
 ): Promise<SlotDispatcher | undefined> {
@@ -66,7 +84,7 @@ export async function openCapacity(
     return undefined;
   }
   const store = new SlotStore(ledger);
-  const dispatcher = new SlotDispatcher(store, temporalTaskSignals(client), logger, metrics.capacityObserver());
+  const dispatcher = new SlotDispatcher(store, temporalTaskSignals(client, pools), logger, metrics.capacityObserver());
   const limits = configuredLimits(platforms);
   await dispatcher.wake(await store.configure(limits));
   metrics.capacityView = store;
