@@ -5,7 +5,8 @@
  * turning adapter errors into the failures Temporal acts on. Built by a factory from their dependencies so tests can inject
  * fakes; workflows import only the *type* of what this returns.
  */
-import { activityInfo, ApplicationFailure, log } from '@temporalio/activity';
+import { activityInfo, ApplicationFailure, heartbeat, log } from '@temporalio/activity';
+import type { ReconcileDayInput, ReconcileDayOutcome, ReconcileTarget, Reconciliation } from '../core/reconciliation';
 import type { Catalogue } from '../core/catalogue';
 import {
   endsInSuccess,
@@ -92,6 +93,8 @@ export interface ActivityDeps {
    * this worker has no ledger (no DATABASE_URL), and settling is a no-op.
    */
   settle?: (input: SettleInput) => Promise<string>;
+  /** The ledger against the platforms' records (tasks/reconciliation.ts); absent: no ledger, nothing to reconcile. */
+  reconciliation?: Reconciliation;
 }
 
 /**
@@ -307,6 +310,24 @@ export function createActivities(deps: ActivityDeps) {
      */
     async settleTask(input: SettleInput): Promise<string> {
       return settle ? settle(input) : 'no_ledger';
+    },
+
+    ...reconciliationActivities(deps.reconciliation),
+  };
+}
+
+/** The ledger against the platforms' records (workflows/reconciliation.ts); without a ledger there is nothing to reconcile. */
+function reconciliationActivities(reconciliation: Reconciliation | undefined) {
+  return {
+    /** The platform accounts this worker reconciles: none without a ledger. */
+    async reconciliationTargets(platform?: string, account?: string): Promise<ReconcileTarget[]> {
+      return reconciliation?.targets(platform, account) ?? [];
+    },
+
+    /** One account's day against its platform's record: the report written once, whole (tasks/reconciliation.ts). */
+    async reconcileAccountDay(input: ReconcileDayInput): Promise<ReconcileDayOutcome> {
+      if (!reconciliation) throw ApplicationFailure.nonRetryable('This worker has no ledger (DATABASE_URL) to reconcile', 'no_ledger');
+      return guarded(() => reconciliation.run(input, () => heartbeat()));
     },
   };
 }
