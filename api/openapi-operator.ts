@@ -205,6 +205,22 @@ const differenceSchema = z
   })
   .meta({ id: 'ReconciliationDifference' });
 
+const reportListSchema = z.object({
+  object: z.literal('list'),
+  data: z.array(reportSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  has_more: z.boolean(),
+});
+
+const runAnswerSchema = z.object({
+  object: z.literal('reconciliation_run'),
+  workflow_id: z.string(),
+  day: z.string(),
+  platform: z.string().nullable(),
+  account: z.string().nullable(),
+});
+
 function registerReconciliations(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
@@ -213,18 +229,7 @@ function registerReconciliations(registry: OpenAPIRegistry): void {
     security: ADMIN_SECURITY,
     request: { query: reconciliationListQuerySchema },
     responses: {
-      200: {
-        description: 'A page of reports',
-        content: json(
-          z.object({
-            object: z.literal('list'),
-            data: z.array(reportSchema),
-            total: z.number().int(),
-            page: z.number().int(),
-            has_more: z.boolean(),
-          }),
-        ),
-      },
+      200: { description: 'A page of reports', content: json(reportListSchema) },
       400: error('Invalid parameter (error.param names it)'),
       503: error('No database is configured (database_not_configured)'),
       ...ADMIN_ERRORS,
@@ -237,18 +242,7 @@ function registerReconciliations(registry: OpenAPIRegistry): void {
     security: ADMIN_SECURITY,
     request: { body: { content: json(reconciliationRunSchema), required: false } },
     responses: {
-      202: {
-        description: 'Started (or already running): the reports appear as each account is done',
-        content: json(
-          z.object({
-            object: z.literal('reconciliation_run'),
-            workflow_id: z.string(),
-            day: z.string(),
-            platform: z.string().nullable(),
-            account: z.string().nullable(),
-          }),
-        ),
-      },
+      202: { description: 'Started (or already running): the reports appear as each account is done', content: json(runAnswerSchema) },
       400: error('Invalid body (error.param names the field): a malformed day, a day after today, an unknown platform'),
       503: error('No database is configured (database_not_configured)'),
       ...ADMIN_ERRORS,
