@@ -48,11 +48,15 @@ const DAY_MS = 86_400_000;
 const PLAIN_ID = /^[A-Za-z0-9._:-]{1,200}$/;
 
 /** `pace()` before every request: at most `perSecond` of them a second. */
-export function pacer(perSecond: number, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): () => Promise<void> {
+export function pacer(
+  perSecond: number,
+  sleep = (ms: number) => new Promise((r) => setTimeout(r, ms)),
+  clock: () => number = Date.now,
+): () => Promise<void> {
   const gap = 1000 / perSecond;
   let next = 0;
   return async () => {
-    const now = Date.now();
+    const now = clock();
     const at = Math.max(now, next);
     next = at + gap;
     if (at > now) await sleep(at - now);
