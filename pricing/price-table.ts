@@ -43,7 +43,8 @@ const billing = {
     .strictObject({ per_million: rate, tokens_per_second: z.record(z.string().min(1), z.number().positive()).optional() })
     .optional(),
 };
-const someBilling = (p: { per_second?: unknown; per_image?: unknown; per_token?: unknown }) => Boolean(p.per_second || p.per_image || p.per_token);
+const someBilling = (p: { per_second?: unknown; per_image?: unknown; per_token?: unknown }) =>
+  Boolean(p.per_second || p.per_image || p.per_token);
 
 /** A tier's rates (`flex`: platform V's offline tier), in the entry's currency; its own source where it has one. */
 const tierEntry = z

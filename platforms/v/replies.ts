@@ -48,8 +48,7 @@ export function fromVTask(task: ArkTask): UpstreamStatus {
         state: 'failed',
         failure: {
           reason: 'expired',
-          message:
-            'The deadline passed before the platform ran the job: it stopped it unfinished (status expired); nothing was billed',
+          message: 'The deadline passed before the platform ran the job: it stopped it unfinished (status expired); nothing was billed',
           code: 'expired',
         },
       };

@@ -15,13 +15,10 @@ export const V_FLEX_DEADLINE_MAX_S = 259_200;
 export const V_FLEX_DEADLINE_DEFAULT_S = 172_800;
 
 export const vVideoFields = {
-  service_tier: z
-    .enum(['standard', 'draft', 'flex'])
-    .optional()
-    .meta({
-      description:
-        'standard (default); draft: a 480p preview; flex: platform V\'s offline tier, run within deadline_seconds at the offline price (docs/platforms/v.md#the-offline-tier)',
-    }),
+  service_tier: z.enum(['standard', 'draft', 'flex']).optional().meta({
+    description:
+      "standard (default); draft: a 480p preview; flex: platform V's offline tier, run within deadline_seconds at the offline price (docs/platforms/v.md#the-offline-tier)",
+  }),
   deadline_seconds: z
     .number()
     .int()

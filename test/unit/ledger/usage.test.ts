@@ -182,7 +182,12 @@ describe('tasks without a price are never money: `unpriced` counts them, `cost` 
     const r = await get(`/v1/usage?start=${today}`, MIXED);
     const estimate = loadTaskPricing(catalogue, {}).estimateTaskCost(V20).cost!.amount / 1e6;
     expect(
-      r.body.data.map((row: { model: string; tasks: number; unpriced: number; cost: unknown }) => [row.model, row.tasks, row.unpriced, row.cost]),
+      r.body.data.map((row: { model: string; tasks: number; unpriced: number; cost: unknown }) => [
+        row.model,
+        row.tasks,
+        row.unpriced,
+        row.cost,
+      ]),
     ).toEqual([
       // V20 has a price (in CNY): its tasks are money, whatever the budget's currency.
       ['V20', 2, 0, { CNY: 1 + estimate }],
@@ -191,12 +196,17 @@ describe('tasks without a price are never money: `unpriced` counts them, `cost` 
     // Nothing counted against the USD budget: all three count at zero there.
     expect(r.body.budget).toMatchObject({ currency: 'USD', period: 'day', spent: 0, unpriced: 3 });
     const csv = await get(`/v1/usage?start=${today}`, MIXED, { Accept: 'text/csv' });
-    expect(csv.body.split('\n').slice(1, 3)).toEqual([`V20,2,1,0,1,0,8,0,0,,${1 + estimate}`, 'vendor-video-1-0-pro-250528,1,1,0,0,1,5,0,0,,']);
+    expect(csv.body.split('\n').slice(1, 3)).toEqual([
+      `V20,2,1,0,1,0,8,0,0,,${1 + estimate}`,
+      'vendor-video-1-0-pro-250528,1,1,0,0,1,5,0,0,,',
+    ]);
   });
 
   test('in GET /admin/v1/usage per key: priced currencies, plus the unpriced tasks counted apart', async () => {
     const r = await get(`/admin/v1/usage?start=${today}`, ADMIN_TOKEN);
-    const rows = Object.fromEntries(r.body.data.map((row: { key: string; unpriced: number; cost: unknown }) => [row.key, [row.unpriced, row.cost]]));
+    const rows = Object.fromEntries(
+      r.body.data.map((row: { key: string; unpriced: number; cost: unknown }) => [row.key, [row.unpriced, row.cost]]),
+    );
     expect(rows.mixed).toEqual([1, { CNY: expect.any(Number) }]);
     expect([rows.alice[0], rows.spender[0]]).toEqual([0, 0]);
     const byModel = await get(`/admin/v1/usage?start=${today}&key=mixed&group_by=model`, ADMIN_TOKEN, { Accept: 'text/csv' });
@@ -209,7 +219,11 @@ describe('tasks without a price are never money: `unpriced` counts them, `cost` 
       { taskId: 'm4', keyId: 'late', platform: 'V', model: 'model-t', estimatedMicros: 0, currency: 'USD', unpriced: 'no_price' },
       undefined,
     );
-    expect((await get(`/admin/v1/usage?key=late&start=${today}`, ADMIN_TOKEN)).body.data[0]).toMatchObject({ running: 1, unpriced: 1, cost: null });
+    expect((await get(`/admin/v1/usage?key=late&start=${today}`, ADMIN_TOKEN)).body.data[0]).toMatchObject({
+      running: 1,
+      unpriced: 1,
+      cost: null,
+    });
     await settleTask(ledger, 'm4', { outcome: 'success', finalMicros: 700_000, priced: true, tokens: 10 });
     expect((await get(`/admin/v1/usage?key=late&start=${today}`, ADMIN_TOKEN)).body.data[0]).toMatchObject({
       running: 0,

@@ -249,7 +249,12 @@ describe("the offline tier (V's service_tier flex): its own price, never the onl
   const v15 = record('video', 'vendor-video-1-5-pro-251215');
   const WITH_FLEX: ModelPrice = {
     ...PER_TOKEN,
-    tiers: { flex: { source: 'offline test', perToken: { perMillion: { silent: micros(7.5), sound: micros(15) }, tokensPerSecond: { '720p': 20592 } } } },
+    tiers: {
+      flex: {
+        source: 'offline test',
+        perToken: { perMillion: { silent: micros(7.5), sound: micros(15) }, tokensPerSecond: { '720p': 20592 } },
+      },
+    },
   };
   const flex = { kind: 'video', model: 'vendor-video-1-5-pro-251215', duration: 5, resolution: '720p', service_tier: 'flex' } as const;
 
@@ -261,7 +266,9 @@ describe("the offline tier (V's service_tier flex): its own price, never the onl
       estimated: false,
     });
     // The same request online: the online rate.
-    expect(finalTaskCost({ ...flex, service_tier: 'standard' }, v15, WITH_FLEX, { tokens: 100_000 }, 'success').cost!.amount).toBe(1_500_000);
+    expect(finalTaskCost({ ...flex, service_tier: 'standard' }, v15, WITH_FLEX, { tokens: 100_000 }, 'success').cost!.amount).toBe(
+      1_500_000,
+    );
   });
 
   test('a flex request on a price without a flex tier has no price at all (null), never the online figure', () => {

@@ -98,7 +98,10 @@ describe('PRICES_FILE', () => {
 
   test.each([
     [{ 'GV-3.1': { currency: 'USD', source: 'x', per_second: { '*': 1 }, tiers: { flex: {} } } }, /GV-3\.1\.tiers\.flex: give per_second/],
-    [{ 'GV-3.1': { currency: 'USD', source: 'x', per_second: { '*': 1 }, tiers: { night: { per_second: { '*': 1 } } } } }, /GV-3\.1\.tiers: .*night/],
+    [
+      { 'GV-3.1': { currency: 'USD', source: 'x', per_second: { '*': 1 }, tiers: { night: { per_second: { '*': 1 } } } } },
+      /GV-3\.1\.tiers: .*night/,
+    ],
     [{ 'GV-3.1': { currency: 'EUR', source: 'x', per_second: { '*': 1 } } }, /PRICES_FILE: .*GV-3\.1\.currency/],
     [
       { 'GV-3.1': { currency: 'USD', source: 'x', per_second: { '720p': -1 } } },

@@ -70,8 +70,16 @@ describe("the offline tier (service_tier flex, deadline_seconds): V's documented
     ['2.0 does not take flex', 'service_tier', { model: V20, prompt: 'x', duration: 5, service_tier: 'flex' }],
     ['2.0 fast does not take flex', 'service_tier', { model: V20F, prompt: 'x', duration: 5, service_tier: 'flex' }],
     ['a deadline under 3600 s', 'deadline_seconds', { model: V15, prompt: 'x', duration: 5, service_tier: 'flex', deadline_seconds: 3599 }],
-    ['a deadline over 259200 s', 'deadline_seconds', { model: V15, prompt: 'x', duration: 5, service_tier: 'flex', deadline_seconds: 259_201 }],
-    ['a deadline that is not whole seconds', 'deadline_seconds', { model: V15, prompt: 'x', duration: 5, service_tier: 'flex', deadline_seconds: 4000.5 }],
+    [
+      'a deadline over 259200 s',
+      'deadline_seconds',
+      { model: V15, prompt: 'x', duration: 5, service_tier: 'flex', deadline_seconds: 259_201 },
+    ],
+    [
+      'a deadline that is not whole seconds',
+      'deadline_seconds',
+      { model: V15, prompt: 'x', duration: 5, service_tier: 'flex', deadline_seconds: 4000.5 },
+    ],
     ['a deadline without flex', 'deadline_seconds', { model: V15, prompt: 'x', duration: 5, deadline_seconds: 7200 }],
     ['a deadline with draft', 'deadline_seconds', { model: V15, prompt: 'x', duration: 5, service_tier: 'draft', deadline_seconds: 7200 }],
   ])('%s → 400 %s', (_name, param, body) => {
