@@ -286,11 +286,15 @@ export async function startReconciliation(
   input: { day: string; platform?: string; account?: string },
 ): Promise<string> {
   const workflowId = [RECONCILIATION_SCHEDULE_ID, input.day, input.platform, input.account].filter(Boolean).join('-');
+  const args: ReconciliationInput = {
+    day: input.day,
+    ...(input.platform ? { only: { platform: input.platform, ...(input.account ? { account: input.account } : {}) } } : {}),
+  };
   try {
     await client.workflow.start(RECONCILIATION_WORKFLOW_TYPE, {
       workflowId,
       taskQueue,
-      args: [input satisfies ReconciliationInput],
+      args: [args],
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       workflowExecutionTimeout: '12 hours',
     });

@@ -5,9 +5,9 @@
  * many there are. Each activity is idempotent (a report is written once, whole), so a retry after a worker died
  * mid-run ends with one complete report. Deterministic: the day comes from the workflow's own clock.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { dayBefore, type ReconcileDayOutcome, type ReconciliationInput } from '../core/reconciliation';
+import { dayBefore, type ReconcileDayOutcome, type ReconcileTarget, type ReconciliationInput } from '../core/reconciliation';
 
 const { reconciliationTargets } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
@@ -22,10 +22,27 @@ const { reconcileAccountDay } = proxyActivities<Activities>({
   retry: { initialInterval: '10s', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 20 },
 });
 
-export async function reconciliationWorkflow(input: ReconciliationInput = {}): Promise<{ day: string; reports: ReconcileDayOutcome[] }> {
+/** An account whose day could not be reconciled (its platform refused the listing for good, say): run it again on demand. */
+export interface ReconcileFailure extends ReconcileTarget {
+  error: string;
+}
+
+export async function reconciliationWorkflow(
+  input: ReconciliationInput = {},
+): Promise<{ day: string; reports: ReconcileDayOutcome[]; failed: ReconcileFailure[] }> {
   const day = input.day ?? dayBefore(Date.now());
-  const targets = await reconciliationTargets(input.platform, input.account);
+  const targets = await reconciliationTargets(input.only?.platform, input.only?.account);
   const reports: ReconcileDayOutcome[] = [];
-  for (const target of targets) reports.push(await reconcileAccountDay({ ...target, day }));
-  return { day, reports };
+  const failed: ReconcileFailure[] = [];
+  for (const target of targets) {
+    try {
+      reports.push(await reconcileAccountDay({ ...target, day }));
+    } catch (err) {
+      // One account's final failure (its retries spent, or a refusal that no retry mends) does not keep the others
+      // from being reconciled; it is in the run's result, and the account has no report for the day.
+      if (!(err instanceof ActivityFailure)) throw err;
+      failed.push({ ...target, error: err.cause?.message ?? err.message });
+    }
+  }
+  return { day, reports, failed };
 }
