@@ -13,7 +13,7 @@
 import type { PlatformAdapter } from '../platforms/platform';
 import { UpstreamError } from '../platforms/upstream-error';
 
-export type AdapterOperation = 'submit' | 'findSubmitted' | 'poll' | 'cancel' | 'pullEvents' | 'confirmEvents';
+export type AdapterOperation = 'submit' | 'findSubmitted' | 'poll' | 'cancel' | 'pullEvents' | 'confirmEvents' | 'records';
 
 export interface AdapterObserver {
   /** Called when a call starts; the returned function is called once when it ends. */
@@ -53,6 +53,10 @@ export function decorateAdapter(platform: string, adapter: PlatformAdapter, obse
     poll: observed('poll', adapter.poll.bind(adapter)),
   };
   if (adapter.findSubmitted) decorated.findSubmitted = observed('findSubmitted', adapter.findSubmitted.bind(adapter));
+  if (adapter.records) {
+    const records = adapter.records;
+    decorated.records = { jobs: observed('records', records.jobs.bind(records)), job: observed('records', records.job.bind(records)) };
+  }
   if (adapter.events) {
     const events = adapter.events;
     decorated.events = {

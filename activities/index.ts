@@ -5,8 +5,9 @@
  * turning adapter errors into the failures Temporal acts on. Built by a factory from their dependencies so tests can inject
  * fakes; workflows import only the *type* of what this returns.
  */
-import { activityInfo, ApplicationFailure, log } from '@temporalio/activity';
+import { activityInfo, ApplicationFailure, heartbeat, log } from '@temporalio/activity';
 import type { CapacityGate } from '../core/capacity';
+import type { ReconcileDayInput, ReconcileDayOutcome, ReconcileTarget, Reconciliation } from '../core/reconciliation';
 import type { Catalogue } from '../core/catalogue';
 import {
   endsInSuccess,
@@ -95,6 +96,8 @@ export interface ActivityDeps {
   settle?: (input: SettleInput) => Promise<string>;
   /** The platforms' capacity (capacity/dispatcher.ts): slots taken by the submit, given back when a job ends. */
   capacity?: CapacityGate;
+  /** The ledger against the platforms' records (tasks/reconciliation.ts); absent: no ledger, nothing to reconcile. */
+  reconciliation?: Reconciliation;
 }
 
 /**
@@ -337,6 +340,24 @@ export function createActivities(deps: ActivityDeps) {
       // when its job runs on upstream (billed although the task did not succeed), held until that job ends.
       await deps.capacity?.release(input.taskId, { jobRunsOn: input.outcome !== 'success' && input.billed === true });
       return settle ? settle(input) : 'no_ledger';
+    },
+
+    ...reconciliationActivities(deps.reconciliation),
+  };
+}
+
+/** The ledger against the platforms' records (workflows/reconciliation.ts); without a ledger there is nothing to reconcile. */
+function reconciliationActivities(reconciliation: Reconciliation | undefined) {
+  return {
+    /** The platform accounts this worker reconciles: none without a ledger. */
+    async reconciliationTargets(platform?: string, account?: string): Promise<ReconcileTarget[]> {
+      return reconciliation?.targets(platform, account) ?? [];
+    },
+
+    /** One account's day against its platform's record: the report written once, whole (tasks/reconciliation.ts). */
+    async reconcileAccountDay(input: ReconcileDayInput): Promise<ReconcileDayOutcome> {
+      if (!reconciliation) throw ApplicationFailure.nonRetryable('This worker has no ledger (DATABASE_URL) to reconcile', 'no_ledger');
+      return guarded(() => reconciliation.run(input, () => heartbeat()));
     },
   };
 }

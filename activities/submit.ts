@@ -596,7 +596,7 @@ export function createSubmitActivity({
     // The task's timing is settled here, by its first submit, and recorded in the history with the job: its deadline
     // (the same for every platform of a kind) now, its polling once the serving member is known.
     const firstTiming = timingFor(request.kind, members[0]!.platform);
-    const deadlineAt = input.deadlineAt ?? (input.taskStartedAt ?? info.scheduledTimestampMs) + firstTiming.deadlineMs;
+    const deadlineAt = input.deadlineAt ?? (input.taskStartedAt ?? info.scheduledTimestampMs) + taskDeadlineMs(request, firstTiming);
     let progress: SubmitProgress = { phase: 'reconciling', ...memory };
     const ticker = setInterval(() => heartbeat(progress), SUBMIT_HEARTBEAT_MS);
     const attempt: Attempt = {
@@ -638,6 +638,16 @@ export function createSubmitActivity({
       clearInterval(ticker);
     }
   } as SubmitActivity;
+}
+
+/**
+ * How long the task may take: the worker's deadline for its kind, or, for a request that names the platform's own
+ * window (`deadline_seconds`: V's offline tier, docs/platforms/v.md#the-offline-tier), that window plus the worker's
+ * deadline as a margin, so the platform's `expired` is seen before the task's own deadline would end it.
+ */
+export function taskDeadlineMs(request: GenerationRequest, timing: PollTiming): number {
+  const own = (request as { deadline_seconds?: unknown }).deadline_seconds;
+  return typeof own === 'number' ? own * 1000 + timing.deadlineMs : timing.deadlineMs;
 }
 
 /** One attempt's course: past the deadline only a lookup; after an earlier attempt, its job looked for first; then a send. */

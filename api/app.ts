@@ -28,6 +28,7 @@ import { eventRoutes } from './routes/events';
 import { webhookRoutes } from './routes/webhooks';
 import { consoleRoutes } from './console';
 import { adminOperationRoutes } from './routes/admin-operations';
+import { adminReconciliationRoutes } from './routes/admin-reconciliations';
 import { sessionRoutes, signInRoutes } from './routes/admin-sessions';
 import { adminTaskRoutes } from './routes/admin-tasks';
 
@@ -68,6 +69,7 @@ function operatorRouters(deps: AppDeps) {
   sessionRoutes(admin, deps);
   adminTaskRoutes(admin, deps);
   adminOperationRoutes(admin, deps);
+  adminReconciliationRoutes(admin, deps);
   return { signIn, admin, consolePages: consoleRoutes(deps.consoleDir) };
 }
 

@@ -83,6 +83,8 @@ export interface AppDeps {
   managedKeys?: ManagedKeys;
   /** The ledger's reads of budgets and usage (DATABASE_URL); unset: no budget, no usage. */
   taskLedger?: TaskLedger;
+  /** Starts a reconciliation run on demand (tasks/reconciliation.ts startReconciliation); unset: the admin API cannot. */
+  reconciliations?: { start(input: { day: string; platform?: string; account?: string }): Promise<string> };
   /**
    * Whether a refused callback names a job of ours (core/task-hints.ts namesJobOfOurs, against Temporal); unset:
    * none does, so every refused callback counts as forged (api/callback-verification.ts).

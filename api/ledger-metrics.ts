@@ -1,11 +1,13 @@
 /**
- * The ledger's gauge on the API's /metrics: how many keys have committed more than 80 % of their
- * budget in the current period, read from the database on each scrape (one query). Spend and tasks by platform
+ * The ledger's gauges on the API's /metrics: how many keys have committed more than 80 % of their
+ * budget in the current period, and each platform account's orphan jobs in its latest reconciliation report
+ * (tasks/reconciliation.ts), read from the database on each scrape (one query each). Spend and tasks by platform
  * and model are counted where tasks are settled, on the worker's /metrics (worker/worker-metrics.ts).
  */
 import { Gauge, type Registry } from 'prom-client';
 import { periodKey } from '../ledger/entries';
 import { budgetRowKey, currentCommitted } from '../ledger/usage';
+import { latestOrphans } from '../ledger/reconciliations';
 import type { KeyStore } from '../keys/api-keys';
 import type { TaskLedger } from '../tasks/task-ledger';
 
@@ -34,6 +36,16 @@ export function registerLedgerMetrics(registry: Registry, keys: KeyStore, ledger
     registers: [registry],
     async collect() {
       this.set(await keysNearBudget(keys, ledger));
+    },
+  });
+  new Gauge({
+    name: 'mediagate_reconciliation_orphan_jobs',
+    help: 'Jobs a platform account ran that no task of this gateway owns, in the account’s latest reconciliation report (alert when above 0)',
+    labelNames: ['platform', 'account'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const r of await latestOrphans(ledger.ledger)) this.set({ platform: r.platform, account: r.account }, r.orphans);
     },
   });
 }

@@ -4,6 +4,7 @@
  * API_SHUTDOWN_GRACE_MS: a second before the grace period ends, sync waits still in progress are answered
  * 503 naming their task_id (the tasks keep running), then remaining connections are closed and it exits.
  */
+import { startReconciliation } from '../tasks/reconciliation';
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { ConfigError } from '../core/config';
@@ -216,6 +217,7 @@ async function main(): Promise<void> {
     callbackJobCheck: (platform, hint) => namesJobOfOurs(client, platform, hint),
     managedKeys,
     taskLedger,
+    reconciliations: { start: (input) => startReconciliation(client, config.TEMPORAL_TASK_QUEUE, input) },
   });
 
   const server = createApiServer(app.callback(), { syncTimeoutMs: config.SYNC_TIMEOUT_MS });

@@ -129,11 +129,16 @@ const usageRow = z
     unpriced: z
       .number()
       .int()
-      .describe('Tasks counted at zero: their model has no known price, or their price is in another currency than the key’s budget'),
+      .describe('Tasks without a price (their model has none this gateway knows): left out of `cost`, never counted as money'),
     seconds: z.number(),
     images: z.number().int(),
     tokens: z.number().int(),
-    cost: z.record(z.string(), z.number()).describe('Per currency (USD, CNY): final costs, and the estimates of tasks still running'),
+    cost: z
+      .record(z.string(), z.number())
+      .nullable()
+      .describe(
+        'Per currency (USD, CNY), of the priced tasks only: final costs, and the estimates of tasks still running; null when no task of the group has a price',
+      ),
   })
   .catchall(z.string().nullable())
   .describe(

@@ -22,6 +22,7 @@ import {
   taskListQuerySchema,
 } from './admin-console-schemas';
 import { ADMIN_ERRORS, ADMIN_SECURITY } from './openapi-admin';
+import { reconciliationListQuerySchema, reconciliationRunSchema } from './routes/admin-reconciliations';
 import { errorSchema, taskRecordSchema } from './response-schemas';
 
 const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
@@ -169,8 +170,102 @@ function registerOperations(registry: OpenAPIRegistry): void {
   });
 }
 
+const reportSchema = z
+  .object({
+    object: z.literal('reconciliation'),
+    id: z.string(),
+    platform: z.string(),
+    account: z.string(),
+    day: z.string().describe('The UTC day reconciled (YYYY-MM-DD)'),
+    status: z
+      .enum(['complete', 'not_available'])
+      .describe('not_available: the platform offers no record the gateway can read (note says why)'),
+    source: z.string().describe('What the platform’s record was read from'),
+    note: z.string().nullable(),
+    platform_jobs: z.number().int().describe('Jobs in the platform’s record of the day'),
+    ledger_tasks: z.number().int().describe('Tasks of the account started that day'),
+    differences: z.object({
+      orphan: z.number().int().describe('Jobs the platform ran that no task of ours owns'),
+      missing: z.number().int().describe('Tasks we billed that the platform has no record of'),
+      usage: z.number().int().describe('Jobs whose usage (tokens, seconds, images) or billing differs'),
+      total: z.number().int().describe('Day totals that differ beyond the stated tolerance'),
+    }),
+    created_at: z.string(),
+  })
+  .meta({ id: 'ReconciliationReport' });
+
+const differenceSchema = z
+  .object({
+    kind: z.enum(['orphan', 'missing', 'usage', 'total']),
+    upstream_task_id: z.string().nullable(),
+    task_id: z.string().nullable(),
+    model: z.string().nullable(),
+    at: z.string().nullable().describe('When the job (or task) was created'),
+    details: z.unknown().describe('The two sides’ figures, the platform’s status, or an orphan’s usage'),
+  })
+  .meta({ id: 'ReconciliationDifference' });
+
+const reportListSchema = z.object({
+  object: z.literal('list'),
+  data: z.array(reportSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  has_more: z.boolean(),
+});
+
+const runAnswerSchema = z.object({
+  object: z.literal('reconciliation_run'),
+  workflow_id: z.string(),
+  day: z.string(),
+  platform: z.string().nullable(),
+  account: z.string().nullable(),
+});
+
+function registerReconciliations(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'get',
+    path: '/admin/v1/reconciliations',
+    summary: 'The reconciliation reports: each platform account’s day against the platform’s own record, newest day first',
+    security: ADMIN_SECURITY,
+    request: { query: reconciliationListQuerySchema },
+    responses: {
+      200: { description: 'A page of reports', content: json(reportListSchema) },
+      400: error('Invalid parameter (error.param names it)'),
+      503: error('No database is configured (database_not_configured)'),
+      ...ADMIN_ERRORS,
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/admin/v1/reconciliations',
+    summary: 'Reconcile a day now (default: yesterday): every account, or one platform’s; a day already reported is not reported again',
+    security: ADMIN_SECURITY,
+    request: { body: { content: json(reconciliationRunSchema), required: false } },
+    responses: {
+      202: { description: 'Started (or already running): the reports appear as each account is done', content: json(runAnswerSchema) },
+      400: error('Invalid body (error.param names the field): a malformed day, a day after today, an unknown platform'),
+      503: error('No database is configured (database_not_configured)'),
+      ...ADMIN_ERRORS,
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/admin/v1/reconciliations/{id}',
+    summary: 'One report with its differences, orphans first',
+    security: ADMIN_SECURITY,
+    request: { params: z.object({ id: z.string().describe('The report id (rec_<platform>_<day>_<account>)') }) },
+    responses: {
+      200: { description: 'The report', content: json(reportSchema.extend({ items: z.array(differenceSchema) })) },
+      404: error('No such report'),
+      503: error('No database is configured (database_not_configured)'),
+      ...ADMIN_ERRORS,
+    },
+  });
+}
+
 export function registerOperator(registry: OpenAPIRegistry): void {
   registerSessions(registry);
   registerTasks(registry);
   registerOperations(registry);
+  registerReconciliations(registry);
 }

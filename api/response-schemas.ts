@@ -38,16 +38,28 @@ export const costSchema = z
 
 const rateSchema = z.union([z.number(), z.object({ silent: z.number(), sound: z.number() })]);
 
+const billingRates = {
+  per_second: z.record(z.string(), rateSchema).optional().describe('Video: per second, by resolution (`*`: any other)'),
+  per_image: z.record(z.string(), z.number()).optional().describe('Per image, by quality or size (`*`: any other)'),
+  per_token: z
+    .object({ per_million: rateSchema, tokens_per_second: z.record(z.string(), z.number()).optional() })
+    .optional()
+    .describe('Per million tokens the platform reports; tokens_per_second (by resolution) for estimates'),
+};
+
 export const priceSchema = z
   .object({
     currency: currencySchema,
     source: z.string().describe("The public page the price was read from, or the operator's note (PRICES_FILE)"),
-    per_second: z.record(z.string(), rateSchema).optional().describe('Video: per second, by resolution (`*`: any other)'),
-    per_image: z.record(z.string(), z.number()).optional().describe('Per image, by quality or size (`*`: any other)'),
-    per_token: z
-      .object({ per_million: rateSchema, tokens_per_second: z.record(z.string(), z.number()).optional() })
-      .optional()
-      .describe('Per million tokens the platform reports; tokens_per_second (by resolution) for estimates'),
+    ...billingRates,
+    tiers: z
+      .object({
+        flex: z
+          .object({ source: z.string().optional(), ...billingRates })
+          .optional()
+          .describe('Platform V’s offline tier (service_tier flex): its own rates in the same currency; absent: flex tasks have no price'),
+      })
+      .optional(),
   })
   .nullable()
   .meta({ id: 'Price', description: 'What the model costs; null when no price is known (docs/api.md "Usage and cost")' });
@@ -81,7 +93,7 @@ export const taskErrorSchema = z
     code: z
       .string()
       .describe(
-        'content_policy, invalid_request, upstream_failed, upstream_unavailable, upstream_auth, insufficient_balance, deadline_exceeded, capacity_timeout, cancelled, terminated',
+        'content_policy, invalid_request, upstream_failed, upstream_unavailable, upstream_auth, insufficient_balance, deadline_exceeded, capacity_timeout, expired, cancelled, terminated',
       ),
     upstream_code: z.string().optional().describe("The platform's own error code"),
   })

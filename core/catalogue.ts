@@ -18,6 +18,8 @@ export const CAPABILITIES = [
   'reference_audio',
   'sound',
   'draft',
+  /** Platform V's offline tier (`service_tier: "flex"`): a job run within a deadline at a lower price. */
+  'flex',
   'web_search',
   'video_editing',
   'text_to_image',

@@ -44,6 +44,11 @@ export const FAILURE_REASONS = [
    * created upstream and nothing is paid.
    */
   'capacity_timeout',
+  /**
+   * The platform's own deadline for the job passed before it ran it (V's `expired`: an offline job's
+   * `deadline_seconds`, or the window the task's deadline set): final, and not billed.
+   */
+  'expired',
   'cancelled',
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];

@@ -63,6 +63,7 @@ export function ledgerMigrations(k: KyselyModule): Record<string, Migration> {
     '2026-11-29-006-console-sessions-and-account-states': consoleMigration(k),
     '2026-11-29-007-routes-and-served-by': routesMigration(k),
     '2026-11-30-008-capacity': capacityMigration(k),
+    '2026-11-30-009-reconciliations': reconciliationsMigration(k),
   };
 }
 
@@ -247,6 +248,49 @@ function capacityMigration(k: KyselyModule): Migration {
         )`.execute(db);
       await sql`CREATE INDEX capacity_waiters_accounts ON capacity_waiters USING gin (accounts)`.execute(db);
       await sql`CREATE INDEX capacity_waiters_owner_seq ON capacity_waiters (owner, seq)`.execute(db);
+    },
+  };
+}
+
+/**
+ * Reconciliation (tasks/reconciliation.ts): one report per platform, account and UTC day — the unique key makes a
+ * second run of the same day write nothing — and its differences, each of one of four kinds.
+ */
+function reconciliationsMigration(k: KyselyModule): Migration {
+  const { sql } = k;
+  return {
+    async up(db: Kysely<unknown>) {
+      await sql`
+        CREATE TABLE reconciliation_reports (
+          id text PRIMARY KEY,
+          platform text NOT NULL,
+          account text NOT NULL,
+          day date NOT NULL,
+          status text NOT NULL CHECK (status IN ('complete', 'not_available')),
+          source text NOT NULL,
+          note text,
+          platform_jobs integer NOT NULL DEFAULT 0,
+          ledger_tasks integer NOT NULL DEFAULT 0,
+          orphans integer NOT NULL DEFAULT 0,
+          missing integer NOT NULL DEFAULT 0,
+          usage_differences integer NOT NULL DEFAULT 0,
+          total_differences integer NOT NULL DEFAULT 0,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          UNIQUE (platform, account, day)
+        )`.execute(db);
+      await sql`
+        CREATE TABLE reconciliation_differences (
+          id bigserial PRIMARY KEY,
+          report_id text NOT NULL REFERENCES reconciliation_reports (id),
+          kind text NOT NULL CHECK (kind IN ('orphan', 'missing', 'usage', 'total')),
+          upstream_task_id text,
+          task_id text,
+          model text,
+          at timestamptz,
+          details jsonb NOT NULL
+        )`.execute(db);
+      await sql`CREATE INDEX reconciliation_differences_report ON reconciliation_differences (report_id)`.execute(db);
+      await sql`CREATE INDEX reconciliation_reports_day ON reconciliation_reports (day DESC)`.execute(db);
     },
   };
 }

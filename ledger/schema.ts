@@ -198,6 +198,44 @@ export interface LedgerSchema {
   capacity_accounts: CapacityAccountsTable;
   capacity_leases: CapacityLeasesTable;
   capacity_waiters: CapacityWaitersTable;
+  reconciliation_reports: ReconciliationReportsTable;
+  reconciliation_differences: ReconciliationDifferencesTable;
+}
+
+/** One reconciliation of a platform account's UTC day (tasks/reconciliation.ts): written once, whole. */
+export interface ReconciliationReportsTable {
+  id: string;
+  platform: string;
+  account: string;
+  /** The UTC day, YYYY-MM-DD (a date column, read as text). */
+  day: ColumnType<string, string, never>;
+  /** `not_available`: the platform offers no record the gateway can read (`note` says why). */
+  status: 'complete' | 'not_available';
+  /** What the platform's record was read from (`V task list`, …). */
+  source: string;
+  note: string | null;
+  platform_jobs: number;
+  ledger_tasks: number;
+  orphans: number;
+  missing: number;
+  usage_differences: number;
+  total_differences: number;
+  created_at: Timestamp;
+}
+
+export const DIFFERENCE_KINDS = ['orphan', 'missing', 'usage', 'total'] as const;
+export type DifferenceKind = (typeof DIFFERENCE_KINDS)[number];
+
+/** One difference a report found. */
+export interface ReconciliationDifferencesTable {
+  id: Generated<string>;
+  report_id: string;
+  kind: DifferenceKind;
+  upstream_task_id: string | null;
+  task_id: string | null;
+  model: string | null;
+  at: Date | null;
+  details: ColumnType<unknown, string, never>;
 }
 
 /** Generated is re-exported for tables that gain generated columns. */

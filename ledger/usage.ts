@@ -30,12 +30,15 @@ export interface UsageRow {
   succeeded: number;
   failed: number;
   running: number;
-  /** Tasks counted at zero: their model has no price, or their price's currency is not the key's budget's. */
+  /** Tasks without a price (their model, or this case of it, has none): left out of `costMicros`, never counted as money. */
   unpriced: number;
   seconds: number;
   images: number;
   tokens: number;
-  /** Micro-units per currency. */
+  /**
+   * Micro-units per currency, of the priced tasks only: a currency appears only when a priced task of it is in the
+   * group, so a group whose tasks are all unpriced has none (shown as `cost: null`, never as 0).
+   */
   costMicros: Partial<Record<Currency, number>>;
 }
 
@@ -55,32 +58,52 @@ function nextDay(day: string): string {
   return d.toISOString().slice(0, 10);
 }
 
+/** One group's figures in one currency, as the query sums them. */
+interface UsageSums {
+  grp: string | null;
+  currency: Currency;
+  tasks: string;
+  succeeded: string;
+  failed: string;
+  running: string;
+  unpriced: string;
+  priced: string;
+  seconds: number | null;
+  images: string | null;
+  tokens: string | null;
+  cost: string | null;
+}
+
+/** Adds one currency's sums to its group's row. */
+function addSums(row: UsageRow, r: UsageSums): void {
+  row.tasks += Number(r.tasks);
+  row.succeeded += Number(r.succeeded);
+  row.failed += Number(r.failed);
+  row.running += Number(r.running);
+  row.unpriced += Number(r.unpriced);
+  row.seconds += Number(r.seconds ?? 0);
+  row.images += Number(r.images ?? 0);
+  row.tokens += Number(r.tokens ?? 0);
+  // An unpriced task's entry carries a currency only as a placeholder (it counts at zero): no money of it is shown.
+  if (Number(r.priced) > 0) row.costMicros[r.currency] = (row.costMicros[r.currency] ?? 0) + Number(r.cost ?? 0);
+}
+
 export async function usage(ledger: LedgerDatabase, q: UsageQuery): Promise<UsageRow[]> {
   const { sql } = ledger.k;
   // The group column comes from the fixed table above (never from input); every value is a bound parameter.
   const group = sql.raw(GROUP_COLUMN[q.groupBy]);
   const byKey = q.keyId === undefined ? sql`` : sql`AND key_id = ${q.keyId}`;
-  const { rows } = await sql<{
-    grp: string | null;
-    currency: Currency;
-    tasks: string;
-    succeeded: string;
-    failed: string;
-    running: string;
-    unpriced: string;
-    seconds: number | null;
-    images: string | null;
-    tokens: string | null;
-    cost: string | null;
-  }>`
+  const { rows } = await sql<UsageSums>`
     SELECT ${group} AS grp, currency,
       count(*) AS tasks,
       count(*) FILTER (WHERE outcome = 'success') AS succeeded,
       count(*) FILTER (WHERE outcome IN ('failed', 'cancelled')) AS failed,
       count(*) FILTER (WHERE state = 'reserved') AS running,
-      count(*) FILTER (WHERE unpriced IS NOT NULL) AS unpriced,
+      count(*) FILTER (WHERE unpriced = 'no_price') AS unpriced,
+      count(*) FILTER (WHERE unpriced IS DISTINCT FROM 'no_price') AS priced,
       sum(seconds) AS seconds, sum(images) AS images, sum(tokens) AS tokens,
-      sum(CASE WHEN state = 'reserved' THEN estimated_micros ELSE final_micros END) AS cost
+      sum(CASE WHEN state = 'reserved' THEN estimated_micros ELSE final_micros END)
+        FILTER (WHERE unpriced IS DISTINCT FROM 'no_price') AS cost
     FROM ledger_entries
     WHERE created_at >= ${`${q.start}T00:00:00Z`}::timestamptz AND created_at < ${`${nextDay(q.end)}T00:00:00Z`}::timestamptz
       AND outcome IS DISTINCT FROM 'never_started' ${byKey}
@@ -100,15 +123,7 @@ export async function usage(ledger: LedgerDatabase, q: UsageQuery): Promise<Usag
       tokens: 0,
       costMicros: {},
     };
-    row.tasks += Number(r.tasks);
-    row.succeeded += Number(r.succeeded);
-    row.failed += Number(r.failed);
-    row.running += Number(r.running);
-    row.unpriced += Number(r.unpriced);
-    row.seconds += Number(r.seconds ?? 0);
-    row.images += Number(r.images ?? 0);
-    row.tokens += Number(r.tokens ?? 0);
-    row.costMicros[r.currency] = (row.costMicros[r.currency] ?? 0) + Number(r.cost ?? 0);
+    addSums(row, r);
     out.set(r.grp, row);
   }
   return [...out.values()];

@@ -60,6 +60,34 @@ export interface PlatformAdapter {
   cancel?(kind: Kind, upstreamTaskId: string): Promise<boolean>;
   /** Present when the platform's announcements are pulled by the gateway rather than pushed to it. */
   events?: PlatformEventQueue;
+  /**
+   * The platform's own record of the account's jobs, for reconciliation (tasks/reconciliation.ts); absent where
+   * the platform offers none the gateway can read job by job (docs/platforms/<x>.md "Reconciliation").
+   */
+  records?: PlatformRecords;
+}
+
+/** One job as the platform's own record shows it. */
+export interface PlatformJobRecord {
+  upstreamTaskId: string;
+  /** When the platform created it (ms since the epoch). */
+  createdAt: number;
+  /** The model as the platform names it. */
+  model?: string;
+  /** The platform's own status word. */
+  status: string;
+  /** Whether the platform bills it (it succeeded). */
+  billed: boolean;
+  /** What the platform reports the job used, where it says. */
+  usage: { tokens?: number; seconds?: number; images?: number };
+}
+
+/** Reading the platform's record of an account's jobs, paced: `pace` is awaited before every request sent. */
+export interface PlatformRecords {
+  /** The account's jobs the platform created in [from, to) (ms since the epoch). */
+  jobs(from: number, to: number, pace: () => Promise<void>): Promise<PlatformJobRecord[]>;
+  /** One job by its id, or null when the platform has no record of it. */
+  job(upstreamTaskId: string, pace: () => Promise<void>): Promise<PlatformJobRecord | null>;
 }
 
 /**

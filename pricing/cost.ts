@@ -7,7 +7,7 @@
  */
 import type { DurationRule, ModelRecord } from '../core/catalogue';
 import type { Kind, ReportedUsage } from '../core/task';
-import { decimalOf, lookup, rateFor, type Currency, type Micros, type ModelPrice } from './price';
+import { decimalOf, lookup, priceForTier, rateFor, type Currency, type Micros, type ModelPrice } from './price';
 
 /** What a task used, in the units its platform bills: video seconds, images, tokens (each where it applies). */
 export interface TaskUsage {
@@ -46,6 +46,8 @@ export interface PricedRequest {
   n?: number;
   size?: string;
   quality?: string;
+  /** The price tier asked for (`flex`: platform V's offline tier, at its own price); absent: the standard one. */
+  service_tier?: string;
 }
 
 /** The price-deciding fields of a validated request (everything else in it is ignored). */
@@ -58,6 +60,7 @@ export function pricedRequest(from: { kind: Kind; model: string; [field: string]
   if (typeof request.n === 'number') out.n = request.n;
   if (typeof request.size === 'string') out.size = request.size;
   if (typeof request.quality === 'string') out.quality = request.quality;
+  if (typeof request.service_tier === 'string') out.service_tier = request.service_tier;
   return out;
 }
 
@@ -131,7 +134,8 @@ function priced(req: PricedRequest, record: ModelRecord, price: ModelPrice | nul
  * platform reports more than the request asked for (docs/api.md "Budgets"). `cost` is null when the model (or
  * this case of it) has no price.
  */
-export function estimateTaskCost(request: PricedRequest, record: ModelRecord, price: ModelPrice | null): UsageAndCost {
+export function estimateTaskCost(request: PricedRequest, record: ModelRecord, modelPrice: ModelPrice | null): UsageAndCost {
+  const price = priceForTier(modelPrice, request.service_tier);
   const { usage, amount } = priced(request, record, price, {});
   return { usage, cost: amount === undefined || !price ? null : { amount, currency: price.currency, estimated: true } };
 }
@@ -150,11 +154,13 @@ export function estimateTaskCost(request: PricedRequest, record: ModelRecord, pr
 export function finalTaskCost(
   request: PricedRequest,
   record: ModelRecord,
-  price: ModelPrice | null,
+  modelPrice: ModelPrice | null,
   reported: ReportedUsage,
   outcome: TaskOutcome,
   billed: boolean = outcome === 'success',
 ): UsageAndCost {
+  // A tier's request is billed at that tier's price, or has none (pricing/price.ts priceForTier).
+  const price = priceForTier(modelPrice, request.service_tier);
   if (outcome !== 'success' && !billed) {
     const usage: TaskUsage = request.kind === 'video' ? { seconds: 0 } : { images: 0 };
     if (price?.perToken) usage.tokens = 0;

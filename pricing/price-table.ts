@@ -25,7 +25,7 @@ import type { Catalogue, ModelRecord } from '../core/catalogue';
 import { configError, optionalString, parseEnv } from '../core/config';
 import type { GenerationRequest, ReportedUsage } from '../core/task';
 import { estimateTaskCost, finalTaskCost, pricedRequest, type PricedRequest, type TaskOutcome, type UsageAndCost } from './cost';
-import { CURRENCIES, decimalOf, hasMicroPrecision, micros, type ModelPrice, type Rate } from './price';
+import { CURRENCIES, decimalOf, hasMicroPrecision, micros, type BillingRates, type ModelPrice, type Rate } from './price';
 
 export const PRICES_FILE_VARIABLE = 'PRICES_FILE';
 
@@ -36,18 +36,30 @@ const amount = z.number().refine(hasMicroPrecision, { message: 'must be a non-ne
 const rate = z.union([amount, z.strictObject({ silent: amount, sound: amount })]);
 const rateTable = z.record(z.string().min(1), rate);
 
+const billing = {
+  per_second: rateTable.optional(),
+  per_image: z.record(z.string().min(1), amount).optional(),
+  per_token: z
+    .strictObject({ per_million: rate, tokens_per_second: z.record(z.string().min(1), z.number().positive()).optional() })
+    .optional(),
+};
+const someBilling = (p: { per_second?: unknown; per_image?: unknown; per_token?: unknown }) =>
+  Boolean(p.per_second || p.per_image || p.per_token);
+
+/** A tier's rates (`flex`: platform V's offline tier), in the entry's currency; its own source where it has one. */
+const tierEntry = z
+  .strictObject({ source: z.string().min(1).optional(), ...billing })
+  .refine(someBilling, { message: 'give per_second, per_image or per_token' });
+
 /** One PRICES_FILE entry (decimal amounts); at least one way of billing. */
 const priceEntry = z
   .strictObject({
     currency: z.enum(CURRENCIES),
     source: z.string().min(1),
-    per_second: rateTable.optional(),
-    per_image: z.record(z.string().min(1), amount).optional(),
-    per_token: z
-      .strictObject({ per_million: rate, tokens_per_second: z.record(z.string().min(1), z.number().positive()).optional() })
-      .optional(),
+    ...billing,
+    tiers: z.strictObject({ flex: tierEntry.optional() }).optional(),
   })
-  .refine((p) => p.per_second || p.per_image || p.per_token, { message: 'give per_second, per_image or per_token' });
+  .refine(someBilling, { message: 'give per_second, per_image or per_token' });
 
 export const pricesFileSchema = z.record(z.string().min(1), priceEntry.nullable());
 
@@ -61,11 +73,21 @@ function mapValues<A, B>(table: Record<string, A>, f: (a: A) => B): Record<strin
   return Object.fromEntries(Object.entries(table).map(([k, v]) => [k, f(v)]));
 }
 
+type BillingEntry = Pick<PriceEntry, 'per_second' | 'per_image' | 'per_token'>;
+
 /** A PRICES_FILE entry (decimals) → a ModelPrice (micros). */
 export function fromPriceEntry(e: PriceEntry): ModelPrice {
+  const flex = e.tiers?.flex;
   return {
     currency: e.currency,
     source: e.source,
+    ...ratesOf(e),
+    ...(flex ? { tiers: { flex: { ...(flex.source ? { source: flex.source } : {}), ...ratesOf(flex) } } } : {}),
+  };
+}
+
+function ratesOf(e: BillingEntry): BillingRates {
+  return {
     ...(e.per_second ? { perSecond: mapValues(e.per_second, toRate) } : {}),
     ...(e.per_image ? { perImage: mapValues(e.per_image, micros) } : {}),
     ...(e.per_token
@@ -85,9 +107,17 @@ function rateJson(r: Rate): number | { silent: number; sound: number } {
 
 /** A ModelPrice as `GET /v1/models` shows it: the same shape PRICES_FILE takes, amounts in decimal units. */
 export function priceJson(p: ModelPrice): PriceEntry {
+  const flex = p.tiers?.flex;
   return {
     currency: p.currency,
     source: p.source,
+    ...ratesJson(p),
+    ...(flex ? { tiers: { flex: { ...(flex.source ? { source: flex.source } : {}), ...ratesJson(flex) } } } : {}),
+  };
+}
+
+function ratesJson(p: BillingRates): BillingEntry {
+  return {
     ...(p.perSecond ? { per_second: mapValues(p.perSecond, rateJson) } : {}),
     ...(p.perImage ? { per_image: mapValues(p.perImage, decimalOf) } : {}),
     ...(p.perToken

@@ -39,20 +39,55 @@ export interface TokenRate {
   readonly tokensPerSecond?: Readonly<Record<string, number>>;
 }
 
-/**
- * What one model costs: one way of billing per kind of output, in one currency, with where it was read.
- * Keys of the per-resolution and per-image tables are lower case; `*` matches any value not listed.
- */
-export interface ModelPrice {
-  readonly currency: Currency;
-  /** The public page the price was read from (or the operator's note, for a PRICES_FILE entry). */
-  readonly source: string;
+/** How a model bills, one way per kind of output. Keys of the tables are lower case; `*` matches any value not listed. */
+export interface BillingRates {
   /** Video billed by output seconds, by resolution. */
   readonly perSecond?: Readonly<Record<string, Rate>>;
   /** Images billed per image, by quality (`standard`, `hd`, `2K`…) or size (`1024x1024`). */
   readonly perImage?: Readonly<Record<string, Micros>>;
   /** Video billed by the tokens the platform reports. */
   readonly perToken?: TokenRate;
+}
+
+/**
+ * A price tier of a model (platform V's offline tier, `service_tier: "flex"`): its own rates in the model's
+ * currency, and where they were read when that is not the model's source.
+ */
+export interface TierPrice extends BillingRates {
+  readonly source?: string;
+}
+
+/** The price tiers a request can ask for besides the standard one. */
+export const PRICE_TIERS = ['flex'] as const;
+export type PriceTier = (typeof PRICE_TIERS)[number];
+
+/**
+ * What one model costs: one way of billing per kind of output, in one currency, with where it was read; and the
+ * rates of its other tiers, where known. A request for a tier the price does not list has no price (never the
+ * standard one's: an offline job is not billed at the online price by mistake).
+ */
+export interface ModelPrice extends BillingRates {
+  readonly currency: Currency;
+  /** The public page the price was read from (or the operator's note, for a PRICES_FILE entry). */
+  readonly source: string;
+  readonly tiers?: Readonly<Partial<Record<PriceTier, TierPrice>>>;
+}
+
+/**
+ * The price a request of `tier` is billed at: the model's own for the standard tier (no tier, `standard`, `draft`),
+ * the tier's rates for a listed tier, and null for a tier the price does not list.
+ */
+export function priceForTier(price: ModelPrice | null, tier: string | undefined): ModelPrice | null {
+  if (!price || !(PRICE_TIERS as readonly string[]).includes(tier ?? '')) return price;
+  const rates = price.tiers?.[tier as PriceTier];
+  if (!rates) return null;
+  return {
+    currency: price.currency,
+    source: rates.source ?? price.source,
+    ...(rates.perSecond ? { perSecond: rates.perSecond } : {}),
+    ...(rates.perImage ? { perImage: rates.perImage } : {}),
+    ...(rates.perToken ? { perToken: rates.perToken } : {}),
+  };
 }
 
 /**

@@ -16,6 +16,8 @@ import { temporalConnectionOptions } from '../core/temporal-connection';
 import { createHttpClient } from '../platforms/http';
 import { PushMonitor } from './push-monitor';
 import { openSettlement } from '../tasks/settlement';
+import { Reconciler } from '../tasks/reconciliation';
+import type { LedgerDatabase } from '../ledger/database';
 import { AccountStatePublisher } from './account-states';
 import { openCapacity } from './capacity';
 import {
@@ -23,6 +25,7 @@ import {
   connectClient,
   createAdapters,
   createResults,
+  ensureReconciliation,
   ensureRetention,
   installRuntime,
   logPlatforms,
@@ -56,6 +59,7 @@ async function startParts(config: WorkerConfig, logger: Logger) {
   logPlatforms(config, logger);
   const client = await connectClient(config, logger);
   await ensureRetention(client, config, logger);
+  await ensureReconciliation(client, config, logger);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   const http = createHttpClient({
     connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
@@ -116,6 +120,7 @@ async function createWorkers(config: WorkerConfig, p: Parts, logger: Logger): Pr
     webhooks: webhookDeps(config, p.client, p.results.store, p.metrics, logger, p.pricing, p.settlement.ledger),
     settle: (input) => p.settlement.settle(input),
     ...(p.capacity ? { capacity: p.capacity } : {}),
+    ...(p.settlement.ledger ? { reconciliation: reconcilerFor(p, p.settlement.ledger) } : {}),
   });
   const options = {
     connection: p.connection,
@@ -129,6 +134,16 @@ async function createWorkers(config: WorkerConfig, p: Parts, logger: Logger): Pr
     Worker.create({ ...options, taskQueue: config.TEMPORAL_TASK_QUEUE }),
     Worker.create({ ...options, taskQueue: webhookTaskQueue(config.TEMPORAL_TASK_QUEUE) }),
   ]);
+}
+
+/** The ledger against the platforms' records, over every account of every platform this worker serves. */
+function reconcilerFor(p: Parts, ledger: LedgerDatabase): Reconciler {
+  const accounts = Object.fromEntries(
+    Object.entries(p.pools).flatMap(([platform, pool]) =>
+      pool ? [[platform, pool.accounts.map((a) => ({ id: a.id, adapter: a.adapter }))]] : [],
+    ),
+  );
+  return new Reconciler({ ledger, client: p.client, accounts, onReport: (r) => p.metrics.reconciled(r) });
 }
 
 /** Everything the worker opened, closed once it has stopped. */

@@ -18,6 +18,8 @@ import { type CopyLimits, ResultCopier } from '../results/copy';
 import { allowedPrivateOrigins, createResultStore } from '../results/results-config';
 import type { ResultStore } from '../results/result-store';
 import { ensureRetentionSchedule, RETENTION_SCHEDULE_ID } from '../results/retention';
+import { ensureReconciliationSchedule } from '../tasks/reconciliation';
+import { RECONCILIATION_SCHEDULE_ID } from '../core/reconciliation';
 import type { platformEventsWorkflow } from '../workflows/platform-events';
 import { ensureSearchAttributes } from './search-attributes';
 import { temporalLogger } from './temporal-logger';
@@ -86,6 +88,23 @@ export async function ensureRetention(client: Client, config: WorkerConfig, logg
     logger.error(
       { err, scheduleId: RETENTION_SCHEDULE_ID },
       'OPERATOR ACTION NEEDED: could not create or update the result retention schedule; stored results are not being deleted',
+    );
+  }
+}
+
+/**
+ * The reconciliation schedule (tasks/reconciliation.ts): created or brought up to date by every worker at start, like
+ * the retention schedule; a worker without a ledger has nothing to reconcile and leaves it alone. Loud, not fatal.
+ */
+export async function ensureReconciliation(client: Client, config: WorkerConfig, logger: Logger): Promise<void> {
+  if (!config.DATABASE_URL) return;
+  try {
+    const how = await ensureReconciliationSchedule(client, config.TEMPORAL_TASK_QUEUE);
+    logger.info({ scheduleId: RECONCILIATION_SCHEDULE_ID }, `Reconciliation schedule ${how}: every platform account's previous day, daily`);
+  } catch (err) {
+    logger.error(
+      { err, scheduleId: RECONCILIATION_SCHEDULE_ID },
+      'OPERATOR ACTION NEEDED: could not create or update the reconciliation schedule; the ledger is not being checked against the platforms',
     );
   }
 }

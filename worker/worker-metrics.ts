@@ -304,6 +304,21 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  readonly reconciliationDifferences = new Counter({
+    name: 'mediagate_reconciliation_differences_total',
+    help: 'Differences reconciliation found between the ledger and a platform account’s own record, by platform, account and kind (orphan, missing, usage, total), counted when a day’s report is written',
+    labelNames: ['platform', 'account', 'kind'] as const,
+    registers: [this.registry],
+  });
+
+  /** A reconciliation report written (tasks/reconciliation.ts): its differences counted once, by kind. */
+  reconciled(r: { platform: string; account: string; differences: readonly { kind: string }[] }): void {
+    for (const kind of ['orphan', 'missing', 'usage', 'total']) {
+      const n = r.differences.filter((d) => d.kind === kind).length;
+      this.reconciliationDifferences.inc({ platform: r.platform, account: r.account, kind }, n);
+    }
+  }
+
   /** The settlement observer: counts a task once, when its entry moved (a repeated settlement changes nothing). */
   ledgerObserver() {
     return (s: { settlement: string; platform: string; model: string; outcome: string; micros: number; currency?: string }) => {

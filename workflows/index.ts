@@ -3,3 +3,4 @@ export { generationWorkflow } from './generation';
 export { resultsCleanupWorkflow } from './cleanup';
 export { platformEventsWorkflow } from './platform-events';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { reconciliationWorkflow } from './reconciliation';

@@ -77,7 +77,8 @@ const rowJson = (groupBy: UsageGroup, r: UsageRow) => ({
   seconds: r.seconds,
   images: r.images,
   tokens: r.tokens,
-  cost: Object.fromEntries(Object.entries(r.costMicros).map(([c, m]) => [c, decimalOf(m)])),
+  // The priced tasks' cost per currency; null when no task of the row has a price (never a 0 for unpriced tasks).
+  cost: Object.keys(r.costMicros).length === 0 ? null : Object.fromEntries(Object.entries(r.costMicros).map(([c, m]) => [c, decimalOf(m)])),
 });
 
 function csv(groupBy: UsageGroup, rows: UsageRow[]): string {
@@ -105,7 +106,11 @@ function csv(groupBy: UsageGroup, rows: UsageRow[]): string {
       r.seconds,
       r.images,
       r.tokens,
-      ...CURRENCIES.map((c) => decimalOf(r.costMicros[c] ?? 0)),
+      // Empty, not 0, where no priced task of the row is in that currency.
+      ...CURRENCIES.map((c) => {
+        const micros = r.costMicros[c];
+        return micros === undefined ? '' : decimalOf(micros);
+      }),
     ].join(','),
   );
   return `${[head.join(','), ...lines].join('\n')}\n`;

@@ -9,6 +9,7 @@ import { Accounts } from './pages/accounts';
 import { Deliveries } from './pages/deliveries';
 import { Keys } from './pages/keys';
 import { Overview } from './pages/overview';
+import { Reconciliation, Reconciliations } from './pages/reconciliation';
 import { SignIn } from './pages/sign-in';
 import { Spend } from './pages/spend';
 import { Task } from './pages/task';
@@ -23,6 +24,7 @@ const PAGES = [
   { href: `${BASE}/tasks`, label: 'Tasks' },
   { href: `${BASE}/accounts`, label: 'Accounts' },
   { href: `${BASE}/deliveries`, label: 'Deliveries' },
+  { href: `${BASE}/reconciliation`, label: 'Reconciliation' },
 ];
 
 function Nav(props: { onSignOut: () => void }) {
@@ -81,6 +83,8 @@ export function App() {
           <Route path={`${BASE}/tasks/:id`} component={Task} />
           <Route path={`${BASE}/accounts`} component={Accounts} />
           <Route path={`${BASE}/deliveries`} component={Deliveries} />
+          <Route path={`${BASE}/reconciliation`} component={Reconciliations} />
+          <Route path={`${BASE}/reconciliation/:id`} component={Reconciliation} />
           <Route default component={NotFound} />
         </Router>
       </main>

@@ -19,12 +19,6 @@ export function when(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString('en-GB', { timeZone: 'UTC', hour12: false }) + ' UTC';
 }
 
-/** A costs-per-currency map (`{USD: 1.2, CNY: 3}`) as text. */
-export function costs(byCurrency: Record<string, number> | undefined): string {
-  const entries = Object.entries(byCurrency ?? {});
-  return entries.length === 0 ? '0' : entries.map(([c, a]) => money(a, c)).join(' + ');
-}
-
 /** Today and `days` ago as YYYY-MM-DD (UTC), the usage API's days. */
 export function dayRange(days: number): { start: string; end: string } {
   const end = new Date();

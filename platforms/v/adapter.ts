@@ -2,7 +2,7 @@
  * Platform V adapter: Ark's content-generation task API (docs/platforms/v.md#calls). The body is built in
  * request-body.ts, replies read in replies.ts, lost answers recovered in lost-answer.ts.
  */
-import type { AdapterDeps, PlatformAdapter } from '../platform';
+import type { AdapterDeps, PlatformAdapter, PlatformJobRecord, PlatformRecords } from '../platform';
 import { final, lostJob, retryable, UpstreamError } from '../upstream-error';
 import { ARK_TASKS_PATH as TASKS, type ArkTask, type ArkTaskList } from './wire-types';
 import { callbackUrl } from './announcements';
@@ -17,6 +17,55 @@ export interface PlatformVSettings {
   apiKey: string;
   /** Push: each job gets a callback URL under this base, with a token under `callbackSecret` (announcements.ts). */
   callbacks?: { publicBaseUrl: string; secret: string };
+}
+
+/** Tasks per page of the list (Ark's page_size; the simulator takes up to 500). */
+const RECORDS_PAGE = 100;
+
+/** A task object as reconciliation reads it: billed when it succeeded, its usage the tokens Ark reports. */
+function jobRecordOf(t: ArkTask): PlatformJobRecord {
+  const tokens = t.usage?.completion_tokens;
+  return {
+    upstreamTaskId: t.id,
+    createdAt: (t.created_at ?? 0) * 1000,
+    ...(t.model ? { model: t.model } : {}),
+    status: t.status,
+    billed: t.status === 'succeeded',
+    usage: typeof tokens === 'number' ? { tokens } : {},
+  };
+}
+
+/**
+ * Reconciliation (docs/platforms/v.md#reconciliation): Ark's task list, every task with its status and usage, and a
+ * task by id (null once Ark no longer has it).
+ */
+function vRecords(call: (method: 'GET', path: string) => Promise<unknown>): PlatformRecords {
+  return {
+    async jobs(from, to, pace) {
+      const out: PlatformJobRecord[] = [];
+      // Ark keeps tasks listable for 7 days and does not document the list's order: every page is read, and the
+      // window applied here.
+      for (let page = 1; ; page++) {
+        await pace();
+        const list = ((await call('GET', `${TASKS}?page_num=${page}&page_size=${RECORDS_PAGE}`)) ?? {}) as ArkTaskList;
+        const items = list.items ?? [];
+        for (const t of items) {
+          const record = jobRecordOf(t);
+          if (record.createdAt >= from && record.createdAt < to) out.push(record);
+        }
+        if (items.length < RECORDS_PAGE) return out;
+      }
+    },
+    async job(id, pace) {
+      await pace();
+      try {
+        return jobRecordOf((await call('GET', `${TASKS}/${encodeURIComponent(id)}`)) as ArkTask);
+      } catch (err) {
+        if (err instanceof UpstreamError && err.opts.httpStatus === 404 && err.opts.reason !== 'upstream_auth') return null;
+        throw err;
+      }
+    },
+  };
 }
 
 export function createPlatformV(config: PlatformVSettings, { http, now = Date.now }: AdapterDeps): PlatformAdapter {
@@ -62,6 +111,7 @@ export function createPlatformV(config: PlatformVSettings, { http, now = Date.no
         throw err;
       }
     },
+    records: vRecords(call),
     async cancel(_kind, id) {
       // Only a queued task can be cancelled (docs/platforms/v.md#calls); a running one finishes and is billed. The
       // same DELETE of a finished task deletes its record instead, so the task is read first: only a queued one

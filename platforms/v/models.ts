@@ -110,7 +110,7 @@ export const V_MODELS: readonly ModelRecord[] = [
     durations: { min: 4, max: 12 },
     resolutions: RESOLUTIONS,
     ratios: VIDEO_RATIO_VALUES,
-    capabilities: ['text_to_video', 'image_to_video', 'first_last_frame', 'draft'],
+    capabilities: ['text_to_video', 'image_to_video', 'first_last_frame', 'draft', 'flex'],
     defaults: { sound: true },
     evidence: 'official; 4–12 s and draft from docs/platforms/v.md#corrections',
   },
@@ -122,7 +122,7 @@ export const V_MODELS: readonly ModelRecord[] = [
     durations: { min: 2, max: 12 },
     resolutions: RESOLUTIONS,
     ratios: VIDEO_RATIO_VALUES,
-    capabilities: ['text_to_video', 'image_to_video'],
+    capabilities: ['text_to_video', 'image_to_video', 'flex'],
   },
   // "text-to-video and first frame only (no first/last frame)".
   {
@@ -133,7 +133,7 @@ export const V_MODELS: readonly ModelRecord[] = [
     durations: { min: 2, max: 12 },
     resolutions: RESOLUTIONS,
     ratios: VIDEO_RATIO_VALUES,
-    capabilities: ['text_to_video', 'image_to_video'],
+    capabilities: ['text_to_video', 'image_to_video', 'flex'],
     evidence: 'official; no first/last frame from docs/platforms/v.md#corrections',
   },
   {
@@ -145,7 +145,7 @@ export const V_MODELS: readonly ModelRecord[] = [
     resolutions: RESOLUTIONS,
     ratios: VIDEO_RATIO_VALUES,
     maxReferenceImages: 4,
-    capabilities: ['image_to_video', 'first_last_frame', 'reference_images'],
+    capabilities: ['image_to_video', 'first_last_frame', 'reference_images', 'flex'],
   },
   {
     id: 'vendor-video-1-0-lite-t2v-250428',
@@ -155,7 +155,7 @@ export const V_MODELS: readonly ModelRecord[] = [
     durations: { min: 2, max: 12 },
     resolutions: RESOLUTIONS,
     ratios: VIDEO_RATIO_VALUES,
-    capabilities: ['text_to_video'],
+    capabilities: ['text_to_video', 'flex'],
   },
 ];
 

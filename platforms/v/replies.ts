@@ -42,13 +42,13 @@ export function fromVTask(task: ArkTask): UpstreamStatus {
         failure: { reason: 'upstream_failed', message: 'The job was cancelled on the platform', code: 'cancelled' },
       };
     case 'expired':
-      // The job outlived its execution_expires_after (set from the task's deadline) and the platform stopped it:
-      // final, nothing to wait for.
+      // The job outlived its execution_expires_after (the task's deadline, or an offline job's deadline_seconds) and
+      // the platform stopped it: final, nothing to wait for, and not billed (docs/platforms/v.md#the-offline-tier).
       return {
         state: 'failed',
         failure: {
-          reason: 'upstream_failed',
-          message: 'The platform stopped the job because it did not finish within its execution window (expired)',
+          reason: 'expired',
+          message: 'The deadline passed before the platform ran the job: it stopped it unfinished (status expired); nothing was billed',
           code: 'expired',
         },
       };

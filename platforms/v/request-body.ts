@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { ModelRecord } from '../../core/catalogue';
 import type { ArkContentItem, ArkCreateTaskRequest } from './wire-types';
 import type { VVideoRequest } from './rules';
+import { V_FLEX_DEADLINE_DEFAULT_S } from './request-fields';
 
 /**
  * execution_expires_after: "3600 <= x <= 259200" seconds (Volcengine's create API, as the simulator records it;
@@ -66,6 +67,13 @@ export function toVCreateBody(entry: ModelRecord, req: VVideoRequest, opts: VCre
   if (req.service_tier === 'draft') body.draft = true;
   if (req.web_search === true) body.tools = [{ type: 'web_search' }];
   body.seed = markerSeed(opts.dedupKey);
-  body.execution_expires_after = expiresAfterSeconds(opts.deadlineAt, opts.now);
+  if (req.service_tier === 'flex') {
+    // The offline tier runs the job within the window the request chose (validated to V's range, its default filled
+    // in by rules.ts); the task's own deadline was set from it (activities/submit.ts), so it never ends first.
+    body.service_tier = 'flex';
+    body.execution_expires_after = req.deadline_seconds ?? V_FLEX_DEADLINE_DEFAULT_S;
+  } else {
+    body.execution_expires_after = expiresAfterSeconds(opts.deadlineAt, opts.now);
+  }
   return body;
 }

@@ -6,8 +6,28 @@
 import { z } from 'zod';
 import { httpUrl, IMAGE_ROLES, MAX_REFERENCE_ITEMS } from '../request';
 
+/**
+ * The offline tier's window (`execution_expires_after`): 3600 to 259200 seconds, 172800 when the request leaves it
+ * out (docs/platforms/v.md#the-offline-tier).
+ */
+export const V_FLEX_DEADLINE_MIN_S = 3_600;
+export const V_FLEX_DEADLINE_MAX_S = 259_200;
+export const V_FLEX_DEADLINE_DEFAULT_S = 172_800;
+
 export const vVideoFields = {
-  service_tier: z.enum(['standard', 'draft']).optional(),
+  service_tier: z.enum(['standard', 'draft', 'flex']).optional().meta({
+    description:
+      "standard (default); draft: a 480p preview; flex: platform V's offline tier, run within deadline_seconds at the offline price (docs/platforms/v.md#the-offline-tier)",
+  }),
+  deadline_seconds: z
+    .number()
+    .int()
+    .min(V_FLEX_DEADLINE_MIN_S)
+    .max(V_FLEX_DEADLINE_MAX_S)
+    .optional()
+    .meta({
+      description: `With service_tier flex: how long the platform may take, ${V_FLEX_DEADLINE_MIN_S} to ${V_FLEX_DEADLINE_MAX_S} seconds (default ${V_FLEX_DEADLINE_DEFAULT_S}); a job not done by then ends failed with code expired, unbilled`,
+    }),
   image_role: z.enum(IMAGE_ROLES).optional(),
   video_url: httpUrl.optional(),
   audio_url: httpUrl.optional(),

@@ -8,7 +8,7 @@ import type { GenerationRequest } from '../../core/task';
 import type { VideoRequestOf } from '../request';
 import { checkFrameRoles, checkTextOrImage, requireCapability, requireDuration, RequestRuleError, type ImageRole } from '../rules';
 import { vReferenceLimits } from './models';
-import type { vVideoFields } from './request-fields';
+import { V_FLEX_DEADLINE_DEFAULT_S, type vVideoFields } from './request-fields';
 
 export type VVideoRequest = VideoRequestOf<typeof vVideoFields>;
 
@@ -33,6 +33,21 @@ function checkDraft(entry: ModelRecord, req: VVideoRequest): void {
       `a draft renders at ${V_DRAFT_RESOLUTION} only; remove resolution or set it to ${V_DRAFT_RESOLUTION}`,
     );
   }
+}
+
+/**
+ * The offline tier: on a model that has it, never with draft (the two are separate tiers), and a deadline only with it.
+ * The deadline the platform applies when the request names none is written into the request, so the task's own
+ * deadline and the job's window agree (activities/submit.ts reads `deadline_seconds`).
+ */
+function checkFlex(entry: ModelRecord, req: VVideoRequest): void {
+  if (req.service_tier !== 'flex') {
+    if (req.deadline_seconds !== undefined)
+      throw new RequestRuleError('deadline_seconds', 'deadline_seconds is only accepted with service_tier "flex" (the offline tier)');
+    return;
+  }
+  requireCapability(entry, 'flex', 'service_tier', 'the offline tier (service_tier "flex")');
+  req.deadline_seconds ??= V_FLEX_DEADLINE_DEFAULT_S;
 }
 
 /** The reference videos and audio (each given alone or as a list): counted, and checked against what the model takes. */
@@ -101,6 +116,7 @@ export function validateV(entry: ModelRecord, request: GenerationRequest): Gener
   if (request.kind !== 'video') throw new RequestRuleError('model', `${entry.id} generates video only`);
   const req = request as VVideoRequest;
   checkDraft(entry, req);
+  checkFlex(entry, req);
   const media = referenceMedia(entry, req);
   if (req.web_search === true) requireCapability(entry, 'web_search', 'web_search', 'web search');
   requireDuration(entry, req.duration, ' (5 to 10 recommended)');

@@ -19,4 +19,18 @@ export const V_UNCONFIRMED: readonly UnconfirmedFact[] = [
     override:
       'none needed: for an ep-… upstream id the lost-answer lookup reads the list unfiltered and adopts the task by its seed whatever `model` shows (docs/platforms/v.md#lost-answers); a models file naming the model (not the endpoint) in "upstream" also avoids it',
   },
+  {
+    id: 'v.flex-models',
+    fact: 'The offline tier (service_tier "flex") is taken by the 1.0 and 1.5 models, not by the 2.0 ones, and never together with draft',
+    why: "third-party summaries of Ark's parameter page say so; no official page read lists the models that take flex",
+    override:
+      'PLATFORM_V_MODELS_FILE {"models": {"<model id>": {"capabilities": [… with or without "flex"]}}} (docs/platforms/v.md#the-offline-tier)',
+  },
+  {
+    id: 'v.expired-unbilled',
+    fact: 'A job that ends `expired` (past its execution_expires_after) is not billed: its task costs nothing',
+    why: 'no official page read says whether Ark bills an expired job',
+    override:
+      'none in configuration: reconciliation reports a job the platform billed and the ledger did not as a usage difference (docs/guides/operate.md#reconciliation)',
+  },
 ];

@@ -35,6 +35,8 @@ export interface ArkCreateTaskRequest {
   execution_expires_after?: number;
   generate_audio?: boolean;
   draft?: boolean;
+  /** `default` (online) or `flex` (the offline tier); absent: online. */
+  service_tier?: 'default' | 'flex';
   watermark?: boolean;
   seed?: number;
   resolution?: string;

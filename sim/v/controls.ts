@@ -9,6 +9,7 @@ import type { AccountFaultOp } from '../account-faults';
 import { ACCOUNT_ERRORS } from './errors';
 import { findVModel, type VMode, type VModelFacts } from './models';
 import type { VState } from './operations';
+import type { SimHost } from '../host';
 
 const V_MODES: readonly VMode[] = ['text', 'first_frame', 'first_last_frame', 'reference_images', 'reference_media'];
 const FAULT_OPS = ['submit', 'poll', 'list', 'cancel', '*'];
@@ -75,7 +76,20 @@ function parseModelFacts(raw: unknown): Record<string, VModelFacts> | string {
   return out;
 }
 
-export function registerVControls(router: Router, state: VState): void {
+/** POST /_sim/v/usage {task_id, completion_tokens}: what the task object reports as its usage from now on. */
+function setUsage(host: SimHost, ctx: Context): void {
+  const b = (ctx.request.body ?? {}) as { task_id?: unknown; completion_tokens?: unknown };
+  const job = typeof b.task_id === 'string' ? host.jobs.get(b.task_id) : undefined;
+  if (!job || job.platform !== 'V') return refuse(ctx, 'task_id must be the id of a V task the simulator holds');
+  if (typeof b.completion_tokens !== 'number' || !Number.isInteger(b.completion_tokens) || b.completion_tokens < 0)
+    return refuse(ctx, 'completion_tokens must be a whole number of tokens');
+  job.meta = { ...job.meta, usageOverride: b.completion_tokens };
+  host.jobs.changed();
+  ctx.body = { ok: true, task_id: job.id, completion_tokens: b.completion_tokens };
+}
+
+export function registerVControls(router: Router, state: VState, host: SimHost): void {
+  router.post('/_sim/v/usage', (ctx) => setUsage(host, ctx));
   router.post('/_sim/v/account-faults', (ctx) => addAccountFault(state, ctx));
   router.delete('/_sim/v/account-faults', (ctx) => {
     state.accountFaults.clear();

@@ -36,6 +36,8 @@
  *   POST /_sim/v/behaviour {modelFacts?: {"<model id>": {modes?, maxReferenceImages?, maxReferenceVideos?,
  *                              maxReferenceAudios?}}}   the model facts no source confirms (2.0's first+last frame and
  *                              reference counts), laid over models.ts; `{}` restores the documented ones
+ *   POST /_sim/v/usage {task_id, completion_tokens}   the task object reports these tokens from now on (a platform's
+ *                              record that differs from what the client was told: reconciliation's usage difference)
  */
 import type Router from '@koa/router';
 import type { SimHost, SimPlatformModule } from '../host';
@@ -60,7 +62,7 @@ export function registerPlatformV(router: Router, host: SimHost): void {
   router.get(`${BASE}/:id`, (ctx) => getTask(deps, ctx));
   router.get(BASE, (ctx) => listTasks(deps, ctx));
   router.delete(`${BASE}/:id`, (ctx) => cancelOrDeleteTask(deps, ctx));
-  registerVControls(router, deps.state);
+  registerVControls(router, deps.state, host);
   // A task holds its account's slot until it ends: succeeded, failed, cancelled, expired (or deleted, which only a
   // finished task can be).
   host.capacity.track(

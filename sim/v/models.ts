@@ -23,6 +23,11 @@ export interface VModel {
   audio: boolean;
   /** `draft: true` (a 480p preview) accepted. */
   draft: boolean;
+  /**
+   * `service_tier: "flex"` (the offline tier) accepted. Third-party summaries of Ark's parameter page say the
+   * Seedance 2.0 models do not take it (docs/platforms/v.md#the-offline-tier, unconfirmed).
+   */
+  flex: boolean;
   /** `tools: [{type: "web_search"}]` accepted. */
   webSearch: boolean;
   /** `frames` (instead of duration) accepted. */
@@ -49,6 +54,7 @@ export const V_MODELS: readonly VModel[] = [
     defaultResolution: '1080p',
     audio: false,
     draft: false,
+    flex: true,
     webSearch: false,
     frames: true,
     maxReferenceImages: 0,
@@ -65,6 +71,7 @@ export const V_MODELS: readonly VModel[] = [
     defaultResolution: '1080p',
     audio: false,
     draft: false,
+    flex: true,
     webSearch: false,
     frames: true,
     maxReferenceImages: 0,
@@ -80,6 +87,7 @@ export const V_MODELS: readonly VModel[] = [
     defaultResolution: '720p',
     audio: false,
     draft: false,
+    flex: true,
     webSearch: false,
     frames: true,
     maxReferenceImages: 0,
@@ -96,6 +104,7 @@ export const V_MODELS: readonly VModel[] = [
     defaultResolution: '720p',
     audio: false,
     draft: false,
+    flex: true,
     webSearch: false,
     frames: true,
     maxReferenceImages: 4,
@@ -113,6 +122,7 @@ export const V_MODELS: readonly VModel[] = [
     audio: true,
     // docs/platforms/v.md#corrections: "draft is documented for 1.5-pro at 480p".
     draft: true,
+    flex: true,
     webSearch: false,
     frames: false,
     maxReferenceImages: 0,
@@ -132,6 +142,7 @@ export const V_MODELS: readonly VModel[] = [
     defaultResolution: '720p',
     audio: true,
     draft: false,
+    flex: false,
     // docs/platforms/v.md#corrections: web search on 2.0 with tools [{type: web_search}].
     webSearch: true,
     frames: false,
@@ -152,6 +163,7 @@ export const V_MODELS: readonly VModel[] = [
     audio: true,
     // docs/platforms/v.md#corrections: 2.0-fast draft unverified → refused.
     draft: false,
+    flex: false,
     // GUESS: "web search (2.0 only)" read as the 2.0 family; the fast variant shares 2.0's request format.
     webSearch: true,
     frames: false,

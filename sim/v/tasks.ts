@@ -45,6 +45,11 @@ export type VJobMeta = Omit<VCreatePlan, 'model' | 'text' | 'mode' | 'watermark'
   listedModel?: string;
   /** The API key of the account that created it (absent in jobs kept before accounts: the default key's). */
   apiKey?: string;
+  /**
+   * POST /_sim/v/usage: the tokens the task object reports from now on, instead of the ones its size and duration
+   * make (a platform's record that differs from what a client was told, for reconciliation tests).
+   */
+  usageOverride?: number;
 };
 
 export function vMeta(job: SimJob): VJobMeta {
@@ -131,6 +136,7 @@ function errorOf(job: SimJob): { code: string; message: string } {
 }
 
 function tokens(meta: VJobMeta): number {
+  if (meta.usageOverride !== undefined) return meta.usageOverride;
   const dims = V_DIMENSIONS[meta.resolution]?.[meta.ratio] ?? V_DIMENSIONS[meta.resolution]?.['16:9'] ?? [1248, 704];
   return Math.round((dims[0] * dims[1] * V_FPS * meta.duration) / 1024);
 }

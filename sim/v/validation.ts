@@ -342,6 +342,8 @@ function runOptionsOf(body: Record<string, unknown>, model: VModel, mode: VMode)
     throw invalidParameter('camera_fixed', 'not supported with reference images');
   if (body.service_tier !== undefined && body.service_tier !== 'default' && body.service_tier !== 'flex')
     throw invalidParameter('service_tier', 'must be default or flex');
+  if (body.service_tier === 'flex' && !model.flex) throw invalidParameter('service_tier', `${model.id} does not support flex`);
+  if (body.service_tier === 'flex' && body.draft === true) throw invalidParameter('service_tier', 'flex is not supported with draft');
   const executionExpiresAfter = int(body, 'execution_expires_after', EXPIRES_MIN_S, EXPIRES_MAX_S) ?? EXPIRES_DEFAULT_S;
   // The SDK has `priority` without documenting its range: any integer is accepted (GUESS).
   const priority = int(body, 'priority', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER) ?? 0;

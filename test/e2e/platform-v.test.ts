@@ -122,7 +122,7 @@ describe('platform V, end to end', () => {
     const started = Date.now();
     const r = await alice.post('/v1/async/videos/generations', { model: 'vendor-video-1-0-pro-250528', prompt, duration: 5 });
     const done = await alice.waitForTask(r.body.task_id, 30_000);
-    expect(done).toMatchObject({ status: 'failed', error: { code: 'upstream_failed', message: expect.stringMatching(/expired/) } });
+    expect(done).toMatchObject({ status: 'failed', error: { code: 'expired', message: expect.stringMatching(/deadline passed/) } });
     expect(Date.now() - started).toBeLessThan(20_000);
   });
 

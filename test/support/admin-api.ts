@@ -10,11 +10,17 @@ export interface AdminAnswer {
   body: any;
 }
 
-/** One admin API call with a JSON body. */
-export async function adminCall(apiUrl: string, method: string, path: string, body?: unknown): Promise<AdminAnswer> {
+/** One admin API call with a JSON body (as the e2e stack's operator, unless `token` says whose). */
+export async function adminCall(
+  apiUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  token = E2E_ADMIN_TOKEN,
+): Promise<AdminAnswer> {
   const r = await fetch(`${apiUrl}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${E2E_ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: r.status, body: await r.json() };

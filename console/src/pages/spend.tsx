@@ -9,8 +9,8 @@ import { messageOf } from '../use-action';
 import { DataTable, type Columns } from '../components/data-table';
 import { Pager } from '../components/pager';
 import { LoadState } from '../components/status';
-import { costs, dayRange, money } from '../format';
-import { groupLabel, SpendChart, type UsageAnswer, type UsageRow } from '../spend-chart';
+import { dayRange, money } from '../format';
+import { groupLabel, rowCost, SpendChart, type UsageAnswer, type UsageRow } from '../spend-chart';
 import { useApi } from '../use-api';
 import type { KeyView } from './key-form';
 
@@ -83,7 +83,7 @@ export function Spend() {
       { id: 'failed', header: 'Failed', accessorFn: (r) => r.failed },
       { id: 'running', header: 'Running', accessorFn: (r) => r.running },
       { id: 'unpriced', header: 'Unpriced', accessorFn: (r) => r.unpriced },
-      { id: 'cost', header: 'Cost', accessorFn: (r) => costs(r.cost) },
+      { id: 'cost', header: 'Cost', accessorFn: (r) => rowCost(r) },
     ],
     [groupBy],
   );

@@ -137,6 +137,9 @@ describe('the admin API', () => {
     ['get', '/admin/v1/deliveries'],
     ['post', '/admin/v1/deliveries/{task_id}/redeliver'],
     ['get', '/admin/v1/overview'],
+    ['get', '/admin/v1/reconciliations'],
+    ['post', '/admin/v1/reconciliations'],
+    ['get', '/admin/v1/reconciliations/{id}'],
     ['delete', '/admin/v1/sessions/current'],
   ])('%s %s is documented, with the admin token or a console session made with it as its only security', (method, path) => {
     expect(doc.paths[path]?.[method]?.security).toEqual([{ adminAuth: [] }, { consoleSession: [] }]);

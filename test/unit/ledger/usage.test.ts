@@ -114,8 +114,9 @@ describe('GET /v1/usage', () => {
     expect(r.body).toBe(
       [
         'model,tasks,succeeded,failed,running,unpriced,seconds,images,tokens,cost_USD,cost_CNY',
-        'model-a,2,1,1,0,0,10,0,0,1.5,0',
-        'model-b,2,1,0,1,0,0,3,0,1.25,0',
+        // A currency no task of the row is priced in is empty, not 0.
+        'model-a,2,1,1,0,0,10,0,0,1.5,',
+        'model-b,2,1,0,1,0,0,3,0,1.25,',
         '',
       ].join('\n'),
     );
@@ -150,7 +151,7 @@ describe('GET /admin/v1/usage', () => {
   });
 });
 
-describe('tasks counted at zero say so: `unpriced`', () => {
+describe('tasks without a price are never money: `unpriced` counts them, `cost` leaves them out', () => {
   /** Real models, priced by the platforms' published prices: platform B's V20 (CNY per second); V's Seedance has none. */
   const V20 = { kind: 'video', model: 'V20', prompt: 'a heron', duration: 4, resolution: '720p' } as never;
   const SEEDANCE = { kind: 'video', model: 'vendor-video-1-0-pro-250528', prompt: 'a fox', duration: 5 } as never;
@@ -177,24 +178,39 @@ describe('tasks counted at zero say so: `unpriced`', () => {
     await settleTask(ledger, 'm3', { outcome: 'success', finalMicros: 0, priced: false, seconds: 5 });
   });
 
-  test('per model in GET /v1/usage (JSON and CSV), and in the budget state for the period', async () => {
+  test('per model in GET /v1/usage (JSON and CSV): cost null for the unpriced model, never 0; the budget state counts all three at zero', async () => {
     const r = await get(`/v1/usage?start=${today}`, MIXED);
-    expect(r.body.data.map((row: { model: string; tasks: number; unpriced: number }) => [row.model, row.tasks, row.unpriced])).toEqual([
-      ['V20', 2, 2],
-      ['vendor-video-1-0-pro-250528', 1, 1],
+    const estimate = loadTaskPricing(catalogue, {}).estimateTaskCost(V20).cost!.amount / 1e6;
+    expect(
+      r.body.data.map((row: { model: string; tasks: number; unpriced: number; cost: unknown }) => [
+        row.model,
+        row.tasks,
+        row.unpriced,
+        row.cost,
+      ]),
+    ).toEqual([
+      // V20 has a price (in CNY): its tasks are money, whatever the budget's currency.
+      ['V20', 2, 0, { CNY: 1 + estimate }],
+      ['vendor-video-1-0-pro-250528', 1, 1, null],
     ]);
     // Nothing counted against the USD budget: all three count at zero there.
     expect(r.body.budget).toMatchObject({ currency: 'USD', period: 'day', spent: 0, unpriced: 3 });
     const csv = await get(`/v1/usage?start=${today}`, MIXED, { Accept: 'text/csv' });
-    // V20: one settled at 1 CNY, one running at its estimate; 2 of 2 unpriced for this key.
-    const estimate = loadTaskPricing(catalogue, {}).estimateTaskCost(V20).cost!.amount / 1e6;
-    expect(csv.body.split('\n')[1]).toBe(`V20,2,1,0,1,2,8,0,0,0,${1 + estimate}`);
+    expect(csv.body.split('\n').slice(1, 3)).toEqual([
+      `V20,2,1,0,1,0,8,0,0,,${1 + estimate}`,
+      'vendor-video-1-0-pro-250528,1,1,0,0,1,5,0,0,,',
+    ]);
   });
 
-  test("in GET /admin/v1/usage per key; a key's other tasks priced in its budget's currency count as priced", async () => {
+  test('in GET /admin/v1/usage per key: priced currencies, plus the unpriced tasks counted apart', async () => {
     const r = await get(`/admin/v1/usage?start=${today}`, ADMIN_TOKEN);
-    const unpriced = Object.fromEntries(r.body.data.map((row: { key: string; unpriced: number }) => [row.key, row.unpriced]));
-    expect(unpriced).toEqual({ alice: 0, mixed: 3, spender: 0 });
+    const rows = Object.fromEntries(
+      r.body.data.map((row: { key: string; unpriced: number; cost: unknown }) => [row.key, [row.unpriced, row.cost]]),
+    );
+    expect(rows.mixed).toEqual([1, { CNY: expect.any(Number) }]);
+    expect([rows.alice[0], rows.spender[0]]).toEqual([0, 0]);
+    const byModel = await get(`/admin/v1/usage?start=${today}&key=mixed&group_by=model`, ADMIN_TOKEN, { Accept: 'text/csv' });
+    expect(byModel.body).not.toMatch(/,0$/m);
   });
 
   test('an estimate without a price that the final figure prices (tokens reported) no longer counts at zero', async () => {
@@ -203,7 +219,11 @@ describe('tasks counted at zero say so: `unpriced`', () => {
       { taskId: 'm4', keyId: 'late', platform: 'V', model: 'model-t', estimatedMicros: 0, currency: 'USD', unpriced: 'no_price' },
       undefined,
     );
-    expect((await get(`/admin/v1/usage?key=late&start=${today}`, ADMIN_TOKEN)).body.data[0]).toMatchObject({ running: 1, unpriced: 1 });
+    expect((await get(`/admin/v1/usage?key=late&start=${today}`, ADMIN_TOKEN)).body.data[0]).toMatchObject({
+      running: 1,
+      unpriced: 1,
+      cost: null,
+    });
     await settleTask(ledger, 'm4', { outcome: 'success', finalMicros: 700_000, priced: true, tokens: 10 });
     expect((await get(`/admin/v1/usage?key=late&start=${today}`, ADMIN_TOKEN)).body.data[0]).toMatchObject({
       running: 0,

@@ -244,3 +244,39 @@ test('micros are exact and refuse what is not money', () => {
   expect(micros(999_999_999.999999)).toBe(999_999_999_999_999);
   expect(micros(1.5e3)).toBe(1_500_000_000);
 });
+
+describe("the offline tier (V's service_tier flex): its own price, never the online one", () => {
+  const v15 = record('video', 'vendor-video-1-5-pro-251215');
+  const WITH_FLEX: ModelPrice = {
+    ...PER_TOKEN,
+    tiers: {
+      flex: {
+        source: 'offline test',
+        perToken: { perMillion: { silent: micros(7.5), sound: micros(15) }, tokensPerSecond: { '720p': 20592 } },
+      },
+    },
+  };
+  const flex = { kind: 'video', model: 'vendor-video-1-5-pro-251215', duration: 5, resolution: '720p', service_tier: 'flex' } as const;
+
+  test('a flex request is reserved and settled at the flex rates', () => {
+    expect(estimateTaskCost(flex, v15, WITH_FLEX).cost).toEqual({ amount: Math.round(20592 * 5 * 7.5), currency: 'CNY', estimated: true });
+    expect(finalTaskCost(flex, v15, WITH_FLEX, { tokens: 100_000 }, 'success').cost).toEqual({
+      amount: 750_000,
+      currency: 'CNY',
+      estimated: false,
+    });
+    // The same request online: the online rate.
+    expect(finalTaskCost({ ...flex, service_tier: 'standard' }, v15, WITH_FLEX, { tokens: 100_000 }, 'success').cost!.amount).toBe(
+      1_500_000,
+    );
+  });
+
+  test('a flex request on a price without a flex tier has no price at all (null), never the online figure', () => {
+    expect(estimateTaskCost(flex, v15, PER_TOKEN).cost).toBeNull();
+    expect(finalTaskCost(flex, v15, PER_TOKEN, { tokens: 100_000 }, 'success').cost).toBeNull();
+  });
+
+  test('the tier is one of the price-deciding fields a task keeps', () => {
+    expect(pricedRequest({ ...flex, prompt: 'x' })).toEqual(flex);
+  });
+});

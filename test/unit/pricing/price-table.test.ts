@@ -82,7 +82,26 @@ describe('PRICES_FILE', () => {
     expect(priceJson(pricing.priceOf('GV-3.1')!)).toEqual(entry);
   });
 
+  test("a tier's price (V's offline tier): read, shown in the file's shape, and what a flex task costs", () => {
+    const entry = {
+      currency: 'CNY',
+      source: 'contract',
+      per_token: { per_million: 15, tokens_per_second: { '720p': 20592 } },
+      tiers: { flex: { source: 'contract, offline', per_token: { per_million: 7.5, tokens_per_second: { '720p': 20592 } } } },
+    };
+    const pricing = loadTaskPricing(catalogue, { PRICES_FILE: writeJsonFile({ 'vendor-video-1-0-pro-250528': entry }) });
+    expect(priceJson(pricing.priceOf('vendor-video-1-0-pro-250528')!)).toEqual(entry);
+    const request = { kind: 'video', model: 'vendor-video-1-0-pro-250528', duration: 5, resolution: '720p' } as const;
+    expect(pricing.finalTaskCost({ ...request, service_tier: 'flex' }, { tokens: 200_000 }, 'success').cost!.amount).toBe(1_500_000);
+    expect(pricing.finalTaskCost(request, { tokens: 200_000 }, 'success').cost!.amount).toBe(3_000_000);
+  });
+
   test.each([
+    [{ 'GV-3.1': { currency: 'USD', source: 'x', per_second: { '*': 1 }, tiers: { flex: {} } } }, /GV-3\.1\.tiers\.flex: give per_second/],
+    [
+      { 'GV-3.1': { currency: 'USD', source: 'x', per_second: { '*': 1 }, tiers: { night: { per_second: { '*': 1 } } } } },
+      /GV-3\.1\.tiers: .*night/,
+    ],
     [{ 'GV-3.1': { currency: 'EUR', source: 'x', per_second: { '*': 1 } } }, /PRICES_FILE: .*GV-3\.1\.currency/],
     [
       { 'GV-3.1': { currency: 'USD', source: 'x', per_second: { '720p': -1 } } },

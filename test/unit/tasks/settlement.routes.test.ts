@@ -132,8 +132,8 @@ test('GET /v1/usage by route and by served model (tasks without one form the gro
   const csv = await usageBy('route', { Accept: 'text/csv' });
   expect(String(csv.body).split('\n').slice(0, 3)).toEqual([
     'route,tasks,succeeded,failed,running,unpriced,seconds,images,tokens,cost_USD,cost_CNY',
-    'hailuo-2.3,1,1,0,0,0,6,0,0,0,1.8',
-    ',1,0,0,1,0,6,0,0,0,1.8',
+    'hailuo-2.3,1,1,0,0,0,6,0,0,,1.8',
+    ',1,0,0,1,0,6,0,0,,1.8',
   ]);
 });
 

@@ -136,6 +136,37 @@ describe('size and seconds, per model from the catalogue', () => {
   });
 });
 
+describe("V's offline tier as an extension of /v1/videos", () => {
+  test('service_tier flex with deadline_seconds is taken as JSON and as a form; refused by name on a model without it or out of range', async () => {
+    const ok = await create({
+      model: 'vendor-video-1-5-pro-251215',
+      prompt: 'a heron',
+      seconds: '5',
+      service_tier: 'flex',
+      deadline_seconds: 7200,
+    });
+    expect(ok.status).toBe(200);
+    expect(lastStarted?.request).toMatchObject({ service_tier: 'flex', deadline_seconds: 7200, duration: 5 });
+    const form = new FormData();
+    for (const [k, v] of Object.entries({ model: 'vendor-video-1-0-pro-250528', prompt: 'a heron', seconds: '5', service_tier: 'flex' }))
+      form.append(k, v);
+    form.append('deadline_seconds', '3600');
+    expect((await postForm(form)).status).toBe(200);
+    expect(lastStarted?.request).toMatchObject({ service_tier: 'flex', deadline_seconds: 3600 });
+    lastStarted = undefined;
+    const noFlex = await create({ model: 'vendor-video-2-0-260128', prompt: 'a heron', seconds: '5', service_tier: 'flex' });
+    expect([noFlex.status, noFlex.body.error.param]).toEqual([400, 'service_tier']);
+    const tooLong = await create({
+      model: 'vendor-video-1-5-pro-251215',
+      prompt: 'a heron',
+      service_tier: 'flex',
+      deadline_seconds: 300_000,
+    });
+    expect([tooLong.status, tooLong.body.error.param]).toEqual([400, 'deadline_seconds']);
+    expect(lastStarted).toBeUndefined();
+  });
+});
+
 describe('forms (as the OpenAI SDKs send videos.create)', () => {
   test('text fields read as their JSON twins: booleans, numbers and nested input_reference[image_url]', async () => {
     const r = await postForm(

@@ -45,11 +45,11 @@ describe('fromVTask', () => {
     });
   });
 
-  test('expired is a final failure with a clear reason, never retried as an unknown state', () => {
+  test('expired is a final failure of its own reason, saying the deadline passed, never retried as an unknown state', () => {
     const s = fromVTask({ id: 'cgt-1', status: 'expired' });
     expect(s).toEqual({
       state: 'failed',
-      failure: { reason: 'upstream_failed', code: 'expired', message: expect.stringMatching(/execution window \(expired\)/) },
+      failure: { reason: 'expired', code: 'expired', message: expect.stringMatching(/deadline passed/) },
     });
     expect(s.failure!.resubmit).toBeUndefined();
   });

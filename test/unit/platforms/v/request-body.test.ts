@@ -157,3 +157,29 @@ describe('toVCreateBody: golden bodies per model family (and a strict platform V
     expect([V_EXPIRES_MIN_S, V_EXPIRES_MAX_S]).toEqual([3600, 259200]);
   });
 });
+
+describe('the offline tier on the wire', () => {
+  const sent = (body: Record<string, unknown>) => {
+    const { entry, request } = normalised('video', body);
+    return { request: request as VVideoRequest, body: toVCreateBody(entry, request as VVideoRequest, OPTS) };
+  };
+
+  test("flex goes upstream as service_tier flex with the request's deadline as execution_expires_after (a strict V accepts it)", () => {
+    const { body } = sent({ model: V15, prompt: 'x', duration: 5, service_tier: 'flex', deadline_seconds: 7200 });
+    expect(body).toMatchObject({ service_tier: 'flex', execution_expires_after: 7200 });
+    expect(body.draft).toBeUndefined();
+    expect(vSimVerdict(body)).toBeUndefined();
+  });
+
+  test("without deadline_seconds, V's default window (172800 s) is written into the request and sent", () => {
+    const { request, body } = sent({ model: V10, prompt: 'x', duration: 5, service_tier: 'flex' });
+    expect(request.deadline_seconds).toBe(172_800);
+    expect(body).toMatchObject({ service_tier: 'flex', execution_expires_after: 172_800 });
+  });
+
+  test('an online request sends no service_tier, and its window from the task deadline', () => {
+    const { body } = sent({ model: V10, prompt: 'x', duration: 5 });
+    expect(body.service_tier).toBeUndefined();
+    expect(body.execution_expires_after).toBe(7200);
+  });
+});

@@ -5,7 +5,7 @@
 import type { GenerationRequest } from '../../../../core/task';
 import { toVCreateBody } from '../../../../platforms/v/request-body';
 import type { VVideoRequest } from '../../../../platforms/v/rules';
-import { catalogue, refusedParam } from '../../../support/platform-kit';
+import { catalogue, refusal, refusedParam } from '../../../support/platform-kit';
 import { I2V, OPTS, V10F, V15, V20, V20F, vSimVerdict } from '../../../support/platforms/v';
 
 describe('per-model rules: a 400 naming the field, for a body the platform would refuse too', () => {
@@ -60,6 +60,42 @@ describe('per-model rules: a 400 naming the field, for a body the platform would
     ],
     ['2.0 web search', { model: V20, prompt: 'x', duration: 5, web_search: true }],
     ['1.5 pro draft without a resolution', { model: V15, prompt: 'x', duration: 5, service_tier: 'draft' }],
+  ])('accepted: %s', (_name, body) => {
+    expect(refusedParam('video', body)).toBeUndefined();
+  });
+});
+
+describe("the offline tier (service_tier flex, deadline_seconds): V's documented range, models that take it, never with draft", () => {
+  test.each([
+    ['2.0 does not take flex', 'service_tier', { model: V20, prompt: 'x', duration: 5, service_tier: 'flex' }],
+    ['2.0 fast does not take flex', 'service_tier', { model: V20F, prompt: 'x', duration: 5, service_tier: 'flex' }],
+    ['a deadline under 3600 s', 'deadline_seconds', { model: V15, prompt: 'x', duration: 5, service_tier: 'flex', deadline_seconds: 3599 }],
+    [
+      'a deadline over 259200 s',
+      'deadline_seconds',
+      { model: V15, prompt: 'x', duration: 5, service_tier: 'flex', deadline_seconds: 259_201 },
+    ],
+    [
+      'a deadline that is not whole seconds',
+      'deadline_seconds',
+      { model: V15, prompt: 'x', duration: 5, service_tier: 'flex', deadline_seconds: 4000.5 },
+    ],
+    ['a deadline without flex', 'deadline_seconds', { model: V15, prompt: 'x', duration: 5, deadline_seconds: 7200 }],
+    ['a deadline with draft', 'deadline_seconds', { model: V15, prompt: 'x', duration: 5, service_tier: 'draft', deadline_seconds: 7200 }],
+  ])('%s → 400 %s', (_name, param, body) => {
+    expect(refusal('video', body)).toMatchObject({ param });
+  });
+
+  test('the platform refuses flex on 2.0 too (the simulator, from the same sources)', () => {
+    const entry = catalogue.find('video', V20)!;
+    const body = toVCreateBody(entry, { model: V20, prompt: 'x', duration: 5, service_tier: 'flex', kind: 'video' } as never, OPTS);
+    expect(vSimVerdict(body)).toMatch(/^InvalidParameter/);
+  });
+
+  test.each([
+    ['1.5 pro at the minimum deadline', { model: V15, prompt: 'x', duration: 5, service_tier: 'flex', deadline_seconds: 3600 }],
+    ['1.0 pro at the maximum deadline', { model: V10F, prompt: 'x', duration: 5, service_tier: 'flex', deadline_seconds: 259_200 }],
+    ['1.0 lite i2v without a deadline', { model: I2V, image_url: 'https://x.test/a.png', duration: 5, service_tier: 'flex' }],
   ])('accepted: %s', (_name, body) => {
     expect(refusedParam('video', body)).toBeUndefined();
   });

@@ -99,6 +99,8 @@ describe('create validation', () => {
     ['execution_expires_after 100', { model: M.pro, content: [text()], execution_expires_after: 100 }, 400, 'InvalidParameter'],
     ['execution_expires_after 3600', { model: M.pro, content: [text()], execution_expires_after: 3600 }, 200, undefined],
     ['service_tier flex', { model: M.pro, content: [text()], service_tier: 'flex' }, 200, undefined],
+    ['service_tier flex on 2.0', { model: M.v20, content: [text()], service_tier: 'flex' }, 400, 'InvalidParameter'],
+    ['service_tier flex with draft', { model: M.v15, content: [text()], service_tier: 'flex', draft: true }, 400, 'InvalidParameter'],
     ['service_tier priority', { model: M.pro, content: [text()], service_tier: 'priority' }, 400, 'InvalidParameter'],
     ['seed too large', { model: M.pro, content: [text()], seed: 2 ** 32 }, 400, 'InvalidParameter'],
     ['generate_audio as a string', { model: M.v20, content: [text()], generate_audio: 'true' }, 400, 'InvalidParameter'],
