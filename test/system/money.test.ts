@@ -10,6 +10,8 @@
  * - An uploaded image is kept only once its task is accepted.
  * - A budget fails closed for models it cannot price, unless the key allows them.
  * - A budget's currency change starts the new currency from zero.
+ * - A platform's own field cannot make more than was priced: T's output_config is priced as the general fields it
+ *   overrides, or refused where it contradicts them (12 racing requests on a 1 CNY budget).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -32,6 +34,7 @@ writeFileSync(
   JSON.stringify({
     'VendorK-2.1': { currency: 'USD', source: 'test', per_second: { '*': 0.1 } },
     V20: { currency: 'CNY', source: 'test', per_second: { '*': 0.245 } },
+    'VendorQ-q2': { currency: 'CNY', source: 'test', per_second: { '720p': 0.1, '1080p': 1.0 } },
   }),
 );
 const KLING = 'VendorK-2.1';
@@ -82,6 +85,54 @@ async function createsWithPrompt(platform: 'T' | 'B' | 'V', prompt: string): Pro
 /** How many creates any simulated platform received for a prompt containing `marker`. */
 const createsFor = async (marker: string) =>
   (await Promise.all((['T', 'B', 'V'] as const).map((p) => createsWithPrompt(p, marker)))).flat().length;
+
+describe("a platform's own fields are priced or refused", () => {
+  /** 12 at once of `body` on a fresh 1 CNY key: the statuses, and T's creates for the prompt. */
+  async function twelveAtOnce(name: string, body: Record<string, unknown>) {
+    const key = await makeKey(name, { budget: { amount: 1, currency: 'CNY', period: 'total' } });
+    const prompt = `money fields ${RUN} ${name} [sim:duration=300]`;
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        key.post('/v1/async/videos/generations', { model: 'VendorQ-q2', action: 'text_to_video', prompt, ...body }),
+      ),
+    );
+    return { key, answers, creates: () => createsWithPrompt('T', prompt) };
+  }
+
+  test('12 at once of 1 s 720P with output_config 10 s 1080P on a 1 CNY budget: each a 400 naming output_config, no job upstream', async () => {
+    const { key, answers, creates } = await twelveAtOnce('oc-contradicts', {
+      duration: 1,
+      resolution: '720P',
+      output_config: { Duration: 10, Resolution: '1080P' },
+    });
+    expect(answers.map((a) => [a.status, a.body.error?.param])).toEqual(Array(12).fill([400, 'output_config.Duration']));
+    expect(await creates()).toHaveLength(0);
+    expect(await entriesOf(key.id)).toHaveLength(0);
+  });
+
+  test('output_config alone is what is priced: 10 s 1080P (10 CNY) is 402 twelve times; 2 s 720P (0.2 CNY) runs five times and the budget holds', async () => {
+    const dear = await twelveAtOnce('oc-dear', { output_config: { Duration: 10, Resolution: '1080P' } });
+    expect(dear.answers.map((a) => [a.status, a.body.error?.code])).toEqual(Array(12).fill([402, 'budget_exceeded']));
+    expect(await dear.creates()).toHaveLength(0);
+
+    const cheap = await twelveAtOnce('oc-cheap', { output_config: { Duration: 2, Resolution: '720P' } });
+    const accepted = cheap.answers.filter((a) => a.status === 200).length;
+    expect(cheap.answers.filter((a) => a.status !== 200).map((a) => [a.status, a.body.error.code])).toEqual(
+      Array(12 - accepted).fill([402, 'budget_exceeded']),
+    );
+    expect(accepted).toBe(5);
+    await until(
+      'the five are settled',
+      async () => (await entriesOf(cheap.key.id)).filter((e) => e.state !== 'reserved').length === accepted,
+      120_000,
+    );
+    // What T was asked for is what was priced: 2 s at 720P each, and the key spent exactly its budget.
+    const creates = await cheap.creates();
+    expect(creates.map((c) => [c.body.OutputConfig.Duration, c.body.OutputConfig.Resolution])).toEqual(Array(accepted).fill([2, '720P']));
+    expect((await entriesOf(cheap.key.id)).map((e) => Number(e.final_micros))).toEqual(Array(accepted).fill(200_000));
+    expect((await cheap.key.get('/v1/usage')).body.budget.spent).toBe(1);
+  });
+});
 
 describe('two requests racing under one Idempotency-Key', () => {
   test('20 racing pairs on a 0.6 USD budget: the 5-second request runs, its 10-second twin never does; spend stays within the budget', async () => {
