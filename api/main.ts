@@ -121,7 +121,9 @@ function taskStarter(config: ApiConfig, tasks: TaskService, webhooks: AppDeps['w
 /** The operator's console: sessions in the shared database, every key's tasks, and the accounts the workers publish. */
 function consoleParts(config: ApiConfig, client: Client, tasks: TaskService, ledger: LedgerDatabase | undefined) {
   const taskAdmin = new TaskAdmin(client, tasks, config.pricing);
-  const consoleSessions = ledger ? new ConsoleSessions(ledger, config.CONSOLE_SESSION_TTL_MS) : undefined;
+  // Sessions are bound to the admin token (api/console-sessions.ts): none without one, and a new one ends them all.
+  const consoleSessions =
+    ledger && config.ADMIN_TOKEN ? new ConsoleSessions(ledger, config.CONSOLE_SESSION_TTL_MS, config.ADMIN_TOKEN) : undefined;
   const accountStates = ledger
     ? new AccountStates(ledger, (platform, account) => taskAdmin.count({ platform, account, open: true }))
     : undefined;
