@@ -7,7 +7,9 @@ import { buildCatalogue } from '../../platforms';
 
 const defaultCatalogue = buildCatalogue();
 import { errorSchema, generationResultSchema, modelListSchema, taskListSchema, taskRecordSchema } from '../../api/response-schemas';
+import { adminCall, makeKey } from '../support/admin-api';
 import { ApiClient, type Reply } from '../support/client';
+import { unique } from '../support/prompts';
 import { startExtraApi } from '../support/extra-api';
 import { keptLink, withoutTokens } from '../support/result-links';
 import { sharedStack } from '../support/shared-stack';
@@ -103,6 +105,33 @@ describe('GET /v1/models', () => {
     const denied = await carol.post('/v1/async/videos/generations', { model: 'vendor-video-2-0-260128', prompt: 'x', duration: 5 });
     expect(denied.status).toBe(403);
     expect(denied.body.error).toMatchObject({ type: 'permission_error', code: 'model_not_allowed', param: 'model' });
+  });
+
+  test('an allowlist names a route by its name: the admin API takes it, and the route (not its members) is allowed', async () => {
+    const run = Date.now().toString(36);
+    const routeKey = await makeKey(apiUrl, { id: `route-allowed-${run}`, models: ['hailuo-2.3'] });
+    expect((await routeKey.get('/v1/models')).body.data.map((m: { id: string }) => m.id)).toEqual(['hailuo-2.3']);
+    const viaRoute = await routeKey.post('/v1/async/videos/generations', {
+      model: 'hailuo-2.3',
+      action: 'text_to_video',
+      prompt: unique('allowlist-route'),
+      duration: 6,
+    });
+    expect(viaRoute.status).toBe(200);
+    const member = await routeKey.post('/v1/async/videos/generations', { model: 'VendorH-2.3', prompt: 'x', duration: 6 });
+    expect([member.status, member.body.error.code]).toEqual([403, 'model_not_allowed']);
+    // A member allowed by its id does not allow the route (docs/api.md "Routes").
+    const memberKey = await makeKey(apiUrl, { id: `member-allowed-${run}`, models: ['VendorH-2.3'] });
+    const route = await memberKey.post('/v1/async/videos/generations', {
+      model: 'hailuo-2.3',
+      action: 'text_to_video',
+      prompt: 'x',
+      duration: 6,
+    });
+    expect([route.status, route.body.error.code]).toEqual([403, 'model_not_allowed']);
+    // A name that is neither is still refused, naming the item.
+    const unknown = await adminCall(apiUrl, 'POST', '/admin/v1/keys', { id: `unknown-allowed-${run}`, models: ['hailuo-9'] });
+    expect([unknown.status, (unknown.body as { error: { param: string } }).error.param]).toEqual([400, 'models.0']);
   });
 });
 
