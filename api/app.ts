@@ -62,7 +62,7 @@ function operatorRouters(deps: AppDeps) {
   signIn.use(body());
   signInRoutes(signIn, deps);
   const admin = new Router<AppState>();
-  admin.use(adminAuthenticate(deps.adminToken, deps.keys, deps.consoleSessions), body());
+  admin.use(adminAuthenticate(deps.adminToken, deps.keys, deps.consoleSessions, deps.adminThrottle), body());
   adminKeyRoutes(admin, deps);
   adminUsageRoutes(admin, deps);
   sessionRoutes(admin, deps);

@@ -4,6 +4,7 @@
  * API_SHUTDOWN_GRACE_MS: a second before the grace period ends, sync waits still in progress are answered
  * 503 naming their task_id (the tasks keep running), then remaining connections are closed and it exits.
  */
+import { AdminAuthThrottle } from './admin-throttle';
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { ConfigError } from '../core/config';
@@ -153,6 +154,7 @@ function configuredDeps(config: ApiConfig) {
     bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
     adminToken: config.ADMIN_TOKEN,
+    adminThrottle: new AdminAuthThrottle(config.ADMIN_AUTH_FAILURES_PER_MINUTE),
     workerReadyUrls: config.workerReadyUrls,
   };
 }

@@ -14,6 +14,7 @@ import { ApiError } from '../api-error';
 import { bearerToken, type KeyStore } from '../../keys/api-keys';
 import { CSRF_HEADER, sameSecret, SESSION_COOKIE, type ConsoleSession, type ConsoleSessions } from '../console-sessions';
 import type { AppContext } from '../context';
+import type { AdminAuthThrottle } from '../admin-throttle';
 
 export const adminUnauthorized = () =>
   new ApiError(401, 'authentication_error', 'Missing or invalid admin token. Send "Authorization: Bearer <ADMIN_TOKEN>".', {
@@ -43,7 +44,12 @@ async function consoleSession(ctx: AppContext, sessions: ConsoleSessions | undef
   return session;
 }
 
-export function adminAuthenticate(adminToken: string | undefined, keys: KeyStore, sessions?: ConsoleSessions) {
+export function adminAuthenticate(
+  adminToken: string | undefined,
+  keys: KeyStore,
+  sessions?: ConsoleSessions,
+  throttle?: AdminAuthThrottle,
+) {
   return async (ctx: AppContext, next: Next) => {
     const token = bearerToken(ctx.get('Authorization'));
     const cookie = ctx.get('Authorization') === '' ? ctx.cookies.get(SESSION_COOKIE) : undefined;
@@ -53,12 +59,15 @@ export function adminAuthenticate(adminToken: string | undefined, keys: KeyStore
       await next();
       return;
     }
+    // A bearer token is a guess at the admin token until compared: an address past its wrong ones is refused first.
+    if (token !== undefined) await throttle?.check(ctx.ip);
     if (token === undefined || !isAdminToken(adminToken, token)) {
       if (token !== undefined && keys.authenticate(token)) {
         throw new ApiError(403, 'permission_error', 'An API key cannot use the admin API; send the admin token', {
           code: 'admin_token_required',
         });
       }
+      if (token !== undefined) await throttle?.failed(ctx.ip);
       throw adminUnauthorized();
     }
     ctx.state.log = ctx.state.log.child({ admin: true });
