@@ -1,8 +1,8 @@
 /**
  * Wrong admin tokens, counted per client address: at the console's sign-in (POST /admin/v1/sessions) and as an
- * admin API bearer token. Past ADMIN_AUTH_FAILURES_PER_MINUTE failures in a minute, the address gets 429 with
- * Retry-After for the rest of that minute on both, whatever it sends (a right token too: otherwise each guess would
- * still be answered, and the limit would slow no one). The token is at least 32 characters, so guessing it is
+ * admin API bearer token. Once an address has sent ADMIN_AUTH_FAILURES_PER_MINUTE wrong ones in a minute, it gets
+ * 429 with Retry-After for the rest of that minute on both, whatever it sends (a right token too: otherwise each
+ * guess would still be answered, and the limit would slow no one). The token is at least 32 characters, so guessing it is
  * hopeless anyway; the limit keeps a flood of guesses from costing the API anything, as an operator expects of a
  * sign-in page. The address is the request's (ctx.ip: behind a proxy, with TRUST_PROXY, the client's).
  *
@@ -30,19 +30,25 @@ export class AdminAuthThrottle {
     });
   }
 
-  /** Throws 429 when `address` has used up its failures of this minute; checked before any token is compared. */
-  async check(address: string): Promise<void> {
-    const state = await this.limiter?.get(address);
-    if (state && state.remainingPoints <= 0) throw AdminAuthThrottle.refused(state.msBeforeNext);
-  }
-
-  /** Counts one wrong token from `address`. */
-  async failed(address: string): Promise<void> {
+  /**
+   * After a token was compared (`right`): throws 429 when `address` has used up this minute's wrong tokens — this
+   * one included, counted at once, so concurrent guesses cannot slip past — and otherwise returns for the caller
+   * to answer (401 for a wrong token). A right token takes nothing from the count.
+   */
+  async settle(address: string, right: boolean): Promise<void> {
+    if (!this.limiter) return;
+    if (right) {
+      const state = await this.limiter.get(address);
+      if (state && state.remainingPoints <= 0) {
+        throw AdminAuthThrottle.refused(state.msBeforeNext);
+      }
+      return;
+    }
     try {
-      await this.limiter?.consume(address);
+      await this.limiter.consume(address);
     } catch (err) {
-      // The failure that used up the minute: its own answer stays the 401 it earned; the next ones are 429.
-      if (!(err instanceof RateLimiterRes)) throw err;
+      if (err instanceof RateLimiterRes) throw AdminAuthThrottle.refused(err.msBeforeNext);
+      throw err;
     }
   }
 }

@@ -59,17 +59,18 @@ export function adminAuthenticate(
       await next();
       return;
     }
-    // A bearer token is a guess at the admin token until compared: an address past its wrong ones is refused first.
-    if (token !== undefined) await throttle?.check(ctx.ip);
-    if (token === undefined || !isAdminToken(adminToken, token)) {
+    const right = token !== undefined && isAdminToken(adminToken, token);
+    if (!right) {
       if (token !== undefined && keys.authenticate(token)) {
         throw new ApiError(403, 'permission_error', 'An API key cannot use the admin API; send the admin token', {
           code: 'admin_token_required',
         });
       }
-      if (token !== undefined) await throttle?.failed(ctx.ip);
+      // A wrong bearer token is a guess at the admin token: counted per address (429 past the limit).
+      if (token !== undefined) await throttle?.settle(ctx.ip, false);
       throw adminUnauthorized();
     }
+    await throttle?.settle(ctx.ip, true);
     ctx.state.log = ctx.state.log.child({ admin: true });
     await next();
   };

@@ -8,6 +8,7 @@ import { buildCatalogue } from '../../platforms';
 const defaultCatalogue = buildCatalogue();
 import { errorSchema, generationResultSchema, modelListSchema, taskListSchema, taskRecordSchema } from '../../api/response-schemas';
 import { adminCall, makeKey } from '../support/admin-api';
+import { E2E_ADMIN_TOKEN } from '../support/global-setup';
 import { ApiClient, type Reply } from '../support/client';
 import { unique } from '../support/prompts';
 import { startExtraApi } from '../support/extra-api';
@@ -240,6 +241,60 @@ describe('GET /v1/tasks', () => {
     const r = await alice.get(`/v1/tasks?${query}`);
     expect(r.status).toBe(400);
     expect(r.body.error.param).toBe(param);
+  });
+});
+
+describe("the admin lists' paging", () => {
+  test('page=0 and page_size=0 are 400 on every admin list, and the OpenAPI document does not allow them either', async () => {
+    const doc = (await alice.get('/openapi.json')).body as {
+      paths: Record<string, { get?: { parameters?: { name: string; in: string; schema: { pattern?: string } }[] } }>;
+    };
+    const checked: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      if (!path.startsWith('/admin/v1/') || path.includes('{')) continue;
+      for (const param of item.get?.parameters ?? []) {
+        if (param.in !== 'query' || !['page', 'page_size'].includes(param.name)) continue;
+        const pattern = new RegExp(param.schema.pattern!);
+        expect([path, param.name, pattern.test('0'), pattern.test('1')]).toEqual([path, param.name, false, true]);
+        const r = await adminCall(apiUrl, 'GET', `${path}?${param.name}=0`);
+        expect([path, r.status, (r.body as { error: { param: string } }).error.param]).toEqual([path, 400, param.name]);
+        checked.push(`${path} ${param.name}`);
+      }
+    }
+    expect(checked).toEqual(expect.arrayContaining(['/admin/v1/keys page', '/admin/v1/keys page_size', '/admin/v1/tasks page_size']));
+  });
+});
+
+describe('wrong admin tokens are limited per client address', () => {
+  // An API of its own, so the limit reached here touches no other test's admin calls.
+  let extra: Awaited<ReturnType<typeof startExtraApi>>;
+  beforeAll(async () => {
+    extra = await startExtraApi({ ADMIN_AUTH_FAILURES_PER_MINUTE: '5' });
+  });
+  afterAll(async () => {
+    await extra?.proc.stop();
+  });
+
+  const signIn = (token: string) =>
+    fetch(`${extra.url}/admin/v1/sessions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ token }),
+    });
+  const asAdmin = (token: string) => fetch(`${extra.url}/admin/v1/keys`, { headers: { Authorization: `Bearer ${token}` } });
+
+  test('30 wrong sign-ins at once: 5 are 401, the rest 429 with Retry-After; then the right token is 429 too, at sign-in and as bearer', async () => {
+    expect((await asAdmin(E2E_ADMIN_TOKEN)).status).toBe(200);
+    const wrong = await Promise.all(Array.from({ length: 30 }, (_, i) => signIn(`wrong-admin-token-${i}-0123456789abcdefghijkl`)));
+    const statuses = wrong.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(25);
+    const refused = wrong.find((r) => r.status === 429)!;
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('too_many_auth_failures');
+    expect((await signIn(E2E_ADMIN_TOKEN)).status).toBe(429);
+    expect((await asAdmin(E2E_ADMIN_TOKEN)).status).toBe(429);
+    expect((await asAdmin('another-wrong-admin-token-0123456789abcdef')).status).toBe(429);
   });
 });
 

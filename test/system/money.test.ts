@@ -10,6 +10,8 @@
  * - An uploaded image is kept only once its task is accepted.
  * - A budget fails closed for models it cannot price, unless the key allows them.
  * - A budget's currency change starts the new currency from zero.
+ * - A frozen Temporal server (SIGSTOP) gets a submit a 503 with Retry-After, not a hang; resumed, the same
+ *   Idempotency-Key finds its one task.
  * - A platform's own field cannot make more than was priced: T's output_config is priced as the general fields it
  *   overrides, or refused where it contradicts them (12 racing requests on a 1 CNY budget).
  */
@@ -22,6 +24,7 @@ import { rawMultipart, type RawPart } from '../support/forms';
 import { queryRows, usePostgres } from '../support/postgres';
 import { REPO } from '../support/stack';
 import { useStack } from '../support/use-stack';
+import { waitFor } from '../support/wait-for';
 import { until } from './faults-support';
 
 jest.setTimeout(300_000);
@@ -35,6 +38,7 @@ writeFileSync(
     'VendorK-2.1': { currency: 'USD', source: 'test', per_second: { '*': 0.1 } },
     V20: { currency: 'CNY', source: 'test', per_second: { '*': 0.245 } },
     'VendorQ-q2': { currency: 'CNY', source: 'test', per_second: { '720p': 0.1, '1080p': 1.0 } },
+    'GEM-3.0': { currency: 'CNY', source: 'test', per_image: { standard: 0.2, hd: 1.5 } },
   }),
 );
 const KLING = 'VendorK-2.1';
@@ -131,6 +135,20 @@ describe("a platform's own fields are priced or refused", () => {
     expect(creates.map((c) => [c.body.OutputConfig.Duration, c.body.OutputConfig.Resolution])).toEqual(Array(accepted).fill([2, '720P']));
     expect((await entriesOf(cheap.key.id)).map((e) => Number(e.final_micros))).toEqual(Array(accepted).fill(200_000));
     expect((await cheap.key.get('/v1/usage')).body.budget.spent).toBe(1);
+  });
+});
+
+describe('a model priced for some cases only', () => {
+  test('GEM-3.0 (priced by quality) without a quality: 402 unpriced_model saying the quality is missing, not that there is no price', async () => {
+    const key = await makeKey('by-quality', { budget: { amount: 5, currency: 'CNY', period: 'total' } });
+    const prompt = `money quality ${RUN}`;
+    const none = await key.post('/v1/async/images/generations', { model: 'GEM-3.0', prompt });
+    expect([none.status, none.body.error.code, none.body.error.param]).toEqual([402, 'unpriced_model', 'model']);
+    expect(none.body.error.message).toContain('priced per image by quality or size (standard, hd)');
+    expect(none.body.error.message).toContain('send quality');
+    expect(none.body.error.message).not.toContain('has no price');
+    const withQuality = await key.post('/v1/async/images/generations', { model: 'GEM-3.0', prompt, quality: 'standard' });
+    expect(withQuality.status).toBe(200);
   });
 });
 
@@ -374,5 +392,52 @@ describe("a budget's currency", () => {
     // And the next one does not fit.
     const over = await key.post('/v1/async/videos/generations', { ...V20, prompt: `money cny over ${RUN}` });
     expect([over.status, over.body.error.code, over.body.error.budget.currency]).toEqual([402, 'budget_exceeded', 'CNY']);
+  });
+});
+
+describe('a frozen Temporal server', () => {
+  /** A task-creating POST with a client that gives up after two minutes (the old answer was none for 300 s). */
+  async function submit(key: ApiClient, body: unknown, headers: Record<string, string> = {}) {
+    const r = await fetch(`${gw.stack.apiUrl}/v1/async/videos/generations`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key.key}`, 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(120_000),
+    });
+    return { status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as any };
+  }
+
+  test('paused (SIGSTOP): a submit is answered 503 with Retry-After; resumed, the same Idempotency-Key finds its task, and the budget holds', async () => {
+    const key = await makeKey('frozen', { budget: { amount: 1, currency: 'CNY', period: 'total' } });
+    const body = {
+      model: 'VendorQ-q2',
+      action: 'text_to_video',
+      prompt: `money frozen ${RUN} [sim:duration=300]`,
+      duration: 2,
+      resolution: '720P',
+    };
+    const temporal = gw.stack.temporal.process!;
+    temporal.kill('SIGSTOP');
+    let answers: Awaited<ReturnType<typeof submit>>[];
+    try {
+      answers = await Promise.all([submit(key, body, { 'Idempotency-Key': 'frozen' }), submit(key, { ...body, duration: 3 })]);
+    } finally {
+      temporal.kill('SIGCONT');
+    }
+    for (const a of answers) {
+      expect([a.status, a.body.error.code, a.body.error.type]).toEqual([503, 'temporal_unavailable', 'service_unavailable_error']);
+      expect(Number(a.retryAfter)).toBeGreaterThan(0);
+    }
+    // Resumed: a retry under the same Idempotency-Key is the same task (the start may have reached Temporal before
+    // it froze), never a second reservation of it.
+    const retried = await waitFor(async () => {
+      const r = await submit(key, body, { 'Idempotency-Key': 'frozen' });
+      return r.status === 200 ? r : undefined;
+    }, 90_000);
+    expect(retried.body.task_id).toEqual(expect.any(String));
+    const entries = await entriesOf(key.id);
+    expect(entries.filter((e) => e.task_id === retried.body.task_id)).toHaveLength(1);
+    expect(entries.length).toBeLessThanOrEqual(2);
+    expect((await key.get('/v1/usage')).body.budget.spent).toBeLessThanOrEqual(1);
   });
 });
