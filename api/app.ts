@@ -156,7 +156,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(videoInputs.routes());
   app.use(callbacks.routes());
   app.use(admin.routes());
-  app.use(authenticate(deps.keys));
+  app.use(authenticate(deps.keys, deps.managedKeys));
   app.use(rateLimit(deps.limits));
   app.use(jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS, readsOwnBody }));
   app.use(v1.routes());

@@ -15,7 +15,7 @@ import { startExtraApi } from '../support/extra-api';
 import { keptLink, withoutTokens } from '../support/result-links';
 import { sharedStack } from '../support/shared-stack';
 import { CAROL_LIMITS } from '../support/stack';
-import { sleep } from '../support/wait-for';
+import { sleep, waitFor } from '../support/wait-for';
 
 const { api, apiUrl, sim } = sharedStack();
 const alice = api('alice');
@@ -241,6 +241,30 @@ describe('GET /v1/tasks', () => {
     const r = await alice.get(`/v1/tasks?${query}`);
     expect(r.status).toBe(400);
     expect(r.body.error.param).toBe(param);
+  });
+});
+
+describe('a key made on another replica', () => {
+  // A second API on the same database that reads the keys every 5 s: a key made on the shared API is unknown to it
+  // until then, unless it asks the database.
+  let other: Awaited<ReturnType<typeof startExtraApi>>;
+  beforeAll(async () => {
+    other = await startExtraApi({ KEYS_REFRESH_MS: '5000' });
+  });
+  afterAll(async () => {
+    await other?.proc.stop();
+  });
+
+  test('is served at once by a replica that has not read it yet; a wrong key is still 401; a revocation reaches it within KEYS_REFRESH_MS', async () => {
+    const id = `other-replica-${Date.now().toString(36)}`;
+    const made = await makeKey(apiUrl, { id });
+    const there = new ApiClient(other.url, made.key!);
+    expect((await there.get('/v1/models')).status).toBe(200);
+    const wrong = new ApiClient(other.url, 'sk-not-a-key-of-this-gateway-0123456789abcdef');
+    for (let i = 0; i < 3; i++) expect((await wrong.get('/v1/models')).status).toBe(401);
+    expect((await adminCall(apiUrl, 'DELETE', `/admin/v1/keys/${id}`)).status).toBe(200);
+    // Bounded by three refresh intervals, not by their phase.
+    await waitFor(async () => (await there.get('/v1/models')).status === 401 || undefined, 15_000);
   });
 });
 
