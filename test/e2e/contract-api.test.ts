@@ -268,6 +268,34 @@ describe('a key made on another replica', () => {
   });
 });
 
+describe('GET /v1/models for a key with a budget', () => {
+  test('each entry says whether the budget can count it, and why not; a key without a budget gets no such field', async () => {
+    const run = Date.now().toString(36);
+    const budgeted = await makeKey(apiUrl, { id: `models-budget-${run}`, budget: { amount: 5, currency: 'CNY', period: 'month' } });
+    const models = modelListSchema.parse((await budgeted.get('/v1/models')).body).data;
+    const byId = new Map(models.map((m) => [m.id, m]));
+    // VQ1 has B's published price in CNY; V's Seedance has none.
+    expect(byId.get('VQ1')!.budget).toEqual({ countable: true });
+    expect(byId.get('vendor-video-1-0-pro-250528')!.budget).toEqual({
+      countable: false,
+      reason: expect.stringContaining('no price is known'),
+    });
+    expect(byId.get('vendor-video-1-0-pro-250528')!.budget!.reason).toContain('402 unpriced_model');
+    expect(models.every((m) => m.budget !== undefined)).toBe(true);
+    // Without `action`, B's video models take image-to-video, T's and V's read it from the inputs.
+    const actionOf = (id: string) => (byId.get(id) as { default_action?: string }).default_action;
+    expect([actionOf('VQ1'), actionOf('VendorQ-q2')]).toEqual(['image_to_video', 'by_input']);
+    const usd = await makeKey(apiUrl, {
+      id: `models-usd-${run}`,
+      budget: { amount: 5, currency: 'USD', period: 'month' },
+      allow_unpriced: true,
+    });
+    const vq1 = (await usd.get('/v1/models/VQ1')).body;
+    expect(vq1.budget).toMatchObject({ countable: false, allowed_unpriced: true, reason: expect.stringContaining('priced in CNY') });
+    expect((await alice.get('/v1/models')).body.data.some((m: { budget?: unknown }) => m.budget !== undefined)).toBe(false);
+  });
+});
+
 describe("the admin lists' paging", () => {
   test('page=0 and page_size=0 are 400 on every admin list, and the OpenAPI document does not allow them either', async () => {
     const doc = (await alice.get('/openapi.json')).body as {
