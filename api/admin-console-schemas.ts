@@ -17,7 +17,8 @@ const pageToken = z
 const pageSize = (max: number, def: number) =>
   z
     .string()
-    .regex(/^\d{1,4}$/, { message: 'must be a whole number' })
+    // The pattern itself excludes 0, so the OpenAPI document says what the check refuses (no leading zero).
+    .regex(/^[1-9]\d{0,3}$/, { message: 'must be a whole number from 1, without leading zeros' })
     .transform(Number)
     .pipe(
       z
@@ -55,7 +56,7 @@ export const sessionStateSchema = z
 export const keyListQuerySchema = z.strictObject({
   page: z
     .string()
-    .regex(/^\d{1,6}$/, { message: 'must be a whole number' })
+    .regex(/^[1-9]\d{0,5}$/, { message: 'must be a whole number from 1, without leading zeros' })
     .transform(Number)
     .pipe(z.number().int().min(1, { message: 'must be at least 1' }).max(100_000, { message: 'must be at most 100000' }))
     .optional()

@@ -54,6 +54,11 @@ export const apiOwnSchema = z.object({
   INPUT_URL_ALLOW_PRIVATE_ORIGINS: optionalString,
   /** The operator's secret for the admin API (/admin/v1/*): at least 32 characters; unset, the admin API is off. */
   ADMIN_TOKEN: optionalString.pipe(z.string().min(32, { message: 'must be at least 32 characters' }).optional()),
+  /**
+   * Wrong admin tokens (console sign-in or admin bearer) a client address may send in a minute before it gets 429
+   * for the rest of that minute, right token or not (api/admin-throttle.ts); 0 = no limit.
+   */
+  ADMIN_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().nonnegative().default(20),
   /** How often an API replica reads the admin API's keys again (a revoked key stops working within this). */
   KEYS_REFRESH_MS: positiveMs(2_000),
   /**

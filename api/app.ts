@@ -63,7 +63,7 @@ function operatorRouters(deps: AppDeps) {
   signIn.use(body());
   signInRoutes(signIn, deps);
   const admin = new Router<AppState>();
-  admin.use(adminAuthenticate(deps.adminToken, deps.keys, deps.consoleSessions), body());
+  admin.use(adminAuthenticate(deps.adminToken, deps.keys, deps.consoleSessions, deps.adminThrottle), body());
   adminKeyRoutes(admin, deps);
   adminUsageRoutes(admin, deps);
   sessionRoutes(admin, deps);
@@ -158,7 +158,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(videoInputs.routes());
   app.use(callbacks.routes());
   app.use(admin.routes());
-  app.use(authenticate(deps.keys));
+  app.use(authenticate(deps.keys, deps.managedKeys));
   app.use(rateLimit(deps.limits));
   app.use(jsonBody({ limitBytes: MAX_BODY_BYTES, timeoutMs: deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS, readsOwnBody }));
   app.use(v1.routes());

@@ -3,6 +3,7 @@ import type { ParameterizedContext } from 'koa';
 import type { Catalogue } from '../core/catalogue';
 import type { Logger } from '../core/logger';
 import type { RouteTable } from '../platforms/routes';
+import type { AdminAuthThrottle } from './admin-throttle';
 import type { UpstreamHint } from '../platforms/platform';
 import type { TaskPricing } from '../pricing/price-table';
 import type { ResultLinks } from '../results/result-links';
@@ -79,6 +80,8 @@ export interface AppDeps {
   checkTemporal: () => Promise<void>;
   /** ADMIN_TOKEN: the operator's secret for /admin/v1/* (unset: the admin API answers 401 to everyone). */
   adminToken?: string;
+  /** Wrong admin tokens per client address (ADMIN_AUTH_FAILURES_PER_MINUTE); unset: no limit. */
+  adminThrottle?: AdminAuthThrottle;
   /** The admin API's keys in the database (DATABASE_URL); unset: only bootstrap keys, and no key changes. */
   managedKeys?: ManagedKeys;
   /** The ledger's reads of budgets and usage (DATABASE_URL); unset: no budget, no usage. */

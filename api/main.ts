@@ -5,6 +5,7 @@
  * 503 naming their task_id (the tasks keep running), then remaining connections are closed and it exits.
  */
 import { startReconciliation } from '../tasks/reconciliation';
+import { AdminAuthThrottle } from './admin-throttle';
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { ConfigError } from '../core/config';
@@ -123,7 +124,9 @@ function taskStarter(config: ApiConfig, tasks: TaskService, webhooks: AppDeps['w
 /** The operator's console: sessions in the shared database, every key's tasks, and the accounts the workers publish. */
 function consoleParts(config: ApiConfig, client: Client, tasks: TaskService, ledger: LedgerDatabase | undefined) {
   const taskAdmin = new TaskAdmin(client, tasks, config.pricing);
-  const consoleSessions = ledger ? new ConsoleSessions(ledger, config.CONSOLE_SESSION_TTL_MS) : undefined;
+  // Sessions are bound to the admin token (api/console-sessions.ts): none without one, and a new one ends them all.
+  const consoleSessions =
+    ledger && config.ADMIN_TOKEN ? new ConsoleSessions(ledger, config.CONSOLE_SESSION_TTL_MS, config.ADMIN_TOKEN) : undefined;
   const accountStates = ledger
     ? new AccountStates(ledger, (platform, account) => taskAdmin.count({ platform, account, open: true }), new SlotStore(ledger))
     : undefined;
@@ -153,6 +156,7 @@ function configuredDeps(config: ApiConfig) {
     bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     sseHeartbeatMs: config.SSE_HEARTBEAT_MS,
     adminToken: config.ADMIN_TOKEN,
+    adminThrottle: new AdminAuthThrottle(config.ADMIN_AUTH_FAILURES_PER_MINUTE),
     workerReadyUrls: config.workerReadyUrls,
   };
 }

@@ -26,6 +26,9 @@ export const ADMIN_ERRORS: Record<string, ResponseConfig> = {
     'An API key was sent (the admin API takes the admin token only), or a console request changing something without its X-CSRF-Token',
   ),
   405: error('Method not allowed on this path (see the Allow header)'),
+  429: error(
+    'Too many wrong admin tokens from this address (code too_many_auth_failures, ADMIN_AUTH_FAILURES_PER_MINUTE; see Retry-After)',
+  ),
   500: error('Internal error'),
 };
 

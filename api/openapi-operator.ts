@@ -49,6 +49,7 @@ function registerSessions(registry: OpenAPIRegistry): void {
       401: error('The admin token is not correct'),
       403: error('Sent from another origin'),
       405: error('Method not allowed on this path (see the Allow header)'),
+      429: error('Too many wrong admin tokens from this address (code too_many_auth_failures; see Retry-After)'),
       500: error('Internal error'),
       503: error('No database configured (DATABASE_URL): sessions cannot be kept'),
     },

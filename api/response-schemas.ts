@@ -173,6 +173,21 @@ const modelLimitsShape = {
 };
 const modelLimitsSchema = z.object(modelLimitsShape).meta({ id: 'ModelLimits' });
 
+/** Only for a key with a budget: whether the budget can count the model's tasks (docs/api.md "Budgets"). */
+const budgetFitSchema = z
+  .object({
+    countable: z.boolean().describe("Whether this key's budget can price the model's tasks in its currency"),
+    reason: z
+      .string()
+      .optional()
+      .describe(
+        'Why not: no price, or a price in another currency; such tasks are 402 unpriced_model unless the key allows unpriced models',
+      ),
+    allowed_unpriced: z.boolean().optional().describe('The key may use it anyway (allow_unpriced): its tasks count at zero'),
+  })
+  .optional()
+  .describe('Only for a key with a budget: whether the budget can count this model');
+
 export const modelSchema = z
   .object({
     id: z.string(),
@@ -189,6 +204,13 @@ export const modelSchema = z
     video: modelLimitsSchema.optional().describe('Only for a model offered for both kinds: its video limits'),
     image: modelLimitsSchema.optional().describe('Only for a model offered for both kinds: its image limits'),
     price: priceSchema,
+    default_action: z
+      .enum(['image_to_video', 'by_input'])
+      .optional()
+      .describe(
+        'Video models: what a request without `action` is. `image_to_video` (platform B: send action "text_to_video" for text alone); `by_input`: image-to-video when it carries an input image, else text-to-video',
+      ),
+    budget: budgetFitSchema,
   })
   .meta({ id: 'Model' });
 
@@ -222,6 +244,7 @@ export const routeModelSchema = z
         ),
     }),
     price: z.null().describe('A route has no price of its own: see each member’s'),
+    budget: budgetFitSchema,
   })
   .meta({ id: 'RouteModel' });
 

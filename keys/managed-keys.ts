@@ -3,6 +3,12 @@
  * poll (KEYS_REFRESH_MS, 2 s by default), so a revocation or a changed limit takes effect everywhere within a few
  * seconds and without a restart. The replica that made a change reads at once, so its own next request sees it.
  * A failed read keeps the last set (the database restarting must not lock every client out) and is logged.
+ *
+ * A key made on another replica is known here only from the next poll, so a secret this replica does not know is
+ * looked up in the database before it is refused (`lookUp`): a client that makes a key and uses it at once, on
+ * whichever replica the balancer picks, is served. A secret the database does not know either is remembered as
+ * unknown for NEGATIVE_TTL_MS, so a flood of wrong keys costs at most one indexed read per distinct secret per
+ * interval. Only live keys are found, so a revocation still takes effect everywhere within KEYS_REFRESH_MS.
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../core/logger';
@@ -11,6 +17,7 @@ import { newWebhookSecret } from '../core/webhook-signing';
 import {
   findKey,
   insertKey,
+  liveKeyByDigest,
   liveKeys,
   revokeKey,
   rotateWebhookSecret,
@@ -45,9 +52,18 @@ export function keyFromRow(row: KeyRow): ApiKey {
 /** A new key's secret: 32 random bytes, prefixed like the keys `npm start` makes. */
 export const newKeySecret = () => `sk-${randomBytes(32).toString('base64url')}`;
 
+/** How long a secret the database did not know is refused without asking it again. */
+export const NEGATIVE_TTL_MS = 2_000;
+/** The most unknown secrets remembered: past it the memory is started afresh (a flood cannot grow it). */
+const NEGATIVE_MAX = 10_000;
+
 export class ManagedKeys {
   private timer?: NodeJS.Timeout;
   private createdAt = new Map<string, Date>();
+  /** Digests (hex) of secrets the database did not know, with when that answer expires. */
+  private unknown = new Map<string, number>();
+  /** Lookups under way, by digest: concurrent requests with one new key read the database once. */
+  private lookups = new Map<string, Promise<ApiKey | undefined>>();
 
   constructor(
     readonly ledger: LedgerDatabase,
@@ -60,6 +76,35 @@ export class ManagedKeys {
     const rows = await liveKeys(this.ledger);
     this.createdAt = new Map(rows.map((r) => [r.id, r.created_at]));
     this.store.replaceManaged(rows.map(keyFromRow));
+  }
+
+  /**
+   * The live key of a secret this replica does not know yet (made on another replica since the last poll), read
+   * from the database; undefined when there is none, or it was looked for within NEGATIVE_TTL_MS. A found key
+   * joins the store at once (the full set is read again).
+   */
+  async lookUp(presented: string): Promise<ApiKey | undefined> {
+    const digest = sha256(presented);
+    const hex = digest.toString('hex');
+    const until = this.unknown.get(hex);
+    if (until !== undefined && until > Date.now()) return undefined;
+    let lookup = this.lookups.get(hex);
+    if (!lookup) {
+      lookup = this.readByDigest(digest, hex).finally(() => this.lookups.delete(hex));
+      this.lookups.set(hex, lookup);
+    }
+    return lookup;
+  }
+
+  private async readByDigest(digest: Buffer, hex: string): Promise<ApiKey | undefined> {
+    const row = await liveKeyByDigest(this.ledger, digest);
+    if (!row) {
+      if (this.unknown.size >= NEGATIVE_MAX) this.unknown.clear();
+      this.unknown.set(hex, Date.now() + NEGATIVE_TTL_MS);
+      return undefined;
+    }
+    await this.refresh();
+    return keyFromRow(row);
   }
 
   /** Reads now, then every `intervalMs`. */

@@ -68,6 +68,11 @@ export function findKey(ledger: LedgerDatabase, id: string): Promise<KeyRow | un
   return ledger.db.selectFrom('api_keys').selectAll().where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
 }
 
+/** The live key whose secret has this SHA-256 digest (the column is unique, so an index lookup). */
+export function liveKeyByDigest(ledger: LedgerDatabase, digest: Buffer): Promise<KeyRow | undefined> {
+  return ledger.db.selectFrom('api_keys').selectAll().where('digest', '=', digest).where('revoked_at', 'is', null).executeTakeFirst();
+}
+
 /** Changes a live key's fields; undefined when there is none with that id. */
 export async function updateKey(ledger: LedgerDatabase, id: string, fields: KeyFields): Promise<KeyRow | undefined> {
   return ledger.db

@@ -10,6 +10,7 @@ import type { ModelPrice } from '../pricing/price';
 import type { CreatedJob, GenerationRequest, Kind, UpstreamStatus } from '../core/task';
 import type { HttpClient } from './http';
 import type { GeneralImageField, GeneralVideoField } from './request';
+import type { FieldPricingTable } from './field-pricing';
 
 /** What a submit knows about the task it creates a job for. */
 export interface SubmitContext {
@@ -161,6 +162,8 @@ export interface PlatformDefinition {
 
   /** Spec request fields only this platform carries, by kind (zod shapes; names must not clash across platforms). */
   readonly requestFields: { readonly video: z.ZodRawShape; readonly image: z.ZodRawShape };
+  /** What each of `requestFields` does to a task's price (platforms/field-pricing.ts): every one is classified. */
+  readonly fieldPricing: FieldPricingTable;
   /** General fields (platforms/request.ts) this platform carries besides `model` and `prompt`, by kind. */
   readonly generalFields: { readonly video: readonly GeneralVideoField[]; readonly image: readonly GeneralImageField[] };
 

@@ -6,6 +6,7 @@
  */
 import type { Catalogue, ModelRecord } from '../core/catalogue';
 import type { GenerationRequest, Kind } from '../core/task';
+import { applyFieldPricing } from './field-pricing';
 import { PLATFORM_DEFINITIONS, platformById } from './index';
 import type { PlatformDefinition } from './platform';
 import { UNIVERSAL_FIELDS } from './request';
@@ -104,5 +105,7 @@ export function validateGeneration(
   checkPlatformFields(body, kind, entry);
   const tagged: GenerationRequest = { ...body, kind };
   const general = kind === 'video' ? generalVideoRules(entry, tagged) : generalImageRules(entry, tagged);
-  return { entry, request: platformById(entry.platform).validate(entry, general) };
+  const platform = platformById(entry.platform);
+  // Last: the platform's own fields that decide a price are carried into the general fields it is computed from.
+  return { entry, request: applyFieldPricing(platform.fieldPricing[kind], entry, platform.validate(entry, general)) };
 }

@@ -196,6 +196,23 @@ export class TaskPricing {
   }
 
   /**
+   * Why a request of a priced model has no estimate (`estimateTaskCost` gave null cost), in words for a 402: the
+   * keys the price lists and what the request gave for them. Undefined when the model has no price at all.
+   */
+  unpricedCase(request: GenerationRequest | PricedRequest): string | undefined {
+    const priced = pricedRequest(request);
+    const price = this.priceOf(priced.model);
+    if (!price) return undefined;
+    const keys = (table: Readonly<Record<string, unknown>> | undefined) => Object.keys(table ?? {}).join(', ');
+    if (priced.kind === 'image') {
+      const given = priced.quality ?? priced.size;
+      return `is priced per image by quality or size (${keys(price.perImage)}), and this request ${given === undefined ? 'gives neither: send quality' : `asks for '${given}', which is not listed`}`;
+    }
+    const table = price.perSecond ?? price.perToken?.tokensPerSecond;
+    return `is priced by resolution (${keys(table)}), and this request ${priced.resolution === undefined ? 'gives none: send resolution' : `asks for '${priced.resolution}', which is not listed`}`;
+  }
+
+  /**
    * The final figure of an ended task (cost.ts finalTaskCost): `reported` is what the platform said it billed
    * (GenerationResult.usage; `{}` when it said nothing), `outcome` how the task ended, `billed` whether the
    * platform bills its job (by default only a success's).

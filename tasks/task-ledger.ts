@@ -60,9 +60,18 @@ function budgetExceeded(over: OverBudget, estimateMicros: number): TaskRefused {
 }
 
 /** 402: the key has a budget, and the task's model has no price in the budget's currency to count it with. */
-function unpricedModel(model: string, why: UnpricedReason, budget: BudgetSetting, priceCurrency: string | undefined): TaskRefused {
+function unpricedModel(
+  model: string,
+  why: UnpricedReason,
+  budget: BudgetSetting,
+  priceCurrency: string | undefined,
+  pricedCase: string | undefined,
+): TaskRefused {
+  // A model priced for other cases says which (GEM-3.0 is priced by quality: a request without one has no estimate).
   const reason =
-    why === 'no_price' ? `has no price this gateway knows` : `is priced in ${priceCurrency}, not in the budget's ${budget.currency}`;
+    why === 'no_price'
+      ? (pricedCase ?? `has no price this gateway knows`)
+      : `is priced in ${priceCurrency}, not in the budget's ${budget.currency}`;
   return new TaskRefused(
     'payment_required',
     `The model '${model}' ${reason}, so this API key's budget cannot count its tasks: a budgeted key may use it only if its operator allows unpriced models (allow_unpriced), or once it has a price (PRICES_FILE)`,
@@ -108,7 +117,8 @@ export class TaskLedger {
     const { usage, cost } = this.pricing.estimateTaskCost(request);
     const unpriced: UnpricedReason | undefined =
       cost === null ? 'no_price' : key.budget && key.budget.currency !== cost.currency ? 'other_currency' : undefined;
-    if (unpriced && key.budget && !key.allowUnpriced) throw unpricedModel(entry.id, unpriced, key.budget, cost?.currency);
+    if (unpriced && key.budget && !key.allowUnpriced)
+      throw unpricedModel(entry.id, unpriced, key.budget, cost?.currency, this.pricing.unpricedCase(request));
     // The estimate in its own currency: a budget in another currency does not count it (ledger/entries.ts), and usage
     // shows it per currency. A model without a price counts at zero (only for a key without a budget, or one allowed
     // unpriced models).

@@ -45,7 +45,17 @@ export interface TaskServiceOptions {
   resultLinks?: ResultLinks;
   /** Prices task records' `usage` and `cost` (tasks/record.ts); absent: records carry neither. */
   pricing?: TaskPricing;
+  /** The bound on one start, describe or count call to Temporal (default TEMPORAL_CALL_DEADLINE_MS). */
+  callDeadlineMs?: number;
 }
+
+/**
+ * How long a start, a describe or a count (a key's tasks in flight) may wait on Temporal. The client sets no deadline of its own, so a server that
+ * is up but frozen (paused, swapping, a stuck database) would hold a submit for as long as its client waits; past
+ * this bound the call fails with DEADLINE_EXCEEDED, which the API answers 503 `temporal_unavailable` with
+ * Retry-After (api/middleware/error-envelope.ts).
+ */
+export const TEMPORAL_CALL_DEADLINE_MS = 10_000;
 
 export interface StartedTask {
   taskId: string;
@@ -97,28 +107,35 @@ export class TaskService {
     const taskId = opts.taskId;
     const route = opts.route;
     const model = route?.name ?? entry.id;
-    await this.client.workflow.start<GenerationWorkflow>(WORKFLOW_TYPE, {
-      taskQueue: this.opts.taskQueue,
-      workflowId: taskId,
-      args: [workflowInput(ownerId, entry, request, opts.webhook, route, opts.weight)],
-      // A task id names one task forever: never start a second workflow under it.
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      // A routed task's model and platform are its serving member's, set once its submit answers.
-      typedSearchAttributes: [
-        { key: SA.owner, value: ownerId },
-        { key: SA.status, value: 'pending' },
-        ...(route
-          ? [{ key: SA.route, value: route.name }]
-          : [
-              { key: SA.model, value: entry.id },
-              { key: SA.platform, value: entry.platform },
-            ]),
-        { key: SA.kind, value: entry.kind },
-      ],
-      memo: startMemo(entry, request, opts) as Record<string, unknown>,
-      staticSummary: `${entry.kind} · ${route ? `route ${route.name}` : `${entry.id} · platform ${entry.platform}`} · key ${ownerId}`,
-    });
+    await this.bounded(() =>
+      this.client.workflow.start<GenerationWorkflow>(WORKFLOW_TYPE, {
+        taskQueue: this.opts.taskQueue,
+        workflowId: taskId,
+        args: [workflowInput(ownerId, entry, request, opts.webhook, route, opts.weight)],
+        // A task id names one task forever: never start a second workflow under it.
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        // A routed task's model and platform are its serving member's, set once its submit answers.
+        typedSearchAttributes: [
+          { key: SA.owner, value: ownerId },
+          { key: SA.status, value: 'pending' },
+          ...(route
+            ? [{ key: SA.route, value: route.name }]
+            : [
+                { key: SA.model, value: entry.id },
+                { key: SA.platform, value: entry.platform },
+              ]),
+          { key: SA.kind, value: entry.kind },
+        ],
+        memo: startMemo(entry, request, opts) as Record<string, unknown>,
+        staticSummary: `${entry.kind} · ${route ? `route ${route.name}` : `${entry.id} · platform ${entry.platform}`} · key ${ownerId}`,
+      }),
+    );
     return { taskId, model };
+  }
+
+  /** One unary call to Temporal, failed with DEADLINE_EXCEEDED past the bound (TEMPORAL_CALL_DEADLINE_MS). */
+  private bounded<T>(call: () => Promise<T>): Promise<T> {
+    return this.client.withDeadline(Date.now() + (this.opts.callDeadlineMs ?? TEMPORAL_CALL_DEADLINE_MS), call);
   }
 
   /** Whether a generation workflow runs or ran under this task id, whoever owns it. */
@@ -169,7 +186,7 @@ export class TaskService {
   private async describeOwned(taskId: string, ownerId: string | undefined): Promise<WorkflowExecutionDescription | undefined> {
     let desc: WorkflowExecutionDescription;
     try {
-      desc = await this.client.workflow.getHandle(taskId).describe();
+      desc = await this.bounded(() => this.client.workflow.getHandle(taskId).describe());
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return undefined;
       throw err;
@@ -207,7 +224,7 @@ export class TaskService {
 
   /** How many of the key's tasks are running (Temporal visibility; eventually consistent). */
   async countRunning(ownerId: string): Promise<number> {
-    const { count } = await this.client.workflow.count(`${ownerQuery(ownerId)} AND ExecutionStatus = 'Running'`);
+    const { count } = await this.bounded(() => this.client.workflow.count(`${ownerQuery(ownerId)} AND ExecutionStatus = 'Running'`));
     return count;
   }
 

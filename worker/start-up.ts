@@ -49,11 +49,18 @@ export async function startMetrics(metrics: WorkerMetrics, config: WorkerConfig,
   return server;
 }
 
-/** Where each enabled platform is served from: a simulated one is a warning, so it is never mistaken for the real one. */
-export function logPlatforms(config: WorkerConfig, logger: Logger): void {
+/**
+ * Where each enabled platform is served from. The simulator is the intended default of `npm start`, whose banner
+ * says which platforms it plays: there a simulated platform is an info line. In the production image
+ * (NODE_ENV=production, Dockerfile) it is a warning, so a simulator is never mistaken for the real platform.
+ */
+export function logPlatforms(config: WorkerConfig, logger: Logger, env: NodeJS.ProcessEnv = process.env): void {
+  const production = env.NODE_ENV === 'production';
   for (const [platform, p] of Object.entries(config.platforms)) {
-    if (p.simulated) logger.warn({ platform }, `Platform ${platform} is not configured: it is served by the simulator at ${p.endpoint}`);
-    else logger.info({ platform, endpoint: p.endpoint }, `Platform ${platform} at ${p.endpoint}`);
+    if (!p.simulated) logger.info({ platform, endpoint: p.endpoint }, `Platform ${platform} at ${p.endpoint}`);
+    else if (production)
+      logger.warn({ platform }, `Platform ${platform} is not configured: it is served by the simulator at ${p.endpoint}`);
+    else logger.info({ platform, endpoint: p.endpoint }, `Platform ${platform} is served by the simulator at ${p.endpoint}`);
   }
 }
 

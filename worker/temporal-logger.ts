@@ -17,10 +17,30 @@ const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = 
 /** Metadata the SDK attaches that never goes into our logs (@temporalio/worker activityLogAttributes). */
 const DROPPED_METADATA = ['taskToken'];
 
+/**
+ * An error as JSON can show it: its fields are not enumerable, so as it is the SDK's "Workflow failed" line would
+ * read `"error":{}`. Its name, message, failure type (an ApplicationFailure's) and the chain of causes' messages.
+ */
+function errorJson(err: Error, depth = 0): Record<string, unknown> {
+  const type = (err as { type?: unknown }).type;
+  const cause = (err as { cause?: unknown }).cause;
+  return {
+    name: err.name,
+    message: err.message,
+    ...(typeof type === 'string' ? { type } : {}),
+    ...(cause instanceof Error && depth < 5 ? { cause: errorJson(cause, depth + 1) } : {}),
+  };
+}
+
 function readable(meta: LogMetadata | undefined): LogMetadata {
   if (!meta) return {};
-  if (!DROPPED_METADATA.some((key) => key in meta)) return meta;
-  return Object.fromEntries(Object.entries(meta).filter(([key]) => !DROPPED_METADATA.includes(key)));
+  const entries = Object.entries(meta);
+  if (!entries.some(([key, value]) => DROPPED_METADATA.includes(key) || value instanceof Error)) return meta;
+  return Object.fromEntries(
+    entries
+      .filter(([key]) => !DROPPED_METADATA.includes(key))
+      .map(([key, value]) => [key, value instanceof Error ? errorJson(value) : value]),
+  );
 }
 
 export function temporalLogger(logger: Logger): TemporalLogger {

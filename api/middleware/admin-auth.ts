@@ -14,6 +14,7 @@ import { ApiError } from '../api-error';
 import { bearerToken, type KeyStore } from '../../keys/api-keys';
 import { CSRF_HEADER, sameSecret, SESSION_COOKIE, type ConsoleSession, type ConsoleSessions } from '../console-sessions';
 import type { AppContext } from '../context';
+import type { AdminAuthThrottle } from '../admin-throttle';
 
 export const adminUnauthorized = () =>
   new ApiError(401, 'authentication_error', 'Missing or invalid admin token. Send "Authorization: Bearer <ADMIN_TOKEN>".', {
@@ -43,7 +44,12 @@ async function consoleSession(ctx: AppContext, sessions: ConsoleSessions | undef
   return session;
 }
 
-export function adminAuthenticate(adminToken: string | undefined, keys: KeyStore, sessions?: ConsoleSessions) {
+export function adminAuthenticate(
+  adminToken: string | undefined,
+  keys: KeyStore,
+  sessions?: ConsoleSessions,
+  throttle?: AdminAuthThrottle,
+) {
   return async (ctx: AppContext, next: Next) => {
     const token = bearerToken(ctx.get('Authorization'));
     const cookie = ctx.get('Authorization') === '' ? ctx.cookies.get(SESSION_COOKIE) : undefined;
@@ -53,14 +59,18 @@ export function adminAuthenticate(adminToken: string | undefined, keys: KeyStore
       await next();
       return;
     }
-    if (token === undefined || !isAdminToken(adminToken, token)) {
+    const right = token !== undefined && isAdminToken(adminToken, token);
+    if (!right) {
       if (token !== undefined && keys.authenticate(token)) {
         throw new ApiError(403, 'permission_error', 'An API key cannot use the admin API; send the admin token', {
           code: 'admin_token_required',
         });
       }
+      // A wrong bearer token is a guess at the admin token: counted per address (429 past the limit).
+      if (token !== undefined) await throttle?.settle(ctx.ip, false);
       throw adminUnauthorized();
     }
+    await throttle?.settle(ctx.ip, true);
     ctx.state.log = ctx.state.log.child({ admin: true });
     await next();
   };

@@ -84,11 +84,15 @@ async function checkedWebhookUrl(deps: AppDeps, url: string | null | undefined):
   return url;
 }
 
-/** The body's fields as the table's; an allowlist may name only models the gateway knows (§8). */
+/**
+ * The body's fields as the table's; an allowlist may name only models and routes the gateway knows (docs/api.md
+ * "Routes": a route is allowed by its name, as a client names it in `model`).
+ */
 async function keyFields(deps: AppDeps, body: KeyBody): Promise<KeyFields> {
-  const known = new Set(deps.catalogue.entries.map((e) => e.id));
+  const known = new Set([...deps.catalogue.entries.map((e) => e.id), ...(deps.routes?.routes.map((r) => r.name) ?? [])]);
   body.models?.forEach((m, i) => {
-    if (!known.has(m)) throw invalidRequest(`models.${i}: unknown model '${m}' (see GET /v1/models)`, `models.${i}`, 'unknown_model');
+    if (!known.has(m))
+      throw invalidRequest(`models.${i}: unknown model or route '${m}' (see GET /v1/models)`, `models.${i}`, 'unknown_model');
   });
   const budget = body.budget as { amount: number; currency: BudgetSetting['currency']; period: BudgetSetting['period'] } | null | undefined;
   return {

@@ -70,8 +70,11 @@ export function signInRoutes(router: Router<AppState>, deps: AppDeps): void {
   router.post('/admin/v1/sessions', async (ctx: AppContext) => {
     checkOrigin(ctx);
     const { token } = parseBody(signInSchema, ctx.request.body);
-    // The same answer however close the token was: compared in constant time, and nothing said of its shape.
-    if (!isAdminToken(deps.adminToken, token)) {
+    // The same answer however close the token was: compared in constant time, and nothing said of its shape;
+    // an address past its wrong tokens of the minute gets 429 whatever it sent (api/admin-throttle.ts).
+    const right = isAdminToken(deps.adminToken, token);
+    await deps.adminThrottle?.settle(ctx.ip, right);
+    if (!right) {
       throw new ApiError(401, 'authentication_error', 'The admin token is not correct.', { param: 'token', code: 'invalid_admin_token' });
     }
     if (!deps.consoleSessions) {

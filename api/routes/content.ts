@@ -82,7 +82,7 @@ export function contentRoutes(deps: AppDeps): Router<AppState> {
     let ownerId: string | undefined;
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : undefined;
     if (ctx.get('Authorization') || token === undefined) {
-      const key = authenticateRequest(ctx, deps.keys);
+      const key = await authenticateRequest(ctx, deps.keys, deps.managedKeys);
       await deps.limits.consumeRate(key);
       ownerId = key.id;
     } else {

@@ -37,11 +37,25 @@ export function eventRoutes(router: Router<AppState>, deps: AppDeps): void {
     const ownerId = key.id;
     if (!TASK_ID.test(taskId)) throw taskNotFound(taskId);
     const release = trackedSlot(deps, key);
+    // Watched from the moment the slot is taken, before any await: a client that leaves while the task is read
+    // would otherwise never be seen leaving, and its slot (and a Temporal long-poll) held until the sync bound.
+    const stop = new AbortController();
+    const leave = () => stop.abort();
+    ctx.res.once('close', leave);
+    if (ctx.req.socket.destroyed) leave();
+    const giveBack = () => {
+      ctx.res.off('close', leave);
+      release();
+    };
     try {
       if (!(await deps.tasks.read(taskId, ownerId))) throw taskNotFound(taskId);
     } catch (err) {
-      release();
+      giveBack();
       throw err;
+    }
+    if (stop.signal.aborted || ctx.req.socket.destroyed) {
+      giveBack();
+      return;
     }
     const lastSeen = ctx.get('Last-Event-ID') || undefined;
 
@@ -51,12 +65,12 @@ export function eventRoutes(router: Router<AppState>, deps: AppDeps): void {
     ctx.req.socket.setNoDelay(true);
     ctx.body = stream;
     stream.write(`retry: 1000\n\n`);
-    void pump(deps, { taskId, ownerId, lastSeen }, stream, ctx)
+    void pump(deps, { taskId, ownerId, lastSeen }, stream, stop)
       .catch((err: unknown) => {
         ctx.state.log.warn({ err: (err as Error).message, taskId }, 'Event stream ended by an error');
         stream.end();
       })
-      .finally(release);
+      .finally(giveBack);
   });
 }
 
@@ -84,9 +98,9 @@ async function pump(
   deps: AppDeps,
   t: { taskId: string; ownerId: string; lastSeen?: string },
   stream: PassThrough,
-  ctx: AppContext,
+  /** Aborted when the client leaves (watched by the route from the start), the bound passes or the API stops. */
+  stop: AbortController,
 ): Promise<void> {
-  const stop = new AbortController();
   const heartbeat = setInterval(() => stream.write(': heartbeat\n\n'), deps.sseHeartbeatMs);
   const bound = setTimeout(() => {
     stream.write(
@@ -95,7 +109,6 @@ async function pump(
     stop.abort();
   }, deps.syncTimeoutMs);
   const leave = () => stop.abort();
-  ctx.res.once('close', leave);
   deps.shutdownSignal.addEventListener('abort', leave, { once: true });
   try {
     let lastSent = t.lastSeen;
@@ -110,7 +123,6 @@ async function pump(
   } finally {
     clearInterval(heartbeat);
     clearTimeout(bound);
-    ctx.res.off('close', leave);
     deps.shutdownSignal.removeEventListener('abort', leave);
     stream.end();
   }

@@ -53,6 +53,9 @@ export function modelView(entries: readonly ModelRecord[], price: ModelPrice | n
     ...limits(first),
     ...(entries.length > 1 ? Object.fromEntries(entries.map((e) => [e.kind, limits(e)])) : {}),
     price: price && priceJson(price),
+    // B reads a request without `action` as image-to-video (docs/api.md "Validation rules", rule 2); T and V read
+    // it from the inputs. Said here, since a client cannot tell from the rest.
+    ...(first.kind === 'video' ? { default_action: first.platform === 'B' ? ('image_to_video' as const) : ('by_input' as const) } : {}),
   };
 }
 
@@ -94,9 +97,34 @@ export function modelRoutes(router: Router<AppState>, deps: AppDeps): void {
     ...(deps.routes?.available(deps.enabledPlatforms) ?? []).map((r) => [r.name, routeView(r, deps.pricing)] as const),
   ]);
   const mayUse = (ctx: AppContext, id: string): boolean => ctx.state.apiKey?.models?.has(id) ?? true;
+  /** The prices each entry is counted at: its own, or (a route) its members'. */
+  const pricesOf = new Map<string, readonly (ModelPrice | null)[]>([
+    ...[...byId.keys()].map((id) => [id, [deps.pricing.priceOf(id)]] as const),
+    ...(deps.routes?.available(deps.enabledPlatforms) ?? []).map(
+      (r) => [r.name, r.members.map((m) => deps.pricing.priceOf(m.entry.id))] as const,
+    ),
+  ]);
+  /** For a budgeted key, each entry says whether its budget can count it (most of the catalogue has no price). */
+  const withBudget = (ctx: AppContext, view: ReturnType<typeof modelView> | ReturnType<typeof routeView>) => {
+    const key = ctx.state.apiKey;
+    if (!key?.budget) return view;
+    const prices = pricesOf.get(view.id) ?? [];
+    const currency = key.budget.currency;
+    if (prices.some((p) => p?.currency === currency)) return { ...view, budget: { countable: true } };
+    const other = prices.find((p) => p !== null)?.currency;
+    const reason = other ? `priced in ${other}, not in this key's budget currency ${currency}` : 'no price is known (PRICES_FILE sets one)';
+    return {
+      ...view,
+      budget: {
+        countable: false,
+        reason: `${reason}: tasks are refused with 402 unpriced_model${key.allowUnpriced ? ', but this key may use it (counted at zero)' : ''}`,
+        ...(key.allowUnpriced ? { allowed_unpriced: true } : {}),
+      },
+    };
+  };
 
   router.get('/v1/models', (ctx: AppContext) => {
-    ctx.body = { object: 'list', data: [...views.values()].filter((v) => mayUse(ctx, v.id)) };
+    ctx.body = { object: 'list', data: [...views.values()].filter((v) => mayUse(ctx, v.id)).map((v) => withBudget(ctx, v)) };
   });
 
   router.get('/v1/models/:model_id', (ctx: AppContext) => {
@@ -109,6 +137,6 @@ export function modelRoutes(router: Router<AppState>, deps: AppDeps): void {
         `The model '${id}' does not exist or is not available to this key; GET /v1/models lists them`,
         { param: 'model_id', code: 'model_not_found' },
       );
-    ctx.body = view;
+    ctx.body = withBudget(ctx, view);
   });
 }

@@ -8,7 +8,7 @@ import type { PlatformDefinition } from '../platform';
 import { bCallbackReceiver } from './announcements';
 import { bPublicEnv, bWorker, bWorkerEnv } from './config';
 import { B_MODELS, B_MODELS_FILE } from './models';
-import { bImageFields, bVideoFields } from './request-fields';
+import { bFieldPricing, bImageFields, bVideoFields } from './request-fields';
 import { validateB } from './rules';
 import { bWireDocSection } from './doc-sections';
 import { B_PRICES } from './prices';
@@ -19,6 +19,7 @@ export const platformB: PlatformDefinition = {
   id: 'B',
   name: 'platform B',
   product: 'Baidu AI Cloud VOD AIGC',
+  fieldPricing: bFieldPricing,
   requestFields: { video: bVideoFields, image: bImageFields },
   generalFields: {
     video: ['action', 'duration', 'resolution', 'image_url', 'last_frame_url', 'ratio', 'images', 'negative_prompt'],

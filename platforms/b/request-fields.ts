@@ -4,6 +4,7 @@
  * general video field, so a client sends references the same way to either endpoint).
  */
 import { z } from 'zod';
+import type { FieldPricingTable } from '../field-pricing';
 import { httpUrl, stringBool } from '../request';
 
 /** NBP takes up to 14 input images (docs/platforms/b.md#images [OFF]). */
@@ -22,4 +23,21 @@ export const bImageFields = {
     .max(MAX_IMAGE_REFERENCES)
     .optional()
     .describe('Platform B image-to-image: reference images (NB up to 3, NBP up to 14)'),
+};
+
+/** `"true"` asks for sound, which a price with sound rates bills at its `sound` rate; `"false"` is the models' default. */
+const soundOf = (v: unknown): true | undefined => (v === 'true' ? true : undefined);
+
+/** What B's own fields do to a price (platforms/field-pricing.ts). */
+export const bFieldPricing: FieldPricingTable = {
+  video: {
+    'image.imageUrl': { none: 'the first frame of image-to-video: the price is by output seconds and resolution' },
+    audio: { priced: 'generate_audio', as: soundOf },
+    // Whether B bills background music as sound is unconfirmed (docs/reference/prices.md): it is priced as sound,
+    // the dearer rate, so a reservation is never short of the bill.
+    bgm: { priced: 'generate_audio', as: soundOf },
+  },
+  image: {
+    images: { none: 'reference images: the price is per output image, by quality or size' },
+  },
 };

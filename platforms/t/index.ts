@@ -4,7 +4,7 @@ import { tWorker, tWorkerEnv } from './config';
 import { tCallbackReceiver } from './announcements';
 import { loadModelRecords, modelsFileEnv } from '../models-file';
 import { T_MODELS, T_MODELS_FILE } from './models';
-import { tImageFields, tVideoFields } from './request-fields';
+import { tFieldPricing, tImageFields, tVideoFields } from './request-fields';
 import { validateT } from './rules';
 import { T_PRICES } from './prices';
 import { T_UNCONFIRMED } from './unconfirmed';
@@ -13,6 +13,7 @@ export const platformT: PlatformDefinition = {
   id: 'T',
   name: 'platform T',
   product: 'Tencent Cloud VOD AIGC',
+  fieldPricing: tFieldPricing,
   requestFields: { video: tVideoFields, image: tImageFields },
   generalFields: {
     video: [

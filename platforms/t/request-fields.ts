@@ -3,6 +3,10 @@
  * them — and `input_region`, the gateway's name for T's `InputRegion` (input URLs outside mainland China).
  */
 import { z } from 'zod';
+import type { ModelRecord } from '../../core/catalogue';
+import type { FieldPricingTable } from '../field-pricing';
+import { RequestRuleError } from '../rules';
+import { tExtrasOf } from './models';
 import { enabledDisabled, httpUrl, MAX_REFERENCE_ITEMS } from '../request';
 
 /** A video `FileInfos` item (AigcVideoTaskInputFileInfo): an image by URL, with its use. */
@@ -56,4 +60,41 @@ export const tImageFields = {
   output_config: imageOutputConfigSchema.optional(),
   file_infos: z.array(imageFileInfoSchema).min(1).max(MAX_REFERENCE_ITEMS).optional(),
   input_region: inputRegionSchema.optional(),
+};
+
+/** AigcVideoOutputConfig.AudioGeneration as the general `generate_audio`. */
+const soundOf = (v: unknown): boolean => v === 'Enabled';
+
+/**
+ * An image Resolution as the `quality` it is priced by: the quality the model's table (models.ts `imageQuality`)
+ * sends as that Resolution. A Resolution no quality stands for has no price to reserve, so it is refused.
+ */
+function qualityOf(value: unknown, entry: ModelRecord): string {
+  const table = tExtrasOf(entry).imageQuality ?? {};
+  const quality = Object.keys(table).find((q) => table[q]?.toLowerCase() === String(value).toLowerCase());
+  if (quality === undefined) {
+    throw new RequestRuleError(
+      'output_config.Resolution',
+      `output_config.Resolution '${String(value)}' is no quality of ${entry.id}, so it has no price; use quality (${Object.keys(table).join(', ')})`,
+    );
+  }
+  return quality;
+}
+
+/** What T's own fields do to a price (platforms/field-pricing.ts); each output_config key wins over its general field upstream. */
+export const tFieldPricing: FieldPricingTable = {
+  video: {
+    'output_config.Duration': { priced: 'duration', as: (v) => v as number },
+    'output_config.Resolution': { priced: 'resolution', as: (v) => v as string },
+    'output_config.AudioGeneration': { priced: 'generate_audio', as: soundOf },
+    'output_config.AspectRatio': { conflicts: 'ratio', as: (v) => v as string },
+    file_infos: { none: 'input images (first/last frame, references): the price is by output seconds and resolution' },
+    input_region: { none: 'where T fetches the input URLs from' },
+  },
+  image: {
+    'output_config.Resolution': { priced: 'quality', as: qualityOf },
+    'output_config.AspectRatio': { conflicts: 'ratio', as: (v) => v as string },
+    file_infos: { none: 'reference images: the price is per output image, by quality or size' },
+    input_region: { none: 'where T fetches the input URLs from' },
+  },
 };

@@ -4,7 +4,7 @@ import { vCallbackReceiver } from './announcements';
 import { vWorker, vWorkerEnv } from './config';
 import { loadModelRecords, modelsFileEnv } from '../models-file';
 import { V_MODELS, V_MODELS_FILE } from './models';
-import { vVideoFields } from './request-fields';
+import { vFieldPricing, vVideoFields } from './request-fields';
 import { validateV } from './rules';
 import { V_PRICES } from './prices';
 import { V_UNCONFIRMED } from './unconfirmed';
@@ -13,6 +13,7 @@ export const platformV: PlatformDefinition = {
   id: 'V',
   name: 'platform V',
   product: 'Volcengine Ark content generation (Seedance)',
+  fieldPricing: vFieldPricing,
   requestFields: { video: vVideoFields, image: {} },
   generalFields: {
     video: ['action', 'duration', 'resolution', 'image_url', 'last_frame_url', 'ratio', 'generate_audio', 'images'],

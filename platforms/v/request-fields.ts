@@ -4,6 +4,7 @@
  * (sent as `tools: [{"type": "web_search"}]`, the only way Ark turns it on).
  */
 import { z } from 'zod';
+import type { FieldPricingTable } from '../field-pricing';
 import { httpUrl, IMAGE_ROLES, MAX_REFERENCE_ITEMS } from '../request';
 
 /**
@@ -46,4 +47,26 @@ export const vVideoFields = {
   web_search: z.boolean().optional().meta({ description: 'Platform V: let the model search the web for the prompt (2.0 only).' }),
   watermark: z.boolean().optional(),
   return_last_frame: z.boolean().optional(),
+};
+
+/**
+ * What V's own fields do to a price (platforms/field-pricing.ts). V bills the output tokens it reports, and the
+ * final figure is that report (pricing/cost.ts); what the estimate reserves is from the general fields.
+ */
+export const vFieldPricing: FieldPricingTable = {
+  video: {
+    // A draft is a 480p preview (rules.ts refuses another resolution): never dearer than the resolution priced.
+    service_tier: { none: 'draft renders at 480p only, never dearer than the resolution the estimate prices' },
+    image_role: { none: 'the role of image_url (frame or reference): the price is by output tokens' },
+    // Whether reference media or web search add to V's bill beyond the output tokens it reports is unconfirmed
+    // (docs/reference/prices.md): the final figure is V's report either way.
+    video_url: { none: 'a reference video: V bills the output tokens it reports' },
+    audio_url: { none: 'a reference audio: V bills the output tokens it reports' },
+    videos: { none: 'reference videos: V bills the output tokens it reports' },
+    audios: { none: 'reference audios: V bills the output tokens it reports' },
+    web_search: { none: 'search for the prompt: V bills the output tokens it reports' },
+    watermark: { none: 'a mark on the same video' },
+    return_last_frame: { none: 'the last frame of the same video, returned as an image' },
+  },
+  image: {},
 };

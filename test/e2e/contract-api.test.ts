@@ -7,12 +7,15 @@ import { buildCatalogue } from '../../platforms';
 
 const defaultCatalogue = buildCatalogue();
 import { errorSchema, generationResultSchema, modelListSchema, taskListSchema, taskRecordSchema } from '../../api/response-schemas';
+import { adminCall, makeKey } from '../support/admin-api';
+import { E2E_ADMIN_TOKEN } from '../support/global-setup';
 import { ApiClient, type Reply } from '../support/client';
+import { unique } from '../support/prompts';
 import { startExtraApi } from '../support/extra-api';
 import { keptLink, withoutTokens } from '../support/result-links';
 import { sharedStack } from '../support/shared-stack';
 import { CAROL_LIMITS } from '../support/stack';
-import { sleep } from '../support/wait-for';
+import { sleep, waitFor } from '../support/wait-for';
 
 const { api, apiUrl, sim } = sharedStack();
 const alice = api('alice');
@@ -103,6 +106,33 @@ describe('GET /v1/models', () => {
     const denied = await carol.post('/v1/async/videos/generations', { model: 'vendor-video-2-0-260128', prompt: 'x', duration: 5 });
     expect(denied.status).toBe(403);
     expect(denied.body.error).toMatchObject({ type: 'permission_error', code: 'model_not_allowed', param: 'model' });
+  });
+
+  test('an allowlist names a route by its name: the admin API takes it, and the route (not its members) is allowed', async () => {
+    const run = Date.now().toString(36);
+    const routeKey = await makeKey(apiUrl, { id: `route-allowed-${run}`, models: ['hailuo-2.3'] });
+    expect((await routeKey.get('/v1/models')).body.data.map((m: { id: string }) => m.id)).toEqual(['hailuo-2.3']);
+    const viaRoute = await routeKey.post('/v1/async/videos/generations', {
+      model: 'hailuo-2.3',
+      action: 'text_to_video',
+      prompt: unique('allowlist-route'),
+      duration: 6,
+    });
+    expect(viaRoute.status).toBe(200);
+    const member = await routeKey.post('/v1/async/videos/generations', { model: 'VendorH-2.3', prompt: 'x', duration: 6 });
+    expect([member.status, member.body.error.code]).toEqual([403, 'model_not_allowed']);
+    // A member allowed by its id does not allow the route (docs/api.md "Routes").
+    const memberKey = await makeKey(apiUrl, { id: `member-allowed-${run}`, models: ['VendorH-2.3'] });
+    const route = await memberKey.post('/v1/async/videos/generations', {
+      model: 'hailuo-2.3',
+      action: 'text_to_video',
+      prompt: 'x',
+      duration: 6,
+    });
+    expect([route.status, route.body.error.code]).toEqual([403, 'model_not_allowed']);
+    // A name that is neither is still refused, naming the item.
+    const unknown = await adminCall(apiUrl, 'POST', '/admin/v1/keys', { id: `unknown-allowed-${run}`, models: ['hailuo-9'] });
+    expect([unknown.status, (unknown.body as { error: { param: string } }).error.param]).toEqual([400, 'models.0']);
   });
 });
 
@@ -211,6 +241,112 @@ describe('GET /v1/tasks', () => {
     const r = await alice.get(`/v1/tasks?${query}`);
     expect(r.status).toBe(400);
     expect(r.body.error.param).toBe(param);
+  });
+});
+
+describe('a key made on another replica', () => {
+  // A second API on the same database that reads the keys every 5 s: a key made on the shared API is unknown to it
+  // until then, unless it asks the database.
+  let other: Awaited<ReturnType<typeof startExtraApi>>;
+  beforeAll(async () => {
+    other = await startExtraApi({ KEYS_REFRESH_MS: '5000' });
+  });
+  afterAll(async () => {
+    await other?.proc.stop();
+  });
+
+  test('is served at once by a replica that has not read it yet; a wrong key is still 401; a revocation reaches it within KEYS_REFRESH_MS', async () => {
+    const id = `other-replica-${Date.now().toString(36)}`;
+    const made = await makeKey(apiUrl, { id });
+    const there = new ApiClient(other.url, made.key!);
+    expect((await there.get('/v1/models')).status).toBe(200);
+    const wrong = new ApiClient(other.url, 'sk-not-a-key-of-this-gateway-0123456789abcdef');
+    for (let i = 0; i < 3; i++) expect((await wrong.get('/v1/models')).status).toBe(401);
+    expect((await adminCall(apiUrl, 'DELETE', `/admin/v1/keys/${id}`)).status).toBe(200);
+    // Bounded by three refresh intervals, not by their phase.
+    await waitFor(async () => (await there.get('/v1/models')).status === 401 || undefined, 15_000);
+  });
+});
+
+describe('GET /v1/models for a key with a budget', () => {
+  test('each entry says whether the budget can count it, and why not; a key without a budget gets no such field', async () => {
+    const run = Date.now().toString(36);
+    const budgeted = await makeKey(apiUrl, { id: `models-budget-${run}`, budget: { amount: 5, currency: 'CNY', period: 'month' } });
+    const models = modelListSchema.parse((await budgeted.get('/v1/models')).body).data;
+    const byId = new Map(models.map((m) => [m.id, m]));
+    // VQ1 has B's published price in CNY; V's Seedance has none.
+    expect(byId.get('VQ1')!.budget).toEqual({ countable: true });
+    expect(byId.get('vendor-video-1-0-pro-250528')!.budget).toEqual({
+      countable: false,
+      reason: expect.stringContaining('no price is known'),
+    });
+    expect(byId.get('vendor-video-1-0-pro-250528')!.budget!.reason).toContain('402 unpriced_model');
+    expect(models.every((m) => m.budget !== undefined)).toBe(true);
+    // Without `action`, B's video models take image-to-video, T's and V's read it from the inputs.
+    const actionOf = (id: string) => (byId.get(id) as { default_action?: string }).default_action;
+    expect([actionOf('VQ1'), actionOf('VendorQ-q2')]).toEqual(['image_to_video', 'by_input']);
+    const usd = await makeKey(apiUrl, {
+      id: `models-usd-${run}`,
+      budget: { amount: 5, currency: 'USD', period: 'month' },
+      allow_unpriced: true,
+    });
+    const vq1 = (await usd.get('/v1/models/VQ1')).body;
+    expect(vq1.budget).toMatchObject({ countable: false, allowed_unpriced: true, reason: expect.stringContaining('priced in CNY') });
+    expect((await alice.get('/v1/models')).body.data.some((m: { budget?: unknown }) => m.budget !== undefined)).toBe(false);
+  });
+});
+
+describe("the admin lists' paging", () => {
+  test('page=0 and page_size=0 are 400 on every admin list, and the OpenAPI document does not allow them either', async () => {
+    const doc = (await alice.get('/openapi.json')).body as {
+      paths: Record<string, { get?: { parameters?: { name: string; in: string; schema: { pattern?: string } }[] } }>;
+    };
+    const checked: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      if (!path.startsWith('/admin/v1/') || path.includes('{')) continue;
+      for (const param of item.get?.parameters ?? []) {
+        if (param.in !== 'query' || !['page', 'page_size'].includes(param.name)) continue;
+        const pattern = new RegExp(param.schema.pattern!);
+        expect([path, param.name, pattern.test('0'), pattern.test('1')]).toEqual([path, param.name, false, true]);
+        const r = await adminCall(apiUrl, 'GET', `${path}?${param.name}=0`);
+        expect([path, r.status, (r.body as { error: { param: string } }).error.param]).toEqual([path, 400, param.name]);
+        checked.push(`${path} ${param.name}`);
+      }
+    }
+    expect(checked).toEqual(expect.arrayContaining(['/admin/v1/keys page', '/admin/v1/keys page_size', '/admin/v1/tasks page_size']));
+  });
+});
+
+describe('wrong admin tokens are limited per client address', () => {
+  // An API of its own, so the limit reached here touches no other test's admin calls.
+  let extra: Awaited<ReturnType<typeof startExtraApi>>;
+  beforeAll(async () => {
+    extra = await startExtraApi({ ADMIN_AUTH_FAILURES_PER_MINUTE: '5' });
+  });
+  afterAll(async () => {
+    await extra?.proc.stop();
+  });
+
+  const signIn = (token: string) =>
+    fetch(`${extra.url}/admin/v1/sessions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ token }),
+    });
+  const asAdmin = (token: string) => fetch(`${extra.url}/admin/v1/keys`, { headers: { Authorization: `Bearer ${token}` } });
+
+  test('30 wrong sign-ins at once: 5 are 401, the rest 429 with Retry-After; then the right token is 429 too, at sign-in and as bearer', async () => {
+    expect((await asAdmin(E2E_ADMIN_TOKEN)).status).toBe(200);
+    const wrong = await Promise.all(Array.from({ length: 30 }, (_, i) => signIn(`wrong-admin-token-${i}-0123456789abcdefghijkl`)));
+    const statuses = wrong.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(25);
+    const refused = wrong.find((r) => r.status === 429)!;
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('too_many_auth_failures');
+    expect((await signIn(E2E_ADMIN_TOKEN)).status).toBe(429);
+    expect((await asAdmin(E2E_ADMIN_TOKEN)).status).toBe(429);
+    expect((await asAdmin('another-wrong-admin-token-0123456789abcdef')).status).toBe(429);
   });
 });
 

@@ -4,6 +4,7 @@
  * same ownership as reads. (Two clients on two API processes: test/system/webhooks.test.ts.)
  */
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { makeKey } from '../support/admin-api';
 import type { ApiClient } from '../support/client';
 import { startExtraApi } from '../support/extra-api';
@@ -180,5 +181,50 @@ describe('bounds on open streams, and clients leaving them', () => {
     const left = parsed.filter((l) => /client left/.test(l.msg));
     expect(left.every((l) => l.level === 20)).toBe(true);
     expect(left.length).toBeLessThanOrEqual(6);
+  });
+});
+
+describe('a client that leaves at once gives its slot back', () => {
+  /** Sends the stream's request on a raw socket and destroys it `afterMs` after the request is written. */
+  function openAndLeave(taskId: string, secret: string, afterMs: number): Promise<void> {
+    const { hostname, port } = new URL(apiUrl);
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(
+          `GET /v1/generations/${taskId}/events HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${secret}\r\nAccept: text/event-stream\r\n\r\n`,
+          () => setTimeout(() => socket.destroy(), afterMs),
+        );
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', reject);
+    });
+  }
+
+  test("10 streams closed 5 ms after sending (and 20 more at 0 to 9 ms), then all 20 of the key's streams (KEY_MAX_STREAMS) open again", async () => {
+    const key = await makeKey(apiUrl, { id: `leaver-${Date.now()}` });
+    const r = await key.post('/v1/async/videos/generations', {
+      model: V_MODEL,
+      prompt: `left early [sim:duration=600000] ${Math.random()}`,
+      duration: 5,
+    });
+    expect(r.status).toBe(200);
+    const taskId = r.body.task_id as string;
+    try {
+      // Closed while the server reads the task, before the stream's first byte: 5 ms after sending; then at every
+      // delay from 0 to 9 ms, so that some close inside the read however fast this machine reads.
+      await Promise.all(Array.from({ length: 10 }, () => openAndLeave(taskId, key.key!, 5)));
+      await Promise.all(Array.from({ length: 20 }, (_, i) => openAndLeave(taskId, key.key!, i % 10)));
+      // Bounded by the slots coming back, not by a sync timeout (10 minutes): 20 at once, all served.
+      const twenty = await waitFor(async () => {
+        const streams = await Promise.all(Array.from({ length: 20 }, () => openEvents(eventsUrl(taskId), key.key!)));
+        if (streams.every((s) => s.status === 200)) return streams;
+        for (const s of streams) s.close();
+        return undefined;
+      }, 30_000);
+      expect(twenty.map((s) => s.status)).toEqual(Array(20).fill(200));
+      for (const s of twenty) s.close();
+    } finally {
+      await key.post(`/v1/generations/${taskId}/cancel`, {});
+    }
   });
 });

@@ -150,7 +150,8 @@ describe.each(SHAPES)('the console on the $shape shape', ({ shape, production })
     await created.getByRole('button', { name: 'Done' }).click();
     await expectText(page.getByRole('row', { name: new RegExp(keyId) }), '10.00 USD per month');
 
-    // The key works at once, through the API (every replica reads it within seconds).
+    // The key works at once, through the API, on whichever replica answers: one that has not read it yet looks it
+    // up in the database before refusing it.
     const client = new ApiClient(gw.stack.apiUrl, secret);
     receiver.answers.push(...Array<number>(100).fill(500));
     const answer = await client.post('/v1/videos/generations', { model: V_MODEL, prompt: 'a heron, from the console test', duration: 5 });

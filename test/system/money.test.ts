@@ -10,6 +10,10 @@
  * - An uploaded image is kept only once its task is accepted.
  * - A budget fails closed for models it cannot price, unless the key allows them.
  * - A budget's currency change starts the new currency from zero.
+ * - A frozen Temporal server (SIGSTOP) gets a submit a 503 with Retry-After, not a hang; resumed, the same
+ *   Idempotency-Key finds its one task.
+ * - A platform's own field cannot make more than was priced: T's output_config is priced as the general fields it
+ *   overrides, or refused where it contradicts them (12 racing requests on a 1 CNY budget).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,6 +24,7 @@ import { rawMultipart, type RawPart } from '../support/forms';
 import { queryRows, usePostgres } from '../support/postgres';
 import { REPO } from '../support/stack';
 import { useStack } from '../support/use-stack';
+import { waitFor } from '../support/wait-for';
 import { until } from './faults-support';
 
 jest.setTimeout(300_000);
@@ -32,6 +37,8 @@ writeFileSync(
   JSON.stringify({
     'VendorK-2.1': { currency: 'USD', source: 'test', per_second: { '*': 0.1 } },
     V20: { currency: 'CNY', source: 'test', per_second: { '*': 0.245 } },
+    'VendorQ-q2': { currency: 'CNY', source: 'test', per_second: { '720p': 0.1, '1080p': 1.0 } },
+    'GEM-3.0': { currency: 'CNY', source: 'test', per_image: { standard: 0.2, hd: 1.5 } },
   }),
 );
 const KLING = 'VendorK-2.1';
@@ -82,6 +89,68 @@ async function createsWithPrompt(platform: 'T' | 'B' | 'V', prompt: string): Pro
 /** How many creates any simulated platform received for a prompt containing `marker`. */
 const createsFor = async (marker: string) =>
   (await Promise.all((['T', 'B', 'V'] as const).map((p) => createsWithPrompt(p, marker)))).flat().length;
+
+describe("a platform's own fields are priced or refused", () => {
+  /** 12 at once of `body` on a fresh 1 CNY key: the statuses, and T's creates for the prompt. */
+  async function twelveAtOnce(name: string, body: Record<string, unknown>) {
+    const key = await makeKey(name, { budget: { amount: 1, currency: 'CNY', period: 'total' } });
+    const prompt = `money fields ${RUN} ${name} [sim:duration=300]`;
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        key.post('/v1/async/videos/generations', { model: 'VendorQ-q2', action: 'text_to_video', prompt, ...body }),
+      ),
+    );
+    return { key, answers, creates: () => createsWithPrompt('T', prompt) };
+  }
+
+  test('12 at once of 1 s 720P with output_config 10 s 1080P on a 1 CNY budget: each a 400 naming output_config, no job upstream', async () => {
+    const { key, answers, creates } = await twelveAtOnce('oc-contradicts', {
+      duration: 1,
+      resolution: '720P',
+      output_config: { Duration: 10, Resolution: '1080P' },
+    });
+    expect(answers.map((a) => [a.status, a.body.error?.param])).toEqual(Array(12).fill([400, 'output_config.Duration']));
+    expect(await creates()).toHaveLength(0);
+    expect(await entriesOf(key.id)).toHaveLength(0);
+  });
+
+  test('output_config alone is what is priced: 10 s 1080P (10 CNY) is 402 twelve times; 2 s 720P (0.2 CNY) runs five times and the budget holds', async () => {
+    const dear = await twelveAtOnce('oc-dear', { output_config: { Duration: 10, Resolution: '1080P' } });
+    expect(dear.answers.map((a) => [a.status, a.body.error?.code])).toEqual(Array(12).fill([402, 'budget_exceeded']));
+    expect(await dear.creates()).toHaveLength(0);
+
+    const cheap = await twelveAtOnce('oc-cheap', { output_config: { Duration: 2, Resolution: '720P' } });
+    const accepted = cheap.answers.filter((a) => a.status === 200).length;
+    expect(cheap.answers.filter((a) => a.status !== 200).map((a) => [a.status, a.body.error.code])).toEqual(
+      Array(12 - accepted).fill([402, 'budget_exceeded']),
+    );
+    expect(accepted).toBe(5);
+    await until(
+      'the five are settled',
+      async () => (await entriesOf(cheap.key.id)).filter((e) => e.state !== 'reserved').length === accepted,
+      120_000,
+    );
+    // What T was asked for is what was priced: 2 s at 720P each, and the key spent exactly its budget.
+    const creates = await cheap.creates();
+    expect(creates.map((c) => [c.body.OutputConfig.Duration, c.body.OutputConfig.Resolution])).toEqual(Array(accepted).fill([2, '720P']));
+    expect((await entriesOf(cheap.key.id)).map((e) => Number(e.final_micros))).toEqual(Array(accepted).fill(200_000));
+    expect((await cheap.key.get('/v1/usage')).body.budget.spent).toBe(1);
+  });
+});
+
+describe('a model priced for some cases only', () => {
+  test('GEM-3.0 (priced by quality) without a quality: 402 unpriced_model saying the quality is missing, not that there is no price', async () => {
+    const key = await makeKey('by-quality', { budget: { amount: 5, currency: 'CNY', period: 'total' } });
+    const prompt = `money quality ${RUN}`;
+    const none = await key.post('/v1/async/images/generations', { model: 'GEM-3.0', prompt });
+    expect([none.status, none.body.error.code, none.body.error.param]).toEqual([402, 'unpriced_model', 'model']);
+    expect(none.body.error.message).toContain('priced per image by quality or size (standard, hd)');
+    expect(none.body.error.message).toContain('send quality');
+    expect(none.body.error.message).not.toContain('has no price');
+    const withQuality = await key.post('/v1/async/images/generations', { model: 'GEM-3.0', prompt, quality: 'standard' });
+    expect(withQuality.status).toBe(200);
+  });
+});
 
 describe('two requests racing under one Idempotency-Key', () => {
   test('20 racing pairs on a 0.6 USD budget: the 5-second request runs, its 10-second twin never does; spend stays within the budget', async () => {
@@ -323,5 +392,52 @@ describe("a budget's currency", () => {
     // And the next one does not fit.
     const over = await key.post('/v1/async/videos/generations', { ...V20, prompt: `money cny over ${RUN}` });
     expect([over.status, over.body.error.code, over.body.error.budget.currency]).toEqual([402, 'budget_exceeded', 'CNY']);
+  });
+});
+
+describe('a frozen Temporal server', () => {
+  /** A task-creating POST with a client that gives up after two minutes (the old answer was none for 300 s). */
+  async function submit(key: ApiClient, body: unknown, headers: Record<string, string> = {}) {
+    const r = await fetch(`${gw.stack.apiUrl}/v1/async/videos/generations`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key.key}`, 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(120_000),
+    });
+    return { status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as any };
+  }
+
+  test('paused (SIGSTOP): a submit is answered 503 with Retry-After; resumed, the same Idempotency-Key finds its task, and the budget holds', async () => {
+    const key = await makeKey('frozen', { budget: { amount: 1, currency: 'CNY', period: 'total' } });
+    const body = {
+      model: 'VendorQ-q2',
+      action: 'text_to_video',
+      prompt: `money frozen ${RUN} [sim:duration=300]`,
+      duration: 2,
+      resolution: '720P',
+    };
+    const temporal = gw.stack.temporal.process!;
+    temporal.kill('SIGSTOP');
+    let answers: Awaited<ReturnType<typeof submit>>[];
+    try {
+      answers = await Promise.all([submit(key, body, { 'Idempotency-Key': 'frozen' }), submit(key, { ...body, duration: 3 })]);
+    } finally {
+      temporal.kill('SIGCONT');
+    }
+    for (const a of answers) {
+      expect([a.status, a.body.error.code, a.body.error.type]).toEqual([503, 'temporal_unavailable', 'service_unavailable_error']);
+      expect(Number(a.retryAfter)).toBeGreaterThan(0);
+    }
+    // Resumed: a retry under the same Idempotency-Key is the same task (the start may have reached Temporal before
+    // it froze), never a second reservation of it.
+    const retried = await waitFor(async () => {
+      const r = await submit(key, body, { 'Idempotency-Key': 'frozen' });
+      return r.status === 200 ? r : undefined;
+    }, 90_000);
+    expect(retried.body.task_id).toEqual(expect.any(String));
+    const entries = await entriesOf(key.id);
+    expect(entries.filter((e) => e.task_id === retried.body.task_id)).toHaveLength(1);
+    expect(entries.length).toBeLessThanOrEqual(2);
+    expect((await key.get('/v1/usage')).body.budget.spent).toBeLessThanOrEqual(1);
   });
 });

@@ -16,12 +16,15 @@ const postgres = usePostgres();
 type Replica = AdminReplica;
 const replicas: Replica[] = [];
 
-/** A replica whose console sessions last `ttlMs`. */
-async function consoleReplica(url: string, ttlMs = 60_000): Promise<Replica> {
+/** A replica whose console sessions last `ttlMs`, run with `adminToken`. */
+async function consoleReplica(url: string, ttlMs = 60_000, adminToken = ADMIN_TOKEN): Promise<Replica> {
   const r = await startAdminReplica(url, {
-    adminToken: ADMIN_TOKEN,
+    adminToken,
     refreshMs: 60_000,
-    deps: (ledger) => ({ consoleSessions: new ConsoleSessions(ledger, ttlMs), taskLedger: new TaskLedger(ledger, undefined as never) }),
+    deps: (ledger) => ({
+      consoleSessions: new ConsoleSessions(ledger, ttlMs, adminToken),
+      taskLedger: new TaskLedger(ledger, undefined as never),
+    }),
   });
   replicas.push(r);
   return r;
@@ -98,6 +101,31 @@ describe('console sessions', () => {
         signed_in: false,
       });
     }
+  });
+
+  test('a new ADMIN_TOKEN ends the sessions made with the old one: the old cookie lists and makes nothing', async () => {
+    const url = await postgres.pg.freshDatabase();
+    const before = await consoleReplica(url);
+    const ok = await signIn(before, ADMIN_TOKEN);
+    const cookie = cookieOf(ok.headers['set-cookie']);
+    const csrf = ok.body.csrf_token as string;
+    expect((await asSession(before, cookie, 'GET', '/admin/v1/keys')).status).toBe(200);
+    // The same database after a restart with a rotated token.
+    const NEW_TOKEN = 'rotated-admin-token-for-console-tests-9876543210';
+    const after = await consoleReplica(url, 60_000, NEW_TOKEN);
+    const listed = await asSession(after, cookie, 'GET', '/admin/v1/keys');
+    expect([listed.status, listed.body.error.code]).toEqual([401, 'session_expired']);
+    const made = await asSession(after, cookie, 'POST', '/admin/v1/keys', { 'X-CSRF-Token': csrf }, { id: 'made-with-old-session' });
+    expect([made.status, made.body.error.code]).toEqual([401, 'session_expired']);
+    expect((await asSession(after, cookie, 'GET', '/admin/v1/sessions/current')).body.signed_in).toBe(false);
+    expect(await after.ledger.db.selectFrom('api_keys').select('id').where('id', '=', 'made-with-old-session').execute()).toEqual([]);
+    // The old token no longer signs in; the new one does, and its session works.
+    expect((await signIn(after, ADMIN_TOKEN)).status).toBe(401);
+    const fresh = cookieOf((await signIn(after, NEW_TOKEN)).headers['set-cookie']);
+    expect((await asSession(after, fresh, 'GET', '/admin/v1/keys')).status).toBe(200);
+    // Nothing stored holds the token.
+    const rows = await after.ledger.db.selectFrom('admin_sessions').selectAll().execute();
+    expect(JSON.stringify(rows)).not.toContain(NEW_TOKEN);
   });
 
   test('an expired session signs nobody in', async () => {

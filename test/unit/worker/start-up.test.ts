@@ -6,7 +6,7 @@
  */
 import pino from 'pino';
 import type { Logger } from '../../../core/logger';
-import { copyLimits } from '../../../worker/start-up';
+import { copyLimits, logPlatforms } from '../../../worker/start-up';
 import { temporalLogger } from '../../../worker/temporal-logger';
 import { loadWorkerConfig } from '../../../worker/worker-config';
 import { bundleLine, bundlerLogger } from '../../../worker/workflow-bundle';
@@ -74,6 +74,41 @@ describe("the SDK's log lines", () => {
       expect.objectContaining({ level: 20, msg: 'Worker state changed', state: 'RUNNING' }),
     ]);
     for (const line of lines) expect(line).not.toHaveProperty('taskToken');
+  });
+
+  test('"Workflow failed" carries its reason: an error in the metadata is its name, message, failure type and causes, never {}', () => {
+    const { logger, lines } = capture();
+    const failure = Object.assign(new Error('The task failed: content_policy'), { name: 'ApplicationFailure', type: 'content_policy' });
+    Object.assign(failure, { cause: new Error('upstream said: sensitive content') });
+    temporalLogger(logger).warn('Workflow failed', { error: failure, workflowId: 'task_2' });
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg: 'Workflow failed',
+        workflowId: 'task_2',
+        error: {
+          name: 'ApplicationFailure',
+          message: 'The task failed: content_policy',
+          type: 'content_policy',
+          cause: { name: 'Error', message: 'upstream said: sensitive content' },
+        },
+      }),
+    ]);
+  });
+});
+
+describe('logPlatforms', () => {
+  const config = loadWorkerConfig({});
+  test('a simulated platform is an info line under npm start, a warning in the production image (NODE_ENV=production)', () => {
+    const dev = capture();
+    logPlatforms(config, dev.logger, {});
+    expect(dev.lines.length).toBeGreaterThan(0);
+    expect(dev.lines.filter((l) => l.level !== 30)).toEqual([]);
+    const prod = capture();
+    logPlatforms(config, prod.logger, { NODE_ENV: 'production' });
+    expect(prod.lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual(
+      expect.arrayContaining([expect.stringContaining('Platform T is not configured')]),
+    );
   });
 });
 

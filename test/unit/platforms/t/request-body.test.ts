@@ -91,13 +91,12 @@ describe('toTCreateCall: golden bodies per model family (and a strict platform T
       },
     ],
     [
-      'Vidu q2 reference images through file_infos, 4:3 (q2 only), sound; explicit output_config wins',
+      'Vidu q2 reference images through file_infos, 4:3 (q2 only), sound; output_config beside the general fields it agrees with',
       'video',
       {
         model: 'VendorQ-q2',
         prompt: 'these two, dancing',
-        duration: 4,
-        ratio: '16:9',
+        duration: 7,
         generate_audio: true,
         file_infos: [
           { Type: 'Url', Url: 'https://x.test/r1.png', Category: 'Image', Usage: 'Reference' },
@@ -165,9 +164,9 @@ describe('toTCreateCall: golden bodies per model family (and a strict platform T
       },
     ],
     [
-      'GG 2.5 image-to-image: FileInfos items without Category or Usage, explicit 2K',
+      'GG 2.5 image-to-image: FileInfos items without Category or Usage, an explicit Resolution (priced as the quality hd)',
       'image',
-      { model: 'GEM-2.5', prompt: 'in oils', file_infos: [{ Type: 'Url', Url: IMG }], output_config: { Resolution: '2k' } },
+      { model: 'GEM-2.5', prompt: 'in oils', file_infos: [{ Type: 'Url', Url: IMG }], output_config: { Resolution: '4k' } },
       {},
       {
         SubAppId: SUB,
@@ -175,7 +174,7 @@ describe('toTCreateCall: golden bodies per model family (and a strict platform T
         ModelVersion: '2.5',
         Prompt: 'in oils',
         FileInfos: [{ Type: 'Url', Url: IMG }],
-        OutputConfig: { Resolution: '2K' },
+        OutputConfig: { Resolution: '4K' },
         ...session,
       },
     ],
