@@ -12,6 +12,7 @@ import {
   findKey,
   insertKey,
   liveKeys,
+  revokedKeys,
   revokeKey,
   rotateWebhookSecret,
   updateKey,
@@ -110,6 +111,12 @@ export class ManagedKeys {
     });
     await this.refresh();
     return row ? keyFromRow(row) : undefined;
+  }
+
+  /** The revoked keys (never authenticated against), each with when it was made and revoked. */
+  async revoked(): Promise<{ key: ApiKey; createdAt: Date; revokedAt: Date }[]> {
+    const rows = await revokedKeys(this.ledger);
+    return rows.map((r) => ({ key: keyFromRow(r), createdAt: r.created_at, revokedAt: r.revoked_at! }));
   }
 
   async revoke(id: string): Promise<boolean> {
