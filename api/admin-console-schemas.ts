@@ -172,7 +172,8 @@ export const accountListSchema = z
         account: z.string(),
         state: z.enum(['in_rotation', 'throttled', 'out']),
         weight: z.number(),
-        out_reason: z.string().nullable(),
+        out_reason: z.string().nullable().describe("The platform's code for the refusal that took the account out"),
+        out_detail: z.string().nullable().describe("The platform's own words for that refusal (its error message)"),
         out_since: z.string().nullable(),
         out_until: z.string().nullable(),
         throttled_until: z.string().nullable(),
@@ -183,6 +184,23 @@ export const accountListSchema = z
     ),
   })
   .meta({ id: 'AccountList' });
+
+export const accountParamsSchema = z.object({
+  platform: z
+    .string()
+    .regex(/^[A-Z]{1,8}$/, { message: 'must be a platform id (T, B, V…)' })
+    .describe('The platform'),
+  account: z.string().regex(ID, { message: 'must be an account id' }).describe('The account, as GET /admin/v1/accounts names it'),
+});
+
+export const probeAnswerSchema = z
+  .object({
+    object: z.literal('account_probe'),
+    platform: z.string(),
+    account: z.string(),
+    requested_at: z.string(),
+  })
+  .meta({ id: 'AccountProbe' });
 
 export const DELIVERY_STATES = ['pending', 'retrying', 'given_up'] as const;
 

@@ -116,6 +116,8 @@ export interface AccountStatesTable {
   /** False while the account is out for its cool-down after a refusal. */
   in_rotation: boolean;
   out_reason: string | null;
+  /** The platform's own words for the refusal (its error message); null: none, or a worker older than the column. */
+  out_detail: string | null;
   out_since: Date | null;
   out_until: Date | null;
   /** Slowed (a quarter of its weight) until then after a 429 that created nothing; null: not throttled. */
@@ -134,6 +136,14 @@ export interface AccountRefusalsTable {
   at: Date;
 }
 
+/** An operator's request to probe an account now (the console's accounts page); every worker acts on it once. */
+export interface AccountProbesTable {
+  id: Generated<string>;
+  platform: string;
+  account: string;
+  requested_at: Generated<Date>;
+}
+
 export interface LedgerSchema {
   api_keys: ApiKeysTable;
   budget_usage: BudgetUsageTable;
@@ -141,6 +151,7 @@ export interface LedgerSchema {
   admin_sessions: AdminSessionsTable;
   account_states: AccountStatesTable;
   account_refusals: AccountRefusalsTable;
+  account_probes: AccountProbesTable;
 }
 
 /** Generated is re-exported for tables that gain generated columns. */
