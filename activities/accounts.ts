@@ -193,7 +193,10 @@ export class AccountPool {
     const s = this.state.get(id);
     if (!s || s.outUntil === undefined || s.outUntil <= this.now()) return false;
     s.outUntil = this.now();
-    this.observer?.alert(this.platform, `account ${id} of platform ${this.platform}: probe requested by the operator; the next create tries it`);
+    this.observer?.alert(
+      this.platform,
+      `account ${id} of platform ${this.platform}: probe requested by the operator; the next create tries it`,
+    );
     return true;
   }
 

@@ -94,12 +94,7 @@ export async function requestProbe(ledger: LedgerDatabase, platform: string, acc
 
 /** The probe requests after the one numbered `afterId` (all: '0'), oldest first. */
 export function probeRequestsAfter(ledger: LedgerDatabase, afterId: string): Promise<{ id: string; platform: string; account: string }[]> {
-  return ledger.db
-    .selectFrom('account_probes')
-    .select(['id', 'platform', 'account'])
-    .where('id', '>', afterId)
-    .orderBy('id')
-    .execute();
+  return ledger.db.selectFrom('account_probes').select(['id', 'platform', 'account']).where('id', '>', afterId).orderBy('id').execute();
 }
 
 /** The number of the latest probe request ('0': none yet): a worker starting acts only on requests made after it. */

@@ -131,7 +131,12 @@ export async function replayFailed(client: Client, namespace: string, opts: Repl
 const cliOverrideHint = (reason: string) => `to replay it anyway, pass --query "GenerationFailureReason = '${reason}'"`;
 
 /** Why a task named with --task-id matched nothing: missing, not failed, or failed for a reason not replayed. */
-async function whyNotReplayable(client: Client, taskId: string, filter: string | undefined, overrideHint: (reason: string) => string): Promise<string> {
+async function whyNotReplayable(
+  client: Client,
+  taskId: string,
+  filter: string | undefined,
+  overrideHint: (reason: string) => string,
+): Promise<string> {
   let desc;
   try {
     desc = await client.workflow.getHandle(taskId).describe();

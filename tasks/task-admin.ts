@@ -244,7 +244,13 @@ export class TaskAdmin {
    * (tasks/replay.ts: never a cancelled task; only an outage's reasons unless the filter names a reason); with
    * `dryRun`, only says which it would.
    */
-  async replay(opts: { taskId?: string; filter: OperatorTaskFilter; dryRun: boolean; limit: number; reason: string }): Promise<ReplayReport> {
+  async replay(opts: {
+    taskId?: string;
+    filter: OperatorTaskFilter;
+    dryRun: boolean;
+    limit: number;
+    reason: string;
+  }): Promise<ReplayReport> {
     const { status, ...rest } = opts.filter;
     // Only failed tasks are ever replayed: a filter on any other status names none (the list it previews shows none).
     if (status !== undefined && status !== 'failed') return { replayed: [], skipped: [] };

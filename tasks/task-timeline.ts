@@ -74,9 +74,14 @@ async function runTimeline(client: Client, workflowId: string, runId: string, ru
  * The task's timeline over its runs (`runs`: what visibility lists for its workflow id; the described run is
  * added if visibility has not listed it yet), oldest run first: closed runs by when they closed, the running one last.
  */
-export async function taskTimeline(client: Client, desc: WorkflowExecutionDescription, runs: readonly TimelineRun[] = []): Promise<TimelineEntry[]> {
+export async function taskTimeline(
+  client: Client,
+  desc: WorkflowExecutionDescription,
+  runs: readonly TimelineRun[] = [],
+): Promise<TimelineEntry[]> {
   const all = runs.some((r) => r.runId === desc.runId) ? [...runs] : [...runs, desc];
-  const order = (r: TimelineRun) => (r.status.name === 'RUNNING' || r.runId === desc.runId ? Number.POSITIVE_INFINITY : (r.closeTime?.getTime() ?? 0));
+  const order = (r: TimelineRun) =>
+    r.status.name === 'RUNNING' || r.runId === desc.runId ? Number.POSITIVE_INFINITY : (r.closeTime?.getTime() ?? 0);
   all.sort((a, b) => order(a) - order(b));
   const parts = await Promise.all(all.map((r, i) => runTimeline(client, desc.workflowId, r.runId, i + 1)));
   return parts.flat();

@@ -61,10 +61,15 @@ export function adminOperationRoutes(router: Router<AppState>, deps: AppDeps): v
   router.post('/admin/v1/accounts/:platform/:account/probe', async (ctx: AppContext) => {
     const params = accountParamsSchema.safeParse(ctx.params ?? {});
     const notFound = () =>
-      new ApiError(404, 'not_found_error', `No running worker reports account '${String(ctx.params?.account)}' of platform '${String(ctx.params?.platform)}'`, {
-        param: 'account',
-        code: 'account_not_found',
-      });
+      new ApiError(
+        404,
+        'not_found_error',
+        `No running worker reports account '${String(ctx.params?.account)}' of platform '${String(ctx.params?.platform)}'`,
+        {
+          param: 'account',
+          code: 'account_not_found',
+        },
+      );
     if (!params.success) throw notFound();
     if (!deps.accountStates) {
       throw new ApiError(503, 'service_unavailable_error', 'No database is configured (DATABASE_URL): the workers cannot be reached', {

@@ -53,7 +53,13 @@ export function Confirm(props: {
         <button type="button" class="secondary" onClick={props.onClose}>
           Cancel
         </button>
-        <button type="button" class={props.danger ? 'danger' : ''} aria-busy={props.busy} disabled={props.busy || props.disabled} onClick={props.onConfirm}>
+        <button
+          type="button"
+          class={props.danger ? 'danger' : ''}
+          aria-busy={props.busy}
+          disabled={props.busy || props.disabled}
+          onClick={props.onConfirm}
+        >
           {props.confirmLabel}
         </button>
       </footer>

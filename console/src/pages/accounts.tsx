@@ -130,8 +130,8 @@ export function Accounts() {
         onClose={() => setTarget(undefined)}
       >
         <p>
-          The account's cool-down ends on every worker within seconds: the next task may be sent to it, and the platform's answer
-          decides — a job made puts it back in the rotation, another refusal takes it out again. A refusal costs no job.
+          The account's cool-down ends on every worker within seconds: the next task may be sent to it, and the platform's answer decides —
+          a job made puts it back in the rotation, another refusal takes it out again. A refusal costs no job.
         </p>
       </Confirm>
     </>

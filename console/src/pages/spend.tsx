@@ -148,7 +148,11 @@ export function Spend() {
       <LoadState error={usage.error} loading={usage.loading && !usage.data} />
       {usage.data ? (
         <>
-          <SpendChart usage={usage.data} label={`Cost per ${GROUP_NAMES[groupBy]?.toLowerCase() ?? groupBy}, by currency`} testId="spend-chart" />
+          <SpendChart
+            usage={usage.data}
+            label={`Cost per ${GROUP_NAMES[groupBy]?.toLowerCase() ?? groupBy}, by currency`}
+            testId="spend-chart"
+          />
           <DataTable
             caption={`Usage per ${GROUP_NAMES[groupBy]?.toLowerCase() ?? groupBy}, ${usage.data.start} to ${usage.data.end}`}
             columns={columns}

@@ -34,7 +34,14 @@ type Pending = { kind: 'cancel' } | { kind: 'replay'; preview: ReplayAnswer; ris
 /** What each change asks, does through the admin API, and says once done. */
 const CHANGES: Record<
   Pending['kind'],
-  { title: string; label: string; danger?: boolean; text?: string; call: (id: string, t: TaskDetail | undefined) => Promise<unknown>; done: string }
+  {
+    title: string;
+    label: string;
+    danger?: boolean;
+    text?: string;
+    call: (id: string, t: TaskDetail | undefined) => Promise<unknown>;
+    done: string;
+  }
 > = {
   cancel: {
     title: 'Cancel this task?',
@@ -65,7 +72,11 @@ const CHANGES: Record<
  */
 function replayBody(id: string, t: TaskDetail | undefined, dryRun: boolean) {
   const risky = replayRisk(t?.failure_reason) !== undefined;
-  return { task_id: id, ...(risky && t?.failure_reason ? { filter: { failure_reason: t.failure_reason } } : {}), ...(dryRun ? { dry_run: true } : {}) };
+  return {
+    task_id: id,
+    ...(risky && t?.failure_reason ? { filter: { failure_reason: t.failure_reason } } : {}),
+    ...(dryRun ? { dry_run: true } : {}),
+  };
 }
 
 /** The timeline, one list per run: a replayed task's failed run stays in sight above its replay. */

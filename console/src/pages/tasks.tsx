@@ -97,7 +97,13 @@ function FilterForm(props: { values: Record<string, string>; onApply: (v: Record
   const time = (name: string, label: string) => (
     <label>
       {label}
-      <input name={name} defaultValue={v[name] ?? ''} placeholder="2026-11-29 05:11" pattern={INSTANT_PATTERN} aria-describedby="time-help" />
+      <input
+        name={name}
+        defaultValue={v[name] ?? ''}
+        placeholder="2026-11-29 05:11"
+        pattern={INSTANT_PATTERN}
+        aria-describedby="time-help"
+      />
     </label>
   );
   return (
@@ -230,7 +236,14 @@ export function Tasks() {
         onConfirm={() => void replay()}
         onClose={() => setPreview(undefined)}
       >
-        <p data-testid="replay-filters">Filters: {Object.keys(filters).length === 0 ? 'none' : Object.entries(filters).map(([k, v]) => `${k} ${v}`).join(', ')}</p>
+        <p data-testid="replay-filters">
+          Filters:{' '}
+          {Object.keys(filters).length === 0
+            ? 'none'
+            : Object.entries(filters)
+                .map(([k, v]) => `${k} ${v}`)
+                .join(', ')}
+        </p>
         {risk && preview && preview.replayed.length > 0 ? (
           <RiskConfirmation risk={risk} accepted={riskAccepted} onChange={setRiskAccepted} />
         ) : null}
@@ -248,8 +261,8 @@ export function RiskConfirmation(props: { risk: string; accepted: boolean; onCha
         <strong>Warning:</strong> {props.risk}
       </p>
       <label>
-        <input type="checkbox" checked={props.accepted} onChange={(e) => props.onChange((e.currentTarget as HTMLInputElement).checked)} />
-        I understand the risk and want these tasks sent again
+        <input type="checkbox" checked={props.accepted} onChange={(e) => props.onChange((e.currentTarget as HTMLInputElement).checked)} />I
+        understand the risk and want these tasks sent again
       </label>
     </div>
   );
