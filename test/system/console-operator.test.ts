@@ -22,7 +22,7 @@ import type { Browser, Page } from 'playwright-core';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchChromium, openPage, type WatchedPage } from '../support/browser';
+import { expectText, launchChromium, openPage, seriousViolations, type WatchedPage } from '../support/browser';
 import { startTestPostgres, type TestPostgres } from '../support/postgres';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { freePort } from '../support/stack';
@@ -84,17 +84,6 @@ async function admin<T>(method: string, path: string, body?: unknown): Promise<{
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
   return { status: res.status, body: (await res.json()) as T };
-}
-
-async function expectText(locator: import('playwright-core').Locator, text: string | RegExp): Promise<void> {
-  const shows = (t: string) => (typeof text === 'string' ? t.includes(text) : text.test(t));
-  await until(`"${String(text)}" is shown`, async () => shows((await locator.textContent().catch(() => '')) ?? ''), 30_000).catch(
-    async () => {
-      throw new Error(
-        `expected ${String(locator)} to show "${String(text)}"; it shows "${await locator.textContent().catch(() => '(nothing)')}"`,
-      );
-    },
-  );
 }
 
 /** Opens a console page and waits for its heading and for its loads to end. */
@@ -243,6 +232,7 @@ describe('tasks', () => {
     expect(await go.isDisabled()).toBe(true);
     await dialog.getByLabel('I understand the risk and want these tasks sent again').check();
     expect(await go.isDisabled()).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
   });
 
@@ -427,6 +417,7 @@ describe('tasks', () => {
     );
     await expectText(row, 'overdue balance');
     await expectText(row, 'AccountOverdueError');
+    expect(await seriousViolations(page)).toEqual([]);
     await row.getByRole('button', { name: 'Probe V default now' }).click();
     await page.getByRole('dialog', { name: 'Probe V default now?' }).getByRole('button', { name: 'Probe now' }).click();
     await expectText(page.getByRole('status'), 'Probe of V default requested');
