@@ -61,7 +61,12 @@ export interface OperatorTaskDetail extends OperatorTask {
 }
 
 /** Visibility's answer for a run: enough to tell a task's current run from the runs a replay superseded. */
-type RunInfo = Pick<TaskInfo, 'workflowId' | 'runId' | 'closeTime' | 'status'>;
+export interface RunInfo {
+  workflowId: string;
+  runId: string;
+  closeTime?: Date | undefined;
+  status: { name: string };
+}
 
 /** How many task ids one visibility query names at most (its length stays far below Temporal's query limit). */
 const IDS_PER_QUERY = 100;
