@@ -182,7 +182,12 @@ export class TaskAdmin {
   /** How many tasks match (the overview's counts): a replayed task once, as its current run stands. */
   async count(filter: OperatorTaskFilter): Promise<number> {
     const query = operatorQuery(filter);
-    const [{ count }, superseded] = await Promise.all([this.client.workflow.count(query), this.supersededRuns(query)]);
+    // Only failed runs are ever superseded: a filter that names another status, or running tasks, has none to look for.
+    const mayHoldSuperseded = (filter.status === undefined || filter.status === 'failed') && !filter.open;
+    const [{ count }, superseded] = await Promise.all([
+      this.client.workflow.count(query),
+      mayHoldSuperseded ? this.supersededRuns(query) : Promise.resolve(0),
+    ]);
     return Math.max(0, count - superseded);
   }
 

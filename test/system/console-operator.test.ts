@@ -370,7 +370,7 @@ describe('tasks', () => {
 
   test('Spend keeps its Per choice in the address, names it in words, and shows seconds and tokens', async () => {
     await visit('/console/spend', 'Spend and usage');
-    await page.getByLabel('Per', { exact: true }).selectOption('served_model');
+    await page.getByRole('combobox', { name: /^Per/ }).selectOption('served_model');
     await page.waitForURL(/group_by=served_model/);
     const table = page.getByRole('table', { name: /Usage per served model/ });
     await table.waitFor();
@@ -380,7 +380,7 @@ describe('tasks', () => {
     expect(headers).not.toContain('served_model');
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Spend and usage' }).waitFor();
-    expect(await page.getByLabel('Per', { exact: true }).inputValue()).toBe('served_model');
+    expect(await page.getByRole('combobox', { name: /^Per/ }).inputValue()).toBe('served_model');
     // The seconds and tokens columns are the admin API's own figures for the group.
     const range = new URL(page.url()).searchParams;
     const usage = await admin<{ data: { served_model: string | null; seconds: number; tokens: number }[] }>(
