@@ -41,6 +41,8 @@ export interface AccountSnapshot {
   weight: number;
   inRotation: boolean;
   outReason?: string;
+  /** The platform's own words for the refusal (its error message), beside its code in outReason. */
+  outDetail?: string;
   /** When it left the rotation (its first refusal of this cool-down). */
   outSince?: number;
   /** When it is probed again. */
@@ -71,6 +73,8 @@ interface AccountState {
   outUntil?: number;
   /** Why it is out, for the alerts. */
   outReason?: string;
+  /** The platform's words for it (the console shows them). */
+  outDetail?: string;
   /** Since when it is out (kept through repeated refusals until it is back). */
   outSince?: number;
   /** Slowed until then (a throttle). */
@@ -153,26 +157,47 @@ export class AccountPool {
     if (!s || s.outUntil === undefined) return;
     delete s.outUntil;
     delete s.outReason;
+    delete s.outDetail;
     delete s.outSince;
     this.allOutAlerted = false;
     this.observer?.health(this.platform, id, true);
     this.observer?.alert(this.platform, `account ${id} of platform ${this.platform} created a job again: back in the rotation`);
   }
 
-  /** The platform refused the account's credentials or balance (an answer proving no job was made): out for the cool-down. */
-  refused(id: string, why: string): void {
+  /**
+   * The platform refused the account's credentials or balance (an answer proving no job was made): out for the
+   * cool-down. `why` is the platform's code; `detail` its own words, when it gave any.
+   */
+  refused(id: string, why: string, detail?: string): void {
     const s = this.state.get(id);
     if (!s) return;
     const wasIn = s.outUntil === undefined;
     s.outUntil = this.now() + this.cooldownMs;
     s.outReason = why;
+    if (detail) s.outDetail = detail;
+    else delete s.outDetail;
     if (wasIn) s.outSince = this.now();
     if (wasIn) this.observer?.health(this.platform, id, false);
-    this.observer?.refusal?.(this.platform, id, 'refused', why);
+    this.observer?.refusal?.(this.platform, id, 'refused', detail ? `${why}: ${detail}` : why);
     this.observer?.alert(
       this.platform,
       `account ${id} of platform ${this.platform} was refused (${why}): out of the rotation for ${Math.round(this.cooldownMs / 1000)} s, then probed again`,
     );
+  }
+
+  /**
+   * The operator asked to probe an account now (the console's "probe now"): its cool-down ends at once, so the next
+   * create may pick it and its answer decides, as when a cool-down runs out. False: it is not out (nothing to do).
+   */
+  probeNow(id: string): boolean {
+    const s = this.state.get(id);
+    if (!s || s.outUntil === undefined || s.outUntil <= this.now()) return false;
+    s.outUntil = this.now();
+    this.observer?.alert(
+      this.platform,
+      `account ${id} of platform ${this.platform}: probe requested by the operator; the next create tries it`,
+    );
+    return true;
   }
 
   /** The account was throttled (a 429 that created nothing): slowed for `retryAfterMs` (or ACCOUNT_THROTTLE_MS). */
@@ -195,6 +220,7 @@ export class AccountPool {
         weight: a.weight,
         inRotation: !out,
         ...(out ? { outReason: s.outReason, outSince: s.outSince, outUntil: s.outUntil } : {}),
+        ...(out && s.outDetail ? { outDetail: s.outDetail } : {}),
         ...(s.throttledUntil !== undefined && s.throttledUntil > now ? { throttledUntil: s.throttledUntil } : {}),
       };
     });

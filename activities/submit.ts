@@ -382,7 +382,7 @@ function refusedWithoutJob(a: Attempt, member: SubmitMember, account: PoolAccoun
   }
   const refusal = err as UpstreamError;
   if (failover === 'throttled') member.pool.throttled(account.id, refusal.opts.retryAfterMs);
-  else member.pool.refused(account.id, refusal.opts.code ?? refusal.opts.reason);
+  else member.pool.refused(account.id, refusal.opts.code ?? refusal.opts.reason, refusal.message);
   log.warn('The platform refused the account without creating a job; trying another account', {
     platform: member.platform,
     account: account.id,

@@ -6,7 +6,7 @@
  * recent refusals. Any API replica answers the same, on either shape of the deployment.
  */
 import type { AccountCapacity } from '../capacity/slots';
-import { accountStates, recentRefusals, type AccountRefusal, type AccountStateRow } from '../ledger/account-states';
+import { accountStates, recentRefusals, requestProbe, type AccountRefusal, type AccountStateRow } from '../ledger/account-states';
 import type { LedgerDatabase } from '../ledger/database';
 
 /** A worker that has not written for this long has stopped: its view is left out (it writes every 5 s). */
@@ -22,6 +22,8 @@ export interface AccountView {
   state: AccountStateName;
   weight: number;
   out_reason: string | null;
+  /** The platform's own words for the refusal (its error message), beside its code in out_reason. */
+  out_detail: string | null;
   out_since: string | null;
   out_until: string | null;
   throttled_until: string | null;
@@ -77,6 +79,7 @@ function merge(
     state: out.length > 0 ? 'out' : throttled.length > 0 ? 'throttled' : 'in_rotation',
     weight: first.weight,
     out_reason: out[0]?.out_reason ?? null,
+    out_detail: out[0]?.out_detail ?? null,
     out_since: iso(earliest(out.map((r) => r.out_since))),
     out_until: iso(latest(out.map((r) => r.out_until))),
     throttled_until: iso(latest(throttled.map((r) => r.throttled_until))),
@@ -96,6 +99,17 @@ export class AccountStates {
   /** Tasks waiting for platform capacity now (0 without a slot store). */
   async waiting(): Promise<number> {
     return this.capacity ? this.capacity.waitingCount() : 0;
+  }
+
+  /**
+   * Asks every worker to probe the account now (its next write of the accounts' states acts on it: within
+   * ACCOUNT_STATES_INTERVAL_MS). Undefined: no running worker reports such an account.
+   */
+  async probe(platform: string, account: string, now = new Date()): Promise<{ requested_at: string } | undefined> {
+    const rows = await accountStates(this.ledger, new Date(now.getTime() - ACCOUNT_STATES_STALE_MS));
+    if (!rows.some((r) => r.platform === platform && r.account === account)) return undefined;
+    const request = await requestProbe(this.ledger, platform, account);
+    return { requested_at: request.requestedAt.toISOString() };
   }
 
   async list(now = new Date()): Promise<AccountView[]> {

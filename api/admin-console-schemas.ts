@@ -65,6 +65,10 @@ export const keyListQuerySchema = z.strictObject({
   page_size: pageSize(500, 100),
   search: z.string().max(64).optional().describe('Only keys whose id contains this text'),
   budgeted: z.enum(['true', 'false']).optional().describe('true: only keys with a budget; false: only keys without'),
+  state: z
+    .enum(['live', 'revoked', 'all'])
+    .optional()
+    .describe('live (default): the keys that work; revoked: the revoked ones, with revoked_at (their ids are never reused); all: both'),
 });
 
 /** The filters of the operator's task list (and of a replay's selection). */
@@ -92,9 +96,11 @@ export const replaySchema = z
       .optional()
       .describe('Replay this task only'),
     filter: z
-      .strictObject((({ status: _status, ...rest }) => rest)(taskFilterFields))
+      .strictObject(taskFilterFields)
       .optional()
-      .describe('Replay the failed tasks these narrow (without failure_reason: only an outage’s reasons)'),
+      .describe(
+        'Replay the failed tasks these narrow (without failure_reason: only an outage’s reasons). The same filters as the task list: a status other than failed matches no task to replay',
+      ),
     dry_run: z.boolean().optional().describe('true: only say which tasks would be replayed (the preview)'),
     limit: z.number().int().min(1).max(500).optional().describe('At most this many tasks (default 100)'),
   })
@@ -118,6 +124,7 @@ export const operatorTaskSchema = z
     upstream_account: z.string().nullable(),
     created_at: z.string(),
     closed_at: z.string().nullable(),
+    runs: z.number().int().describe('Runs of the task: more than 1 when it was replayed (each replay is a new run of the same task id)'),
   })
   .meta({ id: 'OperatorTask' });
 
@@ -125,7 +132,7 @@ export const operatorTaskListSchema = z
   .object({
     object: z.literal('list'),
     data: z.array(operatorTaskSchema),
-    total: z.number().int().describe('Tasks matching (a replayed task counts each of its runs)'),
+    total: z.number().int().describe('Tasks matching (a replayed task counts once)'),
     next_page_token: z.string().nullable(),
   })
   .meta({ id: 'OperatorTaskList' });
@@ -138,7 +145,9 @@ const deliveryEvent = z
 export const operatorTaskDetailSchema = operatorTaskSchema
   .extend({
     record: z.object({}).catchall(z.unknown()).describe('The task record exactly as its key reads it'),
-    timeline: z.array(z.object({ state: z.string(), at: z.string() })),
+    timeline: z
+      .array(z.object({ state: z.string(), at: z.string(), run: z.number().int(), run_id: z.string() }))
+      .describe('Every run’s states, oldest run first: a replayed task keeps the failed run’s story'),
     run_id: z.string(),
     deliveries: z.object({ webhook_url: z.string().optional(), events: z.array(deliveryEvent) }).nullable(),
     temporal_ui_url: z.string().nullable().describe('The workflow in the Temporal Web UI (TEMPORAL_UI_URL); null: none configured'),
@@ -177,7 +186,8 @@ export const accountListSchema = z
         account: z.string(),
         state: z.enum(['in_rotation', 'throttled', 'out']),
         weight: z.number(),
-        out_reason: z.string().nullable(),
+        out_reason: z.string().nullable().describe("The platform's code for the refusal that took the account out"),
+        out_detail: z.string().nullable().describe("The platform's own words for that refusal (its error message)"),
         out_since: z.string().nullable(),
         out_until: z.string().nullable(),
         throttled_until: z.string().nullable(),
@@ -189,6 +199,23 @@ export const accountListSchema = z
     ),
   })
   .meta({ id: 'AccountList' });
+
+export const accountParamsSchema = z.object({
+  platform: z
+    .string()
+    .regex(/^[A-Z]{1,8}$/, { message: 'must be a platform id (T, B, V…)' })
+    .describe('The platform'),
+  account: z.string().regex(ID, { message: 'must be an account id' }).describe('The account, as GET /admin/v1/accounts names it'),
+});
+
+export const probeAnswerSchema = z
+  .object({
+    object: z.literal('account_probe'),
+    platform: z.string(),
+    account: z.string(),
+    requested_at: z.string(),
+  })
+  .meta({ id: 'AccountProbe' });
 
 export const DELIVERY_STATES = ['pending', 'retrying', 'given_up'] as const;
 

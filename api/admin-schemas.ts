@@ -134,6 +134,7 @@ export const keyViewSchema = z
     allow_unpriced: z.boolean().describe('Whether the budget lets through tasks it cannot price (counted at zero)'),
     webhook_url: z.string().nullable().describe("The key's default webhook URL; null: none"),
     created_at: z.number().int().nullable().describe('Unix seconds; null for a bootstrap key'),
+    revoked_at: z.number().int().nullable().describe('Unix seconds when the key was revoked; null: it is live'),
     budget_state: z
       .object({
         period_start: z.string().describe('The budget period now counting: YYYY-MM-DD, YYYY-MM or total'),

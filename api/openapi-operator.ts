@@ -8,6 +8,8 @@ import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import {
   accountListSchema,
+  accountParamsSchema,
+  probeAnswerSchema,
   deliveryListQuerySchema,
   deliveryListSchema,
   operatorTaskDetailSchema,
@@ -143,6 +145,20 @@ function registerOperations(registry: OpenAPIRegistry): void {
     summary: 'Each platform account’s state (in rotation, throttled, out and why, since when), jobs in flight, recent refusals',
     security: ADMIN_SECURITY,
     responses: { 200: { description: 'The accounts', content: json(accountListSchema) }, ...ADMIN_ERRORS },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/admin/v1/accounts/{platform}/{account}/probe',
+    summary:
+      'Probe an account now: every worker ends its cool-down at its next report (within seconds), so the next create tries it and its answer decides',
+    security: ADMIN_SECURITY,
+    request: { params: accountParamsSchema },
+    responses: {
+      202: { description: 'Requested', content: json(probeAnswerSchema) },
+      404: error('No running worker reports this account'),
+      503: error('No database is configured'),
+      ...ADMIN_ERRORS,
+    },
   });
   registry.registerPath({
     method: 'get',

@@ -19,6 +19,7 @@ import {
   insertKey,
   liveKeyByDigest,
   liveKeys,
+  revokedKeys,
   revokeKey,
   rotateWebhookSecret,
   updateKey,
@@ -156,6 +157,12 @@ export class ManagedKeys {
     });
     await this.refresh();
     return row ? keyFromRow(row) : undefined;
+  }
+
+  /** The revoked keys (never authenticated against), each with when it was made and revoked. */
+  async revoked(): Promise<{ key: ApiKey; createdAt: Date; revokedAt: Date }[]> {
+    const rows = await revokedKeys(this.ledger);
+    return rows.map((r) => ({ key: keyFromRow(r), createdAt: r.created_at, revokedAt: r.revoked_at! }));
   }
 
   async revoke(id: string): Promise<boolean> {

@@ -7,7 +7,7 @@
 import type { LedgerDatabase } from './database';
 import type { AccountRefusalsTable, AccountStatesTable } from './schema';
 
-export type AccountStateRow = Omit<AccountStatesTable, 'updated_at'> & { updated_at?: Date };
+export type AccountStateRow = Omit<AccountStatesTable, 'updated_at' | 'out_detail'> & { updated_at?: Date; out_detail?: string | null };
 
 export interface AccountRefusal {
   workerId: string;
@@ -26,12 +26,13 @@ export async function publishAccountStates(ledger: LedgerDatabase, rows: readonl
   if (rows.length === 0) return;
   await ledger.db
     .insertInto('account_states')
-    .values(rows.map((r) => ({ ...r, updated_at: now })))
+    .values(rows.map((r) => ({ ...r, out_detail: r.out_detail ?? null, updated_at: now })))
     .onConflict((oc) =>
       oc.columns(['worker_id', 'platform', 'account']).doUpdateSet((eb) => ({
         weight: eb.ref('excluded.weight'),
         in_rotation: eb.ref('excluded.in_rotation'),
         out_reason: eb.ref('excluded.out_reason'),
+        out_detail: eb.ref('excluded.out_detail'),
         out_since: eb.ref('excluded.out_since'),
         out_until: eb.ref('excluded.out_until'),
         throttled_until: eb.ref('excluded.throttled_until'),
@@ -79,4 +80,29 @@ export async function recentRefusals(ledger: LedgerDatabase, perAccount: number)
       SELECT *, row_number() OVER (PARTITION BY platform, account ORDER BY at DESC, id DESC) AS n FROM account_refusals
     ) ranked WHERE n <= ${perAccount} ORDER BY platform, account, at DESC`.execute(ledger.db);
   return rows.map((r) => ({ workerId: r.worker_id, platform: r.platform, account: r.account, kind: r.kind, reason: r.reason, at: r.at }));
+}
+
+/** An operator's request to probe an account now: every worker acts on it at its next write (worker/account-states.ts). */
+export async function requestProbe(ledger: LedgerDatabase, platform: string, account: string): Promise<{ id: string; requestedAt: Date }> {
+  const row = await ledger.db
+    .insertInto('account_probes')
+    .values({ platform, account })
+    .returning(['id', 'requested_at'])
+    .executeTakeFirstOrThrow();
+  return { id: String(row.id), requestedAt: row.requested_at };
+}
+
+/** The probe requests after the one numbered `afterId` (all: '0'), oldest first. */
+export function probeRequestsAfter(ledger: LedgerDatabase, afterId: string): Promise<{ id: string; platform: string; account: string }[]> {
+  return ledger.db.selectFrom('account_probes').select(['id', 'platform', 'account']).where('id', '>', afterId).orderBy('id').execute();
+}
+
+/** The number of the latest probe request ('0': none yet): a worker starting acts only on requests made after it. */
+export async function latestProbeId(ledger: LedgerDatabase): Promise<string> {
+  const { sql } = ledger.k;
+  const row = await ledger.db
+    .selectFrom('account_probes')
+    .select(sql<string>`coalesce(max(id), 0)::text`.as('id'))
+    .executeTakeFirst();
+  return row?.id ?? '0';
 }

@@ -64,6 +64,11 @@ export function liveKeys(ledger: LedgerDatabase): Promise<KeyRow[]> {
   return ledger.db.selectFrom('api_keys').selectAll().where('revoked_at', 'is', null).orderBy('id').execute();
 }
 
+/** The revoked keys, by id: the admin API lists them (with when) so an operator sees why an id cannot be reused. */
+export function revokedKeys(ledger: LedgerDatabase): Promise<KeyRow[]> {
+  return ledger.db.selectFrom('api_keys').selectAll().where('revoked_at', 'is not', null).orderBy('id').execute();
+}
+
 export function findKey(ledger: LedgerDatabase, id: string): Promise<KeyRow | undefined> {
   return ledger.db.selectFrom('api_keys').selectAll().where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
 }

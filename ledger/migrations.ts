@@ -64,6 +64,29 @@ export function ledgerMigrations(k: KyselyModule): Record<string, Migration> {
     '2026-11-29-007-routes-and-served-by': routesMigration(k),
     '2026-11-30-008-capacity': capacityMigration(k),
     '2026-11-30-009-reconciliations': reconciliationsMigration(k),
+    '2026-11-30-011-account-refusal-details-and-probes': accountProbesMigration(k),
+  };
+}
+
+/**
+ * The console's accounts page says why an account is out in the platform's own words, beside its code
+ * (`account_states.out_detail`), and can ask for a probe now: the API writes a request (`account_probes`), which
+ * every worker reads on its next write of the accounts' states and acts on (its pool ends that account's cool-down,
+ * so the next create tries it). The API never reaches a worker directly: the database is their one shared place.
+ */
+function accountProbesMigration(k: KyselyModule): Migration {
+  const { sql } = k;
+  return {
+    async up(db: Kysely<unknown>) {
+      await sql`ALTER TABLE account_states ADD COLUMN out_detail text`.execute(db);
+      await sql`
+        CREATE TABLE account_probes (
+          id bigserial PRIMARY KEY,
+          platform text NOT NULL,
+          account text NOT NULL,
+          requested_at timestamptz NOT NULL DEFAULT now()
+        )`.execute(db);
+    },
   };
 }
 

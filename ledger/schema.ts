@@ -118,6 +118,8 @@ export interface AccountStatesTable {
   /** False while the account is out for its cool-down after a refusal. */
   in_rotation: boolean;
   out_reason: string | null;
+  /** The platform's own words for the refusal (its error message); null: none, or a worker older than the column. */
+  out_detail: string | null;
   out_since: Date | null;
   out_until: Date | null;
   /** Slowed (a quarter of its weight) until then after a 429 that created nothing; null: not throttled. */
@@ -188,6 +190,14 @@ export interface CapacityWaitersTable {
   checked_at: Date | null;
 }
 
+/** An operator's request to probe an account now (the console's accounts page); every worker acts on it once. */
+export interface AccountProbesTable {
+  id: Generated<string>;
+  platform: string;
+  account: string;
+  requested_at: Generated<Date>;
+}
+
 export interface LedgerSchema {
   api_keys: ApiKeysTable;
   budget_usage: BudgetUsageTable;
@@ -200,6 +210,7 @@ export interface LedgerSchema {
   capacity_waiters: CapacityWaitersTable;
   reconciliation_reports: ReconciliationReportsTable;
   reconciliation_differences: ReconciliationDifferencesTable;
+  account_probes: AccountProbesTable;
 }
 
 /** One reconciliation of a platform account's UTC day (tasks/reconciliation.ts): written once, whole. */

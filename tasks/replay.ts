@@ -40,6 +40,11 @@ export interface ReplayOptions {
   /** At most this many tasks (the console's bound on one request); default: every match. */
   limit?: number;
   log?: (line: string) => void;
+  /**
+   * How the caller replays a task whose reason an outage does not cause anyway, in its own terms (the command line
+   * names its --query option; the admin API its filter). Default: the command line's.
+   */
+  overrideHint?: (reason: string) => string;
 }
 
 export interface ReplayReport {
@@ -116,7 +121,7 @@ export async function replayFailed(client: Client, namespace: string, opts: Repl
     report.replayed.push(taskId);
   }
   if (opts.taskId && report.replayed.length === 0 && report.skipped.length === 0) {
-    const why = await whyNotReplayable(client, opts.taskId, opts.filter);
+    const why = await whyNotReplayable(client, opts.taskId, opts.filter, opts.overrideHint ?? cliOverrideHint);
     report.skipped.push({ taskId: opts.taskId, why });
     log(`skip    ${opts.taskId}: ${why}`);
   }
@@ -124,8 +129,15 @@ export async function replayFailed(client: Client, namespace: string, opts: Repl
   return report;
 }
 
+const cliOverrideHint = (reason: string) => `to replay it anyway, pass --query "GenerationFailureReason = '${reason}'"`;
+
 /** Why a task named with --task-id matched nothing: missing, not failed, or failed for a reason not replayed. */
-async function whyNotReplayable(client: Client, taskId: string, filter?: string): Promise<string> {
+async function whyNotReplayable(
+  client: Client,
+  taskId: string,
+  filter: string | undefined,
+  overrideHint: (reason: string) => string,
+): Promise<string> {
   let desc;
   try {
     desc = await client.workflow.getHandle(taskId).describe();
@@ -136,7 +148,7 @@ async function whyNotReplayable(client: Client, taskId: string, filter?: string)
   if (desc.status.name !== 'FAILED') return `its current run is ${desc.status.name}, not failed: nothing to replay`;
   const reason = desc.typedSearchAttributes.get(SA.failureReason);
   if (reason && !(REPLAYABLE as readonly string[]).includes(reason)) {
-    return `it failed with ${reason}, which an outage does not cause, so a replay would fail (or be paid) again; to replay it anyway, pass --query "GenerationFailureReason = '${reason}'"`;
+    return `it failed with ${reason}, which an outage does not cause, so a replay would fail (or be paid) again; ${overrideHint(reason)}`;
   }
-  return filter ? `it does not match --query ${JSON.stringify(filter)}` : 'it does not match the replay query';
+  return filter ? `it does not match the filter ${JSON.stringify(filter)}` : 'it does not match the replay query';
 }

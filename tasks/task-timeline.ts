@@ -1,7 +1,9 @@
 /**
- * The timeline of a task's states, from its workflow's history: when it was accepted (pending), each change of
+ * The timeline of a task's states, from its workflow's histories: when it was accepted (pending), each change of
  * GenerationStatus the workflow recorded (running, success, failed, cancelled), and how its run ended. A task an
- * operator replayed shows its current run's story, which starts again from its acceptance.
+ * operator replayed has several runs of the same workflow id (tasks/replay.ts resets the failed run into a new one):
+ * the timeline tells every run's story, oldest first, each entry naming its run, so the failed run's history stays
+ * in sight after the replay.
  */
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
@@ -11,6 +13,16 @@ export interface TimelineEntry {
   /** A GenerationStatus value, or how the run closed (completed, failed, cancelled, terminated, timed out, continued). */
   state: string;
   at: string;
+  /** Which run of the task: 1 for the first; a replay's run is the next number. */
+  run: number;
+  run_id: string;
+}
+
+/** A run as visibility lists it. */
+export interface TimelineRun {
+  runId: string;
+  closeTime?: Date | undefined;
+  status: { name: string };
 }
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -46,13 +58,31 @@ function stateOf(event: HistoryEvent): string | undefined {
   return undefined;
 }
 
-export async function taskTimeline(client: Client, desc: WorkflowExecutionDescription): Promise<TimelineEntry[]> {
-  const history = await client.workflow.getHandle(desc.workflowId, desc.runId).fetchHistory();
+/** One run's entries. */
+async function runTimeline(client: Client, workflowId: string, runId: string, run: number): Promise<TimelineEntry[]> {
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
   const entries: TimelineEntry[] = [];
   for (const event of history.events ?? []) {
     const state = stateOf(event);
     // A status upserted again unchanged (a continue-as-new's first upsert) is not a new step.
-    if (state !== undefined && entries.at(-1)?.state !== state) entries.push({ state, at: timeOf(event) });
+    if (state !== undefined && entries.at(-1)?.state !== state) entries.push({ state, at: timeOf(event), run, run_id: runId });
   }
   return entries;
+}
+
+/**
+ * The task's timeline over its runs (`runs`: what visibility lists for its workflow id; the described run is
+ * added if visibility has not listed it yet), oldest run first: closed runs by when they closed, the running one last.
+ */
+export async function taskTimeline(
+  client: Client,
+  desc: WorkflowExecutionDescription,
+  runs: readonly TimelineRun[] = [],
+): Promise<TimelineEntry[]> {
+  const all = runs.some((r) => r.runId === desc.runId) ? [...runs] : [...runs, desc];
+  const order = (r: TimelineRun) =>
+    r.status.name === 'RUNNING' || r.runId === desc.runId ? Number.POSITIVE_INFINITY : (r.closeTime?.getTime() ?? 0);
+  all.sort((a, b) => order(a) - order(b));
+  const parts = await Promise.all(all.map((r, i) => runTimeline(client, desc.workflowId, r.runId, i + 1)));
+  return parts.flat();
 }

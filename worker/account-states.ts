@@ -8,7 +8,14 @@
 import { hostname } from 'node:os';
 import type { AccountPools } from '../activities';
 import type { Logger } from '../core/logger';
-import { publishAccountStates, recordRefusals, type AccountRefusal, type AccountStateRow } from '../ledger/account-states';
+import {
+  latestProbeId,
+  probeRequestsAfter,
+  publishAccountStates,
+  recordRefusals,
+  type AccountRefusal,
+  type AccountStateRow,
+} from '../ledger/account-states';
 import type { LedgerDatabase } from '../ledger/database';
 
 /** How often a worker writes its accounts' states; readers count a worker silent for ACCOUNT_STATES_STALE_MS as stopped. */
@@ -21,6 +28,8 @@ const at = (ms: number | undefined) => (ms === undefined ? null : new Date(ms));
 export class AccountStatePublisher {
   private pending: AccountRefusal[] = [];
   private timer?: NodeJS.Timeout;
+  /** The last probe request this worker has acted on; undefined until it has read where the requests stand. */
+  private lastProbeId?: string;
 
   constructor(
     private readonly ledger: LedgerDatabase,
@@ -46,6 +55,7 @@ export class AccountStatePublisher {
         weight: a.weight,
         in_rotation: a.inRotation,
         out_reason: a.outReason ?? null,
+        out_detail: a.outDetail ?? null,
         out_since: at(a.outSince),
         out_until: at(a.outUntil),
         throttled_until: at(a.throttledUntil),
@@ -53,10 +63,28 @@ export class AccountStatePublisher {
     );
   }
 
+  /**
+   * Acts on the operator's probe requests made since the last look (the console's "probe now", through the
+   * database): the account's cool-down ends in this worker's pool. A worker that starts skips the requests made
+   * before it: its pools start with every account in the rotation.
+   */
+  async applyProbes(): Promise<void> {
+    if (this.lastProbeId === undefined) {
+      this.lastProbeId = await latestProbeId(this.ledger);
+      return;
+    }
+    for (const p of await probeRequestsAfter(this.ledger, this.lastProbeId)) {
+      this.lastProbeId = p.id;
+      const probed = this.pools[p.platform as keyof AccountPools]?.probeNow(p.account) ?? false;
+      this.log.info({ platform: p.platform, account: p.account, probed }, 'Probe of an account requested by the operator');
+    }
+  }
+
   async publish(): Promise<void> {
     const refusals = this.pending;
     this.pending = [];
     try {
+      await this.applyProbes();
       await publishAccountStates(this.ledger, this.rows());
       await recordRefusals(this.ledger, refusals);
     } catch (err) {

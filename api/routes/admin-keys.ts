@@ -27,7 +27,12 @@ export interface BudgetState {
   remaining: number;
 }
 
-export function keyView(key: ApiKey, createdAt: Date | undefined, budgetState?: BudgetState | null): z.infer<typeof keyViewSchema> {
+export function keyView(
+  key: ApiKey,
+  createdAt: Date | undefined,
+  budgetState?: BudgetState | null,
+  revokedAt?: Date,
+): z.infer<typeof keyViewSchema> {
   return {
     id: key.id,
     object: 'api_key',
@@ -41,6 +46,7 @@ export function keyView(key: ApiKey, createdAt: Date | undefined, budgetState?: 
     allow_unpriced: key.allowUnpriced === true,
     webhook_url: key.webhookUrl ?? null,
     created_at: createdAt ? Math.floor(createdAt.getTime() / 1000) : null,
+    revoked_at: revokedAt ? Math.floor(revokedAt.getTime() / 1000) : null,
     ...(budgetState !== undefined ? { budget_state: budgetState } : {}),
   };
 }
@@ -163,19 +169,28 @@ export function adminKeyRoutes(router: Router<AppState>, deps: AppDeps): void {
     ctx.body = { ...keyView(created.key, created.createdAt), secret: created.secret };
   });
 
-  // A page of the keys (bootstrap keys first, then by id), each with its budget's state: 10,000 keys are never sent at once.
+  // A page of the keys (bootstrap keys first, then by id; revoked ones after the live ones when asked for), each with
+  // its budget's state: 10,000 keys are never sent at once.
   router.get('/admin/v1/keys', async (ctx: AppContext) => {
     const q = parseQuery(keyListQuerySchema, ctx.query);
-    const matching = deps.keys
-      .list()
-      .filter(
-        (k) => (q.search ? k.id.includes(q.search) : true) && (q.budgeted ? (k.budget !== undefined) === (q.budgeted === 'true') : true),
-      );
+    const state = q.state ?? 'live';
+    const live = state === 'revoked' ? [] : deps.keys.list().map((key) => ({ key, createdAt: deps.managedKeys?.createdAtOf(key.id) }));
+    const revoked = state === 'live' || !deps.managedKeys ? [] : await deps.managedKeys.revoked();
+    const matching = [...live, ...revoked].filter(
+      ({ key: k }) =>
+        (q.search ? k.id.includes(q.search) : true) && (q.budgeted ? (k.budget !== undefined) === (q.budgeted === 'true') : true),
+    );
     const page = matching.slice((q.page - 1) * q.page_size, q.page * q.page_size);
-    const states = await budgetStates(deps, page);
+    // A revoked key's budget counts nothing any more: its state is left out (null).
+    const states = await budgetStates(
+      deps,
+      page.filter((e) => !('revokedAt' in e)).map((e) => e.key),
+    );
     ctx.body = {
       object: 'list',
-      data: page.map((k) => keyView(k, deps.managedKeys?.createdAtOf(k.id), states.get(k.id))),
+      data: page.map((e) =>
+        keyView(e.key, e.createdAt, states.get(e.key.id) ?? null, 'revokedAt' in e ? (e.revokedAt as Date) : undefined),
+      ),
       total: matching.length,
       page: q.page,
       page_size: q.page_size,

@@ -8,7 +8,7 @@
 import type Router from '@koa/router';
 import { GENERATION_STATUSES } from '../../core/search-attributes';
 import { FAILURE_REASONS } from '../../core/task';
-import { deliveryListQuerySchema, overviewQuerySchema } from '../admin-console-schemas';
+import { accountParamsSchema, deliveryListQuerySchema, overviewQuerySchema } from '../admin-console-schemas';
 import { parseQuery } from '../admin-input';
 import { ApiError, taskNotFound } from '../api-error';
 import type { AppContext, AppDeps, AppState } from '../context';
@@ -56,6 +56,34 @@ export function adminOperationRoutes(router: Router<AppState>, deps: AppDeps): v
 
   router.get('/admin/v1/accounts', async (ctx: AppContext) => {
     ctx.body = { object: 'list', data: await accountsOf(deps) };
+  });
+
+  // Probe an account now: the request goes through the database to every worker (no API→worker call), whose pool
+  // ends the account's cool-down at its next write of the accounts' states, so the next create tries it.
+  router.post('/admin/v1/accounts/:platform/:account/probe', async (ctx: AppContext) => {
+    const params = accountParamsSchema.safeParse(ctx.params ?? {});
+    const notFound = () =>
+      new ApiError(
+        404,
+        'not_found_error',
+        `No running worker reports account '${String(ctx.params?.account)}' of platform '${String(ctx.params?.platform)}'`,
+        {
+          param: 'account',
+          code: 'account_not_found',
+        },
+      );
+    if (!params.success) throw notFound();
+    if (!deps.accountStates) {
+      throw new ApiError(503, 'service_unavailable_error', 'No database is configured (DATABASE_URL): the workers cannot be reached', {
+        code: 'database_not_configured',
+      });
+    }
+    const { platform, account } = params.data;
+    const request = await deps.accountStates.probe(platform, account);
+    if (!request) throw notFound();
+    ctx.state.log.info({ platform, account }, 'Account probe requested by the operator');
+    ctx.status = 202;
+    ctx.body = { object: 'account_probe', platform, account, requested_at: request.requested_at };
   });
 
   router.get('/admin/v1/deliveries', async (ctx: AppContext) => {

@@ -13,10 +13,32 @@ export function costText(cost: { amount: number; currency: string; estimated: bo
   return `${money(cost.amount, cost.currency)}${cost.estimated ? ' (estimate)' : ''}`;
 }
 
+/**
+ * The console's one way to write an instant: "2026-11-29 05:11 UTC" (ISO 8601's order, UTC, to the minute), the
+ * same on every page whatever the browser's locale. The time inputs take the same text (see `instantOf`).
+ */
 export function when(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString('en-GB', { timeZone: 'UTC', hour12: false }) + ' UTC';
+  return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** An instant given in Unix seconds (the keys' created_at and revoked_at), written as `when` writes one. */
+export function whenSeconds(seconds: number): string {
+  return when(new Date(seconds * 1000).toISOString());
+}
+
+/** The pattern of a time input: "2026-11-29 05:11" (UTC), as `when` writes it without the zone. */
+export const INSTANT_PATTERN = '\\d{4}-\\d{2}-\\d{2}( \\d{2}:\\d{2})?';
+/** The pattern of a day input: "2026-11-29". */
+export const DAY_PATTERN = '\\d{4}-\\d{2}-\\d{2}';
+
+/** A time input's text ("2026-11-29 05:11", or a day: its start), taken as UTC, as the API's ISO instant; undefined if empty. */
+export function instantOf(text: string | undefined): string | undefined {
+  const t = text?.trim();
+  if (!t) return undefined;
+  const m = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}))?$/.exec(t);
+  return m ? `${m[1]}T${m[2] ?? '00:00'}:00Z` : t;
 }
 
 /** Today and `days` ago as YYYY-MM-DD (UTC), the usage API's days. */

@@ -4,8 +4,9 @@
  * exception, and axe (through @axe-core/playwright) checks a page for accessibility violations.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { findChromium } from '../../scripts/chromium';
+import { waitFor } from './wait-for';
 
 export async function launchChromium(): Promise<Browser> {
   const binary = await findChromium({ log: (m) => process.stderr.write(`${m}\n`) });
@@ -38,4 +39,14 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`);
+}
+
+/** Waits (bounded at 30 s) until `locator` shows `text` (a substring, or a pattern); else fails saying what it shows. */
+export async function expectText(locator: Locator, text: string | RegExp): Promise<void> {
+  const shows = (t: string) => (typeof text === 'string' ? t.includes(text) : text.test(t));
+  await waitFor(async () => shows((await locator.textContent().catch(() => '')) ?? ''), 30_000).catch(async () => {
+    throw new Error(
+      `expected ${String(locator)} to show "${String(text)}"; it shows "${await locator.textContent().catch(() => '(nothing)')}"`,
+    );
+  });
 }

@@ -21,6 +21,8 @@ export interface Receiver {
   answers: number[];
   /** Delays (ms) before answering the next calls, in order; none once empty (a slow receiver). */
   delays: number[];
+  /** The body of every answer that is not a 2xx ('{}' when unset): what a receiver says when it refuses. */
+  errorBody?: string;
   /** Promises the next calls' answers wait for, in order (an answer held until a test has acted); none once empty. */
   gates: Promise<unknown>[];
   close(): Promise<void>;
@@ -32,6 +34,7 @@ export async function startReceiver(path: string, port = 0): Promise<Receiver> {
   const answers: number[] = [];
   const delays: number[] = [];
   const gates: Promise<unknown>[] = [];
+  const receiver = {} as Receiver;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -48,23 +51,24 @@ export async function startReceiver(path: string, port = 0): Promise<Receiver> {
       const gate = gates.shift() ?? Promise.resolve();
       setTimeout(() => {
         void gate.then(() => {
-          if (!res.destroyed) res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+          const body = status >= 300 && receiver.errorBody !== undefined ? receiver.errorBody : '{}';
+          if (!res.destroyed) res.writeHead(status, { 'content-type': 'application/json' }).end(body);
         });
       }, delays.shift() ?? 0);
     });
   });
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
   const bound = (server.address() as AddressInfo).port;
-  return {
+  return Object.assign(receiver, {
     url: `http://127.0.0.1:${bound}${path}`,
     got,
     answers,
     delays,
     gates,
     close: () =>
-      new Promise((r) => {
+      new Promise<void>((r) => {
         server.closeAllConnections();
         server.close(() => r());
       }),
-  };
+  });
 }

@@ -14,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchChromium, openPage, seriousViolations, type WatchedPage } from '../support/browser';
+import { expectText, launchChromium, openPage, seriousViolations, type WatchedPage } from '../support/browser';
 import { ApiClient } from '../support/client';
 import { startTestPostgres, type TestPostgres } from '../support/postgres';
 import { startReceiver, type Receiver } from '../support/receiver';
@@ -306,14 +306,6 @@ describe.each(SHAPES)('the console on the $shape shape', ({ shape, production })
     expect(w.errors).toEqual([]);
   });
 });
-
-async function expectText(locator: import('playwright-core').Locator, text: string): Promise<void> {
-  await until(`"${text}" is shown`, async () => ((await locator.textContent().catch(() => '')) ?? '').includes(text), 30_000).catch(
-    async () => {
-      throw new Error(`expected ${String(locator)} to show "${text}"; it shows "${await locator.textContent().catch(() => '(nothing)')}"`);
-    },
-  );
-}
 
 async function streamText(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];

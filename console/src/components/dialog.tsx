@@ -34,6 +34,8 @@ export function Confirm(props: {
   confirmLabel: string;
   danger?: boolean;
   busy?: boolean;
+  /** The action cannot run yet (nothing to do, or a risk not yet accepted). */
+  disabled?: boolean;
   error?: string | undefined;
   onConfirm: () => void;
   onClose: () => void;
@@ -47,11 +49,17 @@ export function Confirm(props: {
           {props.error}
         </p>
       ) : null}
-      <footer>
+      <footer class="sticky-footer">
         <button type="button" class="secondary" onClick={props.onClose}>
           Cancel
         </button>
-        <button type="button" class={props.danger ? 'danger' : ''} aria-busy={props.busy} disabled={props.busy} onClick={props.onConfirm}>
+        <button
+          type="button"
+          class={props.danger ? 'danger' : ''}
+          aria-busy={props.busy}
+          disabled={props.busy || props.disabled}
+          onClick={props.onConfirm}
+        >
           {props.confirmLabel}
         </button>
       </footer>

@@ -1,8 +1,15 @@
-/** The platforms' accounts as the workers see them: state, why and since when, jobs in flight, recent refusals. */
-import { useMemo } from 'preact/hooks';
+/**
+ * The platforms' accounts as the workers see them: state, why (the platform's code and its own words) and since
+ * when, jobs in flight, recent refusals; and "Probe now" for an account out of the rotation, which asks every worker
+ * (through the admin API and the database) to end its cool-down so the next create tries it.
+ */
+import { useMemo, useState } from 'preact/hooks';
+import { api } from '../admin-api';
 import { DataTable, type Columns } from '../components/data-table';
+import { Confirm } from '../components/dialog';
 import { LoadState, Status } from '../components/status';
 import { when } from '../format';
+import { useAction } from '../use-action';
 import { useApi } from '../use-api';
 
 interface AccountView {
@@ -11,6 +18,7 @@ interface AccountView {
   state: string;
   weight: number;
   out_reason: string | null;
+  out_detail?: string | null;
   out_since: string | null;
   out_until: string | null;
   throttled_until: string | null;
@@ -19,8 +27,17 @@ interface AccountView {
   recent_refusals: { at: string; kind: string; reason: string; worker: string }[];
 }
 
+/** Why an account is out, in words: the platform's own message first, its code after. */
+function whyOut(a: AccountView): string {
+  const code = a.out_reason ?? 'refused';
+  return a.out_detail ? `${a.out_detail} (${code})` : code;
+}
+
 export function Accounts() {
   const accounts = useApi<{ data: AccountView[] }>('/admin/v1/accounts');
+  const [target, setTarget] = useState<AccountView>();
+  const [done, setDone] = useState<string>();
+  const action = useAction();
   const columns = useMemo<Columns<AccountView>>(
     () => [
       { id: 'platform', header: 'Platform', accessorFn: (a) => a.platform },
@@ -29,9 +46,15 @@ export function Accounts() {
       {
         id: 'why',
         header: 'Why, since when',
+        meta: { width: 'wide' },
         cell: ({ row }) => {
           const a = row.original;
-          if (a.state === 'out') return `${a.out_reason ?? 'refused'}; out since ${when(a.out_since)}, probed again ${when(a.out_until)}`;
+          if (a.state === 'out')
+            return (
+              <span data-testid={`why-${a.platform}-${a.account}`}>
+                {whyOut(a)}; out since {when(a.out_since)}, probed again {when(a.out_until)}
+              </span>
+            );
           if (a.state === 'throttled') return `slowed until ${when(a.throttled_until)}`;
           return '—';
         },
@@ -41,6 +64,7 @@ export function Accounts() {
       {
         id: 'refusals',
         header: 'Recent refusals',
+        meta: { width: 'wide' },
         cell: ({ row }) =>
           row.original.recent_refusals.length === 0 ? (
             'none'
@@ -54,9 +78,30 @@ export function Accounts() {
             </ul>
           ),
       },
+      {
+        id: 'actions',
+        header: 'Actions',
+        cell: ({ row }) =>
+          row.original.state === 'out' ? (
+            <button type="button" class="outline" onClick={() => (action.clear(), setTarget(row.original))}>
+              Probe {row.original.platform} {row.original.account} now
+            </button>
+          ) : (
+            ''
+          ),
+      },
     ],
     [],
   );
+  const probe = async () => {
+    const a = target;
+    if (!a) return;
+    const path = `/admin/v1/accounts/${encodeURIComponent(a.platform)}/${encodeURIComponent(a.account)}/probe`;
+    if (!(await action.run(() => api('POST', path)))) return;
+    setDone(`Probe of ${a.platform} ${a.account} requested: the workers end its cool-down within seconds, and the next task tries it.`);
+    setTarget(undefined);
+    accounts.reload();
+  };
   return (
     <>
       <h1>Platform accounts</h1>
@@ -64,6 +109,7 @@ export function Accounts() {
       <button type="button" class="outline" onClick={accounts.reload}>
         Refresh
       </button>
+      {done ? <p role="status">{done}</p> : null}
       <LoadState error={accounts.error} loading={accounts.loading && !accounts.data} />
       {accounts.data ? (
         <DataTable
@@ -74,6 +120,20 @@ export function Accounts() {
           rowId={(a) => `${a.platform}/${a.account}`}
         />
       ) : null}
+      <Confirm
+        title={`Probe ${target?.platform ?? ''} ${target?.account ?? ''} now?`}
+        open={target !== undefined}
+        confirmLabel="Probe now"
+        busy={action.busy}
+        error={action.error}
+        onConfirm={() => void probe()}
+        onClose={() => setTarget(undefined)}
+      >
+        <p>
+          The account's cool-down ends on every worker within seconds: the next task may be sent to it, and the platform's answer decides —
+          a job made puts it back in the rotation, another refusal takes it out again. A refusal costs no job.
+        </p>
+      </Confirm>
     </>
   );
 }

@@ -39,7 +39,12 @@ export function Deliveries() {
       { id: 'url', header: 'Webhook URL', accessorFn: (d) => d.webhook_url },
       { id: 'state', header: 'State', cell: ({ row }) => <Status value={row.original.state} /> },
       { id: 'since', header: 'Retrying since', accessorFn: (d) => when(d.pending_since) },
-      { id: 'events', header: 'Events and last answers', cell: ({ row }) => <EventList events={row.original.events} /> },
+      {
+        id: 'events',
+        header: 'Events and last answers',
+        meta: { width: 'wide' },
+        cell: ({ row }) => <EventList events={row.original.events} />,
+      },
       {
         id: 'actions',
         header: 'Actions',

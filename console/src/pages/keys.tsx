@@ -3,16 +3,18 @@
  * once, with a copy button), change limits, allowlist, budget and webhook URL, rotate the webhook secret, revoke —
  * each behind a confirmation, each through the admin API so it takes effect as it would from curl.
  */
+import type { ComponentChildren } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { api, query } from '../admin-api';
 import { Pager } from '../components/pager';
-import { useAction } from '../use-action';
+import { messageOf, useAction } from '../use-action';
 import { DataTable, type Columns } from '../components/data-table';
 import { Confirm, Dialog } from '../components/dialog';
-import { LoadState } from '../components/status';
-import { money, when } from '../format';
+import { LoadState, Status } from '../components/status';
+import { money, whenSeconds } from '../format';
 import { useApi } from '../use-api';
-import { KeyFields, keyBody, type KeyView } from './key-form';
+import { changeBody, createBody, KeyFields, KeyReview, type KeyView } from './key-form';
 
 interface KeyList {
   data: KeyView[];
@@ -22,7 +24,15 @@ interface KeyList {
   has_more: boolean;
 }
 
-type Pending = { title: string; label: string; danger?: boolean; text: string; run: () => Promise<void> };
+type Pending = { title: string; label: string; danger?: boolean; text: ComponentChildren; run: () => Promise<void> };
+
+/** Which keys the list shows: the live ones (default), the revoked ones, or both. */
+const STATES = [
+  ['live', 'Live'],
+  ['revoked', 'Revoked'],
+  ['all', 'All'],
+] as const;
+type KeyState = (typeof STATES)[number][0];
 
 const PAGE_SIZE = 50;
 
@@ -62,6 +72,7 @@ function CreatedSecret(props: { id: string; secret: string; onClose: () => void 
 function KeyActions(props: { k: KeyView; onEdit: (k: KeyView) => void; ask: (p: Pending) => void }) {
   const { k, ask } = props;
   if (k.source === 'bootstrap') return <small>read-only (API_KEYS)</small>;
+  if (k.revoked_at) return <small>revoked: its id is never reused</small>;
   const path = `/admin/v1/keys/${encodeURIComponent(k.id)}`;
   return (
     <div class="actions">
@@ -110,16 +121,38 @@ function keyColumns(onEdit: (k: KeyView) => void, ask: (p: Pending) => void): Co
     { id: 'models', header: 'Models', accessorFn: (k) => (k.models ? k.models.join(', ') : 'all') },
     { id: 'limits', header: 'Limits', accessorFn: (k) => `${k.rate_limit_rps ?? 'default'} rps, ${k.max_inflight ?? 'default'} running` },
     { id: 'webhook', header: 'Webhook URL', accessorFn: (k) => k.webhook_url ?? '—' },
-    { id: 'created', header: 'Created', accessorFn: (k) => (k.created_at ? when(new Date(k.created_at * 1000).toISOString()) : '—') },
+    { id: 'created', header: 'Created', accessorFn: (k) => (k.created_at ? whenSeconds(k.created_at) : '—') },
+    {
+      id: 'state',
+      header: 'State',
+      cell: ({ row }) => {
+        const r = row.original.revoked_at;
+        return r ? (
+          <>
+            <Status value="revoked" /> {whenSeconds(r)}
+          </>
+        ) : (
+          <Status value="live" />
+        );
+      },
+    },
     { id: 'actions', header: 'Actions', cell: ({ row }) => <KeyActions k={row.original} onEdit={onEdit} ask={ask} /> },
   ];
 }
 
 export function Keys() {
+  const location = useLocation();
+  const state: KeyState = STATES.some(([s]) => s === location.query.state) ? (location.query.state as KeyState) : 'live';
   const [page, setPage] = useState(1);
   const [search, setSearch] = useState('');
-  const list = useApi<KeyList>(`/admin/v1/keys${query({ page, page_size: PAGE_SIZE, search })}`);
+  const list = useApi<KeyList>(`/admin/v1/keys${query({ page, page_size: PAGE_SIZE, search, state: state === 'live' ? '' : state })}`);
   const [editing, setEditing] = useState<KeyView | 'new'>();
+  const [loadError, setLoadError] = useState<string>();
+  // The form starts from the key as the admin API has it now (not the list's copy, which may be older).
+  const edit = (k: KeyView) => {
+    setLoadError(undefined);
+    api<KeyView>('GET', `/admin/v1/keys/${encodeURIComponent(k.id)}`).then(setEditing, (err: unknown) => setLoadError(messageOf(err)));
+  };
   const [pending, setPending] = useState<Pending>();
   const action = useAction();
   const [created, setCreated] = useState<{ id: string; secret: string }>();
@@ -136,22 +169,27 @@ export function Keys() {
   const submitForm = (e: Event) => {
     e.preventDefault();
     const creating = editing === 'new';
-    const body = keyBody(e.currentTarget as HTMLFormElement, creating);
-    const id = creating ? String(body.id) : (editing as KeyView).id;
+    const form = e.currentTarget as HTMLFormElement;
+    const before = creating ? undefined : (editing as KeyView);
+    const body = before ? changeBody(form, before) : createBody(form);
+    const id = before ? before.id : String(body.id);
     setEditing(undefined);
     ask({
       title: creating ? `Create key ${id}?` : `Change key ${id}?`,
       label: creating ? 'Create key' : 'Save changes',
-      text: JSON.stringify(body, null, 2),
+      text: <KeyReview body={body} before={before} />,
       run: async () => {
-        if (!creating) return void (await api('PATCH', `/admin/v1/keys/${encodeURIComponent(id)}`, body));
+        if (!creating) {
+          if (Object.keys(body).length > 0) await api('PATCH', `/admin/v1/keys/${encodeURIComponent(id)}`, body);
+          return;
+        }
         const made = await api<{ secret: string }>('POST', '/admin/v1/keys', body);
         setCreated({ id, secret: made.secret });
       },
     });
   };
 
-  const columns = useMemo(() => keyColumns(setEditing, ask), []);
+  const columns = useMemo(() => keyColumns(edit, ask), []);
 
   const l = list.data;
   return (
@@ -165,7 +203,25 @@ export function Keys() {
           Search keys
           <input type="search" value={search} onInput={(e) => (setPage(1), setSearch((e.currentTarget as HTMLInputElement).value))} />
         </label>
+        <label>
+          Show
+          <select
+            value={state}
+            onChange={(e) => (setPage(1), location.route(`/console/keys${query({ state: (e.currentTarget as HTMLSelectElement).value })}`))}
+          >
+            {STATES.map(([s, label]) => (
+              <option key={s} value={s} selected={s === state}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
       </div>
+      {loadError ? (
+        <p role="alert" class="error">
+          {loadError}
+        </p>
+      ) : null}
       <LoadState error={list.error} loading={list.loading && !l} />
       {l ? (
         <>
@@ -190,9 +246,11 @@ export function Keys() {
         open={editing !== undefined}
         onClose={() => setEditing(undefined)}
       >
-        <form onSubmit={submitForm}>
+        <form onSubmit={submitForm} class="dialog-form">
           <KeyFields keyView={editing === 'new' ? undefined : editing} />
-          <button type="submit">Review</button>
+          <footer class="sticky-footer">
+            <button type="submit">Review</button>
+          </footer>
         </form>
       </Dialog>
       <Confirm
@@ -205,7 +263,7 @@ export function Keys() {
         onConfirm={() => void confirm()}
         onClose={() => setPending(undefined)}
       >
-        <pre>{pending?.text}</pre>
+        {typeof pending?.text === 'string' ? <p>{pending.text}</p> : pending?.text}
       </Confirm>
       {created ? <CreatedSecret id={created.id} secret={created.secret} onClose={() => setCreated(undefined)} /> : null}
     </>

@@ -4,13 +4,14 @@
  * with what is left of it.
  */
 import { useMemo, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { apiCsv, query } from '../admin-api';
 import { messageOf } from '../use-action';
 import { DataTable, type Columns } from '../components/data-table';
 import { Pager } from '../components/pager';
 import { LoadState } from '../components/status';
-import { dayRange, money } from '../format';
-import { groupLabel, rowCost, SpendChart, type UsageAnswer, type UsageRow } from '../spend-chart';
+import { DAY_PATTERN, dayRange, money } from '../format';
+import { GROUP_NAMES, groupLabel, rowCost, SpendChart, type UsageAnswer, type UsageRow } from '../spend-chart';
 import { useApi } from '../use-api';
 import type { KeyView } from './key-form';
 
@@ -68,21 +69,34 @@ function download(name: string, text: string): void {
   URL.revokeObjectURL(url);
 }
 
+type Group = (typeof GROUPS)[number];
+
+/**
+ * The page's choices live in its address (?group_by=day&start=…&end=…), so a link or a reload shows the same
+ * figures; the inputs show what the address says.
+ */
 export function Spend() {
+  const location = useLocation();
   const initial = dayRange(30);
-  const [range, setRange] = useState(initial);
-  const [groupBy, setGroupBy] = useState<(typeof GROUPS)[number]>('key');
+  const q = location.query;
+  const groupBy: Group = GROUPS.includes(q.group_by as Group) ? (q.group_by as Group) : 'key';
+  const range = { start: q.start || initial.start, end: q.end || initial.end };
+  const choose = (change: Partial<{ group_by: string; start: string; end: string }>) =>
+    location.route(`/console/spend${query({ group_by: groupBy, ...range, ...change })}`, true);
   const [csvError, setCsvError] = useState<string>();
   const path = `/admin/v1/usage${query({ ...range, group_by: groupBy })}`;
   const usage = useApi<UsageAnswer>(path);
   const columns = useMemo<Columns<UsageRow>>(
     () => [
-      { id: 'group', header: groupBy, accessorFn: (r) => groupLabel(r[groupBy]) },
+      { id: 'group', header: GROUP_NAMES[groupBy] ?? groupBy, accessorFn: (r) => groupLabel(r[groupBy]) },
       { id: 'tasks', header: 'Tasks', accessorFn: (r) => r.tasks },
       { id: 'succeeded', header: 'Succeeded', accessorFn: (r) => r.succeeded },
       { id: 'failed', header: 'Failed', accessorFn: (r) => r.failed },
       { id: 'running', header: 'Running', accessorFn: (r) => r.running },
       { id: 'unpriced', header: 'Unpriced', accessorFn: (r) => r.unpriced },
+      { id: 'seconds', header: 'Seconds', accessorFn: (r) => r.seconds },
+      { id: 'images', header: 'Images', accessorFn: (r) => r.images },
+      { id: 'tokens', header: 'Tokens', accessorFn: (r) => r.tokens },
       { id: 'cost', header: 'Cost', accessorFn: (r) => rowCost(r) },
     ],
     [groupBy],
@@ -98,24 +112,26 @@ export function Spend() {
     <>
       <h1>Spend and usage</h1>
       <form class="grid" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          From (UTC day)
-          <input
-            type="date"
-            value={range.start}
-            onChange={(e) => setRange({ ...range, start: (e.currentTarget as HTMLInputElement).value })}
-          />
-        </label>
-        <label>
-          To (UTC day)
-          <input type="date" value={range.end} onChange={(e) => setRange({ ...range, end: (e.currentTarget as HTMLInputElement).value })} />
-        </label>
+        {(['start', 'end'] as const).map((edge) => (
+          <label key={`${edge}-${range[edge]}`}>
+            {edge === 'start' ? 'From (UTC day)' : 'To (UTC day)'}
+            <input
+              defaultValue={range[edge]}
+              pattern={DAY_PATTERN}
+              placeholder="2026-11-29"
+              onChange={(e) => {
+                const input = e.currentTarget as HTMLInputElement;
+                if (input.checkValidity()) choose({ [edge]: input.value.trim() });
+              }}
+            />
+          </label>
+        ))}
         <label>
           Per
-          <select value={groupBy} onChange={(e) => setGroupBy((e.currentTarget as HTMLSelectElement).value as (typeof GROUPS)[number])}>
+          <select onChange={(e) => choose({ group_by: (e.currentTarget as HTMLSelectElement).value })}>
             {GROUPS.map((g) => (
-              <option key={g} value={g}>
-                {g}
+              <option key={g} value={g} selected={g === groupBy}>
+                {GROUP_NAMES[g] ?? g}
               </option>
             ))}
           </select>
@@ -132,9 +148,13 @@ export function Spend() {
       <LoadState error={usage.error} loading={usage.loading && !usage.data} />
       {usage.data ? (
         <>
-          <SpendChart usage={usage.data} label={`Cost per ${groupBy}, by currency`} testId="spend-chart" />
+          <SpendChart
+            usage={usage.data}
+            label={`Cost per ${GROUP_NAMES[groupBy]?.toLowerCase() ?? groupBy}, by currency`}
+            testId="spend-chart"
+          />
           <DataTable
-            caption={`Usage per ${groupBy}, ${usage.data.start} to ${usage.data.end}`}
+            caption={`Usage per ${GROUP_NAMES[groupBy]?.toLowerCase() ?? groupBy}, ${usage.data.start} to ${usage.data.end}`}
             columns={columns}
             data={usage.data.data}
             empty="No task in this range."

@@ -12,21 +12,36 @@ import { LoadState, Status } from '../components/status';
 import { EventList, type DeliveryEvent } from '../deliveries-table';
 import { costText, when } from '../format';
 import { useApi } from '../use-api';
-import { ReplayPreview, type OperatorTask, type ReplayAnswer } from './tasks';
+import { replayRisk, ReplayPreview, RiskConfirmation, type OperatorTask, type ReplayAnswer } from './tasks';
+
+interface TimelineEntry {
+  state: string;
+  at: string;
+  run: number;
+  run_id: string;
+}
 
 interface TaskDetail extends OperatorTask {
   record: Record<string, unknown>;
-  timeline: { state: string; at: string }[];
+  run_id: string;
+  timeline: TimelineEntry[];
   deliveries: { webhook_url?: string; events: DeliveryEvent[] } | null;
   temporal_ui_url: string | null;
 }
 
-type Pending = { kind: 'cancel' } | { kind: 'replay'; preview: ReplayAnswer } | { kind: 'redeliver' };
+type Pending = { kind: 'cancel' } | { kind: 'replay'; preview: ReplayAnswer; risk?: string | undefined } | { kind: 'redeliver' };
 
 /** What each change asks, does through the admin API, and says once done. */
 const CHANGES: Record<
   Pending['kind'],
-  { title: string; label: string; danger?: boolean; text?: string; call: (id: string) => Promise<unknown>; done: string }
+  {
+    title: string;
+    label: string;
+    danger?: boolean;
+    text?: string;
+    call: (id: string, t: TaskDetail | undefined) => Promise<unknown>;
+    done: string;
+  }
 > = {
   cancel: {
     title: 'Cancel this task?',
@@ -39,7 +54,7 @@ const CHANGES: Record<
   replay: {
     title: 'Replay this task?',
     label: 'Replay',
-    call: (id) => api('POST', '/admin/v1/replays', { task_id: id }),
+    call: (id, t) => api('POST', '/admin/v1/replays', replayBody(id, t, false)),
     done: 'Replay started.',
   },
   redeliver: {
@@ -51,21 +66,58 @@ const CHANGES: Record<
   },
 };
 
+/**
+ * The replay's request: a task that failed for a reason an outage does not cause is named with that reason, which
+ * is what lets the API replay it (the operator has then accepted the risk the confirmation names).
+ */
+function replayBody(id: string, t: TaskDetail | undefined, dryRun: boolean) {
+  const risky = replayRisk(t?.failure_reason) !== undefined;
+  return {
+    task_id: id,
+    ...(risky && t?.failure_reason ? { filter: { failure_reason: t.failure_reason } } : {}),
+    ...(dryRun ? { dry_run: true } : {}),
+  };
+}
+
+/** The timeline, one list per run: a replayed task's failed run stays in sight above its replay. */
+function Timeline(props: { entries: TimelineEntry[]; runId: string }) {
+  const runs = [...new Set(props.entries.map((e) => e.run))];
+  return (
+    <section data-testid="timeline">
+      <h2>Timeline</h2>
+      {runs.map((run) => {
+        const entries = props.entries.filter((e) => e.run === run);
+        const current = entries[0]?.run_id === props.runId;
+        return (
+          <div key={run}>
+            {runs.length > 1 ? (
+              <h3>
+                Run {run} {current ? '(current)' : '(replayed)'}
+              </h3>
+            ) : null}
+            <ol aria-label={`Run ${run}`}>
+              {entries.map((e, i) => (
+                <li key={i}>
+                  <time dateTime={e.at} title={e.at}>
+                    {when(e.at)}
+                  </time>
+                  : {e.state}
+                </li>
+              ))}
+            </ol>
+          </div>
+        );
+      })}
+    </section>
+  );
+}
+
 /** What became of the task: the timeline of its states, its webhook deliveries, its record as its key reads it. */
 function Story(props: { t: TaskDetail; onRedeliver: () => void }) {
   const t = props.t;
   return (
     <>
-      <section>
-        <h2>Timeline</h2>
-        <ol>
-          {t.timeline.map((e, i) => (
-            <li key={i}>
-              {when(e.at)}: {e.state}
-            </li>
-          ))}
-        </ol>
-      </section>
+      <Timeline entries={t.timeline} runId={t.run_id} />
       <section>
         <h2>Webhook deliveries</h2>
         {t.deliveries ? (
@@ -113,6 +165,7 @@ function Head(props: { t: TaskDetail; onCancel: () => void; onReplay: () => void
             Replay task…
           </button>
         ) : null}
+        {(t.runs ?? 1) > 1 ? <small>{t.runs} runs: this task was replayed</small> : null}
         {t.temporal_ui_url ? (
           <a href={t.temporal_ui_url} target="_blank" rel="noopener noreferrer">
             Workflow in the Temporal UI
@@ -154,19 +207,26 @@ export function Task() {
   const [pending, setPending] = useState<Pending>();
   const action = useAction();
   const [done, setDone] = useState<string>();
-  const ask = (p: Pending) => (action.clear(), setPending(p));
+  const [riskAccepted, setRiskAccepted] = useState(false);
+  const ask = (p: Pending) => (action.clear(), setRiskAccepted(false), setPending(p));
   const confirm = async () => {
-    if (!pending || !(await action.run(() => CHANGES[pending.kind].call(id)))) return;
+    if (!pending || !(await action.run(() => CHANGES[pending.kind].call(id, task.data)))) return;
     setDone(CHANGES[pending.kind].done);
     setPending(undefined);
     task.reload();
   };
   const askReplay = () =>
     action.run(async () =>
-      ask({ kind: 'replay', preview: await api<ReplayAnswer>('POST', '/admin/v1/replays', { task_id: id, dry_run: true }) }),
+      ask({
+        kind: 'replay',
+        preview: await api<ReplayAnswer>('POST', '/admin/v1/replays', replayBody(id, task.data, true)),
+        risk: replayRisk(task.data?.failure_reason),
+      }),
     );
   const t = task.data;
   const change = pending ? CHANGES[pending.kind] : undefined;
+  const risk = pending?.kind === 'replay' ? pending.risk : undefined;
+  const nothingToReplay = pending?.kind === 'replay' && pending.preview.replayed.length === 0;
   return (
     <>
       <h1>
@@ -185,13 +245,21 @@ export function Task() {
         title={change?.title ?? ''}
         open={pending !== undefined}
         confirmLabel={change?.label ?? ''}
-        danger={change?.danger}
+        danger={change?.danger ?? risk !== undefined}
         busy={action.busy}
+        disabled={nothingToReplay || (risk !== undefined && !riskAccepted)}
         error={action.error}
         onConfirm={() => void confirm()}
         onClose={() => setPending(undefined)}
       >
-        {pending?.kind === 'replay' ? <ReplayPreview answer={pending.preview} /> : <p>{change?.text}</p>}
+        {pending?.kind === 'replay' ? (
+          <>
+            {risk && !nothingToReplay ? <RiskConfirmation risk={risk} accepted={riskAccepted} onChange={setRiskAccepted} /> : null}
+            <ReplayPreview answer={pending.preview} />
+          </>
+        ) : (
+          <p>{change?.text}</p>
+        )}
       </Confirm>
     </>
   );

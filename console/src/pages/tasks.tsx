@@ -1,7 +1,10 @@
 /**
- * Every key's tasks, filtered by status, model, platform, key, failure reason and start time, a page at a time (the
- * admin API pages them on the server: 100,000 tasks are never loaded). The filters live in the address, so the
- * overview links here with them set; "Replay…" previews which failed tasks of the filter a replay would run again.
+ * Every key's tasks, filtered by status, model (or route), platform, key, failure reason and start time, a page at a
+ * time (the admin API pages them on the server: 100,000 tasks are never loaded). The filters live in the address and
+ * nowhere else: the controls show them, the list reads them, and "Replay…" previews the failed tasks of exactly
+ * them (so the overview's links arrive with their filters set and shown). A replay of failures an outage does not
+ * cause (a content-policy refusal, an invalid request, a failed generation) asks for a second, explicit
+ * confirmation that names its risk: such tasks are likely refused or charged again (docs/guides/repair.md).
  */
 import { useMemo, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
@@ -11,7 +14,7 @@ import { useAction } from '../use-action';
 import { DataTable, type Columns } from '../components/data-table';
 import { Confirm } from '../components/dialog';
 import { LoadState, Status } from '../components/status';
-import { costText, when } from '../format';
+import { costText, INSTANT_PATTERN, instantOf, when } from '../format';
 import { useApi } from '../use-api';
 
 export interface OperatorTask {
@@ -28,6 +31,7 @@ export interface OperatorTask {
   upstream_account: string | null;
   created_at: string;
   closed_at: string | null;
+  runs?: number;
 }
 
 interface TaskPage {
@@ -45,7 +49,7 @@ export interface ReplayAnswer {
 
 const FILTERS = ['status', 'model', 'platform', 'key', 'failure_reason', 'since', 'until'] as const;
 const STATUSES = ['pending', 'running', 'success', 'failed', 'cancelled'];
-const REASONS = [
+export const REASONS = [
   'content_policy',
   'invalid_request',
   'upstream_failed',
@@ -56,9 +60,16 @@ const REASONS = [
   'deadline_exceeded',
 ];
 const PAGE_SIZE = 50;
+/** The failures an outage causes: a replay of these is the repair docs/guides/repair.md describes. */
+export const OUTAGE_REASONS = ['upstream_unavailable', 'deadline_exceeded', 'upstream_lost'];
 
-/** A datetime-local value (taken as UTC) as the API's ISO instant. */
-const instant = (v: string | undefined) => (v ? `${v.length === 16 ? `${v}:00` : v}Z` : undefined);
+/** The risk of replaying tasks that failed for `reason`, in words; undefined for an outage's reasons. */
+export function replayRisk(reason: string | null | undefined): string | undefined {
+  if (!reason || OUTAGE_REASONS.includes(reason)) return undefined;
+  if (reason === 'content_policy')
+    return 'These tasks were refused by the platform’s content policy. Sent again, the same prompts are likely refused again, may be charged again, and repeated refusals can put the platform account at risk.';
+  return `These tasks failed with ${reason.replace(/_/g, ' ')}, which an outage does not cause: sent again, they are likely to fail again and may be charged again.`;
+}
 
 function FilterForm(props: { values: Record<string, string>; onApply: (v: Record<string, string>) => void }) {
   const submit = (e: Event) => {
@@ -67,15 +78,32 @@ function FilterForm(props: { values: Record<string, string>; onApply: (v: Record
     props.onApply(Object.fromEntries(FILTERS.map((f) => [f, String(data.get(f) ?? '')]).filter(([, v]) => v !== '')));
   };
   const v = props.values;
+  // A select's choice is set on its options: a select has no default value of its own.
   const select = (name: string, label: string, options: string[]) => (
     <label>
       {label}
-      <select name={name} defaultValue={v[name] ?? ''}>
-        <option value="">any</option>
+      <select name={name}>
+        <option value="" selected={!v[name]}>
+          any
+        </option>
         {options.map((o) => (
-          <option key={o}>{o}</option>
+          <option key={o} value={o} selected={v[name] === o}>
+            {o}
+          </option>
         ))}
       </select>
+    </label>
+  );
+  const time = (name: string, label: string) => (
+    <label>
+      {label}
+      <input
+        name={name}
+        defaultValue={v[name] ?? ''}
+        placeholder="2026-11-29 05:11"
+        pattern={INSTANT_PATTERN}
+        aria-describedby="time-help"
+      />
     </label>
   );
   return (
@@ -87,22 +115,17 @@ function FilterForm(props: { values: Record<string, string>; onApply: (v: Record
       </div>
       <div class="grid">
         <label>
-          Model
+          Model or route
           <input name="model" defaultValue={v.model ?? ''} />
         </label>
         <label>
           Key
           <input name="key" defaultValue={v.key ?? ''} />
         </label>
-        <label>
-          Started from (UTC)
-          <input name="since" type="datetime-local" defaultValue={v.since ?? ''} />
-        </label>
-        <label>
-          Started before (UTC)
-          <input name="until" type="datetime-local" defaultValue={v.until ?? ''} />
-        </label>
+        {time('since', 'Started from (UTC)')}
+        {time('until', 'Started before (UTC)')}
       </div>
+      <small id="time-help">Times are UTC, written 2026-11-29 05:11 (or a day alone: its start).</small>
       <button type="submit">Apply filters</button>
     </form>
   );
@@ -116,14 +139,33 @@ export function Tasks() {
   >;
   const [tokens, setTokens] = useState<string[]>([]);
   const [preview, setPreview] = useState<ReplayAnswer>();
+  const [riskAccepted, setRiskAccepted] = useState(false);
   const action = useAction();
-  const apiFilter: Record<string, string | undefined> = { ...filters, since: instant(filters.since), until: instant(filters.until) };
+  const apiFilter: Record<string, string | undefined> = { ...filters, since: instantOf(filters.since), until: instantOf(filters.until) };
   const page = useApi<TaskPage>(`/admin/v1/tasks${query({ ...apiFilter, page_size: PAGE_SIZE, page_token: tokens.at(-1) })}`);
   const columns = useMemo<Columns<OperatorTask>>(
     () => [
-      { id: 'task', header: 'Task', cell: ({ row }) => <a href={`/console/tasks/${row.original.task_id}`}>{row.original.task_id}</a> },
+      {
+        id: 'task',
+        header: 'Task',
+        cell: ({ row }) => (
+          <>
+            <a href={`/console/tasks/${row.original.task_id}`} class="task-id">
+              {row.original.task_id}
+            </a>
+            {(row.original.runs ?? 1) > 1 ? <small> ({row.original.runs} runs: replayed)</small> : null}
+          </>
+        ),
+      },
       { id: 'status', header: 'Status', cell: ({ row }) => <Status value={row.original.status} /> },
-      { id: 'why', header: 'Failure', accessorFn: (t) => (t.error ? `${t.failure_reason ?? t.error.code}: ${t.error.message}` : '') },
+      {
+        id: 'why',
+        header: 'Failure',
+        cell: ({ row }) => {
+          const t = row.original;
+          return t.error ? <span title={t.error.message}>{t.failure_reason ?? t.error.code}</span> : '';
+        },
+      },
       { id: 'key', header: 'Key', accessorFn: (t) => t.key },
       { id: 'model', header: 'Model', accessorFn: (t) => t.model },
       { id: 'platform', header: 'Platform', accessorFn: (t) => t.platform },
@@ -136,14 +178,21 @@ export function Tasks() {
     setTokens([]);
     location.route(`/console/tasks${query(v)}`);
   };
-  const { status: _status, ...replayFilter } = apiFilter;
-  const body = (dryRun: boolean) => ({ filter: JSON.parse(JSON.stringify(replayFilter)) as object, ...(dryRun ? { dry_run: true } : {}) });
-  const askReplay = () => action.run(async () => setPreview(await api<ReplayAnswer>('POST', '/admin/v1/replays', body(true))));
+  // The replay takes the very filters the list shows, status included (the API replays only failed tasks: any other
+  // status matches none).
+  const body = (dryRun: boolean) => ({ filter: JSON.parse(JSON.stringify(apiFilter)) as object, ...(dryRun ? { dry_run: true } : {}) });
+  const risk = replayRisk(filters.failure_reason);
+  const askReplay = () =>
+    action.run(async () => {
+      setRiskAccepted(false);
+      setPreview(await api<ReplayAnswer>('POST', '/admin/v1/replays', body(true)));
+    });
   const replay = async () => {
     if (!(await action.run(() => api<ReplayAnswer>('POST', '/admin/v1/replays', body(false))))) return;
     setPreview(undefined);
     page.reload();
   };
+  const blocked = preview !== undefined && (preview.replayed.length === 0 || (risk !== undefined && !riskAccepted));
   const p = page.data;
   return (
     <>
@@ -180,14 +229,42 @@ export function Tasks() {
         title="Replay these failed tasks?"
         open={preview !== undefined}
         confirmLabel={`Replay ${preview?.replayed.length ?? 0} tasks`}
+        danger={risk !== undefined}
         busy={action.busy}
+        disabled={blocked}
         error={action.error}
         onConfirm={() => void replay()}
         onClose={() => setPreview(undefined)}
       >
+        <p data-testid="replay-filters">
+          Filters:{' '}
+          {Object.keys(filters).length === 0
+            ? 'none'
+            : Object.entries(filters)
+                .map(([k, v]) => `${k} ${v}`)
+                .join(', ')}
+        </p>
+        {risk && preview && preview.replayed.length > 0 ? (
+          <RiskConfirmation risk={risk} accepted={riskAccepted} onChange={setRiskAccepted} />
+        ) : null}
         <ReplayPreview answer={preview} />
       </Confirm>
     </>
+  );
+}
+
+/** The second confirmation a risky replay needs: the risk in words, and a box the operator ticks to accept it. */
+export function RiskConfirmation(props: { risk: string; accepted: boolean; onChange: (accepted: boolean) => void }) {
+  return (
+    <div role="alert" class="risk" data-testid="replay-risk">
+      <p>
+        <strong>Warning:</strong> {props.risk}
+      </p>
+      <label>
+        <input type="checkbox" checked={props.accepted} onChange={(e) => props.onChange((e.currentTarget as HTMLInputElement).checked)} />I
+        understand the risk and want these tasks sent again
+      </label>
+    </div>
   );
 }
 
