@@ -2,8 +2,8 @@
  * Four projects: `unit` (pure, fast), `workflow` (the workflow on the time-skipping test server), `e2e` (one real stack shared by all files: Temporal dev server,
  * simulator, worker, API), and `system` (files that start their own stacks to kill, restart or scale parts).
  */
-/** The ES-module-only packages of the AI SDK provider's dependencies. */
-const AI_SDK_ESM = '(ai|@ai-sdk/[^/]+|@vercel/oidc|@workflow/[^/]+)';
+/** The AI SDK provider's dependencies that jest's CommonJS runtime cannot load as installed (ES modules; zod's locales). */
+const AI_SDK_ESM = '(ai|@ai-sdk/[^/]+|@vercel/oidc|@workflow/[^/]+|zod)';
 const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }],
   // Kysely's 0.29 line ships only ES modules, which jest's CommonJS runtime cannot load (Node can): compiled like our

@@ -46,7 +46,8 @@ export class MediagateImageModel implements ImageModelV4 {
     // The gateway's `size` takes a WxH or a ratio (docs/api.md, "Image requests"): the size wins when both are given.
     if (options.size !== undefined) body.size = options.size;
     else if (options.aspectRatio !== undefined) body.size = options.aspectRatio;
-    if (options.size !== undefined && options.aspectRatio !== undefined) warnings.push(ignored('aspectRatio', 'size was given too, and it decides'));
+    if (options.size !== undefined && options.aspectRatio !== undefined)
+      warnings.push(ignored('aspectRatio', 'size was given too, and it decides'));
     if (options.files?.length) body.images = options.files.map((f) => ({ url: imageUrl(f, 'files') }));
     Object.assign(body, passedThrough(own));
     // The SDK sends no Idempotency-Key for images and retries with a new options object: a caller's key is reused;
@@ -60,9 +61,15 @@ export class MediagateImageModel implements ImageModelV4 {
       abortSignal: options.abortSignal,
       canRetry: key !== undefined,
     });
-    const { task, headers: answerHeaders } = await untilFinal(this.config.gateway, created.body.task_id, this.config.pollIntervalMs, options);
+    const { task, headers: answerHeaders } = await untilFinal(
+      this.config.gateway,
+      created.body.task_id,
+      this.config.pollIntervalMs,
+      options,
+    );
     const outcome = outcomeOf(task);
-    if (outcome.state !== 'succeeded') throw new Error(`mediagate: image task failed: ${outcome.state === 'failed' ? outcome.message : ''}`);
+    if (outcome.state !== 'succeeded')
+      throw new Error(`mediagate: image task failed: ${outcome.state === 'failed' ? outcome.message : ''}`);
     const images = await Promise.all(outcome.urls.map((url) => download(this.config.gateway, url, options.abortSignal)));
     return {
       images: images.map((i) => i.data),

@@ -64,7 +64,11 @@ export function createMediagate(settings: MediagateProviderSettings = {}): Media
       webhooks,
     });
   const image = (modelId: string) =>
-    new MediagateImageModel(modelId, { gateway, provider: `${settings.name ?? 'mediagate'}.image`, pollIntervalMs: settings.pollIntervalMs?.image ?? 3000 });
+    new MediagateImageModel(modelId, {
+      gateway,
+      provider: `${settings.name ?? 'mediagate'}.image`,
+      pollIntervalMs: settings.pollIntervalMs?.image ?? 3000,
+    });
   const cancel = async (operation: { taskId: string } | string) => {
     const taskId = typeof operation === 'string' ? operation : operation.taskId;
     await gatewayJson(gateway, 'POST', `/generations/${encodeURIComponent(taskId)}/cancel`, { canRetry: true });

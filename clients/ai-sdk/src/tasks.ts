@@ -10,7 +10,8 @@ export interface TaskRecord {
   task_id: string;
   status: string;
   model: string;
-  served_by?: string;
+  /** A routed task's member that served it. */
+  served_by?: { model: string; platform: string };
   progress?: string;
   created?: number;
   data?: Array<{ url: string; stored?: boolean }>;

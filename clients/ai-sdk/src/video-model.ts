@@ -74,7 +74,8 @@ export class MediagateVideoModel implements Experimental_VideoModelV4 {
     if (options.n > 1) refuse('n > 1 in one call', 'one task makes one video (maxVideosPerCall is 1)');
     if (options.seed !== undefined) refuse('seed', 'the gateway sets no seed from the client (a platform seed, where used, is its own)');
     if (options.fps !== undefined) refuse('fps', 'no platform behind the gateway takes a frame rate');
-    if (options.inputReferences?.length) refuse('inputReferences', 'reference media go in the platform’s own fields (providerOptions.mediagate.images on V)');
+    if (options.inputReferences?.length)
+      refuse('inputReferences', 'reference media go in the platform’s own fields (providerOptions.mediagate.images on V)');
     const body: Record<string, unknown> = { model: own.route ?? this.modelId };
     if (options.prompt !== undefined) body.prompt = options.prompt;
     if (options.duration !== undefined) body.duration = options.duration;
@@ -107,7 +108,11 @@ export class MediagateVideoModel implements Experimental_VideoModelV4 {
     return { task: answer.body, headers: answer.headers, warnings, results };
   }
 
-  private async videos(urls: string[], results: 'url' | 'bytes', abortSignal: AbortSignal | undefined): Promise<Experimental_VideoModelV4VideoData[]> {
+  private async videos(
+    urls: string[],
+    results: 'url' | 'bytes',
+    abortSignal: AbortSignal | undefined,
+  ): Promise<Experimental_VideoModelV4VideoData[]> {
     if (results === 'url') return urls.map((url) => ({ type: 'url', url, mediaType: 'video/mp4' }));
     return Promise.all(
       urls.map(async (url) => {
@@ -126,7 +131,8 @@ export class MediagateVideoModel implements Experimental_VideoModelV4 {
     const started = await this.create(options, key);
     const { task, headers } = await untilFinal(this.config.gateway, started.task.task_id, this.config.pollIntervalMs, options);
     const outcome = outcomeOf(task);
-    if (outcome.state !== 'succeeded') throw new Error(`mediagate: video task failed: ${outcome.state === 'failed' ? outcome.message : ''}`);
+    if (outcome.state !== 'succeeded')
+      throw new Error(`mediagate: video task failed: ${outcome.state === 'failed' ? outcome.message : ''}`);
     return {
       videos: await this.videos(outcome.urls, started.results, options.abortSignal),
       warnings: started.warnings,
@@ -135,7 +141,9 @@ export class MediagateVideoModel implements Experimental_VideoModelV4 {
     };
   }
 
-  async doStart(options: Experimental_VideoModelV4CallOptions & { webhookUrl?: string }): Promise<Experimental_VideoModelV4OperationStartResult> {
+  async doStart(
+    options: Experimental_VideoModelV4CallOptions & { webhookUrl?: string },
+  ): Promise<Experimental_VideoModelV4OperationStartResult> {
     // The SDK sends one Idempotency-Key per start (its own, or the caller's) and retries with the same headers.
     const key = callerKey(options.headers) ?? `aisdk_mg_${crypto.randomUUID()}`;
     const started = await this.create(options, key);
@@ -162,7 +170,13 @@ export class MediagateVideoModel implements Experimental_VideoModelV4 {
       case 'pending':
         return { status: 'pending', providerMetadata, response };
       case 'succeeded':
-        return { status: 'completed', videos: await this.videos(outcome.urls, op.results, options.abortSignal), warnings: [], providerMetadata, response };
+        return {
+          status: 'completed',
+          videos: await this.videos(outcome.urls, op.results, options.abortSignal),
+          warnings: [],
+          providerMetadata,
+          response,
+        };
       case 'failed':
         return { status: 'error', error: outcome.message, providerMetadata, response };
     }

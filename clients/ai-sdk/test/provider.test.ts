@@ -24,7 +24,8 @@ const mediagate = createMediagate({ ...settings, results: 'bytes' });
 const unique = (text: string) => `ai sdk: ${text} ${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
 const isMp4 = (bytes: Uint8Array) => Buffer.from(bytes.subarray(4, 8)).toString('latin1') === 'ftyp';
 /** Every request the simulator's platform received whose body carries `text` (the prompt, somewhere in it). */
-const submitsWith = async (platform: string, text: string) => (await sim.requests(platform, 'submit')).filter((r) => JSON.stringify(r.body).includes(text));
+const submitsWith = async (platform: string, text: string) =>
+  (await sim.requests(platform, 'submit')).filter((r) => JSON.stringify(r.body).includes(text));
 
 describe('experimental_generateVideo: a playable video from each platform and from a route', () => {
   test('platform V: prompt, duration, aspectRatio and resolution reach the platform as its fields; the video comes back as bytes', async () => {
@@ -45,7 +46,13 @@ describe('experimental_generateVideo: a playable video from each platform and fr
 
   test('platform T: generateAudio and the ratio reach T as its output settings', async () => {
     const prompt = unique('a heron at dawn');
-    const { video } = await generateVideo({ model: mediagate.video('GV-3.1'), prompt, duration: 8, aspectRatio: '16:9', generateAudio: true });
+    const { video } = await generateVideo({
+      model: mediagate.video('GV-3.1'),
+      prompt,
+      duration: 8,
+      aspectRatio: '16:9',
+      generateAudio: true,
+    });
     expect(isMp4(video.uint8Array)).toBe(true);
     const [submit] = await submitsWith('T', prompt);
     expect(submit?.body).toMatchObject({ OutputConfig: { Duration: 8, AspectRatio: '16:9', AudioGeneration: 'Enabled' } });
@@ -54,13 +61,13 @@ describe('experimental_generateVideo: a playable video from each platform and fr
   test('platform B: providerOptions.mediagate.action picks text-to-video', async () => {
     const prompt = unique('a paper boat');
     const { video, providerMetadata } = await generateVideo({
-      model: mediagate.video('K21'),
+      model: mediagate.video('H23'),
       prompt,
-      duration: 5,
+      duration: 6,
       providerOptions: { mediagate: { action: 'text_to_video' } },
     });
     expect(isMp4(video.uint8Array)).toBe(true);
-    expect(providerMetadata.mediagate).toMatchObject({ status: 'success', model: 'K21' });
+    expect(providerMetadata.mediagate).toMatchObject({ status: 'success', model: 'H23' });
     expect(await submitsWith('B', prompt)).toHaveLength(1);
   });
 
@@ -81,8 +88,8 @@ describe('experimental_generateVideo: a playable video from each platform and fr
       },
     });
     expect(isMp4(video.uint8Array)).toBe(true);
-    const meta = providerMetadata.mediagate as { taskId: string; model: string; servedBy: string };
-    expect(meta).toMatchObject({ model: 'kling-2.1', servedBy: expect.any(String) });
+    const meta = providerMetadata.mediagate as { taskId: string; model: string };
+    expect(meta).toMatchObject({ model: 'kling-2.1', servedBy: { model: expect.any(String), platform: expect.stringMatching(/^[TB]$/) } });
     expect(fetched).toEqual([expect.stringContaining(`${apiUrl}/v1/generations/${meta.taskId}/content?index=0&token=`)]);
   });
 
@@ -105,10 +112,62 @@ describe('experimental_generateVideo: a playable video from each platform and fr
   });
 });
 
+describe('the rest of the mapping', () => {
+  const model = mediagate.video('vendor-video-1-0-pro-250528');
+  const started = async (prompt: string, extra: Partial<Parameters<typeof startVideo>[0]> = {}) =>
+    (await startVideo({ model, prompt, duration: 5, ...extra })).operation as { taskId: string };
+
+  test('n: one task per video (maxVideosPerCall is 1), each under its own Idempotency-Key', async () => {
+    const prompt = unique('twins');
+    const { videos } = await generateVideo({ model, prompt, duration: 5, n: 2 });
+    expect(videos).toHaveLength(2);
+    expect(videos.every((v) => isMp4(v.uint8Array))).toBe(true);
+    expect(await submitsWith('V', prompt)).toHaveLength(2);
+  });
+
+  test('the prompt’s image is the request’s image_url', async () => {
+    const prompt = unique('from one frame');
+    await started(prompt, { prompt: { text: prompt, image: 'https://x.test/first.jpeg' } });
+    const submit = await sim.waitForRequest('V', 'submit', (b) => JSON.stringify(b).includes(prompt));
+    expect(JSON.stringify(submit.body)).toContain('https://x.test/first.jpeg');
+  });
+
+  test('providerOptions.mediagate: route names the request’s model; its other fields go as given, unchecked (the gateway’s to refuse, naming the field)', async () => {
+    const prompt = unique('by a named route');
+    const { operation } = await startVideo({
+      model: mediagate.video('not-this-model'),
+      prompt,
+      duration: 6,
+      providerOptions: { mediagate: { route: 'hailuo-2.3', action: 'text_to_video' } },
+    });
+    expect((await getVideoStatus(model, { operation })).providerMetadata).toMatchObject({ mediagate: { model: 'hailuo-2.3' } });
+
+    const watermarked = unique('watermarked');
+    await started(watermarked, { providerOptions: { mediagate: { watermark: true } } });
+    const submit = await sim.waitForRequest('V', 'submit', (b) => JSON.stringify(b).includes(watermarked));
+    expect(submit.body).toMatchObject({ watermark: true });
+
+    // Unchecked by the provider: the gateway decides, and its refusal names the field.
+    const error = await startVideo({
+      model,
+      prompt: unique('unknown'),
+      duration: 5,
+      maxRetries: 0,
+      providerOptions: { mediagate: { no_such_field: 1 } },
+    }).catch((e: unknown) => e);
+    expect(mediagateRefusal(error)).toMatchObject({ param: 'no_such_field', status: 400 });
+  });
+});
+
 describe('refusals', () => {
   test('the gateway’s refusal is the SDK’s APICallError with the gateway’s field, code and message; nothing reaches a platform', async () => {
     const prompt = unique('too long');
-    const error = await generateVideo({ model: mediagate.video('vendor-video-1-0-pro-250528'), prompt, duration: 999, maxRetries: 0 }).catch((e: unknown) => e);
+    const error = await generateVideo({
+      model: mediagate.video('vendor-video-1-0-pro-250528'),
+      prompt,
+      duration: 999,
+      maxRetries: 0,
+    }).catch((e: unknown) => e);
     expect(APICallError.isInstance(error)).toBe(true);
     expect((error as APICallError).statusCode).toBe(400);
     expect((error as APICallError).isRetryable).toBe(false);
@@ -167,7 +226,11 @@ describe('experimental_startVideo / experimental_getVideoStatus', () => {
     expect((await getVideoStatus(model, { operation })).status).toBe('pending');
     await mediagate.cancel(operation as { taskId: string });
     const status = await getVideoStatus(model, { operation });
-    expect(status).toMatchObject({ status: 'error', error: expect.stringMatching(/^cancelled: /), providerMetadata: { mediagate: { errorCode: 'cancelled' } } });
+    expect(status).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(/^cancelled: /),
+      providerMetadata: { mediagate: { errorCode: 'cancelled' } },
+    });
   });
 
   test('a job the platform let expire reads as an error naming the expiry', async () => {
@@ -197,7 +260,8 @@ describe('webhooks', () => {
       results: 'bytes',
       pollIntervalMs: { video: 60_000 },
       fetch: (input, init) => {
-        if ((init?.method ?? 'GET') === 'GET' && String(input).includes('/v1/generations/task_') && !String(input).includes('/content')) reads++;
+        if ((init?.method ?? 'GET') === 'GET' && String(input).includes('/v1/generations/task_') && !String(input).includes('/content'))
+          reads++;
         return fetch(input, init);
       },
     });
@@ -220,6 +284,20 @@ describe('webhooks', () => {
     expect(reads).toBe(1);
   });
 
+  test('experimental_startVideo with webhookUrl: the gateway posts the task’s signed final event there', async () => {
+    const prompt = unique('announced');
+    const { operation } = await startVideo({
+      model: mediagate.video('vendor-video-1-0-pro-250528'),
+      prompt,
+      duration: 5,
+      webhookUrl: receiver.url,
+    });
+    const { taskId } = operation as { taskId: string };
+    const event = await waitFor(async () => receiver.got.find((g) => g.body?.data?.task_id === taskId), 60_000);
+    expect(event.body).toMatchObject({ type: 'generation.succeeded', data: { task_id: taskId, status: 'success' } });
+    expect(event.headers['webhook-signature']).toMatch(/^v1,/);
+  });
+
   test('a notification whose signature does not verify is not trusted: the call fails', async () => {
     const prompt = unique('a forged notification');
     const error = await generateVideo({
@@ -229,7 +307,11 @@ describe('webhooks', () => {
       webhook: async () => ({
         url: receiver.url,
         received: Promise.resolve({
-          headers: { 'webhook-id': 'msg_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' },
+          headers: {
+            'webhook-id': 'msg_forged',
+            'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+            'webhook-signature': 'v1,AAAA',
+          },
           body: JSON.stringify({ type: 'generation.succeeded', data: { task_id: 'task_forged', status: 'success' } }),
         }),
       }),
