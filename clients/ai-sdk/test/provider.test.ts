@@ -12,6 +12,7 @@ import {
   generateImage,
 } from 'ai';
 import { createMediagate, mediagateRefusal } from '../src/index.js';
+import { outcomeOf } from '../src/tasks.js';
 import { WEBHOOK_RECEIVER_PORT_ENV } from '../../../test/support/global-setup.js';
 import { startReceiver, type Receiver } from '../../../test/support/receiver.js';
 import { sharedStack } from '../../../test/support/shared-stack.js';
@@ -186,6 +187,48 @@ describe('refusals', () => {
   });
 });
 
+describe('task states', () => {
+  const task = (status: string, error?: { message: string; code?: string; upstream_code?: string }) => ({
+    task_id: 'task_x',
+    model: 'm',
+    status,
+    error,
+  });
+
+  test('only pending and running read as pending; every other state, known or not, is final', () => {
+    expect(outcomeOf(task('pending')).state).toBe('pending');
+    expect(outcomeOf(task('running')).state).toBe('pending');
+    expect(outcomeOf({ ...task('success'), data: [{ url: 'https://g.example/c' }] })).toEqual({
+      state: 'succeeded',
+      urls: ['https://g.example/c'],
+    });
+    expect(outcomeOf(task('success')).state).toBe('failed');
+    expect(outcomeOf(task('cancelled_by_someone_new')).state).toBe('failed');
+  });
+
+  test('the reason a failure reads with: cancelled, expired (the deadline, or the platform’s window), else the gateway’s code', () => {
+    const reason = (error: { message: string; code?: string; upstream_code?: string }) => {
+      const o = outcomeOf(task('failed', error));
+      return o.state === 'failed' ? o.reason : o.state;
+    };
+    expect(reason({ message: 'The task was cancelled at the client’s request', code: 'cancelled' })).toBe('cancelled');
+    expect(reason({ message: 'past its deadline', code: 'deadline_exceeded' })).toBe('expired');
+    expect(reason({ message: 'stopped (expired)', code: 'upstream_failed', upstream_code: 'expired' })).toBe('expired');
+    for (const code of [
+      'content_policy',
+      'invalid_request',
+      'upstream_failed',
+      'upstream_lost',
+      'upstream_unavailable',
+      'upstream_auth',
+      'insufficient_balance',
+      'terminated',
+    ]) {
+      expect(reason({ message: 'why', code })).toBe(code);
+    }
+  });
+});
+
 describe('experimental_startVideo / experimental_getVideoStatus', () => {
   test('a start sends the SDK’s Idempotency-Key; a start retried after a lost answer reuses it and gets the same task, one upstream job', async () => {
     const prompt = unique('a lost answer');
@@ -225,7 +268,11 @@ describe('experimental_startVideo / experimental_getVideoStatus', () => {
     const { operation } = await startVideo({ model, prompt, duration: 5 });
     expect((await getVideoStatus(model, { operation })).status).toBe('pending');
     await mediagate.cancel(operation as { taskId: string });
-    const status = await getVideoStatus(model, { operation });
+    // The cancel answers once the task closed (200), or while it is closing (202): read until it is final.
+    const status = await waitFor(async () => {
+      const s = await getVideoStatus(model, { operation });
+      return s.status === 'pending' ? undefined : s;
+    }, 60_000);
     expect(status).toMatchObject({
       status: 'error',
       error: expect.stringMatching(/^cancelled: /),
@@ -265,14 +312,16 @@ describe('webhooks', () => {
         return fetch(input, init);
       },
     });
+    // A URL of this call's own: the receiver's port is shared with other files' webhooks, which may still arrive.
+    const url = `${receiver.url}/${encodeURIComponent(prompt)}`;
     const { video, providerMetadata } = await generateVideo({
       model: counting.video('vendor-video-1-0-pro-250528'),
       prompt,
       duration: 5,
       webhook: async () => ({
-        url: receiver.url,
+        url,
         received: waitFor(async () => {
-          const got = receiver.got.find((g) => g.body?.data?.task_id && JSON.stringify(g.body).includes('succeeded'));
+          const got = receiver.got.find((g) => url.endsWith(g.path));
           return got ? { headers: got.headers as Record<string, string>, body: got.raw } : undefined;
         }, 60_000),
       }),
