@@ -116,7 +116,10 @@ export class SlotDispatcher implements CapacityGate {
     }
     for (const job of await this.store.heldPastTheirTask(HELD_JOB_CHECK_MS)) {
       if (await this.signals.jobRuns(job)) continue;
-      this.log.info({ taskId: job.taskId, upstreamTaskId: job.upstreamTaskId }, 'A job that ran on past its task has ended: its slot is given back');
+      this.log.info(
+        { taskId: job.taskId, upstreamTaskId: job.upstreamTaskId },
+        'A job that ran on past its task has ended: its slot is given back',
+      );
       await this.wake(await this.store.release(job.taskId));
     }
   }

@@ -285,7 +285,13 @@ export class SlotStore {
           WHERE task_ended AND coalesce(checked_at, granted_at) < now() - make_interval(secs => ${olderThanMs / 1000})
           ORDER BY coalesce(checked_at, granted_at) LIMIT ${limit})
        RETURNING task_id AS "taskId", platform, account, kind, upstream_task_id AS "upstreamTaskId"`.execute(this.ledger.db);
-    return rows.rows.map((r) => ({ taskId: r.taskId, platform: r.platform, account: r.account, kind: r.kind, upstreamTaskId: r.upstreamTaskId }));
+    return rows.rows.map((r) => ({
+      taskId: r.taskId,
+      platform: r.platform,
+      account: r.account,
+      kind: r.kind,
+      upstreamTaskId: r.upstreamTaskId,
+    }));
   }
 
   /** Every account with room and a queue gets its slots granted (after a crash between a release and its grants). */

@@ -37,7 +37,13 @@ interface Seen {
 /** Activities whose submit answers `waiting` until `slotsFree()` says a slot is there, then creates job-1. */
 function activities(slotsFree: () => boolean, seen: Seen): Partial<Activities> {
   return {
-    submitGeneration: (async (input: { owner?: string; weight?: number; mayWait?: boolean; deadlineAt?: number; taskStartedAt?: number }) => {
+    submitGeneration: (async (input: {
+      owner?: string;
+      weight?: number;
+      mayWait?: boolean;
+      deadlineAt?: number;
+      taskStartedAt?: number;
+    }) => {
       seen.submits.push({ owner: input.owner, weight: input.weight, mayWait: input.mayWait, deadlineAt: input.deadlineAt });
       const deadlineAt = input.deadlineAt ?? input.taskStartedAt! + TIMING.deadlineMs;
       const answer: SubmitAnswer = slotsFree()
@@ -46,7 +52,12 @@ function activities(slotsFree: () => boolean, seen: Seen): Partial<Activities> {
       return answer;
     }) as Activities['submitGeneration'],
     async pollGeneration() {
-      return { state: 'success', outputs: [{ url: 'https://v.example/out.mp4' }], kept: { data: [{ url: 'https://v.example/out.mp4' }] }, settled: true };
+      return {
+        state: 'success',
+        outputs: [{ url: 'https://v.example/out.mp4' }],
+        kept: { data: [{ url: 'https://v.example/out.mp4' }] },
+        settled: true,
+      };
     },
     async cancelGeneration() {
       return { cancelled: false };

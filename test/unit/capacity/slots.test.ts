@@ -18,14 +18,17 @@ beforeEach(async () => {
 afterEach(() => ledger.close());
 
 const on = (account: string, platform = 'V', member = 0): SlotCandidate => ({ platform, account, member });
-const ask = (taskId: string, owner: string, candidates: SlotCandidate[], weight = 1): SlotRequest => ({ taskId, owner, weight, candidates });
+const ask = (taskId: string, owner: string, candidates: SlotCandidate[], weight = 1): SlotRequest => ({
+  taskId,
+  owner,
+  weight,
+  candidates,
+});
 
 test('an account with a limit holds at most that many slots, however many tasks race for it', async () => {
   const store = new SlotStore(ledger);
   await store.configure([{ platform: 'V', account: 'a', limit: 3 }]);
-  const answers = await Promise.all(
-    Array.from({ length: 12 }, (_, i) => store.take(ask(`t${i}`, 'k1', [on('a')]), { mayWait: true })),
-  );
+  const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => store.take(ask(`t${i}`, 'k1', [on('a')]), { mayWait: true })));
   expect(answers.filter((a) => 'granted' in a)).toHaveLength(3);
   expect(answers.filter((a) => 'waiting' in a)).toHaveLength(9);
   expect((await store.view()).find((c) => c.account === 'a')).toMatchObject({ limit: 3, inUse: 3, waiting: 9 });
