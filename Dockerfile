@@ -17,6 +17,7 @@ COPY pricing pricing
 COPY results results
 COPY ledger ledger
 COPY keys keys
+COPY capacity capacity
 COPY tasks tasks
 COPY workflows workflows
 COPY activities activities

@@ -8,8 +8,10 @@
  * - a route serves from a member with a free slot while another member is full;
  * - a task that outlives its deadline waiting fails capacity_timeout, creating nothing;
  * - a SIGKILL of the worker during a backlog loses no slot, exceeds no limit, and every task succeeds;
- * - a job that runs on after its task was cancelled (T cannot cancel a running job) keeps its slot until it ends.
+ * - a job that runs on after its task was cancelled (T cannot cancel a running job) keeps its slot until it ends;
+ * - the console's Accounts page shows an account's slots and queue, and its Overview the tasks waiting.
  */
+import { expectText, launchChromium, openPage } from '../support/browser';
 import { capacityControl } from '../support/simulator';
 import { ApiClient } from '../support/client';
 import { useStack } from '../support/use-stack';
@@ -22,7 +24,8 @@ const V_ACCOUNT = 'sim-v-key';
 const V_LIMIT = 2;
 
 // The gateway is told V's limit (its one account, PLATFORM_V_MAX_CONCURRENT); T's is its documented default of 1.
-const gw = useStack({ name: 'capacity', env: { PLATFORM_V_MAX_CONCURRENT: String(V_LIMIT) } });
+const ADMIN_TOKEN = 'capacity-console-token-0123456789abcdef';
+const gw = useStack({ name: 'capacity', env: { PLATFORM_V_MAX_CONCURRENT: String(V_LIMIT), ADMIN_TOKEN } });
 const simT = () => capacityControl({ url: gw.stack.simUrl }, 'T');
 const simV = () => capacityControl({ url: gw.stack.simUrl }, 'V');
 
@@ -142,4 +145,29 @@ test('a job that runs on after its task was cancelled keeps its slot until it en
   const [next] = await startTasks(gw.alice, 1, 'after-the-cancelled-one [sim:duration=1000]', tModel('x'));
   expect(await gw.alice.waitForTask(next!, 120_000)).toMatchObject({ status: 'success' });
   expect(await simT().account(T_ACCOUNT)).toMatchObject({ peak_running: 1, over_limit_jobs: 0 });
+});
+
+test("the console shows an account's slots and queue, and the tasks waiting", async () => {
+  await until('T is free', async () => ((await simT().account(T_ACCOUNT))?.running ?? 1) === 0, 120_000);
+  const [busy] = await startTasks(gw.alice, 1, 'busy-for-the-console [sim:duration=30000]', tModel('x'));
+  await until('T is busy', async () => ((await simT().account(T_ACCOUNT))?.running ?? 0) >= 1, 60_000);
+  const [waiting] = await startTasks(gw.alice, 1, 'waits-for-the-console', tModel('x'));
+  const browser = await launchChromium();
+  try {
+    const { page, errors } = await openPage(browser, gw.stack.apiUrl);
+    await page.goto('/console');
+    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: /sign in/i }).click();
+    await expectText(page.getByTestId('tasks-waiting'), '1 waiting for a free slot on a platform account');
+    await page.goto('/console/accounts');
+    await expectText(page.getByTestId('slots-T-default'), '1 of 1 in use (configured)');
+    await expectText(page.getByTestId('queue-T-default'), /^1 waiting since \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    expect(errors).toEqual([]);
+  } finally {
+    await browser.close();
+  }
+  for (const id of [waiting!, busy!]) {
+    await gw.alice.post(`/v1/generations/${id}/cancel`, {});
+    await gw.alice.waitForTask(id, 60_000);
+  }
 });

@@ -23,8 +23,29 @@ interface AccountView {
   out_until: string | null;
   throttled_until: string | null;
   jobs_in_flight: number;
+  /** Its slots and queue (the slot store); null: no task has used it yet. */
+  capacity?: {
+    limit: number | null;
+    limit_source: 'configured' | 'learned' | 'unlimited';
+    configured: number | null;
+    in_use: number;
+    waiting: number;
+    oldest_waiting_since: string | null;
+  } | null;
   workers: { worker: string; state: string; updated_at: string }[];
   recent_refusals: { at: string; kind: string; reason: string; worker: string }[];
+}
+
+/** An account's slots in words: "3 of 10 in use (configured)", "2 of 3 in use (learned; 10 configured)", "4 in use (no limit)". */
+function slotsText(c: NonNullable<AccountView['capacity']>): string {
+  if (c.limit === null) return `${c.in_use} in use (no limit)`;
+  const source = c.limit_source === 'learned' ? `learned${c.configured !== null ? `; ${c.configured} configured` : ''}` : 'configured';
+  return `${c.in_use} of ${c.limit} in use (${source})`;
+}
+
+/** The account's queue in words: "none waiting", "12 waiting since 2026-11-29 05:11 UTC". */
+function queueText(c: NonNullable<AccountView['capacity']>): string {
+  return c.waiting === 0 ? 'none waiting' : `${c.waiting} waiting since ${when(c.oldest_waiting_since)}`;
 }
 
 /** Why an account is out, in words: the platform's own message first, its code after. */
@@ -60,6 +81,24 @@ export function Accounts() {
         },
       },
       { id: 'jobs', header: 'Jobs in flight', accessorFn: (a) => a.jobs_in_flight },
+      {
+        id: 'slots',
+        header: 'Slots',
+        cell: ({ row }) => (
+          <span data-testid={`slots-${row.original.platform}-${row.original.account}`}>
+            {row.original.capacity ? slotsText(row.original.capacity) : '—'}
+          </span>
+        ),
+      },
+      {
+        id: 'queue',
+        header: 'Queue',
+        cell: ({ row }) => (
+          <span data-testid={`queue-${row.original.platform}-${row.original.account}`}>
+            {row.original.capacity ? queueText(row.original.capacity) : 'none waiting'}
+          </span>
+        ),
+      },
       { id: 'workers', header: 'Workers', accessorFn: (a) => a.workers.map((w) => `${w.worker}: ${w.state}`).join('; ') },
       {
         id: 'refusals',

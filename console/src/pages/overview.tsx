@@ -15,6 +15,8 @@ interface OverviewAnswer {
   failing: { reason: string; count: number }[];
   webhooks: { pending: number; retrying: number };
   accounts_out: { platform: string; account: string; state: string; out_reason: string | null }[];
+  /** Tasks waiting for platform capacity now. */
+  tasks_waiting?: number;
 }
 
 const STATUSES = ['pending', 'running', 'success', 'failed', 'cancelled'];
@@ -102,6 +104,16 @@ export function Overview() {
               <p>
                 <a href="/console/deliveries?state=pending">{o.webhooks.pending} being sent</a>,{' '}
                 <a href="/console/deliveries?state=retrying">{o.webhooks.retrying} retrying</a>
+              </p>
+            </section>
+            <section>
+              <h2>Waiting for platform capacity</h2>
+              <p data-testid="tasks-waiting">
+                {(o.tasks_waiting ?? 0) === 0 ? (
+                  'No task is waiting: every account has room.'
+                ) : (
+                  <a href="/console/accounts">{o.tasks_waiting} waiting for a free slot on a platform account</a>
+                )}
               </p>
             </section>
             <section>
