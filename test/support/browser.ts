@@ -50,3 +50,18 @@ export async function expectText(locator: Locator, text: string | RegExp): Promi
     );
   });
 }
+
+/**
+ * Opens a console page and waits for its heading and for its loads to end (nothing `aria-busy` left, bounded at 30 s);
+ * returns axe's serious violations there, for the caller to hold the page to.
+ */
+export async function visitConsolePage(page: Page, path: string, heading: string | RegExp): Promise<string[]> {
+  await page.goto(path);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+  await page
+    .locator('[aria-busy="true"]')
+    .first()
+    .waitFor({ state: 'detached', timeout: 30_000 })
+    .catch(() => undefined);
+  return seriousViolations(page);
+}

@@ -22,7 +22,7 @@ import type { Browser, Page } from 'playwright-core';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expectText, launchChromium, openPage, seriousViolations, type WatchedPage } from '../support/browser';
+import { expectText, launchChromium, openPage, seriousViolations, visitConsolePage, type WatchedPage } from '../support/browser';
 import { startTestPostgres, type TestPostgres } from '../support/postgres';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { freePort } from '../support/stack';
@@ -88,13 +88,7 @@ async function admin<T>(method: string, path: string, body?: unknown): Promise<{
 
 /** Opens a console page and waits for its heading and for its loads to end. */
 async function visit(path: string, heading: string | RegExp): Promise<void> {
-  await page.goto(path);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-  await page
-    .locator('[aria-busy="true"]')
-    .first()
-    .waitFor({ state: 'detached', timeout: 30_000 })
-    .catch(() => undefined);
+  await visitConsolePage(page, path, heading);
 }
 
 /** Whether the page and every table's box fit the window's width (no sideways scroll). */

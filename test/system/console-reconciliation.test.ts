@@ -9,7 +9,7 @@
  * Every page is checked for browser console errors and serious accessibility violations (axe).
  */
 import type { Browser, Locator, Page } from 'playwright-core';
-import { launchChromium, openPage, seriousViolations, type WatchedPage } from '../support/browser';
+import { launchChromium, openPage, seriousViolations, visitConsolePage, type WatchedPage } from '../support/browser';
 import { ApiClient } from '../support/client';
 import { startTestPostgres, type TestPostgres } from '../support/postgres';
 import { startReceiver, type Receiver } from '../support/receiver';
@@ -66,14 +66,7 @@ async function shows(locator: Locator, text: string | RegExp): Promise<void> {
 
 /** Opens a console page, waits for its heading and for nothing loading, and holds it to axe. */
 async function openConsolePage(path: string, heading: string | RegExp): Promise<void> {
-  await page.goto(path);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-  await page
-    .locator('[aria-busy="true"]')
-    .first()
-    .waitFor({ state: 'detached', timeout: 30_000 })
-    .catch(() => undefined);
-  expect([path, await seriousViolations(page)]).toEqual([path, []]);
+  expect([path, await visitConsolePage(page, path, heading)]).toEqual([path, []]);
 }
 
 beforeAll(async () => {

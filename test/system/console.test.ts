@@ -14,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expectText, launchChromium, openPage, seriousViolations, type WatchedPage } from '../support/browser';
+import { expectText, launchChromium, openPage, seriousViolations, visitConsolePage, type WatchedPage } from '../support/browser';
 import { ApiClient } from '../support/client';
 import { startTestPostgres, type TestPostgres } from '../support/postgres';
 import { startReceiver, type Receiver } from '../support/receiver';
@@ -88,14 +88,7 @@ describe.each(SHAPES)('the console on the $shape shape', ({ shape, production })
 
   /** Opens a console page, waits for its heading, and holds it to no serious accessibility violation. */
   async function visit(path: string, heading: string | RegExp): Promise<void> {
-    await page.goto(path);
-    await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-    await page
-      .locator('[aria-busy="true"]')
-      .first()
-      .waitFor({ state: 'detached', timeout: 30_000 })
-      .catch(() => undefined);
-    expect([path, await seriousViolations(page)]).toEqual([path, []]);
+    expect([path, await visitConsolePage(page, path, heading)]).toEqual([path, []]);
   }
 
   test('sign-in: a wrong token is told so; the right one gives an HttpOnly, SameSite=Strict session cookie and nothing in storage', async () => {
