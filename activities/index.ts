@@ -285,11 +285,8 @@ export function createActivities(deps: ActivityDeps) {
   const upstreamLostGraceMs = deps.upstreamLostGraceMs ?? UPSTREAM_LOST_GRACE_MS;
   const settledOnce = settlerOnce(settle);
 
-  const consumePlatformEvents = createPlatformEventsActivity({
-    adapterFor,
-    hint: deps.hint ?? (async () => Promise.reject(new Error('no Temporal client to hand platform events on with'))),
-    stopping: deps.stopping,
-  });
+  const noHint = async () => Promise.reject(new Error('no Temporal client to hand platform events on with'));
+  const consumePlatformEvents = createPlatformEventsActivity({ adapterFor, hint: deps.hint ?? noHint, stopping: deps.stopping });
 
   return {
     /** Client webhooks: announcing a task's events to its delivery workflow, and one signed attempt (activities/webhook-delivery.ts). */
@@ -299,11 +296,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createResultActivities(results),
 
     /** Creates the upstream job, exactly once per task, on the task's model or one of its route's members (activities/submit.ts). */
-    submitGeneration: (async (input: SubmitInput): Promise<SubmitAnswer> => {
-      const result: SubmitAnswer = await guarded(() => submit(input));
-      if ('waiting' in result) return result;
-      return withPushHealth(result.servedBy?.platform ?? input.platform, result);
-    }) as SubmitActivity,
+    submitGeneration: submitWithPushHealth(submit, withPushHealth),
 
     /**
      * Polls the job on the account that owns it (a local activity, workflows/generation.ts); a job found done has
@@ -335,12 +328,7 @@ export function createActivities(deps: ActivityDeps) {
      * The task's last step (workflows/generation.ts): its ledger entry settled to its final cost, idempotently per
      * task id; a failed write fails the attempt, and Temporal retries it.
      */
-    async settleTask(input: SettleInput): Promise<string> {
-      // The task has ended: its slot, or its place in the queue, is given back first (a no-op when it was already) — or,
-      // when its job runs on upstream (billed although the task did not succeed), held until that job ends.
-      await deps.capacity?.release(input.taskId, { jobRunsOn: input.outcome !== 'success' && input.billed === true });
-      return settle ? settle(input) : 'no_ledger';
-    },
+    settleTask: settleActivity(deps.capacity, settle),
 
     ...reconciliationActivities(deps.reconciliation),
   };
@@ -359,6 +347,26 @@ function reconciliationActivities(reconciliation: Reconciliation | undefined) {
       if (!reconciliation) throw ApplicationFailure.nonRetryable('This worker has no ledger (DATABASE_URL) to reconcile', 'no_ledger');
       return guarded(() => reconciliation.run(input, () => heartbeat()));
     },
+  };
+}
+
+/** The submit's answer, marked `pushHealthy` for the platform that made the job when its callbacks arrive. */
+function submitWithPushHealth(submit: SubmitActivity, withPushHealth: ReturnType<typeof pushAware>['withPushHealth']): SubmitActivity {
+  return (async (input: SubmitInput): Promise<SubmitAnswer> => {
+    const result: SubmitAnswer = await guarded(() => submit(input));
+    if ('waiting' in result) return result;
+    return withPushHealth(result.servedBy?.platform ?? input.platform, result);
+  }) as SubmitActivity;
+}
+
+/**
+ * The task's end step: its slot, or its place in the queue, is given back first (a no-op when it was already) — or, when
+ * its job runs on upstream (billed although the task did not succeed), held until that job ends; then its ledger entry.
+ */
+function settleActivity(capacity: CapacityGate | undefined, settle: ActivityDeps['settle']) {
+  return async (input: SettleInput): Promise<string> => {
+    await capacity?.release(input.taskId, { jobRunsOn: input.outcome !== 'success' && input.billed === true });
+    return settle ? settle(input) : 'no_ledger';
   };
 }
 

@@ -490,6 +490,28 @@ function slotCandidates(a: Attempt, excluded: ReadonlySet<string>): SlotCandidat
 }
 
 /**
+ * A create refused without a job: its slot is given back at once (a concurrency refusal also lowers the account's
+ * learned limit) and the account is left out of this attempt — but for a concurrency refusal, whose lowered limit
+ * now queues the task behind the account's running jobs, unless it keeps refusing. True: the account was left out.
+ */
+async function slotRefused(
+  a: Attempt,
+  ask: SlotAsk,
+  refused: { member: SubmitMember; account: PoolAccount; err: unknown },
+  excluded: Set<string>,
+  refusedForCapacity: Map<string, number>,
+): Promise<boolean> {
+  const overCapacity = isOverCapacity(refused.err);
+  await ask.gate.release(a.ctx.taskId, { overCapacity });
+  const where = `${refused.member.index}/${refused.account.id}`;
+  const refusals = (refusedForCapacity.get(where) ?? 0) + 1;
+  refusedForCapacity.set(where, refusals);
+  if (overCapacity && refusals <= OVER_CAPACITY_RETRIES) return false;
+  excluded.add(where);
+  return !overCapacity;
+}
+
+/**
  * The create, on a slot (docs/architecture.md, "Capacity"): the task takes a slot on the first candidate account with
  * room — or, with none, joins the queue and answers `waiting` — then creates its job there. A refusal proving that no job
  * was made gives the slot back at once (a concurrency refusal also lowers the account's learned limit) and the task
@@ -533,16 +555,9 @@ async function sendOnSlots(a: Attempt, ask: SlotAsk, now: () => number, lostAnsw
     } catch (err) {
       const failover = refusedWithoutJob(a, member, account, err);
       if (!failover) return afterFinalRefusal(a, member, account, err, now, lostAnswerSearchMs);
-      const overCapacity = isOverCapacity(err);
-      await ask.gate.release(a.ctx.taskId, { overCapacity });
-      const where = `${member.index}/${account.id}`;
-      const refusals = (refusedForCapacity.get(where) ?? 0) + 1;
-      refusedForCapacity.set(where, refusals);
-      // A concurrency refusal leaves the account in: its lowered limit now queues the task behind its running jobs.
-      if (!overCapacity || refusals > OVER_CAPACITY_RETRIES) excluded.add(where);
       if (failover === 'throttled') lastThrottle = err as UpstreamError;
-      if (!overCapacity && member.pool.pick(member.entry.id, new Set([account.id])) === undefined)
-        firstOut ??= nothingLeft(member, lastThrottle);
+      const leftOut = await slotRefused(a, ask, { member, account, err }, excluded, refusedForCapacity);
+      if (leftOut && member.pool.pick(member.entry.id, new Set([account.id])) === undefined) firstOut ??= nothingLeft(member, lastThrottle);
       continue;
     }
     a.advance({ phase: 'answered', account: account.id, member: member.index });
@@ -570,6 +585,23 @@ async function sendOnSlots(a: Attempt, ask: SlotAsk, now: () => number, lostAnsw
 export interface SubmitActivity {
   (input: SubmitInput & { mayWait: true }): Promise<SubmitAnswer>;
   (input: SubmitInput): Promise<SubmitResult>;
+}
+
+/** The submit's answer for the job it created or found, with the timing of the platform that made it. */
+function answerOf(job: JobOnAccount, input: SubmitInput, timing: PollTiming, deadlineAt: number): SubmitResult {
+  return {
+    upstreamTaskId: job.upstreamTaskId,
+    account: job.account,
+    // A routed task's member that made the job (the workflow's polls, cancels and bill follow it).
+    ...(input.members ? { servedBy: servedByOf(job.member) } : {}),
+    timing,
+    deadlineAt,
+  };
+}
+
+/** How this submit asks for slots, when the worker has the platforms' capacity. */
+function slotAsk(capacity: CapacityGate | undefined, input: SubmitInput): SlotAsk | undefined {
+  return capacity && { gate: capacity, owner: input.owner ?? 'unknown', weight: input.weight ?? 1, mayWait: input.mayWait === true };
 }
 
 export function createSubmitActivity({
@@ -612,24 +644,10 @@ export function createSubmitActivity({
       },
       lost: lostReporter(info.scheduledTimestampMs, dedupKey, taskId, now, onLostAnswer),
     };
-    const ask: SlotAsk | undefined = capacity && {
-      gate: capacity,
-      owner: input.owner ?? 'unknown',
-      weight: input.weight ?? 1,
-      mayWait: input.mayWait === true,
-    };
-    const settled = (job: JobOnAccount | Queued): SubmitAnswer =>
-      'waiting' in job ? { waiting: job.waiting, timing: firstTiming, deadlineAt } : answered(job);
-    const answered = (job: JobOnAccount): SubmitAnswer => ({
-      upstreamTaskId: job.upstreamTaskId,
-      account: job.account,
-      // A routed task's member that made the job (the workflow's polls, cancels and bill follow it).
-      ...(input.members ? { servedBy: servedByOf(job.member) } : {}),
-      timing: timingFor(request.kind, job.member.platform),
-      deadlineAt,
-    });
     try {
-      return settled(await submitOnce(attempt, deadlineAt, firstTiming, now, lostAnswerSearchMs, ask));
+      const job = await submitOnce(attempt, deadlineAt, firstTiming, now, lostAnswerSearchMs, slotAsk(capacity, input));
+      if ('waiting' in job) return { waiting: job.waiting, timing: firstTiming, deadlineAt };
+      return answerOf(job, input, timingFor(request.kind, job.member.platform), deadlineAt);
     } catch (err) {
       // A retried attempt may start past the deadline: it then says why the submit could not get through.
       if (err instanceof UpstreamError && err.retryable) attempt.advance({ ...progress, lastError: err.message });

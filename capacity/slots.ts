@@ -164,22 +164,28 @@ export class SlotStore {
         return { granted: free };
       }
       if (!opts.mayWait) return { full: true };
-      const since = await tx
-        .insertInto('capacity_waiters')
-        .values({
-          task_id: request.taskId,
-          owner: request.owner,
-          weight: request.weight,
-          candidates: JSON.stringify(candidates),
-          accounts: candidates.map(accountKey),
-        })
-        .onConflict((oc) =>
-          oc.column('task_id').doUpdateSet((eb) => ({ candidates: eb.ref('excluded.candidates'), accounts: eb.ref('excluded.accounts') })),
-        )
-        .returning('enqueued_at')
-        .executeTakeFirstOrThrow();
-      return { waiting: { since: new Date(since.enqueued_at).getTime() } };
+      return { waiting: { since: await this.enqueue(tx, request) } };
     });
+  }
+
+  /** The task's place in the queue (kept, with its order, when it was queued before): since when it waits. */
+  private async enqueue(tx: Tx, request: SlotRequest): Promise<number> {
+    const { candidates } = request;
+    const row = await tx
+      .insertInto('capacity_waiters')
+      .values({
+        task_id: request.taskId,
+        owner: request.owner,
+        weight: request.weight,
+        candidates: JSON.stringify(candidates),
+        accounts: candidates.map(accountKey),
+      })
+      .onConflict((oc) =>
+        oc.column('task_id').doUpdateSet((eb) => ({ candidates: eb.ref('excluded.candidates'), accounts: eb.ref('excluded.accounts') })),
+      )
+      .returning('enqueued_at')
+      .executeTakeFirstOrThrow();
+    return new Date(row.enqueued_at).getTime();
   }
 
   /**

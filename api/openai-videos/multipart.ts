@@ -42,6 +42,9 @@ export interface MultipartBody {
 
 export const isMultipart = (ctx: AppContext) => ctx.is('multipart/form-data') === 'multipart/form-data';
 
+/** A refused form up to this size is read to its end before the answer's connection is reused (readMultipart). */
+const DRAINED_REFUSAL_BYTES = 64 * 1024 * 1024;
+
 const tooLarge = (what: string, param = 'input_reference') =>
   new ApiError(413, 'invalid_request_error', what, { param, code: 'file_too_large' });
 
@@ -115,15 +118,25 @@ function reserveMemory(ctx: AppContext): UploadReservation {
   return reservation;
 }
 
+/**
+ * A refused form's connection: a body of a declared size a client may well send by mistake (up to
+ * DRAINED_REFUSAL_BYTES) is read to its end and discarded, so the client reads the answer rather than a reset while it
+ * is still sending (which HTTP clients such as undici report instead of the answer); a larger one, or one of no
+ * declared size, is cut off after the answer.
+ */
+function closeUnlessSmall(ctx: AppContext): void {
+  const declared = Number(ctx.get('Content-Length'));
+  if (!(declared > 0 && declared <= DRAINED_REFUSAL_BYTES)) ctx.set('Connection', 'close');
+}
+
 /** Reads the whole form, bounded in size and time, within the process's upload memory. */
 export function readMultipart(ctx: AppContext, timeoutMs: number): Promise<MultipartBody> {
   let reservation: UploadReservation;
   try {
     reservation = reserveMemory(ctx);
   } catch (err) {
-    // Refused before reading a byte: the body is not wanted, so it is discarded and the connection closes after the
-    // answer, as for a form refused part-way.
-    ctx.set('Connection', 'close');
+    // Refused before reading a byte: the body is not wanted, so it is discarded, as for a form refused part-way.
+    closeUnlessSmall(ctx);
     ctx.req.resume();
     return Promise.reject(err as Error);
   }
@@ -138,8 +151,8 @@ export function readMultipart(ctx: AppContext, timeoutMs: number): Promise<Multi
       settled = true;
       clearTimeout(timer);
       if (err) {
-        // Whatever the client still sends is of no interest: answer, then close the connection.
-        ctx.set('Connection', 'close');
+        // Whatever the client still sends is of no interest: it is discarded (closeUnlessSmall says for how long).
+        closeUnlessSmall(ctx);
         ctx.req.unpipe(parser);
         ctx.req.resume();
         reject(err);

@@ -55,8 +55,10 @@ export const vVideoFields = {
  */
 export const vFieldPricing: FieldPricingTable = {
   video: {
-    // A draft is a 480p preview (rules.ts refuses another resolution): never dearer than the resolution priced.
-    service_tier: { none: 'draft renders at 480p only, never dearer than the resolution the estimate prices' },
+    // A draft is a 480p preview (rules.ts refuses another resolution): never dearer than the resolution priced. The
+    // offline tier (flex) is priced by its own tier of the price table (pricing/), never at the online price.
+    service_tier: { none: 'draft renders at 480p only; flex is priced by its own price tier, not by this field' },
+    deadline_seconds: { none: "the offline job's deadline upstream (execution_expires_after): the same video at the same price" },
     image_role: { none: 'the role of image_url (frame or reference): the price is by output tokens' },
     // Whether reference media or web search add to V's bill beyond the output tokens it reports is unconfirmed
     // (docs/reference/prices.md): the final figure is V's report either way.

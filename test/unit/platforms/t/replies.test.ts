@@ -58,7 +58,7 @@ describe('fromTTaskDetail', () => {
     // The account's concurrency and a model backlog: transient, the job is submitted again.
     [
       { ErrCode: 70000, ErrCodeExt: 'RequestLimitExceeded', Message: 'over the limit' },
-      { reason: 'upstream_unavailable', message: 'over the limit', code: 'RequestLimitExceeded', resubmit: true },
+      { reason: 'upstream_unavailable', message: 'over the limit', code: 'RequestLimitExceeded', resubmit: true, overCapacity: true },
     ],
     [
       { ErrCode: 70000, ErrCodeExt: 'FailedOperation', Message: 'backlog' },
