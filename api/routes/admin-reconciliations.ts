@@ -28,14 +28,14 @@ export const reconciliationListQuerySchema = z.strictObject({
   platform: platform.optional().describe('Only this platform'),
   page: z
     .string()
-    .regex(/^\d{1,6}$/, { message: 'must be a whole number' })
+    .regex(/^[1-9]\d{0,5}$/, { message: 'must be a whole number from 1, without leading zeros' })
     .transform(Number)
     .pipe(z.number().int().min(1, { message: 'must be at least 1' }))
     .optional()
     .describe('1-based page number (default 1)'),
   page_size: z
     .string()
-    .regex(/^\d{1,3}$/, { message: 'must be a whole number' })
+    .regex(/^[1-9]\d{0,2}$/, { message: 'must be a whole number from 1, without leading zeros' })
     .transform(Number)
     .pipe(z.number().int().min(1, { message: 'must be at least 1' }).max(200, { message: 'must be at most 200' }))
     .optional()

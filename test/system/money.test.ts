@@ -54,7 +54,17 @@ const V20 = {
 const PNG = readFileSync(join(REPO, 'sim', 'assets', 'sample.png'));
 
 const db = usePostgres();
-const gw = useStack(() => ({ name: 'money', env: { DATABASE_URL: db.pg.url, ADMIN_TOKEN, PRICES_FILE: pricesFile } }));
+// Races, not capacity, are under test: T's accounts run any number of jobs at once here (simulator and gateway alike).
+const gw = useStack(() => ({
+  name: 'money',
+  env: {
+    DATABASE_URL: db.pg.url,
+    ADMIN_TOKEN,
+    PRICES_FILE: pricesFile,
+    SIM_T_MAX_CONCURRENT: 'unlimited',
+    PLATFORM_T_MAX_CONCURRENT: 'unlimited',
+  },
+}));
 /** Keys are made per test run: ids are never reused. */
 const RUN = Date.now().toString(36);
 
