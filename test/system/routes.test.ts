@@ -26,9 +26,17 @@ jest.setTimeout(300_000);
 
 const db = usePostgres();
 // A refused account stays out for the whole file (ACCOUNT_COOLDOWN_MS), so "no create after its first refusal" holds.
+// Failover between members is under test here, not capacity: T's accounts run any number of jobs at once (simulator and
+// gateway alike), so a member is left only for the refusals each test plants (test/system/capacity.test.ts has capacity).
 const gw = useStack(() => ({
   name: 'routes',
-  env: { DATABASE_URL: db.pg.url, ACCOUNT_COOLDOWN_MS: '600000', UPSTREAM_LOST_GRACE_MS: '1000' },
+  env: {
+    DATABASE_URL: db.pg.url,
+    ACCOUNT_COOLDOWN_MS: '600000',
+    UPSTREAM_LOST_GRACE_MS: '1000',
+    SIM_T_MAX_CONCURRENT: 'unlimited',
+    PLATFORM_T_MAX_CONCURRENT: 'unlimited',
+  },
 }));
 
 const HAILUO = { model: 'hailuo-2.3', action: 'text_to_video', duration: 6 };
