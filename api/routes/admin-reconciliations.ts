@@ -121,7 +121,8 @@ export function adminReconciliationRoutes(router: Router<AppState>, deps: AppDep
   });
 
   router.post('/admin/v1/reconciliations', async (ctx: AppContext) => {
-    const body = parseBody(reconciliationRunSchema, ctx.request.body ?? {});
+    // No body runs yesterday for every account; a body, when sent, must be the object the schema describes (`null` is not).
+    const body = parseBody(reconciliationRunSchema, ctx.request.body === undefined ? {} : ctx.request.body);
     ledgerOf(deps);
     const today = new Date().toISOString().slice(0, 10);
     const runDay = body.day ?? dayBefore(Date.now());
