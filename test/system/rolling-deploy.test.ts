@@ -69,6 +69,10 @@ test('old-build tasks resume on the new build, new tasks take the change, none f
   const ids = [...before, ...after];
   const records = await waitAll(gw.alice, ids, 120_000);
   await expectOneJobPerTask({ sim: gw.sim, client: gw.client, ids, records, jobsBefore, expected: 'success' });
+  // A task reads as ended (its record) a little before its workflow returns — its settlement step and final webhook
+  // event run after the status is written — and the next build's memo field is written as it returns: the checks
+  // below read the closed workflows.
+  await Promise.all(ids.map((id) => gw.client.workflow.getHandle(id).result()));
   for (const id of ids) expect([id, (await eventTypes(id)).filter((t) => t === 'EVENT_TYPE_WORKFLOW_TASK_FAILED')]).toEqual([id, []]);
   // Every task finished on the new build; only those it started took the step before.
   for (const id of ids) expect([id, (await gw.client.workflow.getHandle(id).describe()).memo?.finishedBy]).toEqual([id, 'next-build']);
