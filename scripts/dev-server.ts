@@ -37,8 +37,25 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-/** Dev-server tuning: the default visibility rate (100/s) throttles task listing under load. */
-const DYNAMIC_CONFIG = ['frontend.namespaceRPS.visibility=2000', 'frontend.namespaceBurstRatio.visibility=2'];
+/**
+ * How the server's task queues dispatch (https://docs.temporal.io/develop/task-queue-priority-fairness): by priority
+ * key, so a task granted a platform slot submits ahead of a burst's backlog (workflows/capacity.ts), and, within a
+ * priority, round-robin over fairness keys — one per API key (tasks/task-service.ts taskQueueShare) — so one key's
+ * burst does not hold another key's tasks behind it. A self-hosted server needs both switched on; a server
+ * that lacks them dispatches first in, first out, as before. Set them on a production cluster too
+ * (docs/guides/run.md "Temporal"), which scripts/temporal-server.ts does.
+ */
+export const TASK_QUEUE_DISPATCH = { 'matching.useNewMatcher': true, 'matching.enableFairness': true } as const;
+
+/**
+ * Dev-server tuning: the default visibility rate (100/s) throttles task listing under load; task queues dispatch by
+ * priority and by fairness key (TASK_QUEUE_DISPATCH).
+ */
+const DYNAMIC_CONFIG = [
+  'frontend.namespaceRPS.visibility=2000',
+  'frontend.namespaceBurstRatio.visibility=2',
+  ...Object.entries(TASK_QUEUE_DISPATCH).map(([key, value]) => `${key}=${String(value)}`),
+];
 
 /**
  * SQLite in write-ahead-log mode with `synchronous=NORMAL`: a workflow start commits in ~6 ms instead of ~21 ms

@@ -22,7 +22,7 @@ import { Client as PgClient } from 'pg';
 import { msToTs } from '@temporalio/common/lib/time';
 import { ensureSearchAttributes } from '../worker/search-attributes';
 import { startProcess, type StartedProcess } from './child-process';
-import { waitForTemporal } from './dev-server';
+import { TASK_QUEUE_DISPATCH, waitForTemporal } from './dev-server';
 import { freePort, freePortAtMost } from './free-port';
 import { installGoTools, TOOLS, works, type Log } from './tools';
 
@@ -223,6 +223,7 @@ export const DYNAMIC_CONFIG: Record<string, { value: unknown }[]> = {
   'limit.maxIDLength': [{ value: 255 }],
   'frontend.namespaceRPS.visibility': [{ value: 2000 }],
   'frontend.namespaceBurstRatio.visibility': [{ value: 2 }],
+  ...Object.fromEntries(Object.entries(TASK_QUEUE_DISPATCH).map(([key, value]) => [key, [{ value }]])),
 };
 
 export interface TemporalServerOptions {

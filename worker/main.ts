@@ -129,6 +129,7 @@ async function createWorkers(config: WorkerConfig, p: Parts, logger: Logger): Pr
     activities,
     sinks: { ...p.metrics.sinks(), pushMonitor: { seen: { fn: (_info: unknown, platform: string) => p.pushMonitor.seen(platform) } } },
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
+    maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
   };
   return Promise.all([
     Worker.create({ ...options, taskQueue: config.TEMPORAL_TASK_QUEUE }),

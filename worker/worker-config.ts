@@ -43,6 +43,13 @@ const taskDeadline = (def: number) => z.coerce.number().int().positive().max(MAX
 export const workerOwnSchema = z.object({
   /** How long a stopping worker lets in-flight activities finish before handing them back. */
   WORKER_SHUTDOWN_GRACE_MS: positiveMs(30_000),
+  /**
+   * How many workflows each of the worker's two Temporal workers keeps in memory between their workflow tasks. A task
+   * waiting for platform capacity holds no timer or activity but its deadline, so a backlog of thousands would otherwise
+   * keep thousands of idle workflows cached (the SDK's default scales with the heap): past the bound the least recently
+   * used is evicted and replayed from its short history when its slot is granted.
+   */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(500),
   /** A prebuilt workflow bundle (`npm run build` writes dist/workflow-bundle.js); unset: bundled at start. */
   WORKFLOW_BUNDLE_PATH: optionalString,
   /** Interface of the worker's two metrics endpoints; 0.0.0.0 so a scraper in another container reaches them. */

@@ -27,6 +27,7 @@ import {
   workflowInfo,
   type RetryPolicy,
 } from '@temporalio/workflow';
+import type { Priority } from '@temporalio/common';
 import type { Activities } from '../activities';
 import { SA, type GenerationStatus } from '../core/search-attributes';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS, deadlineMessage, MAX_TASK_DEADLINE_MS } from '../core/timeouts';
@@ -98,12 +99,13 @@ const SUBMIT_RETRY: RetryPolicy = {
  * the worker accepts; a re-submission is bounded by what is left of the known deadline.
  */
 const SUBMIT_HEARTBEAT_TIMEOUT = '5s';
-const submitActivity = (boundMs: number) =>
+const submitActivity = (boundMs: number, priority?: Priority) =>
   proxyActivities<Activities>({
     startToCloseTimeout: ATTEMPT_TIMEOUT,
     scheduleToCloseTimeout: Math.max(1_000, boundMs),
     heartbeatTimeout: SUBMIT_HEARTBEAT_TIMEOUT,
     retry: SUBMIT_RETRY,
+    ...(priority ? { priority } : {}),
   }).submitGeneration;
 
 /**
@@ -565,7 +567,7 @@ async function submitJob(
     const bound = settled ? remaining(settled.deadlineAt) : MAX_TASK_DEADLINE_MS;
     const answered: Running | undefined = settled;
     const submitted: SubmitAnswer = await CancellationScope.nonCancellable(() =>
-      submitActivity(bound)({
+      submitActivity(bound, slots.submitPriority())({
         platform: input.platform,
         request: input.request,
         ...(input.route ? { members: input.route.members } : {}),

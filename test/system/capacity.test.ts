@@ -3,7 +3,8 @@
  * account's concurrency as the platforms do (T: one task at a time, an over-limit job created then failed with
  * RequestLimitExceeded; V: 429 InflightBatchsizeExceeded), and the gateway holds waiting tasks itself:
  *
- * - T at its default limit of 1 never has a second job running, and every task succeeds;
+ * - T at its default limit of 1 never has a second job running, and every task succeeds; in Temporal's task queues
+ *   each task has its key's fair share, and a submit that takes a granted slot goes first;
  * - a waiting task says so in its record, and a cancel while it waits creates no job and costs nothing;
  * - a route serves from a member with a free slot while another member is full;
  * - a task that outlives its deadline waiting fails capacity_timeout, creating nothing;
@@ -11,6 +12,7 @@
  * - a job that runs on after its task was cancelled (T cannot cancel a running job) keeps its slot until it ends;
  * - the console's Accounts page shows an account's slots and queue, and its Overview the tasks waiting.
  */
+import { SA } from '../../core/search-attributes';
 import { expectText, launchChromium, openPage } from '../support/browser';
 import { capacityControl } from '../support/simulator';
 import { ApiClient } from '../support/client';
@@ -52,7 +54,25 @@ test('T at its default limit of 1 never has a second job running, and every task
   const account = await simT().account(T_ACCOUNT);
   expect(account).toMatchObject({ peak_running: 1, over_limit_jobs: 0 });
   expect(account!.created_jobs).toBe(3);
+  // In Temporal's task queues each task has its key's fair share (its fairness key is the key's id, its weight the
+  // key's), and a submit that takes a granted slot is scheduled first (priority key 1): two of the three waited.
+  for (const id of ids) {
+    const history = await gw.client.workflow.getHandle(id).fetchHistory();
+    const owner = (await gw.client.workflow.getHandle(id).describe()).typedSearchAttributes.get(SA.owner);
+    expect(history.events![0]!.workflowExecutionStartedEventAttributes!.priority).toMatchObject({ fairnessKey: owner, fairnessWeight: 1 });
+  }
+  const granted = await Promise.all(ids.map(async (id) => (await submitPriorities(id)).includes(1)));
+  expect(granted.filter(Boolean)).toHaveLength(2);
 });
+
+/** The priority key each of a task's submit activities was scheduled with (0: none set). */
+async function submitPriorities(id: string): Promise<number[]> {
+  const history = await gw.client.workflow.getHandle(id).fetchHistory();
+  return (history.events ?? [])
+    .map((e) => e.activityTaskScheduledEventAttributes)
+    .filter((a) => a?.activityType?.name === 'submitGeneration')
+    .map((a) => a!.priority?.priorityKey ?? 0);
+}
 
 test('a waiting task says so and since when; cancelled, it creates no job and costs nothing', async () => {
   // (T cannot cancel a running job: the first task's job runs on after its cancel, and keeps its slot until it ends.)

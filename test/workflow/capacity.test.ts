@@ -111,6 +111,15 @@ const markers = async (h: WorkflowHandle) => {
     .map((p) => Buffer.from(p.data ?? []).toString('utf8'));
 };
 
+/** The priority key each submit activity was scheduled with, from the task's history (undefined: none set). */
+const submitPriorities = async (h: WorkflowHandle) => {
+  const history = await h.fetchHistory();
+  return (history.events ?? [])
+    .map((e) => e.activityTaskScheduledEventAttributes)
+    .filter((a) => a?.activityType?.name === 'submitGeneration')
+    .map((a) => a!.priority?.priorityKey || undefined);
+};
+
 test('a task that finds every account full waits, says so in its record, and submits again when a slot is granted', async () => {
   let free = false;
   const { result, handle, seen } = await run(
@@ -136,6 +145,9 @@ test('a task that finds every account full waits, says so in its record, and sub
   // Once it has its slot, its record no longer says it waits.
   expect(((await handle.describe()).memo as TaskMemo).waiting).toBeUndefined();
   expect((await markers(handle)).some((m) => m.includes('capacity'))).toBe(true);
+  // The granted submit was scheduled first in the task queue (priority key 1); the first one at the task's own.
+  expect(await submitPriorities(handle)).toEqual([undefined, 1]);
+  expect((await markers(handle)).some((m) => m.includes('capacity-granted-first'))).toBe(true);
 });
 
 test('a task that gets no slot before its deadline fails capacity_timeout, created nothing, and settles at nothing', async () => {
