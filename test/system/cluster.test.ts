@@ -1,7 +1,8 @@
 /**
  * `npm run cluster` as a user runs it (scripts/cluster.ts), on free ports and a temporary
  * CLUSTER_DATA_DIR: the banner appears; a sync video through its one port succeeds and its result is in the MinIO
- * bucket; GET /v1/tasks lists the task (the server's SQL visibility); Ctrl-C, sent as a terminal sends it (to the
+ * bucket; six tasks on T through both APIs and workers never run two jobs at once on T's one-at-a-time account (platform
+ * slots are shared state); GET /v1/tasks lists the task (the server's SQL visibility); Ctrl-C, sent as a terminal sends it (to the
  * process group), stops every part it started in dependency order without an alarming line, and no process of it is
  * left behind; in normal operation nothing alarming is printed either (PostgreSQL's expected errors, the AWS SDK's
  * Node-version warning).
@@ -18,7 +19,8 @@ import { CLUSTER_BUCKET, type ClusterPorts } from '../../scripts/cluster';
 import { ApiClient } from '../support/client';
 import { startScript } from '../support/script-process';
 import { freePort } from '../support/stack';
-import { until, V_MODEL } from './faults-support';
+import { capacityControl } from '../support/simulator';
+import { startTasks, until, V_MODEL, waitAll } from './faults-support';
 
 jest.setTimeout(420_000);
 
@@ -32,7 +34,7 @@ function alive(pid: number): boolean {
   }
 }
 
-test('npm run cluster: the banner, a sync video through its port with the result in MinIO, the task listed, Ctrl-C stops every part', async () => {
+test('npm run cluster: the banner, a sync video through its port with the result in MinIO, one T slot shared by both workers, the task listed, Ctrl-C stops every part', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mediagate-cluster-'));
   // As root the embedded PostgreSQL runs as an unprivileged user, who must reach its data directory in here.
   chmodSync(dir, 0o755);
@@ -101,6 +103,16 @@ test('npm run cluster: the banner, a sync video through its port with the result
     }
     const video = await fetch(answer.body.data[0].url as string);
     expect([video.status, video.headers.get('content-type')]).toEqual([200, 'video/mp4']);
+
+    // Slots are shared state, never one process's memory: six tasks on T, through both API processes and run by
+    // both workers, never have a second job running on T's account at its documented default of one at a time.
+    const simT = capacityControl({ url: `http://127.0.0.1:${ports.sim}` }, 'T');
+    expect((await simT.resetStats()).status).toBe(200);
+    const ids = await startTasks(client, 6, 'one at a time across the cluster', { model: 'VendorK-2.1', action: 'text_to_video', duration: 5 });
+    expect((await waitAll(client, ids, 180_000)).map((r) => r.status)).toEqual(Array(6).fill('success'));
+    const tAccounts = (await simT.view()).accounts;
+    expect(tAccounts.map((a) => [a.peak_running, a.over_limit_jobs])).toEqual([[1, 0]]);
+    expect(tAccounts[0]!.created_jobs).toBe(6);
 
     // Listed from the server's SQL visibility (a moment after the task closed).
     await until(
