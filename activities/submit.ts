@@ -338,7 +338,7 @@ function nothingLeft(member: SubmitMember, lastThrottle: UpstreamError | undefin
  * account's), otherwise to a healthy account drawn by weight, failing over on answers that prove no job.
  */
 async function sendToMember(a: Attempt, member: SubmitMember, now: () => number, lostAnswerSearchMs: number): Promise<JobOnAccount> {
-  const { pool, platform } = member;
+  const { pool } = member;
   const model = member.entry.id;
   const tried = new Set<string>();
   const earlierAccount = memberOf(a.earlier) === member.index ? accountOf(a.earlier) : undefined;
@@ -348,21 +348,33 @@ async function sendToMember(a: Attempt, member: SubmitMember, now: () => number,
     const account = sticky && tried.size === 0 && pool.available(sticky.id) ? sticky : pool.pick(model, tried);
     if (!account) throw nothingLeft(member, lastThrottle);
     tried.add(account.id);
-    a.advance({ phase: 'sending', sentAt: now(), account: account.id, member: member.index });
-    let result: CreatedJob;
     try {
-      result = await account.adapter.submit(member.entry, member.request, a.ctx);
+      return await createOn(a, member, account, now);
     } catch (err) {
       const failover = refusedWithoutJob(a, member, account, err);
       if (failover === 'throttled') lastThrottle = err as UpstreamError;
       if (failover) continue;
       return afterFinalRefusal(a, member, account, err, now, lostAnswerSearchMs);
     }
-    a.advance({ phase: 'answered', account: account.id, member: member.index });
-    pool.succeeded(account.id);
-    log.info('Submitted upstream job', { platform, account: account.id, model, upstreamTaskId: result.upstreamTaskId });
-    return { ...result, account: account.id, member };
   }
+}
+
+/**
+ * One create on one account, the attempt's phases recorded around it (heartbeated: a retry after a crash knows
+ * whether a create was in flight); a refusal is thrown as the adapter threw it, for the caller to read.
+ */
+async function createOn(a: Attempt, member: SubmitMember, account: PoolAccount, now: () => number): Promise<JobOnAccount> {
+  a.advance({ phase: 'sending', sentAt: now(), account: account.id, member: member.index });
+  const result: CreatedJob = await account.adapter.submit(member.entry, member.request, a.ctx);
+  a.advance({ phase: 'answered', account: account.id, member: member.index });
+  member.pool.succeeded(account.id);
+  log.info('Submitted upstream job', {
+    platform: member.platform,
+    account: account.id,
+    model: member.entry.id,
+    upstreamTaskId: result.upstreamTaskId,
+  });
+  return { ...result, account: account.id, member };
 }
 
 /**
@@ -548,10 +560,9 @@ async function sendOnSlots(a: Attempt, ask: SlotAsk, now: () => number, lostAnsw
       excluded.add(`${slot.member}/${slot.account}`);
       continue;
     }
-    a.advance({ phase: 'sending', sentAt: now(), account: account.id, member: member.index });
-    let result: CreatedJob;
+    let job: JobOnAccount;
     try {
-      result = await account.adapter.submit(member.entry, member.request, a.ctx);
+      job = await createOn(a, member, account, now);
     } catch (err) {
       const failover = refusedWithoutJob(a, member, account, err);
       if (!failover) return afterFinalRefusal(a, member, account, err, now, lostAnswerSearchMs);
@@ -560,21 +571,13 @@ async function sendOnSlots(a: Attempt, ask: SlotAsk, now: () => number, lostAnsw
       if (leftOut && member.pool.pick(member.entry.id, new Set([account.id])) === undefined) firstOut ??= nothingLeft(member, lastThrottle);
       continue;
     }
-    a.advance({ phase: 'answered', account: account.id, member: member.index });
-    member.pool.succeeded(account.id);
-    log.info('Submitted upstream job', {
-      platform: member.platform,
-      account: account.id,
-      model: member.entry.id,
-      upstreamTaskId: result.upstreamTaskId,
-    });
     try {
-      await ask.gate.created(a.ctx.taskId, { kind: member.entry.kind, upstreamTaskId: result.upstreamTaskId });
+      await ask.gate.created(a.ctx.taskId, { kind: member.entry.kind, upstreamTaskId: job.upstreamTaskId });
     } catch (err) {
       // The job exists and its slot is held either way; only the learned limit's count misses this one.
       log.warn('Could not record the created job on its slot', { taskId: a.ctx.taskId, error: (err as Error).message });
     }
-    return { ...result, account: account.id, member };
+    return job;
   }
 }
 
