@@ -566,8 +566,9 @@ async function submitJob(
   for (;;) {
     const bound = settled ? remaining(settled.deadlineAt) : MAX_TASK_DEADLINE_MS;
     const answered: Running | undefined = settled;
+    const submit = submitActivity(bound, slots.submitPriority());
     const submitted: SubmitAnswer = await CancellationScope.nonCancellable(() =>
-      submitActivity(bound, slots.submitPriority())({
+      submit({
         platform: input.platform,
         request: input.request,
         ...(input.route ? { members: input.route.members } : {}),

@@ -121,37 +121,39 @@ export function adminReconciliationRoutes(router: Router<AppState>, deps: AppDep
   });
 
   router.post('/admin/v1/reconciliations', async (ctx: AppContext) => {
-    // No body runs yesterday for every account; a body, when sent, must be the object the schema describes (`null` is not).
-    const body = parseBody(reconciliationRunSchema, ctx.request.body === undefined ? {} : ctx.request.body);
-    ledgerOf(deps);
-    const today = new Date().toISOString().slice(0, 10);
-    const runDay = body.day ?? dayBefore(Date.now());
-    if (runDay > today)
-      throw new ApiError(400, 'invalid_request_error', `day ${runDay} is after today (${today}, UTC)`, {
-        param: 'day',
-        code: 'invalid_value',
-      });
-    if (body.platform && !deps.enabledPlatforms.has(body.platform)) {
-      throw new ApiError(400, 'invalid_request_error', `platform '${body.platform}' is not enabled here`, {
-        param: 'platform',
-        code: 'invalid_value',
-      });
-    }
+    const run = runRequested(ctx.request.body, deps);
     if (!deps.reconciliations)
       throw new ApiError(503, 'service_unavailable_error', 'Reconciliation cannot be started from this API', { code: 'unavailable' });
-    if (body.account && !body.platform) throw invalidRequest('account needs platform: name the platform the account is of', 'account');
-    const workflowId = await deps.reconciliations.start({
-      day: runDay,
-      ...(body.platform ? { platform: body.platform } : {}),
-      ...(body.account ? { account: body.account } : {}),
-    });
+    const workflowId = await deps.reconciliations.start(run);
     ctx.status = 202;
     ctx.body = {
       object: 'reconciliation_run',
       workflow_id: workflowId,
-      day: runDay,
-      platform: body.platform ?? null,
-      account: body.account ?? null,
+      day: run.day,
+      platform: run.platform ?? null,
+      account: run.account ?? null,
     };
   });
+}
+
+/** The run a POST asks for, validated: a day not after today (UTC; yesterday when absent), an enabled platform. */
+function runRequested(sent: unknown, deps: AppDeps): { day: string; platform?: string; account?: string } {
+  // No body runs yesterday for every account; a body, when sent, must be the object the schema describes (`null` is not).
+  const body = parseBody(reconciliationRunSchema, sent === undefined ? {} : sent);
+  ledgerOf(deps);
+  const today = new Date().toISOString().slice(0, 10);
+  const day = body.day ?? dayBefore(Date.now());
+  if (day > today)
+    throw new ApiError(400, 'invalid_request_error', `day ${day} is after today (${today}, UTC)`, {
+      param: 'day',
+      code: 'invalid_value',
+    });
+  if (body.platform && !deps.enabledPlatforms.has(body.platform)) {
+    throw new ApiError(400, 'invalid_request_error', `platform '${body.platform}' is not enabled here`, {
+      param: 'platform',
+      code: 'invalid_value',
+    });
+  }
+  if (body.account && !body.platform) throw invalidRequest('account needs platform: name the platform the account is of', 'account');
+  return { day, ...(body.platform ? { platform: body.platform } : {}), ...(body.account ? { account: body.account } : {}) };
 }

@@ -34,6 +34,40 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The keys under `prefix` in the cluster's MinIO bucket. */
+async function bucketKeys(dir: string, minioPort: number, prefix: string): Promise<(string | undefined)[]> {
+  const s3 = new S3Client({
+    region: 'us-east-1',
+    endpoint: `http://127.0.0.1:${minioPort}`,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'mediagate', secretAccessKey: readFileSync(join(dir, 'dev-minio-password'), 'utf8').trim() },
+  });
+  try {
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: CLUSTER_BUCKET, Prefix: prefix }));
+    return (listed.Contents ?? []).map((o) => o.Key);
+  } finally {
+    s3.destroy();
+  }
+}
+
+/**
+ * Slots are shared state, never one process's memory: six tasks on T, through both API processes and run by both
+ * workers, never have a second job running on T's account at its documented default of one at a time.
+ */
+async function expectOneTJobAtATime(client: ApiClient, simPort: number): Promise<void> {
+  const simT = capacityControl({ url: `http://127.0.0.1:${simPort}` }, 'T');
+  expect((await simT.resetStats()).status).toBe(200);
+  const ids = await startTasks(client, 6, 'one at a time across the cluster', {
+    model: 'VendorK-2.1',
+    action: 'text_to_video',
+    duration: 5,
+  });
+  expect((await waitAll(client, ids, 180_000)).map((r) => r.status)).toEqual(Array(6).fill('success'));
+  const tAccounts = (await simT.view()).accounts;
+  expect(tAccounts.map((a) => [a.peak_running, a.over_limit_jobs])).toEqual([[1, 0]]);
+  expect(tAccounts[0]!.created_jobs).toBe(6);
+}
+
 test('npm run cluster: the banner, a sync video through its port with the result in MinIO, one T slot shared by both workers, the task listed, Ctrl-C stops every part', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mediagate-cluster-'));
   // As root the embedded PostgreSQL runs as an unprivileged user, who must reach its data directory in here.
@@ -89,30 +123,11 @@ test('npm run cluster: the banner, a sync video through its port with the result
 
     // Its result is in the cluster's bucket, and the record's link downloads it.
     const ports = JSON.parse(readFileSync(join(dir, 'ports.json'), 'utf8')) as ClusterPorts;
-    const s3 = new S3Client({
-      region: 'us-east-1',
-      endpoint: `http://127.0.0.1:${ports.minio}`,
-      forcePathStyle: true,
-      credentials: { accessKeyId: 'mediagate', secretAccessKey: readFileSync(join(dir, 'dev-minio-password'), 'utf8').trim() },
-    });
-    try {
-      const listed = await s3.send(new ListObjectsV2Command({ Bucket: CLUSTER_BUCKET, Prefix: `${taskId}/` }));
-      expect((listed.Contents ?? []).map((o) => o.Key)).toContain(`${taskId}/0-result.mp4`);
-    } finally {
-      s3.destroy();
-    }
+    expect(await bucketKeys(dir, ports.minio, `${taskId}/`)).toContain(`${taskId}/0-result.mp4`);
     const video = await fetch(answer.body.data[0].url as string);
     expect([video.status, video.headers.get('content-type')]).toEqual([200, 'video/mp4']);
 
-    // Slots are shared state, never one process's memory: six tasks on T, through both API processes and run by
-    // both workers, never have a second job running on T's account at its documented default of one at a time.
-    const simT = capacityControl({ url: `http://127.0.0.1:${ports.sim}` }, 'T');
-    expect((await simT.resetStats()).status).toBe(200);
-    const ids = await startTasks(client, 6, 'one at a time across the cluster', { model: 'VendorK-2.1', action: 'text_to_video', duration: 5 });
-    expect((await waitAll(client, ids, 180_000)).map((r) => r.status)).toEqual(Array(6).fill('success'));
-    const tAccounts = (await simT.view()).accounts;
-    expect(tAccounts.map((a) => [a.peak_running, a.over_limit_jobs])).toEqual([[1, 0]]);
-    expect(tAccounts[0]!.created_jobs).toBe(6);
+    await expectOneTJobAtATime(client, ports.sim);
 
     // Listed from the server's SQL visibility (a moment after the task closed).
     await until(
