@@ -604,7 +604,8 @@ function answerOf(job: JobOnAccount, input: SubmitInput, timing: PollTiming, dea
 
 /** How this submit asks for slots, when the worker has the platforms' capacity. */
 function slotAsk(capacity: CapacityGate | undefined, input: SubmitInput): SlotAsk | undefined {
-  return capacity && { gate: capacity, owner: input.owner ?? 'unknown', weight: input.weight ?? 1, mayWait: input.mayWait === true };
+  if (!capacity?.counts(input.request)) return undefined;
+  return { gate: capacity, owner: input.owner ?? 'unknown', weight: input.weight ?? 1, mayWait: input.mayWait === true };
 }
 
 export function createSubmitActivity({

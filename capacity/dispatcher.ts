@@ -11,6 +11,7 @@
  * Every worker sweeps; every step is safe to run twice, so two sweeps at once cost a few duplicate reads, never a slot.
  */
 import type { CapacityGate, CreatedOnSlot, SlotAnswer, SlotRelease, SlotRequest } from '../core/capacity';
+import type { GenerationRequest } from '../core/task';
 import type { Logger } from '../core/logger';
 import type { Grant, HeldJob, SlotStore } from './slots';
 
@@ -39,6 +40,9 @@ export const HELD_JOB_CHECK_MS = 10_000;
 /** The sweep's period. */
 export const SWEEP_INTERVAL_MS = 15_000;
 
+/** Offline-tier jobs (`service_tier: "flex"`): counted against their account's limit like any job, or apart (not limited). */
+export type FlexJobs = 'counted' | 'apart';
+
 export class SlotDispatcher implements CapacityGate {
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
@@ -48,7 +52,12 @@ export class SlotDispatcher implements CapacityGate {
     private readonly signals: TaskSignals,
     private readonly log: Logger,
     private readonly observer: CapacityObserver = {},
+    private readonly flexJobs: FlexJobs = 'counted',
   ) {}
+
+  counts(request: GenerationRequest): boolean {
+    return !(this.flexJobs === 'apart' && request.service_tier === 'flex');
+  }
 
   take(request: SlotRequest, opts: { mayWait: boolean }): Promise<SlotAnswer> {
     return this.store.take(request, opts);

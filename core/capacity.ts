@@ -3,6 +3,7 @@
  * platform caps how many jobs one account may run at once; a task takes a slot on an account before its create and
  * gives it back as soon as its job can no longer be running (docs/architecture.md, "Capacity").
  */
+import type { GenerationRequest } from './task';
 
 /** One place a task's job may be created: an account of a platform, for one of the task's members (0: its model). */
 export interface SlotCandidate {
@@ -61,6 +62,12 @@ export interface TaskWaiting {
  * the queue, say the job was created on it, give it back. Every call is safe to repeat.
  */
 export interface CapacityGate {
+  /**
+   * Whether a job of this request counts against its account's limit. Every job does, but an offline-tier one
+   * (`service_tier: "flex"`) where the operator counts those apart (CAPACITY_FLEX_JOBS=apart): no platform page
+   * says whether an offline job takes an online slot (docs/platforms/v.md "The offline tier").
+   */
+  counts(request: GenerationRequest): boolean;
   take(request: SlotRequest, opts: { mayWait: boolean }): Promise<SlotAnswer>;
   created(taskId: string, job?: CreatedOnSlot): Promise<void>;
   release(taskId: string, why?: SlotRelease): Promise<void>;

@@ -8,7 +8,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { AccountPools } from '../activities';
 import type { Kind } from '../core/task';
 import { UpstreamError } from '../platforms/upstream-error';
-import { SlotDispatcher, type TaskSignals } from '../capacity/dispatcher';
+import { SlotDispatcher, type FlexJobs, type TaskSignals } from '../capacity/dispatcher';
 import { SlotStore, type ConfiguredLimit } from '../capacity/slots';
 import { CAPACITY_GRANTED_SIGNAL } from '../core/capacity';
 import type { Logger } from '../core/logger';
@@ -76,6 +76,7 @@ export async function openCapacity(
   pools: AccountPools,
   metrics: WorkerMetrics,
   logger: Logger,
+  flexJobs: FlexJobs = 'counted',
 ): Promise<SlotDispatcher | undefined> {
   if (!ledger) {
     logger.warn(
@@ -84,7 +85,7 @@ export async function openCapacity(
     return undefined;
   }
   const store = new SlotStore(ledger);
-  const dispatcher = new SlotDispatcher(store, temporalTaskSignals(client, pools), logger, metrics.capacityObserver());
+  const dispatcher = new SlotDispatcher(store, temporalTaskSignals(client, pools), logger, metrics.capacityObserver(), flexJobs);
   const limits = configuredLimits(platforms);
   await dispatcher.wake(await store.configure(limits));
   metrics.capacityView = store;

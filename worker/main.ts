@@ -76,7 +76,7 @@ async function startParts(config: WorkerConfig, logger: Logger) {
   if (accountStates) metrics.onAccountRefusal = (...args) => accountStates.refusal(...args);
   accountStates?.start();
   // Each account's slots and the tasks waiting for one, shared by every worker through the same database.
-  const capacity = await openCapacity(settlement.ledger, client, config.platforms, pools, metrics, logger);
+  const capacity = await openCapacity(settlement.ledger, client, config.platforms, pools, metrics, logger, config.CAPACITY_FLEX_JOBS);
   return {
     accountStates,
     capacity,

@@ -50,6 +50,12 @@ export const workerOwnSchema = z.object({
    * used is evicted and replayed from its short history when its slot is granted.
    */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(500),
+  /**
+   * Offline-tier jobs (V's `service_tier: "flex"`) against their account's concurrency limit: `counted` like any
+   * job (a flex task can wait, its deadline is hours), or `apart` (not limited by the gateway). No platform page says
+   * which is true (docs/platforms/v.md "The offline tier").
+   */
+  CAPACITY_FLEX_JOBS: z.enum(['counted', 'apart']).default('counted'),
   /** A prebuilt workflow bundle (`npm run build` writes dist/workflow-bundle.js); unset: bundled at start. */
   WORKFLOW_BUNDLE_PATH: optionalString,
   /** Interface of the worker's two metrics endpoints; 0.0.0.0 so a scraper in another container reaches them. */

@@ -2,18 +2,31 @@
  * The submit activity with two platform V accounts against the real simulator (its accounts `sim-v-key-one` and
  * `sim-v-key-two`): failover on a refusal that created nothing, the account recorded with the job, the return to
  * the account of an attempt whose answer was lost, the wait when every account is out, and the activities
- * (activities/index.ts) sending a job's polls and its cancel to the account that owns it.
+ * (activities/index.ts) sending a job's polls and its cancel to the account that owns it; and an offline-tier (flex)
+ * job taking a slot, or none where the operator counts those apart (CAPACITY_FLEX_JOBS).
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
+import pino from 'pino';
 import { createActivities } from '../../../activities';
 import { AccountPool } from '../../../activities/accounts';
-import type { SubmitProgress } from '../../../activities/submit';
+import { createSubmitActivity, type SubmitProgress } from '../../../activities/submit';
+import { SlotDispatcher, type TaskSignals } from '../../../capacity/dispatcher';
+import type { SlotStore } from '../../../capacity/slots';
+import type { SlotRequest } from '../../../core/capacity';
 import type { SubmitResult } from '../../../core/task';
 import { createHttpClient } from '../../../platforms/http';
 import { UpstreamError } from '../../../platforms/upstream-error';
 import { createPlatformV } from '../../../platforms/v/adapter';
 import { catalogue } from '../../support/platform-kit';
-import { jobsByOwner, recordedRequests, SUBMIT_TIMING, submitFrom, submitInput, twoAccountPool } from '../../support/account-pools';
+import {
+  jobsByOwner,
+  recordedRequests,
+  runSubmit,
+  SUBMIT_TIMING,
+  submitFrom,
+  submitInput,
+  twoAccountPool,
+} from '../../support/account-pools';
 import { call, sim, TASKS, useVSimulator } from '../../support/sim/v';
 
 useVSimulator();
@@ -187,4 +200,32 @@ test("the deadline's message names the error that kept the submit out, carried f
   expect(failure.message).toMatch(
     /^The job could not be submitted within the task deadline \(60 min\); the platform could not be reached: Platform V: The service is temporarily unavailable/,
   );
+});
+
+test('offline-tier jobs: counted (the default), a flex submit takes a slot on its account; apart, it takes none', async () => {
+  const asked: string[] = [];
+  // The slot store's side, recorded: every take is granted on account one.
+  const store = {
+    take: async (request: SlotRequest) => {
+      asked.push(request.taskId);
+      return { granted: { platform: 'V', account: 'one', member: 0 } };
+    },
+    created: async () => [],
+    release: async () => [],
+  };
+  const flex = (dedupKey: string) =>
+    submitInput(
+      'V',
+      'video',
+      { model: 'vendor-video-1-0-pro-250528', prompt: `offline ${dedupKey}`, duration: 5, service_tier: 'flex' },
+      dedupKey,
+    );
+  for (const flexJobs of ['counted', 'apart'] as const) {
+    const gate = new SlotDispatcher(store as unknown as SlotStore, {} as TaskSignals, pino({ level: 'silent' }), {}, flexJobs);
+    const submit = createSubmitActivity({ catalogue, timingFor: () => SUBMIT_TIMING, poolFor: () => twoAccounts(), capacity: gate });
+    expect((await runSubmit(submit, flex(flexJobs))).upstreamTaskId).toEqual(expect.any(String));
+    // A job of the online tier takes its slot whatever the setting.
+    await runSubmit(submit, input(`online-${flexJobs}`));
+  }
+  expect(asked).toEqual(['task-counted', 'task-online-counted', 'task-online-apart']);
 });
