@@ -20,7 +20,7 @@
 import type { Context } from 'koa';
 import type { SimJob } from '../jobs';
 import { simBAccountOfAccessKey } from '../accounts';
-import { invalidParameter, sendJson } from './errors';
+import { BError, invalidParameter, sendJson } from './errors';
 import { admit, ownerOf, refuse, type BDeps } from './operations';
 import { bMeta } from './tasks';
 import type { VideoOutput } from './validation';
@@ -123,6 +123,11 @@ function billRows(deps: BDeps, accountId: string, accessKeyId: string, range: { 
 /** GET /v1/bill/resource/month. */
 export function resourceMonthBill(deps: BDeps, ctx: Context): void {
   deps.host.stats.B.lists++;
+  // "如果请求中没有用户验证信息(即匿名访问),返回403 Forbidden,错误信息:AccessDenied" (the billing page's own words).
+  if (!ctx.get('Authorization')) {
+    refuse(deps, ctx, new BError(403, 'AccessDenied', 'Access denied.'));
+    return;
+  }
   const account = admit(deps, ctx, 'list', 'v2');
   if (!account) return;
   try {
