@@ -94,6 +94,18 @@ const differenceJson = (d: DifferenceRow) => ({
   details: d.details,
 });
 
+/** The day a run is asked for (default: yesterday, UTC); a day after today is a 400 naming `day`. */
+function dayToRun(day: string | undefined): string {
+  const today = new Date().toISOString().slice(0, 10);
+  const runDay = day ?? dayBefore(Date.now());
+  if (runDay > today)
+    throw new ApiError(400, 'invalid_request_error', `day ${runDay} is after today (${today}, UTC)`, {
+      param: 'day',
+      code: 'invalid_value',
+    });
+  return runDay;
+}
+
 export function adminReconciliationRoutes(router: Router<AppState>, deps: AppDeps): void {
   router.get('/admin/v1/reconciliations', async (ctx: AppContext) => {
     const q = parseQuery(reconciliationListQuerySchema, ctx.query);
@@ -124,13 +136,7 @@ export function adminReconciliationRoutes(router: Router<AppState>, deps: AppDep
     // No body runs yesterday for every account; a body, when sent, must be the object the schema describes (`null` is not).
     const body = parseBody(reconciliationRunSchema, ctx.request.body === undefined ? {} : ctx.request.body);
     ledgerOf(deps);
-    const today = new Date().toISOString().slice(0, 10);
-    const runDay = body.day ?? dayBefore(Date.now());
-    if (runDay > today)
-      throw new ApiError(400, 'invalid_request_error', `day ${runDay} is after today (${today}, UTC)`, {
-        param: 'day',
-        code: 'invalid_value',
-      });
+    const runDay = dayToRun(body.day);
     if (body.platform && !deps.enabledPlatforms.has(body.platform)) {
       throw new ApiError(400, 'invalid_request_error', `platform '${body.platform}' is not enabled here`, {
         param: 'platform',

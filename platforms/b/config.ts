@@ -12,7 +12,7 @@ import { callbackSchema, configError, optionalString, optionalUrl, parseEnv } fr
 import { loadAccounts, maxConcurrentSetting } from '../accounts-file';
 import { callbackUrlFor, type WorkerAccount, type WorkerPlatform } from '../platform';
 import { configureBCallbacks, createPlatformB, type PlatformBSettings } from './adapter';
-import { BILLING_ENDPOINT } from './bill';
+import { BILLING_ENDPOINT } from './day-totals';
 import { bCallbacksEnv } from './announcements';
 import { MODELS_FILE_VARIABLE } from './models-file';
 
@@ -44,7 +44,7 @@ export const bWorkerEnv = bCallbacksEnv.extend({
   PLATFORM_B_MAX_CONCURRENT: maxConcurrentSetting,
   /** Default https://vod.bj.baidubce.com when B is configured. */
   PLATFORM_B_ENDPOINT: optionalUrl,
-  /** Default https://billing.baidubce.com: the bill reconciliation reads (platforms/b/bill.ts), for every account. */
+  /** Default https://billing.baidubce.com: the bill reconciliation reads (platforms/b/day-totals.ts), for every account. */
   PLATFORM_B_BILLING_ENDPOINT: optionalUrl,
   PLATFORM_B_ACCESS_KEY_ID: optionalString,
   PLATFORM_B_SECRET_ACCESS_KEY: optionalString,

@@ -10,7 +10,7 @@ import { fromTTaskDetail, readTResponse, type TTaskDetail } from './replies';
 import { eventConfigCall, eventConfigChange, tEventQueue } from './announcements';
 import { findTaskBySessionId } from './lost-answer';
 import { tc3Sign } from './signing';
-import { tDayTotals } from './usage';
+import { tDayTotals } from './day-totals';
 import type { CreateAigcVideoTaskResponse, DescribeEventConfigResponse } from './wire-types';
 
 export const T_SERVICE = 'vod';

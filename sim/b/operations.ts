@@ -40,7 +40,7 @@ export interface BState {
     videoEventSwitch: string;
     v3TasksOnV2: boolean;
     fieldNames: Record<string, Record<string, string>>;
-    /** The bill of the running day is served as it stands (a test's reconciliation of today); B refuses it (bill.ts). */
+    /** The bill of the running day is served as it stands (a test's reconciliation of today); B refuses it (day-totals.ts). */
     billsToday: boolean;
   };
 }

@@ -75,7 +75,18 @@ beforeAll(async () => {
   expect(billsToday.status).toBe(200);
 }, 180_000);
 
-const admin = (method: string, path: string, body?: unknown) => adminCall(lane.apiUrl, method, path, body, ADMIN_TOKEN);
+/** Today's reports of a platform, as the admin API lists them. */
+async function todaysReports(platform: string): Promise<any[]> {
+  return (await adminCall(lane.apiUrl, 'GET', `/admin/v1/reconciliations?day=${today}&platform=${platform}`, undefined, ADMIN_TOKEN)).body.data;
+}
+
+/** Starts a run of today on demand (one account, or all of the platform's) and waits for it to end. */
+async function runToday(platform: string, account?: string): Promise<void> {
+  const body = { day: today, platform, ...(account ? { account } : {}) };
+  const started = await adminCall(lane.apiUrl, 'POST', '/admin/v1/reconciliations', body, ADMIN_TOKEN);
+  expect(started.status).toBe(202);
+  await gw.client.workflow.getHandle(started.body.workflow_id).result();
+}
 
 /** Runs one synchronous task on the lane; it must succeed. */
 async function run(body: Record<string, unknown>): Promise<void> {
@@ -123,13 +134,10 @@ async function ended(id: string): Promise<void> {
 
 /** Reconciles today for one account of the platform, and returns its report and differences. */
 async function reconcile(platform: string, account: string): Promise<{ report: any; items: any[] }> {
-  const started = await admin('POST', '/admin/v1/reconciliations', { day: today, platform, account });
-  expect(started.status).toBe(202);
-  await gw.client.workflow.getHandle(started.body.workflow_id).result();
-  const list = await admin('GET', `/admin/v1/reconciliations?day=${today}&platform=${platform}`);
-  const report = (list.body.data as any[]).find((r) => r.account === account);
+  await runToday(platform, account);
+  const report = (await todaysReports(platform)).find((r) => r.account === account);
   expect(report).toBeDefined();
-  const detail = await admin('GET', `/admin/v1/reconciliations/${report.id}`);
+  const detail = await adminCall(lane.apiUrl, 'GET', `/admin/v1/reconciliations/${report.id}`, undefined, ADMIN_TOKEN);
   expect(detail.status).toBe(200);
   return { report, items: detail.body.items as any[] };
 }
@@ -181,10 +189,10 @@ describe('T: day totals from DescribeAigcUsageData', () => {
   });
 
   test('a second run of the same day writes nothing new', async () => {
-    const before = (await admin('GET', `/admin/v1/reconciliations?day=${today}&platform=T`)).body.data;
-    const again = await admin('POST', '/admin/v1/reconciliations', { day: today, platform: 'T' });
-    await gw.client.workflow.getHandle(again.body.workflow_id).result();
-    expect((await admin('GET', `/admin/v1/reconciliations?day=${today}&platform=T`)).body.data).toEqual(before);
+    const before = await todaysReports('T');
+    expect(before).toHaveLength(2);
+    await runToday('T');
+    expect(await todaysReports('T')).toEqual(before);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * sim/b/bill.ts, over real HTTP: GetResourceMonthBill computed from the simulator's own jobs of the account — only
+ * sim/b/day-totals.ts, over real HTTP: GetResourceMonthBill computed from the simulator's own jobs of the account — only
  * succeeded clips, at the VOD page's list price, another account's never — paged, and its documented refusals
  * (productType required, no day range across months, no day not yet over unless /_sim/b/behaviour billsToday).
  */

@@ -1,10 +1,10 @@
 /**
- * platforms/b/bill.ts on the wire, against a fake HTTP client: reconciliation's day total is the day's postpay VOD
+ * platforms/b/day-totals.ts on the wire, against a fake HTTP client: reconciliation's day total is the day's postpay VOD
  * bill from Baidu AI Cloud billing's own host (GET /v1/bill/resource/month, signed with the account's AK/SK), read a
  * page of 100 rows at a time until totalCount, each page paced, its rows' list price (catalogPrice) summed to the fen.
  */
 import { createPlatformB } from '../../../../platforms/b/adapter';
-import { BILL_PAGE_SIZE, billQuery } from '../../../../platforms/b/bill';
+import { BILL_PAGE_SIZE, billQuery } from '../../../../platforms/b/day-totals';
 import { bceAuthorization } from '../../../../platforms/b/signing';
 import { fakeHttp } from '../../../support/platform-kit';
 import { NOW, SETTINGS } from '../../../support/platforms/b';

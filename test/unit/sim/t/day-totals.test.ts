@@ -1,5 +1,5 @@
 /**
- * sim/t/usage.ts, over real HTTP: DescribeAigcUsageData computed from the simulator's own jobs of the SubAppId —
+ * sim/t/day-totals.ts, over real HTTP: DescribeAigcUsageData computed from the simulator's own jobs of the SubAppId —
  * only succeeded tasks, Usage in seconds (Video) or images (Image), 5-minute intervals under a day and UTC+8 days
  * over it, another account's tasks never — and its documented refusals.
  */
@@ -11,9 +11,11 @@ import { waitFor } from '../../../support/wait-for';
 useTSimulator();
 
 const DAY_MS = 86_400_000;
-const today = () => new Date().toISOString().slice(0, 10);
-const usage = (body: Record<string, unknown>, o = {}) =>
-  t('DescribeAigcUsageData', { SubAppId: SUB, StartTime: `${today()}T00:00:00Z`, EndTime: `${today()}T23:59:59Z`, ...body }, o);
+/** DescribeAigcUsageData of today (UTC), unless `body` says otherwise. */
+function usage(body: Record<string, unknown>, o = {}) {
+  const day = new Date().toISOString().slice(0, 10);
+  return t('DescribeAigcUsageData', { SubAppId: SUB, StartTime: `${day}T00:00:00Z`, EndTime: `${day}T23:59:59Z`, ...body }, o);
+}
 const sumOf = (r: any, field: 'Count' | 'Usage') =>
   (r.AigcUsageDataSet as any[]).flatMap((s) => s.DataSet as any[]).reduce((n, p) => n + p[field], 0);
 

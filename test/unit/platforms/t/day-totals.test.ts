@@ -1,11 +1,11 @@
 /**
- * platforms/t/usage.ts on the wire, against a recording HTTP double: reconciliation's day totals are one signed
+ * platforms/t/day-totals.ts on the wire, against a recording HTTP double: reconciliation's day totals are one signed
  * DescribeAigcUsageData per AigcType (Video, Image) for the UTC day, 00:00:00Z to 23:59:59Z (under a day: 5-minute
  * intervals), paced before each request, summed over every Specification and only over intervals within the day.
  */
 import { createPlatformT, T_CONTENT_TYPE } from '../../../../platforms/t/adapter';
 import { tc3Sign } from '../../../../platforms/t/signing';
-import { sumTUsage } from '../../../../platforms/t/usage';
+import { sumTUsage } from '../../../../platforms/t/day-totals';
 import { fakeT, NOW, SETTINGS } from '../../../support/platforms/t';
 
 const DAY = Date.UTC(2026, 10, 28);
