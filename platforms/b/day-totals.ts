@@ -69,7 +69,8 @@ export function bDayTotals(get: (path: string, query: [string, string][]) => Pro
         const rows = page.bills ?? [];
         fen += fenOf(rows);
         read += rows.length;
-        if (rows.length < BILL_PAGE_SIZE || read >= (page.totalCount ?? read)) break;
+        // A short page is the last; so is the page that reaches totalCount (a full last page is not read twice).
+        if (rows.length < BILL_PAGE_SIZE || (page.totalCount !== undefined && read >= page.totalCount)) break;
       }
       // The bill is in CNY: Baidu AI Cloud's China site bills in yuan.
       return [{ quantity: 'money', value: fen / 100, currency: 'CNY' }];

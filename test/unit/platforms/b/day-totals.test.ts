@@ -54,3 +54,12 @@ test('a refused bill is the classified error, not a total of 0', async () => {
   const http = fakeHttp(() => ({ status: 403, body: { code: 'AccessDenied', message: 'Access denied.' } }));
   await expect(createPlatformB(SETTINGS, { http, now: () => NOW }).dayTotals!.day(DAY, async () => {})).rejects.toThrow(/AccessDenied/);
 });
+
+test('without totalCount, pages are read until a short one', async () => {
+  const pages = [Array.from({ length: BILL_PAGE_SIZE }, () => row(0.01)), [row(0.5)]];
+  const http = fakeHttp((c) => ({ status: 200, body: { bills: pages[Number(new URL(c.url).searchParams.get('pageNo')) - 1] } }));
+  await expect(createPlatformB(SETTINGS, { http, now: () => NOW }).dayTotals!.day(DAY, async () => {})).resolves.toEqual([
+    { quantity: 'money', value: 1.5, currency: 'CNY' },
+  ]);
+  expect(http.calls).toHaveLength(2);
+});
