@@ -57,6 +57,10 @@ export function decorateAdapter(platform: string, adapter: PlatformAdapter, obse
     const records = adapter.records;
     decorated.records = { jobs: observed('records', records.jobs.bind(records)), job: observed('records', records.job.bind(records)) };
   }
+  if (adapter.dayTotals) {
+    const totals = adapter.dayTotals;
+    decorated.dayTotals = { source: totals.source, quantities: totals.quantities, day: observed('records', totals.day.bind(totals)) };
+  }
   if (adapter.events) {
     const events = adapter.events;
     decorated.events = {

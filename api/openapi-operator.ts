@@ -198,8 +198,14 @@ const reportSchema = z
       .enum(['complete', 'not_available'])
       .describe('not_available: the platform offers no record the gateway can read (note says why)'),
     source: z.string().describe('What the platform’s record was read from'),
-    note: z.string().nullable(),
-    platform_jobs: z.number().int().describe('Jobs in the platform’s record of the day'),
+    note: z
+      .string()
+      .nullable()
+      .describe('Why not available; or, for a report by day totals (T, B), what it cannot prove and what was not compared'),
+    platform_jobs: z
+      .number()
+      .int()
+      .describe('Jobs in the platform’s record of the day (day totals: the tasks the platform counted, where it says; B’s bill counts none)'),
     ledger_tasks: z.number().int().describe('Tasks of the account started that day'),
     differences: z.object({
       orphan: z.number().int().describe('Jobs the platform ran that no task of ours owns'),

@@ -210,13 +210,15 @@ export async function ledgerEntriesOf(
       seconds: number | null;
       images: number | null;
       model: string;
+      currency: string;
+      unpriced: string | null;
     }
   >
 > {
   if (taskIds.length === 0) return new Map();
   const rows = await ledger.db
     .selectFrom('ledger_entries')
-    .select(['task_id', 'state', 'outcome', 'final_micros', 'tokens', 'seconds', 'images', 'served_model', 'model'])
+    .select(['task_id', 'state', 'outcome', 'final_micros', 'tokens', 'seconds', 'images', 'served_model', 'model', 'currency', 'unpriced'])
     .where('task_id', 'in', [...taskIds])
     .execute();
   return new Map(
@@ -230,6 +232,8 @@ export async function ledgerEntriesOf(
         seconds: r.seconds,
         images: r.images,
         model: r.served_model ?? r.model,
+        currency: r.currency,
+        unpriced: r.unpriced,
       },
     ]),
   );

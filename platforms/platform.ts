@@ -66,6 +66,37 @@ export interface PlatformAdapter {
    * the platform offers none the gateway can read job by job (docs/platforms/<x>.md "Reconciliation").
    */
   records?: PlatformRecords;
+  /**
+   * The platform's own day totals of the account, for reconciliation where it keeps no record job by job (T's AIGC
+   * usage statistics, B's resource bill; docs/platforms/<x>.md "Reconciliation"). Absent where it offers none.
+   */
+  dayTotals?: PlatformDayTotals;
+}
+
+/**
+ * A quantity both the platform's day totals and the ledger can state: seconds of generated video, images, or
+ * money at list price (in `currency`).
+ */
+export type TotalQuantity = 'video_seconds' | 'images' | 'money';
+
+/** One of the platform's day totals. */
+export interface PlatformDayTotal {
+  quantity: TotalQuantity;
+  /** What the platform counted. */
+  value: number;
+  /** Money only: the currency the platform states it in. */
+  currency?: string;
+  /** How many jobs (or bill rows) the platform counted in it, where it says. */
+  count?: number;
+}
+
+/** Reading the platform's day totals of an account, paced: `pace` is awaited before every request sent. */
+export interface PlatformDayTotals {
+  /** Names the source in the report (`T AIGC usage statistics`, …). */
+  readonly source: string;
+  /** The quantities it states: one total each, for the account's UTC day starting at `from` (ms since the epoch). */
+  readonly quantities: readonly TotalQuantity[];
+  day(from: number, pace: () => Promise<void>): Promise<PlatformDayTotal[]>;
 }
 
 /** One job as the platform's own record shows it. */

@@ -2,12 +2,14 @@
  * The ledger against the platforms' own records, one platform account's UTC day at a time (docs/guides/operate.md
  * "Reconciliation"). Our side is what Temporal's visibility says each task's job was (`GenerationUpstreamTaskId`
  * on `UpstreamAccount`) and what the ledger says it billed and used; the platform's side is its record
- * (PlatformAdapter.records: V's task list). Four kinds of difference:
+ * (PlatformAdapter.records: V's task list), or its day totals where it keeps none job by job (PlatformAdapter.dayTotals:
+ * T's AIGC usage statistics, B's resource bill; tasks/reconciliation-totals.ts). Four kinds of difference:
  * - `orphan`: a job the platform ran that no task of ours owns (an outage's lost answer, a manual console run, a
  *   second gateway on the same account), with its id, time, model and usage;
  * - `missing`: a task we billed whose job the platform has no record of;
  * - `usage`: a job both sides know whose usage (tokens, seconds, images) or billing differs;
- * - `total`: a day total that differs beyond the stated tolerance (platforms that only give day totals).
+ * - `total`: a day total that differs beyond the stated tolerance (TOTAL_TOLERANCE; platforms that only give day
+ *   totals, whose reports say in their note that no job can be named).
  * A platform whose record the gateway cannot read gets a report `not_available` that says why, never a guess.
  *
  * The report is computed whole, then written in one transaction; the day's report is written once (ledger/
@@ -29,19 +31,22 @@ import { SA } from '../core/search-attributes';
 import { WORKFLOW_TYPE } from '../core/task';
 import type { LedgerDatabase } from '../ledger/database';
 import { ledgerEntriesOf, reportExists, reportId, writeReport, type Difference } from '../ledger/reconciliations';
-import type { PlatformAdapter, PlatformJobRecord } from '../platforms/platform';
+import type { PlatformAdapter, PlatformDayTotals, PlatformJobRecord, PlatformRecords } from '../platforms/platform';
+import { compareTotals, ledgerTotals, TOTALS_LIMITATION } from './reconciliation-totals';
 
 /**
  * Requests a second to each platform's records: the billing APIs' documented limits (Volcengine's 5, Tencent
- * Cloud's 5, Baidu AI Cloud's 20; docs/platforms/<x>.md "Reconciliation"), kept for every call reconciliation makes.
+ * Cloud's 5 — its DescribeAigcUsageData page states 20, the lower figure is kept —, Baidu AI Cloud's 20;
+ * docs/platforms/<x>.md "Reconciliation"), kept for every call reconciliation makes.
  */
 export const RECORDS_RATE_PER_SECOND: Readonly<Record<string, number>> = { V: 5, T: 5, B: 20 };
 
-/** Why a platform has no record the gateway reads job by job (docs/platforms/<x>.md "Reconciliation"). */
-export const NOT_AVAILABLE: Readonly<Record<string, string>> = {
-  T: "T's day totals of AIGC usage are not read yet, and its task listing carries no usage: not available",
-  B: "B's billing API gives a resource bill a day behind with no task ids, and no usage API of VOD's AIGC is published: not available",
-};
+/**
+ * Why a platform has no record the gateway reads, job by job or by day totals (docs/platforms/<x>.md
+ * "Reconciliation"): none of the three today (V lists its tasks, T and B give day totals); a platform added without
+ * either gets the generic note.
+ */
+export const NOT_AVAILABLE: Readonly<Record<string, string>> = {};
 
 const DAY_MS = 86_400_000;
 /** Task ids and upstream ids are safe to put in a visibility query only when they are plain. */
@@ -96,27 +101,38 @@ export class Reconciler implements Reconciliation {
     if (await reportExists(this.deps.ledger, platform, account, day)) return { reportId: id, written: false, status: 'complete' };
     const adapter = this.deps.accounts[platform]?.find((a) => a.id === account)?.adapter;
     if (!adapter) throw new Error(`no account ${account} of platform ${platform} on this worker`);
-    if (!adapter.records) {
-      const written = await writeReport(this.deps.ledger, {
-        platform,
-        account,
-        day,
-        status: 'not_available',
-        source: 'none',
-        note: NOT_AVAILABLE[platform] ?? `platform ${platform} offers no record the gateway reads: not available`,
-        platformJobs: 0,
-        ledgerTasks: 0,
-        differences: [],
-      });
-      return { reportId: id, written, status: 'not_available' };
-    }
+    if (adapter.records) return this.runRecords(input, adapter, adapter.records, heartbeat);
+    if (adapter.dayTotals) return this.runTotals(input, adapter.dayTotals, heartbeat);
+    const written = await writeReport(this.deps.ledger, {
+      platform,
+      account,
+      day,
+      status: 'not_available',
+      source: 'none',
+      note: NOT_AVAILABLE[platform] ?? `platform ${platform} offers no record the gateway reads: not available`,
+      platformJobs: 0,
+      ledgerTasks: 0,
+      differences: [],
+    });
+    return { reportId: id, written, status: 'not_available' };
+  }
+
+  /** The platform's record job by job (V's task list): orphans, missing tasks and usage differences. */
+  private async runRecords(
+    input: ReconcileDayInput,
+    adapter: PlatformAdapter,
+    source: PlatformRecords,
+    heartbeat: () => void,
+  ): Promise<ReconcileDayOutcome> {
+    const { platform, account, day } = input;
+    const id = reportId(platform, account, day);
     const pace = pacer(RECORDS_RATE_PER_SECOND[platform] ?? 5);
     const paced = async () => {
       heartbeat();
       await pace();
     };
     const from = Date.parse(`${day}T00:00:00Z`);
-    const records = await adapter.records.jobs(from, from + DAY_MS, paced);
+    const records = await source.jobs(from, from + DAY_MS, paced);
     const { differences, ledgerTasks } = await this.compare(input, records, adapter, paced);
     const written = await writeReport(this.deps.ledger, {
       platform,
@@ -130,6 +146,39 @@ export class Reconciler implements Reconciliation {
     });
     if (written) this.deps.onReport?.({ platform, account, day, differences });
     return { reportId: id, written, status: 'complete' };
+  }
+
+  /**
+   * The platform's day totals (T's AIGC usage, B's bill) against the ledger's totals of the account's tasks started
+   * that UTC day and billed: a `total` difference per quantity beyond TOTAL_TOLERANCE (tasks/reconciliation-totals.ts).
+   */
+  private async runTotals(input: ReconcileDayInput, source: PlatformDayTotals, heartbeat: () => void): Promise<ReconcileDayOutcome> {
+    const { platform, account, day } = input;
+    const pace = pacer(RECORDS_RATE_PER_SECOND[platform] ?? 5);
+    const from = Date.parse(`${day}T00:00:00Z`);
+    const theirs = await source.day(from, async () => {
+      heartbeat();
+      await pace();
+    });
+    const ofTheDay = await this.ourTasks(platform, account, from, from + DAY_MS);
+    const entries = await ledgerEntriesOf(this.deps.ledger, ofTheDay.map((t) => t.taskId));
+    const settled = [...entries.values()].filter((e) => e.state !== 'reserved' && billed(e));
+    const currency = theirs.find((t) => t.quantity === 'money')?.currency;
+    const { differences, skipped } = compareTotals(day, source.quantities, theirs, ledgerTotals(settled, currency));
+    const still = [...entries.values()].filter((e) => e.state === 'reserved').length;
+    const written = await writeReport(this.deps.ledger, {
+      platform,
+      account,
+      day,
+      status: 'complete',
+      source: source.source,
+      note: [TOTALS_LIMITATION, ...skipped, ...(still > 0 ? [`${still} task(s) of the day still ran: not counted`] : [])].join('; '),
+      platformJobs: theirs.reduce((n, t) => n + (t.count ?? 0), 0),
+      ledgerTasks: ofTheDay.length,
+      differences,
+    });
+    if (written) this.deps.onReport?.({ platform, account, day, differences });
+    return { reportId: reportId(platform, account, day), written, status: 'complete' };
   }
 
   private async compare(

@@ -6,6 +6,7 @@
  *   submit         POST /v2/aigc/{text_to_video|image_to_video|image} → {"taskId": "tsk-…"}
  *   findSubmitted  GET /v2/tasks?beginTime=… (+ GET /v2/tasks/{id} per candidate) — B has no idempotency key
  *   poll           GET /v2/tasks/{taskId}
+ *   dayTotals      GET https://billing.baidubce.com/v1/bill/resource/month (day-totals.ts): the day's VOD bill, for reconciliation
  *   (no cancel)    B has no cancel endpoint (docs/platforms/b.md#cancel): the activities log that and stop polling
  *
  * Every `/v2` call is signed with bce-auth-v1 (AK/SK, host;x-bce-date). With PLATFORM_B_API_KEY, text-to-video
@@ -24,6 +25,7 @@ import { JobClaims } from './job-claims';
 import { chooseJob, findTasksWithBody, type TaskLookup } from './lost-answer';
 import { toBCreate } from './request-body';
 import type { BCreate } from './wire-types';
+import { bDayTotals, BILLING_ENDPOINT } from './day-totals';
 
 /** What the adapter needs to reach the platform (from platforms/b/config.ts). */
 export interface PlatformBSettings extends BceCredentials {
@@ -31,6 +33,8 @@ export interface PlatformBSettings extends BceCredentials {
   endpoint: string;
   /** `bce-v3/ALTAK-…`: Bearer on /v3/aigc/text_to_video. */
   apiKey?: string;
+  /** Baidu AI Cloud billing's host, for reconciliation's day totals (day-totals.ts); default https://billing.baidubce.com. */
+  billingEndpoint?: string;
   /** PLATFORM_B_CALLBACKS=manage: the account's event callback the worker sets at start (announcements.ts). */
   callbacks?: { url: string; signKey?: string; /** PLATFORM_B_CALLBACK_SWITCH. */ videoEventSwitch?: string };
 }
@@ -116,6 +120,8 @@ export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps):
   const now = deps.now ?? Date.now;
   const claims = new JobClaims(now);
   const send = bSender(settings, deps);
+  // The bill is the billing service's, at its own host, signed with the same AK/SK (day-totals.ts).
+  const billing = bSender({ ...settings, endpoint: settings.billingEndpoint ?? BILLING_ENDPOINT }, deps);
 
   const getTask = async (id: string) => (await send({ method: 'GET', path: `/v2/tasks/${id}` })).body;
 
@@ -146,6 +152,9 @@ export function createPlatformB(settings: PlatformBSettings, deps: AdapterDeps):
       claims.claim(id, dedupKey);
       return { upstreamTaskId: id };
     },
+
+    // Reconciliation by day totals: B lists tasks without usage or billing; its bill says what the day cost.
+    dayTotals: bDayTotals(async (path, query) => (await billing({ method: 'GET', path, query })).body),
 
     async readCallbackConfig() {
       return ((await send({ method: 'GET', path: '/v2/callback' })).body ?? {}) as Record<string, unknown>;

@@ -12,6 +12,7 @@ import { callbackSchema, configError, optionalString, optionalUrl, parseEnv } fr
 import { loadAccounts, maxConcurrentSetting } from '../accounts-file';
 import { callbackUrlFor, type WorkerAccount, type WorkerPlatform } from '../platform';
 import { configureBCallbacks, createPlatformB, type PlatformBSettings } from './adapter';
+import { BILLING_ENDPOINT } from './day-totals';
 import { bCallbacksEnv } from './announcements';
 import { MODELS_FILE_VARIABLE } from './models-file';
 
@@ -43,6 +44,8 @@ export const bWorkerEnv = bCallbacksEnv.extend({
   PLATFORM_B_MAX_CONCURRENT: maxConcurrentSetting,
   /** Default https://vod.bj.baidubce.com when B is configured. */
   PLATFORM_B_ENDPOINT: optionalUrl,
+  /** Default https://billing.baidubce.com: the bill reconciliation reads (platforms/b/day-totals.ts), for every account. */
+  PLATFORM_B_BILLING_ENDPOINT: optionalUrl,
   PLATFORM_B_ACCESS_KEY_ID: optionalString,
   PLATFORM_B_SECRET_ACCESS_KEY: optionalString,
   /** `bce-v3/ALTAK-…`: Bearer for text-to-video on /v3 (adapter.ts); AK/SK stay required for everything else. */
@@ -62,6 +65,7 @@ type BListed = NonNullable<ReturnType<typeof loadAccounts<typeof bAccountCredent
 function fromEntry(raw: BWorkerEnv, a: BListed[number]): PlatformBSettings {
   return {
     endpoint: a.endpoint ?? raw.PLATFORM_B_ENDPOINT ?? DEFAULT_ENDPOINT,
+    billingEndpoint: raw.PLATFORM_B_BILLING_ENDPOINT ?? BILLING_ENDPOINT,
     accessKeyId: a.access_key_id,
     secretAccessKey: a.secret_access_key,
     ...(a.api_key ? { apiKey: a.api_key } : {}),
@@ -86,6 +90,7 @@ function bSettings(
   if (ak && sk) {
     const settings = {
       endpoint: raw.PLATFORM_B_ENDPOINT ?? DEFAULT_ENDPOINT,
+      billingEndpoint: raw.PLATFORM_B_BILLING_ENDPOINT ?? BILLING_ENDPOINT,
       accessKeyId: ak,
       secretAccessKey: sk,
       ...(raw.PLATFORM_B_API_KEY ? { apiKey: raw.PLATFORM_B_API_KEY } : {}),
@@ -105,7 +110,14 @@ function bSettings(
       'required with PLATFORM_B_API_KEY: VOD takes API keys only on its v3 text-to-video endpoint; everything else is signed with AK/SK',
     );
   }
-  if (opts.simulate) return { settings: { endpoint: raw.PLATFORM_B_ENDPOINT ?? opts.simBaseUrl, ...SIMULATOR_ACCOUNT }, simulated: true };
+  if (opts.simulate) {
+    const settings = {
+      endpoint: raw.PLATFORM_B_ENDPOINT ?? opts.simBaseUrl,
+      billingEndpoint: raw.PLATFORM_B_BILLING_ENDPOINT ?? opts.simBaseUrl,
+      ...SIMULATOR_ACCOUNT,
+    };
+    return { settings, simulated: true };
+  }
   throw configError(
     'PLATFORM_B_ACCESS_KEY_ID',
     'platform B is enabled (PLATFORMS_ENABLED) but not configured: set PLATFORM_B_ACCESS_KEY_ID and PLATFORM_B_SECRET_ACCESS_KEY, or leave B out of PLATFORMS_ENABLED',

@@ -38,6 +38,13 @@ export const B_PROTOCOL_UNCONFIRMED: readonly UnconfirmedFact[] = [
     override:
       'none needed: when no echo is exact, normalised echoes are compared (docs/platforms/b.md#lost-answers); identical requests on a family without a seed may then end upstream_lost (ambiguous) rather than be adopted',
   },
+  {
+    id: 'b.bill-vod-day',
+    fact: "GetResourceMonthBill bills VOD's AIGC generation under serviceType `VOD` in CNY, a day range (beginTime = endTime) is the UTC day, and a row's catalogPrice is the list price the gateway's prices are",
+    why: "the billing pages name serviceType codes only by example (BCC, BOS), give the rows' startTime/endTime in UTC but not the day range's time zone, and no page ties VOD's AIGC charge items to a model",
+    override:
+      'none: a wrong guess shows as a `total` money difference on every day with tasks (docs/platforms/b.md#reconciliation); PLATFORM_B_BILLING_ENDPOINT (worker) only moves the host',
+  },
 ];
 
 /** One fact per undocumented family: its TaskInput field names, as the model data has them. */

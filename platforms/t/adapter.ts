@@ -10,6 +10,7 @@ import { fromTTaskDetail, readTResponse, type TTaskDetail } from './replies';
 import { eventConfigCall, eventConfigChange, tEventQueue } from './announcements';
 import { findTaskBySessionId } from './lost-answer';
 import { tc3Sign } from './signing';
+import { tDayTotals } from './day-totals';
 import type { CreateAigcVideoTaskResponse, DescribeEventConfigResponse } from './wire-types';
 
 export const T_SERVICE = 'vod';
@@ -132,6 +133,8 @@ export function createPlatformT(config: PlatformTSettings, deps: AdapterDeps): P
         }
       }
     },
+    // Reconciliation by day totals: T keeps no per-task record with usage the gateway can list (docs/platforms/t.md#reconciliation).
+    dayTotals: tDayTotals(call, config.subAppId),
     // No cancel: platform T has no action to cancel an AIGC task; the job runs to its end upstream and the
     // gateway simply stops polling it.
     ...(config.events?.mode === 'pull' ? { events: tEventQueue(call, config.subAppId) } : {}),

@@ -17,6 +17,7 @@ import type {
   CreateAigcImageTaskRequest,
   CreateAigcVideoTaskRequest,
   ConfirmEventsRequest,
+  DescribeAigcUsageDataRequest,
   DescribeEventConfigRequest,
   DescribeTaskDetailRequest,
   DescribeTasksRequest,
@@ -37,7 +38,8 @@ export type TCall =
   | { action: 'ModifyEventConfig'; body: ModifyEventConfigRequest }
   | { action: 'DescribeEventConfig'; body: DescribeEventConfigRequest }
   | { action: 'PullEvents'; body: PullEventsRequest }
-  | { action: 'ConfirmEvents'; body: ConfirmEventsRequest };
+  | { action: 'ConfirmEvents'; body: ConfirmEventsRequest }
+  | { action: 'DescribeAigcUsageData'; body: DescribeAigcUsageDataRequest };
 
 export type TAction = TCall['action'];
 

@@ -26,4 +26,11 @@ export const T_UNCONFIRMED: readonly UnconfirmedFact[] = [
     override:
       'none for the code: the gateway does not key on it (any final refusal after an unanswered create means "keep looking", docs/platforms/t.md#lost-answers); were a second job created, no setting makes a repeat safe: report it and take T out of PLATFORMS_ENABLED',
   },
+  {
+    id: 't.aigc-usage-units',
+    fact: "DescribeAigcUsageData's Usage is seconds of generated video for AigcType Video and images for Image, counts only successfully generated output, and places a task in the 5-minute interval it was created in",
+    why: 'the page and the SDK say only "任务用量" (task usage) and "任务数" (task count), with no unit, no word on failed tasks, and no word on which time an interval counts a task by',
+    override:
+      'none: reconciliation then reports a `total` difference on every day with tasks (docs/platforms/t.md#reconciliation), the sign to read the unit off T\'s console and correct platforms/t/day-totals.ts',
+  },
 ];

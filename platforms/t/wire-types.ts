@@ -30,4 +30,8 @@ export type {
   PullEventsResponse,
   ConfirmEventsRequest,
   EventContent,
+  DescribeAigcUsageDataRequest,
+  DescribeAigcUsageDataResponse,
+  AigcUsageDataItem,
+  TaskStatDataItem,
 } from 'tencentcloud-sdk-nodejs-vod/tencentcloud/services/vod/v20180717/vod_models';

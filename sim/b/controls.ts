@@ -12,7 +12,12 @@ import { B_ACCOUNT_ERRORS } from './errors';
 import type { BDeps, BState } from './operations';
 
 /** `fieldNames`: TaskInput names no page documents (Kling, PixVerse, Hailuo), renamed per family by a test (validation.ts). */
-export const DEFAULT_B_BEHAVIOUR: BState['behaviour'] = { videoEventSwitch: VIDEO_EVENT_SWITCH, v3TasksOnV2: true, fieldNames: {} };
+export const DEFAULT_B_BEHAVIOUR: BState['behaviour'] = {
+  videoEventSwitch: VIDEO_EVENT_SWITCH,
+  v3TasksOnV2: true,
+  fieldNames: {},
+  billsToday: false,
+};
 
 export function initialBState(): BState {
   return { callbacks: new Map(), quirks: { innerStatusLeads: false }, echo: 'exact', behaviour: { ...DEFAULT_B_BEHAVIOUR } };
@@ -32,9 +37,9 @@ function fieldNamesOf(value: unknown): Record<string, Record<string, string>> {
   );
 }
 
-/** Body: {videoEventSwitch?, v3TasksOnV2?, fieldNames?}; `{}` restores the defaults. A new switch name starts a new, empty configuration. */
+/** Body: {videoEventSwitch?, v3TasksOnV2?, fieldNames?, billsToday?}; `{}` restores the defaults. A new switch name starts a new, empty configuration. */
 function setBehaviour(state: BState, ctx: Context): void {
-  const b = (ctx.request.body ?? {}) as { videoEventSwitch?: unknown; v3TasksOnV2?: unknown; fieldNames?: unknown };
+  const b = (ctx.request.body ?? {}) as { videoEventSwitch?: unknown; v3TasksOnV2?: unknown; fieldNames?: unknown; billsToday?: unknown };
   const name =
     typeof b.videoEventSwitch === 'string' && /^enable[A-Za-z]+Event$/.test(b.videoEventSwitch)
       ? b.videoEventSwitch
@@ -45,6 +50,7 @@ function setBehaviour(state: BState, ctx: Context): void {
     videoEventSwitch: name,
     v3TasksOnV2: typeof b.v3TasksOnV2 === 'boolean' ? b.v3TasksOnV2 : DEFAULT_B_BEHAVIOUR.v3TasksOnV2,
     fieldNames: fieldNamesOf(b.fieldNames),
+    billsToday: b.billsToday === true,
   };
   ctx.body = state.behaviour;
 }

@@ -20,7 +20,8 @@
  * identical creates are two billed tasks.
  *
  * Control surface (tests): GET/POST /_sim/b/quirks {innerStatusLeads} — the inner-status-first quirk for every job
- * (also per job with the `[sim:b-inner-first]` prompt directive); GET/POST /_sim/b/echo {echo: "exact" | "defaults" |
+ * (also per job with the `[sim:b-inner-first]` prompt directive); POST /_sim/b/behaviour {…, billsToday?} — besides
+ * what the documents leave open, whether the running day's bill is served (B refuses it; day-totals.ts); GET/POST /_sim/b/echo {echo: "exact" | "defaults" |
  * "known-only"} — how a task echoes its request (not documented: exactly as sent, the default; with the model's
  * defaults filled in for the settings left out; without the fields B ignored); POST /_sim/b/account-faults {code,
  * count?, op?, access_key_id?} — the next `count` requests (default: all, until DELETE) of `op` (submit by default;
@@ -42,6 +43,7 @@ import { SIM_ACCOUNTS, simBAccountOfAccessKey } from '../accounts';
 import { AccountFaults } from '../account-faults';
 import type { SimHost, SimPlatformModule } from '../host';
 import { watchCompletions } from './announcements';
+import { resourceMonthBill } from './day-totals';
 import { initialBState, registerBControls } from './controls';
 import { BError, malformed, sendError } from './errors';
 import {
@@ -81,6 +83,8 @@ function register(router: Router, host: SimHost): void {
   router.get('/v3/tasks/:taskId', taskDetail(deps, 'v3'));
   router.get('/v2/tasks', (ctx) => listTasks(deps, ctx));
   router.get('/v2/callback', (ctx) => readCallbackConfig(deps, ctx));
+  // Baidu AI Cloud billing (billing.baidubce.com): the account's resource bill, for reconciliation (day-totals.ts).
+  router.get('/v1/bill/resource/month', (ctx) => resourceMonthBill(deps, ctx));
   router.put('/v2/callback', (ctx) => writeCallbackConfig(deps, ctx));
   registerBControls(router, deps);
   // A task holds its account's slot while PENDING or RUNNING (a limit applies only when one is set: B publishes none).

@@ -36,7 +36,13 @@ export interface BState {
    * (announcements.ts), and whether a task created through /v3 is read and listed through /v2 — the API-key page
    * says v3 requests equal v2's, not that their tasks are one list [OFF Mmmleact0]; default: they are.
    */
-  behaviour: { videoEventSwitch: string; v3TasksOnV2: boolean; fieldNames: Record<string, Record<string, string>> };
+  behaviour: {
+    videoEventSwitch: string;
+    v3TasksOnV2: boolean;
+    fieldNames: Record<string, Record<string, string>>;
+    /** The bill of the running day is served as it stands (a test's reconciliation of today); B refuses it (day-totals.ts). */
+    billsToday: boolean;
+  };
 }
 
 /** What every operation is given: the host, B's state and its account faults. */
@@ -111,7 +117,7 @@ async function readUntypedBody(ctx: Context): Promise<void> {
  * Records and faults the request, authenticates it, then applies the account's faults; the account, or undefined
  * when the request has been answered.
  */
-function admit(
+export function admit(
   { host, accountFaults }: BDeps,
   ctx: Context,
   op: SimOp,
@@ -129,7 +135,7 @@ function admit(
   return account as SimBAccount;
 }
 
-function refuse({ host }: BDeps, ctx: Context, err: unknown): void {
+export function refuse({ host }: BDeps, ctx: Context, err: unknown): void {
   if (!(err instanceof BError)) throw err;
   host.stats.B.rejected++;
   sendError(ctx, err);

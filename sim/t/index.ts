@@ -5,7 +5,8 @@
  *
  * Order of checks for every action: injected faults (host.intercept: an overloaded front door answers before
  * it authenticates), X-TC-Version, Content-Type, the TC3-HMAC-SHA256 signature (signing.ts), then the action's own
- * parameters (request-shape.ts, validation.ts) and logic (operations.ts). Completion events are announcements.ts's.
+ * parameters (request-shape.ts, validation.ts) and logic (operations.ts). Completion events are announcements.ts's;
+ * DescribeAigcUsageData, the account's AIGC usage statistics, is day-totals.ts's.
  *
  * Test controls of T's own (besides the core's /_sim endpoints and prompt directives):
  *   [sim:task-error=CODE]   the task fails with ErrCodeExt CODE (e.g. FailedOperation, the model backlog)
@@ -49,6 +50,7 @@ import {
 import { accountError, renderTFault, sendT, sendTError, TError } from './errors';
 import { TEvents } from './announcements';
 import { tMeta } from './tasks';
+import { describeAigcUsageData } from './day-totals';
 import { registerTControls } from './controls';
 import { parseTc3Authorization, verifyTc3 } from './signing';
 
@@ -74,6 +76,7 @@ const ACTIONS: Record<string, TAction> = {
   DescribeEventConfig: { op: 'config', run: describeEventConfig },
   PullEvents: { op: 'events', run: pullEvents },
   ConfirmEvents: { op: 'events', run: confirmEvents },
+  DescribeAigcUsageData: { op: 'list', run: describeAigcUsageData },
 };
 
 /** Version, content type and signature: what every action checks before its parameters. Returns the signing account. */

@@ -184,3 +184,16 @@ export const PULL_EVENTS: Shape = { ExtInfo: 'string', SubAppId: 'integer' };
 
 /** ConfirmEventsRequest. */
 export const CONFIRM_EVENTS: Shape = { EventHandles: 'stringArray', ExtInfo: 'string', SubAppId: 'integer' };
+
+/** DescribeAigcUsageDataRequest. */
+export const DESCRIBE_AIGC_USAGE_DATA: Shape = {
+  StartTime: 'string',
+  EndTime: 'string',
+  AigcType: 'string',
+  SubAppId: 'integer',
+  APIKey: 'string',
+  APIKeys: 'stringArray',
+  ScrollToken: 'string',
+  PageSize: 'integer',
+  ReqId: 'string',
+};

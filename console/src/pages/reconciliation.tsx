@@ -184,6 +184,12 @@ export function Reconciliation() {
           <dl>
             <dt>Source</dt>
             <dd>{r.status === 'complete' ? r.source : `not available: ${r.note ?? ''}`}</dd>
+            {r.status === 'complete' && r.note ? (
+              <>
+                <dt>Limits</dt>
+                <dd>{r.note}</dd>
+              </>
+            ) : null}
             <dt>Platform jobs / our tasks</dt>
             <dd>
               {r.platform_jobs} / {r.ledger_tasks}

@@ -248,3 +248,43 @@ describe("the worker's /readyz names each platform whose accounts are all out", 
     }
   });
 });
+
+describe("decorateAdapter and a platform's day totals", () => {
+  it('passes them on with their source and quantities, timed as records, and raises the alert of a refused bill', async () => {
+    const metrics = new WorkerMetrics();
+    const alerts: string[] = [];
+    let refuse = false;
+    const adapter = decorateAdapter(
+      'B',
+      {
+        ...fakeAdapter(async () => ({ state: 'running' })),
+        dayTotals: {
+          source: 'the bill',
+          quantities: ['money'],
+          day: async () => {
+            if (refuse) throw final('upstream_auth', 'no billing access', 'AccessDenied');
+            return [{ quantity: 'money', value: 1.25, currency: 'CNY' }];
+          },
+        },
+      },
+      { ...metricsObserver(metrics, () => undefined), alert: (_p, code) => void alerts.push(code) },
+    );
+    expect(adapter.dayTotals).toMatchObject({ source: 'the bill', quantities: ['money'] });
+    await expect(adapter.dayTotals!.day(0, async () => {})).resolves.toEqual([{ quantity: 'money', value: 1.25, currency: 'CNY' }]);
+    refuse = true;
+    await expect(adapter.dayTotals!.day(0, async () => {})).rejects.toThrow('no billing access');
+    expect(alerts).toEqual(['AccessDenied']);
+    const counts = (await metrics.registry.getSingleMetric('mediagate_upstream_request_duration_seconds')!.get()).values.filter(
+      (v) => (v as { metricName?: string }).metricName === 'mediagate_upstream_request_duration_seconds_count',
+    );
+    expect(counts.map((c) => [c.labels.operation, c.labels.result]).sort()).toEqual([
+      ['records', 'error'],
+      ['records', 'ok'],
+    ]);
+  });
+
+  it('leaves an adapter without day totals without them', () => {
+    const adapter = decorateAdapter('V', fakeAdapter(async () => ({ state: 'running' })), metricsObserver(new WorkerMetrics(), () => undefined));
+    expect(adapter.dayTotals).toBeUndefined();
+  });
+});
