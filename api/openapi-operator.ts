@@ -205,7 +205,9 @@ const reportSchema = z
     platform_jobs: z
       .number()
       .int()
-      .describe('Jobs in the platform’s record of the day (day totals: the tasks the platform counted, where it says; B’s bill counts none)'),
+      .describe(
+        'Jobs in the platform’s record of the day (day totals: the tasks the platform counted, where it says; B’s bill counts none)',
+      ),
     ledger_tasks: z.number().int().describe('Tasks of the account started that day'),
     differences: z.object({
       orphan: z.number().int().describe('Jobs the platform ran that no task of ours owns'),

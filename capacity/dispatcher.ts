@@ -10,8 +10,7 @@
  *
  * Every worker sweeps; every step is safe to run twice, so two sweeps at once cost a few duplicate reads, never a slot.
  */
-import type { CapacityGate, CreatedOnSlot, SlotAnswer, SlotRelease, SlotRequest } from '../core/capacity';
-import type { GenerationRequest } from '../core/task';
+import type { CapacityGate, CreatedOnSlot, SlotAnswer, SlotRelease, SlotRequest, TierOfRequest } from '../core/capacity';
 import type { Logger } from '../core/logger';
 import type { Grant, HeldJob, SlotStore } from './slots';
 
@@ -55,7 +54,7 @@ export class SlotDispatcher implements CapacityGate {
     private readonly flexJobs: FlexJobs = 'counted',
   ) {}
 
-  counts(request: GenerationRequest): boolean {
+  counts(request: TierOfRequest): boolean {
     return !(this.flexJobs === 'apart' && request.service_tier === 'flex');
   }
 

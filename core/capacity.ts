@@ -3,7 +3,6 @@
  * platform caps how many jobs one account may run at once; a task takes a slot on an account before its create and
  * gives it back as soon as its job can no longer be running (docs/architecture.md, "Capacity").
  */
-import type { GenerationRequest } from './task';
 
 /** One place a task's job may be created: an account of a platform, for one of the task's members (0: its model). */
 export interface SlotCandidate {
@@ -61,13 +60,16 @@ export interface TaskWaiting {
  * What the worker's activities use of the slot store (capacity/dispatcher.ts implements it): take a slot or a place in
  * the queue, say the job was created on it, give it back. Every call is safe to repeat.
  */
+/** A task's request as the gate reads it: its `service_tier` decides whether its job counts (core/task.ts GenerationRequest). */
+export type TierOfRequest = Readonly<Record<string, unknown>>;
+
 export interface CapacityGate {
   /**
    * Whether a job of this request counts against its account's limit. Every job does, but an offline-tier one
    * (`service_tier: "flex"`) where the operator counts those apart (CAPACITY_FLEX_JOBS=apart): no platform page
    * says whether an offline job takes an online slot (docs/platforms/v.md "The offline tier").
    */
-  counts(request: GenerationRequest): boolean;
+  counts(request: TierOfRequest): boolean;
   take(request: SlotRequest, opts: { mayWait: boolean }): Promise<SlotAnswer>;
   created(taskId: string, job?: CreatedOnSlot): Promise<void>;
   release(taskId: string, why?: SlotRelease): Promise<void>;

@@ -90,7 +90,10 @@ export function compareTotals(
   const differences: Difference[] = [];
   const skipped: string[] = [];
   for (const quantity of quantities) {
-    const platform = round(theirs.filter((t) => t.quantity === quantity).reduce((n, t) => n + t.value, 0), 6);
+    const platform = round(
+      theirs.filter((t) => t.quantity === quantity).reduce((n, t) => n + t.value, 0),
+      6,
+    );
     const ledger = ledgerValue(ours, quantity);
     if (ledger === undefined) {
       skipped.push(`${quantity} not compared: ${ours.moneyWhy ?? 'the ledger has no figure'}`);

@@ -161,7 +161,10 @@ export class Reconciler implements Reconciliation {
       await pace();
     });
     const ofTheDay = await this.ourTasks(platform, account, from, from + DAY_MS);
-    const entries = await ledgerEntriesOf(this.deps.ledger, ofTheDay.map((t) => t.taskId));
+    const entries = await ledgerEntriesOf(
+      this.deps.ledger,
+      ofTheDay.map((t) => t.taskId),
+    );
     const settled = [...entries.values()].filter((e) => e.state !== 'reserved' && billed(e));
     const currency = theirs.find((t) => t.quantity === 'money')?.currency;
     const { differences, skipped } = compareTotals(day, source.quantities, theirs, ledgerTotals(settled, currency));

@@ -31,6 +31,6 @@ export const T_UNCONFIRMED: readonly UnconfirmedFact[] = [
     fact: "DescribeAigcUsageData's Usage is seconds of generated video for AigcType Video and images for Image, counts only successfully generated output, and places a task in the 5-minute interval it was created in",
     why: 'the page and the SDK say only "任务用量" (task usage) and "任务数" (task count), with no unit, no word on failed tasks, and no word on which time an interval counts a task by',
     override:
-      'none: reconciliation then reports a `total` difference on every day with tasks (docs/platforms/t.md#reconciliation), the sign to read the unit off T\'s console and correct platforms/t/day-totals.ts',
+      "none: reconciliation then reports a `total` difference on every day with tasks (docs/platforms/t.md#reconciliation), the sign to read the unit off T's console and correct platforms/t/day-totals.ts",
   },
 ];

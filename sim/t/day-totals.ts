@@ -62,7 +62,8 @@ export function describeAigcUsageData(deps: TActionDeps, ctx: Context): Record<s
   const now = host.now();
   const { start, end, kind } = checkRange(body, now);
   const daily = end - start > DAY_MS;
-  const intervalOf = (t: number) => (daily ? Math.floor((t + UTC8_MS) / DAY_MS) * DAY_MS - UTC8_MS : Math.floor(t / FIVE_MINUTES_MS) * FIVE_MINUTES_MS);
+  const intervalOf = (t: number) =>
+    daily ? Math.floor((t + UTC8_MS) / DAY_MS) * DAY_MS - UTC8_MS : Math.floor(t / FIVE_MINUTES_MS) * FIVE_MINUTES_MS;
   // EndTime is a whole second and inclusive: a task created within that second is in the range.
   const jobs = host.jobs
     .all('T')

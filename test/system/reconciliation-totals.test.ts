@@ -77,7 +77,8 @@ beforeAll(async () => {
 
 /** Today's reports of a platform, as the admin API lists them. */
 async function todaysReports(platform: string): Promise<any[]> {
-  return (await adminCall(lane.apiUrl, 'GET', `/admin/v1/reconciliations?day=${today}&platform=${platform}`, undefined, ADMIN_TOKEN)).body.data;
+  return (await adminCall(lane.apiUrl, 'GET', `/admin/v1/reconciliations?day=${today}&platform=${platform}`, undefined, ADMIN_TOKEN)).body
+    .data;
 }
 
 /** Starts a run of today on demand (one account, or all of the platform's) and waits for it to end. */
@@ -154,7 +155,12 @@ describe('T: day totals from DescribeAigcUsageData', () => {
 
   test('a clean account-day is complete with no difference; a job planted on the account is exactly one total difference, in seconds', async () => {
     // The lane spreads the tasks over both accounts; the planted job goes to the second one only.
-    const planted = await tDirect('tplanted', { ModelName: 'GV', ModelVersion: '3.1', Prompt: 'made by hand [sim:duration=300]', OutputConfig: { Duration: 8 } });
+    const planted = await tDirect('tplanted', {
+      ModelName: 'GV',
+      ModelVersion: '3.1',
+      Prompt: 'made by hand [sim:duration=300]',
+      OutputConfig: { Duration: 8 },
+    });
     await ended(planted);
 
     const clean = await reconcile('T', 'tclean');
@@ -237,6 +243,12 @@ describe("B: day totals from the VOD bill's list price", () => {
     const asked = (await gw.sim.requests('B', 'list')).filter((q) => q.path === '/v1/bill/resource/month');
     const mine = asked.filter((q) => (q.headers.authorization ?? '').startsWith(`bce-auth-v1/${simBAccount('bplanted').accessKeyId}/`));
     expect(mine.length).toBeGreaterThan(0);
-    expect(Object.fromEntries(new URLSearchParams(mine[0]!.query ?? ''))).toMatchObject({ month: today.slice(0, 7), beginTime: today, endTime: today, productType: 'postpay', serviceType: 'VOD' });
+    expect(Object.fromEntries(new URLSearchParams(mine[0]!.query ?? ''))).toMatchObject({
+      month: today.slice(0, 7),
+      beginTime: today,
+      endTime: today,
+      productType: 'postpay',
+      serviceType: 'VOD',
+    });
   });
 });

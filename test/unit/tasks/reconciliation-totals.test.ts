@@ -6,8 +6,20 @@
 import { beyondTolerance, compareTotals, ledgerTotals, TOTAL_TOLERANCE, type BilledEntry } from '../../../tasks/reconciliation-totals';
 
 const DAY = '2026-11-28';
-const video = (seconds: number, micros = 0): BilledEntry => ({ seconds, images: null, finalMicros: micros, currency: 'CNY', unpriced: null });
-const image = (images: number, micros = 0): BilledEntry => ({ seconds: null, images, finalMicros: micros, currency: 'CNY', unpriced: null });
+const video = (seconds: number, micros = 0): BilledEntry => ({
+  seconds,
+  images: null,
+  finalMicros: micros,
+  currency: 'CNY',
+  unpriced: null,
+});
+const image = (images: number, micros = 0): BilledEntry => ({
+  seconds: null,
+  images,
+  finalMicros: micros,
+  currency: 'CNY',
+  unpriced: null,
+});
 
 test('equal totals are no difference', () => {
   const ours = ledgerTotals([video(8), video(5), image(2)], undefined);

@@ -284,7 +284,11 @@ describe("decorateAdapter and a platform's day totals", () => {
   });
 
   it('leaves an adapter without day totals without them', () => {
-    const adapter = decorateAdapter('V', fakeAdapter(async () => ({ state: 'running' })), metricsObserver(new WorkerMetrics(), () => undefined));
+    const adapter = decorateAdapter(
+      'V',
+      fakeAdapter(async () => ({ state: 'running' })),
+      metricsObserver(new WorkerMetrics(), () => undefined),
+    );
     expect(adapter.dayTotals).toBeUndefined();
   });
 });

@@ -21,7 +21,9 @@ test('day total: every page of the day’s VOD bill, signed, paced, summed to th
   const adapter = createPlatformB({ ...SETTINGS, billingEndpoint: 'http://127.0.0.1:8091' }, { http, now: () => NOW });
   let paced = 0;
   expect(adapter.dayTotals!.quantities).toEqual(['money']);
-  await expect(adapter.dayTotals!.day(DAY, async () => void paced++)).resolves.toEqual([{ quantity: 'money', value: 11.88, currency: 'CNY' }]);
+  await expect(adapter.dayTotals!.day(DAY, async () => void paced++)).resolves.toEqual([
+    { quantity: 'money', value: 11.88, currency: 'CNY' },
+  ]);
   expect(paced).toBe(2);
   expect(http.calls.map((c) => c.url)).toEqual([
     'http://127.0.0.1:8091/v1/bill/resource/month?month=2026-11&beginTime=2026-11-21&endTime=2026-11-21&productType=postpay&serviceType=VOD&pageNo=1&pageSize=100',

@@ -31,7 +31,10 @@ test('a day under 24 h: succeeded tasks only, in 5-minute intervals, Usage in se
 
   const videos = await usage({ AigcType: 'Video' });
   expect(videos.AigcUsageDataSet).toEqual([
-    { Specification: expect.any(String), DataSet: [{ Time: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d[05]:00\+08:00$/), Count: 1, Usage: 8 }] },
+    {
+      Specification: expect.any(String),
+      DataSet: [{ Time: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d[05]:00\+08:00$/), Count: 1, Usage: 8 }],
+    },
   ]);
   const images = await usage({ AigcType: 'Image' });
   expect([sumOf(images, 'Count'), sumOf(images, 'Usage')]).toEqual([1, 1]);
