@@ -3,8 +3,9 @@
  * differences in one transaction, so a report is either whole or absent; its unique key (platform, account, day)
  * makes a second write of the same day a no-op. Read back for the admin API, the console and the metrics.
  */
+import type { Selectable } from 'kysely' with { 'resolution-mode': 'import' };
 import type { LedgerDatabase } from './database';
-import type { DifferenceKind } from './schema';
+import type { DifferenceKind, ReconciliationDifferencesTable, ReconciliationReportsTable } from './schema';
 
 export interface Difference {
   kind: DifferenceKind;
@@ -30,31 +31,11 @@ export interface NewReport {
   differences: Difference[];
 }
 
-export interface ReportRow {
-  id: string;
-  platform: string;
-  account: string;
-  day: string;
-  status: 'complete' | 'not_available';
-  source: string;
-  note: string | null;
-  platform_jobs: number;
-  ledger_tasks: number;
-  orphans: number;
-  missing: number;
-  usage_differences: number;
-  total_differences: number;
-  created_at: Date;
-}
+/** A report as its table holds it (ledger/schema.ts). */
+export type ReportRow = Selectable<ReconciliationReportsTable>;
 
-export interface DifferenceRow {
-  kind: DifferenceKind;
-  upstream_task_id: string | null;
-  task_id: string | null;
-  model: string | null;
-  at: Date | null;
-  details: unknown;
-}
+/** A difference as its table holds it, without its own and its report's ids. */
+export type DifferenceRow = Omit<Selectable<ReconciliationDifferencesTable>, 'id' | 'report_id'>;
 
 /** The report's id: readable, and the same for the same platform, account and day. */
 export function reportId(platform: string, account: string, day: string): string {
