@@ -41,13 +41,6 @@ import { compareTotals, ledgerTotals, TOTALS_LIMITATION } from './reconciliation
  */
 export const RECORDS_RATE_PER_SECOND: Readonly<Record<string, number>> = { V: 5, T: 5, B: 20 };
 
-/**
- * Why a platform has no record the gateway reads, job by job or by day totals (docs/platforms/<x>.md
- * "Reconciliation"): none of the three today (V lists its tasks, T and B give day totals); a platform added without
- * either gets the generic note.
- */
-export const NOT_AVAILABLE: Readonly<Record<string, string>> = {};
-
 const DAY_MS = 86_400_000;
 /** Task ids and upstream ids are safe to put in a visibility query only when they are plain. */
 const PLAIN_ID = /^[A-Za-z0-9._:-]{1,200}$/;
@@ -65,6 +58,15 @@ export function pacer(
     const at = Math.max(now, next);
     next = at + gap;
     if (at > now) await sleep(at - now);
+  };
+}
+
+/** Before each request to a platform's records: a heartbeat, then the wait its billing API's rate asks. */
+function pacedRequests(platform: string, heartbeat: () => void): () => Promise<void> {
+  const pace = pacer(RECORDS_RATE_PER_SECOND[platform] ?? 5);
+  return async () => {
+    heartbeat();
+    await pace();
   };
 }
 
@@ -109,7 +111,8 @@ export class Reconciler implements Reconciliation {
       day,
       status: 'not_available',
       source: 'none',
-      note: NOT_AVAILABLE[platform] ?? `platform ${platform} offers no record the gateway reads: not available`,
+      // V lists its tasks, T and B give day totals: only a platform added without either comes here.
+      note: `platform ${platform} offers no record the gateway reads: not available`,
       platformJobs: 0,
       ledgerTasks: 0,
       differences: [],
@@ -126,11 +129,7 @@ export class Reconciler implements Reconciliation {
   ): Promise<ReconcileDayOutcome> {
     const { platform, account, day } = input;
     const id = reportId(platform, account, day);
-    const pace = pacer(RECORDS_RATE_PER_SECOND[platform] ?? 5);
-    const paced = async () => {
-      heartbeat();
-      await pace();
-    };
+    const paced = pacedRequests(platform, heartbeat);
     const from = Date.parse(`${day}T00:00:00Z`);
     const records = await source.jobs(from, from + DAY_MS, paced);
     const { differences, ledgerTasks } = await this.compare(input, records, adapter, paced);
@@ -154,12 +153,8 @@ export class Reconciler implements Reconciliation {
    */
   private async runTotals(input: ReconcileDayInput, source: PlatformDayTotals, heartbeat: () => void): Promise<ReconcileDayOutcome> {
     const { platform, account, day } = input;
-    const pace = pacer(RECORDS_RATE_PER_SECOND[platform] ?? 5);
     const from = Date.parse(`${day}T00:00:00Z`);
-    const theirs = await source.day(from, async () => {
-      heartbeat();
-      await pace();
-    });
+    const theirs = await source.day(from, pacedRequests(platform, heartbeat));
     const ofTheDay = await this.ourTasks(platform, account, from, from + DAY_MS);
     const entries = await ledgerEntriesOf(
       this.deps.ledger,
