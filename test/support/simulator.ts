@@ -2,8 +2,9 @@
  * One simulator per test file, for the simulator's own unit tests (test/unit/sim/<x>/): `simulatorFixture` gives a
  * `sim` that stands for the running simulator (a stand-in object, usable in helpers defined at module level) and a
  * `use()` that a test file calls once at its top to start it before its tests, reset it before each, and close it
- * after.
+ * after. Also the simulator's control surfaces and its accounts as an accounts file's entries, for any test.
  */
+import { simBAccount, simTAccount } from '../../sim/accounts';
 import { startSimulator, type SimOptions, type Simulator } from '../../sim/server';
 
 export interface SimulatorFixture {
@@ -82,4 +83,16 @@ export function capacityControl(sim: Pick<Simulator, 'url'>, platform: 'T' | 'V'
     intervals: async (account: string) => json(await fetch(`${base()}/intervals?account=${encodeURIComponent(account)}`)),
     resetStats: async () => json(await fetch(`${base()}/stats`, { method: 'DELETE' })),
   };
+}
+
+/** An entry of PLATFORM_T_ACCOUNTS_FILE for the simulator's T account `name` (sim/accounts.ts), served at `endpoint`. */
+export function simTAccountEntry(name: string, endpoint: string): Record<string, unknown> {
+  const { secretId, secretKey, subAppId } = simTAccount(name);
+  return { id: name, secret_id: secretId, secret_key: secretKey, subapp_id: subAppId, endpoint };
+}
+
+/** An entry of PLATFORM_B_ACCOUNTS_FILE for the simulator's B account `name` (sim/accounts.ts), served at `endpoint`. */
+export function simBAccountEntry(name: string, endpoint: string): Record<string, unknown> {
+  const { accessKeyId, secretAccessKey } = simBAccount(name);
+  return { id: name, access_key_id: accessKeyId, secret_access_key: secretAccessKey, endpoint };
 }

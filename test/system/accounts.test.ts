@@ -7,12 +7,11 @@
  * B lane (PLATFORM_B_ACCOUNTS_FILE: simbak-one and simbak-two): tasks spread over both accounts, and every read of a
  * job is signed by the account that created it (the simulator's recorded requests name the signer).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { SA } from '../../core/search-attributes';
 import { simBAccount, simTAccount } from '../../sim/accounts';
 import { ApiClient } from '../support/client';
+import { writeJsonFile } from '../support/json-file';
+import { simBAccountEntry, simTAccountEntry } from '../support/simulator';
 import type { Proc } from '../support/stack';
 import { useStack } from '../support/use-stack';
 import { report, startTasks, until, waitAll } from './faults-support';
@@ -29,10 +28,8 @@ const gw = useStack({ name: 'accounts', env: { ACCOUNT_COOLDOWN_MS: '600000', UP
 let lane: { api: ApiClient; env: Record<string, string>; worker: Proc };
 
 function accountsFile(simUrl: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'mediagate-accounts-')), 'v-accounts.json');
   const accounts = (Object.keys(KEYS) as AccountId[]).map((id) => ({ id, api_key: KEYS[id], base_url: `${simUrl}/api/v3` }));
-  writeFileSync(path, JSON.stringify(accounts));
-  return path;
+  return writeJsonFile(accounts, 'v-accounts.json');
 }
 
 async function accountFault(body: { code: string; api_key?: string; count?: number; op?: string }): Promise<void> {
@@ -231,13 +228,6 @@ describe('every V account out', () => {
   });
 });
 
-/** Writes an accounts file of `entries` for a lane; returns its path. */
-function writeAccountsFile(name: string, entries: Record<string, unknown>[]): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'mediagate-accounts-')), name);
-  writeFileSync(path, JSON.stringify(entries));
-  return path;
-}
-
 /**
  * A lane whose worker reads `variable` (an accounts file of two simulated accounts of `platform`): `n` tasks of
  * `request` all succeed, both accounts create jobs, each task records the account of its job, and every read of a
@@ -294,15 +284,9 @@ describe('two T accounts and two B accounts', () => {
     await spreadOverTwoAccounts({
       platform: 'T',
       variable: 'PLATFORM_T_ACCOUNTS_FILE',
-      file: writeAccountsFile(
+      file: writeJsonFile(
+        names.map((id) => simTAccountEntry(id, gw.stack.simUrl)),
         't-accounts.json',
-        names.map((id) => ({
-          id,
-          secret_id: simTAccount(id).secretId,
-          secret_key: simTAccount(id).secretKey,
-          subapp_id: simTAccount(id).subAppId,
-          endpoint: gw.stack.simUrl,
-        })),
       ),
       request: { model: 'GV-3.1', duration: 8 },
       jobOwner: (meta) => account(String(meta.subAppId)),
@@ -317,14 +301,9 @@ describe('two T accounts and two B accounts', () => {
     await spreadOverTwoAccounts({
       platform: 'B',
       variable: 'PLATFORM_B_ACCOUNTS_FILE',
-      file: writeAccountsFile(
+      file: writeJsonFile(
+        names.map((id) => simBAccountEntry(id, gw.stack.simUrl)),
         'b-accounts.json',
-        names.map((id) => ({
-          id,
-          access_key_id: simBAccount(id).accessKeyId,
-          secret_access_key: simBAccount(id).secretAccessKey,
-          endpoint: gw.stack.simUrl,
-        })),
       ),
       request: { model: 'VQ2', action: 'text_to_video', duration: 5 },
       jobOwner: (meta) => account(meta.owner as string | undefined),

@@ -6,15 +6,14 @@
  * gateway: T's AIGC usage statistics (DescribeAigcUsageData) and B's VOD bill (GetResourceMonthBill) then say more
  * than the ledger, and the report says so in exactly one `total` difference; the clean accounts report nothing.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { simBAccount, simTAccount } from '../../sim/accounts';
 import { bceSign, bceTimestamp } from '../../sim/b/signing';
 import { signTRequest } from '../../sim/t';
 import { adminCall } from '../support/admin-api';
 import { ApiClient } from '../support/client';
+import { writeJsonFile } from '../support/json-file';
 import { usePostgres } from '../support/postgres';
+import { simBAccountEntry, simTAccountEntry } from '../support/simulator';
 import { useStack } from '../support/use-stack';
 
 jest.setTimeout(300_000);
@@ -26,39 +25,19 @@ const B_ACCOUNTS = ['bclean', 'bplanted'] as const;
 const V20 = { model: 'V20', image_url: 'https://x.test/head.jpeg', duration: 4, resolution: '720p' };
 const GV = { model: 'GV-3.1', duration: 8 };
 
-const dir = mkdtempSync(join(tmpdir(), 'mediagate-reconciliation-totals-'));
 const db = usePostgres();
 const gw = useStack(() => ({ name: 'reconciliation-totals', env: { DATABASE_URL: db.pg.url, ADMIN_TOKEN } }));
 const today = new Date().toISOString().slice(0, 10);
 let lane: { api: ApiClient; apiUrl: string };
 
-function accountsFile(name: string, entries: unknown[]): string {
-  const file = join(dir, name);
-  writeFileSync(file, JSON.stringify(entries));
-  return file;
-}
-
 beforeAll(async () => {
-  const tFile = accountsFile(
+  const tFile = writeJsonFile(
+    T_ACCOUNTS.map((id) => ({ ...simTAccountEntry(id, gw.stack.simUrl), models: ['GV-3.1'] })),
     't-accounts.json',
-    T_ACCOUNTS.map((id) => ({
-      id,
-      secret_id: simTAccount(id).secretId,
-      secret_key: simTAccount(id).secretKey,
-      subapp_id: simTAccount(id).subAppId,
-      endpoint: gw.stack.simUrl,
-      models: ['GV-3.1'],
-    })),
   );
-  const bFile = accountsFile(
+  const bFile = writeJsonFile(
+    B_ACCOUNTS.map((id) => ({ ...simBAccountEntry(id, gw.stack.simUrl), models: ['V20'] })),
     'b-accounts.json',
-    B_ACCOUNTS.map((id) => ({
-      id,
-      access_key_id: simBAccount(id).accessKeyId,
-      secret_access_key: simBAccount(id).secretAccessKey,
-      endpoint: gw.stack.simUrl,
-      models: ['V20'],
-    })),
   );
   const started = await gw.stack.startLane({
     PLATFORM_T_ACCOUNTS_FILE: tFile,

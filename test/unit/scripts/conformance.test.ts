@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { unconfirmedFacts } from '../../../scripts/model-docs';
 import { SIM_ACCOUNTS, simTAccount } from '../../../sim/accounts';
 import { startSimulator, type Simulator } from '../../../sim/server';
+import { simTAccountEntry } from '../../support/simulator';
 
 const REPO = resolve(__dirname, '..', '..', '..');
 const ENDPOINT = 'ep-20251125-conformance';
@@ -337,18 +338,7 @@ describe('several accounts (PLATFORM_T_ACCOUNTS_FILE): each checked in turn, thr
   const names = ['one', 'two'] as const;
   const tAccountsEnv = () => {
     const path = join(dir, 't-accounts.json');
-    writeFileSync(
-      path,
-      JSON.stringify(
-        names.map((id) => ({
-          id,
-          secret_id: simTAccount(id).secretId,
-          secret_key: simTAccount(id).secretKey,
-          subapp_id: simTAccount(id).subAppId,
-          endpoint: sim.url,
-        })),
-      ),
-    );
+    writeFileSync(path, JSON.stringify(names.map((id) => simTAccountEntry(id, sim.url))));
     return cleanEnv({ PLATFORM_T_ACCOUNTS_FILE: path });
   };
   const outcomes = (run: Run, account: string) =>
