@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { bool, commonSchema, optionalString, parseEnv, parseOriginList, port, positiveMs, temporalSchema } from '../core/config';
 import { ledgerSchema } from '../ledger/ledger-config';
 import type { Catalogue } from '../core/catalogue';
-import { buildCatalogue, loadEnabledPlatforms, platformsCallbackEnv, platformsPublicEnv } from '../platforms';
+import { buildCatalogue, loadEnabledPlatforms, PLATFORM_DEFINITIONS, platformsCallbackEnv, platformsPublicEnv } from '../platforms';
+import type { ReceiveCallback } from '../platforms/platform';
 import { pricesEnv, type TaskPricing } from '../pricing/price-table';
 import type { RouteTable } from '../platforms/routes';
 import { loadRoutes, routesEnv } from '../platforms/routes-file';
@@ -122,15 +123,25 @@ export type ApiConfig = z.infer<typeof commonSchema> &
     pricing: TaskPricing;
     /** The routes (ROUTES_FILE read): a route naming a model the catalogue lacks, or priced in two currencies, stops the API at start. */
     routes: RouteTable;
-    /** The settings the platforms' callback receivers read when the app is made (checked here, platformsCallbackEnv). */
-    callbackEnv: NodeJS.ProcessEnv;
+    /** Each platform's callback receiver, made with its settings (signing keys, the token secret) read here, once. */
+    callbackReceivers: ReadonlyMap<string, ReceiveCallback>;
   };
+
+/**
+ * The platforms' callback receivers by platform id (api/routes/callbacks.ts), each with its settings read from `env`
+ * (platformsCallbackEnv: the signing keys, CALLBACK_SECRET); a bad one is a start-up error naming the variable.
+ */
+export function loadCallbackReceivers(env: NodeJS.ProcessEnv): ReadonlyMap<string, ReceiveCallback> {
+  parseEnv(platformsCallbackEnv, env);
+  const receivers = new Map<string, ReceiveCallback>();
+  for (const p of PLATFORM_DEFINITIONS) if (p.callbacks) receivers.set(p.id, p.callbacks.create(env));
+  return receivers;
+}
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   const base = parseEnv(apiSettingsSchema, env);
-  // The callback receivers read their settings (signing keys, the token secret) when the app is made; checked
-  // here too, so a bad one is a start-up error before anything connects.
-  parseEnv(platformsCallbackEnv, env);
+  // The callback receivers' settings are read now, so a bad one is a start-up error before anything connects.
+  const callbackReceivers = loadCallbackReceivers(env);
   const catalogue = buildCatalogue(env);
   const pricing = loadTaskPricing(catalogue, env);
   return {
@@ -143,6 +154,6 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     catalogue,
     pricing,
     routes: loadRoutes(catalogue, env),
-    callbackEnv: env,
+    callbackReceivers,
   };
 }

@@ -3,7 +3,6 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { AppDeps, AppState, AppContext } from './context';
 import { ApiError } from './api-error';
-import { httpMetrics, serveMetrics } from './api-metrics';
 import { adminAuthenticate } from './middleware/admin-auth';
 import { authenticate } from './middleware/authenticate';
 import { errorEnvelope } from './middleware/error-envelope';
@@ -11,7 +10,7 @@ import { jsonBody } from './middleware/json-body';
 import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { routeGuard } from './middleware/route-guard';
-import { openApiDocument } from './openapi';
+import { buildOpenApiDocument } from './openapi';
 import { withRequestOrigin } from '../results/result-links';
 import { adminKeyRoutes } from './routes/admin-keys';
 import { callbackRoutes } from './routes/callbacks';
@@ -81,7 +80,7 @@ const CLIENT_LEFT = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE'
  * stack to stderr. A client leaving an event stream or a download is normal: one debug line. Anything else is an
  * error line in the log, with the request's id and route.
  */
-function onStreamError(deps: AppDeps) {
+function onStreamError(deps: Pick<AppDeps, 'logger'>) {
   return (err: Error & { code?: string }, ctx?: AppContext) => {
     const log = ctx?.state.log ?? deps.logger;
     const where = { route: ctx?.state.route ?? ctx?.path, method: ctx?.method };
@@ -93,15 +92,20 @@ function onStreamError(deps: AppDeps) {
   };
 }
 
-/** Liveness, metrics, the OpenAPI document and readiness (Temporal reachable, the workers' accounts): no key needed. */
-function healthRouter(deps: AppDeps): Router<AppState> {
+/**
+ * Liveness, metrics, the OpenAPI document and readiness (Temporal reachable, the workers' accounts): no key needed.
+ * The document states the catalogue and routes this app runs with; built on first request, once.
+ */
+function healthRouter(deps: Pick<AppDeps, 'metrics' | 'catalogue' | 'routes' | 'checkTemporal' | 'workerReadyUrls'>): Router<AppState> {
   const health = new Router<AppState>();
+  let document: ReturnType<typeof buildOpenApiDocument> | undefined;
   health.get('/healthz', (ctx: AppContext) => {
     ctx.body = { status: 'ok' };
   });
-  health.get('/metrics', serveMetrics);
+  health.get('/metrics', (ctx: AppContext) => deps.metrics.serveMetrics(ctx));
   health.get('/openapi.json', (ctx: AppContext) => {
-    ctx.body = openApiDocument();
+    document ??= buildOpenApiDocument({ catalogue: deps.catalogue, routes: deps.routes });
+    ctx.body = document;
   });
   health.get('/readyz', async (ctx: AppContext) => {
     try {
@@ -148,7 +152,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // Links to stored results rendered during this request are based on the origin the client reached (unless
   // PUBLIC_BASE_URL says otherwise); with TRUST_PROXY that is X-Forwarded-Proto/-Host.
   app.use((ctx, next) => withRequestOrigin(`${ctx.protocol}://${ctx.host}`, next));
-  app.use(httpMetrics());
+  app.use(deps.metrics.httpMetrics());
   app.use(errorEnvelope());
   app.use(routeGuard([health, videoInputs, v1, content, callbacks, signIn, admin, consolePages]));
   app.use(health.routes());

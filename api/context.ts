@@ -1,10 +1,10 @@
 /** What the API's handlers share: the state Koa carries per request, and the app's dependencies. */
-import type { ParameterizedContext } from 'koa';
+import type { Next, ParameterizedContext } from 'koa';
 import type { Catalogue } from '../core/catalogue';
 import type { Logger } from '../core/logger';
 import type { RouteTable } from '../platforms/routes';
 import type { AdminAuthThrottle } from './admin-throttle';
-import type { UpstreamHint } from '../platforms/platform';
+import type { ReceiveCallback, UpstreamHint } from '../platforms/platform';
 import type { TaskPricing } from '../pricing/price-table';
 import type { ResultLinks } from '../results/result-links';
 import type { ResultStore } from '../results/result-store';
@@ -40,6 +40,19 @@ export function recordedStatus(ctx: AppContext): number {
   return ctx.state.clientClosed ? 499 : ctx.status;
 }
 
+/** What the app and its routes record (api/api-metrics.ts ApiMetrics is the one made for a process). */
+export interface AppMetrics {
+  /** The middleware that times every request. */
+  httpMetrics(): (ctx: AppContext, next: Next) => Promise<void>;
+  /** GET /metrics. */
+  serveMetrics(ctx: AppContext): Promise<void>;
+  recordCallback(platform: string, outcome: string): void;
+  trackSyncWait<T>(wait: () => Promise<T>): Promise<T>;
+  streamOpened(): void;
+  streamClosed(): void;
+  recordStreamRefused(reason: string): void;
+}
+
 export interface AppDeps {
   logger: Logger;
   keys: KeyStore;
@@ -58,8 +71,10 @@ export interface AppDeps {
   syncTimeoutMs: number;
   /** Behind a reverse proxy: trust its X-Forwarded-* headers (TRUST_PROXY). */
   trustProxy: boolean;
-  /** The environment the callback receivers read their settings from (signing keys, CALLBACK_SECRET), once at start. */
-  callbackEnv: NodeJS.ProcessEnv;
+  /** Each platform's callback receiver by platform id, its settings (signing keys, CALLBACK_SECRET) read by api/api-config.ts. */
+  callbackReceivers: ReadonlyMap<string, ReceiveCallback>;
+  /** This process's metrics (api/api-metrics.ts ApiMetrics): made by api/main.ts, or by a test. */
+  metrics: AppMetrics;
   /** Where the platforms reach the gateway (PUBLIC_BASE_URL): the URL they sign callbacks for. Unset: the request's origin. */
   publicBaseUrl?: string;
   /** RESULT_RETENTION_DAYS: when stored outputs are deleted (the Videos API's `expires_at`; default 7). */

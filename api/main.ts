@@ -26,7 +26,7 @@ import { configureUploadMemory } from './openai-videos/upload-memory';
 import { ManagedKeys } from '../keys/managed-keys';
 import { TaskLedger } from '../tasks/task-ledger';
 import { registerLedgerMetrics } from './ledger-metrics';
-import { recordTaskStarted, registry as metricsRegistry } from './api-metrics';
+import { ApiMetrics } from './api-metrics';
 import { InflightLimits } from '../tasks/inflight';
 import { TaskStarter } from '../tasks/start';
 import { SlotStore } from '../capacity/slots';
@@ -80,9 +80,16 @@ function openResults(config: ApiConfig, logger: Logger) {
 }
 
 /** The task ledger, where there is a database, with its metrics and its sweep of reservations whose workflow never started. */
-function openTaskLedger(config: ApiConfig, ledger: LedgerDatabase | undefined, keys: KeyStore, tasks: TaskService, logger: Logger) {
+function openTaskLedger(
+  config: ApiConfig,
+  ledger: LedgerDatabase | undefined,
+  keys: KeyStore,
+  tasks: TaskService,
+  logger: Logger,
+  metrics: ApiMetrics,
+) {
   const taskLedger = ledger ? new TaskLedger(ledger, config.pricing) : undefined;
-  if (taskLedger) registerLedgerMetrics(metricsRegistry, keys, taskLedger);
+  if (taskLedger) registerLedgerMetrics(metrics.registry, keys, taskLedger);
   // Reservations whose workflow never started (the API died in between): released within a few minutes.
   const sweepMs = config.LEDGER_SWEEP_INTERVAL_MS;
   taskLedger?.startSweep({
@@ -105,7 +112,13 @@ function webhookSettings(config: ApiConfig, keys: KeyStore) {
 }
 
 /** The ONE start path every door calls (tasks/start.ts), with this process's limits and routes. */
-function taskStarter(config: ApiConfig, tasks: TaskService, webhooks: AppDeps['webhooks'], taskLedger: TaskLedger | undefined) {
+function taskStarter(
+  config: ApiConfig,
+  tasks: TaskService,
+  webhooks: AppDeps['webhooks'],
+  taskLedger: TaskLedger | undefined,
+  metrics: ApiMetrics,
+) {
   const { catalogue, pricing, routes } = config;
   return new TaskStarter({
     catalogue,
@@ -116,7 +129,8 @@ function taskStarter(config: ApiConfig, tasks: TaskService, webhooks: AppDeps['w
     ...(taskLedger ? { ledger: taskLedger } : {}),
     inflight: new InflightLimits(config.KEY_MAX_INFLIGHT, (ownerId) => tasks.countRunning(ownerId)),
     // A routed task is counted under its route (its platform is the member's that serves it, decided later).
-    onStarted: (entry, model) => recordTaskStarted({ kind: entry.kind, model, platform: model === entry.id ? entry.platform : 'route' }),
+    onStarted: (entry, model) =>
+      metrics.recordTaskStarted({ kind: entry.kind, model, platform: model === entry.id ? entry.platform : 'route' }),
     routing: new TaskRouting(routes, catalogue, config.PLATFORMS_ENABLED, pricing),
   });
 }
@@ -149,7 +163,7 @@ function configuredDeps(config: ApiConfig) {
     syncTimeoutMs: config.SYNC_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
     resultRetentionDays: config.RESULT_RETENTION_DAYS,
-    callbackEnv: config.callbackEnv,
+    callbackReceivers: config.callbackReceivers,
     publicBaseUrl: config.links.publicBaseUrl,
     limits: new KeyLimits({ rps: config.KEY_RATE_LIMIT_RPS }),
     streams: new EventStreamSlots({ perKey: config.KEY_MAX_STREAMS, total: config.API_MAX_STREAMS }),
@@ -198,7 +212,9 @@ async function main(): Promise<void> {
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const results = openResults(config, logger);
   const tasks = new TaskService(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, resultLinks: results.links, pricing: config.pricing });
-  const taskLedger = openTaskLedger(config, ledger, keys, tasks, logger);
+  // This process's metrics, handed to everything that records (api/api-metrics.ts).
+  const metrics = new ApiMetrics();
+  const taskLedger = openTaskLedger(config, ledger, keys, tasks, logger, metrics);
   const webhooks = webhookSettings(config, keys);
   // What uploads in progress may hold in this process's memory (POST /v1/videos forms).
   configureUploadMemory(config.UPLOADS_MAX_MEMORY_BYTES);
@@ -212,7 +228,8 @@ async function main(): Promise<void> {
     keys,
     tasks,
     results,
-    starter: taskStarter(config, tasks, webhooks, taskLedger),
+    starter: taskStarter(config, tasks, webhooks, taskLedger, metrics),
+    metrics,
     webhooks,
     webhookService: new WebhookService(client, tasks, config.TEMPORAL_TASK_QUEUE),
     checkTemporal: async () => {

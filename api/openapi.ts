@@ -1,11 +1,14 @@
 /**
  * GET /openapi.json: an OpenAPI 3.1 document generated from the zod schemas the server validates requests with
- * (platforms/index.ts, assembled from every platform's fields) and builds responses from (api/response-schemas.ts). Built once, on first request.
+ * (platforms/index.ts, assembled from every platform's fields) and builds responses from (api/response-schemas.ts),
+ * with the models and routes of the catalogue and route table the app runs with (passed in, never read again from
+ * the environment). Built once per app, on first request (api/app.ts).
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type ZodContentObject } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { buildCatalogue, imageRequestSchema, videoRequestSchema } from '../platforms';
-import { loadRoutes } from '../platforms/routes-file';
+import type { Catalogue } from '../core/catalogue';
+import { imageRequestSchema, videoRequestSchema } from '../platforms';
+import type { RouteTable } from '../platforms/routes';
 import { ROUTE_EXPLAIN_HEADER, routeExplainHeader, routeExplainResponseHeaders } from './route-explain';
 import { MEDIA_EXTENSIONS } from '../results/result-store';
 import { registerAdmin, registerUsage } from './openapi-admin';
@@ -60,15 +63,19 @@ const submitHeaders = (async: boolean) =>
     [ROUTE_EXPLAIN_HEADER]: routeExplainHeader,
   });
 
+/** What the document states of the deployment: the app's catalogue and routes (api/api-config.ts ApiConfig). */
+export interface OpenApiSources {
+  catalogue: Catalogue;
+  /** Absent: no routes, as GET /v1/models lists none. */
+  routes?: RouteTable;
+}
+
 /** The catalogue's ids of one kind, then its routes' names: the document's `model` enum (the server's own check names the field). */
-function modelIds(kind: 'video' | 'image'): [string, ...string[]] {
-  const catalogue = buildCatalogue(process.env);
+function modelIds(kind: 'video' | 'image', { catalogue, routes }: OpenApiSources): [string, ...string[]] {
   const ids = [
     ...new Set([
       ...catalogue.entries.filter((e) => e.kind === kind).map((e) => e.id),
-      ...loadRoutes(catalogue, process.env)
-        .routes.filter((r) => r.kind === kind)
-        .map((r) => r.name),
+      ...(routes?.routes ?? []).filter((r) => r.kind === kind).map((r) => r.name),
     ]),
   ];
   return ids as [string, ...string[]];
@@ -89,12 +96,12 @@ function promptFieldsOf(schema: typeof videoRequestSchema | typeof imageRequestS
 }
 
 /** A generation request's body as the document states it: the server's schema, with the model and prompt enums and rules. */
-function generationBody(kind: 'video' | 'image'): z.ZodType {
+function generationBody(kind: 'video' | 'image', sources: OpenApiSources): z.ZodType {
   const schema = kind === 'video' ? videoRequestSchema : imageRequestSchema;
   return schema
     .extend({
       model: z
-        .enum(modelIds(kind))
+        .enum(modelIds(kind, sources))
         .describe(
           'A model id of GET /v1/models, or a route’s name (owned_by "route"): one request for every member, each taking it as its platform does',
         ),
@@ -104,8 +111,8 @@ function generationBody(kind: 'video' | 'image'): z.ZodType {
     .meta({ id: kind === 'video' ? 'VideoGenerationRequest' : 'ImageGenerationRequest', description: schema.description });
 }
 
-function registerGeneration(registry: OpenAPIRegistry, kind: 'video' | 'image'): void {
-  const body = generationBody(kind);
+function registerGeneration(registry: OpenAPIRegistry, kind: 'video' | 'image', sources: OpenApiSources): void {
+  const body = generationBody(kind, sources);
   const plural = `${kind}s`;
   const failures = {
     400: errorResponse(
@@ -407,15 +414,15 @@ function registerOperational(registry: OpenAPIRegistry): void {
 }
 
 /** The document, assembled route group by route group; each group's function registers its paths. */
-export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocument']> {
+export function buildOpenApiDocument(sources: OpenApiSources): ReturnType<OpenApiGeneratorV31['generateDocument']> {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',
     description: 'Authorization: Bearer <API_KEY>',
   });
-  registerGeneration(registry, 'video');
-  registerGeneration(registry, 'image');
+  registerGeneration(registry, 'video', sources);
+  registerGeneration(registry, 'image', sources);
   registerTaskQueries(registry);
   registerCancel(registry);
   registerContent(registry);
@@ -429,10 +436,4 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
   registerUsage(registry);
   registerOperator(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument(DOCUMENT_HEADER);
-}
-
-let cached: ReturnType<typeof buildOpenApiDocument> | undefined;
-export function openApiDocument() {
-  cached ??= buildOpenApiDocument();
-  return cached;
 }

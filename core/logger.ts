@@ -24,7 +24,8 @@ export const REDACT_PATHS = [
   'input.request.prompt',
 ];
 
-export function createLogger(service: string, level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
+/** `level` is the process's LOG_LEVEL, parsed with the rest of its configuration (core/config.ts commonSchema). */
+export function createLogger(service: string, level: string = 'info'): Logger {
   return pino({
     level,
     base: { service },

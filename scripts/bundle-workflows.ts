@@ -14,7 +14,8 @@ import { buildWorkflowBundle, bundleLine } from '../worker/workflow-bundle';
 
 async function main(): Promise<void> {
   const out = resolve(process.argv[2] ?? resolve(__dirname, '..', 'dist', 'workflow-bundle.js'));
-  const bundle = await buildWorkflowBundle(createLogger('bundle-workflows'));
+  // A build script reads its own environment: LOG_LEVEL, as the processes do (core/logger.ts takes it as an argument).
+  const bundle = await buildWorkflowBundle(createLogger('bundle-workflows', process.env.LOG_LEVEL ?? 'info'));
   await mkdir(dirname(out), { recursive: true });
   await writeFile(out, bundle.code);
   console.log(`${bundleLine(bundle)}, written to ${out}`);

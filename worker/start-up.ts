@@ -54,8 +54,8 @@ export async function startMetrics(metrics: WorkerMetrics, config: WorkerConfig,
  * says which platforms it plays: there a simulated platform is an info line. In the production image
  * (NODE_ENV=production, Dockerfile) it is a warning, so a simulator is never mistaken for the real platform.
  */
-export function logPlatforms(config: WorkerConfig, logger: Logger, env: NodeJS.ProcessEnv = process.env): void {
-  const production = env.NODE_ENV === 'production';
+export function logPlatforms(config: Pick<WorkerConfig, 'platforms' | 'NODE_ENV'>, logger: Logger): void {
+  const production = config.NODE_ENV === 'production';
   for (const [platform, p] of Object.entries(config.platforms)) {
     if (!p.simulated) logger.info({ platform, endpoint: p.endpoint }, `Platform ${platform} at ${p.endpoint}`);
     else if (production)

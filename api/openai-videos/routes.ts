@@ -61,7 +61,7 @@ const notOffered = (what: string) => () => {
  * body would carry and given the same text check (tasks/validation.ts checkRequestText), so a form is refused for
  * exactly what its JSON twin would be.
  */
-async function createBodyOf(ctx: AppContext, deps: AppDeps): Promise<MultipartBody> {
+async function createBodyOf(ctx: AppContext, deps: Pick<AppDeps, 'bodyTimeoutMs'>): Promise<MultipartBody> {
   if (!isMultipart(ctx)) return { fields: (ctx.request.body ?? {}) as Record<string, unknown> };
   const form = await readMultipart(ctx, deps.bodyTimeoutMs ?? 30_000);
   if (form.file && form.file.field !== 'input_reference') {
@@ -129,7 +129,11 @@ function formListOf(value: unknown): unknown {
  * POST /v1/videos: OpenAI's fields mapped onto the general form (create-request.ts), an uploaded image checked and
  * linked, then the one start path (tasks/start.ts) — which keeps the upload only once the task is accepted.
  */
-async function createVideo(ctx: AppContext, deps: AppDeps, objectOf: (id: string) => Promise<VideoObject | undefined>): Promise<void> {
+async function createVideo(
+  ctx: AppContext,
+  deps: Pick<AppDeps, 'bodyTimeoutMs' | 'catalogue' | 'enabledPlatforms' | 'results' | 'routes' | 'starter'>,
+  objectOf: (id: string) => Promise<VideoObject | undefined>,
+): Promise<void> {
   const sentKey = ctx.req.headers['idempotency-key'];
   const idempotencyKey = readIdempotencyKey(Array.isArray(sentKey) ? sentKey.join(', ') : sentKey);
   const sent = dataUrlAsUpload(await createBodyOf(ctx, deps));
@@ -196,7 +200,7 @@ function videoIdOf(ctx: AppContext): string {
 
 /** The stored item a variant is served from, made now for a thumbnail or spritesheet the platform gave none of. */
 async function variantItem(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'results'>,
   id: string,
   result: GenerationResult,
   variant: (typeof VARIANTS)[number],
@@ -211,7 +215,7 @@ async function variantItem(
   return made ? { key: made, contentType: 'image/jpeg' } : undefined;
 }
 
-async function serveContent(ctx: AppContext, deps: AppDeps): Promise<void> {
+async function serveContent(ctx: AppContext, deps: Pick<AppDeps, 'catalogue' | 'results' | 'tasks'>): Promise<void> {
   const id = videoIdOf(ctx);
   const variant = ctx.query.variant ?? 'video';
   if (typeof variant !== 'string' || !(VARIANTS as readonly string[]).includes(variant)) {
@@ -248,7 +252,7 @@ async function serveContent(ctx: AppContext, deps: AppDeps): Promise<void> {
 }
 
 /** DELETE: a finished video's stored outputs (and what was made from them) are deleted; a running one is 409. */
-async function deleteVideo(ctx: AppContext, deps: AppDeps): Promise<void> {
+async function deleteVideo(ctx: AppContext, deps: Pick<AppDeps, 'results' | 'tasks'>): Promise<void> {
   const id = videoIdOf(ctx);
   const owner = apiKeyOf(ctx).id;
   const view = await deps.tasks.view(id, owner);
@@ -275,7 +279,13 @@ async function deleteVideo(ctx: AppContext, deps: AppDeps): Promise<void> {
   ctx.body = { id, object: 'video.deleted', deleted: true };
 }
 
-export function videoRoutes(router: Router<AppState>, deps: AppDeps): void {
+/** What the Videos API's routes use of the app's dependencies. */
+type VideoDeps = Pick<
+  AppDeps,
+  'bodyTimeoutMs' | 'catalogue' | 'enabledPlatforms' | 'resultRetentionDays' | 'results' | 'routes' | 'starter' | 'tasks'
+>;
+
+export function videoRoutes(router: Router<AppState>, deps: VideoDeps): void {
   const retentionDays = deps.resultRetentionDays ?? DEFAULT_RETENTION_DAYS;
   const objectOptions = { catalogue: deps.catalogue, retentionDays };
   const objectFor = (owner: string) => async (id: string) => {

@@ -68,7 +68,7 @@ export async function prepareUpload(store: ResultStore, links: ResultLinks, file
 }
 
 /** GET (and HEAD) /v1/videos/inputs/:name?token=…: mounted before authentication, like results' content. */
-export function videoInputRoutes(deps: AppDeps): Router<AppState> {
+export function videoInputRoutes(deps: Pick<AppDeps, 'results'>): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/v1/videos/inputs/:name', async (ctx: AppContext) => {
     const name = String(ctx.params?.name ?? '');

@@ -52,7 +52,11 @@ export function keyView(
 }
 
 /** The budgets' states of these keys, in one read of the ledger (null for a key without a budget). */
-async function budgetStates(deps: AppDeps, keys: readonly ApiKey[], now = new Date()): Promise<Map<string, BudgetState | null>> {
+async function budgetStates(
+  deps: Pick<AppDeps, 'taskLedger'>,
+  keys: readonly ApiKey[],
+  now = new Date(),
+): Promise<Map<string, BudgetState | null>> {
   const budgeted = keys.filter((k) => k.budget);
   const periods = [...new Set(budgeted.map((k) => periodKey(k.budget!.period, now)))];
   const committed =
@@ -79,7 +83,7 @@ type KeyBody = z.infer<typeof createKeySchema> | z.infer<typeof updateKeySchema>
  * A key's default webhook URL, checked by the rules a request's webhook_url is (core/webhook-url.ts: https, or
  * http to an allowed origin; no private host, nor a name resolving to one): 400 naming `webhook_url`.
  */
-async function checkedWebhookUrl(deps: AppDeps, url: string | null | undefined): Promise<string | null | undefined> {
+async function checkedWebhookUrl(deps: Pick<AppDeps, 'webhooks'>, url: string | null | undefined): Promise<string | null | undefined> {
   if (url === undefined || url === null) return url;
   try {
     await checkWebhookUrl(url, deps.webhooks?.allowPrivateOrigins ?? new Set(), deps.webhooks?.hostCheck);
@@ -94,7 +98,7 @@ async function checkedWebhookUrl(deps: AppDeps, url: string | null | undefined):
  * The body's fields as the table's; an allowlist may name only models and routes the gateway knows (docs/api.md
  * "Routes": a route is allowed by its name, as a client names it in `model`).
  */
-async function keyFields(deps: AppDeps, body: KeyBody): Promise<KeyFields> {
+async function keyFields(deps: Pick<AppDeps, 'catalogue' | 'routes' | 'webhooks'>, body: KeyBody): Promise<KeyFields> {
   const known = new Set([...deps.catalogue.entries.map((e) => e.id), ...(deps.routes?.routes.map((r) => r.name) ?? [])]);
   body.models?.forEach((m, i) => {
     if (!known.has(m))
@@ -120,7 +124,11 @@ async function keyFields(deps: AppDeps, body: KeyBody): Promise<KeyFields> {
  * PATCH: the given fields change, then — with `rotate_webhook_secret` — the key gets a new webhook secret, the one
  * it signed with until now signing beside it for the overlap. Undefined: no such stored key.
  */
-async function patchKey(deps: AppDeps, id: string, body: z.infer<typeof updateKeySchema>): Promise<ApiKey | undefined> {
+async function patchKey(
+  deps: Pick<AppDeps, 'catalogue' | 'managedKeys' | 'routes' | 'webhooks'>,
+  id: string,
+  body: z.infer<typeof updateKeySchema>,
+): Promise<ApiKey | undefined> {
   const managed = managedOf(deps);
   const fields = await keyFields(deps, body);
   let key = await managed.update(id, fields);
@@ -141,7 +149,7 @@ const bootstrapReadOnly = (id: string) =>
     code: 'bootstrap_key',
   });
 
-function managedOf(deps: AppDeps): ManagedKeys {
+function managedOf(deps: Pick<AppDeps, 'managedKeys'>): ManagedKeys {
   if (!deps.managedKeys) {
     throw new ApiError(
       503,
@@ -153,7 +161,10 @@ function managedOf(deps: AppDeps): ManagedKeys {
   return deps.managedKeys;
 }
 
-export function adminKeyRoutes(router: Router<AppState>, deps: AppDeps): void {
+/** What the admin API's key routes use of the app's dependencies. */
+type AdminKeyDeps = Pick<AppDeps, 'catalogue' | 'keys' | 'managedKeys' | 'routes' | 'taskLedger' | 'webhooks'>;
+
+export function adminKeyRoutes(router: Router<AppState>, deps: AdminKeyDeps): void {
   const view = (key: ApiKey) => keyView(key, deps.managedKeys?.createdAtOf(key.id));
 
   router.post('/admin/v1/keys', async (ctx: AppContext) => {

@@ -17,11 +17,14 @@ import { TASK_ID } from './tasks';
 
 const WINDOW_MS = { hour: 60 * 60_000, day: 24 * 60 * 60_000 } as const;
 
-async function accountsOf(deps: AppDeps) {
+async function accountsOf(deps: Pick<AppDeps, 'accountStates'>) {
   return deps.accountStates ? deps.accountStates.list() : [];
 }
 
-async function overview(deps: AppDeps, window: 'hour' | 'day') {
+async function overview(
+  deps: Pick<AppDeps, 'accountStates' | 'enabledPlatforms' | 'taskAdmin' | 'webhookService'>,
+  window: 'hour' | 'day',
+) {
   const admin = taskAdminOf(deps);
   const since = new Date(Date.now() - WINDOW_MS[window]);
   const platforms = [...deps.enabledPlatforms].sort();
@@ -48,7 +51,10 @@ async function overview(deps: AppDeps, window: 'hour' | 'day') {
   };
 }
 
-export function adminOperationRoutes(router: Router<AppState>, deps: AppDeps): void {
+export function adminOperationRoutes(
+  router: Router<AppState>,
+  deps: Pick<AppDeps, 'accountStates' | 'enabledPlatforms' | 'taskAdmin' | 'webhookService'>,
+): void {
   router.get('/admin/v1/overview', async (ctx: AppContext) => {
     const q = parseQuery(overviewQuerySchema, ctx.query);
     ctx.body = await overview(deps, q.window ?? 'hour');

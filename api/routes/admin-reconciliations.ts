@@ -56,7 +56,7 @@ export const reconciliationRunSchema = z
 
 export const REPORT_ID = /^rec_[A-Z][A-Z0-9]{0,15}_\d{4}-\d{2}-\d{2}_[A-Za-z0-9._-]{1,64}$/;
 
-function ledgerOf(deps: AppDeps): LedgerDatabase {
+function ledgerOf(deps: Pick<AppDeps, 'taskLedger'>): LedgerDatabase {
   if (!deps.taskLedger) {
     throw new ApiError(503, 'service_unavailable_error', 'No database is configured (DATABASE_URL): there are no reconciliation reports', {
       code: 'database_not_configured',
@@ -94,7 +94,10 @@ const differenceJson = (d: DifferenceRow) => ({
   details: d.details,
 });
 
-export function adminReconciliationRoutes(router: Router<AppState>, deps: AppDeps): void {
+export function adminReconciliationRoutes(
+  router: Router<AppState>,
+  deps: Pick<AppDeps, 'enabledPlatforms' | 'reconciliations' | 'taskLedger'>,
+): void {
   router.get('/admin/v1/reconciliations', async (ctx: AppContext) => {
     const q = parseQuery(reconciliationListQuerySchema, ctx.query);
     const page = q.page ?? 1;
@@ -137,7 +140,10 @@ export function adminReconciliationRoutes(router: Router<AppState>, deps: AppDep
 }
 
 /** The run a POST asks for, validated: a day not after today (UTC; yesterday when absent), an enabled platform. */
-function runRequested(sent: unknown, deps: AppDeps): { day: string; platform?: string; account?: string } {
+function runRequested(
+  sent: unknown,
+  deps: Pick<AppDeps, 'enabledPlatforms' | 'taskLedger'>,
+): { day: string; platform?: string; account?: string } {
   // No body runs yesterday for every account; a body, when sent, must be the object the schema describes (`null` is not).
   const body = parseBody(reconciliationRunSchema, sent === undefined ? {} : sent);
   ledgerOf(deps);

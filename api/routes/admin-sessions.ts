@@ -59,7 +59,7 @@ function checkOrigin(ctx: AppContext): void {
  * POST /admin/v1/sessions and GET /admin/v1/sessions/current: before admin authentication (the first carries the
  * token in its body; the second tells a page that loads whether its cookie still holds a session, without a 401).
  */
-export function signInRoutes(router: Router<AppState>, deps: AppDeps): void {
+export function signInRoutes(router: Router<AppState>, deps: Pick<AppDeps, 'adminThrottle' | 'adminToken' | 'consoleSessions'>): void {
   router.get('/admin/v1/sessions/current', async (ctx: AppContext) => {
     const cookie = ctx.cookies.get(SESSION_COOKIE);
     const session = cookie ? await deps.consoleSessions?.find(cookie) : undefined;
@@ -91,7 +91,7 @@ export function signInRoutes(router: Router<AppState>, deps: AppDeps): void {
 }
 
 /** Ending the current session: behind admin authentication, which found it (and checked its CSRF token). */
-export function sessionRoutes(router: Router<AppState>, deps: AppDeps): void {
+export function sessionRoutes(router: Router<AppState>, deps: Pick<AppDeps, 'consoleSessions'>): void {
   const current = (ctx: AppContext): ConsoleSession => {
     const session = ctx.state.consoleSession;
     if (!session)

@@ -32,7 +32,7 @@ export function filterOf(q: Partial<FilterFields>): OperatorTaskFilter {
   };
 }
 
-export function taskAdminOf(deps: AppDeps): TaskAdmin {
+export function taskAdminOf(deps: Pick<AppDeps, 'taskAdmin'>): TaskAdmin {
   if (!deps.taskAdmin)
     throw new ApiError(503, 'service_unavailable_error', 'The operator’s task views are not available', { code: 'not_ready' });
   return deps.taskAdmin;
@@ -60,7 +60,7 @@ export async function withPageToken<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-export function adminTaskRoutes(router: Router<AppState>, deps: AppDeps): void {
+export function adminTaskRoutes(router: Router<AppState>, deps: Pick<AppDeps, 'taskAdmin' | 'temporalUi' | 'webhookService'>): void {
   router.get('/admin/v1/tasks', async (ctx: AppContext) => {
     const q = parseQuery(taskListQuerySchema, ctx.query);
     const token = pageTokenOf(q.page_token);

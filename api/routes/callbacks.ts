@@ -14,10 +14,8 @@
  */
 import type Router from '@koa/router';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { PLATFORM_DEFINITIONS } from '../../platforms';
-import { CALLBACKS_PATH, CallbackRefused, type ReceiveCallback, type UpstreamHint } from '../../platforms/platform';
+import { CALLBACKS_PATH, CallbackRefused, type UpstreamHint } from '../../platforms/platform';
 import { ApiError } from '../api-error';
-import { recordCallback } from '../api-metrics';
 import { CallbackVerificationWatch } from '../callback-verification';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { readRawBody } from '../middleware/json-body';
@@ -28,11 +26,13 @@ const CALLBACK_BODY_TIMEOUT_MS = 10_000;
 /** Per platform and source address: well above any platform's real rate, far below what could hurt. */
 const CALLBACKS_PER_SECOND = 100;
 
-export function callbackRoutes(router: Router<AppState>, deps: AppDeps): void {
+/** What the callback routes use of the app's dependencies. */
+type CallbackDeps = Pick<AppDeps, 'callbackReceivers' | 'callbackJobCheck' | 'logger' | 'metrics' | 'publicBaseUrl' | 'tasks'>;
+
+export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): void {
   const limiter = new RateLimiterMemory({ points: CALLBACKS_PER_SECOND, duration: 1 });
-  // Each receiver reads its settings (signing keys, the token secret) once, here.
-  const receivers = new Map<string, ReceiveCallback>();
-  for (const p of PLATFORM_DEFINITIONS) if (p.callbacks) receivers.set(p.id, p.callbacks.create(deps.callbackEnv));
+  // Each receiver read its settings (signing keys, the token secret) once, with the configuration (api/api-config.ts).
+  const receivers = deps.callbackReceivers;
   const verification = new CallbackVerificationWatch(
     (platform, failures, lastReason) => {
       deps.logger.warn(
@@ -53,7 +53,7 @@ export function callbackRoutes(router: Router<AppState>, deps: AppDeps): void {
       await limiter.consume(`${id}:${ctx.ip}`);
     } catch (res) {
       if (!(res instanceof RateLimiterRes)) throw res;
-      recordCallback(id, 'rate_limited');
+      deps.metrics.recordCallback(id, 'rate_limited');
       throw new ApiError(429, 'rate_limit_error', 'Too many callbacks', {
         code: 'rate_limit_exceeded',
         headers: { 'Retry-After': String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))) },
@@ -78,7 +78,7 @@ export function callbackRoutes(router: Router<AppState>, deps: AppDeps): void {
       // 401: a signature or token that is missing, expired or wrong (403 is "not enabled", 400 a malformed body).
       // One naming no job of ours is anybody's: counted as forged, logged at debug, never an operator's warning.
       const kind = err.status === 401 ? await verification.failed(id, err.message, err.claims) : 'refused';
-      recordCallback(id, kind);
+      deps.metrics.recordCallback(id, kind);
       if (kind === 'forged')
         ctx.state.log.debug({ platform: id, reason: err.message }, 'Callback refused: it names no job of ours (forged or stray)');
       else ctx.state.log.warn({ platform: id, reason: err.message }, 'Callback refused');
@@ -87,9 +87,9 @@ export function callbackRoutes(router: Router<AppState>, deps: AppDeps): void {
     }
     verification.verified(id);
     const outcomes = await Promise.all(hints.map((hint) => deps.tasks.hint(id, hint)));
-    for (const o of outcomes) recordCallback(id, o);
+    for (const o of outcomes) deps.metrics.recordCallback(id, o);
     // Verified, but nothing a task needs to act on (V's `queued`/`running`): acknowledged, counted, dropped.
-    if (hints.length === 0) recordCallback(id, 'ignored');
+    if (hints.length === 0) deps.metrics.recordCallback(id, 'ignored');
     ctx.state.log.info({ platform: id, outcomes }, 'Callback handed on');
     ctx.status = 200;
     ctx.body = { received: hints.length, signalled: outcomes.filter((o) => o === 'signalled').length };

@@ -15,7 +15,7 @@ import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../conte
 import { ApiError, taskNotFound } from '../api-error';
 import { TASK_ID } from './tasks';
 
-export function cancelRoutes(router: Router<AppState>, deps: AppDeps): void {
+export function cancelRoutes(router: Router<AppState>, deps: Pick<AppDeps, 'tasks'>): void {
   router.post('/v1/generations/:task_id/cancel', async (ctx: AppContext) => {
     const taskId = String(ctx.params?.task_id ?? '');
     if (!TASK_ID.test(taskId)) throw taskNotFound(taskId);

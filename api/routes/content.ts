@@ -70,7 +70,7 @@ function notFound(code: string, message: string): ApiError {
   return new ApiError(404, 'not_found_error', message, { code });
 }
 
-export function contentRoutes(deps: AppDeps): Router<AppState> {
+export function contentRoutes(deps: Pick<AppDeps, 'keys' | 'limits' | 'managedKeys' | 'results' | 'tasks'>): Router<AppState> {
   const router = new Router<AppState>();
 
   router.get(CONTENT_ROUTE, async (ctx: AppContext) => {

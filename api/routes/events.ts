@@ -15,7 +15,6 @@ import { PassThrough } from 'node:stream';
 import type Router from '@koa/router';
 import { ApiError, taskNotFound } from '../api-error';
 import type { ApiKey } from '../../keys/api-keys';
-import { recordStreamRefused, streamClosed, streamOpened } from '../api-metrics';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
 import type { TaskRecord } from '../../tasks/record';
 import { TASK_ID } from './tasks';
@@ -30,7 +29,10 @@ function sseMessage(record: TaskRecord): string {
   return `id: ${recordEventId(record)}\ndata: ${JSON.stringify(record)}\n\n`;
 }
 
-export function eventRoutes(router: Router<AppState>, deps: AppDeps): void {
+export function eventRoutes(
+  router: Router<AppState>,
+  deps: Pick<AppDeps, 'metrics' | 'shutdownSignal' | 'sseHeartbeatMs' | 'streams' | 'syncTimeoutMs' | 'tasks' | 'webhookService'>,
+): void {
   router.get('/v1/generations/:task_id/events', async (ctx: AppContext) => {
     const taskId = String(ctx.params?.task_id ?? '');
     const key = apiKeyOf(ctx);
@@ -75,27 +77,27 @@ export function eventRoutes(router: Router<AppState>, deps: AppDeps): void {
 }
 
 /** A slot for a new stream of `key` (or the refusal), counted in the metrics while it is held. */
-function trackedSlot(deps: AppDeps, key: ApiKey): () => void {
+function trackedSlot(deps: Pick<AppDeps, 'metrics' | 'streams'>, key: ApiKey): () => void {
   let release: () => void;
   try {
     release = deps.streams.acquire(key);
   } catch (err) {
-    if (err instanceof ApiError) recordStreamRefused(err.opts.code ?? String(err.status));
+    if (err instanceof ApiError) deps.metrics.recordStreamRefused(err.opts.code ?? String(err.status));
     throw err;
   }
-  streamOpened();
+  deps.metrics.streamOpened();
   let open = true;
   return () => {
     if (!open) return;
     open = false;
     release();
-    streamClosed();
+    deps.metrics.streamClosed();
   };
 }
 
 /** Writes the task's changes until it ends, the client leaves, the sync bound passes or the API stops. */
 async function pump(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'shutdownSignal' | 'sseHeartbeatMs' | 'syncTimeoutMs' | 'webhookService'>,
   t: { taskId: string; ownerId: string; lastSeen?: string },
   stream: PassThrough,
   /** Aborted when the client leaves (watched by the route from the start), the bound passes or the API stops. */

@@ -13,7 +13,6 @@ import { readIdempotencyKey, requestFingerprint } from '../../tasks/idempotency'
 import { recordCost, withCost, type TaskRecord } from '../../tasks/record';
 import { GenerationFailed, type StartedTask } from '../../tasks/task-service';
 import { ApiError, invalidRequest } from '../api-error';
-import { trackSyncWait } from '../api-metrics';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
 import { explainRoute, routeExplainAsked } from '../route-explain';
 
@@ -46,7 +45,7 @@ export function asyncRecord(task: StartedTask) {
 }
 
 /** Spec 2.3 with fresh links to the stored outputs (results/result-links.ts). */
-async function syncBody(deps: AppDeps, taskId: string, request: GenerationRequest, result: GenerationResult) {
+async function syncBody(deps: Pick<AppDeps, 'pricing' | 'tasks'>, taskId: string, request: GenerationRequest, result: GenerationResult) {
   const shown = await deps.tasks.renderResult(taskId, result);
   // A routed task costs what the member that served it bills.
   const priced = pricedRequest({ ...request, model: result.servedBy?.model ?? request.model });
@@ -93,7 +92,10 @@ function headerIfSent(ctx: AppContext, lowerCaseName: string): string | undefine
 /** The origin the client reached the gateway at (behind TRUST_PROXY, the forwarded one). */
 export const requestOrigin = (ctx: AppContext) => `${ctx.protocol}://${ctx.host}`;
 
-export function generationRoutes(router: Router<AppState>, deps: AppDeps): void {
+export function generationRoutes(
+  router: Router<AppState>,
+  deps: Pick<AppDeps, 'metrics' | 'pricing' | 'shutdownSignal' | 'starter' | 'syncTimeoutMs' | 'tasks'>,
+): void {
   const submit = (kind: Kind, alwaysAsync: boolean) => async (ctx: AppContext) => {
     const wantsAsync = isAsyncRequested(headerIfSent(ctx, 'x-async'), alwaysAsync);
     const explain = routeExplainAsked(ctx);
@@ -141,7 +143,12 @@ function failureError(taskId: string, error: { message: string; code: string }):
   return new ApiError(fit.status, fit.type, error.message, { code: error.code, taskId });
 }
 
-async function waitForResult(ctx: AppContext, deps: AppDeps, task: StartedTask, request: GenerationRequest): Promise<void> {
+async function waitForResult(
+  ctx: AppContext,
+  deps: Pick<AppDeps, 'metrics' | 'pricing' | 'shutdownSignal' | 'syncTimeoutMs' | 'tasks'>,
+  task: StartedTask,
+  request: GenerationRequest,
+): Promise<void> {
   const abort = new AbortController();
   let why: 'timeout' | 'shutdown' | 'client' | undefined;
   const stopWaiting = (reason: typeof why) => () => {
@@ -157,7 +164,7 @@ async function waitForResult(ctx: AppContext, deps: AppDeps, task: StartedTask, 
   if (deps.shutdownSignal.aborted) onShutdown();
   deps.shutdownSignal.addEventListener('abort', onShutdown, { once: true });
   try {
-    const result = await trackSyncWait(() => deps.tasks.awaitResult(task.taskId, abort.signal));
+    const result = await deps.metrics.trackSyncWait(() => deps.tasks.awaitResult(task.taskId, abort.signal));
     ctx.body = await syncBody(deps, task.taskId, request, result);
   } catch (err) {
     if (err instanceof GenerationFailed) throw failureError(task.taskId, err.error);

@@ -87,7 +87,7 @@ export function routeView(route: Route, pricing: TaskPricing) {
   };
 }
 
-export function modelRoutes(router: Router<AppState>, deps: AppDeps): void {
+export function modelRoutes(router: Router<AppState>, deps: Pick<AppDeps, 'catalogue' | 'enabledPlatforms' | 'pricing' | 'routes'>): void {
   // The catalogue, the routes and the enabled platforms are fixed for the life of the app: the views are made once,
   // grouped by public id in catalogue order, then the routes; each request only filters them by what its key may use.
   const byId = new Map<string, ModelRecord[]>();

@@ -37,7 +37,7 @@ export const listQuerySchema = z.strictObject({
     .describe('Only tasks of this model (its public id)'),
 });
 
-export function taskRoutes(router: Router<AppState>, deps: AppDeps): void {
+export function taskRoutes(router: Router<AppState>, deps: Pick<AppDeps, 'tasks'>): void {
   const getTask = async (ctx: AppContext) => {
     const taskId = String(ctx.params?.task_id ?? '');
     if (!TASK_ID.test(taskId)) throw taskNotFound(taskId);

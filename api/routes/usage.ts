@@ -55,7 +55,7 @@ export function usageRange(start: string | undefined, end: string | undefined, n
   return range;
 }
 
-function ledgerOf(deps: AppDeps): TaskLedger {
+function ledgerOf(deps: Pick<AppDeps, 'taskLedger'>): TaskLedger {
   if (!deps.taskLedger) {
     throw new ApiError(
       503,
@@ -148,7 +148,7 @@ function answer(
   ctx.body = { object: 'usage', ...range, group_by: groupBy, data: rows.map((r) => rowJson(groupBy, r)), ...extra };
 }
 
-export function usageRoutes(router: Router<AppState>, deps: AppDeps): void {
+export function usageRoutes(router: Router<AppState>, deps: Pick<AppDeps, 'taskLedger'>): void {
   router.get('/v1/usage', async (ctx: AppContext) => {
     const q = parseQuery(usageQuerySchema, ctx.query);
     const range = usageRange(q.start, q.end);
@@ -160,7 +160,7 @@ export function usageRoutes(router: Router<AppState>, deps: AppDeps): void {
   });
 }
 
-export function adminUsageRoutes(router: Router<AppState>, deps: AppDeps): void {
+export function adminUsageRoutes(router: Router<AppState>, deps: Pick<AppDeps, 'taskLedger'>): void {
   router.get('/admin/v1/usage', async (ctx: AppContext) => {
     const q = parseQuery(adminUsageQuerySchema, ctx.query);
     const range = usageRange(q.start, q.end);

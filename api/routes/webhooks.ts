@@ -9,7 +9,7 @@ import { ApiError, taskNotFound } from '../api-error';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
 import { TASK_ID } from './tasks';
 
-export function webhookRoutes(router: Router<AppState>, deps: AppDeps): void {
+export function webhookRoutes(router: Router<AppState>, deps: Pick<AppDeps, 'tasks' | 'webhookService' | 'webhooks'>): void {
   router.get('/v1/webhooks/default/secret', async (ctx: AppContext) => {
     const keys = await deps.webhooks.secrets.forKey(apiKeyOf(ctx).id);
     if (!keys)

@@ -6,6 +6,8 @@
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseApiKeysEnv, KeyStore } from '../../keys/api-keys';
+import { loadCallbackReceivers } from '../../api/api-config';
+import { ApiMetrics } from '../../api/api-metrics';
 import { createApp } from '../../api/app';
 import type { AppDeps } from '../../api/context';
 import { createApiServer, type ApiServerOptions } from '../../api/http-server';
@@ -45,6 +47,9 @@ export interface TestApiOptions {
   starter?: Partial<TaskStarterDeps>;
   server?: Partial<ApiServerOptions>;
 }
+
+/** What each app makes for itself: the callback receivers (no platform's settings) and its own metrics. */
+const ownParts = () => ({ callbackReceivers: loadCallbackReceivers({}), metrics: new ApiMetrics() });
 
 export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
   const started: GenerationRequest[] = [];
@@ -90,7 +95,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     enabledPlatforms: new Set(['T', 'B', 'V']),
     syncTimeoutMs: 60_000,
     trustProxy: false,
-    callbackEnv: {},
+    ...ownParts(),
     shutdownSignal: new AbortController().signal,
     checkTemporal: async () => undefined,
     ...opts.deps,

@@ -7,7 +7,8 @@
 import { gzipSync } from 'node:zlib';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { requestFingerprint } from '../../../tasks/idempotency';
-import { openApiDocument } from '../../../api/openapi';
+import { buildOpenApiDocument } from '../../../api/openapi';
+import { buildCatalogue } from '../../../platforms';
 import type { TaskRecord } from '../../../tasks/record';
 import type { GenerationRequest } from '../../../core/task';
 import { AUTH, rawRequest, useTestApi } from '../../support/test-api';
@@ -358,7 +359,7 @@ describe('client disconnects', () => {
 
 describe('OpenAPI document', () => {
   test('health, metrics and the document itself need no key; model is an enum of the catalogue', () => {
-    const doc = openApiDocument() as any;
+    const doc = buildOpenApiDocument({ catalogue: buildCatalogue() }) as any;
     for (const path of ['/healthz', '/readyz', '/metrics', '/openapi.json']) expect(doc.paths[path].get.security).toEqual([]);
     const video = doc.components.schemas.VideoGenerationRequest;
     expect(video.properties.model.enum).toEqual(expect.arrayContaining(['V20', 'vendor-video-1-0-pro-250528']));

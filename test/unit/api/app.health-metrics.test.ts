@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../../api/app';
 import { KeyStore } from '../../../keys/api-keys';
 import type { AppDeps } from '../../../api/context';
-import { recordTaskStarted, trackSyncWait } from '../../../api/api-metrics';
+import { ApiMetrics } from '../../../api/api-metrics';
 import { KeyLimits } from '../../../api/key-limits';
 import { parseWorkerReadyUrls } from '../../../api/worker-readiness';
 import { createLogger } from '../../../core/logger';
@@ -18,6 +18,8 @@ import { scrape } from '../../support/metrics';
 import { loadTaskPricing } from '../../../tasks/billing';
 
 let temporalUp = true;
+/** The app's metrics: this test's own instance, as api/main.ts makes one per process. */
+const metrics = new ApiMetrics();
 let server: Server;
 let base: string;
 
@@ -33,7 +35,8 @@ async function startApp(extra: Partial<AppDeps> = {}): Promise<{ server: Server;
     enabledPlatforms: new Set(['V']),
     syncTimeoutMs: 1_000,
     trustProxy: false,
-    callbackEnv: {},
+    callbackReceivers: new Map(),
+    metrics,
     checkTemporal: async () => {
       if (!temporalUp) throw new Error('connection refused');
     },
@@ -177,15 +180,15 @@ describe('GET /metrics', () => {
   it('counts started tasks by kind, model and platform', async () => {
     const labels = { kind: 'video', model: 'vendor-video-1-0-pro-250528', platform: 'V' };
     const before = sample(await metricsPage(), 'mediagate_tasks_started_total', labels) ?? 0;
-    recordTaskStarted(labels);
-    recordTaskStarted(labels);
+    metrics.recordTaskStarted(labels);
+    metrics.recordTaskStarted(labels);
     expect(sample(await metricsPage(), 'mediagate_tasks_started_total', labels)).toBe(before + 2);
   });
 
   it('counts sync waits while they are pending, and releases them however they end', async () => {
     let release!: () => void;
-    const pending = trackSyncWait(() => new Promise<string>((r) => (release = () => r('done'))));
-    const failing = trackSyncWait(() => Promise.reject(new Error('gone')));
+    const pending = metrics.trackSyncWait(() => new Promise<string>((r) => (release = () => r('done'))));
+    const failing = metrics.trackSyncWait(() => Promise.reject(new Error('gone')));
     await expect(failing).rejects.toThrow('gone');
     expect(sample(await metricsPage(), 'mediagate_sync_waits_in_progress')).toBe(1);
     release();

@@ -7,6 +7,7 @@
  */
 import { createHmac } from 'node:crypto';
 import pino from 'pino';
+import { loadCallbackReceivers } from '../../../api/api-config';
 import { VERIFICATION_FAILURES_BEFORE_WARNING } from '../../../api/callback-verification';
 import type { Logger } from '../../../core/logger';
 import { useTestApi } from '../../support/test-api';
@@ -22,11 +23,11 @@ const app = useTestApi({
   deps: {
     logger,
     publicBaseUrl: PUBLIC_BASE_URL,
-    callbackEnv: {
+    callbackReceivers: loadCallbackReceivers({
       PLATFORM_B_CALLBACKS: 'manage',
       PLATFORM_B_CALLBACK_SIGN_KEY: SIGN_KEY,
       CALLBACK_SECRET: 'callback-secret-for-tests-0123456789abcdef',
-    },
+    }),
     // Our jobs: job-1 on B, cgt-1 (task_1) on V.
     callbackJobCheck: async (platform, hint) =>
       (platform === 'B' && hint.upstreamTaskId === 'job-1') ||

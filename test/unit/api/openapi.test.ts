@@ -4,6 +4,7 @@
  * the two to the same boundaries, so they cannot drift apart silently. test/system/api-fuzz.test.ts checks the
  * whole document against a running server.
  */
+import { loadApiConfig } from '../../../api/api-config';
 import { buildOpenApiDocument } from '../../../api/openapi';
 import { listQuerySchema } from '../../../api/response-schemas';
 import { buildCatalogue, imageRequestSchema, videoRequestSchema } from '../../../platforms';
@@ -12,7 +13,9 @@ import Router from '@koa/router';
 import { videoRoutes } from '../../../api/openai-videos/routes';
 import { videoInputRoutes } from '../../../api/openai-videos/uploads';
 
-const doc = JSON.parse(JSON.stringify(buildOpenApiDocument())) as any;
+/** The document of the default configuration: built from the same objects the API runs with (api/api-config.ts). */
+const config = loadApiConfig({});
+const doc = JSON.parse(JSON.stringify(buildOpenApiDocument(config))) as any;
 
 interface Parameter {
   name: string;
@@ -223,5 +226,17 @@ describe('client webhooks and the event stream', () => {
       expect(props.webhook_url).toMatchObject({ type: 'string' });
       expect(props.webhook_events.items.enum).toEqual(['running', 'succeeded', 'failed']);
     }
+  });
+});
+
+describe('the deployment it states', () => {
+  const modelEnum = (d: any) => d.components.schemas.VideoGenerationRequest.properties.model.enum as string[];
+
+  test("the model enum is the app's catalogue and route table, not a second one read from the environment", () => {
+    const route = config.routes.routes.find((r) => r.kind === 'video')!.name;
+    expect(modelEnum(doc)).toContain(route);
+    const withoutRoutes = buildOpenApiDocument({ catalogue: config.catalogue });
+    expect(modelEnum(withoutRoutes)).not.toContain(route);
+    expect(modelEnum(withoutRoutes)).toEqual([...new Set(config.catalogue.entries.filter((e) => e.kind === 'video').map((e) => e.id))]);
   });
 });

@@ -101,11 +101,11 @@ describe('logPlatforms', () => {
   const config = loadWorkerConfig({});
   test('a simulated platform is an info line under npm start, a warning in the production image (NODE_ENV=production)', () => {
     const dev = capture();
-    logPlatforms(config, dev.logger, {});
+    logPlatforms(config, dev.logger);
     expect(dev.lines.length).toBeGreaterThan(0);
     expect(dev.lines.filter((l) => l.level !== 30)).toEqual([]);
     const prod = capture();
-    logPlatforms(config, prod.logger, { NODE_ENV: 'production' });
+    logPlatforms({ ...config, NODE_ENV: 'production' }, prod.logger);
     expect(prod.lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual(
       expect.arrayContaining([expect.stringContaining('Platform T is not configured')]),
     );
