@@ -18,7 +18,7 @@ import type { TaskService } from '../tasks/task-service';
 import type { WebhookService } from './webhook-service';
 import type { WebhookPolicy } from '../tasks/webhook-target';
 import type { ConsoleSession, ConsoleSessions } from './console-sessions';
-import type { TaskAdmin } from '../tasks/task-admin';
+import type { TaskAdmin } from '../operations/task-admin';
 import type { AccountStates } from './account-states';
 
 export interface AppState {
@@ -112,7 +112,7 @@ export interface AppDeps {
   workerReadyUrls?: readonly string[];
   /** The console's sign-in sessions (DATABASE_URL and ADMIN_TOKEN); unset: the console cannot sign in. */
   consoleSessions?: ConsoleSessions;
-  /** Every key's tasks as the operator sees them: lists, a task's whole story, cancel and replay (tasks/task-admin.ts). */
+  /** Every key's tasks as the operator sees them: lists, a task's whole story, cancel and replay (operations/task-admin.ts). */
   taskAdmin?: TaskAdmin;
   /** The platforms' accounts as the workers publish them (api/account-states.ts). */
   accountStates?: AccountStates;

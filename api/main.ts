@@ -36,7 +36,7 @@ import { TaskService } from '../tasks/task-service';
 import { WebhookService } from './webhook-service';
 import { webhookMasterSecret } from '../core/webhook-config';
 import { webhookSecrets } from '../core/webhook-signing';
-import { TaskAdmin } from '../tasks/task-admin';
+import { TaskAdmin } from '../operations/task-admin';
 import { ConsoleSessions } from './console-sessions';
 import { AccountStates } from './account-states';
 import { defaultConsoleDir } from './console';

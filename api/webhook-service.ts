@@ -20,7 +20,7 @@ import {
 import { WEBHOOK_PENDING_SINCE } from '../core/search-attributes';
 import type { TaskService } from '../tasks/task-service';
 import type { TaskRecord } from '../tasks/record';
-import { visibilityPage } from '../tasks/visibility-page';
+import { visibilityPage } from '../operations/visibility-page';
 
 const EventType = temporal.api.enums.v1.EventType;
 /** History events after which a task's record may read differently: a memo upsert, or the run's end. */

@@ -40,7 +40,7 @@ export interface DevServer {
 /**
  * How the server's task queues dispatch (https://docs.temporal.io/develop/task-queue-priority-fairness): by priority
  * key, so a task granted a platform slot submits ahead of a burst's backlog (workflows/capacity.ts), and, within a
- * priority, round-robin over fairness keys — one per API key (tasks/task-service.ts taskQueueShare) — so one key's
+ * priority, round-robin over fairness keys — one per API key (tasks/task-queue-share.ts) — so one key's
  * burst does not hold another key's tasks behind it. A self-hosted server needs both switched on; a server
  * that lacks them dispatches first in, first out, as before. Set them on a production cluster too
  * (docs/guides/run.md "Temporal"), which scripts/temporal-server.ts does.

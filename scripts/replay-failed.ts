@@ -1,6 +1,6 @@
 /**
  * Replays tasks that failed, e.g. during an upstream outage, so that the SAME task_id goes on to success
- * (docs/guides/repair.md#replaying-failed-tasks): the command line of tasks/replay.ts, which the console's replay runs too.
+ * (docs/guides/repair.md#replaying-failed-tasks): the command line of operations/replay.ts, which the console's replay runs too.
  *
  *   npm run replay-failed -- [--query "<visibility filter>"] [--task-id <id>] [--dry-run] [--reason "<text>"]
  *
@@ -19,9 +19,9 @@ import { parseArgs } from 'node:util';
 import { Client, Connection, isGrpcServiceError } from '@temporalio/client';
 import { commonSchema, parseEnv, temporalSchema } from '../core/config';
 import { temporalConnectionOptions } from '../core/temporal-connection';
-import { REPLAYABLE, replayFailed, replayQuery } from '../tasks/replay';
+import { REPLAYABLE, replayFailed, replayQuery } from '../operations/replay';
 
-export { REPLAYABLE, REPLAYABLE_REASONS, replayFailed, replayQuery, type ReplayOptions, type ReplayReport } from '../tasks/replay';
+export { REPLAYABLE, REPLAYABLE_REASONS, replayFailed, replayQuery, type ReplayOptions, type ReplayReport } from '../operations/replay';
 
 /**
  * An error and its causes as one line. The client's errors name only the call ("Failed to list workflows") and

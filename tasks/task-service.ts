@@ -6,7 +6,6 @@
  * Reads need no worker: the workflow keeps status, progress, result and error in its memo, so one
  * DescribeWorkflowExecution call answers, for running and closed tasks alike.
  */
-import { createHash } from 'node:crypto';
 import {
   CancelledFailure,
   TerminatedFailure,
@@ -19,7 +18,6 @@ import {
   type Client,
   type WorkflowExecutionDescription,
 } from '@temporalio/client';
-import type { Priority } from '@temporalio/common';
 import type { ModelRecord } from '../core/catalogue';
 import { SA } from '../core/search-attributes';
 import { hintTask, type HintOutcome, type TaskHint } from '../core/task-hints';
@@ -40,6 +38,7 @@ import type { TaskPricing } from '../pricing/price-table';
 import type { WebhookTarget } from '../core/webhooks';
 import { publicItems, type RenderedResult, type ResultLinks } from '../results/result-links';
 import { askedOf, toTaskRecord, toTaskView, withTaskCost, type TaskInfo, type TaskRecord, type TaskView } from './record';
+import { taskQueueShare } from './task-queue-share';
 
 export interface TaskServiceOptions {
   taskQueue: string;
@@ -386,16 +385,4 @@ function failureOf(cause: unknown): { message: string; code: string; upstream_co
   if (cause instanceof TerminatedFailure) return { message: 'The task was terminated by an operator', code: 'terminated' };
   if (cause instanceof TimeoutFailure) return { message: 'The task timed out', code: 'deadline_exceeded' };
   return { message: cause instanceof Error ? cause.message : 'The task failed', code: 'upstream_failed' };
-}
-
-/**
- * The task's share of the workers, in Temporal's task queues: a fairness key per API key, weighted like its share of
- * platform slots (capacity/slots.ts). A burst of thousands of tasks from one key puts thousands of first workflow and
- * activity tasks in the queues; with a key of its own another key's task is dispatched in turn beside them, not
- * after them (https://docs.temporal.io/develop/task-queue-priority-fairness#task-queue-fairness; a server without
- * fairness enabled dispatches in order, as before). Temporal takes keys of up to 64 bytes: longer ids are hashed.
- */
-export function taskQueueShare(ownerId: string, weight: number | undefined): Priority {
-  const fairnessKey = Buffer.byteLength(ownerId) <= 64 ? ownerId : createHash('sha256').update(ownerId).digest('hex');
-  return { fairnessKey, fairnessWeight: weight ?? 1 };
 }

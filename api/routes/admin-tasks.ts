@@ -6,8 +6,8 @@
  */
 import type Router from '@koa/router';
 import type { z } from 'zod';
-import type { OperatorTaskFilter, TaskAdmin } from '../../tasks/task-admin';
-import { decodePageToken } from '../../tasks/visibility-page';
+import type { OperatorTaskFilter, TaskAdmin } from '../../operations/task-admin';
+import { decodePageToken } from '../../operations/visibility-page';
 import { replaySchema, taskListQuerySchema } from '../admin-console-schemas';
 import { parseBody, parseQuery } from '../admin-input';
 import { ApiError, invalidRequest, taskNotFound } from '../api-error';

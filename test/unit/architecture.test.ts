@@ -20,6 +20,7 @@ const SOURCE_DIRS = [
   'ledger',
   'keys',
   'tasks',
+  'operations',
   'results',
   'workflows',
   'worker',

@@ -1,9 +1,9 @@
 /**
- * A task's share of Temporal's task queues (tasks/task-service.ts taskQueueShare): its fairness key is its API key's
+ * A task's share of Temporal's task queues (tasks/task-queue-share.ts): its fairness key is its API key's
  * id, weighted like the key's share of platform slots, and an id past Temporal's 64-byte limit for a fairness key is
  * replaced by its digest, so a long id never fails a task's start.
  */
-import { taskQueueShare } from '../../../tasks/task-service';
+import { taskQueueShare } from '../../../tasks/task-queue-share';
 
 test("a key's id is its fairness key, weighted by the key's weight (1 when the key has none)", () => {
   expect(taskQueueShare('key_alice', 3)).toEqual({ fairnessKey: 'key_alice', fairnessWeight: 3 });

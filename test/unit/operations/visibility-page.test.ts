@@ -1,9 +1,9 @@
 /**
- * The operator lists' page tokens (tasks/visibility-page.ts): Temporal's next-page token travels to the client and
+ * The operator lists' page tokens (operations/visibility-page.ts): Temporal's next-page token travels to the client and
  * back with a checksum, so a token this API did not give — garbage, a truncated one, one edited by hand — is refused
  * before Temporal is asked (whose answer to a malformed token comes only after its client retried for ~20 s).
  */
-import { decodePageToken, encodePageToken } from '../../../tasks/visibility-page';
+import { decodePageToken, encodePageToken } from '../../../operations/visibility-page';
 
 const temporalToken = Buffer.from([0x0a, 0x10, 0x01, 0x02, 0xff, 0x00, 0x7f, 0x33, 0x44]);
 

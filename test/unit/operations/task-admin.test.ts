@@ -1,9 +1,9 @@
 /**
- * The operator's task views (tasks/task-admin.ts) without a Temporal: the visibility query a filter makes (a model
+ * The operator's task views (operations/task-admin.ts) without a Temporal: the visibility query a filter makes (a model
  * filter finds a routed task by its route's name too; a run that continued as new is not a task of its own), and
  * which run of a replayed task is the task now (the running one, else the one that closed last).
  */
-import { currentRuns, operatorQuery } from '../../../tasks/task-admin';
+import { currentRuns, operatorQuery } from '../../../operations/task-admin';
 
 test('a model filter matches the model that served a task or the route it named, its value quoted', () => {
   const q = operatorQuery({ model: 'kling-2.1' });

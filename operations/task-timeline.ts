@@ -1,7 +1,7 @@
 /**
  * The timeline of a task's states, from its workflow's histories: when it was accepted (pending), each change of
  * GenerationStatus the workflow recorded (running, success, failed, cancelled), and how its run ended. A task an
- * operator replayed has several runs of the same workflow id (tasks/replay.ts resets the failed run into a new one):
+ * operator replayed has several runs of the same workflow id (operations/replay.ts resets the failed run into a new one):
  * the timeline tells every run's story, oldest first, each entry naming its run, so the failed run's history stays
  * in sight after the replay.
  */

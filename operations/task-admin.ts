@@ -11,9 +11,9 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { SA, type GenerationStatus } from '../core/search-attributes';
 import { WORKFLOW_TYPE, type FailureReason, type TaskMemo } from '../core/task';
 import type { TaskPricing } from '../pricing/price-table';
-import { toTaskRecord, withTaskCost, type TaskInfo, type TaskRecord } from './record';
+import { toTaskRecord, withTaskCost, type TaskInfo, type TaskRecord } from '../tasks/record';
 import { replayFailed, type ReplayReport } from './replay';
-import type { CancelOutcome, TaskService } from './task-service';
+import type { CancelOutcome, TaskService } from '../tasks/task-service';
 import { taskTimeline, type TimelineEntry } from './task-timeline';
 import { visibilityPage } from './visibility-page';
 import type { WorkflowExecutionInfo } from '@temporalio/client';
@@ -88,7 +88,7 @@ export function operatorQuery(filter: OperatorTaskFilter): string {
 
 /**
  * The current run of each task among its runs: the one still running, else the one that closed last. A replay
- * (tasks/replay.ts) resets a failed run into a new run of the same workflow id; the old run stays in visibility,
+ * (operations/replay.ts) resets a failed run into a new run of the same workflow id; the old run stays in visibility,
  * closed, and is no longer the task.
  */
 export function currentRuns(runs: readonly RunInfo[]): Map<string, string> {
@@ -204,7 +204,7 @@ export class TaskAdmin {
   }
 
   /**
-   * How many of the runs a query matches a replay superseded. Only a failed run is ever replayed (tasks/replay.ts),
+   * How many of the runs a query matches a replay superseded. Only a failed run is ever replayed (operations/replay.ts),
    * so these are the query's failed runs whose task has a later run.
    */
   private async supersededRuns(query: string): Promise<number> {
@@ -251,7 +251,7 @@ export class TaskAdmin {
 
   /**
    * Replays one failed task, or the failed tasks a filter names (at most `limit`), as `npm run replay-failed` does
-   * (tasks/replay.ts: never a cancelled task; only an outage's reasons unless the filter names a reason); with
+   * (operations/replay.ts: never a cancelled task; only an outage's reasons unless the filter names a reason); with
    * `dryRun`, only says which it would.
    */
   async replay(opts: {
