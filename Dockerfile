@@ -19,6 +19,7 @@ COPY ledger ledger
 COPY keys keys
 COPY capacity capacity
 COPY tasks tasks
+COPY webhooks webhooks
 COPY workflows workflows
 COPY activities activities
 COPY worker worker

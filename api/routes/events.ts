@@ -5,7 +5,7 @@
  * already has again. A comment (`: heartbeat`) goes out every SSE_HEARTBEAT_MS (15 s) so proxies keep the
  * connection; at the sync bound (SYNC_TIMEOUT_MS) an `event: timeout` says the client should reconnect.
  *
- * State comes from Temporal (api/webhook-service.ts: one history long-poll per stream), so every replica serves
+ * State comes from Temporal (api/task-changes.ts: one history long-poll per stream), so every replica serves
  * every task. Same auth and ownership as reads: another key's task is 404. Open streams are bounded per key and per
  * process (api/event-stream-slots.ts): a stream past a bound is refused (429, 503) before Temporal is asked anything.
  * A client leaving is normal: the stream stops its long-poll and gives its slot back, and the app logs one debug line
@@ -112,7 +112,7 @@ async function pump(
   deps.shutdownSignal.addEventListener('abort', leave, { once: true });
   try {
     let lastSent = t.lastSeen;
-    for await (const record of deps.webhookService.changes(t.taskId, t.ownerId, stop.signal)) {
+    for await (const record of deps.taskChanges.changes(t.taskId, t.ownerId, stop.signal)) {
       const id = recordEventId(record);
       if (id === lastSent) continue;
       stream.write(sseMessage(record));

@@ -20,6 +20,7 @@ const SOURCE_DIRS = [
   'ledger',
   'keys',
   'tasks',
+  'webhooks',
   'results',
   'workflows',
   'worker',
