@@ -20,6 +20,7 @@ COPY keys keys
 COPY capacity capacity
 COPY tasks tasks
 COPY operations operations
+COPY webhooks webhooks
 COPY workflows workflows
 COPY activities activities
 COPY worker worker

@@ -28,7 +28,7 @@ import { createResultActivities, createResultKeeper, type ResultActivityDeps } f
 import { createPlatformEventsActivity, type PlatformEventsDeps } from './platform-events';
 import { createSubmitActivity, type SubmitActivity, type SubmitDeps, type SubmitInput } from './submit';
 import { AccountPool } from './accounts';
-import { createWebhookActivities, type WebhookDeps } from './webhook-delivery';
+import type { WebhookActivities } from '../core/webhooks';
 
 export type Adapters = Partial<Record<string, PlatformAdapter>>;
 /** Each platform's accounts (activities/accounts.ts). */
@@ -87,8 +87,6 @@ export interface ActivityDeps {
   onLostAnswer?: SubmitDeps['onLostAnswer'];
   /** LOST_ANSWER_SEARCH_MS (activities/submit.ts). */
   lostAnswerSearchMs?: number;
-  /** Client webhooks (activities/webhook-delivery.ts); absent: a task with a webhook_url fails its announcement, retried. */
-  webhooks?: WebhookDeps;
   /**
    * Settles an ended task's ledger entry (tasks/settlement.ts; throws when the write fails, to be retried); absent:
    * this worker has no ledger (no DATABASE_URL), and settling is a no-op.
@@ -289,9 +287,6 @@ export function createActivities(deps: ActivityDeps) {
   const consumePlatformEvents = createPlatformEventsActivity({ adapterFor, hint: deps.hint ?? noHint, stopping: deps.stopping });
 
   return {
-    /** Client webhooks: announcing a task's events to its delivery workflow, and one signed attempt (activities/webhook-delivery.ts). */
-    ...webhookActivities(deps.webhooks),
-
     /** Deleting stored results after the retention (activities/store-results.ts). */
     ...createResultActivities(results),
 
@@ -387,17 +382,8 @@ async function keepFor(
   return { data: items.slice(0, outputs.length), ...(lastFrameUrl !== undefined ? { lastFrame: items[outputs.length] } : {}) };
 }
 
-/** The webhook activities, or stand-ins that fail (retryable) on a worker built without them, naming why. */
-function webhookActivities(deps: WebhookDeps | undefined): ReturnType<typeof createWebhookActivities> {
-  if (deps) return createWebhookActivities(deps);
-  const missing = async (): Promise<never> => {
-    throw ApplicationFailure.create({
-      type: 'webhooks_not_configured',
-      message: 'This worker was started without webhook delivery',
-      nonRetryable: false,
-    });
-  };
-  return { announceWebhookEvent: missing, deliverWebhook: missing };
-}
-
-export type Activities = ReturnType<typeof createActivities>;
+/**
+ * What the workflows call: these, and the client webhooks' (webhooks/activities.ts), which the worker adds
+ * (worker/main.ts) and the workflows know by their signatures.
+ */
+export type Activities = ReturnType<typeof createActivities> & WebhookActivities;

@@ -4,7 +4,7 @@
  * the database (ledger/schema.ts).
  */
 import { z } from 'zod';
-import { MAX_WEBHOOK_URL_LENGTH } from '../core/webhook-url';
+import { MAX_WEBHOOK_URL_LENGTH } from '../webhooks/url';
 import { BUDGET_PERIODS, CURRENCIES } from '../ledger/schema';
 import { hasMicroPrecision } from '../pricing/price';
 

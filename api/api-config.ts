@@ -15,7 +15,7 @@ import { loadRoutes, routesEnv } from '../platforms/routes-file';
 import { loadTaskPricing } from '../tasks/billing';
 import { parseWorkerReadyUrls } from './worker-readiness';
 import { resolveLinks, resultCopySchema, resultLinksSchema, resultStoreSchema, type ResolvedLinks } from '../results/results-config';
-import { webhookAllowedOrigins, webhookSharedSchema } from '../core/webhook-config';
+import { webhookAllowedOrigins, webhookSharedSchema } from '../webhooks/config';
 import { DEFAULT_UPLOADS_MAX_MEMORY_BYTES } from './openai-videos/upload-memory';
 
 export const apiOwnSchema = z.object({

@@ -15,8 +15,9 @@ import type { ManagedKeys } from '../keys/managed-keys';
 import type { TaskLedger } from '../tasks/task-ledger';
 import type { TaskStarter } from '../tasks/start';
 import type { TaskService } from '../tasks/task-service';
-import type { WebhookService } from './webhook-service';
-import type { WebhookPolicy } from '../tasks/webhook-target';
+import type { WebhookService } from '../webhooks/deliveries';
+import type { WebhookPolicy } from '../webhooks/targets';
+import type { TaskChanges } from './task-changes';
 import type { ConsoleSession, ConsoleSessions } from './console-sessions';
 import type { TaskAdmin } from '../operations/task-admin';
 import type { AccountStates } from './account-states';
@@ -83,10 +84,12 @@ export interface AppDeps {
   bodyTimeoutMs?: number;
   /** Aborted when the process is stopping: sync waits then answer 503 naming their task. */
   shutdownSignal: AbortSignal;
-  /** Client webhooks: the keys' signing secrets and WEBHOOK_ALLOW_PRIVATE_ORIGINS (tasks/webhook-target.ts). */
+  /** Client webhooks: the keys' signing secrets and WEBHOOK_ALLOW_PRIVATE_ORIGINS (webhooks/targets.ts). */
   webhooks: WebhookPolicy;
-  /** Deliveries (GET/POST /v1/generations/:id/deliveries) and the live event stream (GET /v1/generations/:id/events). */
+  /** Deliveries (GET/POST /v1/generations/:id/deliveries, the operator's lists: webhooks/deliveries.ts). */
   webhookService: WebhookService;
+  /** The live event stream's reads (GET /v1/generations/:id/events). */
+  taskChanges: TaskChanges;
   /** Open event streams per key and per process (KEY_MAX_STREAMS, API_MAX_STREAMS; api/event-stream-slots.ts). */
   streams: EventStreamSlots;
   /** The event stream's heartbeat comment interval (SSE_HEARTBEAT_MS, 15 s). */

@@ -33,9 +33,11 @@ import { SlotStore } from '../capacity/slots';
 import { TaskRouting } from '../tasks/routing';
 import { openLedgerDatabase, type LedgerDatabase } from '../ledger/database';
 import { TaskService } from '../tasks/task-service';
-import { WebhookService } from './webhook-service';
-import { webhookMasterSecret } from '../core/webhook-config';
-import { webhookSecrets } from '../core/webhook-signing';
+import { WebhookService } from '../webhooks/deliveries';
+import { webhookMasterSecret } from '../webhooks/config';
+import { webhookSecrets } from '../webhooks/signing';
+import { webhookTargets } from '../webhooks/targets';
+import { TaskChanges } from './task-changes';
 import { TaskAdmin } from '../operations/task-admin';
 import { ConsoleSessions } from './console-sessions';
 import { AccountStates } from './account-states';
@@ -124,7 +126,7 @@ function taskStarter(
     catalogue,
     enabledPlatforms: config.PLATFORMS_ENABLED,
     inputUrlAllowPrivateOrigins: config.inputUrlAllowPrivateOrigins ?? new Set(),
-    webhooks,
+    webhooks: webhookTargets(webhooks),
     tasks,
     ...(taskLedger ? { ledger: taskLedger } : {}),
     inflight: new InflightLimits(config.KEY_MAX_INFLIGHT, (ownerId) => tasks.countRunning(ownerId)),
@@ -231,7 +233,8 @@ async function main(): Promise<void> {
     starter: taskStarter(config, tasks, webhooks, taskLedger, metrics),
     metrics,
     webhooks,
-    webhookService: new WebhookService(client, tasks, config.TEMPORAL_TASK_QUEUE),
+    webhookService: new WebhookService(client, config.TEMPORAL_TASK_QUEUE),
+    taskChanges: new TaskChanges(client, tasks),
     checkTemporal: async () => {
       await connection.healthService.check({});
     },

@@ -5,9 +5,9 @@
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { WEBHOOK_EVENTS } from '../core/webhooks';
-import { MAX_WEBHOOK_URL_LENGTH } from '../core/webhook-url';
+import { MAX_WEBHOOK_URL_LENGTH } from '../webhooks/url';
 
-/** The webhook fields of a generation request (tasks/webhook-target.ts checks them). */
+/** The webhook fields of a generation request (webhooks/targets.ts checks them). */
 export const webhookRequestFields = {
   webhook_url: z
     .string()

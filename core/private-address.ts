@@ -3,7 +3,7 @@
  * link-local (cloud metadata at 169.254.169.254), reserved ranges, and the names that by convention never leave
  * the machine or the site (localhost, *.internal…). Shared by every place where a URL from outside could steer a
  * connection inward: the result copy (results/address-guard.ts, which also checks what names resolve to), webhook
- * URLs at request and at delivery time (core/webhook-url.ts, activities/webhook-delivery.ts) and the input URLs a
+ * URLs at request and at delivery time (webhooks/url.ts, webhooks/activities.ts) and the input URLs a
  * request forwards to a platform (platforms/request.ts, literal addresses and names only).
  *
  * An IPv6 address may carry an IPv4 address inside it, and reach that IPv4 host through a translator or a tunnel:

@@ -41,7 +41,7 @@ export const SA = {
 /**
  * On a task's webhook delivery workflow (workflows/webhook-delivery.ts), while an event of it is being retried: when
  * that event was queued, as an ISO 8601 UTC instant (fixed width, so Keyword order is time order); absent otherwise.
- * The workers' `mediagate_webhook_oldest_undelivered_age_seconds` is read from it (worker/webhook-backlog.ts), the
+ * The workers' `mediagate_webhook_oldest_undelivered_age_seconds` is read from it (webhooks/backlog.ts), the
  * same on every worker whichever of them made an event's attempts. Keyword rather than Datetime so that every
  * cluster registers it as it registers the others.
  */

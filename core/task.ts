@@ -110,7 +110,7 @@ export interface GenerationInput {
   weight?: number;
   /** History length at which a run continues as new (default 2,500); tests lower it to force continue-as-new. */
   maxEventsPerRun?: number;
-  /** Where the task's events are delivered (`webhook_url`, `webhook_events`, or the key's default): core/webhooks.ts. */
+  /** Where the task's events are delivered (`webhook_url`, `webhook_events`, or the key's default): core/webhooks.ts, webhooks/targets.ts. */
   webhook?: WebhookTarget;
 }
 

@@ -1,7 +1,8 @@
 /**
- * Client webhooks: what a task's owner asked to be told (GenerationInput.webhook), the events, and the delivery
- * workflow's record of every attempt. Shared by the API (request fields, GET .../deliveries), the generation
- * workflow (which announces events), the delivery workflow and its activity. No I/O: workflows import it.
+ * Client webhooks' wire types: what a task's owner asked to be told (GenerationInput.webhook), the events, the
+ * delivery workflow's input, memo and record of every attempt, and its activities' signatures. Shared by the
+ * workflows (the generation workflow announces events, the delivery workflow sends them) and webhooks/, where
+ * everything else of client webhooks lives. No I/O: workflows import it.
  *
  * The delivery is its own workflow per task (`webhooks-<task_id>`), so its retries — for up to 72 hours — never
  * add a single event to the generation workflow's history, and the task is final before the first attempt.
@@ -18,30 +19,6 @@ export function isWebhookEvent(s: unknown): s is WebhookEvent {
   return typeof s === 'string' && (WEBHOOK_EVENTS as readonly string[]).includes(s);
 }
 
-/**
- * What an event tells of: a task's record exactly as GET /v1/generations/:id shows it, or — for a task created at
- * POST /v1/videos (its memo's `asked.via`) — the video, by id, as OpenAI's video webhooks carry it.
- */
-export type WebhookSubject = { kind: 'generation'; record: Record<string, unknown> } | { kind: 'video'; id: string };
-
-/**
- * The `type` of a video's events. `video.completed` and `video.failed` are OpenAI's own (the `openai` package's
- * webhook endpoint `event_types`); OpenAI has no event for a video in progress, so `video.in_progress` — after the
- * `video` object's status of that name — is this gateway's, sent only to a client that asked for `running`.
- */
-export const VIDEO_EVENT_TYPES: Readonly<Record<WebhookEvent, string>> = {
-  running: 'video.in_progress',
-  succeeded: 'video.completed',
-  failed: 'video.failed',
-};
-
-/** The body of one event: `{type, timestamp, data}`, a video's as `{id, object: "video"}`. */
-export function webhookEventBody(event: WebhookEvent, occurredAt: string, subject: WebhookSubject): string {
-  return subject.kind === 'video'
-    ? JSON.stringify({ type: VIDEO_EVENT_TYPES[event], timestamp: occurredAt, data: { id: subject.id, object: 'video' } })
-    : JSON.stringify({ type: `generation.${event}`, timestamp: occurredAt, data: subject.record });
-}
-
 /** Where a task's events go, recorded in the workflow input (the URL is the client's, never a secret). */
 export interface WebhookTarget {
   url: string;
@@ -53,20 +30,8 @@ export interface WebhookTarget {
   linkBase?: string;
 }
 
-/**
- * The task queue webhook deliveries run on, beside the generation tasks' own: a delivery's workflow tasks never wait
- * behind a backlog of generation tasks (hundreds of tasks ending together), so an event goes out within moments of
- * its task's end. Every worker polls both (worker/main.ts).
- */
-export function webhookTaskQueue(taskQueue: string): string {
-  return `${taskQueue}-webhooks`;
-}
-
-/** The delivery workflow's registered type and its id per task. */
+/** The delivery workflow's registered type (its id per task and its task queue: webhooks/delivery.ts). */
 export const WEBHOOK_DELIVERY_WORKFLOW_TYPE = 'webhookDeliveryWorkflow';
-export function webhookDeliveryWorkflowId(taskId: string): string {
-  return `webhooks-${taskId}`;
-}
 /** Signals of the delivery workflow: a new event of the task, and the client's redelivery of the last one. */
 export const WEBHOOK_EVENT_SIGNAL = 'webhookEvent';
 export const WEBHOOK_REDELIVER_SIGNAL = 'webhookRedeliver';
@@ -149,4 +114,22 @@ export interface WebhookSendInput {
 export interface WebhookSendResult {
   outcome: 'delivered' | 'gone' | 'retry' | 'superseded';
   attempt: DeliveryAttempt;
+}
+
+/** What the generation workflow announces: an event of its task, for the task's delivery workflow. */
+export interface AnnounceInput {
+  taskId: string;
+  ownerId: string;
+  target: WebhookTarget;
+  event: WebhookEvent;
+  occurredAt: string;
+}
+
+/**
+ * The webhook activities as the workflows call them (webhooks/activities.ts makes them; the worker adds them to
+ * its activities): announcing an event to its task's delivery workflow, and one signed attempt.
+ */
+export interface WebhookActivities {
+  announceWebhookEvent(input: AnnounceInput): Promise<void>;
+  deliverWebhook(input: WebhookSendInput): Promise<WebhookSendResult>;
 }

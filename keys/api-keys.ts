@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../core/config';
 import type { BudgetSetting } from '../ledger/keys';
-import { isWebhookSecret, type ExplicitWebhookSecret } from '../core/webhook-signing';
+import { isWebhookSecret, type ExplicitWebhookSecret } from '../core/webhook-secret';
 
 export interface ApiKey {
   id: string;
@@ -38,7 +38,7 @@ export interface ApiKey {
   webhookUrl?: string;
   /**
    * The key's own webhook signing secret (`whsec_…`) and the one being rotated out; absent: derived from
-   * WEBHOOK_SIGNING_SECRET (core/webhook-signing.ts). Read only through WebhookSecrets, never logged.
+   * WEBHOOK_SIGNING_SECRET (webhooks/signing.ts). Read only through WebhookSecrets, never logged.
    */
   webhookSecret?: ExplicitWebhookSecret;
 }

@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../core/logger';
 import type { LedgerDatabase } from '../ledger/database';
-import { newWebhookSecret } from '../core/webhook-signing';
+import { newWebhookSecret } from '../core/webhook-secret';
 import {
   findKey,
   insertKey,

@@ -3,7 +3,7 @@
  * (keys/managed-keys.ts); this file only reads and writes the table.
  */
 import type { Selectable } from 'kysely' with { 'resolution-mode': 'import' };
-import type { ExplicitWebhookSecret } from '../core/webhook-signing';
+import type { ExplicitWebhookSecret } from '../core/webhook-secret';
 import type { LedgerDatabase } from './database';
 import type { ApiKeysTable, BudgetPeriod, Currency } from './schema';
 

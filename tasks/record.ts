@@ -85,6 +85,20 @@ export function toTaskRecord(info: TaskInfo, rendered?: RenderedResult): TaskRec
   }
 }
 
+/** Renders a succeeded task's result into the client's links (results/result-links.ts ResultLinks.render). */
+export type RenderResult = (taskId: string, result: GenerationResult) => Promise<RenderedResult>;
+
+/**
+ * The record a task's reader is shown, from its workflow's description: a completed task's result rendered into
+ * fresh links, and its usage and cost. The one builder of GET /v1/generations/:id (tasks/task-service.ts) and of the
+ * webhooks' payloads (webhooks/event-body.ts), so both show the same.
+ */
+export async function taskRecordOf(info: TaskInfo, render: RenderResult, pricing: TaskPricing | undefined): Promise<TaskRecord> {
+  const memo = info.memo as TaskMemo | undefined;
+  const result = info.status.name === 'COMPLETED' ? memo?.result : undefined;
+  return withTaskCost(info, toTaskRecord(info, result ? await render(info.workflowId, result) : undefined), pricing);
+}
+
 /**
  * A pending task waiting for a slot on a platform account (core/capacity.ts): what it waits for and since when (Unix
  * seconds), and a message a person can read.

@@ -9,7 +9,7 @@
  *    request skipped, the first member's refusal when none can;
  * 2. allowlist — the key may use the model (a route: its name); a route's members its budget cannot count are
  *    skipped, and the others ordered by the route's policy;
- * 3. webhook — where the task's events go (tasks/webhook-target.ts);
+ * 3. webhook — where the task's events go (TaskWebhooks: webhooks/targets.ts);
  * 4. reserve — the estimate against the key's budget, under the task's id, with the request's fingerprint
  *    (tasks/task-ledger.ts; a route: its dearest member's): over budget or unpriced is refused here; an entry of the id that exists means a
  *    repeated Idempotency-Key, and only the request whose fingerprint made the reservation is ever started;
@@ -34,7 +34,22 @@ import type { TaskLedger } from './task-ledger';
 import { isAlreadyStarted, type TaskService } from './task-service';
 import { taskRouteOf, type RoutedRequest, type RouteValidation, type SkippedMember, type TaskRouting } from './routing';
 import { parseRequestBody, validateForModel } from './validation';
-import { splitWebhookFields, webhookTarget, type WebhookPolicy } from './webhook-target';
+
+/** A request's webhook fields as sent: `webhook_url` and `webhook_events`. */
+export interface WebhookFields {
+  url?: unknown;
+  events?: unknown;
+}
+
+/**
+ * Where a task's events go (webhooks/targets.ts webhookTargets): the webhook fields taken out of the body before
+ * the generation fields are validated (no platform ever sees them), and checked after the model is allowed
+ * (undefined: no URL in the request nor the key's default; a refusal is a TaskRefused naming the field).
+ */
+export interface TaskWebhooks {
+  split(body: unknown): { body: unknown } & WebhookFields;
+  target(fields: WebhookFields, key: ApiKey, linkBase: string): Promise<WebhookTarget | undefined>;
+}
 
 export interface StartRequest {
   /** Which general form the request is read as: docs/api.md "Video requests" or "Image requests". */
@@ -78,7 +93,7 @@ export interface TaskStarterDeps {
   enabledPlatforms: ReadonlySet<string>;
   /** INPUT_URL_ALLOW_PRIVATE_ORIGINS: private origins input URLs may name (a test setup's local platform). */
   inputUrlAllowPrivateOrigins: ReadonlySet<string>;
-  webhooks: WebhookPolicy;
+  webhooks: TaskWebhooks;
   tasks: Pick<TaskService, 'start' | 'readWithFingerprint' | 'exists'>;
   /** Budgets and each task's ledger entry (DATABASE_URL); absent: no reservation, Temporal alone keeps ids unique. */
   ledger?: TaskLedger;
@@ -151,7 +166,7 @@ export class TaskStarter {
 
   /** Steps 1–3: the request validated, its model allowed to the key (a route's members chosen), its webhook target checked. */
   private async accept(key: ApiKey, req: StartRequest): Promise<Accepted> {
-    const { body, url, events } = splitWebhookFields(req.body);
+    const { body, url, events } = this.deps.webhooks.split(req.body);
     const allowPrivateOrigins = new Set([...this.deps.inputUrlAllowPrivateOrigins, ...(req.ownOrigins ?? [])]);
     const checked = withInputUrlPolicy({ allowPrivateOrigins }, () => this.validate(req.kind, body));
     if (key.models && !key.models.has(checked.model)) {
@@ -162,7 +177,7 @@ export class TaskStarter {
     }
     const routed = checked.route && this.deps.routing!.choose(checked.route, key);
     const { entry, request } = routed ? routed.reserveAt : checked.direct!;
-    const webhook = await webhookTarget({ url, events }, key, this.deps.webhooks, req.origin);
+    const webhook = await this.deps.webhooks.target({ url, events }, key, req.origin);
     const taskId = req.idempotencyKey ? idempotentTaskId(key, req.idempotencyKey) : newTaskId();
     return {
       taskId,

@@ -37,7 +37,7 @@ import { pricedRequest } from '../pricing/cost';
 import type { TaskPricing } from '../pricing/price-table';
 import type { WebhookTarget } from '../core/webhooks';
 import { publicItems, type RenderedResult, type ResultLinks } from '../results/result-links';
-import { askedOf, toTaskRecord, toTaskView, withTaskCost, type TaskInfo, type TaskRecord, type TaskView } from './record';
+import { askedOf, taskRecordOf, toTaskRecord, toTaskView, type TaskInfo, type TaskRecord, type TaskView } from './record';
 import { taskQueueShare } from './task-queue-share';
 
 export interface TaskServiceOptions {
@@ -176,9 +176,7 @@ export class TaskService {
 
   /** The record, with fresh links to the stored outputs of a finished task, and its usage and cost. */
   private async toRecord(info: TaskInfo): Promise<TaskRecord> {
-    const memo = info.memo as TaskMemo | undefined;
-    const result = info.status.name === 'COMPLETED' ? memo?.result : undefined;
-    return withTaskCost(info, toTaskRecord(info, result ? await this.renderResult(info.workflowId, result) : undefined), this.opts.pricing);
+    return taskRecordOf(info, (taskId, result) => this.renderResult(taskId, result), this.opts.pricing);
   }
 
   /**

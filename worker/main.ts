@@ -11,7 +11,8 @@ import { createActivities } from '../activities';
 import { ConfigError } from '../core/config';
 import { createLogger } from '../core/logger';
 import { hintTask } from '../core/task-hints';
-import { webhookTaskQueue } from '../core/webhooks';
+import { createWebhookActivities } from '../webhooks/activities';
+import { webhookTaskQueue } from '../webhooks/delivery';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 import { createHttpClient } from '../platforms/http';
 import { PushMonitor } from './push-monitor';
@@ -99,7 +100,7 @@ type Parts = Awaited<ReturnType<typeof startParts>>;
 
 /**
  * The Temporal workers: one on the task queue of the generation tasks, one on the webhook deliveries' own
- * (core/webhooks.ts webhookTaskQueue), so a delivery never waits behind a backlog of tasks; both run the same
+ * (webhooks/delivery.ts webhookTaskQueue), so a delivery never waits behind a backlog of tasks; both run the same
  * workflows and activities over the same parts.
  */
 async function createWorkers(config: WorkerConfig, p: Parts, logger: Logger): Promise<Worker[]> {
@@ -117,7 +118,6 @@ async function createWorkers(config: WorkerConfig, p: Parts, logger: Logger): Pr
     hint: (platform, hint) => hintTask(p.client, platform, hint),
     stopping: stopSignal(),
     onLostAnswer: lostAnswerReporter(p.metrics, logger),
-    webhooks: webhookDeps(config, p.client, p.results.store, p.metrics, logger, p.pricing, p.settlement.ledger),
     settle: (input) => p.settlement.settle(input),
     ...(p.capacity ? { capacity: p.capacity } : {}),
     ...(p.settlement.ledger ? { reconciliation: reconcilerFor(p, p.settlement.ledger) } : {}),
@@ -126,7 +126,11 @@ async function createWorkers(config: WorkerConfig, p: Parts, logger: Logger): Pr
     connection: p.connection,
     namespace: config.TEMPORAL_NAMESPACE,
     ...code,
-    activities,
+    // Client webhooks' activities beside the tasks' (webhooks/activities.ts).
+    activities: {
+      ...activities,
+      ...createWebhookActivities(webhookDeps(config, p.client, p.results.store, p.metrics, logger, p.pricing, p.settlement.ledger)),
+    },
     sinks: { ...p.metrics.sinks(), pushMonitor: { seen: { fn: (_info: unknown, platform: string) => p.pushMonitor.seen(platform) } } },
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
     maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,

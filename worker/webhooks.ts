@@ -1,31 +1,27 @@
 /**
- * The worker's side of client webhooks (activities/webhook-delivery.ts): the keys' signing secrets, the task
- * record as GET /v1/generations/:id renders it, the delivery settings and the metrics (attempts here; events
- * settled through the delivery workflow's sink; the undelivered backlog from visibility, worker/webhook-backlog.ts).
+ * The worker's wiring of client webhooks (webhooks/activities.ts): the keys' signing secrets, the reader of the
+ * event's record (webhooks/event-body.ts) with this worker's result links and prices, the delivery settings and
+ * the metrics (attempts here; events settled through the delivery workflow's sink; the undelivered backlog from
+ * visibility, webhooks/backlog.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
-import type { WebhookDeps, WebhookRecordReader } from '../activities/webhook-delivery';
-import { parseApiKeysFile } from '../keys/api-keys';
-import { withTaskCost } from '../tasks/record';
-import { toTaskRecord } from '../tasks/record';
 import type { Logger } from '../core/logger';
-import type { TaskMemo } from '../core/task';
-import { webhookAllowedOrigins, webhookMasterSecret } from '../core/webhook-config';
-import { webhookSecrets, type ExplicitWebhookSecret } from '../core/webhook-signing';
+import type { ExplicitWebhookSecret } from '../core/webhook-secret';
+import { parseApiKeysFile } from '../keys/api-keys';
 import type { LedgerDatabase } from '../ledger/database';
 import { keyWebhookSecret } from '../ledger/keys';
-import { ResultLinks, withRequestOrigin } from '../results/result-links';
-import { resolveLinks } from '../results/results-config';
 import type { TaskPricing } from '../pricing/price-table';
+import { ResultLinks } from '../results/result-links';
+import { resolveLinks } from '../results/results-config';
 import type { ResultStore } from '../results/result-store';
-import { WebhookBacklog } from './webhook-backlog';
+import type { WebhookDeps } from '../webhooks/activities';
+import { WebhookBacklog } from '../webhooks/backlog';
+import { webhookAllowedOrigins, webhookMasterSecret } from '../webhooks/config';
+import { taskSubjectReader } from '../webhooks/event-body';
+import { webhookSecrets } from '../webhooks/signing';
 import type { WorkerConfig } from './worker-config';
 import type { WorkerMetrics } from './worker-metrics';
-
-/** How long a `running` event waits for the task's memo to say so (its upsert is in the same workflow task). */
-const RUNNING_VISIBLE_WAIT_MS = 2_000;
 
 /**
  * A key's own webhook secret, read at send time: an API_KEYS_FILE entry's (a bootstrap key's id wins, as on the
@@ -82,7 +78,7 @@ export function webhookDeps(
       previousMasterSecret: config.WEBHOOK_SIGNING_SECRET_PREVIOUS,
       explicit: explicitWebhookSecret(config, ledger),
     }),
-    readRecord: taskRecordReader(client, resultLinks(config, store, logger), pricing),
+    readRecord: taskSubjectReader(client, resultLinks(config, store, logger), pricing),
     allowPrivateOrigins: webhookAllowedOrigins(config),
     observer: metrics.webhookObserver(),
   };
@@ -96,34 +92,4 @@ function resultLinks(config: WorkerConfig, store: ResultStore, logger: Logger): 
     logger.warn('RESULT_URL_SECRET is not set on the worker: result links in webhook deliveries will not open on the API');
   }
   return new ResultLinks({ ...links, secret: secret ?? '', store });
-}
-
-/**
- * What an event tells of, read at send time: the task's record exactly as GET /v1/generations/:id shows it (tasks/record.ts toTaskRecord,
- * priced by tasks/record.ts withTaskCost with the same PRICES_FILE as the API),
- * with result links based on the origin the client used. A final event first waits for the task's workflow to
- * close, so its record is final and a sync caller has its answer before the first attempt; a running event of a
- * task that has ended meanwhile is superseded.
- */
-function taskRecordReader(client: Client, links: ResultLinks, pricing: TaskPricing): WebhookRecordReader {
-  return async (taskId, event, linkBase, timeoutMs) => {
-    const handle = client.workflow.getHandle(taskId);
-    if (event !== 'running') await client.withDeadline(Date.now() + timeoutMs, () => handle.result()).catch(() => undefined);
-    const waitUntil = Date.now() + RUNNING_VISIBLE_WAIT_MS;
-    for (;;) {
-      const desc = await handle.describe();
-      const memo = (desc.memo ?? {}) as TaskMemo;
-      if (event === 'running' && desc.status.name !== 'RUNNING') return 'superseded';
-      if (event !== 'running' && desc.status.name === 'RUNNING') return undefined;
-      if (event === 'running' && memo.status !== 'running' && Date.now() < waitUntil) {
-        await sleep(50);
-        continue;
-      }
-      // A task created at POST /v1/videos is announced as the video it is, by id.
-      if (memo.asked?.via === 'videos') return { kind: 'video', id: taskId };
-      const result = desc.status.name === 'COMPLETED' ? memo.result : undefined;
-      const rendered = result ? await withRequestOrigin(linkBase ?? '', () => links.render(taskId, result)) : undefined;
-      return { kind: 'generation', record: withTaskCost(desc, toTaskRecord(desc, rendered), pricing) };
-    }
-  };
 }

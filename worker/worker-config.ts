@@ -35,7 +35,7 @@ import {
   type WorkerPlatform,
 } from '../platforms';
 import { resultCopySchema, resultLinksSchema, resultStoreSchema } from '../results/results-config';
-import { webhookDeliverySchema, webhookSharedSchema } from '../core/webhook-config';
+import { webhookDeliverySchema, webhookSharedSchema } from '../webhooks/config';
 
 /** A task deadline: positive, at most MAX_TASK_DEADLINE_MS (the bound a first submit runs under, core/timeouts.ts). */
 const taskDeadline = (def: number) => z.coerce.number().int().positive().max(MAX_TASK_DEADLINE_MS).default(def);

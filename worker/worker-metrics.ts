@@ -14,7 +14,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { AccountHealthObserver } from '../activities/accounts';
 import type { AdapterObserver } from '../activities/adapter-decorator';
 import type { ResultObserver } from '../activities/store-results';
-import type { WebhookObserver } from '../activities/webhook-delivery';
+import type { WebhookObserver } from '../webhooks/activities';
 import { UpstreamError } from '../platforms/upstream-error';
 import type { TaskMetricsSinks } from '../workflows/metrics-interceptor';
 import type { WebhookMetricsSinks } from '../workflows/sinks';
@@ -90,7 +90,7 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
-  /** Webhook attempts (activities/webhook-delivery.ts), by outcome: delivered, gone (410), retry, superseded. */
+  /** Webhook attempts (webhooks/activities.ts), by outcome: delivered, gone (410), retry, superseded. */
   readonly webhookAttempts = new Counter({
     name: 'mediagate_webhook_attempts_total',
     help: 'Webhook delivery attempts made by this worker, by outcome (delivered = 2xx, gone = 410, retry = anything else, superseded = a running event of an ended task)',
@@ -112,11 +112,11 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
-  /** Where the gauge below is read from (worker/webhook-backlog.ts); set once the worker has a Temporal client. */
+  /** Where the gauge below is read from (webhooks/backlog.ts); set once the worker has a Temporal client. */
   webhookBacklog: { ageSeconds(): Promise<number> } | undefined;
 
   /**
-   * Read at scrape time from Temporal's visibility (worker/webhook-backlog.ts), not from this worker's memory: an
+   * Read at scrape time from Temporal's visibility (webhooks/backlog.ts), not from this worker's memory: an
    * event's attempts move between workers, and some events settle with no attempt (expired, superseded), so only
    * the delivery workflows themselves know which events are still undelivered. Every worker reports the same value.
    */

@@ -13,7 +13,7 @@
  * The metrics learn of each event's fate from here, not from the attempts (which may each run on another worker,
  * and some fates have no attempt): every settlement goes to the `webhookMetrics` sink of the worker deciding it,
  * and while an event is being retried the run carries the search attribute WebhookPendingSince, from which every
- * worker reads the age of the oldest undelivered event (worker/webhook-backlog.ts).
+ * worker reads the age of the oldest undelivered event (webhooks/backlog.ts).
  */
 import {
   condition,

@@ -17,7 +17,7 @@ import { readIdempotencyKey, requestFingerprint } from '../../tasks/idempotency'
 import type { TaskView } from '../../tasks/record';
 import { TaskRefused } from '../../tasks/refusal';
 import { checkRequestText } from '../../tasks/validation';
-import { splitWebhookFields } from '../../tasks/webhook-target';
+import { splitWebhookFields } from '../../webhooks/targets';
 import { ApiError, invalidRequest } from '../api-error';
 import { markDeletedByOwner, storedContentGone } from '../deleted-results';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
@@ -138,7 +138,7 @@ async function createVideo(
   const idempotencyKey = readIdempotencyKey(Array.isArray(sentKey) ? sentKey.join(', ') : sentKey);
   const sent = dataUrlAsUpload(await createBodyOf(ctx, deps));
   // webhook_url and webhook_events as on the generation endpoints; the task is then announced as a video
-  // (video.completed, video.failed: activities/webhook-delivery.ts).
+  // (video.completed, video.failed: webhooks/event-body.ts).
   const { body: openAiFields, url, events } = splitWebhookFields(sent.fields);
   const explain = routeExplainAsked(ctx);
   const mapped = mapCreateBody(deps.catalogue, deps.enabledPlatforms, openAiFields, sent.file !== undefined, deps.routes);

@@ -5,7 +5,7 @@
  */
 import type Router from '@koa/router';
 import type { z } from 'zod';
-import { checkWebhookUrl, WebhookUrlError } from '../../core/webhook-url';
+import { checkWebhookUrl, WebhookUrlError } from '../../webhooks/url';
 import { createKeySchema, DEFAULT_WEBHOOK_SECRET_OVERLAP_SECONDS, keyViewSchema, updateKeySchema } from '../admin-schemas';
 import { ApiError, invalidRequest } from '../api-error';
 import type { ApiKey } from '../../keys/api-keys';
@@ -80,7 +80,7 @@ async function budgetStates(
 type KeyBody = z.infer<typeof createKeySchema> | z.infer<typeof updateKeySchema>;
 
 /**
- * A key's default webhook URL, checked by the rules a request's webhook_url is (core/webhook-url.ts: https, or
+ * A key's default webhook URL, checked by the rules a request's webhook_url is (webhooks/url.ts: https, or
  * http to an allowed origin; no private host, nor a name resolving to one): 400 naming `webhook_url`.
  */
 async function checkedWebhookUrl(deps: Pick<AppDeps, 'webhooks'>, url: string | null | undefined): Promise<string | null | undefined> {

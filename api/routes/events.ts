@@ -5,7 +5,7 @@
  * already has again. A comment (`: heartbeat`) goes out every SSE_HEARTBEAT_MS (15 s) so proxies keep the
  * connection; at the sync bound (SYNC_TIMEOUT_MS) an `event: timeout` says the client should reconnect.
  *
- * State comes from Temporal (api/webhook-service.ts: one history long-poll per stream), so every replica serves
+ * State comes from Temporal (api/task-changes.ts: one history long-poll per stream), so every replica serves
  * every task. Same auth and ownership as reads: another key's task is 404. Open streams are bounded per key and per
  * process (api/event-stream-slots.ts): a stream past a bound is refused (429, 503) before Temporal is asked anything.
  * A client leaving is normal: the stream stops its long-poll and gives its slot back, and the app logs one debug line
@@ -31,7 +31,7 @@ function sseMessage(record: TaskRecord): string {
 
 export function eventRoutes(
   router: Router<AppState>,
-  deps: Pick<AppDeps, 'metrics' | 'shutdownSignal' | 'sseHeartbeatMs' | 'streams' | 'syncTimeoutMs' | 'tasks' | 'webhookService'>,
+  deps: Pick<AppDeps, 'metrics' | 'shutdownSignal' | 'sseHeartbeatMs' | 'streams' | 'syncTimeoutMs' | 'taskChanges' | 'tasks'>,
 ): void {
   router.get('/v1/generations/:task_id/events', async (ctx: AppContext) => {
     const taskId = String(ctx.params?.task_id ?? '');
@@ -97,7 +97,7 @@ function trackedSlot(deps: Pick<AppDeps, 'metrics' | 'streams'>, key: ApiKey): (
 
 /** Writes the task's changes until it ends, the client leaves, the sync bound passes or the API stops. */
 async function pump(
-  deps: Pick<AppDeps, 'shutdownSignal' | 'sseHeartbeatMs' | 'syncTimeoutMs' | 'webhookService'>,
+  deps: Pick<AppDeps, 'shutdownSignal' | 'sseHeartbeatMs' | 'syncTimeoutMs' | 'taskChanges'>,
   t: { taskId: string; ownerId: string; lastSeen?: string },
   stream: PassThrough,
   /** Aborted when the client leaves (watched by the route from the start), the bound passes or the API stops. */
@@ -114,7 +114,7 @@ async function pump(
   deps.shutdownSignal.addEventListener('abort', leave, { once: true });
   try {
     let lastSent = t.lastSeen;
-    for await (const record of deps.webhookService.changes(t.taskId, t.ownerId, stop.signal)) {
+    for await (const record of deps.taskChanges.changes(t.taskId, t.ownerId, stop.signal)) {
       const id = recordEventId(record);
       if (id === lastSent) continue;
       stream.write(sseMessage(record));

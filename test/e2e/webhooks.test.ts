@@ -7,8 +7,9 @@
 import OpenAI from 'openai';
 import { Webhook } from 'standardwebhooks';
 import { WEBHOOK_PENDING_SINCE } from '../../core/search-attributes';
-import { WEBHOOK_EVENT_SIGNAL, webhookDeliveryWorkflowId, webhookTaskQueue } from '../../core/webhooks';
-import { oldestPendingSince, pendingAtOrBefore } from '../../worker/webhook-backlog';
+import { WEBHOOK_EVENT_SIGNAL } from '../../core/webhooks';
+import { oldestPendingSince, pendingAtOrBefore } from '../../webhooks/backlog';
+import { webhookDeliveryWorkflowId, webhookTaskQueue } from '../../webhooks/delivery';
 import { adminCall, makeKey } from '../support/admin-api';
 import { startReceiver, type Received, type Receiver } from '../support/receiver';
 import { withoutTokens } from '../support/result-links';
@@ -304,7 +305,7 @@ describe('a key kept in the database (admin API): its default webhook_url and it
     receiver.answers.push(...Array.from({ length: 10 }, () => 503));
     const taskId = await startTask('backlog');
     const workflowId = webhookDeliveryWorkflowId(taskId);
-    // The workers' own queries (worker/webhook-backlog.ts), narrowed to this task's delivery.
+    // The workers' own queries (webhooks/backlog.ts), narrowed to this task's delivery.
     const count = async (query: string) => (await temporal.client.workflow.count(`${query} AND WorkflowId = '${workflowId}'`)).count;
     await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
     await waitFor(async () => (await count(pendingAtOrBefore(Date.now()))) === 1, 10_000);

@@ -21,6 +21,7 @@ import { routeTableOf } from '../../platforms/routes-file';
 import { TaskRouting } from '../../tasks/routing';
 import { buildCatalogue } from '../../platforms';
 import { loadTaskPricing } from '../../tasks/billing';
+import { webhookTargets } from '../../webhooks/targets';
 
 export const SECRET = 'sk-api-harness-0123456789abcdef';
 export const AUTH = { Authorization: `Bearer ${SECRET}` };
@@ -104,7 +105,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     catalogue: deps.catalogue,
     enabledPlatforms: deps.enabledPlatforms,
     inputUrlAllowPrivateOrigins: new Set(),
-    webhooks: deps.webhooks,
+    webhooks: webhookTargets(deps.webhooks),
     tasks: tasks as unknown as TaskStarterDeps['tasks'],
     inflight: new InflightLimits(0, async () => 0),
     // The shipped routes (platforms/default-routes.ts), or the deps' own.

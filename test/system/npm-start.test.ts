@@ -7,7 +7,7 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { derivedWebhookSecret } from '../../core/webhook-signing';
+import { derivedWebhookSecret } from '../../webhooks/signing';
 import { ApiClient } from '../support/client';
 import { startScript } from '../support/script-process';
 import { freePort } from '../support/stack';

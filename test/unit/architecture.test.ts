@@ -21,6 +21,7 @@ const SOURCE_DIRS = [
   'keys',
   'tasks',
   'operations',
+  'webhooks',
   'results',
   'workflows',
   'worker',

@@ -4,20 +4,20 @@
  * up (`expired`) at the configured bound, a `running` event superseded by the final one, the back-off wait ending as
  * soon as the final event arrives rather than at its timer, and what the workflow tells the metrics: every
  * settlement through its sink, and WebhookPendingSince while an event is being retried. One test runs the real
- * attempt (activities/webhook-delivery.ts) at the default attempt timeout against a receiver that takes 30 s.
+ * attempt (webhooks/activities.ts) at the default attempt timeout against a receiver that takes 30 s.
  */
 import type { Client } from '@temporalio/client';
 import { Webhook } from 'standardwebhooks';
-import { createWebhookActivities, type WebhookDeps } from '../../activities/webhook-delivery';
-import { webhookDeliverySchema } from '../../core/webhook-config';
-import { derivedWebhookSecret, webhookSecrets } from '../../core/webhook-signing';
+import { createWebhookActivities, type WebhookDeps } from '../../webhooks/activities';
+import { webhookDeliverySchema } from '../../webhooks/config';
+import { webhookDeliveryWorkflowId } from '../../webhooks/delivery';
+import { derivedWebhookSecret, webhookSecrets } from '../../webhooks/signing';
 import { Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
 import { WEBHOOK_PENDING_SINCE } from '../../core/search-attributes';
 import {
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
   WEBHOOK_EVENT_SIGNAL,
-  webhookDeliveryWorkflowId,
   type WebhookDeliveryInput,
   type WebhookDeliveryMemo,
   type WebhookEvent,

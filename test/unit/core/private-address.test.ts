@@ -5,7 +5,7 @@
  * address a connection is about to be made to.
  */
 import { embeddedIPv4, ipv6Groups, isPrivateAddress, isPrivateHost } from '../../../core/private-address';
-import { checkWebhookUrl, parseWebhookUrl, WebhookUrlError } from '../../../core/webhook-url';
+import { checkWebhookUrl, parseWebhookUrl, WebhookUrlError } from '../../../webhooks/url';
 import { guardedLookupVia, type Resolver } from '../../../results/address-guard';
 import { httpUrl } from '../../../platforms/request';
 

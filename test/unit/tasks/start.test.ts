@@ -14,6 +14,7 @@ import { TaskStarter, type StartRequest, type TaskStarterDeps } from '../../../t
 import type { TaskLedger } from '../../../tasks/task-ledger';
 import { TaskService } from '../../../tasks/task-service';
 import { recordingTemporal, type RecordingTemporalOptions } from '../../support/recording-temporal';
+import { webhookTargets } from '../../../webhooks/targets';
 
 const catalogue = buildCatalogue();
 const [ALICE] = parseApiKeysEnv('alice:sk-start-path-0123456789abcdef');
@@ -51,7 +52,7 @@ function starterOver(opts: { temporal?: RecordingTemporalOptions; deps?: Partial
     catalogue,
     enabledPlatforms: new Set(['T', 'B', 'V']),
     inputUrlAllowPrivateOrigins: new Set(),
-    webhooks: { secrets: { forKey: async () => undefined }, allowPrivateOrigins: new Set() },
+    webhooks: webhookTargets({ secrets: { forKey: async () => undefined }, allowPrivateOrigins: new Set() }),
     tasks,
     inflight: new InflightLimits(2, async (owner) => {
       counted.push(owner);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { TaskView } from '../../../../tasks/record';
 import type { GenerationRequest } from '../../../../core/task';
 import type { WebhookTarget } from '../../../../core/webhooks';
-import { webhookSecrets } from '../../../../core/webhook-signing';
+import { webhookSecrets } from '../../../../webhooks/signing';
 import { DirectoryResultStore } from '../../../../results/directory-store';
 import { ResultLinks } from '../../../../results/result-links';
 import { multipartForm } from '../../../support/forms';

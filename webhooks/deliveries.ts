@@ -1,38 +1,14 @@
 /**
- * The API's side of client webhooks and event streams, all from Temporal (no process memory, so any replica
- * answers): a task's deliveries (the delivery workflow's memo, workflows/webhook-delivery.ts), a redelivery, and
- * the task's changes as they happen (GET /v1/generations/:id/events).
- *
- * Watching a task costs one long-poll: GetWorkflowExecutionHistory with waitNewEvent, which the server answers
- * when the task's history grows. Only a batch that may change what a client sees (a memo upsert, the run's close)
- * is followed by one DescribeWorkflowExecution to read the record, so a stream never polls on a timer.
+ * The deliveries as the API reads them, all from Temporal (no process memory, so any replica answers): a task's
+ * deliveries (the delivery workflow's memo, workflows/webhook-delivery.ts), a redelivery of its last event
+ * (webhooks/delivery.ts, the one start of a delivery), and the operator's list and counts of deliveries not yet
+ * made, from visibility.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
-import {
-  WEBHOOK_DELIVERY_WORKFLOW_TYPE,
-  webhookTaskQueue,
-  WEBHOOK_REDELIVER_SIGNAL,
-  webhookDeliveryWorkflowId,
-  type DeliveryEventRecord,
-  type WebhookDeliveryMemo,
-} from '../core/webhooks';
 import { WEBHOOK_PENDING_SINCE } from '../core/search-attributes';
-import type { TaskService } from '../tasks/task-service';
-import type { TaskRecord } from '../tasks/record';
+import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, type DeliveryEventRecord, type WebhookDeliveryMemo } from '../core/webhooks';
 import { visibilityPage } from '../operations/visibility-page';
-
-const EventType = temporal.api.enums.v1.EventType;
-/** History events after which a task's record may read differently: a memo upsert, or the run's end. */
-const RECORD_CHANGING = new Set<number>([
-  EventType.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW,
-]);
+import { signalDelivery, webhookDeliveryWorkflowId } from './delivery';
 
 export interface TaskDeliveries {
   webhook_url?: string;
@@ -64,7 +40,6 @@ const DELIVERY_QUERIES: Record<DeliveryListState, string> = {
 export class WebhookService {
   constructor(
     private readonly client: Client,
-    private readonly tasks: TaskService,
     private readonly taskQueue: string,
   ) {}
 
@@ -82,14 +57,7 @@ export class WebhookService {
     const memo = await this.deliveryMemo(taskId);
     const last = memo?.delivery.events?.at(-1);
     if (!memo || !last) return undefined;
-    await this.client.workflow.signalWithStart(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
-      workflowId: webhookDeliveryWorkflowId(taskId),
-      taskQueue: webhookTaskQueue(this.taskQueue),
-      args: [memo.delivery],
-      memo: memo as unknown as Record<string, unknown>,
-      signal: WEBHOOK_REDELIVER_SIGNAL,
-      signalArgs: [],
-    });
+    await signalDelivery(this.client, this.taskQueue, memo.delivery, 'redeliver');
     return { ...last, state: 'pending' };
   }
 
@@ -140,37 +108,6 @@ export class WebhookService {
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return undefined;
       throw err;
-    }
-  }
-
-  /**
-   * The task's record each time it may have changed, until the task has ended (the last record is final) or
-   * `signal` is aborted. The first is the record as it is now. One long-poll at a time; runs continued as new are
-   * followed (the history of the latest run is watched again from its start).
-   */
-  async *changes(taskId: string, ownerId: string, signal: AbortSignal): AsyncGenerator<TaskRecord> {
-    const namespace = this.client.options.namespace;
-    let token: Uint8Array | undefined;
-    while (!signal.aborted) {
-      const page = await this.client.withAbortSignal(signal, () =>
-        this.client.workflowService.getWorkflowExecutionHistory({
-          namespace,
-          execution: { workflowId: taskId },
-          waitNewEvent: true,
-          skipArchival: true,
-          ...(token ? { nextPageToken: token } : {}),
-        }),
-      );
-      const closed = !page.nextPageToken || page.nextPageToken.length === 0;
-      const events = page.history?.events ?? [];
-      if (token === undefined || closed || events.some((e) => RECORD_CHANGING.has(Number(e.eventType)))) {
-        const record = await this.tasks.read(taskId, ownerId);
-        if (!record) return;
-        yield record;
-        if (record.status === 'success' || record.status === 'failed') return;
-      }
-      // A closed run that is not final was continued as new: watch the latest run's history from its start.
-      token = closed ? undefined : page.nextPageToken!;
     }
   }
 }

@@ -9,10 +9,11 @@ import type { Client } from '@temporalio/client';
 import type { LookupAddress } from 'node:dns';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createWebhookActivities, MAX_ANSWER_BYTES } from '../../../activities/webhook-delivery';
+import { createWebhookActivities, MAX_ANSWER_BYTES } from '../../../webhooks/activities';
 import { Webhook } from 'standardwebhooks';
-import type { WebhookEvent, WebhookSubject } from '../../../core/webhooks';
-import { derivedWebhookSecret, webhookSecrets } from '../../../core/webhook-signing';
+import type { WebhookEvent } from '../../../core/webhooks';
+import type { WebhookSubject } from '../../../webhooks/event-body';
+import { derivedWebhookSecret, webhookSecrets } from '../../../webhooks/signing';
 import { startReceiver, type Receiver } from '../../support/receiver';
 
 let receiver: Receiver;

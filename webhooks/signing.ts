@@ -1,15 +1,14 @@
 /**
  * Standard Webhooks signatures (https://www.standardwebhooks.com/, "Signature scheme"): the receiver checks
  * `webhook-signature`, a space-separated list of `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`
- * with the secret's bytes (the base64 after `whsec_`) as the key. Several signatures are sent while a secret is
+ * with the secret's bytes (the base64 after `whsec_`, core/webhook-secret.ts) as the key. Several signatures are sent while a secret is
  * being rotated: a receiver that knows either secret accepts the message.
  *
  * Secrets are looked up by key id at send time (WebhookSecrets), so none is ever in a workflow's input, history,
  * memo or search attributes, nor in a log line.
  */
-import { createHmac, randomBytes } from 'node:crypto';
-
-export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+import { createHmac } from 'node:crypto';
+import { WEBHOOK_SECRET_PREFIX, type ExplicitWebhookSecret } from '../core/webhook-secret';
 
 /** The key's signing secrets: `current` (what GET /v1/webhooks/default/secret shows) first, then any being rotated out. */
 export interface WebhookSigningKeys {
@@ -24,25 +23,6 @@ export interface WebhookSigningKeys {
 export interface WebhookSecrets {
   /** The key's secrets, or undefined when the gateway has none for it (no explicit secret and no master secret). */
   forKey(keyId: string): Promise<WebhookSigningKeys | undefined>;
-}
-
-/** A key's explicit webhook secrets, as a key record carries them (keys/api-keys.ts ApiKey). */
-export interface ExplicitWebhookSecret {
-  secret?: string;
-  /** The secret being rotated out: deliveries are signed with both until the operator removes it. */
-  previousSecret?: string;
-}
-
-export function isWebhookSecret(s: string): boolean {
-  if (!s.startsWith(WEBHOOK_SECRET_PREFIX)) return false;
-  const bytes = Buffer.from(s.slice(WEBHOOK_SECRET_PREFIX.length), 'base64');
-  // Standard Webhooks: between 24 and 64 bytes.
-  return bytes.length >= 24 && bytes.length <= 64 && bytes.toString('base64') === s.slice(WEBHOOK_SECRET_PREFIX.length);
-}
-
-/** A fresh `whsec_` secret of 32 random bytes. */
-export function newWebhookSecret(): string {
-  return WEBHOOK_SECRET_PREFIX + randomBytes(32).toString('base64');
 }
 
 /**

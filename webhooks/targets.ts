@@ -2,13 +2,15 @@
  * Where a task's events go: the webhook fields of a generation request, `webhook_url` (or the key's default) and
  * `webhook_events`. They are taken out of the body before the generation fields are validated (no platform
  * ever sees them) and checked here, naming the field: the URL's form, its host (private hosts and names that
- * resolve to private addresses are refused, core/webhook-url.ts), and that the key has a signing secret.
+ * resolve to private addresses are refused, webhooks/url.ts), and that the key has a signing secret. The start
+ * path (tasks/start.ts) asks through TaskWebhooks, which webhookTargets makes of the gateway's policy.
  */
 import { DEFAULT_WEBHOOK_EVENTS, isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent, type WebhookTarget } from '../core/webhooks';
-import type { WebhookSecrets } from '../core/webhook-signing';
-import { checkWebhookUrl, WebhookUrlError, type HostCheck } from '../core/webhook-url';
-import { invalidTask } from './refusal';
 import type { ApiKey } from '../keys/api-keys';
+import { invalidTask } from '../tasks/refusal';
+import type { TaskWebhooks, WebhookFields } from '../tasks/start';
+import type { WebhookSecrets } from './signing';
+import { checkWebhookUrl, WebhookUrlError, type HostCheck } from './url';
 
 export interface WebhookPolicy {
   secrets: WebhookSecrets;
@@ -19,7 +21,7 @@ export interface WebhookPolicy {
 }
 
 /** The body without its webhook fields (what the generation schema validates), and the fields as sent. */
-export function splitWebhookFields(body: unknown): { body: unknown; url?: unknown; events?: unknown } {
+export function splitWebhookFields(body: unknown): { body: unknown } & WebhookFields {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return { body };
   const { webhook_url: url, webhook_events: events, ...rest } = body as Record<string, unknown>;
   return { body: rest, url, events };
@@ -38,7 +40,7 @@ function parseEvents(events: unknown): WebhookEvent[] {
 
 /** The task's webhook target, or undefined when neither the request nor the key names a URL. */
 export async function webhookTarget(
-  fields: { url?: unknown; events?: unknown },
+  fields: WebhookFields,
   key: ApiKey,
   policy: WebhookPolicy,
   linkBase: string,
@@ -66,4 +68,12 @@ export async function webhookTarget(
     );
   }
   return { url, events, linkBase };
+}
+
+/** The start path's webhook step (tasks/start.ts TaskWebhooks) under the gateway's policy. */
+export function webhookTargets(policy: WebhookPolicy): TaskWebhooks {
+  return {
+    split: splitWebhookFields,
+    target: (fields, key, linkBase) => webhookTarget(fields, key, policy, linkBase),
+  };
 }

@@ -2,11 +2,11 @@
  * Which webhook URLs the gateway will call: an absolute https URL, or http to an origin the operator
  * allows; never a host that is, or resolves to, a loopback, private, link-local or metadata address
  * (core/private-address.ts), unless its origin is in WEBHOOK_ALLOW_PRIVATE_ORIGINS. Checked when the request
- * arrives (here) and again on every delivery, where the connection is made (activities/webhook-delivery.ts), since
+ * arrives (here) and again on every delivery, where the connection is made (webhooks/activities.ts), since
  * a name may resolve elsewhere by then (DNS rebinding).
  */
 import { lookup } from 'node:dns/promises';
-import { isPrivateAddress, isPrivateHost } from './private-address';
+import { isPrivateAddress, isPrivateHost } from '../core/private-address';
 
 export class WebhookUrlError extends Error {
   override name = 'WebhookUrlError';

@@ -4,12 +4,12 @@
  * retry and timeout settings are the worker's.
  */
 import { z } from 'zod';
-import { optionalString, parseOriginList, positiveMs } from './config';
+import { optionalString, parseOriginList, positiveMs } from '../core/config';
 
 export const webhookSharedSchema = z.object({
   /**
    * The gateway's master secret: a key without its own `webhook_secret` signs with one derived from it
-   * (core/webhook-signing.ts). At least 32 characters, the same on every API and worker.
+   * (webhooks/signing.ts). At least 32 characters, the same on every API and worker.
    */
   WEBHOOK_SIGNING_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
   /** The master secret being rotated out: deliveries carry a signature with each until it is removed. */

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseApiKeysFile, type ApiKey } from '../../../keys/api-keys';
 import { TaskRefused } from '../../../tasks/refusal';
-import { webhookTarget, type WebhookPolicy } from '../../../tasks/webhook-target';
-import { derivedWebhookSecret, webhookSecrets } from '../../../core/webhook-signing';
-import type { HostResolver } from '../../../core/webhook-url';
+import { webhookTarget, type WebhookPolicy } from '../../../webhooks/targets';
+import { derivedWebhookSecret, webhookSecrets } from '../../../webhooks/signing';
+import type { HostResolver } from '../../../webhooks/url';
 import { postJson, useTestApi } from '../../support/test-api';
 
 const ALLOWED = 'http://127.0.0.1:9999';

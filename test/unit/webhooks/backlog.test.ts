@@ -1,13 +1,13 @@
 /**
  * The webhook metrics of a worker among several: events settled are counted from the delivery
  * workflow's sink, whatever the outcome (expired and superseded included, which no attempt reports), and the age of
- * the oldest undelivered event is read from visibility (worker/webhook-backlog.ts), so it is the same on every worker
+ * the oldest undelivered event is read from visibility (webhooks/backlog.ts), so it is the same on every worker
  * whichever worker made an event's attempts. Visibility is stood in for by a set of WebhookPendingSince values that
  * answers the count queries the way Temporal's does; test/e2e/webhooks.test.ts runs the same queries on a real server.
  */
 import { WEBHOOK_PENDING_SINCE } from '../../../core/search-attributes';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE } from '../../../core/webhooks';
-import { oldestPendingSince, WebhookBacklog } from '../../../worker/webhook-backlog';
+import { oldestPendingSince, WebhookBacklog } from '../../../webhooks/backlog';
 import { WorkerMetrics } from '../../../worker/worker-metrics';
 
 const NOW = Date.parse('2026-11-26T12:00:00.000Z');

@@ -1,10 +1,11 @@
 /**
  * The webhook activities: `announceWebhookEvent` hands an event of a task to its delivery workflow
  * (a local activity of the generation workflow: one marker event in its history, nothing more), and
- * `deliverWebhook` makes one signed attempt (workflows/webhook-delivery.ts retries).
+ * `deliverWebhook` makes one signed attempt (workflows/webhook-delivery.ts retries). The worker adds them to its
+ * activities (worker/main.ts); the workflows know them by their signatures (core/webhooks.ts WebhookActivities).
  *
  * An attempt reads the task record at send time (exactly as GET /v1/generations/:id shows it) and the key's
- * signing secret by key id (core/webhook-signing.ts), so neither is ever in a workflow's history. It connects only
+ * signing secret by key id (webhooks/signing.ts), so neither is ever in a workflow's history. It connects only
  * to public addresses, checked on the address it actually connects to (results/address-guard.ts: DNS rebinding),
  * unless the URL's origin is in WEBHOOK_ALLOW_PRIVATE_ORIGINS; it follows no redirect and reads at most
  * MAX_ANSWER_BYTES of the answer.
@@ -12,39 +13,16 @@
 import type { Client } from '@temporalio/client';
 import { Agent, request, type Dispatcher } from 'undici';
 import { isPrivateAddress } from '../core/private-address';
-import { webhookSignature, type WebhookSecrets } from '../core/webhook-signing';
-import { parseWebhookUrl } from '../core/webhook-url';
-import {
-  WEBHOOK_DELIVERY_WORKFLOW_TYPE,
-  webhookTaskQueue,
-  WEBHOOK_EVENT_SIGNAL,
-  webhookDeliveryWorkflowId,
-  webhookEventBody,
-  type DeliveryAttempt,
-  type WebhookDeliveryInput,
-  type WebhookEvent,
-  type WebhookSendInput,
-  type WebhookSendResult,
-  type WebhookSubject,
-  type WebhookTarget,
-  type WebhookTiming,
-} from '../core/webhooks';
+import type { DeliveryAttempt, WebhookActivities, WebhookSendInput, WebhookSendResult, WebhookTiming } from '../core/webhooks';
 import { guardedLookup, guardedLookupVia, type Resolver } from '../results/address-guard';
+import { signalDelivery } from './delivery';
+import { webhookEventBody, type WebhookRecordReader } from './event-body';
+import { webhookSignature, type WebhookSecrets } from './signing';
+import { parseWebhookUrl } from './url';
 
 /** How much of a receiver's answer is read and kept (a status and a short excerpt only). */
 export const MAX_ANSWER_BYTES = 1024;
 const EXCERPT_CHARS = 200;
-
-/**
- * What the event tells of (the task's record as a client reads it, or the video it is), `superseded` for a running
- * event of a task that has ended since, undefined when the task could not be read.
- */
-export type WebhookRecordReader = (
-  taskId: string,
-  event: WebhookEvent,
-  linkBase: string | undefined,
-  timeoutMs: number,
-) => Promise<WebhookSubject | 'superseded' | undefined>;
 
 /**
  * What an attempt tells the metrics (worker/worker-metrics.ts). An event's fate is not an attempt's to tell: the
@@ -66,34 +44,18 @@ export interface WebhookDeps {
   resolve?: Resolver;
 }
 
-export interface AnnounceInput {
-  taskId: string;
-  ownerId: string;
-  target: WebhookTarget;
-  event: WebhookEvent;
-  occurredAt: string;
-}
-
-export function createWebhookActivities(deps: WebhookDeps) {
+export function createWebhookActivities(deps: WebhookDeps): WebhookActivities {
   const guarded = new Agent({ connect: { lookup: deps.resolve ? guardedLookupVia(deps.resolve) : guardedLookup } });
   const open = new Agent();
   return {
     /** Starts the task's delivery workflow if needed and gives it the event (idempotent: the workflow deduplicates). */
-    async announceWebhookEvent(input: AnnounceInput): Promise<void> {
-      const start: WebhookDeliveryInput = { taskId: input.taskId, ownerId: input.ownerId, target: input.target, timing: deps.timing };
-      await deps.client.workflow.signalWithStart(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
-        workflowId: webhookDeliveryWorkflowId(input.taskId),
-        taskQueue: webhookTaskQueue(deps.taskQueue),
-        args: [start],
-        memo: { delivery: start },
-        signal: WEBHOOK_EVENT_SIGNAL,
-        signalArgs: [{ event: input.event, occurredAt: input.occurredAt }],
-        staticSummary: `Webhooks of task ${input.taskId}`,
-      });
+    async announceWebhookEvent(input) {
+      const delivery = { taskId: input.taskId, ownerId: input.ownerId, target: input.target, timing: deps.timing };
+      await signalDelivery(deps.client, deps.taskQueue, delivery, { event: input.event, occurredAt: input.occurredAt });
     },
 
     /** One signed attempt; the receiver's answer (or its absence) is the result, never an exception. */
-    async deliverWebhook(input: WebhookSendInput): Promise<WebhookSendResult> {
+    async deliverWebhook(input) {
       const started = Date.now();
       const result = await attempt(deps, input, (url) => (deps.allowPrivateOrigins.has(url.origin) ? open : guarded));
       const duration = Date.now() - started;

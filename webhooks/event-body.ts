@@ -1,0 +1,75 @@
+/**
+ * The body of a webhook event, made at send time: `{type, timestamp, data}` where `data` is the task's record
+ * exactly as GET /v1/generations/:id shows it — made by the same builder (tasks/record.ts taskRecordOf), priced with
+ * the same PRICES_FILE, its result links based on the origin the client used — or, for a task created at
+ * POST /v1/videos, the video, by id, as OpenAI's video webhooks carry it.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from '@temporalio/client';
+import type { TaskMemo } from '../core/task';
+import type { WebhookEvent } from '../core/webhooks';
+import type { TaskPricing } from '../pricing/price-table';
+import { withRequestOrigin, type ResultLinks } from '../results/result-links';
+import { taskRecordOf, type RenderResult } from '../tasks/record';
+
+/** What an event tells of: a task's record, or — for a task created at POST /v1/videos (its memo's `asked.via`) — the video. */
+export type WebhookSubject = { kind: 'generation'; record: Record<string, unknown> } | { kind: 'video'; id: string };
+
+/**
+ * The `type` of a video's events. `video.completed` and `video.failed` are OpenAI's own (the `openai` package's
+ * webhook endpoint `event_types`); OpenAI has no event for a video in progress, so `video.in_progress` — after the
+ * `video` object's status of that name — is this gateway's, sent only to a client that asked for `running`.
+ */
+export const VIDEO_EVENT_TYPES: Readonly<Record<WebhookEvent, string>> = {
+  running: 'video.in_progress',
+  succeeded: 'video.completed',
+  failed: 'video.failed',
+};
+
+/** The body of one event: `{type, timestamp, data}`, a video's as `{id, object: "video"}`. */
+export function webhookEventBody(event: WebhookEvent, occurredAt: string, subject: WebhookSubject): string {
+  return subject.kind === 'video'
+    ? JSON.stringify({ type: VIDEO_EVENT_TYPES[event], timestamp: occurredAt, data: { id: subject.id, object: 'video' } })
+    : JSON.stringify({ type: `generation.${event}`, timestamp: occurredAt, data: subject.record });
+}
+
+/**
+ * What the event tells of, `superseded` for a running event of a task that has ended since, undefined when the task
+ * could not be read.
+ */
+export type WebhookRecordReader = (
+  taskId: string,
+  event: WebhookEvent,
+  linkBase: string | undefined,
+  timeoutMs: number,
+) => Promise<WebhookSubject | 'superseded' | undefined>;
+
+/** How long a `running` event waits for the task's memo to say so (its upsert is in the same workflow task). */
+const RUNNING_VISIBLE_WAIT_MS = 2_000;
+
+/**
+ * Reads what an event tells of from the task's workflow. A final event first waits for the workflow to close, so
+ * its record is final and a sync caller has its answer before the first attempt; a running event of a task that
+ * has ended meanwhile is superseded.
+ */
+export function taskSubjectReader(client: Client, links: ResultLinks, pricing: TaskPricing): WebhookRecordReader {
+  return async (taskId, event, linkBase, timeoutMs) => {
+    const handle = client.workflow.getHandle(taskId);
+    if (event !== 'running') await client.withDeadline(Date.now() + timeoutMs, () => handle.result()).catch(() => undefined);
+    const waitUntil = Date.now() + RUNNING_VISIBLE_WAIT_MS;
+    for (;;) {
+      const desc = await handle.describe();
+      const memo = (desc.memo ?? {}) as TaskMemo;
+      if (event === 'running' && desc.status.name !== 'RUNNING') return 'superseded';
+      if (event !== 'running' && desc.status.name === 'RUNNING') return undefined;
+      if (event === 'running' && memo.status !== 'running' && Date.now() < waitUntil) {
+        await sleep(50);
+        continue;
+      }
+      // A task created at POST /v1/videos is announced as the video it is, by id.
+      if (memo.asked?.via === 'videos') return { kind: 'video', id: taskId };
+      const render: RenderResult = (id, result) => withRequestOrigin(linkBase ?? '', () => links.render(id, result));
+      return { kind: 'generation', record: await taskRecordOf(desc, render, pricing) };
+    }
+  };
+}
