@@ -22,7 +22,7 @@ export interface SubmitMember {
 
 export const servedByOf = (m: Pick<SubmitMember, 'platform' | 'entry'>): ServedBy => ({ platform: m.platform, model: m.entry.id });
 
-/** A platform this worker does not serve (PLATFORMS_ENABLED differs across the fleet): activities/index.ts adapterFor. */
+/** A platform this worker does not serve (PLATFORMS_ENABLED differs across the fleet): activities/account-routing.ts adapterFor. */
 const isPlatformMissing = (err: unknown) => err instanceof ApplicationFailure && err.type === 'platform_not_configured';
 
 /**

@@ -39,17 +39,34 @@
  *
  * What remains (docs/explanations/durability.md#lost-answers): a create the platform registers more than
  * SUBMIT_SETTLE_MS after receiving it, from an attempt whose worker died, on a platform without a dedup key.
+ *
+ * The parts: this file is the activity and one attempt's course; activities/submit-state.ts the submit's state and
+ * its one transition (`next`); activities/submit-failover.ts the create and its failover over accounts and members;
+ * activities/submit-lost-answer.ts the lookups after a lost answer; activities/submit-slots.ts the create on a slot.
  */
-import { createHash } from 'node:crypto';
-import { activityInfo, heartbeat, log, sleep } from '@temporalio/activity';
-import type { CapacityGate, SlotCandidate, TaskWaiting } from '../core/capacity';
+import { activityInfo, heartbeat } from '@temporalio/activity';
+import type { CapacityGate } from '../core/capacity';
 import type { Catalogue } from '../core/catalogue';
-import { deadlineMessage } from '../core/timeouts';
-import type { CreatedJob, GenerationRequest, Kind, PollTiming, RouteMember, SubmitAnswer, SubmitResult } from '../core/task';
-import type { SubmitContext } from '../platforms/platform';
-import { retryable, UpstreamError } from '../platforms/upstream-error';
-import type { AccountPool, PoolAccount } from './accounts';
-import { NoAccountLeft, resolveMembers, sendOrder, servedByOf, type SubmitMember } from './submit-members';
+import type { GenerationRequest, Kind, PollTiming, RouteMember, SubmitAnswer, SubmitResult } from '../core/task';
+import { UpstreamError } from '../platforms/upstream-error';
+import type { AccountPool } from './accounts';
+import { sendToMembers } from './submit-failover';
+import {
+  LOST_ANSWER_SEARCH_MS,
+  keepLooking,
+  lostReporter,
+  pastDeadline,
+  reconcile,
+  recordedAccount,
+  recoverEarlierAttempt,
+  type LostAnswerReport,
+} from './submit-lost-answer';
+import { resolveMembers, servedByOf } from './submit-members';
+import { sendOnSlots, type Queued, type SlotAsk } from './submit-slots';
+import { initialState, next, type Attempt, type JobOnAccount, type SubmitProgress } from './submit-state';
+
+// What the rest of the worker names of the submit, from where it always did.
+export { LOST_ANSWER_SEARCH_MS, type LostAnswerReport } from './submit-lost-answer';
 
 export interface SubmitInput {
   platform: string;
@@ -78,65 +95,8 @@ export interface SubmitInput {
   mayWait?: boolean;
 }
 
-/** A job the submit created or found, the account it is on and the member (the task's model, or a route's) it serves. */
-type JobOnAccount = CreatedJob & { account: string; member: SubmitMember };
-
-/**
- * Where an attempt stands, as its heartbeats record it for the next attempt; `account` (and `member`, its place in
- * the task's members) is where a create was (or is being) sent, so a retry after a lost answer starts there.
- */
-export type SubmitProgress = (
-  | { phase: 'reconciling' }
-  | { phase: 'sending'; sentAt: number; account?: string; member?: number }
-  | { phase: 'answered'; account?: string; member?: number }
-  | { phase: 'searching'; account?: string; member?: number }
-) &
-  SubmitMemory;
-
-/** What every later attempt must still know, whatever its own phase: carried on in every heartbeat. */
-export interface SubmitMemory {
-  /** Why the last attempt failed (a retryable error): the task's deadline message names it. */
-  lastError?: string;
-  /** An attempt's create went out and its answer never came: a job may exist upstream. */
-  mayHaveCreated?: boolean;
-  /**
-   * Since when (ms) the submit only looks for its job: the platform refused a re-send for its dedup key while an
-   * earlier create may have made the job. No create is sent any more.
-   */
-  searchingSince?: number;
-  /**
-   * The member (its place in the task's members) a create went to whose failure does not prove that no job was made
-   * (a lost answer, a timeout, a 5xx), as the attempt that saw it recorded (an attempt that fails flushes its last
-   * heartbeat): every later attempt stays on that member, never creating the job on another platform.
-   */
-  stayOn?: number;
-}
-
-/** How long a submit keeps looking for a job the platform's dedup refusal says exists, before `upstream_lost`. */
-export const LOST_ANSWER_SEARCH_MS = 5 * 60_000;
-/** The wait between two looks while searching. */
-export const LOST_ANSWER_LOOK_INTERVAL_MS = 15_000;
-
-/** What an operator needs to find a job the gateway could not: logged, counted and alerted by the worker. */
-export interface LostAnswerReport {
-  platform: string;
-  /** Why the lookup could not decide: `not_found_after_refusal`, or the adapter's own (e.g. `ambiguous`). */
-  reason: string;
-  taskId: string;
-  /** The platform account (never a secret): PlatformAdapter.account, or "default". */
-  account: string;
-  dedupKey: string;
-  /** The creation-time window the job lies in (ISO 8601). */
-  window: { from: string; to: string };
-  /** sha256 of the normalised request (canonical JSON), to tell the job among the account's others. */
-  requestDigest: string;
-  message: string;
-}
-
 /** How often the submit heartbeats while it waits on the platform (the workflow's heartbeat timeout is 5 s). */
 export const SUBMIT_HEARTBEAT_MS = 1_000;
-/** How long a create request cut off by a dying worker is given to be registered upstream before reconciling. */
-export const SUBMIT_SETTLE_MS = 10_000;
 
 export interface SubmitDeps {
   catalogue: Catalogue;
@@ -151,434 +111,6 @@ export interface SubmitDeps {
   lostAnswerSearchMs?: number;
   /** The platforms' capacity (capacity/dispatcher.ts); absent (no database): accounts' limits are not enforced. */
   capacity?: CapacityGate;
-}
-
-/** JSON with sorted keys: the same request always digests the same. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const o = value as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-export const requestDigest = (request: GenerationRequest): string =>
-  `sha256:${createHash('sha256').update(canonicalJson(request)).digest('hex')}`;
-
-const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
-/** How far the reported window reaches around the submit's attempts: the platforms' clocks and ours may differ. */
-const REPORT_WINDOW_MARGIN_MS = 2 * 60_000;
-
-/**
- * An error answer that proves the platform created no job and that another account may succeed: the account
- * was refused (credentials, balance, overdue) or throttled (an answered 429, or a throttle code the adapter marks,
- * e.g. T's RequestLimitExceeded inside HTTP 200). Not a timeout, reset or 5xx, which may have created a job.
- */
-export function failoverKind(err: unknown): 'refused' | 'throttled' | undefined {
-  if (!(err instanceof UpstreamError) || err.opts.noAnswer) return undefined;
-  const status = err.opts.httpStatus;
-  if (status !== undefined && status >= 500) return undefined;
-  if (!err.retryable && (err.opts.reason === 'upstream_auth' || err.opts.reason === 'insufficient_balance')) return 'refused';
-  if (err.retryable && (status === 429 || err.opts.throttled === true)) return 'throttled';
-  return undefined;
-}
-
-/** One attempt of a submit: what its steps share. */
-interface Attempt {
-  /** What the job may be created on: the task's model, or its route's members this worker reaches, in order. */
-  members: SubmitMember[];
-  ctx: SubmitContext;
-  /** Temporal's attempt number (1: nothing can have been sent before) and when the first attempt was scheduled. */
-  number: number;
-  since: number;
-  /** What the previous attempt's last heartbeat recorded. */
-  earlier: SubmitProgress | undefined;
-  /** What this and every later attempt must still know (carried on in every heartbeat). */
-  memory: SubmitMemory;
-  /** Records where this attempt stands (a heartbeat at once, and every second). */
-  advance(next: SubmitProgress): void;
-  /** The task ends `upstream_lost` with everything an operator needs to find the job on `account`; counted and alerted. */
-  lost(member: SubmitMember, account: PoolAccount, reason: string, why: string, code?: string): UpstreamError;
-}
-
-const accountOf = (p: SubmitProgress | undefined) => (p && p.phase !== 'reconciling' ? p.account : undefined);
-/** The member an earlier attempt sent to (runs recorded before routes name none: the task's only member). */
-const memberOf = (p: SubmitProgress | undefined) => (p && p.phase !== 'reconciling' ? (p.member ?? 0) : undefined);
-
-/** What an earlier attempt's heartbeat says every later attempt must still know. */
-function memoryFrom(earlier: SubmitProgress | undefined): SubmitMemory {
-  return {
-    ...(earlier?.phase === 'sending' || earlier?.mayHaveCreated ? { mayHaveCreated: true } : {}),
-    ...(earlier?.searchingSince !== undefined ? { searchingSince: earlier.searchingSince } : {}),
-    ...(earlier?.lastError !== undefined ? { lastError: earlier.lastError } : {}),
-    ...(earlier?.stayOn !== undefined ? { stayOn: earlier.stayOn } : {}),
-  };
-}
-
-/**
- * The members an earlier attempt may have created the job on: the one it stayed on (`stayOn`, recorded by an attempt
- * that lived to flush its heartbeat), else every member — a worker that died leaves a heartbeat that may be a second
- * stale — the recorded one first.
- */
-function lookedAt(a: Attempt): SubmitMember[] {
-  const stay = a.members.find((m) => m.index === a.memory.stayOn);
-  return stay ? [stay] : sendOrder(a.members, memberOf(a.earlier));
-}
-
-/**
- * Where the job an earlier attempt created may be: `only` (one member's account), or every account of the members it
- * may have gone to (lookedAt) that serves its model — heartbeats are throttled, so the last recorded account may not
- * be the last one sent to. The recorded ones are asked first, and the search stops at the first job found.
- */
-function lookupOrder(a: Attempt, only?: { member: SubmitMember; account: PoolAccount }): { member: SubmitMember; account: PoolAccount }[] {
-  if (only) return [only];
-  const first = { member: memberOf(a.earlier), account: accountOf(a.earlier) };
-  return lookedAt(a).flatMap((member) =>
-    member.pool.accounts
-      .filter((x) => member.pool.serves(x, member.entry.id))
-      .sort(
-        (x, y) =>
-          Number(member.index === first.member && y.id === first.account) - Number(member.index === first.member && x.id === first.account),
-      )
-      .map((account) => ({ member, account })),
-  );
-}
-
-/** The job an earlier attempt created, if a lookup finds it (see lookupOrder). */
-async function reconcile(
-  a: Attempt,
-  why: string,
-  only?: { member: SubmitMember; account: PoolAccount },
-): Promise<JobOnAccount | undefined> {
-  if (a.number === 1) return undefined;
-  for (const { member, account } of lookupOrder(a, only)) {
-    if (!account.adapter.findSubmitted) continue;
-    let found: CreatedJob | undefined;
-    try {
-      found = await account.adapter.findSubmitted(member.entry, member.request, { ...a.ctx, since: a.since });
-    } catch (err) {
-      // The adapter's lookup saw jobs it cannot tell apart (B: identical requests): undecided, not "none".
-      if (err instanceof UpstreamError && err.opts.reason === 'upstream_lost')
-        throw a.lost(member, account, err.opts.code ?? 'undecided', err.message, err.opts.code);
-      throw err;
-    }
-    if (found) {
-      log.warn(`Adopted the job an earlier submit attempt created (${why})`, {
-        platform: member.platform,
-        model: member.entry.id,
-        account: account.id,
-        upstreamTaskId: found.upstreamTaskId,
-        attempt: a.number,
-      });
-      return { ...found, account: account.id, member };
-    }
-  }
-  return undefined;
-}
-
-/**
- * The platform refused a re-send for its dedup key while an earlier create may have made the job: only look, on that
- * member. Within the bound, the next attempt looks again later (Temporal keeps the wait); past it, the task is lost.
- */
-function keepLooking(a: Attempt, member: SubmitMember, account: PoolAccount, lostAnswerSearchMs: number, now: () => number): never {
-  if (now() - a.memory.searchingSince! >= lostAnswerSearchMs) {
-    throw a.lost(
-      member,
-      account,
-      'not_found_after_refusal',
-      `the platform refused to create it again for its dedup key, and its task list did not show it within ${Math.round(lostAnswerSearchMs / 1000)} s`,
-    );
-  }
-  a.advance({ phase: 'searching', account: account.id, member: member.index });
-  throw retryable(
-    `Platform ${member.platform} refused to create this task's job again (its dedup key): still looking for the job`,
-    'LostAnswerSearch',
-    { retryAfterMs: LOST_ANSWER_LOOK_INTERVAL_MS },
-  );
-}
-
-/**
- * Before anything is sent again: where a platform the create may have gone to has no dedup key and the earlier
- * attempt was cut off mid-request, let that request settle; then look for its job.
- */
-async function recoverEarlierAttempt(a: Attempt, now: () => number): Promise<JobOnAccount | undefined> {
-  const dedupSubmit = lookedAt(a).every((m) => m.pool.accounts.every((x) => x.adapter.dedupSubmit));
-  if (a.earlier?.phase === 'sending' && !dedupSubmit) {
-    const settleMs = a.earlier.sentAt + SUBMIT_SETTLE_MS - now();
-    if (settleMs > 0) {
-      log.info('An earlier submit attempt was cut off mid-request; letting it settle before reconciling', {
-        platform: a.members.find((m) => m.index === memberOf(a.earlier))?.platform,
-        settleMs,
-        attempt: a.number,
-      });
-      await sleep(settleMs);
-    }
-  }
-  return reconcile(a, 'its answer was lost');
-}
-
-/** Every account of the member is out, throttled or refused this attempt: why the submit cannot create the job there now. */
-function nothingLeft(member: SubmitMember, lastThrottle: UpstreamError | undefined): NoAccountLeft {
-  const model = member.entry.id;
-  // Accounts remain in the rotation but throttled this attempt: wait as the platform asked (Retry-After).
-  if (lastThrottle && member.pool.outFor(model).length === 0) return new NoAccountLeft(lastThrottle.message, lastThrottle.opts);
-  const { message, retryAfterMs } = member.pool.noAccount(model);
-  log.warn(message, { platform: member.platform, model });
-  return new NoAccountLeft(message, { retryable: true, reason: 'upstream_unavailable', code: 'no_account_available', retryAfterMs });
-}
-
-/**
- * The create on one member: after a lost answer to the same account again (its dedup key, where it has one, is that
- * account's), otherwise to a healthy account drawn by weight, failing over on answers that prove no job.
- */
-async function sendToMember(a: Attempt, member: SubmitMember, now: () => number, lostAnswerSearchMs: number): Promise<JobOnAccount> {
-  const { pool } = member;
-  const model = member.entry.id;
-  const tried = new Set<string>();
-  const earlierAccount = memberOf(a.earlier) === member.index ? accountOf(a.earlier) : undefined;
-  const sticky = earlierAccount === undefined ? undefined : pool.get(earlierAccount);
-  let lastThrottle: UpstreamError | undefined;
-  for (;;) {
-    const account = sticky && tried.size === 0 && pool.available(sticky.id) ? sticky : pool.pick(model, tried);
-    if (!account) throw nothingLeft(member, lastThrottle);
-    tried.add(account.id);
-    try {
-      return await createOn(a, member, account, now);
-    } catch (err) {
-      const failover = refusedWithoutJob(a, member, account, err);
-      if (failover === 'throttled') lastThrottle = err as UpstreamError;
-      if (failover) continue;
-      return afterFinalRefusal(a, member, account, err, now, lostAnswerSearchMs);
-    }
-  }
-}
-
-/**
- * One create on one account, the attempt's phases recorded around it (heartbeated: a retry after a crash knows
- * whether a create was in flight); a refusal is thrown as the adapter threw it, for the caller to read.
- */
-async function createOn(a: Attempt, member: SubmitMember, account: PoolAccount, now: () => number): Promise<JobOnAccount> {
-  a.advance({ phase: 'sending', sentAt: now(), account: account.id, member: member.index });
-  const result: CreatedJob = await account.adapter.submit(member.entry, member.request, a.ctx);
-  a.advance({ phase: 'answered', account: account.id, member: member.index });
-  member.pool.succeeded(account.id);
-  log.info('Submitted upstream job', {
-    platform: member.platform,
-    account: account.id,
-    model: member.entry.id,
-    upstreamTaskId: result.upstreamTaskId,
-  });
-  return { ...result, account: account.id, member };
-}
-
-/**
- * A create that failed: what it means for the account. Returns how it proved no job was made (the next account, or
- * member, may take it), or undefined when it did not (a lost answer, a 5xx, a final refusal of the request).
- */
-function refusedWithoutJob(a: Attempt, member: SubmitMember, account: PoolAccount, err: unknown): 'refused' | 'throttled' | undefined {
-  // No answer: this create may have made a job, which every later attempt must keep in mind.
-  if (err instanceof UpstreamError && err.opts.noAnswer) a.memory.mayHaveCreated = true;
-  // The platform answered (an error response): nothing of this attempt is in flight any more.
-  if (err instanceof UpstreamError && !err.opts.noAnswer) a.advance({ phase: 'answered', account: account.id, member: member.index });
-  const failover = failoverKind(err);
-  if (!failover) {
-    // Nothing proves this create made no job: the task stays on this member from now on.
-    a.memory.stayOn = member.index;
-    return undefined;
-  }
-  const refusal = err as UpstreamError;
-  if (failover === 'throttled') member.pool.throttled(account.id, refusal.opts.retryAfterMs);
-  else member.pool.refused(account.id, refusal.opts.code ?? refusal.opts.reason, refusal.message);
-  log.warn('The platform refused the account without creating a job; trying another account', {
-    platform: member.platform,
-    account: account.id,
-    code: refusal.opts.code,
-    failover,
-  });
-  return failover;
-}
-
-/**
- * A create that failed without proving that no job was made: a final refusal may hide the job an earlier attempt
- * made, which is adopted if the platform shows it; otherwise the failure is thrown. A platform with a dedup key that
- * refuses a re-send although an earlier create may have made the job most likely says the job exists (T's code for a
- * repeated SessionId is not documented): failing the task with it would lose a running, paid job, so the submit keeps
- * looking instead.
- */
-async function afterFinalRefusal(
-  a: Attempt,
-  member: SubmitMember,
-  account: PoolAccount,
-  err: unknown,
-  now: () => number,
-  lostAnswerSearchMs: number,
-): Promise<JobOnAccount> {
-  if (!(err instanceof UpstreamError) || err.retryable) throw err;
-  const adopted = await reconcile(a, `the platform refused the retry: ${err.opts.code ?? err.message}`, { member, account });
-  if (adopted) return adopted;
-  if (account.adapter.dedupSubmit && a.memory.mayHaveCreated) {
-    a.memory.searchingSince = now();
-    log.warn('The platform refused to create the job again for its dedup key; looking for the first job', {
-      platform: member.platform,
-      account: account.id,
-      code: err.opts.code,
-      attempt: a.number,
-    });
-    return keepLooking(a, member, account, lostAnswerSearchMs, now);
-  }
-  throw err;
-}
-
-/**
- * Sends the create to the members in turn (the one an earlier attempt sent to first): a member none of whose
- * accounts can take it now hands the task to the next; any other failure stays on the member. After a create whose
- * failure did not prove that no job was made (`stayOn`), only that member is tried again: the task recovers there or
- * waits for it, and is never given a second job on another platform.
- */
-async function sendToMembers(a: Attempt, now: () => number, lostAnswerSearchMs: number): Promise<JobOnAccount> {
-  let firstOut: NoAccountLeft | undefined;
-  const stay = a.members.find((m) => m.index === a.memory.stayOn);
-  for (const member of stay ? [stay] : sendOrder(a.members, memberOf(a.earlier))) {
-    try {
-      return await sendToMember(a, member, now, lostAnswerSearchMs);
-    } catch (err) {
-      if (!(err instanceof NoAccountLeft)) throw err;
-      firstOut ??= err;
-      if (a.members.length > 1 && !stay)
-        log.warn('No account of this member of the route can take the job now; trying the next member', {
-          platform: member.platform,
-          model: member.entry.id,
-          reason: err.message,
-        });
-    }
-  }
-  throw firstOut!;
-}
-
-/** How a task asks for slots: whose it is, its weight, and whether its workflow can wait for one (SubmitInput). */
-interface SlotAsk {
-  gate: CapacityGate;
-  owner: string;
-  weight: number;
-  mayWait: boolean;
-}
-
-/** The submit's answer while the task waits for a slot: its place in the queue, since when. */
-interface Queued {
-  waiting: TaskWaiting;
-}
-
-/** How many times one attempt sends again after a concurrency refusal before it leaves that account out. */
-const OVER_CAPACITY_RETRIES = 3;
-
-/** A concurrency refusal (V's `InflightBatchsizeExceeded`): the account runs fewer jobs at once than its slots said. */
-const isOverCapacity = (err: unknown) => err instanceof UpstreamError && err.opts.overCapacity === true;
-
-/**
- * Where the task's job may go, in the order it prefers them: the members in their order (only the one it must stay on,
- * after a create that may have made a job), each member's accounts that serve its model and are in the rotation, by a
- * draw on their weights; less the accounts this attempt left out.
- */
-function slotCandidates(a: Attempt, excluded: ReadonlySet<string>): SlotCandidate[] {
-  const stay = a.members.find((m) => m.index === a.memory.stayOn);
-  const out: SlotCandidate[] = [];
-  for (const member of stay ? [stay] : sendOrder(a.members, memberOf(a.earlier))) {
-    const drawn = new Set<string>();
-    for (;;) {
-      const account = member.pool.pick(member.entry.id, drawn);
-      if (!account) break;
-      drawn.add(account.id);
-      if (!excluded.has(`${member.index}/${account.id}`))
-        out.push({ platform: member.platform, account: account.id, member: member.index });
-    }
-  }
-  return out;
-}
-
-/**
- * A create refused without a job: its slot is given back at once (a concurrency refusal also lowers the account's
- * learned limit) and the account is left out of this attempt — but for a concurrency refusal, whose lowered limit
- * now queues the task behind the account's running jobs, unless it keeps refusing. True: the account was left out.
- */
-async function slotRefused(
-  a: Attempt,
-  ask: SlotAsk,
-  refused: { member: SubmitMember; account: PoolAccount; err: unknown },
-  excluded: Set<string>,
-  refusedForCapacity: Map<string, number>,
-): Promise<boolean> {
-  const overCapacity = isOverCapacity(refused.err);
-  await ask.gate.release(a.ctx.taskId, { overCapacity });
-  const where = `${refused.member.index}/${refused.account.id}`;
-  const refusals = (refusedForCapacity.get(where) ?? 0) + 1;
-  refusedForCapacity.set(where, refusals);
-  if (overCapacity && refusals <= OVER_CAPACITY_RETRIES) return false;
-  excluded.add(where);
-  return !overCapacity;
-}
-
-/**
- * The create, on a slot (docs/architecture.md, "Capacity"): the task takes a slot on the first candidate account with
- * room — or, with none, joins the queue and answers `waiting` — then creates its job there. A refusal proving that no job
- * was made gives the slot back at once (a concurrency refusal also lowers the account's learned limit) and the task
- * takes another slot or waits; any other failure keeps the slot, since a job may exist on it. A task that already
- * holds a slot (a retried attempt, a grant that woke it) is given the same one.
- */
-async function sendOnSlots(a: Attempt, ask: SlotAsk, now: () => number, lostAnswerSearchMs: number): Promise<JobOnAccount | Queued> {
-  const excluded = new Set<string>();
-  const refusedForCapacity = new Map<string, number>();
-  let lastThrottle: UpstreamError | undefined;
-  let firstOut: NoAccountLeft | undefined;
-  for (;;) {
-    const candidates = slotCandidates(a, excluded);
-    if (candidates.length === 0) throw firstOut ?? nothingLeft(a.members[0]!, lastThrottle);
-    const answer = await ask.gate.take(
-      { taskId: a.ctx.taskId, owner: ask.owner, weight: ask.weight, candidates },
-      { mayWait: ask.mayWait },
-    );
-    if ('waiting' in answer) {
-      log.info('Every account that can serve the task is running as many jobs as it may: the task waits for a slot', {
-        taskId: a.ctx.taskId,
-        accounts: candidates.map((c) => `${c.platform}/${c.account}`),
-      });
-      return { waiting: { reason: 'platform_capacity', since: answer.waiting.since } };
-    }
-    if ('full' in answer)
-      throw retryable('Every account that can serve the task is running as many jobs as it may', 'CapacityFull', { retryAfterMs: 10_000 });
-    const slot = answer.granted;
-    const member = a.members.find((m) => m.index === slot.member && m.platform === slot.platform);
-    const account = member?.pool.get(slot.account);
-    if (!member || !account) {
-      // A slot on an account this worker does not have (the fleet's accounts files differ): given back, never used.
-      await ask.gate.release(a.ctx.taskId);
-      excluded.add(`${slot.member}/${slot.account}`);
-      continue;
-    }
-    let job: JobOnAccount;
-    try {
-      job = await createOn(a, member, account, now);
-    } catch (err) {
-      const failover = refusedWithoutJob(a, member, account, err);
-      if (!failover) return afterFinalRefusal(a, member, account, err, now, lostAnswerSearchMs);
-      if (failover === 'throttled') lastThrottle = err as UpstreamError;
-      const leftOut = await slotRefused(a, ask, { member, account, err }, excluded, refusedForCapacity);
-      if (leftOut && member.pool.pick(member.entry.id, new Set([account.id])) === undefined) firstOut ??= nothingLeft(member, lastThrottle);
-      continue;
-    }
-    try {
-      await ask.gate.created(a.ctx.taskId, { kind: member.entry.kind, upstreamTaskId: job.upstreamTaskId });
-    } catch (err) {
-      // The job exists and its slot is held either way; only the learned limit's count misses this one.
-      log.warn('Could not record the created job on its slot', { taskId: a.ctx.taskId, error: (err as Error).message });
-    }
-    return job;
-  }
 }
 
 /**
@@ -621,7 +153,8 @@ export function createSubmitActivity({
     const { request, dedupKey, taskId } = input;
     const info = activityInfo();
     const earlier = info.attempt > 1 ? (info.heartbeatDetails as SubmitProgress | undefined) : undefined;
-    const memory = memoryFrom(earlier);
+    let state = initialState(earlier);
+    const { memory } = state;
     // Before the heartbeat ticker starts: a platform this worker lacks throws here, and must not leave it running.
     const members = resolveMembers(
       catalogue,
@@ -633,18 +166,21 @@ export function createSubmitActivity({
     // (the same for every platform of a kind) now, its polling once the serving member is known.
     const firstTiming = timingFor(request.kind, members[0]!.platform);
     const deadlineAt = input.deadlineAt ?? (input.taskStartedAt ?? info.scheduledTimestampMs) + taskDeadlineMs(request, firstTiming);
-    let progress: SubmitProgress = { phase: 'reconciling', ...memory };
-    const ticker = setInterval(() => heartbeat(progress), SUBMIT_HEARTBEAT_MS);
+    const ticker = setInterval(() => heartbeat(state.recorded), SUBMIT_HEARTBEAT_MS);
     const attempt: Attempt = {
       members,
       ctx: { taskId, dedupKey, deadlineAt },
       number: info.attempt,
       since: info.scheduledTimestampMs,
       earlier,
-      memory,
-      advance(next) {
-        progress = { ...memory, ...next };
-        heartbeat(progress);
+      get state() {
+        return state;
+      },
+      apply(event) {
+        const before = state.recorded;
+        state = next(state, event);
+        // A phase recorded is heartbeated at once; a fact learnt goes out with the next phase (submit-state.ts).
+        if (state.recorded !== before) heartbeat(state.recorded);
       },
       lost: lostReporter(info.scheduledTimestampMs, dedupKey, taskId, now, onLostAnswer),
     };
@@ -654,7 +190,7 @@ export function createSubmitActivity({
       return answerOf(job, input, timingFor(request.kind, job.member.platform), deadlineAt);
     } catch (err) {
       // A retried attempt may start past the deadline: it then says why the submit could not get through.
-      if (err instanceof UpstreamError && err.retryable) attempt.advance({ ...progress, lastError: err.message });
+      if (err instanceof UpstreamError && err.retryable) attempt.apply({ type: 'failed', error: err.message });
       throw err;
     } finally {
       clearInterval(ticker);
@@ -683,8 +219,8 @@ async function submitOnce(
 ): Promise<JobOnAccount | Queued> {
   if (now() >= deadlineAt) return pastDeadline(a, timing, deadlineAt, now, searchMs);
   if (a.number > 1) {
-    heartbeat({ ...a.memory, phase: 'reconciling' });
-    if (a.memory.searchingSince !== undefined) {
+    a.apply({ type: 'reconciling' });
+    if (a.state.memory.searchingSince !== undefined) {
       // Only look, on the member and account the refused re-send went to: nothing is sent again.
       const { member, account } = recordedAccount(a);
       return (
@@ -699,66 +235,4 @@ async function submitOnce(
     }
   }
   return ask ? sendOnSlots(a, ask, now, searchMs) : sendToMembers(a, now, searchMs);
-}
-
-/** The member and account an earlier attempt's heartbeat names (the first ones when it names none this worker has). */
-function recordedAccount(a: Attempt): { member: SubmitMember; account: PoolAccount } {
-  const member = a.members.find((m) => m.index === memberOf(a.earlier)) ?? a.members[0]!;
-  return { member, account: member.pool.get(accountOf(a.earlier)) ?? member.pool.accounts[0]! };
-}
-
-/**
- * How a submit reports a job it could not find: the task ends `upstream_lost` with what an operator needs to find
- * the job (the platform's own name for the account, the dedup key, the time window, the request's digest), logged,
- * counted and alerted (`onLostAnswer`).
- */
-function lostReporter(scheduledAt: number, dedupKey: string, taskId: string, now: () => number, onLostAnswer: SubmitDeps['onLostAnswer']) {
-  return (member: SubmitMember, account: PoolAccount, reason: string, why: string, code?: string): UpstreamError => {
-    const platform = member.platform;
-    // The platform's own name for the account (T's SubAppId…) where the adapter gives one, else the accounts file's id.
-    const where = account.adapter.account ?? account.id;
-    const window = { from: isoSeconds(scheduledAt - REPORT_WINDOW_MARGIN_MS), to: isoSeconds(now() + REPORT_WINDOW_MARGIN_MS) };
-    const digest = requestDigest(member.request);
-    const message =
-      `Platform ${platform} may hold a job for this task that the gateway could not find (${why}); it was not sent again. ` +
-      `Find it upstream before replaying: account ${where}, dedup key ${dedupKey}, created ${window.from} to ${window.to}, request ${digest}`;
-    log.error(message, { platform, reason, taskId, account: where, dedupKey, window, requestDigest: digest });
-    onLostAnswer?.({ platform, reason, taskId, account: where, dedupKey, window, requestDigest: digest, message });
-    return new UpstreamError(message, { retryable: false, reason: 'upstream_lost', code });
-  };
-}
-
-/**
- * An attempt that starts after the task's deadline sends nothing and ends the task `deadline_exceeded`, with the
- * last error that kept the submit from getting through. Where an earlier attempt's create may have made a job
- * (its answer never came), that job is looked for first and adopted if found (the workflow then cancels it, the
- * deadline being past); a lookup the platform keeps refusing is tried again for at most `searchMs` past the
- * deadline, then the task ends `upstream_lost` with what an operator needs to find the job.
- */
-async function pastDeadline(
-  a: Attempt,
-  timing: PollTiming,
-  deadlineAt: number,
-  now: () => number,
-  searchMs: number,
-): Promise<JobOnAccount> {
-  if (a.memory.mayHaveCreated) {
-    try {
-      const adopted = await reconcile(a, 'the task deadline passed');
-      if (adopted) return adopted;
-    } catch (err) {
-      if (!(err instanceof UpstreamError && err.retryable) || now() < deadlineAt + searchMs) throw err;
-      const { member, account } = recordedAccount(a);
-      throw a.lost(
-        member,
-        account,
-        'lookup_failed_past_deadline',
-        `the task deadline passed and its task list could not be read for ${Math.round(searchMs / 1000)} s: ${err.message}`,
-      );
-    }
-  }
-  throw new UpstreamError(deadlineMessage(timing.deadlineMs, 'submit', a.memory.lastError), {
-    retryable: false,
-    reason: 'deadline_exceeded',
-  });
 }

@@ -1,7 +1,7 @@
 /**
  * Unit tests mirror the code they test: test/unit/<folder>/<file>.test.ts tests <folder>/<file>.ts, so the test of a
  * file is found from the file, and a file without one shows. A second test file of the same source names its aspect
- * after a dot (`submit.failover.test.ts` tests activities/submit.ts); a folder's index.ts is its `index`. Tests that
+ * after a dot (`submit.routes.test.ts` tests activities/submit.ts); a folder's index.ts is its `index`. Tests that
  * hold the repository as a whole, not one file, are listed in CROSS_CUTTING with the reason each has no one file.
  */
 import { existsSync, readdirSync } from 'node:fs';

@@ -7,7 +7,8 @@
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { AccountPool } from '../../../activities/accounts';
-import { createSubmitActivity, type SubmitInput, type SubmitProgress } from '../../../activities/submit';
+import { createSubmitActivity, type SubmitInput } from '../../../activities/submit';
+import type { SubmitProgress } from '../../../activities/submit-state';
 import type { RouteMember, SubmitResult } from '../../../core/task';
 import { createPlatformB } from '../../../platforms/b/adapter';
 import { createHttpClient } from '../../../platforms/http';
