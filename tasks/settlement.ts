@@ -1,6 +1,8 @@
 /**
  * When a task ends, its ledger entry is settled to its final cost: the settlement step, which the generation
  * workflow runs as its last step (workflows/generation.ts), retried by Temporal until the ledger has it. The
+ * workflow hands over facts only (the serving member's platform and request, how the task ended, what the platform
+ * reported); the cost rule prices them (tasks/cost.ts). The
  * final cost is what the platform reported it billed, else what the request asked for (pricing/cost.ts); zero for a
  * task whose job the platform does not bill (none created, failed upstream, cancelled upstream) and the job's
  * cost for one it bills although the task did not succeed (a job a platform could not stop runs to its end).
@@ -13,6 +15,7 @@ import type { SettleInput } from '../core/task';
 import { openLedgerDatabase, type LedgerDatabase } from '../ledger/database';
 import { settleTask, type Settlement } from '../ledger/entries';
 import type { TaskPricing } from '../pricing/price-table';
+import { taskCost } from './cost';
 
 /** What was settled, for the worker's spend and task metrics (worker/worker-metrics.ts). */
 export interface SettlementObservation {
@@ -41,12 +44,13 @@ export class TaskSettlement {
     if (!this.ledger) return 'no_ledger';
     let figure;
     try {
-      figure = this.pricing.finalTaskCost(
-        { ...input.request, kind: input.request.kind, model: input.request.model },
-        input.usage,
-        input.outcome,
-        input.billed,
-      );
+      figure = taskCost(this.pricing, {
+        request: input.request,
+        servedBy: input.servedBy,
+        outcome: input.outcome,
+        usage: input.usage,
+        billed: input.billed,
+      });
     } catch (err) {
       this.log.error(
         { taskId: input.taskId, err: (err as Error).message },
