@@ -12,7 +12,7 @@
  */
 import type { Logger } from '../core/logger';
 import type { SettleInput } from '../core/task';
-import { openLedgerDatabase, type LedgerDatabase } from '../ledger/database';
+import type { LedgerDatabase } from '../ledger/database';
 import { settleTask, type Settlement } from '../ledger/entries';
 import type { TaskPricing } from '../pricing/price-table';
 import { taskCost } from './cost';
@@ -29,8 +29,11 @@ export interface SettlementObservation {
 
 export class TaskSettlement {
   constructor(
-    /** The ledger's database (undefined without DATABASE_URL: there is no ledger, and nothing to settle). */
-    readonly ledger: LedgerDatabase | undefined,
+    /**
+     * The ledger's database (undefined without DATABASE_URL: there is no ledger, and nothing to settle): the
+     * worker's, which opens and closes it (worker/start-up.ts openLedger) and hands it to its other parts itself.
+     */
+    private readonly ledger: LedgerDatabase | undefined,
     private readonly pricing: TaskPricing,
     private readonly log: Logger,
     private readonly observe: (o: SettlementObservation) => void = () => undefined,
@@ -77,26 +80,4 @@ export class TaskSettlement {
     if (settled === 'unknown_task') this.log.warn({ taskId: input.taskId }, 'Ended task has no ledger entry (started without a ledger?)');
     return settled;
   }
-
-  async close(): Promise<void> {
-    await this.ledger?.close();
-  }
-}
-
-/**
- * The worker's settlement, a start-up step: the ledger's database when DATABASE_URL is set (without it there is no
- * ledger and every settlement is a no-op), the same prices as the API (PRICES_FILE), metrics of what it settles.
- */
-export async function openSettlement(
-  config: { DATABASE_URL?: string },
-  pricing: TaskPricing,
-  observe: (o: SettlementObservation) => void,
-  log: Logger,
-): Promise<TaskSettlement> {
-  const ledger = config.DATABASE_URL
-    ? await openLedgerDatabase(config.DATABASE_URL, {
-        onError: (err) => log.warn({ err: err.message }, 'Ledger database connection lost; reconnecting on the next write'),
-      })
-    : undefined;
-  return new TaskSettlement(ledger, pricing, log, observe);
 }
