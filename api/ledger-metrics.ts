@@ -5,9 +5,6 @@
  * and model are counted where tasks are settled, on the worker's /metrics (worker/worker-metrics.ts).
  */
 import { Gauge, type Registry } from 'prom-client';
-import { periodKey } from '../ledger/entries';
-import { budgetRowKey, currentCommitted } from '../ledger/usage';
-import { latestOrphans } from '../ledger/reconciliations';
 import type { KeyStore } from '../keys/api-keys';
 import type { TaskLedger } from '../tasks/task-ledger';
 
@@ -20,13 +17,8 @@ export async function keysNearBudget(
   fraction = BUDGET_ALERT_FRACTION,
   now = new Date(),
 ): Promise<number> {
-  const budgeted = keys.list().filter((k) => k.budget);
-  if (budgeted.length === 0) return 0;
-  const periods = [...new Set(budgeted.map((k) => periodKey(k.budget!.period, now)))];
-  const committed = await currentCommitted(ledger.ledger, periods);
-  return budgeted.filter(
-    (k) => (committed.get(budgetRowKey(k.id, periodKey(k.budget!.period, now), k.budget!.currency)) ?? 0) > fraction * k.budget!.micros,
-  ).length;
+  const views = await ledger.budgetViews(keys.list(), now, true);
+  return [...views.values()].filter((v) => v.spentMicros > fraction * v.budgetMicros).length;
 }
 
 export function registerLedgerMetrics(registry: Registry, keys: KeyStore, ledger: TaskLedger): void {
@@ -45,7 +37,7 @@ export function registerLedgerMetrics(registry: Registry, keys: KeyStore, ledger
     registers: [registry],
     async collect() {
       this.reset();
-      for (const r of await latestOrphans(ledger.ledger)) this.set({ platform: r.platform, account: r.account }, r.orphans);
+      for (const r of await ledger.latestOrphans()) this.set({ platform: r.platform, account: r.account }, r.orphans);
     },
   });
 }

@@ -33,6 +33,36 @@ export function periodKey(period: BudgetPeriod, at: Date): string {
   return 'total';
 }
 
+/**
+ * A budget as it stands in the period a moment falls in: what was committed in it (running tasks' estimates
+ * included, in the budget's currency) and what is left of it.
+ */
+export interface BudgetView {
+  period: BudgetPeriod;
+  /** The budget row the moment falls in (periodKey). */
+  periodKey: string;
+  budgetMicros: number;
+  currency: Currency;
+  spentMicros: number;
+  /** Never below zero: a final figure above its estimate can take what was spent past the budget. */
+  remainingMicros: number;
+}
+
+/**
+ * The budget view: the one place a budget's spent and remaining are computed — for the reservation's refusal, the
+ * admin API's and GET /v1/usage's budget states and the near-budget gauge.
+ */
+export function budgetView(budget: BudgetSetting, committedMicros: number, at: Date): BudgetView {
+  return {
+    period: budget.period,
+    periodKey: periodKey(budget.period, at),
+    budgetMicros: budget.micros,
+    currency: budget.currency,
+    spentMicros: committedMicros,
+    remainingMicros: Math.max(0, budget.micros - committedMicros),
+  };
+}
+
 export interface NewEntry {
   taskId: string;
   keyId: string;
@@ -62,9 +92,7 @@ export interface NewEntry {
  * one); `reserved: false`: over budget, nothing written.
  */
 export type Reservation =
-  | { reserved: true; replayed: false }
-  | { reserved: true; replayed: true; requestHash: string | null }
-  | { reserved: false; period: BudgetPeriod; periodKey: string; budgetMicros: number; remainingMicros: number; currency: Currency };
+  { reserved: true; replayed: false } | { reserved: true; replayed: true; requestHash: string | null } | ({ reserved: false } & BudgetView);
 
 class OverBudget extends Error {}
 
@@ -93,15 +121,7 @@ export async function reserveTask(
     });
   } catch (err) {
     if (!(err instanceof OverBudget)) throw err;
-    const remainingMicros = Math.max(0, budget!.micros - (await committedMicros(ledger, entry.keyId, budget!, now)));
-    return {
-      reserved: false,
-      period: budget!.period,
-      periodKey: period!,
-      budgetMicros: budget!.micros,
-      remainingMicros,
-      currency: budget!.currency,
-    };
+    return { reserved: false, ...budgetView(budget!, await committedMicros(ledger, entry.keyId, budget!, now), now) };
   }
 }
 

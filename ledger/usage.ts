@@ -5,6 +5,8 @@
  * per currency: nothing is converted.
  */
 import type { LedgerDatabase } from './database';
+import { budgetView, periodKey, type BudgetView } from './entries';
+import type { BudgetSetting } from './keys';
 import type { Currency } from './schema';
 
 /**
@@ -129,21 +131,35 @@ export async function usage(ledger: LedgerDatabase, q: UsageQuery): Promise<Usag
   return [...out.values()];
 }
 
-/** The map key of a budget row: key id, period and currency. */
-export const budgetRowKey = (keyId: string, period: string, currency: string) => `${keyId}\n${period}\n${currency}`;
-
-/** Every key's (or these keys') committed amount in the budget rows of now (today, this month, total), per currency: for the 80 % gauge and the admin API's key views. */
-export async function currentCommitted(
+/**
+ * The budgets of these keys as they stand at `at` (the budget view: ledger/entries.ts), in one read of their rows;
+ * keys without a budget are left out. `everyKey`: read the period's rows of every key rather than name these keys in
+ * the query — for a caller that asks about all of them (the near-budget gauge).
+ */
+export async function budgetViews(
   ledger: LedgerDatabase,
-  periods: readonly string[],
-  keyIds?: readonly string[],
-): Promise<Map<string, number>> {
-  if (keyIds?.length === 0) return new Map();
+  keys: readonly { id: string; budget?: BudgetSetting }[],
+  at = new Date(),
+  everyKey = false,
+): Promise<Map<string, BudgetView>> {
+  const budgeted = keys.filter((k): k is { id: string; budget: BudgetSetting } => k.budget !== undefined);
+  if (budgeted.length === 0) return new Map();
   let q = ledger.db
     .selectFrom('budget_usage')
     .select(['key_id', 'period', 'currency', 'committed_micros'])
-    .where('period', 'in', [...periods]);
-  if (keyIds) q = q.where('key_id', 'in', [...keyIds]);
-  const rows = await q.execute();
-  return new Map(rows.map((r) => [budgetRowKey(r.key_id, r.period, r.currency), Number(r.committed_micros)]));
+    .where('period', 'in', [...new Set(budgeted.map((k) => periodKey(k.budget.period, at)))]);
+  if (!everyKey)
+    q = q.where(
+      'key_id',
+      'in',
+      budgeted.map((k) => k.id),
+    );
+  const rowKey = (keyId: string, period: string, currency: string) => `${keyId}\n${period}\n${currency}`;
+  const committed = new Map((await q.execute()).map((r) => [rowKey(r.key_id, r.period, r.currency), Number(r.committed_micros)]));
+  return new Map(
+    budgeted.map((k) => {
+      const spent = committed.get(rowKey(k.id, periodKey(k.budget.period, at), k.budget.currency)) ?? 0;
+      return [k.id, budgetView(k.budget, spent, at)];
+    }),
+  );
 }

@@ -2,7 +2,8 @@
  * What a task costs, in one place: the deployment's prices (the platforms' published prices with PRICES_FILE over
  * them: pricing/price-table.ts), an estimate when a task is accepted (what its reservation holds:
  * tasks/task-ledger.ts), its record's usage and cost on every read (tasks/record.ts), and its final cost when it
- * ends (what its settlement writes: tasks/settlement.ts). The arithmetic itself is pure and lives in pricing/.
+ * ends (what its settlement writes: tasks/settlement.ts) — the last two by one rule (tasks/cost.ts). The arithmetic
+ * itself is pure and lives in pricing/.
  */
 import type { Catalogue } from '../core/catalogue';
 import { publishedPrices } from '../platforms';

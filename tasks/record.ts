@@ -9,15 +9,16 @@
  * - for a task that did not succeed, whether the platform bills its job all the same (`charge`, written by the
  *   workflow when the task ends: a job it could not stop is billed as it runs to its end upstream).
  *
- * Pure: no I/O; the prices are the caller's (tasks/billing.ts).
+ * Priced by the cost rule (tasks/cost.ts). Pure: no I/O; the prices are the caller's (tasks/billing.ts).
  */
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import type { TaskWaiting } from '../core/capacity';
 import { SA } from '../core/search-attributes';
 import type { GenerationResult, ReportedUsage, ServedBy, TaskAsked, TaskError, TaskMemo, TaskStatus } from '../core/task';
-import { costJson, pricedRequest, type TaskCost, type TaskOutcome, type TaskUsage } from '../pricing/cost';
+import { costJson, type TaskCost, type TaskOutcome, type TaskUsage } from '../pricing/cost';
 import type { TaskPricing } from '../pricing/price-table';
 import { publicItems, type PublicResultItem, type RenderedResult } from '../results/result-links';
+import { taskCost } from './cost';
 
 /** Spec 2.4. */
 export interface TaskRecord {
@@ -161,6 +162,8 @@ export interface TaskEnd {
   result?: GenerationResult;
   /** A task that did not succeed whose job the platform bills all the same (memo `charge`), and what it reported. */
   billed?: { usage?: ReportedUsage };
+  /** A routed task's member that served it: once ended, the task costs what that member bills (tasks/cost.ts). */
+  servedBy?: ServedBy;
 }
 
 /**
@@ -173,17 +176,15 @@ export function recordCost(
   end: TaskEnd,
 ): RecordCost | undefined {
   if (!pricing || !billing || typeof billing.model !== 'string' || (billing.kind !== 'video' && billing.kind !== 'image')) return undefined;
-  const request = pricedRequest({ ...billing, kind: billing.kind, model: billing.model });
   let priced: { usage: TaskUsage; cost: TaskCost | null };
   try {
-    priced = end.outcome
-      ? pricing.finalTaskCost(
-          request,
-          end.result?.usage ?? end.billed?.usage ?? {},
-          end.outcome,
-          end.outcome === 'success' || end.billed !== undefined,
-        )
-      : pricing.estimateTaskCost(request);
+    priced = taskCost(pricing, {
+      request: { ...billing, kind: billing.kind, model: billing.model },
+      servedBy: end.servedBy,
+      outcome: end.outcome,
+      usage: end.result?.usage ?? end.billed?.usage ?? {},
+      billed: end.outcome === 'success' || end.billed !== undefined,
+    });
   } catch {
     return undefined;
   }
@@ -217,10 +218,8 @@ export function withTaskCost<T extends { status: string; error?: { code?: string
   if (outcome !== undefined) end.outcome = outcome;
   if (outcome !== undefined && outcome !== 'success' && memo?.charge?.billed === true)
     end.billed = memo.charge.usage ? { usage: memo.charge.usage } : {};
-  // A routed task runs at its reservation's estimate (its dearest member's); once ended, it costs what the member
-  // that served it bills.
-  const billing = outcome !== undefined && memo?.servedBy && memo.billing ? { ...memo.billing, model: memo.servedBy.model } : memo?.billing;
-  return withCost(record, recordCost(pricing, billing, end));
+  if (memo?.servedBy) end.servedBy = memo.servedBy;
+  return withCost(record, recordCost(pricing, memo?.billing, end));
 }
 
 /**

@@ -1,6 +1,8 @@
 /**
  * When a task ends, its ledger entry is settled to its final cost: the settlement step, which the generation
  * workflow runs as its last step (workflows/generation.ts), retried by Temporal until the ledger has it. The
+ * workflow hands over facts only (the serving member's platform and request, how the task ended, what the platform
+ * reported); the cost rule prices them (tasks/cost.ts). The
  * final cost is what the platform reported it billed, else what the request asked for (pricing/cost.ts); zero for a
  * task whose job the platform does not bill (none created, failed upstream, cancelled upstream) and the job's
  * cost for one it bills although the task did not succeed (a job a platform could not stop runs to its end).
@@ -10,9 +12,10 @@
  */
 import type { Logger } from '../core/logger';
 import type { SettleInput } from '../core/task';
-import { openLedgerDatabase, type LedgerDatabase } from '../ledger/database';
+import type { LedgerDatabase } from '../ledger/database';
 import { settleTask, type Settlement } from '../ledger/entries';
 import type { TaskPricing } from '../pricing/price-table';
+import { taskCost } from './cost';
 
 /** What was settled, for the worker's spend and task metrics (worker/worker-metrics.ts). */
 export interface SettlementObservation {
@@ -26,8 +29,11 @@ export interface SettlementObservation {
 
 export class TaskSettlement {
   constructor(
-    /** The ledger's database (undefined without DATABASE_URL: there is no ledger, and nothing to settle). */
-    readonly ledger: LedgerDatabase | undefined,
+    /**
+     * The ledger's database (undefined without DATABASE_URL: there is no ledger, and nothing to settle): the
+     * worker's, which opens and closes it (worker/start-up.ts openLedger) and hands it to its other parts itself.
+     */
+    private readonly ledger: LedgerDatabase | undefined,
     private readonly pricing: TaskPricing,
     private readonly log: Logger,
     private readonly observe: (o: SettlementObservation) => void = () => undefined,
@@ -41,12 +47,13 @@ export class TaskSettlement {
     if (!this.ledger) return 'no_ledger';
     let figure;
     try {
-      figure = this.pricing.finalTaskCost(
-        { ...input.request, kind: input.request.kind, model: input.request.model },
-        input.usage,
-        input.outcome,
-        input.billed,
-      );
+      figure = taskCost(this.pricing, {
+        request: input.request,
+        servedBy: input.servedBy,
+        outcome: input.outcome,
+        usage: input.usage,
+        billed: input.billed,
+      });
     } catch (err) {
       this.log.error(
         { taskId: input.taskId, err: (err as Error).message },
@@ -73,26 +80,4 @@ export class TaskSettlement {
     if (settled === 'unknown_task') this.log.warn({ taskId: input.taskId }, 'Ended task has no ledger entry (started without a ledger?)');
     return settled;
   }
-
-  async close(): Promise<void> {
-    await this.ledger?.close();
-  }
-}
-
-/**
- * The worker's settlement, a start-up step: the ledger's database when DATABASE_URL is set (without it there is no
- * ledger and every settlement is a no-op), the same prices as the API (PRICES_FILE), metrics of what it settles.
- */
-export async function openSettlement(
-  config: { DATABASE_URL?: string },
-  pricing: TaskPricing,
-  observe: (o: SettlementObservation) => void,
-  log: Logger,
-): Promise<TaskSettlement> {
-  const ledger = config.DATABASE_URL
-    ? await openLedgerDatabase(config.DATABASE_URL, {
-        onError: (err) => log.warn({ err: err.message }, 'Ledger database connection lost; reconnecting on the next write'),
-      })
-    : undefined;
-  return new TaskSettlement(ledger, pricing, log, observe);
 }

@@ -14,6 +14,9 @@
  * here is the ledger's reconciliation of reservations nothing else will settle: a workflow that never started (the
  * API died between the reservation and the start), or one that was closed without its settlement step (terminated
  * by an operator, or a run that ended before tasks settled themselves).
+ *
+ * It is the API's one way into the ledger's database: the budget views, the usage and the reconciliation reports its
+ * routes and gauges read are methods here, and the database handle stays inside.
  */
 import type { ModelRecord } from '../core/catalogue';
 import type { Logger } from '../core/logger';
@@ -21,15 +24,19 @@ import type { GenerationRequest } from '../core/task';
 import type { ApiKey } from '../keys/api-keys';
 import type { LedgerDatabase } from '../ledger/database';
 import {
+  budgetView,
   committedMicros,
   reserveTask,
   settleTask,
   staleReservations,
   unpricedInPeriod,
+  type BudgetView,
   type FinalFigure,
   type Reservation,
 } from '../ledger/entries';
 import type { BudgetSetting } from '../ledger/keys';
+import { latestOrphans, listReports, readReport } from '../ledger/reconciliations';
+import { budgetViews, usage, type UsageQuery, type UsageRow } from '../ledger/usage';
 import type { UnpricedReason } from '../ledger/schema';
 import { decimalOf, micros } from '../pricing/price';
 import type { TaskPricing } from '../pricing/price-table';
@@ -96,7 +103,8 @@ export class TaskLedger {
   private sweepTimer?: NodeJS.Timeout;
 
   constructor(
-    readonly ledger: LedgerDatabase,
+    /** The ledger's database: the API reads it through the methods below, never by its handle. */
+    private readonly ledger: LedgerDatabase,
     private readonly pricing: TaskPricing,
   ) {}
 
@@ -143,14 +151,46 @@ export class TaskLedger {
     return reservation.replayed ? { reserved: false, existingRequestHash: reservation.requestHash } : { reserved: true };
   }
 
-  /** What a key has committed in the budget period `at` falls in (micro-units of the budget's currency). */
-  committed(keyId: string, budget: Pick<BudgetSetting, 'period' | 'currency'>, at = new Date()): Promise<number> {
-    return committedMicros(this.ledger, keyId, budget, at);
+  /** A key's budget as it stands in the period `at` falls in (the budget view: ledger/entries.ts). */
+  async budgetView(keyId: string, budget: BudgetSetting, at = new Date()): Promise<BudgetView> {
+    return budgetView(budget, await committedMicros(this.ledger, keyId, budget, at), at);
+  }
+
+  /**
+   * The budgets of these keys as they stand at `at`, in one read (keys without a budget are left out); `everyKey`
+   * for a caller asking about every key (ledger/usage.ts budgetViews).
+   */
+  budgetViews(
+    keys: readonly { id: string; budget?: BudgetSetting }[],
+    at = new Date(),
+    everyKey = false,
+  ): Promise<Map<string, BudgetView>> {
+    return budgetViews(this.ledger, keys, at, everyKey);
   }
 
   /** How many of the key's tasks in the budget period `at` falls in count at zero (no price, another currency). */
   unpriced(keyId: string, budget: Pick<BudgetSetting, 'period'>, at = new Date()): Promise<number> {
     return unpricedInPeriod(this.ledger, keyId, budget.period, at);
+  }
+
+  /** The ledger's tasks, units and cost per group over a range of days (GET /v1/usage, GET /admin/v1/usage). */
+  usage(q: UsageQuery): Promise<UsageRow[]> {
+    return usage(this.ledger, q);
+  }
+
+  /** The reconciliation reports, newest day first, a page at a time (GET /admin/v1/reconciliations). */
+  reconciliationReports(q: Parameters<typeof listReports>[1]): ReturnType<typeof listReports> {
+    return listReports(this.ledger, q);
+  }
+
+  /** One reconciliation report with its differences, or undefined (GET /admin/v1/reconciliations/:id). */
+  reconciliationReport(id: string): ReturnType<typeof readReport> {
+    return readReport(this.ledger, id);
+  }
+
+  /** The orphan jobs of each platform account's latest reconciliation report (the API's gauge). */
+  latestOrphans(): ReturnType<typeof latestOrphans> {
+    return latestOrphans(this.ledger);
   }
 
   /** Gives a reservation back: its workflow was not started. */

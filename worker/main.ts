@@ -16,7 +16,7 @@ import { webhookTaskQueue } from '../webhooks/delivery';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 import { createHttpClient } from '../platforms/http';
 import { PushMonitor } from './push-monitor';
-import { openSettlement } from '../tasks/settlement';
+import { TaskSettlement } from '../tasks/settlement';
 import { Reconciler } from '../tasks/reconciliation';
 import type { LedgerDatabase } from '../ledger/database';
 import { AccountStatePublisher } from './account-states';
@@ -31,6 +31,7 @@ import {
   installRuntime,
   logPlatforms,
   lostAnswerReporter,
+  openLedger,
   startEventConsumers,
   startMetrics,
   stopSignal,
@@ -71,13 +72,14 @@ async function startParts(config: WorkerConfig, logger: Logger) {
   await configureAnnouncements(config, http, logger);
   // One catalogue and one price table (PRICES_FILE) for the activities, the settlement and the webhooks' records.
   const { catalogue, pricing } = config;
-  const settlement = await openSettlement(config, pricing, metrics.ledgerObserver(), logger);
+  const ledger = await openLedger(config, logger);
+  const settlement = new TaskSettlement(ledger, pricing, logger, metrics.ledgerObserver());
   // The accounts' states for the operator's console, through the database every API replica reads.
-  const accountStates = settlement.ledger ? new AccountStatePublisher(settlement.ledger, pools, logger) : undefined;
+  const accountStates = ledger ? new AccountStatePublisher(ledger, pools, logger) : undefined;
   if (accountStates) metrics.onAccountRefusal = (...args) => accountStates.refusal(...args);
   accountStates?.start();
   // Each account's slots and the tasks waiting for one, shared by every worker through the same database.
-  const capacity = await openCapacity(settlement.ledger, client, config.platforms, pools, metrics, logger, config.CAPACITY_FLEX_JOBS);
+  const capacity = await openCapacity(ledger, client, config.platforms, pools, metrics, logger, config.CAPACITY_FLEX_JOBS);
   return {
     accountStates,
     capacity,
@@ -92,6 +94,7 @@ async function startParts(config: WorkerConfig, logger: Logger) {
     pushMonitor: pushMonitorFor(config),
     catalogue,
     pricing,
+    ledger,
     settlement,
   };
 }
@@ -120,7 +123,7 @@ async function createWorkers(config: WorkerConfig, p: Parts, logger: Logger): Pr
     onLostAnswer: lostAnswerReporter(p.metrics, logger),
     settle: (input) => p.settlement.settle(input),
     ...(p.capacity ? { capacity: p.capacity } : {}),
-    ...(p.settlement.ledger ? { reconciliation: reconcilerFor(p, p.settlement.ledger) } : {}),
+    ...(p.ledger ? { reconciliation: reconcilerFor(p, p.ledger) } : {}),
   });
   const options = {
     connection: p.connection,
@@ -129,7 +132,7 @@ async function createWorkers(config: WorkerConfig, p: Parts, logger: Logger): Pr
     // Client webhooks' activities beside the tasks' (webhooks/activities.ts).
     activities: {
       ...activities,
-      ...createWebhookActivities(webhookDeps(config, p.client, p.results.store, p.metrics, logger, p.pricing, p.settlement.ledger)),
+      ...createWebhookActivities(webhookDeps(config, p.client, p.results.store, p.metrics, logger, p.pricing, p.ledger)),
     },
     sinks: { ...p.metrics.sinks(), pushMonitor: { seen: { fn: (_info: unknown, platform: string) => p.pushMonitor.seen(platform) } } },
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
@@ -160,7 +163,7 @@ async function closeParts(p: Parts): Promise<void> {
   await p.results.store.close?.();
   await p.accountStates?.stop();
   await p.capacity?.stop();
-  await p.settlement.close();
+  await p.ledger?.close();
   await new Promise((resolve) => p.metricsServer.close(resolve));
 }
 

@@ -13,6 +13,7 @@ import type { LostAnswerReport } from '../activities/submit';
 import type { Logger } from '../core/logger';
 import { platformEventsWorkflowId } from '../core/task-hints';
 import { temporalConnectionOptions } from '../core/temporal-connection';
+import { openLedgerDatabase, type LedgerDatabase } from '../ledger/database';
 import type { HttpClient } from '../platforms/http';
 import { type CopyLimits, ResultCopier } from '../results/copy';
 import { allowedPrivateOrigins, createResultStore } from '../results/results-config';
@@ -262,4 +263,16 @@ export async function startEventConsumers(client: Client, adapters: Adapters, co
     });
     logger.info({ platform, workflowId: platformEventsWorkflowId(platform) }, `Consuming platform ${platform}'s event queue`);
   }
+}
+
+/**
+ * The ledger's database when DATABASE_URL is set (without it there is no ledger: every settlement is a no-op, and
+ * there are no shared slots, account states or reconciliation): the worker's one pool, handed to the settlement,
+ * the capacity, the accounts' states, the webhooks' secrets and the reconciliation, and closed when the worker stops.
+ */
+export async function openLedger(config: { DATABASE_URL?: string }, log: Logger): Promise<LedgerDatabase | undefined> {
+  if (!config.DATABASE_URL) return undefined;
+  return openLedgerDatabase(config.DATABASE_URL, {
+    onError: (err) => log.warn({ err: err.message }, 'Ledger database connection lost; reconnecting on the next write'),
+  });
 }

@@ -13,8 +13,7 @@ import type { AppContext, AppDeps, AppState } from '../context';
 import type { ManagedKeys } from '../../keys/managed-keys';
 import { parseBody, parseQuery } from '../admin-input';
 import { keyListQuerySchema } from '../admin-console-schemas';
-import { periodKey } from '../../ledger/entries';
-import { budgetRowKey, currentCommitted } from '../../ledger/usage';
+import { budgetView, type BudgetView } from '../../ledger/entries';
 import { decimalOf } from '../../pricing/price';
 import type { BudgetSetting, KeyFields } from '../../ledger/keys';
 
@@ -52,27 +51,14 @@ export function keyView(
 }
 
 /** The budgets' states of these keys, in one read of the ledger (null for a key without a budget). */
-async function budgetStates(
-  deps: Pick<AppDeps, 'taskLedger'>,
-  keys: readonly ApiKey[],
-  now = new Date(),
-): Promise<Map<string, BudgetState | null>> {
-  const budgeted = keys.filter((k) => k.budget);
-  const periods = [...new Set(budgeted.map((k) => periodKey(k.budget!.period, now)))];
-  const committed =
-    deps.taskLedger && budgeted.length > 0
-      ? await currentCommitted(
-          deps.taskLedger.ledger,
-          periods,
-          budgeted.map((k) => k.id),
-        )
-      : new Map<string, number>();
+async function budgetStates(deps: Pick<AppDeps, 'taskLedger'>, keys: readonly ApiKey[], now = new Date()): Promise<Map<string, BudgetState | null>> {
+  const views = deps.taskLedger ? await deps.taskLedger.budgetViews(keys, now) : new Map<string, BudgetView>();
   return new Map(
     keys.map((k) => {
       if (!k.budget) return [k.id, null];
-      const period = periodKey(k.budget.period, now);
-      const spent = committed.get(budgetRowKey(k.id, period, k.budget.currency)) ?? 0;
-      return [k.id, { period_start: period, spent: decimalOf(spent), remaining: decimalOf(Math.max(0, k.budget.micros - spent)) }];
+      // Without a ledger nothing was committed.
+      const view = views.get(k.id) ?? budgetView(k.budget, 0, now);
+      return [k.id, { period_start: view.periodKey, spent: decimalOf(view.spentMicros), remaining: decimalOf(view.remainingMicros) }];
     }),
   );
 }

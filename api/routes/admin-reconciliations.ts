@@ -7,11 +7,11 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { dayBefore, DAY } from '../../core/reconciliation';
-import { listReports, readReport, type DifferenceRow, type ReportRow } from '../../ledger/reconciliations';
+import type { DifferenceRow, ReportRow } from '../../ledger/reconciliations';
 import { parseBody, parseQuery } from '../admin-input';
 import { ApiError, invalidRequest } from '../api-error';
 import type { AppContext, AppDeps, AppState } from '../context';
-import type { LedgerDatabase } from '../../ledger/database';
+import type { TaskLedger } from '../../tasks/task-ledger';
 
 const day = z
   .string()
@@ -56,13 +56,13 @@ export const reconciliationRunSchema = z
 
 export const REPORT_ID = /^rec_[A-Z][A-Z0-9]{0,15}_\d{4}-\d{2}-\d{2}_[A-Za-z0-9._-]{1,64}$/;
 
-function ledgerOf(deps: Pick<AppDeps, 'taskLedger'>): LedgerDatabase {
+function ledgerOf(deps: Pick<AppDeps, 'taskLedger'>): TaskLedger {
   if (!deps.taskLedger) {
     throw new ApiError(503, 'service_unavailable_error', 'No database is configured (DATABASE_URL): there are no reconciliation reports', {
       code: 'database_not_configured',
     });
   }
-  return deps.taskLedger.ledger;
+  return deps.taskLedger;
 }
 
 export const reportJson = (r: ReportRow) => ({
@@ -102,7 +102,7 @@ export function adminReconciliationRoutes(
     const q = parseQuery(reconciliationListQuerySchema, ctx.query);
     const page = q.page ?? 1;
     const size = q.page_size ?? 50;
-    const { rows, total } = await listReports(ledgerOf(deps), {
+    const { rows, total } = await ledgerOf(deps).reconciliationReports({
       ...(q.day ? { day: q.day } : {}),
       ...(q.platform ? { platform: q.platform } : {}),
       limit: size,
@@ -113,7 +113,7 @@ export function adminReconciliationRoutes(
 
   router.get('/admin/v1/reconciliations/:id', async (ctx: AppContext) => {
     const id = ctx.params.id ?? '';
-    const found = REPORT_ID.test(id) ? await readReport(ledgerOf(deps), id) : undefined;
+    const found = REPORT_ID.test(id) ? await ledgerOf(deps).reconciliationReport(id) : undefined;
     if (!found) {
       throw new ApiError(404, 'invalid_request_error', `No reconciliation report '${id}'`, {
         code: 'reconciliation_not_found',

@@ -8,7 +8,6 @@
  */
 import type Router from '@koa/router';
 import type { GenerationRequest, GenerationResult, Kind } from '../../core/task';
-import { pricedRequest } from '../../pricing/cost';
 import { readIdempotencyKey, requestFingerprint } from '../../tasks/idempotency';
 import { recordCost, withCost, type TaskRecord } from '../../tasks/record';
 import { GenerationFailed, type StartedTask } from '../../tasks/task-service';
@@ -47,8 +46,6 @@ export function asyncRecord(task: StartedTask) {
 /** Spec 2.3 with fresh links to the stored outputs (results/result-links.ts). */
 async function syncBody(deps: Pick<AppDeps, 'pricing' | 'tasks'>, taskId: string, request: GenerationRequest, result: GenerationResult) {
   const shown = await deps.tasks.renderResult(taskId, result);
-  // A routed task costs what the member that served it bills.
-  const priced = pricedRequest({ ...request, model: result.servedBy?.model ?? request.model });
   return withCost(
     {
       created: result.created,
@@ -57,7 +54,7 @@ async function syncBody(deps: Pick<AppDeps, 'pricing' | 'tasks'>, taskId: string
       task_id: taskId,
       ...(result.servedBy ? { served_by: result.servedBy } : {}),
     },
-    recordCost(deps.pricing, { ...priced }, { outcome: 'success', result }),
+    recordCost(deps.pricing, { ...request }, { outcome: 'success', result, servedBy: result.servedBy }),
   );
 }
 

@@ -5,8 +5,7 @@
  */
 import type Router from '@koa/router';
 import { z } from 'zod';
-import { periodKey } from '../../ledger/entries';
-import { usage, type UsageGroup, type UsageRow } from '../../ledger/usage';
+import type { UsageGroup, UsageRow } from '../../ledger/usage';
 import { CURRENCIES, decimalOf } from '../../pricing/price';
 import { KEY_ID } from '../admin-schemas';
 import { ApiError, invalidRequest } from '../api-error';
@@ -119,14 +118,14 @@ function csv(groupBy: UsageGroup, rows: UsageRow[]): string {
 async function budgetState(ledger: TaskLedger, key: ApiKey) {
   if (!key.budget) return null;
   const now = new Date();
-  const [spent, unpriced] = await Promise.all([ledger.committed(key.id, key.budget, now), ledger.unpriced(key.id, key.budget, now)]);
+  const [view, unpriced] = await Promise.all([ledger.budgetView(key.id, key.budget, now), ledger.unpriced(key.id, key.budget, now)]);
   return {
     amount: decimalOf(key.budget.micros),
     currency: key.budget.currency,
     period: key.budget.period,
-    period_start: periodKey(key.budget.period, now),
-    spent: decimalOf(spent),
-    remaining: decimalOf(Math.max(0, key.budget.micros - spent)),
+    period_start: view.periodKey,
+    spent: decimalOf(view.spentMicros),
+    remaining: decimalOf(view.remainingMicros),
     // The period's tasks counted at zero (their model has no price, or is priced in another currency), which the
     // key's operator let through (allow_unpriced); without that, such tasks are refused.
     unpriced,
@@ -155,7 +154,7 @@ export function usageRoutes(router: Router<AppState>, deps: Pick<AppDeps, 'taskL
     const ledger = ledgerOf(deps);
     const key = apiKeyOf(ctx);
     const groupBy = q.group_by ?? 'model';
-    const rows = await usage(ledger.ledger, { keyId: key.id, ...range, groupBy });
+    const rows = await ledger.usage({ keyId: key.id, ...range, groupBy });
     answer(ctx, groupBy, range, rows, { budget: await budgetState(ledger, key) });
   });
 }
@@ -165,7 +164,7 @@ export function adminUsageRoutes(router: Router<AppState>, deps: Pick<AppDeps, '
     const q = parseQuery(adminUsageQuerySchema, ctx.query);
     const range = usageRange(q.start, q.end);
     const groupBy = q.group_by ?? 'key';
-    const rows = await usage(ledgerOf(deps).ledger, { keyId: q.key, ...range, groupBy });
+    const rows = await ledgerOf(deps).usage({ keyId: q.key, ...range, groupBy });
     answer(ctx, groupBy, range, rows, q.key ? { key: q.key } : {});
   });
 }

@@ -6,7 +6,7 @@
  * the statements' effect on real rows under concurrency is held by the PostgreSQL tests (test/system/tasks/).
  */
 import type { LedgerDatabase } from '../../../ledger/database';
-import { committedMicros, periodKey, periodRange, reserveTask, type NewEntry } from '../../../ledger/entries';
+import { budgetView, committedMicros, periodKey, periodRange, reserveTask, type NewEntry } from '../../../ledger/entries';
 import type { BudgetSetting } from '../../../ledger/keys';
 import { loadKysely } from '../../../ledger/kysely';
 import type { LedgerSchema } from '../../../ledger/schema';
@@ -169,4 +169,31 @@ test("what a key has committed is its budget row's for the period, in the budget
   expect(found.sent[0]!.params).toEqual(['alice', '2026-06-15', 'CNY']);
   const none = await recordingLedger([]);
   expect(await committedMicros(none.ledger, 'alice', MONTHLY, NOW)).toBe(0);
+});
+
+describe('the budget view: the one computation of spent and remaining', () => {
+  const viewBudget = { micros: 5_000_000, currency: 'USD' as const, period: 'month' as const };
+  const at = new Date('2026-03-14T10:00:00Z');
+
+  test('what was committed in the period is spent; the rest of the budget remains', () => {
+    expect(budgetView(viewBudget, 1_250_000, at)).toEqual({
+      period: 'month',
+      periodKey: '2026-03',
+      budgetMicros: 5_000_000,
+      currency: 'USD',
+      spentMicros: 1_250_000,
+      remainingMicros: 3_750_000,
+    });
+  });
+
+  test('a final figure above its estimate can take the spent past the budget: nothing remains, never less than nothing', () => {
+    expect(budgetView(viewBudget, 5_400_000, at)).toMatchObject({ spentMicros: 5_400_000, remainingMicros: 0 });
+  });
+
+  test.each([
+    ['day', '2026-03-14'],
+    ['total', 'total'],
+  ] as const)('a %s budget counts the row %s', (period, periodKey) => {
+    expect(budgetView({ ...viewBudget, period }, 0, at)).toMatchObject({ periodKey, remainingMicros: 5_000_000 });
+  });
 });
