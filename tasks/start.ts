@@ -25,7 +25,7 @@ import type { GenerationRequest, Kind, ServedBy, TaskAsked } from '../core/task'
 import type { ValidatedRequest } from '../platforms/validation';
 import type { WebhookTarget } from '../core/webhooks';
 import type { ApiKey } from '../keys/api-keys';
-import { withInputUrlPolicy } from '../platforms/request';
+import type { InputUrlPolicy } from '../platforms/request';
 import { idempotentTaskId, newTaskId } from './idempotency';
 import type { InflightLimits } from './inflight';
 import type { TaskRecord } from './record';
@@ -153,7 +153,7 @@ export class TaskStarter {
   private async accept(key: ApiKey, req: StartRequest): Promise<Accepted> {
     const { body, url, events } = splitWebhookFields(req.body);
     const allowPrivateOrigins = new Set([...this.deps.inputUrlAllowPrivateOrigins, ...(req.ownOrigins ?? [])]);
-    const checked = withInputUrlPolicy({ allowPrivateOrigins }, () => this.validate(req.kind, body));
+    const checked = this.validate(req.kind, body, { allowPrivateOrigins });
     if (key.models && !key.models.has(checked.model)) {
       throw new TaskRefused('not_allowed', `This API key may not use the model '${checked.model}'`, {
         param: 'model',
@@ -183,8 +183,8 @@ export class TaskStarter {
   }
 
   /** Step 1: the request against the catalogue model it names, or against each member of the route it names. */
-  private validate(kind: Kind, body: unknown): { model: string; direct?: ValidatedRequest; route?: RouteValidation } {
-    const parsed = parseRequestBody(kind, body);
+  private validate(kind: Kind, body: unknown, urls: InputUrlPolicy): { model: string; direct?: ValidatedRequest; route?: RouteValidation } {
+    const parsed = parseRequestBody(kind, body, urls);
     const route = this.deps.routing?.find(kind, parsed.model);
     if (route) return { model: route.name, route: this.deps.routing!.validate(route, parsed) };
     const direct = validateForModel(this.deps.catalogue, this.deps.enabledPlatforms, kind, parsed);
