@@ -49,6 +49,17 @@ export interface StartRequest {
   origin: string;
   /** Origins an input URL may name although they are private: the gateway's own (a link to an upload it keeps). */
   ownOrigins?: readonly string[];
+  /**
+   * The door's name for each general field its own fields became (the Videos API: `duration` → `seconds`, `ratio`
+   * and `resolution` → `size`): a refusal of one names the door's field (TaskRefused.inDoorTerms). Absent: the door
+   * speaks the general form.
+   */
+  fieldNames?: Readonly<Record<string, string>>;
+  /**
+   * General fields the door filled in as a default of its translation rather than as asked (the Videos API's 16:9
+   * `ratio` of a landscape size): a model that takes no such field at all goes without it instead of refusing.
+   */
+  impliedFields?: readonly string[];
   /** What a video request asked in its door's own terms (the Videos API's size; `via: 'videos'`). */
   asked?: Pick<TaskAsked, 'size' | 'via'>;
   /** The door's work for an accepted task, done before its workflow starts (keeping an uploaded image). */
@@ -130,6 +141,13 @@ const keyInUse = (taskId: string) =>
     retryAfterSeconds: 1,
   });
 
+/** The field a refusal is about when it is one the door only implied and the model takes no such field at all. */
+function impliedRefused(err: unknown, body: unknown, implied: readonly string[] | undefined): string | undefined {
+  if (!(err instanceof TaskRefused) || err.details.code !== 'unsupported_parameter') return undefined;
+  const param = err.details.param;
+  return param !== undefined && implied?.includes(param) && typeof body === 'object' && body !== null && param in body ? param : undefined;
+}
+
 export class TaskStarter {
   constructor(private readonly deps: TaskStarterDeps) {}
 
@@ -152,8 +170,7 @@ export class TaskStarter {
   /** Steps 1–3: the request validated, its model allowed to the key (a route's members chosen), its webhook target checked. */
   private async accept(key: ApiKey, req: StartRequest): Promise<Accepted> {
     const { body, url, events } = splitWebhookFields(req.body);
-    const allowPrivateOrigins = new Set([...this.deps.inputUrlAllowPrivateOrigins, ...(req.ownOrigins ?? [])]);
-    const checked = this.validate(req.kind, body, { allowPrivateOrigins });
+    const checked = this.validateAsSent(req, body);
     if (key.models && !key.models.has(checked.model)) {
       throw new TaskRefused('not_allowed', `This API key may not use the model '${checked.model}'`, {
         param: 'model',
@@ -180,6 +197,26 @@ export class TaskStarter {
       ...(webhook ? { webhook } : {}),
       ...(req.asked ? { asked: req.asked } : {}),
     };
+  }
+
+  /**
+   * Step 1 as the door sent it: its input URLs under the operator's policy (and the door's own origins), a field the
+   * door only implied dropped for a model that takes no such field, and refusals named as the door names fields.
+   */
+  private validateAsSent(req: StartRequest, body: unknown): ReturnType<TaskStarter['validate']> {
+    const urls = { allowPrivateOrigins: new Set([...this.deps.inputUrlAllowPrivateOrigins, ...(req.ownOrigins ?? [])]) };
+    try {
+      try {
+        return this.validate(req.kind, body, urls);
+      } catch (err) {
+        const implied = impliedRefused(err, body, req.impliedFields);
+        if (!implied) throw err;
+        const { [implied]: _dropped, ...without } = body as Record<string, unknown>;
+        return this.validate(req.kind, without, urls);
+      }
+    } catch (err) {
+      throw err instanceof TaskRefused && req.fieldNames ? err.inDoorTerms(req.fieldNames) : err;
+    }
   }
 
   /** Step 1: the request against the catalogue model it names, or against each member of the route it names. */
