@@ -7,7 +7,6 @@
  * Unknown fields are rejected with an error naming them: a misspelt option silently ignored would cost the
  * client a paid generation it did not ask for.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod';
 import { isPrivateHost } from '../core/private-address';
 
@@ -17,20 +16,18 @@ export const MAX_REFERENCE_ITEMS = 10;
 
 /**
  * Input URLs a platform is asked to fetch (reference images, frames, audio): which private origins an operator
- * allows (INPUT_URL_ALLOW_PRIVATE_ORIGINS, for test setups whose "platform" runs on the same network). Set per
- * request by the API (withInputUrlPolicy, api/routes/generations.ts), read by httpUrl while a body is validated; outside one,
- * no private origin is allowed.
+ * allows (INPUT_URL_ALLOW_PRIVATE_ORIGINS, for test setups whose "platform" runs on the same network), plus the
+ * gateway's own origin for a link to an input it keeps. An argument of the check (privateInputUrl), given by the
+ * start path (tasks/start.ts) for each request; STRICT_INPUT_URLS allows none.
  */
 export interface InputUrlPolicy {
   allowPrivateOrigins: ReadonlySet<string>;
 }
 
-const inputUrlPolicy = new AsyncLocalStorage<InputUrlPolicy>();
-const STRICT_POLICY: InputUrlPolicy = { allowPrivateOrigins: new Set() };
+export const STRICT_INPUT_URLS: InputUrlPolicy = { allowPrivateOrigins: new Set() };
 
-export function withInputUrlPolicy<T>(policy: InputUrlPolicy, fn: () => T): T {
-  return inputUrlPolicy.run(policy, fn);
-}
+const privateHostRefusal = (hostname: string) =>
+  `must be a public address: ${hostname} is a private, loopback or local host no platform can fetch (a test setup whose platform runs on the same network lists the origin in the operator's INPUT_URL_ALLOW_PRIVATE_ORIGINS)`;
 
 /** Why a URL is refused before any platform sees it, or undefined when it may be forwarded. */
 function urlRefusal(s: string): string | undefined {
@@ -45,12 +42,81 @@ function urlRefusal(s: string): string | undefined {
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname.length === 0) return 'must be an absolute http(s) URL';
   // The platform would send them on to the host: a client's credentials are never ours to forward.
   if (url.username !== '' || url.password !== '') return 'must not contain a user name or password';
-  // A platform fetches from the internet: a loopback, private, link-local or metadata address is either
-  // unreachable for it (a paid job that fails) or, worse, reachable inside its network. The WHATWG parser has
-  // already turned 127.1, 2130706433 and 0x7f.1 into 127.0.0.1, so the dotted form is all there is to check.
-  const policy = inputUrlPolicy.getStore() ?? STRICT_POLICY;
-  if (isPrivateHost(url.hostname) && !policy.allowPrivateOrigins.has(url.origin)) {
-    return `must be a public address: ${url.hostname} is a private, loopback or local host no platform can fetch (a test setup whose platform runs on the same network lists the origin in the operator's INPUT_URL_ALLOW_PRIVATE_ORIGINS)`;
+  return undefined;
+}
+
+/**
+ * Why an input URL (already in its canonical form) is refused under `policy`, or undefined. A platform fetches from
+ * the internet: a loopback, private, link-local or metadata address is either unreachable for it (a paid job that
+ * fails) or, worse, reachable inside its network. The WHATWG parser has already turned 127.1, 2130706433 and
+ * 0x7f.1 into 127.0.0.1, so the dotted form is all there is to check.
+ */
+function privateHostOf(href: string, policy: InputUrlPolicy): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(href);
+  } catch {
+    return undefined;
+  }
+  return isPrivateHost(url.hostname) && !policy.allowPrivateOrigins.has(url.origin) ? privateHostRefusal(url.hostname) : undefined;
+}
+
+/** The schemas a value is read through inside `schema` (wrappers, fields, items, union members), with where it is. */
+function innerSchemas(schema: z.ZodType, value: unknown): { schema: z.ZodType; value: unknown; key?: string | number }[] {
+  const def = schema.def as unknown as Record<string, unknown> & { type: string };
+  const of = (s: unknown, v: unknown, key?: string | number) => [
+    { schema: s as z.ZodType, value: v, ...(key !== undefined ? { key } : {}) },
+  ];
+  const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+  switch (def.type) {
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'nonoptional':
+    case 'readonly':
+    case 'catch':
+      return of(def.innerType, value);
+    case 'pipe':
+      return of(def.in, value);
+    case 'lazy':
+      return of((def.getter as () => unknown)(), value);
+    case 'union':
+      return (def.options as z.ZodType[]).map((o) => ({ schema: o, value }));
+    case 'intersection':
+      return [...of(def.left, value), ...of(def.right, value)];
+    case 'array':
+      return Array.isArray(value) ? value.flatMap((v, i) => of(def.element, v, i)) : [];
+    case 'object': {
+      if (!isObject) return [];
+      const shape = def.shape as Record<string, z.ZodType>;
+      return Object.keys(shape).flatMap((k) => of(shape[k], (value as Record<string, unknown>)[k], k));
+    }
+    case 'record':
+      return isObject ? Object.entries(value).flatMap(([k, v]) => of(def.valueType, v, k)) : [];
+    default:
+      return [];
+  }
+}
+
+/**
+ * The first input URL (a field read as httpUrl) of a request the schema `schema` has parsed that names a private
+ * host `policy` does not allow: its path and why. Checked after the schema, with the policy as an argument.
+ */
+export function privateInputUrl(
+  schema: z.ZodType,
+  value: unknown,
+  policy: InputUrlPolicy,
+  path: (string | number)[] = [],
+): { path: (string | number)[]; message: string } | undefined {
+  if (value === undefined) return undefined;
+  if (schema === httpUrl) {
+    const message = typeof value === 'string' ? privateHostOf(value, policy) : undefined;
+    return message ? { path, message } : undefined;
+  }
+  for (const inner of innerSchemas(schema, value)) {
+    const found = privateInputUrl(inner.schema, inner.value, policy, inner.key === undefined ? path : [...path, inner.key]);
+    if (found) return found;
   }
   return undefined;
 }
@@ -59,7 +125,8 @@ function urlRefusal(s: string): string | undefined {
  * An absolute http(s) URL a platform can fetch, validated and forwarded in the same, canonical form (WHATWG
  * serialisation: `http:/x` becomes `http://x/`, backslashes become slashes). Whitespace and control characters
  * anywhere are refused rather than cleaned up: a CR/LF inside a URL is an injection attempt, not a typo, and
- * never reaches a platform. So are credentials and private or local hosts (urlRefusal).
+ * never reaches a platform. So are credentials (urlRefusal); private or local hosts are refused after the schema,
+ * under the request's policy (privateInputUrl).
  */
 export const httpUrl = z
   .string()

@@ -38,9 +38,24 @@ export class TaskRefused extends Error {
     super(message);
   }
 
-  /** The same refusal with the field named otherwise (a door whose wire names a field differently). */
-  renamed(param: string, message = this.message): TaskRefused {
-    return new TaskRefused(this.kind, message, { ...this.details, param });
+  /**
+   * The same refusal in a door's terms (`names`: each general field the door's own became → the door's name for
+   * it): a refusal of one of them names the door's field. A message that starts with the general field's name starts
+   * with the door's when that door field became this one field alone (`duration` → `seconds`); when it became
+   * several (`size` → `ratio` and `resolution`), the door's field is put before the message, which says which part.
+   */
+  inDoorTerms(names: Readonly<Record<string, string>>): TaskRefused {
+    const param = this.details.param;
+    if (this.kind !== 'invalid_request' || param === undefined) return this;
+    const [head = '', ...rest] = param.split('.');
+    const door = Object.hasOwn(names, head) ? names[head] : undefined;
+    if (door === undefined) return this;
+    const doorParam = [door, ...rest].join('.');
+    const alone = Object.values(names).filter((n) => n === door).length === 1;
+    const next = this.message.charAt(param.length);
+    const namesParam = this.message.startsWith(param) && (next === '' || next === ' ' || next === ':');
+    const message = alone && namesParam ? `${doorParam}${this.message.slice(param.length)}` : `${doorParam}: ${this.message}`;
+    return new TaskRefused(this.kind, message, { ...this.details, param: doorParam });
   }
 }
 

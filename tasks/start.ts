@@ -25,7 +25,7 @@ import type { GenerationRequest, Kind, ServedBy, TaskAsked } from '../core/task'
 import type { ValidatedRequest } from '../platforms/validation';
 import type { WebhookTarget } from '../core/webhooks';
 import type { ApiKey } from '../keys/api-keys';
-import { withInputUrlPolicy } from '../platforms/request';
+import type { InputUrlPolicy } from '../platforms/request';
 import { idempotentTaskId, newTaskId } from './idempotency';
 import type { InflightLimits } from './inflight';
 import type { TaskRecord } from './record';
@@ -64,6 +64,17 @@ export interface StartRequest {
   origin: string;
   /** Origins an input URL may name although they are private: the gateway's own (a link to an upload it keeps). */
   ownOrigins?: readonly string[];
+  /**
+   * The door's name for each general field its own fields became (the Videos API: `duration` → `seconds`, `ratio`
+   * and `resolution` → `size`): a refusal of one names the door's field (TaskRefused.inDoorTerms). Absent: the door
+   * speaks the general form.
+   */
+  fieldNames?: Readonly<Record<string, string>>;
+  /**
+   * General fields the door filled in as a default of its translation rather than as asked (the Videos API's 16:9
+   * `ratio` of a landscape size): a model that takes no such field at all goes without it instead of refusing.
+   */
+  impliedFields?: readonly string[];
   /** What a video request asked in its door's own terms (the Videos API's size; `via: 'videos'`). */
   asked?: Pick<TaskAsked, 'size' | 'via'>;
   /** The door's work for an accepted task, done before its workflow starts (keeping an uploaded image). */
@@ -145,6 +156,13 @@ const keyInUse = (taskId: string) =>
     retryAfterSeconds: 1,
   });
 
+/** The field a refusal is about when it is one the door only implied and the model takes no such field at all. */
+function impliedRefused(err: unknown, body: unknown, implied: readonly string[] | undefined): string | undefined {
+  if (!(err instanceof TaskRefused) || err.details.code !== 'unsupported_parameter') return undefined;
+  const param = err.details.param;
+  return param !== undefined && implied?.includes(param) && typeof body === 'object' && body !== null && param in body ? param : undefined;
+}
+
 export class TaskStarter {
   constructor(private readonly deps: TaskStarterDeps) {}
 
@@ -167,8 +185,7 @@ export class TaskStarter {
   /** Steps 1–3: the request validated, its model allowed to the key (a route's members chosen), its webhook target checked. */
   private async accept(key: ApiKey, req: StartRequest): Promise<Accepted> {
     const { body, url, events } = this.deps.webhooks.split(req.body);
-    const allowPrivateOrigins = new Set([...this.deps.inputUrlAllowPrivateOrigins, ...(req.ownOrigins ?? [])]);
-    const checked = withInputUrlPolicy({ allowPrivateOrigins }, () => this.validate(req.kind, body));
+    const checked = this.validateAsSent(req, body);
     if (key.models && !key.models.has(checked.model)) {
       throw new TaskRefused('not_allowed', `This API key may not use the model '${checked.model}'`, {
         param: 'model',
@@ -197,9 +214,29 @@ export class TaskStarter {
     };
   }
 
+  /**
+   * Step 1 as the door sent it: its input URLs under the operator's policy (and the door's own origins), a field the
+   * door only implied dropped for a model that takes no such field, and refusals named as the door names fields.
+   */
+  private validateAsSent(req: StartRequest, body: unknown): ReturnType<TaskStarter['validate']> {
+    const urls = { allowPrivateOrigins: new Set([...this.deps.inputUrlAllowPrivateOrigins, ...(req.ownOrigins ?? [])]) };
+    try {
+      try {
+        return this.validate(req.kind, body, urls);
+      } catch (err) {
+        const implied = impliedRefused(err, body, req.impliedFields);
+        if (!implied) throw err;
+        const { [implied]: _dropped, ...without } = body as Record<string, unknown>;
+        return this.validate(req.kind, without, urls);
+      }
+    } catch (err) {
+      throw err instanceof TaskRefused && req.fieldNames ? err.inDoorTerms(req.fieldNames) : err;
+    }
+  }
+
   /** Step 1: the request against the catalogue model it names, or against each member of the route it names. */
-  private validate(kind: Kind, body: unknown): { model: string; direct?: ValidatedRequest; route?: RouteValidation } {
-    const parsed = parseRequestBody(kind, body);
+  private validate(kind: Kind, body: unknown, urls: InputUrlPolicy): { model: string; direct?: ValidatedRequest; route?: RouteValidation } {
+    const parsed = parseRequestBody(kind, body, urls);
     const route = this.deps.routing?.find(kind, parsed.model);
     if (route) return { model: route.name, route: this.deps.routing!.validate(route, parsed) };
     const direct = validateForModel(this.deps.catalogue, this.deps.enabledPlatforms, kind, parsed);

@@ -9,6 +9,7 @@ import { describeIssue } from '../core/describe-issue';
 import { firstTextFault } from '../core/request-text';
 import type { Kind } from '../core/task';
 import { imageRequestSchema, videoRequestSchema } from '../platforms';
+import { privateInputUrl, STRICT_INPUT_URLS, type InputUrlPolicy } from '../platforms/request';
 import { RequestRuleError, validateGeneration, type ValidatedRequest } from '../platforms/validation';
 import { invalidTask } from './refusal';
 
@@ -21,8 +22,11 @@ export function checkRequestText(value: unknown): void {
 /** A request body after its text and its kind's schema were checked: the general form, `model` still a name. */
 export type SchemaCheckedBody = Record<string, unknown> & { model: string };
 
-/** The checks before the model (the body is an object, its text, its kind's schema), or a TaskRefused naming the field. */
-export function parseRequestBody(kind: Kind, body: unknown): SchemaCheckedBody {
+/**
+ * The checks before the model (the body is an object, its text, its kind's schema, its input URLs under `urls`), or a
+ * TaskRefused naming the field.
+ */
+export function parseRequestBody(kind: Kind, body: unknown, urls: InputUrlPolicy): SchemaCheckedBody {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalidTask('The request body must be a JSON object', 'body', 'invalid_body');
   }
@@ -32,6 +36,11 @@ export function parseRequestBody(kind: Kind, body: unknown): SchemaCheckedBody {
   if (!parsed.success) {
     const { param, message, code } = describeIssue(parsed.error.issues[0]!, body);
     throw invalidTask(message, param, code);
+  }
+  const privateUrl = privateInputUrl(schema, parsed.data, urls);
+  if (privateUrl) {
+    const param = privateUrl.path.join('.');
+    throw invalidTask(`${param}: ${privateUrl.message}`, param);
   }
   return parsed.data as SchemaCheckedBody;
 }
@@ -51,6 +60,13 @@ export function validateForModel(
   }
 }
 
-export function parseGenerationBody(catalogue: Catalogue, enabled: ReadonlySet<string>, kind: Kind, body: unknown): ValidatedRequest {
-  return validateForModel(catalogue, enabled, kind, parseRequestBody(kind, body));
+/** The whole validation of one request against the catalogue (tools and tests; input URLs: no private origin unless `urls` allows it). */
+export function parseGenerationBody(
+  catalogue: Catalogue,
+  enabled: ReadonlySet<string>,
+  kind: Kind,
+  body: unknown,
+  urls: InputUrlPolicy = STRICT_INPUT_URLS,
+): ValidatedRequest {
+  return validateForModel(catalogue, enabled, kind, parseRequestBody(kind, body, urls));
 }

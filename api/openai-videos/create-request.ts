@@ -1,82 +1,56 @@
 /**
  * POST /v1/videos' body (OpenAI's `VideoCreateParams`: model, prompt, seconds, size, input_reference) → the body
- * of our own video generation request (docs/api.md "Video requests"), which then goes through the one request validation
- * (tasks/validation.ts) every video request goes through. Our own fields (`generate_audio`, `resolution`,
- * `ratio`, `last_frame_url`, …) are accepted beside OpenAI's and passed on as they are.
+ * of our own video generation request (docs/api.md "Video requests"). A translation of wire shapes only: nothing
+ * here knows a model. The one start path (tasks/start.ts) validates the result like every other door's, and names
+ * the fields of its refusals as this door does (FIELD_NAMES: `duration` is `seconds`, `ratio` and `resolution`
+ * are `size`). Our own fields (`generate_audio`, `resolution`, `ratio`, `last_frame_url`, webhook fields…) are
+ * accepted beside OpenAI's and passed on as they are.
  *
- * OpenAI's fields are checked here first, so a refusal names them (`seconds`, `size`) rather than the fields
- * they become (`duration`, `ratio`, `resolution`), and lists what the model takes.
+ * Refused here are only what cannot be translated: `seconds` that is no number, a `size` that is no `WxH` of one
+ * of the general ratios, an `input_reference` of no known shape, and a field given twice (OpenAI's and ours).
  */
 import type { z } from 'zod';
-import type { Catalogue, ModelRecord } from '../../core/catalogue';
 import { videoRequestSchema } from '../../platforms';
-import { routeLimits, type RouteTable } from '../../platforms/routes';
-import { lookupModel, RequestRuleError } from '../../platforms/validation';
 import { invalidRequest } from '../api-error';
-import { chooseSize, describeSeconds, parseSeconds, secondsAllowed, sizeChoices } from './sizes';
+import { DEFAULT_ASPECT, parseSeconds, SIZE_EXAMPLES, sizeFields } from './sizes';
 
-/** What the OpenAI fields became: our request body (without the uploaded image's link) and the size asked for. */
+/** What the OpenAI fields became: our request body (without the uploaded image's link) and how to name its fields. */
 export interface MappedCreate {
-  entry: ModelRecord;
   body: Record<string, unknown>;
   size?: string;
   /** `input_reference` was an uploaded file: its link goes into `image_url` once it is stored. */
   wantsUpload: boolean;
+  /** The OpenAI field each general field came from (`duration` → `seconds`), for the start path to name its refusals by. */
+  fieldNames: Record<string, string>;
+  /** General fields the translation filled in that a model taking no such field goes without (a size's default aspect). */
+  impliedFields: string[];
 }
 
-/**
- * The model the fields are read against: a catalogue video model, or what a video route accepts (every value some
- * member takes: platforms/routes.ts routeLimits), each member then checking the request against its own rules.
- */
-function modelOf(catalogue: Catalogue, enabled: ReadonlySet<string>, routes: RouteTable | undefined, model: unknown): ModelRecord {
-  if (model === undefined) throw invalidRequest('model is required: a video model id of GET /v1/models', 'model', 'missing_parameter');
-  if (typeof model !== 'string') throw invalidRequest('model must be a string (a video model id of GET /v1/models)', 'model');
-  const route = routes?.find('video', model, enabled);
-  if (route) return routeLimits(route);
-  const image = catalogue.find('image', model) ?? routes?.find('image', model, enabled);
-  if (image && !catalogue.find('video', model)) {
-    throw invalidRequest(
-      `'${model}' is an image model; /v1/videos takes video models (images: POST /v1/images/generations)`,
-      'model',
-      'model_not_found',
-    );
-  }
-  try {
-    return lookupModel(catalogue, 'video', model, enabled);
-  } catch (err) {
-    if (err instanceof RequestRuleError) throw invalidRequest(err.message, err.param, err.code);
-    throw err;
-  }
-}
-
-function secondsOf(entry: ModelRecord, body: Record<string, unknown>): number {
-  const seconds = parseSeconds(body.seconds);
+function secondsOf(body: Record<string, unknown>, value: unknown): number {
+  const seconds = parseSeconds(value);
   if (seconds === undefined) throw invalidRequest('seconds must be a number of seconds, as a string ("8") or a number', 'seconds');
   if (body.duration !== undefined) throw invalidRequest('Give seconds or duration, not both', 'seconds', 'conflicting_parameters');
-  if (!secondsAllowed(entry, seconds)) {
-    throw invalidRequest(`seconds ${seconds} is not supported by ${entry.id}; use ${describeSeconds(entry)}`, 'seconds');
-  }
   return seconds;
 }
 
-function applySize(entry: ModelRecord, body: Record<string, unknown>, size: unknown): string {
+/** `size` → our `ratio` and `resolution` (sizes.ts sizeFields); its default aspect is implied, not asked for. */
+function applySize(body: Record<string, unknown>, size: unknown, mapped: MappedCreate): void {
   if (typeof size !== 'string') throw invalidRequest('size must be a string "WxH", e.g. "1280x720"', 'size');
   if (body.ratio !== undefined || body.resolution !== undefined) {
     throw invalidRequest('Give size, or ratio and resolution, not both', 'size', 'conflicting_parameters');
   }
-  const choice = chooseSize(entry, size);
-  if (!choice) {
-    const sizes = sizeChoices(entry).map((c) => c.size);
+  const fields = sizeFields(size);
+  if (!fields) {
     throw invalidRequest(
-      sizes.length > 0
-        ? `size '${size}' is not supported by ${entry.id}; use one of ${sizes.join(', ')}`
-        : `${entry.id} takes no size; leave it out`,
+      `size '${size}' is not a "WxH" size of a 16:9, 9:16, 1:1, 4:3 or 3:4 aspect (e.g. ${SIZE_EXAMPLES.join(', ')}); GET /v1/models lists each model's sizes`,
       'size',
     );
   }
-  if (choice.ratio) body.ratio = choice.ratio;
-  body.resolution = choice.resolution;
-  return size.trim();
+  body.ratio = fields.ratio;
+  body.resolution = fields.resolution;
+  mapped.size = size.trim();
+  Object.assign(mapped.fieldNames, { ratio: 'size', resolution: 'size' });
+  if (fields.ratio === DEFAULT_ASPECT) mapped.impliedFields.push('ratio');
 }
 
 /** `input_reference` as `{ image_url }` becomes our `image_url`; an uploaded file is stored by the caller. */
@@ -111,23 +85,19 @@ function applyReference(body: Record<string, unknown>, reference: unknown, uploa
   return false;
 }
 
-/** Maps the OpenAI fields of a parsed body (JSON, or a form after coerceFormFields). */
-export function mapCreateBody(
-  catalogue: Catalogue,
-  enabled: ReadonlySet<string>,
-  raw: unknown,
-  uploaded: boolean,
-  routes?: RouteTable,
-): MappedCreate {
+/** Maps the OpenAI fields of a parsed body (JSON, or a form after coerceFormFields) onto the general form. */
+export function mapCreateBody(raw: unknown, uploaded: boolean): MappedCreate {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw invalidRequest('The request body must be a JSON object or a form', 'body', 'invalid_body');
   const { seconds, size, input_reference, ...own } = raw as Record<string, unknown>;
-  const entry = modelOf(catalogue, enabled, routes, own.model);
   const body: Record<string, unknown> = { ...own };
-  if (seconds !== undefined) body.duration = secondsOf(entry, { ...own, seconds });
-  const askedSize = size === undefined ? undefined : applySize(entry, body, size);
-  const wantsUpload = applyReference(body, input_reference, uploaded);
-  return { entry, body, ...(askedSize ? { size: askedSize } : {}), wantsUpload };
+  const mapped: MappedCreate = { body, wantsUpload: false, fieldNames: { duration: 'seconds' }, impliedFields: [] };
+  if (seconds !== undefined) body.duration = secondsOf(own, seconds);
+  if (size !== undefined) applySize(body, size, mapped);
+  mapped.wantsUpload = applyReference(body, input_reference, uploaded);
+  if (input_reference !== undefined && !uploaded) mapped.fieldNames.image_url = 'input_reference.image_url';
+  if (uploaded) mapped.fieldNames.image_url = 'input_reference';
+  return mapped;
 }
 
 /** The schema of one of our own fields, without its optional/default wrappers. */
@@ -142,26 +112,40 @@ function fieldType(name: string): string | undefined {
 
 /**
  * A form's values are all text: our own fields that are booleans, numbers, lists or objects are read back as
- * what they are (`generate_audio=false`, `images=[{"url":…}]`), so a form request means what its JSON twin means.
- * A value that does not read as its type is left as text, for validation to refuse naming the field.
+ * what they are (`generate_audio=false`, `images=[{"url":…}]`), so a form request means what its JSON twin means;
+ * `webhook_events` is a list, as JSON or comma-separated. A value that does not read as its type is left as text,
+ * for validation to refuse naming the field. Every field is kept as an own field, `__proto__` included, for the
+ * start path's text check to refuse by name.
  */
 export function coerceFormFields(fields: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(fields)) {
-    out[name] = typeof value === 'string' ? coerceFormValue(fieldType(name), value) : value;
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, value]) => [
+      name,
+      typeof value !== 'string' ? value : name === 'webhook_events' ? formListOf(value) : coerceFormValue(fieldType(name), value),
+    ]),
+  );
 }
 
 function coerceFormValue(type: string | undefined, value: string): unknown {
   if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
   if (type === 'number' && /^-?\d+(?:\.\d+)?$/.test(value.trim())) return Number(value);
-  if ((type === 'array' || type === 'object') && /^\s*[[{]/.test(value)) {
-    try {
-      return JSON.parse(value) as unknown;
-    } catch {
-      return value;
-    }
-  }
+  if ((type === 'array' || type === 'object') && /^\s*[[{]/.test(value)) return parsedOr(value);
   return value;
+}
+
+/**
+ * A list sent as a form field: JSON (`["running","succeeded"]`) or comma-separated (`running,succeeded`), since a
+ * form has no arrays; anything else is handed on as sent, for the field's check to refuse by name.
+ */
+function formListOf(value: string): unknown {
+  if (/^\s*\[/.test(value)) return parsedOr(value);
+  return value.split(',').map((s) => s.trim());
+}
+
+function parsedOr(value: string): unknown {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
 }

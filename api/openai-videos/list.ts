@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { Kind } from '../../core/task';
 import { invalidRequest } from '../api-error';
 import { describeIssue } from '../../core/describe-issue';
-import { TASK_ID } from '../routes/tasks';
+import { TASK_ID } from '../http/task-id';
 import type { TaskView } from '../../tasks/record';
 
 export const videoListQuerySchema = z.strictObject({

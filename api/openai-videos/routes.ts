@@ -15,16 +15,13 @@ import type Router from '@koa/router';
 import type { GenerationResult, ResultItem } from '../../core/task';
 import { readIdempotencyKey, requestFingerprint } from '../../tasks/idempotency';
 import type { TaskView } from '../../tasks/record';
-import { TaskRefused } from '../../tasks/refusal';
-import { checkRequestText } from '../../tasks/validation';
-import { splitWebhookFields } from '../../webhooks/targets';
 import { ApiError, invalidRequest } from '../api-error';
 import { markDeletedByOwner, storedContentGone } from '../deleted-results';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
 import { explainRoute, routeExplainAsked } from '../route-explain';
-import { sendStoredObject } from '../routes/content';
-import { requestOrigin } from '../routes/generations';
-import { TASK_ID } from '../routes/tasks';
+import { sendStoredObject } from '../http/stored-object';
+import { requestOrigin } from '../http/request-origin';
+import { TASK_ID } from '../http/task-id';
 import { coerceFormFields, mapCreateBody } from './create-request';
 import { derivedKey, ensureDerived, type DerivedVariant } from './derived-media';
 import { listVideoPage, parseVideoListQuery } from './list';
@@ -57,9 +54,8 @@ const notOffered = (what: string) => () => {
 };
 
 /**
- * The request's body: JSON (already parsed and checked by jsonBody) or the form, read here into the strings a JSON
- * body would carry and given the same text check (tasks/validation.ts checkRequestText), so a form is refused for
- * exactly what its JSON twin would be.
+ * The request's body: JSON (already parsed and checked by jsonBody) or the form, read here into the values its JSON
+ * twin would carry (create-request.ts coerceFormFields); the start path checks both alike.
  */
 async function createBodyOf(ctx: AppContext, deps: Pick<AppDeps, 'bodyTimeoutMs'>): Promise<MultipartBody> {
   if (!isMultipart(ctx)) return { fields: (ctx.request.body ?? {}) as Record<string, unknown> };
@@ -71,7 +67,6 @@ async function createBodyOf(ctx: AppContext, deps: Pick<AppDeps, 'bodyTimeoutMs'
       'unknown_parameter',
     );
   }
-  checkRequestText(form.fields);
   return { fields: coerceFormFields(form.fields), ...(form.file ? { file: form.file } : {}) };
 }
 
@@ -91,41 +86,6 @@ function dataUrlAsUpload(body: MultipartBody): MultipartBody {
 }
 
 /**
- * A refusal of a field that OpenAI's request names otherwise, in OpenAI's terms: `duration` is `seconds` (e.g. a
- * model that needs one), and `ratio`/`resolution` are `size` when the client gave a size.
- */
-function inOpenAiTerms(err: unknown, sizeGiven: boolean): unknown {
-  const param =
-    err instanceof TaskRefused && err.kind === 'invalid_request'
-      ? err.details.param
-      : err instanceof ApiError && err.status === 400
-        ? err.opts.param
-        : undefined;
-  const renamed = param === 'duration' ? 'seconds' : sizeGiven && (param === 'ratio' || param === 'resolution') ? 'size' : undefined;
-  if (!renamed || !param) return err;
-  const message = (err as Error).message.replace(new RegExp(`\\b${param}\\b`, 'g'), renamed);
-  return err instanceof TaskRefused
-    ? err.renamed(renamed, message)
-    : new ApiError(400, (err as ApiError).type, message, { ...(err as ApiError).opts, param: renamed });
-}
-
-/**
- * A list sent as a form field: JSON (`["running","succeeded"]`) or comma-separated (`running,succeeded`), since a
- * form has no arrays; anything else is handed on as sent, for the field's check to refuse by name.
- */
-function formListOf(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  if (/^\s*\[/.test(value)) {
-    try {
-      return JSON.parse(value) as unknown;
-    } catch {
-      return value;
-    }
-  }
-  return value.split(',').map((s) => s.trim());
-}
-
-/**
  * POST /v1/videos: OpenAI's fields mapped onto the general form (create-request.ts), an uploaded image checked and
  * linked, then the one start path (tasks/start.ts) — which keeps the upload only once the task is accepted.
  */
@@ -137,36 +97,27 @@ async function createVideo(
   const sentKey = ctx.req.headers['idempotency-key'];
   const idempotencyKey = readIdempotencyKey(Array.isArray(sentKey) ? sentKey.join(', ') : sentKey);
   const sent = dataUrlAsUpload(await createBodyOf(ctx, deps));
-  // webhook_url and webhook_events as on the generation endpoints; the task is then announced as a video
-  // (video.completed, video.failed: webhooks/event-body.ts).
-  const { body: openAiFields, url, events } = splitWebhookFields(sent.fields);
   const explain = routeExplainAsked(ctx);
-  const mapped = mapCreateBody(deps.catalogue, deps.enabledPlatforms, openAiFields, sent.file !== undefined, deps.routes);
+  // Webhook fields (webhook_url, webhook_events) pass through as on the generation endpoints, for the start path to
+  // split off; the task is then announced as a video (video.completed, video.failed: webhooks/event-body.ts).
+  const mapped = mapCreateBody(sent.fields, sent.file !== undefined);
   const upload = sent.file ? await prepareUpload(deps.results.store, deps.results.links, sent.file) : undefined;
   if (upload) mapped.body.image_url = upload.link;
-  const body = {
-    ...mapped.body,
-    ...(url !== undefined ? { webhook_url: url } : {}),
-    ...(events !== undefined ? { webhook_events: isMultipart(ctx) ? formListOf(events) : events } : {}),
-  };
   // The fingerprint is of what the client sent: an uploaded image by its digest, not by the link made for it.
   const fingerprinted = upload ? { ...sent.fields, input_reference: { sha256: upload.sha256 } } : sent.fields;
-  let started;
-  try {
-    started = await deps.starter.start(apiKeyOf(ctx), {
-      kind: 'video',
-      body,
-      fingerprint: requestFingerprint('openai-video', fingerprinted),
-      ...(idempotencyKey ? { idempotencyKey } : {}),
-      origin: requestOrigin(ctx),
-      // The link to the gateway's own copy is allowed although the gateway may sit on a private address (a local
-      // stack): it is ours, not an address a client chose.
-      ...(upload ? { ownOrigins: [new URL(upload.link).origin], prepare: upload.keep } : {}),
-      asked: { via: 'videos', ...(mapped.size ? { size: mapped.size } : {}) },
-    });
-  } catch (err) {
-    throw inOpenAiTerms(err, mapped.size !== undefined);
-  }
+  const started = await deps.starter.start(apiKeyOf(ctx), {
+    kind: 'video',
+    body: mapped.body,
+    fingerprint: requestFingerprint('openai-video', fingerprinted),
+    ...(idempotencyKey ? { idempotencyKey } : {}),
+    origin: requestOrigin(ctx),
+    // The link to the gateway's own copy is allowed although the gateway may sit on a private address (a local
+    // stack): it is ours, not an address a client chose.
+    ...(upload ? { ownOrigins: [new URL(upload.link).origin], prepare: upload.keep } : {}),
+    fieldNames: mapped.fieldNames,
+    impliedFields: mapped.impliedFields,
+    asked: { via: 'videos', ...(mapped.size ? { size: mapped.size } : {}) },
+  });
   const { taskId, entry, model } = started;
   ctx.state.log = ctx.state.log.child({ taskId });
   explainRoute(ctx, started, explain);

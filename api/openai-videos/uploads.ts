@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import { ApiError } from '../api-error';
 import type { AppContext, AppDeps, AppState } from '../context';
-import { sendStoredObject } from '../routes/content';
+import { sendStoredObject } from '../http/stored-object';
 import { MEDIA_EXTENSIONS, type ResultStore } from '../../results/result-store';
 import { sniffMediaType } from '../../results/media-type';
 import type { ResultLinks } from '../../results/result-links';

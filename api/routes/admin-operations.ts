@@ -13,7 +13,7 @@ import { parseQuery } from '../admin-input';
 import { ApiError, taskNotFound } from '../api-error';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { pageTokenOf, taskAdminOf, withPageToken } from './admin-tasks';
-import { TASK_ID } from './tasks';
+import { TASK_ID } from '../http/task-id';
 
 const WINDOW_MS = { hour: 60 * 60_000, day: 24 * 60 * 60_000 } as const;
 

@@ -12,7 +12,7 @@ import { replaySchema, taskListQuerySchema } from '../admin-console-schemas';
 import { parseBody, parseQuery } from '../admin-input';
 import { ApiError, invalidRequest, taskNotFound } from '../api-error';
 import type { AppContext, AppDeps, AppState } from '../context';
-import { TASK_ID } from './tasks';
+import { TASK_ID } from '../http/task-id';
 
 /** A replay without a limit replays at most this many tasks per request. */
 const DEFAULT_REPLAY_LIMIT = 100;

@@ -13,7 +13,7 @@
 import type Router from '@koa/router';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
 import { ApiError, taskNotFound } from '../api-error';
-import { TASK_ID } from './tasks';
+import { TASK_ID } from '../http/task-id';
 
 export function cancelRoutes(router: Router<AppState>, deps: Pick<AppDeps, 'tasks'>): void {
   router.post('/v1/generations/:task_id/cancel', async (ctx: AppContext) => {

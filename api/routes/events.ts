@@ -17,7 +17,7 @@ import { ApiError, taskNotFound } from '../api-error';
 import type { ApiKey } from '../../keys/api-keys';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
 import type { TaskRecord } from '../../tasks/record';
-import { TASK_ID } from './tasks';
+import { TASK_ID } from '../http/task-id';
 
 /** The id of a record's event: what a client has seen, so a resume skips it. */
 export function recordEventId(record: TaskRecord): string {

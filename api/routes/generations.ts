@@ -13,6 +13,7 @@ import { recordCost, withCost, type TaskRecord } from '../../tasks/record';
 import { GenerationFailed, type StartedTask } from '../../tasks/task-service';
 import { ApiError, invalidRequest } from '../api-error';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
+import { requestOrigin } from '../http/request-origin';
 import { explainRoute, routeExplainAsked } from '../route-explain';
 
 /** HTTP status for a generation that failed, by its reason. */
@@ -85,9 +86,6 @@ function headerIfSent(ctx: AppContext, lowerCaseName: string): string | undefine
   const value = ctx.req.headers[lowerCaseName];
   return Array.isArray(value) ? value.join(', ') : value;
 }
-
-/** The origin the client reached the gateway at (behind TRUST_PROXY, the forwarded one). */
-export const requestOrigin = (ctx: AppContext) => `${ctx.protocol}://${ctx.host}`;
 
 export function generationRoutes(
   router: Router<AppState>,

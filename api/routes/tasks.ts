@@ -5,9 +5,7 @@ import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../conte
 import { TASK_STATUSES } from '../../core/task';
 import { invalidRequest, taskNotFound } from '../api-error';
 import { describeIssue } from '../../core/describe-issue';
-
-/** Task ids are URL-safe (tasks/idempotency.ts); anything else cannot exist. */
-export const TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
+import { TASK_ID } from '../http/task-id';
 
 /** A decimal integer as written (no `0x10`, `1e3`, `1.0`, spaces or signs): coerced after this check. */
 const integer = (min: number, max: number, def: number) =>

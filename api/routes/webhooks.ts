@@ -7,7 +7,7 @@
 import type Router from '@koa/router';
 import { ApiError, taskNotFound } from '../api-error';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
-import { TASK_ID } from './tasks';
+import { TASK_ID } from '../http/task-id';
 
 export function webhookRoutes(router: Router<AppState>, deps: Pick<AppDeps, 'tasks' | 'webhookService' | 'webhooks'>): void {
   router.get('/v1/webhooks/default/secret', async (ctx: AppContext) => {

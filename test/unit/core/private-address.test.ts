@@ -7,7 +7,7 @@
 import { embeddedIPv4, ipv6Groups, isPrivateAddress, isPrivateHost } from '../../../core/private-address';
 import { checkWebhookUrl, parseWebhookUrl, WebhookUrlError } from '../../../webhooks/url';
 import { guardedLookupVia, type Resolver } from '../../../results/address-guard';
-import { httpUrl } from '../../../platforms/request';
+import { httpUrl, privateInputUrl, STRICT_INPUT_URLS } from '../../../platforms/request';
 
 /** Each embedding form, spelt for an IPv4 address (the Teredo server a public one, so the client decides). */
 const FORMS: Record<string, (v4: string) => string> = {
@@ -104,8 +104,7 @@ describe('where addresses from outside are checked', () => {
   });
 
   test.each(loopbacks)('an input URL naming %s is refused before any platform sees it', (host) => {
-    const parsed = httpUrl.safeParse(`https://${host}/image.png`);
-    expect(parsed.success).toBe(false);
-    expect(parsed.error?.issues[0]?.message).toMatch(/private, loopback or local/);
+    const parsed = httpUrl.parse(`https://${host}/image.png`);
+    expect(privateInputUrl(httpUrl, parsed, STRICT_INPUT_URLS)?.message).toMatch(/private, loopback or local/);
   });
 });

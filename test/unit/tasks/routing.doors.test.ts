@@ -99,7 +99,7 @@ describe('a route at the generation doors', () => {
 });
 
 describe('a route at POST /v1/videos (the OpenAI door)', () => {
-  test('seconds and size are read against what the route accepts, then each member decides: 4 s at 4k is B’s alone', async () => {
+  test('seconds and size are translated, then each member decides: 4 s at 4k is B’s alone', async () => {
     const body = { model: 'veo-3.1', action: 'text_to_video', prompt: 'a heron', seconds: '4', size: '3840x2160' };
     const r = await postJson(t.api.base, '/v1/videos', body);
     expect(t.api.starts).toHaveLength(1);
@@ -119,11 +119,13 @@ describe('a route at POST /v1/videos (the OpenAI door)', () => {
     expect(t.api.starts.map((st) => st.route?.members.map((m) => m.model))).toEqual([['VE3.1']]);
   });
 
-  test('seconds no member takes: 400 naming seconds, listing what the route takes', async () => {
+  test('seconds no member takes: 400 naming seconds, as the start path refuses a route at every door (its first member’s refusal)', async () => {
     const r = await postJson(t.api.base, '/v1/videos', { model: 'veo-3.1', prompt: 'a heron', seconds: '5' });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ param: 'seconds' });
-    expect(r.body.error.message).toMatch(/seconds 5 is not supported by veo-3\.1; use 4 or 6 or 8 seconds/);
+    expect(r.body.error.message).toBe(
+      "seconds 5 is not supported by GV-3.1; use 8 seconds (and no other member of the route 'veo-3.1' can take the request)",
+    );
     expect(t.api.starts).toEqual([]);
   });
 });

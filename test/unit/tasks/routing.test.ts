@@ -8,6 +8,7 @@ import type { ApiKey } from '../../../keys/api-keys';
 import { loadTaskPricing } from '../../../tasks/billing';
 import { TaskRefused } from '../../../tasks/refusal';
 import { TaskRouting } from '../../../tasks/routing';
+import { STRICT_INPUT_URLS } from '../../../platforms/request';
 import { parseRequestBody } from '../../../tasks/validation';
 import { writeJsonFile } from '../../support/json-file';
 import { thrownBy } from '../../support/refusal';
@@ -34,7 +35,7 @@ function routingOf(file: Record<string, unknown> = {}, prices: Record<string, un
 
 /** The route's choice for a video request body. */
 function choose(routing: TaskRouting, body: Record<string, unknown>, k: ApiKey = key) {
-  const parsed = parseRequestBody('video', body);
+  const parsed = parseRequestBody('video', body, STRICT_INPUT_URLS);
   const route = routing.find('video', parsed.model)!;
   return routing.choose(routing.validate(route, parsed), k);
 }

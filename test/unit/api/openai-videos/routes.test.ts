@@ -86,17 +86,34 @@ describe('size and seconds, per model from the catalogue', () => {
     expect(lastStarted?.request).not.toHaveProperty('ratio');
   });
 
-  test('a size the model cannot take is 400 naming size and listing the sizes it takes', async () => {
+  test('a size the model cannot take is 400 naming size and saying which of its ratio and resolution the model does not take', async () => {
     const r = await create({ model: 'GV-3.1', prompt: 'a heron', size: '720x720', seconds: '8' });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ param: 'size', code: 'invalid_value' });
-    expect(r.body.error.message).toBe("size '720x720' is not supported by GV-3.1; use one of 1280x720, 720x1280, 1920x1080, 1080x1920");
+    expect(r.body.error.message).toBe("size: ratio '1:1' is not supported by GV-3.1; use one of 16:9, 9:16");
+    const low = await create({ model: 'GV-3.1', prompt: 'a heron', size: '640x360', seconds: '8' });
+    expect(low.body.error).toMatchObject({
+      param: 'size',
+      message: expect.stringMatching(/^size: resolution '360p' is not supported by GV-3.1/),
+    });
     expect((await create({ model: 'GV-3.1', prompt: 'a heron', size: 'big', seconds: '8' })).body.error.param).toBe('size');
+    const odd = await create({ model: 'GV-3.1', prompt: 'a heron', size: '1792x1024', seconds: '8' });
+    expect(odd.body.error).toMatchObject({ param: 'size', message: expect.stringContaining('1280x720') });
+    // A portrait size asks for an aspect a model without ratios cannot be told.
+    const portrait = await create({ model: 'H23', prompt: 'a heron', size: '768x1366', seconds: 6, action: 'text_to_video' });
+    expect(portrait.body.error).toMatchObject({ param: 'size', code: 'unsupported_parameter' });
+    expect(lastStarted).toBeUndefined();
   });
 
   test('seconds: a duration the model cannot take, text that is no number, or seconds with duration, is 400 naming seconds', async () => {
     const wrong = await create({ model: 'VendorK-2.1', prompt: 'a heron', seconds: '7' });
     expect(wrong.body.error).toMatchObject({ param: 'seconds', message: 'seconds 7 is not supported by VendorK-2.1; use 5 or 10 seconds' });
+    // The same start path, through the door that speaks the general form, names the general field.
+    const general = await postJson(app.api.base, '/v1/async/videos/generations', { model: 'VendorK-2.1', prompt: 'a heron', duration: 7 });
+    expect(general.body.error).toMatchObject({
+      param: 'duration',
+      message: 'duration 7 is not supported by VendorK-2.1; use 5 or 10 seconds',
+    });
     expect((await create({ model: 'VendorK-2.1', prompt: 'a heron', seconds: 'five' })).body.error.param).toBe('seconds');
     expect((await create({ model: 'VendorK-2.1', prompt: 'a heron', seconds: '5', duration: 5 })).body.error).toMatchObject({
       param: 'seconds',

@@ -3,7 +3,7 @@
  * one range, suffix ranges, ignored when malformed or multiple, unsatisfiable past the end), entity-tag matching,
  * and the private-address check behind the copy's SSRF guard.
  */
-import { etagMatches, parseRange } from '../../../../api/routes/content';
+import { etagMatches, parseRange } from '../../../../api/http/stored-object';
 import { isPrivateAddress } from '../../../../results/address-guard';
 import { judgeDeclared, sniffMediaType } from '../../../../results/media-type';
 
