@@ -11,7 +11,6 @@ import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { routeGuard } from './middleware/route-guard';
 import { buildOpenApiDocument } from './openapi';
-import { withRequestOrigin } from '../results/result-links';
 import { adminKeyRoutes } from './routes/admin-keys';
 import { callbackRoutes } from './routes/callbacks';
 import { cancelRoutes } from './routes/cancel';
@@ -149,9 +148,6 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const { signIn, admin, consolePages } = operatorRouters(deps);
 
   app.use(requestContext(deps.logger));
-  // Links to stored results rendered during this request are based on the origin the client reached (unless
-  // PUBLIC_BASE_URL says otherwise); with TRUST_PROXY that is X-Forwarded-Proto/-Host.
-  app.use((ctx, next) => withRequestOrigin(`${ctx.protocol}://${ctx.host}`, next));
   app.use(deps.metrics.httpMetrics());
   app.use(errorEnvelope());
   app.use(routeGuard([health, videoInputs, v1, content, callbacks, signIn, admin, consolePages]));

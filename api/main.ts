@@ -97,7 +97,8 @@ function openTaskLedger(
   taskLedger?.startSweep({
     intervalMs: sweepMs,
     minAgeMs: 2 * sweepMs,
-    readTask: (taskId, ownerId) => tasks.read(taskId, ownerId),
+    // The sweep reads only a task's status: no links to render.
+    readTask: (taskId, ownerId) => tasks.read(taskId, ownerId, undefined),
     log: logger,
   });
   return taskLedger;

@@ -34,7 +34,7 @@ export class TaskChanges {
    * `signal` is aborted. The first is the record as it is now. One long-poll at a time; runs continued as new are
    * followed (the history of the latest run is watched again from its start).
    */
-  async *changes(taskId: string, ownerId: string, signal: AbortSignal): AsyncGenerator<TaskRecord> {
+  async *changes(taskId: string, ownerId: string, signal: AbortSignal, origin: string | undefined): AsyncGenerator<TaskRecord> {
     const namespace = this.client.options.namespace;
     let token: Uint8Array | undefined;
     while (!signal.aborted) {
@@ -50,7 +50,7 @@ export class TaskChanges {
       const closed = !page.nextPageToken || page.nextPageToken.length === 0;
       const events = page.history?.events ?? [];
       if (token === undefined || closed || events.some((e) => RECORD_CHANGING.has(Number(e.eventType)))) {
-        const record = await this.tasks.read(taskId, ownerId);
+        const record = await this.tasks.read(taskId, ownerId, origin);
         if (!record) return;
         yield record;
         if (record.status === 'success' || record.status === 'failed') return;

@@ -219,7 +219,7 @@ export class TaskAdmin {
   }
 
   /** A task's whole story; undefined when there is no such generation task. */
-  async detail(taskId: string): Promise<OperatorTaskDetail | undefined> {
+  async detail(taskId: string, origin: string | undefined): Promise<OperatorTaskDetail | undefined> {
     let desc;
     try {
       desc = await this.client.workflow.getHandle(taskId).describe();
@@ -230,13 +230,13 @@ export class TaskAdmin {
     if (desc.type !== WORKFLOW_TYPE) return undefined;
     const owner = desc.typedSearchAttributes.get(SA.owner) ?? '';
     const runs = await this.runsOf([taskId]);
-    const [record, timeline] = await Promise.all([this.tasks.read(taskId, owner), taskTimeline(this.client, desc, runs)]);
+    const [record, timeline] = await Promise.all([this.tasks.read(taskId, owner, origin), taskTimeline(this.client, desc, runs)]);
     if (!record) return undefined;
     return { ...this.summary(desc), record, timeline, run_id: desc.runId, runs: Math.max(1, runs.length) };
   }
 
   /** Cancels a task for its key (what POST /v1/generations/:id/cancel does for the key itself). */
-  async cancel(taskId: string): Promise<CancelOutcome> {
+  async cancel(taskId: string, origin: string | undefined): Promise<CancelOutcome> {
     const detail = await this.client.workflow
       .getHandle(taskId)
       .describe()
@@ -246,7 +246,7 @@ export class TaskAdmin {
       });
     const owner = detail?.type === WORKFLOW_TYPE ? detail.typedSearchAttributes.get(SA.owner) : undefined;
     if (!owner) return { outcome: 'not_found' };
-    return this.tasks.cancel(taskId, owner);
+    return this.tasks.cancel(taskId, owner, origin);
   }
 
   /**

@@ -123,6 +123,8 @@ export interface TaskStarterDeps {
 /** A task about to start: what validation made of the request, and where it goes. */
 interface Accepted extends Started {
   fingerprint: string;
+  /** The origin the request came in on: the base of the links in a replayed task's record. */
+  origin: string;
   /** A routed task's members in the order its submit tries them. */
   routed?: RoutedRequest;
   webhook?: WebhookTarget;
@@ -199,6 +201,7 @@ export class TaskStarter {
     return {
       taskId,
       fingerprint: req.fingerprint,
+      origin: req.origin,
       model: checked.model,
       entry,
       request,
@@ -274,7 +277,7 @@ export class TaskStarter {
    * there is no ledger). Its own request's fingerprint, in its memo, says whether this is a retry of it.
    */
   private async alreadyStarted(key: ApiKey, task: Accepted): Promise<StartOutcome> {
-    const found = await this.deps.tasks.readWithFingerprint(task.taskId, key.id);
+    const found = await this.deps.tasks.readWithFingerprint(task.taskId, key.id, task.origin);
     if (found && found.requestHash === task.fingerprint) return { replayed: true, ...started(task), record: found.record };
     await this.giveReservationBack(task.taskId, false);
     throw reusedKey(task.taskId);
@@ -289,7 +292,7 @@ export class TaskStarter {
     if (reservedBy !== null && reservedBy !== task.fingerprint) throw reusedKey(task.taskId);
     const waitUntil = Date.now() + (this.deps.replayWaitMs ?? 3_000);
     for (;;) {
-      const found = await this.deps.tasks.readWithFingerprint(task.taskId, key.id);
+      const found = await this.deps.tasks.readWithFingerprint(task.taskId, key.id, task.origin);
       if (found) {
         // An entry written before entries kept the fingerprint: the task's memo has it.
         if (found.requestHash !== task.fingerprint) throw reusedKey(task.taskId);

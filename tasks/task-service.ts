@@ -145,16 +145,23 @@ export class TaskService {
     return (await this.describeOwned(taskId, undefined)) !== undefined;
   }
 
-  /** The task's record, or undefined when it does not exist or belongs to another key (indistinguishable). */
-  async read(taskId: string, ownerId: string): Promise<TaskRecord | undefined> {
+  /**
+   * The task's record, or undefined when it does not exist or belongs to another key (indistinguishable). Its links
+   * are based at PUBLIC_BASE_URL, else at `origin`: the origin the reader's request came in on.
+   */
+  async read(taskId: string, ownerId: string, origin: string | undefined): Promise<TaskRecord | undefined> {
     const desc = await this.describeOwned(taskId, ownerId);
-    return desc && this.toRecord(desc);
+    return desc && this.toRecord(desc, origin);
   }
 
   /** The task's record and the fingerprint of the request that created it. */
-  async readWithFingerprint(taskId: string, ownerId: string): Promise<{ record: TaskRecord; requestHash?: string } | undefined> {
+  async readWithFingerprint(
+    taskId: string,
+    ownerId: string,
+    origin: string | undefined,
+  ): Promise<{ record: TaskRecord; requestHash?: string } | undefined> {
     const desc = await this.describeOwned(taskId, ownerId);
-    return desc && { record: await this.toRecord(desc), requestHash: (desc.memo as TaskMemo | undefined)?.requestHash };
+    return desc && { record: await this.toRecord(desc, origin), requestHash: (desc.memo as TaskMemo | undefined)?.requestHash };
   }
 
   /**
@@ -169,14 +176,14 @@ export class TaskService {
   }
 
   /** A result with fresh links to its stored outputs (sync answers; task records render through toRecord). */
-  async renderResult(taskId: string, result: GenerationResult): Promise<RenderedResult> {
-    if (this.opts.resultLinks) return this.opts.resultLinks.render(taskId, result);
+  async renderResult(taskId: string, result: GenerationResult, origin: string | undefined): Promise<RenderedResult> {
+    if (this.opts.resultLinks) return this.opts.resultLinks.render(taskId, result, origin);
     return { data: publicItems(result.data), extras: result.extras ?? {} };
   }
 
   /** The record, with fresh links to the stored outputs of a finished task, and its usage and cost. */
-  private async toRecord(info: TaskInfo): Promise<TaskRecord> {
-    return taskRecordOf(info, (taskId, result) => this.renderResult(taskId, result), this.opts.pricing);
+  private async toRecord(info: TaskInfo, origin: string | undefined): Promise<TaskRecord> {
+    return taskRecordOf(info, (taskId, result) => this.renderResult(taskId, result, origin), this.opts.pricing);
   }
 
   /**
@@ -244,8 +251,8 @@ export class TaskService {
    * It may take longer, e.g. while a paid submit is still in flight or no worker is running: then the outcome
    * is `cancelling` with the task's current record, and the cancellation completes on its own.
    */
-  async cancel(taskId: string, ownerId: string, settleMs = 5_000): Promise<CancelOutcome> {
-    const before = await this.read(taskId, ownerId);
+  async cancel(taskId: string, ownerId: string, origin: string | undefined, settleMs = 5_000): Promise<CancelOutcome> {
+    const before = await this.read(taskId, ownerId, origin);
     if (!before) return { outcome: 'not_found' };
     if (before.status === 'success' || before.status === 'failed') return { outcome: 'finished', record: before };
     const handle = this.client.workflow.getHandle(taskId);
@@ -254,17 +261,23 @@ export class TaskService {
     } catch (err) {
       // It closed between the read and the cancel request.
       if (!(err instanceof WorkflowNotFoundError)) throw err;
-      const now = await this.read(taskId, ownerId);
+      const now = await this.read(taskId, ownerId, origin);
       return now ? { outcome: 'finished', record: now } : { outcome: 'not_found' };
     }
     await this.client.withDeadline(Date.now() + settleMs, () => handle.result()).catch(() => undefined);
-    const after = await this.read(taskId, ownerId);
+    const after = await this.read(taskId, ownerId, origin);
     if (!after) return { outcome: 'not_found' };
     return { outcome: after.status === 'failed' || after.status === 'success' ? 'cancelled' : 'cancelling', record: after };
   }
 
   /** One page of the key's tasks, in SQL visibility's order: running first, then most recently closed. */
-  async list(ownerId: string, page: number, pageSize: number, filter: TaskFilter = {}): Promise<{ total: number; records: TaskRecord[] }> {
+  async list(
+    ownerId: string,
+    page: number,
+    pageSize: number,
+    filter: TaskFilter,
+    origin: string | undefined,
+  ): Promise<{ total: number; records: TaskRecord[] }> {
     const query = [ownerQuery(ownerId), ...filterClauses(filter)].join(' AND ');
     const [{ count }, records] = await Promise.all([
       this.client.workflow.count(query),
@@ -281,7 +294,7 @@ export class TaskService {
           if (seen.has(info.workflowId)) continue;
           seen.add(info.workflowId);
           if (i++ < skip) continue;
-          out.push(await this.toRecord(info));
+          out.push(await this.toRecord(info, origin));
           if (out.length >= pageSize) break;
         }
         return out;

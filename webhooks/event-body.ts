@@ -9,7 +9,7 @@ import type { Client } from '@temporalio/client';
 import type { TaskMemo } from '../core/task';
 import type { WebhookEvent } from '../core/webhooks';
 import type { TaskPricing } from '../pricing/price-table';
-import { withRequestOrigin, type ResultLinks } from '../results/result-links';
+import { type ResultLinks } from '../results/result-links';
 import { taskRecordOf, type RenderResult } from '../tasks/record';
 
 /** What an event tells of: a task's record, or — for a task created at POST /v1/videos (its memo's `asked.via`) — the video. */
@@ -68,7 +68,7 @@ export function taskSubjectReader(client: Client, links: ResultLinks, pricing: T
       }
       // A task created at POST /v1/videos is announced as the video it is, by id.
       if (memo.asked?.via === 'videos') return { kind: 'video', id: taskId };
-      const render: RenderResult = (id, result) => withRequestOrigin(linkBase ?? '', () => links.render(id, result));
+      const render: RenderResult = (id, result) => links.render(id, result, linkBase);
       return { kind: 'generation', record: await taskRecordOf(desc, render, pricing) };
     }
   };

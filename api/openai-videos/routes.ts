@@ -101,7 +101,7 @@ async function createVideo(
   // Webhook fields (webhook_url, webhook_events) pass through as on the generation endpoints, for the start path to
   // split off; the task is then announced as a video (video.completed, video.failed: webhooks/event-body.ts).
   const mapped = mapCreateBody(sent.fields, sent.file !== undefined);
-  const upload = sent.file ? await prepareUpload(deps.results.store, deps.results.links, sent.file) : undefined;
+  const upload = sent.file ? await prepareUpload(deps.results.store, deps.results.links, sent.file, requestOrigin(ctx)) : undefined;
   if (upload) mapped.body.image_url = upload.link;
   // The fingerprint is of what the client sent: an uploaded image by its digest, not by the link made for it.
   const fingerprinted = upload ? { ...sent.fields, input_reference: { sha256: upload.sha256 } } : sent.fields;

@@ -54,10 +54,10 @@ export interface PreparedUpload {
  * the image is stored only by `keep`, which the start path calls once the task is accepted (tasks/start.ts
  * `prepare`), so a refused request leaves nothing in the store.
  */
-export async function prepareUpload(store: ResultStore, links: ResultLinks, file: UploadedFile): Promise<PreparedUpload> {
+export async function prepareUpload(store: ResultStore, links: ResultLinks, file: UploadedFile, origin: string): Promise<PreparedUpload> {
   const { key, contentType, sha256 } = inputKeyOf(file);
   return {
-    link: await links.inputLink(key),
+    link: await links.inputLink(key, origin),
     sha256,
     // Written again even when kept already: retention deletes by the time an object was last written, and this
     // upload's job needs it from now on.

@@ -12,6 +12,7 @@ import { replaySchema, taskListQuerySchema } from '../admin-console-schemas';
 import { parseBody, parseQuery } from '../admin-input';
 import { ApiError, invalidRequest, taskNotFound } from '../api-error';
 import type { AppContext, AppDeps, AppState } from '../context';
+import { requestOrigin } from '../http/request-origin';
 import { TASK_ID } from '../http/task-id';
 
 /** A replay without a limit replays at most this many tasks per request. */
@@ -70,7 +71,7 @@ export function adminTaskRoutes(router: Router<AppState>, deps: Pick<AppDeps, 't
 
   router.get('/admin/v1/tasks/:task_id', async (ctx: AppContext) => {
     const taskId = taskIdOf(ctx);
-    const detail = await taskAdminOf(deps).detail(taskId);
+    const detail = await taskAdminOf(deps).detail(taskId, requestOrigin(ctx));
     if (!detail) throw taskNotFound(taskId);
     const ui = deps.temporalUi;
     ctx.body = {
@@ -82,7 +83,7 @@ export function adminTaskRoutes(router: Router<AppState>, deps: Pick<AppDeps, 't
 
   router.post('/admin/v1/tasks/:task_id/cancel', async (ctx: AppContext) => {
     const taskId = taskIdOf(ctx);
-    const outcome = await taskAdminOf(deps).cancel(taskId);
+    const outcome = await taskAdminOf(deps).cancel(taskId, requestOrigin(ctx));
     if (outcome.outcome === 'not_found') throw taskNotFound(taskId);
     if (outcome.outcome === 'finished') {
       throw new ApiError(409, 'conflict_error', `Task ${taskId} has already ended (${outcome.record.status})`, {

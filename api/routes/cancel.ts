@@ -12,6 +12,7 @@
  */
 import type Router from '@koa/router';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
+import { requestOrigin } from '../http/request-origin';
 import { ApiError, taskNotFound } from '../api-error';
 import { TASK_ID } from '../http/task-id';
 
@@ -19,7 +20,7 @@ export function cancelRoutes(router: Router<AppState>, deps: Pick<AppDeps, 'task
   router.post('/v1/generations/:task_id/cancel', async (ctx: AppContext) => {
     const taskId = String(ctx.params?.task_id ?? '');
     if (!TASK_ID.test(taskId)) throw taskNotFound(taskId);
-    const result = await deps.tasks.cancel(taskId, apiKeyOf(ctx).id);
+    const result = await deps.tasks.cancel(taskId, apiKeyOf(ctx).id, requestOrigin(ctx));
     switch (result.outcome) {
       case 'not_found':
         throw taskNotFound(taskId);

@@ -16,6 +16,7 @@ import type Router from '@koa/router';
 import { ApiError, taskNotFound } from '../api-error';
 import type { ApiKey } from '../../keys/api-keys';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
+import { requestOrigin } from '../http/request-origin';
 import type { TaskRecord } from '../../tasks/record';
 import { TASK_ID } from '../http/task-id';
 
@@ -50,7 +51,7 @@ export function eventRoutes(
       release();
     };
     try {
-      if (!(await deps.tasks.read(taskId, ownerId))) throw taskNotFound(taskId);
+      if (!(await deps.tasks.read(taskId, ownerId, undefined))) throw taskNotFound(taskId);
     } catch (err) {
       giveBack();
       throw err;
@@ -67,7 +68,7 @@ export function eventRoutes(
     ctx.req.socket.setNoDelay(true);
     ctx.body = stream;
     stream.write(`retry: 1000\n\n`);
-    void pump(deps, { taskId, ownerId, lastSeen }, stream, stop)
+    void pump(deps, { taskId, ownerId, lastSeen, origin: requestOrigin(ctx) }, stream, stop)
       .catch((err: unknown) => {
         ctx.state.log.warn({ err: (err as Error).message, taskId }, 'Event stream ended by an error');
         stream.end();
@@ -98,7 +99,8 @@ function trackedSlot(deps: Pick<AppDeps, 'metrics' | 'streams'>, key: ApiKey): (
 /** Writes the task's changes until it ends, the client leaves, the sync bound passes or the API stops. */
 async function pump(
   deps: Pick<AppDeps, 'shutdownSignal' | 'sseHeartbeatMs' | 'syncTimeoutMs' | 'taskChanges'>,
-  t: { taskId: string; ownerId: string; lastSeen?: string },
+  /** The task, whose key watches it, the last event the client saw, and the origin its links are based at. */
+  t: { taskId: string; ownerId: string; lastSeen?: string; origin: string },
   stream: PassThrough,
   /** Aborted when the client leaves (watched by the route from the start), the bound passes or the API stops. */
   stop: AbortController,
@@ -114,7 +116,7 @@ async function pump(
   deps.shutdownSignal.addEventListener('abort', leave, { once: true });
   try {
     let lastSent = t.lastSeen;
-    for await (const record of deps.taskChanges.changes(t.taskId, t.ownerId, stop.signal)) {
+    for await (const record of deps.taskChanges.changes(t.taskId, t.ownerId, stop.signal, t.origin)) {
       const id = recordEventId(record);
       if (id === lastSent) continue;
       stream.write(sseMessage(record));

@@ -45,8 +45,14 @@ export function asyncRecord(task: StartedTask) {
 }
 
 /** Spec 2.3 with fresh links to the stored outputs (results/result-links.ts). */
-async function syncBody(deps: Pick<AppDeps, 'pricing' | 'tasks'>, taskId: string, request: GenerationRequest, result: GenerationResult) {
-  const shown = await deps.tasks.renderResult(taskId, result);
+async function syncBody(
+  deps: Pick<AppDeps, 'pricing' | 'tasks'>,
+  taskId: string,
+  request: GenerationRequest,
+  result: GenerationResult,
+  origin: string,
+) {
+  const shown = await deps.tasks.renderResult(taskId, result, origin);
   return withCost(
     {
       created: result.created,
@@ -160,7 +166,7 @@ async function waitForResult(
   deps.shutdownSignal.addEventListener('abort', onShutdown, { once: true });
   try {
     const result = await deps.metrics.trackSyncWait(() => deps.tasks.awaitResult(task.taskId, abort.signal));
-    ctx.body = await syncBody(deps, task.taskId, request, result);
+    ctx.body = await syncBody(deps, task.taskId, request, result, requestOrigin(ctx));
   } catch (err) {
     if (err instanceof GenerationFailed) throw failureError(task.taskId, err.error);
     if (why === 'shutdown') {

@@ -2,6 +2,7 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { apiKeyOf, type AppContext, type AppDeps, type AppState } from '../context';
+import { requestOrigin } from '../http/request-origin';
 import { TASK_STATUSES } from '../../core/task';
 import { invalidRequest, taskNotFound } from '../api-error';
 import { describeIssue } from '../../core/describe-issue';
@@ -39,7 +40,7 @@ export function taskRoutes(router: Router<AppState>, deps: Pick<AppDeps, 'tasks'
   const getTask = async (ctx: AppContext) => {
     const taskId = String(ctx.params?.task_id ?? '');
     if (!TASK_ID.test(taskId)) throw taskNotFound(taskId);
-    const record = await deps.tasks.read(taskId, apiKeyOf(ctx).id);
+    const record = await deps.tasks.read(taskId, apiKeyOf(ctx).id, requestOrigin(ctx));
     if (!record) throw taskNotFound(taskId);
     ctx.body = record;
   };
@@ -55,7 +56,7 @@ export function taskRoutes(router: Router<AppState>, deps: Pick<AppDeps, 'tasks'
       throw invalidRequest(message, param, code);
     }
     const { page, page_size, status, model } = parsed.data;
-    const { total, records } = await deps.tasks.list(apiKeyOf(ctx).id, page, page_size, { status, model });
+    const { total, records } = await deps.tasks.list(apiKeyOf(ctx).id, page, page_size, { status, model }, requestOrigin(ctx));
     ctx.body = { object: 'list', data: records, page, page_size, total, has_more: page * page_size < total };
   });
 }

@@ -23,7 +23,7 @@ export function webhookRoutes(router: Router<AppState>, deps: Pick<AppDeps, 'tas
   /** The task id of a task the caller owns, or 404. */
   const ownedTask = async (ctx: AppContext): Promise<string> => {
     const taskId = String(ctx.params?.task_id ?? '');
-    if (!TASK_ID.test(taskId) || !(await deps.tasks.read(taskId, apiKeyOf(ctx).id))) throw taskNotFound(taskId);
+    if (!TASK_ID.test(taskId) || !(await deps.tasks.read(taskId, apiKeyOf(ctx).id, undefined))) throw taskNotFound(taskId);
     return taskId;
   };
 

@@ -6,7 +6,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { GenerationResult } from '../../../core/task';
-import { publicItems, ResultLinks, withRequestOrigin } from '../../../results/result-links';
+import { publicItems, ResultLinks } from '../../../results/result-links';
 import { resolveLinks, resultLinksSchema, resultStoreSchema } from '../../../results/results-config';
 import type { ResultStore } from '../../../results/result-store';
 import { signContentToken, verifyContentToken } from '../../../results/signed-url';
@@ -90,7 +90,7 @@ describe('ResultLinks.render', () => {
   };
 
   test('stored outputs get signed gateway links under the request origin; unstored keep the platform link', async () => {
-    const shown = await withRequestOrigin('https://gw.example', () => links.render('task_A', result));
+    const shown = await links.render('task_A', result, 'https://gw.example');
     const first = new URL(shown.data[0]!.url);
     expect(first.origin + first.pathname).toBe('https://gw.example/v1/generations/task_A/content');
     expect(first.searchParams.get('index')).toBe('0');
@@ -114,9 +114,9 @@ describe('ResultLinks.render', () => {
       publicBaseUrl: 'https://api.example.com',
       now: () => now,
     });
-    const a = (await moving.render('task_A', result)).data[0]!.url;
+    const a = (await moving.render('task_A', result, 'https://ignored.example')).data[0]!.url;
     now += 5_000;
-    const b = (await moving.render('task_A', result)).data[0]!.url;
+    const b = (await moving.render('task_A', result, 'https://ignored.example')).data[0]!.url;
     expect(a).not.toBe(b);
     expect(a.startsWith('https://api.example.com/v1/generations/task_A/content?index=0&token=')).toBe(true);
   });

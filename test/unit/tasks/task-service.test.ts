@@ -114,32 +114,32 @@ describe('reads', () => {
 
   test("the owner reads the task's record; another key, like a missing task, reads nothing", async () => {
     const { service } = await withStartedTask();
-    expect(await service.read('task_1', 'key_alice')).toEqual({ task_id: 'task_1', status: 'pending', model: T_MODEL.id });
-    expect(await service.read('task_1', 'key_bob')).toBeUndefined();
-    expect(await service.read('task_missing', 'key_alice')).toBeUndefined();
+    expect(await service.read('task_1', 'key_alice', undefined)).toEqual({ task_id: 'task_1', status: 'pending', model: T_MODEL.id });
+    expect(await service.read('task_1', 'key_bob', undefined)).toBeUndefined();
+    expect(await service.read('task_missing', 'key_alice', undefined)).toBeUndefined();
     expect(await service.exists('task_1')).toBe(true);
     expect(await service.exists('task_missing')).toBe(false);
   });
 
   test('the fingerprint of the request that started the task comes with its record', async () => {
     const { service } = await withStartedTask();
-    expect(await service.readWithFingerprint('task_1', 'key_alice')).toEqual({
+    expect(await service.readWithFingerprint('task_1', 'key_alice', undefined)).toEqual({
       record: { task_id: 'task_1', status: 'pending', model: T_MODEL.id },
       requestHash: 'fp-1',
     });
-    expect(await service.readWithFingerprint('task_1', 'key_bob')).toBeUndefined();
+    expect(await service.readWithFingerprint('task_1', 'key_bob', undefined)).toBeUndefined();
   });
 
   test('a closed run reads as its outcome: a failure with its error; a success with its result', async () => {
     const { temporal, service } = await withStartedTask();
     const error = { message: 'The platform is down', code: 'upstream_unavailable' as const };
     temporal.close('task_1', 'FAILED', { status: 'failed', error } satisfies Partial<TaskMemo>);
-    expect(await service.read('task_1', 'key_alice')).toMatchObject({ status: 'failed', error });
+    expect(await service.read('task_1', 'key_alice', undefined)).toMatchObject({ status: 'failed', error });
     expect(await service.readResult('task_1', 'key_alice')).toEqual({ status: 'failed' });
 
     const result = { created: 1_700_000_000, data: [{ url: 'https://cdn.example/v.mp4' }] };
     temporal.close('task_1', 'COMPLETED', { status: 'success', result } satisfies Partial<TaskMemo>);
-    expect(await service.read('task_1', 'key_alice')).toMatchObject({ status: 'success', created: result.created });
+    expect(await service.read('task_1', 'key_alice', undefined)).toMatchObject({ status: 'success', created: result.created });
     expect(await service.readResult('task_1', 'key_alice')).toEqual({ status: 'success', result });
     expect(await service.readResult('task_1', undefined)).toEqual({ status: 'success', result });
     expect(await service.readResult('task_1', 'key_bob')).toBeUndefined();
@@ -148,7 +148,7 @@ describe('reads', () => {
   test("a workflow of another type under the id is no task (a reconciliation run's id read as a task's)", async () => {
     const { temporal, service } = await withStartedTask();
     temporal.workflows.set('task_1', { ...temporal.workflows.get('task_1')!, type: 'reconciliationWorkflow' });
-    expect(await service.read('task_1', 'key_alice')).toBeUndefined();
+    expect(await service.read('task_1', 'key_alice', undefined)).toBeUndefined();
     expect(await service.exists('task_1')).toBe(false);
   });
 });
@@ -171,7 +171,7 @@ describe("a key's list and count ask visibility for that key's generation tasks"
     const olderRun = { ...source.workflows.get('task_2')!, workflowId: 'task_1' };
     const { temporal, service } = serviceOver({ count: () => 3, list: () => [newerRun, olderRun, source.workflows.get('task_2')!] });
 
-    const page = await service.list('key_alice', 1, 10, { status: 'failed', model: 'fox-route' });
+    const page = await service.list('key_alice', 1, 10, { status: 'failed', model: 'fox-route' }, undefined);
     expect(page.total).toBe(3);
     expect(page.records.map((r) => [r.task_id, r.status])).toEqual([
       ['task_1', 'pending'],
@@ -182,15 +182,15 @@ describe("a key's list and count ask visibility for that key's generation tasks"
     const failed = `ExecutionStatus IN ('Failed', 'Canceled', 'Terminated', 'TimedOut')`;
     expect(new Set(temporal.queries)).toEqual(new Set([`${owner} AND ${model} AND ${failed}`]));
 
-    const second = await service.list('key_alice', 2, 1);
+    const second = await service.list('key_alice', 2, 1, {}, undefined);
     expect(second.records.map((r) => r.task_id)).toEqual(['task_2']);
   });
 
   test('list: a running status is the execution status and GenerationStatus both', async () => {
     const { temporal, service } = serviceOver();
-    await service.list('key_alice', 1, 10, { status: 'running' });
+    await service.list('key_alice', 1, 10, { status: 'running' }, undefined);
     expect(temporal.queries[0]).toContain(`ExecutionStatus = 'Running' AND ${SA.status.name} = 'running'`);
-    await service.list('key_alice', 1, 10, { status: 'success' });
+    await service.list('key_alice', 1, 10, { status: 'success' }, undefined);
     expect(temporal.queries.at(-1)).toContain(`ExecutionStatus = 'Completed'`);
   });
 });
