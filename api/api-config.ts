@@ -3,6 +3,7 @@
  * (PLATFORMS_ENABLED, plus each platform's public settings such as a models file). It reads no upstream secret:
  * those belong to the workers (worker/worker-config.ts).
  */
+import { quietForwardLookingNodeWarning } from '../results/aws-sdk-node-warning';
 import { z } from 'zod';
 import { bool, commonSchema, optionalString, parseEnv, parseOriginList, port, positiveMs, temporalSchema } from '../core/config';
 import { ledgerSchema } from '../ledger/ledger-config';
@@ -140,6 +141,8 @@ export function loadCallbackReceivers(env: NodeJS.ProcessEnv): ReadonlyMap<strin
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   const base = parseEnv(apiSettingsSchema, env);
+  // The result store's S3 client reads this switch from the process's environment (results/aws-sdk-node-warning.ts).
+  quietForwardLookingNodeWarning(process.env);
   // The callback receivers' settings are read now, so a bad one is a start-up error before anything connects.
   const callbackReceivers = loadCallbackReceivers(env);
   const catalogue = buildCatalogue(env);

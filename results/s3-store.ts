@@ -23,7 +23,6 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { quietForwardLookingNodeWarning } from './aws-sdk-node-warning';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
   assertValidKey,
@@ -74,7 +73,6 @@ export class S3ResultStore implements ResultStore {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
     };
-    quietForwardLookingNodeWarning();
     this.client = new S3Client(config);
   }
 

@@ -147,7 +147,7 @@ export async function startMinio(opts: MinioOptions = {}): Promise<MinioServer> 
   await untilLive(child, endpoint, stop, () => output);
 
   const client = () => {
-    quietForwardLookingNodeWarning();
+    quietForwardLookingNodeWarning(process.env);
     return new S3Client({ region, endpoint, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
   };
   return {

@@ -3,6 +3,7 @@
  * each enabled platform's worker slice (endpoints, credentials). Parsed once at start; a bad or missing value
  * fails with a message naming the variable.
  */
+import { quietForwardLookingNodeWarning } from '../results/aws-sdk-node-warning';
 import { z } from 'zod';
 import { pricesEnv, type TaskPricing } from '../pricing/price-table';
 import type { Catalogue } from '../core/catalogue';
@@ -171,6 +172,8 @@ function checkUpstreamTimeouts(raw: z.infer<typeof workerOwnSchema>): void {
 
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const base = parseEnv(workerBaseSchema, env);
+  // The result store's S3 client reads this switch from the process's environment (results/aws-sdk-node-warning.ts).
+  quietForwardLookingNodeWarning(process.env);
   checkUpstreamTimeouts(base);
   const PLATFORMS_ENABLED = loadEnabledPlatforms(env);
   const simulate = base.NODE_ENV !== 'production';
