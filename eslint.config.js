@@ -5,6 +5,14 @@ const tseslint = require('typescript-eslint');
 /** Relative imports reaching into one of these top-level folders. */
 const into = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
 
+/**
+ * The same, from a file `depth` folders below the root: only a path that climbs exactly to the root reaches a
+ * top-level folder (from workflows/generation/x.ts, `../capacity` is workflows/capacity.ts, not capacity/).
+ */
+const intoFrom = (depth, folders) => `^(\\.\\./){${depth}}(${folders.join('|')})(/|$)`;
+/** How deep the gateway's sources go: a folder, and up to four folders inside it. */
+const DEPTHS = [1, 2, 3, 4, 5];
+
 /** The gateway's folders, and which of them each may import from (its floor and those below). */
 const { GATEWAY_FOLDERS, LAYERS } = require('./scripts/layers.json');
 
@@ -70,22 +78,27 @@ module.exports = tseslint.config(
   // the two front doors (api/, worker/) never from each other; test/unit/architecture.test.ts checks the same table
   // on the whole import graph. Workflow code runs in Temporal's deterministic sandbox: it takes only core/ and the
   // activities' types.
-  ...Object.entries(LAYERS).map(([folder, may]) => ({
-    files: [`${folder}/**/*.ts`],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: into(GATEWAY_FOLDERS.filter((f) => f !== folder && !may.includes(f))),
-              message: `${folder}/ imports only from ${may.length > 0 ? may.map((f) => `${f}/`).join(', ') : 'nothing else'} (docs/architecture.md: nothing imports upward; api/ and worker/ never import each other).`,
-            },
-          ],
-        },
-      ],
-    },
-  })),
+  ...Object.entries(LAYERS).flatMap(([folder, may]) =>
+    DEPTHS.map((depth) => ({
+      files: [`${folder}/${'*/'.repeat(depth - 1)}*.ts`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              {
+                regex: intoFrom(
+                  depth,
+                  GATEWAY_FOLDERS.filter((f) => f !== folder && !may.includes(f)),
+                ),
+                message: `${folder}/ imports only from ${may.length > 0 ? may.map((f) => `${f}/`).join(', ') : 'nothing else'} (docs/architecture.md: nothing imports upward; api/ and worker/ never import each other).`,
+              },
+            ],
+          },
+        ],
+      },
+    })),
+  ),
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -91,7 +91,7 @@ function dataUrlAsUpload(body: MultipartBody): MultipartBody {
  */
 async function createVideo(
   ctx: AppContext,
-  deps: Pick<AppDeps, 'bodyTimeoutMs' | 'catalogue' | 'enabledPlatforms' | 'results' | 'routes' | 'starter'>,
+  deps: Pick<AppDeps, 'bodyTimeoutMs' | 'results' | 'starter'>,
   objectOf: (id: string) => Promise<VideoObject | undefined>,
 ): Promise<void> {
   const sentKey = ctx.req.headers['idempotency-key'];
@@ -231,10 +231,7 @@ async function deleteVideo(ctx: AppContext, deps: Pick<AppDeps, 'results' | 'tas
 }
 
 /** What the Videos API's routes use of the app's dependencies. */
-type VideoDeps = Pick<
-  AppDeps,
-  'bodyTimeoutMs' | 'catalogue' | 'enabledPlatforms' | 'resultRetentionDays' | 'results' | 'routes' | 'starter' | 'tasks'
->;
+type VideoDeps = Pick<AppDeps, 'bodyTimeoutMs' | 'catalogue' | 'resultRetentionDays' | 'results' | 'starter' | 'tasks'>;
 
 export function videoRoutes(router: Router<AppState>, deps: VideoDeps): void {
   const retentionDays = deps.resultRetentionDays ?? DEFAULT_RETENTION_DAYS;

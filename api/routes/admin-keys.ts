@@ -51,7 +51,11 @@ export function keyView(
 }
 
 /** The budgets' states of these keys, in one read of the ledger (null for a key without a budget). */
-async function budgetStates(deps: Pick<AppDeps, 'taskLedger'>, keys: readonly ApiKey[], now = new Date()): Promise<Map<string, BudgetState | null>> {
+async function budgetStates(
+  deps: Pick<AppDeps, 'taskLedger'>,
+  keys: readonly ApiKey[],
+  now = new Date(),
+): Promise<Map<string, BudgetState | null>> {
   const views = deps.taskLedger ? await deps.taskLedger.budgetViews(keys, now) : new Map<string, BudgetView>();
   return new Map(
     keys.map((k) => {

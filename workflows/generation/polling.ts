@@ -5,8 +5,7 @@
  */
 import { log, makeContinueAsNewFunc, sleep, workflowInfo } from '@temporalio/workflow';
 import type { GenerationInput, GenerationResult, PolledStatus, TaskState } from '../../core/task';
-// Spelt from workflows/: the floors' lint rule reads `../capacity` as the capacity/ floor, not this folder's sibling.
-import { SlotWait } from '../../workflows/capacity';
+import { SlotWait } from '../capacity';
 import type { JobCharge } from '../job-charge';
 import type { Serving } from '../serving';
 import { announce } from './announcement';

@@ -5,8 +5,7 @@
 import { CancellationScope, workflowInfo } from '@temporalio/workflow';
 import { MAX_TASK_DEADLINE_MS } from '../../core/timeouts';
 import type { GenerationInput, SubmitAnswer } from '../../core/task';
-// Spelt from workflows/: the floors' lint rule reads `../capacity` as the capacity/ floor, not this folder's sibling.
-import type { SlotWait } from '../../workflows/capacity';
+import type { SlotWait } from '../capacity';
 import { submitDedupKey } from '../dedup-key';
 import type { JobCharge } from '../job-charge';
 import type { Serving } from '../serving';
