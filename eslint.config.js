@@ -7,7 +7,7 @@ const into = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
 
 /**
  * The same, from a file `depth` folders below the root: only a path that climbs exactly to the root reaches a
- * top-level folder (from workflows/generation/x.ts, `../capacity` is workflows/capacity.ts, not capacity/).
+ * top-level folder (inside workflows/generation/, `../capacity` is workflows/capacity.ts, not capacity/).
  */
 const intoFrom = (depth, folders) => `^(\\.\\./){${depth}}(${folders.join('|')})(/|$)`;
 /** How deep the gateway's sources go: a folder, and up to four folders inside it. */
