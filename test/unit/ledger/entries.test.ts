@@ -111,30 +111,34 @@ describe('reserving a task', () => {
   test.each([
     ['9.5 of 10 committed: 0.5 remains', '9500000', 500_000],
     ['more committed than a budget since lowered: nothing remains, never less', '12000000', 0],
-  ])('over budget (%s): nothing is written, and the answer says the period and what remains', async (_case, committed, remaining) => {
-    const { ledger, sent } = await recordingLedger([
-      [/^\s*WITH counted/, [{ counted: false, claimed: false }]],
-      [/^insert into "ledger_entries"/, [{ task_id: 'task_1' }]],
-      [/^select "committed_micros"/, [{ committed_micros: committed }]],
-    ]);
-    expect(await reserveTask(ledger, ENTRY, MONTHLY, NOW)).toEqual({
-      reserved: false,
-      period: 'month',
-      periodKey: '2026-06',
-      budgetMicros: 10_000_000,
-      remainingMicros: remaining,
-      currency: 'USD',
-    });
-    // The one statement, then the transaction (its entry and its budget's upsert) rolled back, then the row read.
-    expect(shapes(sent)).toEqual([
-      expect.stringMatching(/^with counted/),
-      'begin',
-      expect.stringMatching(/^insert into "ledger_entries"/),
-      expect.stringMatching(/^insert into budget_usage/),
-      'rollback',
-      expect.stringMatching(/^select "committed_micros"/),
-    ]);
-  });
+  ])(
+    'over budget (%s): nothing is written, and the answer says the period, what was spent and what remains',
+    async (_case, committed, remaining) => {
+      const { ledger, sent } = await recordingLedger([
+        [/^\s*WITH counted/, [{ counted: false, claimed: false }]],
+        [/^insert into "ledger_entries"/, [{ task_id: 'task_1' }]],
+        [/^select "committed_micros"/, [{ committed_micros: committed }]],
+      ]);
+      expect(await reserveTask(ledger, ENTRY, MONTHLY, NOW)).toEqual({
+        reserved: false,
+        period: 'month',
+        periodKey: '2026-06',
+        budgetMicros: 10_000_000,
+        spentMicros: Number(committed),
+        remainingMicros: remaining,
+        currency: 'USD',
+      });
+      // The one statement, then the transaction (its entry and its budget's upsert) rolled back, then the row read.
+      expect(shapes(sent)).toEqual([
+        expect.stringMatching(/^with counted/),
+        'begin',
+        expect.stringMatching(/^insert into "ledger_entries"/),
+        expect.stringMatching(/^insert into budget_usage/),
+        'rollback',
+        expect.stringMatching(/^select "committed_micros"/),
+      ]);
+    },
+  );
 
   test('a repeated task id: nothing reserved again, and the answer names the fingerprint of the request that reserved it', async () => {
     const { ledger, sent } = await recordingLedger([
