@@ -24,12 +24,23 @@ export interface SizeChoice {
 /** How far a size's aspect may be from a ratio and still be it: 848x480 for 16:9 is 0.6 % off. */
 const ASPECT_TOLERANCE = 0.01;
 
+/** The short side of `4k`, the one resolution not named by its pixels. */
+const FOUR_K_SHORT_SIDE = 2160;
+
 /** The pixels of a resolution's short side, or undefined for a label that names none. */
 export function shortSideOf(resolution: string): number | undefined {
-  if (/^4k$/i.test(resolution)) return 2160;
+  if (/^4k$/i.test(resolution)) return FOUR_K_SHORT_SIDE;
   const m = /^(\d{3,4})p$/i.exec(resolution);
   return m ? Number(m[1]) : undefined;
 }
+
+/** The resolution a short side is named by (shortSideOf's inverse): `720p`, `4k`. */
+function resolutionOf(shortSide: number): string {
+  return shortSide === FOUR_K_SHORT_SIDE ? '4k' : `${shortSide}p`;
+}
+
+/** The aspect a model without ratios makes at a resolution: a size of it asks for no ratio of its own. */
+export const DEFAULT_ASPECT = '16:9';
 
 const evenRound = (n: number) => 2 * Math.round(n / 2);
 
@@ -50,7 +61,7 @@ export function sizeOf(ratio: string, shortSide: number): string {
  */
 export function sizeChoices(entry: ModelRecord): SizeChoice[] {
   const out: SizeChoice[] = [];
-  const ratios = entry.ratios.length > 0 ? entry.ratios : ['16:9'];
+  const ratios = entry.ratios.length > 0 ? entry.ratios : [DEFAULT_ASPECT];
   for (const resolution of entry.resolutions ?? []) {
     const side = shortSideOf(resolution);
     if (side === undefined) continue;
@@ -60,9 +71,6 @@ export function sizeChoices(entry: ModelRecord): SizeChoice[] {
   }
   return out;
 }
-
-/** The aspect a model without ratios makes at a resolution: a size of it asks for no ratio of its own. */
-export const DEFAULT_ASPECT = '16:9';
 
 /** Sizes a refusal of an untranslatable size gives as examples. */
 export const SIZE_EXAMPLES = ['1280x720', '720x1280', '1920x1080', '1080x1920'] as const;
@@ -78,8 +86,7 @@ export function sizeFields(size: string): { ratio: string; resolution: string } 
     return Math.abs(width / height / (w / h) - 1) <= ASPECT_TOLERANCE;
   });
   if (!ratio) return undefined;
-  const shortSide = Math.min(width, height);
-  return { ratio, resolution: shortSide === 2160 ? '4k' : `${shortSide}p` };
+  return { ratio, resolution: resolutionOf(Math.min(width, height)) };
 }
 
 /** The size a task's own fields describe (ratio and resolution), for tasks created with them. */
