@@ -1,11 +1,12 @@
 /**
- * When a task ends, its ledger entry is settled to its final cost: the settlement step, which the generation
- * workflow runs as its last step (workflows/generation.ts), retried by Temporal until the ledger has it. The
- * workflow hands over facts only (the serving member's platform and request, how the task ended, what the platform
- * reported); the cost rule prices them (tasks/cost.ts). The
- * final cost is what the platform reported it billed, else what the request asked for (pricing/cost.ts); zero for a
- * task whose job the platform does not bill (none created, failed upstream, cancelled upstream) and the job's
- * cost for one it bills although the task did not succeed (a job a platform could not stop runs to its end).
+ * When a task ends, its ledger entry is settled to its final cost: by the poll that finds a success (in the same
+ * local activity that keeps its outputs), or by the workflow's settlement step at any other end
+ * (workflows/generation/settlement.ts), retried by Temporal until the ledger has it. The workflow hands over facts
+ * only (the serving member's platform and request, how the task ended, what the platform reported); the cost rule
+ * prices them (tasks/cost.ts). The final cost is what the platform reported it billed, else what the request asked
+ * for (pricing/cost.ts); zero for a task whose job the platform does not bill (none created, failed upstream,
+ * cancelled upstream) and the job's cost for one it bills although the task did not succeed (a job a platform could
+ * not stop runs to its end).
  *
  * The write is keyed by task id and moves an entry forward only (ledger/entries.ts settleTask), so a step that
  * runs again — retried after a database outage, or on another worker after a crash — changes nothing.

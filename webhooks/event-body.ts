@@ -9,7 +9,7 @@ import type { Client } from '@temporalio/client';
 import type { TaskMemo } from '../core/task';
 import type { WebhookEvent } from '../core/webhooks';
 import type { TaskPricing } from '../pricing/price-table';
-import { type ResultLinks } from '../results/result-links';
+import type { ResultLinks } from '../results/result-links';
 import { taskRecordOf, type RenderResult } from '../tasks/record';
 
 /** What an event tells of: a task's record, or — for a task created at POST /v1/videos (its memo's `asked.via`) — the video. */
