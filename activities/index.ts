@@ -71,6 +71,8 @@ export interface ActivityDeps {
   push?: { isConfigured(platform: string): boolean; healthy(platform: string): boolean };
   /** The wait between polls while a platform's callbacks arrive (POLL_FALLBACK_INTERVAL_MS). */
   fallbackPollIntervalMs?: number;
+  /** The longest of those waits once they double while callbacks keep arriving (POLL_FALLBACK_MAX_INTERVAL_MS). */
+  fallbackPollMaxIntervalMs?: number;
   /**
    * How long after its submit a job the platform says it does not know is taken for "not visible yet" rather
    * than lost (UPSTREAM_LOST_GRACE_MS). None of the platforms documents whether a task is readable the moment
@@ -222,11 +224,13 @@ function pollActivity({ accountAdapter, keepOutputs, settledOnce, withPushHealth
 }
 
 /** What push changes in the worker's answers: the longer fallback wait while the platform's callbacks arrive. */
-function pushAware({ push, timing, fallbackPollIntervalMs }: Pick<ActivityDeps, 'push' | 'timing' | 'fallbackPollIntervalMs'>) {
-  /** The worker's timing for a new task, with the fallback interval when push is configured for its platform. */
+function pushAware(deps: Pick<ActivityDeps, 'push' | 'timing' | 'fallbackPollIntervalMs' | 'fallbackPollMaxIntervalMs'>) {
+  const { push, timing, fallbackPollIntervalMs, fallbackPollMaxIntervalMs } = deps;
+  /** The worker's timing for a new task, with the fallback intervals when push is configured for its platform. */
   function timingFor(kind: Kind, platform: string): PollTiming {
-    const pushOn = push?.isConfigured(platform) && fallbackPollIntervalMs !== undefined;
-    return pushOn ? { ...timing[kind], fallbackPollIntervalMs } : timing[kind];
+    if (!push?.isConfigured(platform) || fallbackPollIntervalMs === undefined) return timing[kind];
+    const backoff = fallbackPollMaxIntervalMs !== undefined && fallbackPollMaxIntervalMs > fallbackPollIntervalMs;
+    return { ...timing[kind], fallbackPollIntervalMs, ...(backoff ? { fallbackPollMaxIntervalMs } : {}) };
   }
   /** Marks an answer with `pushHealthy` while this worker sees the platform's callbacks (the longer wait applies). */
   const withPushHealth = <T extends { pushHealthy?: boolean }>(platform: string, answer: T): T =>

@@ -70,6 +70,11 @@ export interface PollTiming {
    * this worker): callbacks wake the task, the timer is only the safety net. Absent: push is off.
    */
   fallbackPollIntervalMs?: number;
+  /**
+   * While callbacks keep arriving, each fallback wait in a row is twice the last, up to this (patch
+   * `quieter-task`, workflows/generation/polling.ts). Absent: every fallback wait is fallbackPollIntervalMs.
+   */
+  fallbackPollMaxIntervalMs?: number;
   /** Wall-clock budget for the whole task, from submission to a terminal state. */
   deadlineMs: number;
 }
@@ -250,6 +255,12 @@ export const WORKFLOW_TYPE = 'generationWorkflow';
 
 /** The generation workflow's signal for a platform's announcement (workflows/messages.ts, core/task-hints.ts). */
 export const UPSTREAM_EVENT_SIGNAL = 'upstreamEvent';
+
+/**
+ * The generation workflow's query for its live state (workflows/messages.ts); the single-task read asks it for a
+ * running task's progress, which the workflow keeps out of its memo (tasks/live-progress.ts).
+ */
+export const TASK_STATE_QUERY = 'taskState';
 
 /** Live state of a running workflow, answered by the `taskState` query. */
 export interface TaskState {

@@ -1,6 +1,7 @@
 /**
  * The timeline of a task's states, from its workflow's histories: when it was accepted (pending), each change of
- * GenerationStatus the workflow recorded (running, success, failed, cancelled), and how its run ended. A task an
+ * GenerationStatus the workflow recorded (running, success, failed, cancelled; a new run's success is in its memo), and
+ * how its run ended. A task an
  * operator replayed has several runs of the same workflow id (operations/replay.ts resets the failed run into a new one):
  * the timeline tells every run's story, oldest first, each entry naming its run, so the failed run's history stays
  * in sight after the replay.
@@ -49,6 +50,9 @@ function stateOf(event: HistoryEvent): string | undefined {
   if (event.workflowExecutionStartedEventAttributes) return 'pending';
   const upsert = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.[SA.status.name];
   if (upsert) return keyword(upsert);
+  // New runs record a success only in the memo (workflows/generation/records.ts, patch quieter-task).
+  const memoStatus = keyword(event.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.status);
+  if (memoStatus === 'success') return memoStatus;
   if (event.workflowExecutionCompletedEventAttributes) return 'run completed';
   if (event.workflowExecutionFailedEventAttributes) return 'run failed';
   if (event.workflowExecutionCanceledEventAttributes) return 'run cancelled';

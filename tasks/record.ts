@@ -11,10 +11,11 @@
  *
  * Priced by the cost rule (tasks/cost.ts). Pure: no I/O; the prices are the caller's (tasks/billing.ts).
  */
-import type { WorkflowExecutionInfo } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure, type WorkflowExecutionInfo } from '@temporalio/client';
 import type { TaskWaiting } from '../core/capacity';
 import { SA } from '../core/search-attributes';
 import type { GenerationResult, ReportedUsage, ServedBy, TaskAsked, TaskError, TaskMemo, TaskStatus } from '../core/task';
+import { isFailureReason } from '../core/task';
 import { costJson, type TaskCost, type TaskOutcome, type TaskUsage } from '../pricing/cost';
 import type { TaskPricing } from '../pricing/price-table';
 import { publicItems, type PublicResultItem, type RenderedResult } from '../results/result-links';
@@ -46,7 +47,7 @@ export type TaskInfo = Omit<WorkflowExecutionInfo, 'raw'>;
  * with its error) reads as ended: what remains is the workflow's bookkeeping (its settlement in the ledger), not
  * the task.
  */
-export function toTaskRecord(info: TaskInfo, rendered?: RenderedResult): TaskRecord {
+export function toTaskRecord(info: TaskInfo, rendered?: RenderedResult, liveProgress?: number): TaskRecord {
   const memo = (info.memo ?? {}) as TaskMemo;
   const model = memo.model ?? String(info.typedSearchAttributes.get(SA.model) ?? '');
   // A routed task says which member served it; a task that named a catalogue model was served by that model.
@@ -66,7 +67,7 @@ export function toTaskRecord(info: TaskInfo, rendered?: RenderedResult): TaskRec
     case 'RUNNING':
       if (memo.status === 'success' && memo.result) return succeeded(memo.result);
       if (memo.status === 'failed' && memo.error) return record('failed', { error: memo.error });
-      if (memo.status === 'running') return record('running', { progress: `${memo.progress ?? 0}%` });
+      if (readsAsRunning(info, memo)) return record('running', { progress: `${liveProgress ?? memo.progress ?? 0}%` });
       return memo.waiting ? record('pending', waitingFields(memo.waiting)) : record('pending');
     case 'COMPLETED':
       if (!memo.result)
@@ -86,6 +87,29 @@ export function toTaskRecord(info: TaskInfo, rendered?: RenderedResult): TaskRec
   }
 }
 
+/**
+ * Whether a running workflow's task is `running` rather than `pending`: its GenerationStatus says so. It is written at
+ * every status change (workflows/generation/records.ts); runs of the 1.0 shape wrote the memo's status with it, so the
+ * two agree there, and the memo decides only for a task with no GenerationStatus at all.
+ */
+function readsAsRunning(info: TaskInfo, memo: TaskMemo): boolean {
+  const status = info.typedSearchAttributes.get(SA.status);
+  return status !== undefined ? status === 'running' : memo.status === 'running';
+}
+
+/** A running task's progress as its workflow knows it, or undefined when it cannot tell in time (tasks/live-progress.ts). */
+export type LiveProgress = (info: TaskInfo) => Promise<number | undefined>;
+
+/**
+ * A running task's progress from its workflow, asked only when its memo does not keep it (new runs keep progress out
+ * of the memo: patch `quieter-task`; the 1.0 shape wrote `running` there with it).
+ */
+export async function liveProgressOf(info: TaskInfo, live: LiveProgress | undefined): Promise<number | undefined> {
+  const memo = (info.memo ?? {}) as TaskMemo;
+  const needed = info.status.name === 'RUNNING' && memo.status !== 'running' && toTaskRecord(info).status === 'running';
+  return live && needed ? await live(info) : undefined;
+}
+
 /** Renders a succeeded task's result into the client's links (results/result-links.ts ResultLinks.render). */
 export type RenderResult = (taskId: string, result: GenerationResult) => Promise<RenderedResult>;
 
@@ -94,10 +118,16 @@ export type RenderResult = (taskId: string, result: GenerationResult) => Promise
  * fresh links, and its usage and cost. The one builder of GET /v1/generations/:id (tasks/task-service.ts) and of the
  * webhooks' payloads (webhooks/event-body.ts), so both show the same.
  */
-export async function taskRecordOf(info: TaskInfo, render: RenderResult, pricing: TaskPricing | undefined): Promise<TaskRecord> {
-  const memo = info.memo as TaskMemo | undefined;
-  const result = info.status.name === 'COMPLETED' ? memo?.result : undefined;
-  return withTaskCost(info, toTaskRecord(info, result ? await render(info.workflowId, result) : undefined), pricing);
+export async function taskRecordOf(
+  info: TaskInfo,
+  render: RenderResult,
+  pricing: TaskPricing | undefined,
+  live?: LiveProgress,
+): Promise<TaskRecord> {
+  // A result is rendered as soon as the memo records it, while the run may still be settling.
+  const result = resultOf(info);
+  const progress = await liveProgressOf(info, live);
+  return withTaskCost(info, toTaskRecord(info, result ? await render(info.workflowId, result) : undefined, progress), pricing);
 }
 
 /**
@@ -126,9 +156,9 @@ export interface TaskView {
   closeTime?: Date;
 }
 
-export function toTaskView(info: TaskInfo): TaskView {
+export function toTaskView(info: TaskInfo, liveProgress?: number): TaskView {
   return {
-    record: toTaskRecord(info),
+    record: toTaskRecord(info, undefined, liveProgress),
     memo: (info.memo ?? {}) as TaskMemo,
     startTime: info.startTime,
     ...(info.closeTime ? { closeTime: info.closeTime } : {}),
@@ -230,4 +260,17 @@ export function withCost<T extends Record<string, unknown>>(body: T, priced: Rec
   if (!priced) return body;
   const own = typeof body.usage === 'object' && body.usage !== null ? (body.usage as Record<string, unknown>) : {};
   return { ...body, usage: { ...own, ...priced.usage }, cost: priced.cost };
+}
+
+/** The failure a sync client is told about, from the workflow's failure cause. */
+export function failureOfCause(cause: unknown): { message: string; code: string; upstream_code?: string } {
+  if (cause instanceof ApplicationFailure) {
+    const upstream = (cause.details?.[0] as { code?: string } | undefined)?.code;
+    const code = isFailureReason(cause.type) ? cause.type : 'upstream_failed';
+    return { message: cause.message, code, ...(upstream ? { upstream_code: upstream } : {}) };
+  }
+  if (cause instanceof CancelledFailure) return { message: "The task was cancelled at the client's request", code: 'cancelled' };
+  if (cause instanceof TerminatedFailure) return { message: 'The task was terminated by an operator', code: 'terminated' };
+  if (cause instanceof TimeoutFailure) return { message: 'The task timed out', code: 'deadline_exceeded' };
+  return { message: cause instanceof Error ? cause.message : 'The task failed', code: 'upstream_failed' };
 }

@@ -3,18 +3,15 @@
  * the one start path), reading its record (tasks/record.ts), listing a key's tasks, waiting for a result and
  * cancelling all go to Temporal; there is no other store of tasks.
  *
- * Reads need no worker: the workflow keeps status, progress, result and error in its memo, so one
- * DescribeWorkflowExecution call answers, for running and closed tasks alike.
+ * Reads need no worker: the workflow keeps its status in a search attribute and its result or error in its memo, so
+ * one DescribeWorkflowExecution call answers, for running and closed tasks alike. A running task's progress is asked
+ * of its workflow on a single task's read (tasks/live-progress.ts), bounded, and lists show what the memo keeps.
  */
 import {
-  CancelledFailure,
-  TerminatedFailure,
-  TimeoutFailure,
   WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
   WorkflowIdReusePolicy,
   WorkflowNotFoundError,
-  ApplicationFailure,
   type Client,
   type WorkflowExecutionDescription,
 } from '@temporalio/client';
@@ -32,12 +29,14 @@ import type {
   TaskRoute,
   TaskStatus,
 } from '../core/task';
-import { isFailureReason, WORKFLOW_TYPE } from '../core/task';
+import { WORKFLOW_TYPE } from '../core/task';
 import { pricedRequest } from '../pricing/cost';
 import type { TaskPricing } from '../pricing/price-table';
 import type { WebhookTarget } from '../core/webhooks';
 import { publicItems, type RenderedResult, type ResultLinks } from '../results/result-links';
-import { askedOf, taskRecordOf, toTaskRecord, toTaskView, type TaskInfo, type TaskRecord, type TaskView } from './record';
+import { queriedProgress } from './live-progress';
+import { askedOf, failureOfCause, liveProgressOf, taskRecordOf, toTaskRecord, toTaskView } from './record';
+import type { RenderResult, TaskInfo, TaskRecord, TaskView } from './record';
 import { taskQueueShare } from './task-queue-share';
 
 export interface TaskServiceOptions {
@@ -181,9 +180,13 @@ export class TaskService {
     return { data: publicItems(result.data), extras: result.extras ?? {} };
   }
 
-  /** The record, with fresh links to the stored outputs of a finished task, and its usage and cost. */
-  private async toRecord(info: TaskInfo, origin: string | undefined): Promise<TaskRecord> {
-    return taskRecordOf(info, (taskId, result) => this.renderResult(taskId, result, origin), this.opts.pricing);
+  /**
+   * The record, with fresh links to the stored outputs of a finished task, and its usage and cost; `live`: a running
+   * task's progress asked of its workflow (a single task's read, not a list's page).
+   */
+  private async toRecord(info: TaskInfo, origin: string | undefined, live = true): Promise<TaskRecord> {
+    const render: RenderResult = (taskId, result) => this.renderResult(taskId, result, origin);
+    return taskRecordOf(info, render, this.opts.pricing, live ? queriedProgress(this.client) : undefined);
   }
 
   /**
@@ -205,7 +208,7 @@ export class TaskService {
   /** The task as the Videos API reads it: its record (platform links, none rendered), memo and times. */
   async view(taskId: string, ownerId: string): Promise<TaskView | undefined> {
     const desc = await this.describeOwned(taskId, ownerId);
-    return desc && toTaskView(desc);
+    return desc && toTaskView(desc, await liveProgressOf(desc, queriedProgress(this.client)));
   }
 
   /**
@@ -240,7 +243,7 @@ export class TaskService {
     try {
       return await this.client.withAbortSignal(signal, () => this.client.workflow.getHandle<GenerationWorkflow>(taskId).result());
     } catch (err) {
-      if (err instanceof WorkflowFailedError) throw new GenerationFailed(taskId, failureOf(err.cause));
+      if (err instanceof WorkflowFailedError) throw new GenerationFailed(taskId, failureOfCause(err.cause));
       throw err;
     }
   }
@@ -294,7 +297,7 @@ export class TaskService {
           if (seen.has(info.workflowId)) continue;
           seen.add(info.workflowId);
           if (i++ < skip) continue;
-          out.push(await this.toRecord(info, origin));
+          out.push(await this.toRecord(info, origin, false));
           if (out.length >= pageSize) break;
         }
         return out;
@@ -383,17 +386,4 @@ function filterClauses(filter: TaskFilter): string[] {
 
 export function isAlreadyStarted(err: unknown): err is WorkflowExecutionAlreadyStartedError {
   return err instanceof WorkflowExecutionAlreadyStartedError;
-}
-
-/** The failure a sync client is told about, from the workflow's failure cause. */
-function failureOf(cause: unknown): { message: string; code: string; upstream_code?: string } {
-  if (cause instanceof ApplicationFailure) {
-    const upstream = (cause.details?.[0] as { code?: string } | undefined)?.code;
-    const code = isFailureReason(cause.type) ? cause.type : 'upstream_failed';
-    return { message: cause.message, code, ...(upstream ? { upstream_code: upstream } : {}) };
-  }
-  if (cause instanceof CancelledFailure) return { message: "The task was cancelled at the client's request", code: 'cancelled' };
-  if (cause instanceof TerminatedFailure) return { message: 'The task was terminated by an operator', code: 'terminated' };
-  if (cause instanceof TimeoutFailure) return { message: 'The task timed out', code: 'deadline_exceeded' };
-  return { message: cause instanceof Error ? cause.message : 'The task failed', code: 'upstream_failed' };
 }

@@ -10,7 +10,8 @@ import type { TaskMemo } from '../core/task';
 import type { WebhookEvent } from '../core/webhooks';
 import type { TaskPricing } from '../pricing/price-table';
 import type { ResultLinks } from '../results/result-links';
-import { taskRecordOf, type RenderResult } from '../tasks/record';
+import { queriedProgress } from '../tasks/live-progress';
+import { taskRecordOf, toTaskRecord, type RenderResult } from '../tasks/record';
 
 /** What an event tells of: a task's record, or — for a task created at POST /v1/videos (its memo's `asked.via`) — the video. */
 export type WebhookSubject = { kind: 'generation'; record: Record<string, unknown> } | { kind: 'video'; id: string };
@@ -44,7 +45,7 @@ export type WebhookRecordReader = (
   timeoutMs: number,
 ) => Promise<WebhookSubject | 'superseded' | undefined>;
 
-/** How long a `running` event waits for the task's memo to say so (its upsert is in the same workflow task). */
+/** How long a `running` event waits for the task's record to say so (its upsert is in the same workflow task). */
 const RUNNING_VISIBLE_WAIT_MS = 2_000;
 
 /**
@@ -62,14 +63,14 @@ export function taskSubjectReader(client: Client, links: ResultLinks, pricing: T
       const memo = (desc.memo ?? {}) as TaskMemo;
       if (event === 'running' && desc.status.name !== 'RUNNING') return 'superseded';
       if (event !== 'running' && desc.status.name === 'RUNNING') return undefined;
-      if (event === 'running' && memo.status !== 'running' && Date.now() < waitUntil) {
+      if (event === 'running' && toTaskRecord(desc).status !== 'running' && Date.now() < waitUntil) {
         await sleep(50);
         continue;
       }
       // A task created at POST /v1/videos is announced as the video it is, by id.
       if (memo.asked?.via === 'videos') return { kind: 'video', id: taskId };
       const render: RenderResult = (id, result) => links.render(id, result, linkBase);
-      return { kind: 'generation', record: await taskRecordOf(desc, render, pricing) };
+      return { kind: 'generation', record: await taskRecordOf(desc, render, pricing, queriedProgress(client)) };
     }
   };
 }

@@ -115,6 +115,7 @@ async function createWorkers(config: WorkerConfig, p: Parts, logger: Logger): Pr
     timing: config.timing,
     push: p.pushMonitor,
     fallbackPollIntervalMs: config.POLL_FALLBACK_INTERVAL_MS,
+    fallbackPollMaxIntervalMs: config.POLL_FALLBACK_MAX_INTERVAL_MS,
     upstreamLostGraceMs: config.UPSTREAM_LOST_GRACE_MS,
     lostAnswerSearchMs: config.LOST_ANSWER_SEARCH_MS,
     results: { store: p.results.store, copier: p.results.copier, observer: p.metrics.resultObserver() },

@@ -79,6 +79,11 @@ export const workerOwnSchema = z.object({
    * PUSH_HEALTH_WINDOW_MS): callbacks wake tasks at once, this timer is the safety net for a lost one.
    */
   POLL_FALLBACK_INTERVAL_MS: positiveMs(30_000),
+  /**
+   * While a task's platform keeps sending callbacks, its fallback waits double from POLL_FALLBACK_INTERVAL_MS up to
+   * this: a long job is polled a few times rather than every 30 s, and a lost final callback is noticed within this.
+   */
+  POLL_FALLBACK_MAX_INTERVAL_MS: positiveMs(120_000),
   /** How recently a platform's callbacks must have been seen for its tasks to use the fallback interval. */
   PUSH_HEALTH_WINDOW_MS: positiveMs(10 * 60_000),
   /**

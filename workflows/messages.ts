@@ -1,10 +1,10 @@
 /** Queries and signals of the generation workflow, shared by the workflow and the API so names are never retyped. */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { CAPACITY_GRANTED_SIGNAL } from '../core/capacity';
-import { UPSTREAM_EVENT_SIGNAL, type TaskState } from '../core/task';
+import { TASK_STATE_QUERY, UPSTREAM_EVENT_SIGNAL, type TaskState } from '../core/task';
 
 /** Live status and progress of a running task. */
-export const taskStateQuery = defineQuery<TaskState>('taskState');
+export const taskStateQuery = defineQuery<TaskState>(TASK_STATE_QUERY);
 
 /**
  * A platform announced that the task's job changed state (a callback or a pulled event). A hint, never a

@@ -16,7 +16,8 @@ import { temporal } from '@temporalio/proto';
 import { SA } from '../../core/search-attributes';
 import type { generationWorkflow } from '../../workflows/generation';
 import { upstreamEventSignal } from '../../workflows/messages';
-import { toTaskRecord } from '../../tasks/record';
+import { queriedProgress } from '../../tasks/live-progress';
+import { taskRecordOf, toTaskRecord } from '../../tasks/record';
 
 jest.setTimeout(120_000);
 
@@ -330,6 +331,26 @@ describe('callbacks', () => {
     expect(pollWaits(calls.polls, calls.submits[0]!.at, [3, 5, 5, 30])).toEqual([3, 5, 5, 30]);
   });
 
+  test('push healthy, with a maximum: each fallback wait in a row doubles, 30 s, 60 s, 120 s, then stays at 120 s', async () => {
+    const { result, calls, handle } = await run({
+      timing: { ...PUSH_TIMING, fallbackPollMaxIntervalMs: 120_000 },
+      submit: async () => ({ upstreamTaskId: 'job-1', pushHealthy: true }),
+      poll: (n) => (n < 4 ? { state: 'running', pushHealthy: true } : done()),
+    });
+    expect(result?.data[0]?.url).toBe('https://v.example/out.mp4');
+    expect(pollWaits(calls.polls, calls.submits[0]!.at, [30, 60, 120, 120, 120])).toEqual([30, 60, 120, 120, 120]);
+    expect(await markers(handle)).toContain('patch:quieter-task');
+  });
+
+  test('the doubling starts again when a poll finds callbacks no longer arriving', async () => {
+    const { calls } = await run({
+      timing: { ...PUSH_TIMING, fallbackPollMaxIntervalMs: 120_000 },
+      submit: async () => ({ upstreamTaskId: 'job-1', pushHealthy: true }),
+      poll: (n) => (n === 2 ? { state: 'running' } : n < 5 ? { state: 'running', pushHealthy: true } : done()),
+    });
+    expect(pollWaits(calls.polls, calls.submits[0]!.at, [30, 60, 120, 5, 60, 120])).toEqual([30, 60, 120, 5, 60, 120]);
+  });
+
   test('push healthy at submit and the job ends early: its callback ends the 30 s wait, one poll in all', async () => {
     const { result, calls, startedAt } = await run(
       { timing: PUSH_TIMING, submit: async () => ({ upstreamTaskId: 'job-1', pushHealthy: true }), poll: () => done() },
@@ -383,7 +404,7 @@ describe('what a task costs the cluster', () => {
       await handle.signal(upstreamEventSignal, { platform: 'V', upstreamTaskId: 'job-1' });
     });
 
-  test('a short task woken by its callback: 20 history events, the timer it cut short never cancelled', async () => {
+  test('a short task woken by its callback: 21 history events, the timer it cut short never cancelled', async () => {
     const { result, handle } = await wokenByCallback(() => done());
     expect(result?.data[0]?.stored).toBe(true);
     expect(await eventTypes(handle)).toEqual([
@@ -398,10 +419,47 @@ describe('what a task costs the cluster', () => {
       'WORKFLOW_EXECUTION_SIGNALED', // the job's end, announced
       ...['WORKFLOW_TASK_SCHEDULED', 'WORKFLOW_TASK_STARTED', 'WORKFLOW_TASK_COMPLETED'],
       'MARKER_RECORDED', // the poll, which kept the outputs
-      'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES', // success
+      'MARKER_RECORDED', // the patch quieter-task: success is told by the run's close, not an upsert…
+      'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES', // …and the SDK's TemporalChangeVersion for it, while the patch is in the code
       'WORKFLOW_PROPERTIES_MODIFIED', // the memo: the result for reads
       'WORKFLOW_EXECUTION_COMPLETED',
     ]);
+  });
+
+  test('a task that runs, reports progress and succeeds writes visibility three times after its start (and its patch)', async () => {
+    let finish = false;
+    const { result, handle } = await run(
+      { poll: (n) => (finish ? done() : { state: 'running', progress: n === 0 ? 10 : 35 }) },
+      {},
+      async (h, c) => {
+        // Two polls have answered (10 %, then 35 %): the second's progress is what the workflow knows now.
+        while (c.polls.length < 3) await ts.env.sleep(1_000);
+        const described = await h.describe();
+        expect(described.typedSearchAttributes.get(SA.status)).toBe('running');
+        expect(described.memo ?? {}).not.toHaveProperty('progress'); // no memo write while it runs
+        expect(toTaskRecord(described)).toMatchObject({ status: 'running', progress: '0%' });
+        const record = await taskRecordOf(described, async () => ({ data: [], extras: {} }), undefined, queriedProgress(ts.env.client));
+        expect(record).toMatchObject({ status: 'running', progress: '35%' });
+        finish = true;
+      },
+    );
+    expect(result?.data).toHaveLength(1);
+    const writes = ((await handle.fetchHistory()).events ?? []).flatMap((e) => {
+      const sa = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
+      const memo = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields;
+      return sa
+        ? [`search attributes: ${Object.keys(sa).sort().join(', ')}`]
+        : memo
+          ? [`memo: ${Object.keys(memo).sort().join(', ')}`]
+          : [];
+    });
+    expect(writes).toEqual([
+      'search attributes: GenerationUpstreamTaskId, UpstreamAccount', // the job: callbacks find the task by it
+      'search attributes: GenerationStatus', // running: the task lists' filter
+      'search attributes: TemporalChangeVersion', // the SDK's, for the patch quieter-task (gone when it is retired)
+      'memo: progress, result, status', // the end: the result, for reads without a worker
+    ]);
+    expect(toTaskRecord(await handle.describe())).toMatchObject({ status: 'success' });
   });
 
   test('a task that waits again cancels the timer a callback cut short, in the workflow task that starts the next', async () => {
@@ -481,11 +539,15 @@ describe('what a task that did not succeed is billed', () => {
   });
 });
 
-/** The markers a task's history recorded (local activities, patches), in order. */
+/** The markers a task's history recorded, in order: `core_local_activity`, or a patch as `patch:<id>`. */
 const markers = async (handle: WorkflowHandle<typeof generationWorkflow>) =>
   (await handle.fetchHistory())
     .events!.filter((e) => e.markerRecordedEventAttributes)
-    .map((e) => e.markerRecordedEventAttributes!.markerName);
+    .map((e) => {
+      const marker = e.markerRecordedEventAttributes!;
+      const patch = marker.details?.['patch-data']?.payloads?.[0]?.data;
+      return patch ? `patch:${(JSON.parse(Buffer.from(patch).toString('utf8')) as { id: string }).id}` : marker.markerName!;
+    });
 
 describe('the settlement step', () => {
   const durableSettlements = async (handle: WorkflowHandle<typeof generationWorkflow>) =>
@@ -495,7 +557,8 @@ describe('the settlement step', () => {
     const { result, calls, handle } = await run({ poll: () => ({ ...done(), usage: { tokens: 7 } }) });
     expect(result?.data).toHaveLength(1);
     expect(calls.ended).toEqual([{ outcome: 'success', usage: { tokens: 7 }, billed: undefined }]);
-    expect(await markers(handle)).toEqual(['core_local_activity']); // the poll's, nothing else
+    // The poll's, then the record's patch (its success in the memo alone): nothing of settlement's own.
+    expect(await markers(handle)).toEqual(['core_local_activity', 'patch:quieter-task']);
   });
 
   test('a failure is settled by a step of its own: the patch marker and one local activity, once', async () => {
@@ -504,7 +567,7 @@ describe('the settlement step', () => {
     });
     expect((error!.cause as { type?: string }).type).toBe('content_policy');
     expect(calls.ended).toEqual([{ outcome: 'failed', usage: {}, billed: false }]);
-    expect(await markers(handle)).toEqual(['core_local_activity', 'core_patch', 'core_local_activity']);
+    expect(await markers(handle)).toEqual(['core_local_activity', 'patch:settlement-step', 'core_local_activity']);
     expect(await durableSettlements(handle)).toBe(0);
   });
 
@@ -513,7 +576,7 @@ describe('the settlement step', () => {
     expect(result?.data).toHaveLength(1);
     expect(calls.settleAttempts).toBe(3);
     expect(calls.ended).toEqual([{ outcome: 'success', usage: {}, billed: undefined }]);
-    expect(await markers(handle)).toEqual(['core_local_activity', 'core_patch', 'core_local_activity']);
+    expect(await markers(handle)).toEqual(['core_local_activity', 'patch:quieter-task', 'patch:settlement-step', 'core_local_activity']);
   });
 
   test('a ledger unreachable past the local bound: the durable activity settles it; meanwhile the record is final', async () => {
@@ -567,7 +630,7 @@ describe('a task started with a route', () => {
     expect(described.typedSearchAttributes.get(SA.model)).toBe('H23');
     expect(described.typedSearchAttributes.get(SA.platform)).toBe('B');
     // One marker of the patch, in the workflow task that received the submit's answer.
-    expect((await markers(handle)).filter((m) => m === 'core_patch')).toHaveLength(1);
+    expect((await markers(handle)).filter((m) => m === 'patch:routes')).toHaveLength(1);
   });
 
   test('a routed task that fails is settled on its member’s platform, naming the member', async () => {
@@ -588,9 +651,9 @@ describe('a task started with a route', () => {
     expect(calls.cancelPlatforms).toEqual(['B']);
   });
 
-  test('a task that named its model takes no patch and gives its submit no members', async () => {
+  test('a task that named its model takes no routes patch and gives its submit no members', async () => {
     const { calls, handle } = await run({ poll: () => done() });
     expect(calls.submitMembers).toEqual([undefined]);
-    expect(await markers(handle)).not.toContain('core_patch');
+    expect(await markers(handle)).not.toContain('patch:routes');
   });
 });

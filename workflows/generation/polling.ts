@@ -4,7 +4,7 @@
  * the run continued as new when its history grows long.
  */
 import { log, makeContinueAsNewFunc, sleep, workflowInfo } from '@temporalio/workflow';
-import type { GenerationInput, GenerationResult, PolledStatus, TaskState } from '../../core/task';
+import type { GenerationInput, GenerationResult, PolledStatus, PollTiming, TaskState } from '../../core/task';
 import { SlotWait } from '../capacity';
 import type { JobCharge } from '../job-charge';
 import type { Serving } from '../serving';
@@ -18,7 +18,7 @@ import {
   lastFailureMessage,
 } from './failures';
 import { MAX_EVENTS_PER_RUN, MAX_RESUBMISSIONS, pollActivity, pollBackoffMs, RESUBMIT_PAUSE_MS } from './policies';
-import { fail, recordJob, setStatus, succeed } from './records';
+import { fail, quieterTask, recordJob, setStatus, succeed } from './records';
 import { remaining, resumedRun, type GenerationResume, type GenerationWorkflow, type Running, type Submitted } from './run';
 import { submitJob } from './submission';
 import type { PollWake } from './wake';
@@ -35,6 +35,8 @@ export interface PollLoop {
   readonly slots: SlotWait;
   resubmissions: number;
   failedPolls: number;
+  /** Fallback waits in a row since a poll last found callbacks not arriving (the doubling of pushFallbackMs). */
+  pushWaits: number;
   /**
    * Set by the first submit (or the continued run's resume): from then on, the task has a timing and a deadline.
    * Its job is the one a cancel of the task cancels upstream, so it changes as soon as the job does.
@@ -54,6 +56,7 @@ export function newPollLoop(
     slots: new SlotWait(),
     resubmissions: resume?.resubmissions ?? 0,
     failedPolls: 0,
+    pushWaits: 0,
     run: resumedRun(resume),
   };
 }
@@ -102,9 +105,26 @@ export async function pollTurn(loop: PollLoop, current: Submitted): Promise<Gene
     });
     return await next(input, resumeOf(loop, current));
   }
-  const fallback = status.pushHealthy ? timing.fallbackPollIntervalMs : undefined;
+  const fallback = status.pushHealthy ? pushFallbackMs(loop, timing) : undefined;
+  if (!status.pushHealthy) loop.pushWaits = 0;
   await wake.wait(fallback ?? timing.pollIntervalMs, deadlineAt);
   return undefined;
+}
+
+/**
+ * While callbacks arrive the poll is only the safety net for a lost one, and polling a long job every 30 s learns
+ * nothing the job's end will not announce: new runs whose timing carries a maximum (patch `quieter-task`, records.ts)
+ * double the fallback wait each time in a row, from fallbackPollIntervalMs (30 s: the wait after the submit) to
+ * fallbackPollMaxIntervalMs (120 s). A five-minute job is then polled at about 30 s, 90 s and 210 s, and woken by its
+ * end, instead of every 30 s; a lost final callback is noticed within the maximum. Timing recorded without a
+ * maximum (1.0 runs, a worker without the setting) waits fallbackPollIntervalMs every time, as before.
+ */
+function pushFallbackMs(loop: PollLoop, timing: PollTiming): number | undefined {
+  const first = timing.fallbackPollIntervalMs;
+  const max = timing.fallbackPollMaxIntervalMs;
+  if (first === undefined || max === undefined || !quieterTask()) return first;
+  loop.pushWaits += 1;
+  return Math.min(max, first * 2 ** loop.pushWaits);
 }
 
 /** Where the next run picks up the task: its job, deadline, state and timing, and what it has done so far. */

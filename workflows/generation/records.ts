@@ -39,10 +39,28 @@ export function recordJob(input: GenerationInput, job: UpstreamJob, serving: Ser
 }
 
 /**
- * Status and progress are recorded in the memo (and status in a search attribute) when they change, so the
- * API reads a task with one DescribeWorkflowExecution call and needs no worker to answer: reads keep working
- * while every worker is down. Progress moves in coarse steps, so this adds a few events per task, not one
- * per poll. `state` is the one the task's query answers with, so it is updated in place.
+ * A quieter task (patch `quieter-task`): new runs write visibility only where a reader needs it (below), and poll less
+ * while a platform's callbacks arrive (workflows/generation/polling.ts pushFallbackMs). One patch for both, because
+ * every patch costs each new run a marker and an upsert of Temporal's own TemporalChangeVersion search attribute.
+ *
+ * Visibility writes only where a reader needs one. New runs write the search
+ * attribute GenerationStatus when the status changes (the task lists' `pending`/`running` filters, and the single-task
+ * read, tasks/record.ts, read it there) and the memo only when the task ends (its result or error, which reads need
+ * without a worker); progress is never written, since it changes with every poll of a platform that reports it: the
+ * single-task read asks the task's `taskState` query for it (tasks/task-service.ts). A task that succeeds writes no
+ * GenerationStatus at its end: its closed run's ExecutionStatus is what the filters read (tasks/task-service.ts
+ * filterClauses). So a task that runs and succeeds writes three times after its start — its job, `running`, its
+ * result — however long it runs, and the patch's own upsert while the patch is in the code. Runs without the marker write status and progress to the memo as they change.
+ */
+export const QUIETER_TASK = 'quieter-task';
+
+/** Whether this run is a quieter task (records its marker the first time a new run asks). */
+export const quieterTask = (): boolean => patched(QUIETER_TASK);
+
+/**
+ * Status and progress as they change. `state` is the one the task's query answers with, so it is updated in place.
+ * The 1.0 shape also records both in the memo (and status in a search attribute), so a read needs no worker for
+ * progress either; progress moves in coarse steps, so that is a few events per task, not one per poll.
  */
 export function setStatus(state: TaskState, status: 'pending' | 'running', progress?: number): void {
   const pct = progress === undefined ? state.progress : Math.max(0, Math.min(100, Math.round(progress)));
@@ -53,7 +71,7 @@ export function setStatus(state: TaskState, status: 'pending' | 'running', progr
   }
   state.status = status;
   state.progress = pct;
-  upsertMemo({ status, progress: pct });
+  if (!quieterTask()) upsertMemo({ status, progress: pct });
 }
 
 /**
@@ -66,7 +84,8 @@ export function succeed(state: TaskState, status: PolledStatus, serving: Serving
   state.status = 'success';
   state.progress = 100;
   const result = resultOf(status, kept, serving);
-  upsertSearchAttributes([{ key: SA.status, value: 'success' }]);
+  // A closed run's ExecutionStatus says `success` to every filter: new runs write no search attribute for it.
+  if (!quieterTask()) upsertSearchAttributes([{ key: SA.status, value: 'success' }]);
   upsertMemo({ status: 'success', progress: 100, result });
   logTransition('success');
   return result;

@@ -5,7 +5,8 @@
  * completion_tokens) kept beside the gateway's.
  */
 import { TypedSearchAttributes } from '@temporalio/common';
-import { recordCost, toTaskRecord, withCost, withTaskCost, type TaskInfo } from '../../../tasks/record';
+import { SA } from '../../../core/search-attributes';
+import { liveProgressOf, recordCost, taskRecordOf, toTaskRecord, withCost, withTaskCost, type TaskInfo } from '../../../tasks/record';
 import { buildCatalogue } from '../../../platforms';
 import { writeJsonFile } from '../../support/json-file';
 import { loadTaskPricing } from '../../../tasks/billing';
@@ -130,5 +131,59 @@ describe('a task started with a route (memo `route`, `servedBy`)', () => {
       status: 'pending',
       model: 'H23',
     });
+  });
+});
+
+describe('a running task’s status and progress (GenerationStatus, the memo, the workflow)', () => {
+  const info = (status: string, memo: Record<string, unknown>, generationStatus?: string) =>
+    ({
+      workflowId: 't',
+      runId: 'r',
+      status: { name: status },
+      typedSearchAttributes: new TypedSearchAttributes(generationStatus ? [{ key: SA.status, value: generationStatus }] : []),
+      memo: { model: 'm', ...memo },
+    }) as unknown as TaskInfo;
+  const asked: TaskInfo[] = [];
+  const live = async (i: TaskInfo) => {
+    asked.push(i);
+    return 35;
+  };
+  beforeEach(() => (asked.length = 0));
+
+  test('a new run writes `running` to GenerationStatus alone: it reads running, its progress asked of the workflow', async () => {
+    const running = info('RUNNING', { status: 'pending' }, 'running');
+    expect(toTaskRecord(running)).toMatchObject({ status: 'running', progress: '0%' });
+    expect(await liveProgressOf(running, live)).toBe(35);
+    expect(await taskRecordOf(running, async () => ({ data: [], extras: {} }), undefined, live)).toMatchObject({
+      status: 'running',
+      progress: '35%',
+    });
+    expect(asked).toHaveLength(2);
+  });
+
+  test('a 1.0 run keeps status and progress in its memo too: read there, the workflow not asked', async () => {
+    const running = info('RUNNING', { status: 'running', progress: 60 }, 'running');
+    expect(toTaskRecord(running)).toMatchObject({ status: 'running', progress: '60%' });
+    expect(await liveProgressOf(running, live)).toBeUndefined();
+    expect(asked).toEqual([]);
+  });
+
+  test('GenerationStatus decides over a memo carried from an earlier run: pending again after a re-submission', async () => {
+    expect(toTaskRecord(info('RUNNING', { status: 'running', progress: 60 }, 'pending'))).toMatchObject({ status: 'pending' });
+    // No GenerationStatus at all (a task started without one): the memo says.
+    expect(toTaskRecord(info('RUNNING', { status: 'running', progress: 60 }))).toMatchObject({ status: 'running' });
+  });
+
+  test('nothing is asked for a pending or ended task, nor when no reader wants it live', async () => {
+    expect(await liveProgressOf(info('RUNNING', { status: 'pending' }, 'pending'), live)).toBeUndefined();
+    expect(await liveProgressOf(info('COMPLETED', { status: 'success', result }, 'running'), live)).toBeUndefined();
+    expect(await liveProgressOf(info('RUNNING', { status: 'pending' }, 'running'), undefined)).toBeUndefined();
+    expect(asked).toEqual([]);
+  });
+
+  test('a success recorded while its run still settles is shown with the reader’s links, as once it has closed', async () => {
+    const settling = info('RUNNING', { status: 'success', result }, 'running');
+    const rendered = { data: [{ url: 'https://gw.example/v1/results/t/0' }], extras: {} };
+    expect(await taskRecordOf(settling, async () => rendered, undefined)).toMatchObject({ status: 'success', data: rendered.data });
   });
 });
