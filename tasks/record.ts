@@ -90,13 +90,13 @@ export function toTaskRecord(info: TaskInfo, rendered?: RenderedResult): TaskRec
 export type RenderResult = (taskId: string, result: GenerationResult) => Promise<RenderedResult>;
 
 /**
- * The record a task's reader is shown, from its workflow's description: a completed task's result rendered into
- * fresh links, and its usage and cost. The one builder of GET /v1/generations/:id (tasks/task-service.ts) and of the
- * webhooks' payloads (webhooks/event-body.ts), so both show the same.
+ * The record a task's reader is shown, from its workflow's description: a succeeded task's result rendered into
+ * fresh links — once its memo records the success, even while its workflow makes its last steps (the final webhook
+ * event's first attempt reads it then) — and its usage and cost. The one builder of GET /v1/generations/:id
+ * (tasks/task-service.ts) and of the webhooks' payloads (webhooks/event-body.ts), so both show the same.
  */
 export async function taskRecordOf(info: TaskInfo, render: RenderResult, pricing: TaskPricing | undefined): Promise<TaskRecord> {
-  const memo = info.memo as TaskMemo | undefined;
-  const result = info.status.name === 'COMPLETED' ? memo?.result : undefined;
+  const result = resultOf(info);
   return withTaskCost(info, toTaskRecord(info, result ? await render(info.workflowId, result) : undefined), pricing);
 }
 
