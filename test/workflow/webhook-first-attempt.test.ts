@@ -98,24 +98,18 @@ interface Ended {
 
 let counter = 0;
 
+/** What a test may change of the task: its webhook's events, how its job ends, the first attempt's activity. */
+interface TaskOptions {
+  events?: WebhookEvent[];
+  ends?: 'success' | 'failed';
+  firstAttempt?: (real: Activities['firstWebhookAttempt']) => Activities['firstWebhookAttempt'];
+}
+
 /**
- * A task with a webhook to the receiver, run to its end on a worker of the tasks' queue and one of the deliveries'
- * queue, both with the real webhook activities (`firstAttempt` may stand in for the first attempt's activity); then
- * its delivery workflow, if one was started, to its end; `after` acts while the workers still run.
+ * A worker on the tasks' queue and one on the deliveries' queue, both with the scripted platform and the real webhook
+ * activities (`firstAttempt` may stand in for the first attempt's), reporting attempts and settlements to `seen`.
  */
-async function endTask(
-  opts: {
-    events?: WebhookEvent[];
-    ends?: 'success' | 'failed';
-    firstAttempt?: (real: Activities['firstWebhookAttempt']) => Activities['firstWebhookAttempt'];
-  } = {},
-  after?: (ended: Ended) => Promise<void>,
-): Promise<Ended> {
-  const taskQueue = `wh-first-${++counter}`;
-  const taskId = `task_first_${counter}`;
-  const attempts: string[] = [];
-  const settled: WebhookSettlement[] = [];
-  const client: Client = ts.env.client;
+async function workers(taskQueue: string, taskId: string, opts: TaskOptions, seen: Pick<Ended, 'attempts' | 'settled'>) {
   // The activities' own client is a plain one: a wait of theirs on the task's result must not skip the server's time
   // (the time-skipping client's waits do) while the workflow task that runs them is open.
   const activityClient = new Client({ connection: ts.env.connection, namespace: ts.env.namespace });
@@ -126,7 +120,7 @@ async function endTask(
     secrets: webhookSecrets({ masterSecret: MASTER, explicit: async () => undefined }),
     readRecord: taskSubjectReader(activityClient, links, undefined as unknown as TaskPricing),
     allowPrivateOrigins: new Set([new URL(receiver.url).origin]),
-    observer: { attempt: (outcome) => void attempts.push(outcome) },
+    observer: { attempt: (outcome) => void seen.attempts.push(outcome) },
   });
   const activities = {
     ...platform(taskId, opts.ends ?? 'success', opts.events?.includes('running') ?? false),
@@ -136,13 +130,25 @@ async function endTask(
   const sinks = {
     taskMetrics: { completed: { fn: () => undefined } },
     pushMonitor: { seen: { fn: () => undefined } },
-    webhookMetrics: { settled: { fn: (_info: unknown, outcome: WebhookSettlement) => void settled.push(outcome) } },
+    webhookMetrics: { settled: { fn: (_info: unknown, outcome: WebhookSettlement) => void seen.settled.push(outcome) } },
   };
-  const [tasks, deliveries] = await Promise.all(
+  return Promise.all(
     [taskQueue, webhookTaskQueue(taskQueue)].map((q) =>
       Worker.create({ connection: ts.env.nativeConnection, taskQueue: q, workflowBundle: ts.bundle, activities, sinks }),
     ),
   );
+}
+
+/**
+ * A task with a webhook to the receiver, run to its end, then its delivery workflow, if one was started, to its end;
+ * `after` acts while the workers still run.
+ */
+async function endTask(opts: TaskOptions = {}, after?: (ended: Ended) => Promise<void>): Promise<Ended> {
+  const taskQueue = `wh-first-${++counter}`;
+  const taskId = `task_first_${counter}`;
+  const seen = { attempts: [] as string[], settled: [] as WebhookSettlement[] };
+  const client: Client = ts.env.client;
+  const [tasks, deliveries] = await workers(taskQueue, taskId, opts, seen);
   const input: GenerationInput = {
     kind: 'video',
     platform: 'V',
@@ -167,16 +173,7 @@ async function endTask(
         },
       );
       const history = (await handle.fetchHistory()).events ?? [];
-      const ended = {
-        taskId,
-        outcome,
-        attempts,
-        settled,
-        delivery,
-        deliveryHandle,
-        history,
-        service: new WebhookService(client, taskQueue),
-      };
+      const ended = { taskId, outcome, ...seen, delivery, deliveryHandle, history, service: new WebhookService(client, taskQueue) };
       if (after) await after(ended);
       return ended;
     }),
