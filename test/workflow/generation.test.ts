@@ -17,7 +17,7 @@ import { SA } from '../../core/search-attributes';
 import type { generationWorkflow } from '../../workflows/generation';
 import { upstreamEventSignal } from '../../workflows/messages';
 import { queriedProgress } from '../../tasks/live-progress';
-import { taskRecordOf, toTaskRecord } from '../../tasks/record';
+import { liveProgressOf, taskRecordOf, toTaskRecord } from '../../tasks/record';
 
 jest.setTimeout(120_000);
 
@@ -460,6 +460,24 @@ describe('what a task costs the cluster', () => {
       'memo: progress, result, status', // the end: the result, for reads without a worker
     ]);
     expect(toTaskRecord(await handle.describe())).toMatchObject({ status: 'success' });
+  });
+
+  test('no worker answers the progress query (every worker down): the read goes on without it, within its bound', async () => {
+    const handle = await ts.env.client.workflow.start<typeof generationWorkflow>('generationWorkflow', {
+      taskQueue: `no-worker-${++counter}`,
+      workflowId: `task_wf_${counter}`,
+      args: [INPUT],
+      typedSearchAttributes: [{ key: SA.status, value: 'running' }],
+    });
+    const described = await handle.describe();
+    expect(await liveProgressOf(described, queriedProgress(ts.env.client, 500))).toBeUndefined();
+    expect(
+      await taskRecordOf(described, async () => ({ data: [], extras: {} }), undefined, queriedProgress(ts.env.client, 500)),
+    ).toMatchObject({
+      status: 'running',
+      progress: '0%',
+    });
+    await handle.terminate();
   });
 
   test('a task that waits again cancels the timer a callback cut short, in the workflow task that starts the next', async () => {
