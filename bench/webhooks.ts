@@ -4,8 +4,9 @@
  * the final record, and a client polling GET /v1/generations/:id every second — with 1 and with 200 tasks in
  * flight. Each delay is measured from the task's success: the moment its final record became readable (the event time
  * of the memo write that recorded `success`; from then on a GET reads `success`), to the moment the receiver, the
- * stream reader or the poller had it (all on this machine's clock). Not the workflow's close: a task that makes its
- * webhook's first attempt at its end closes after that attempt. Goal: webhook p50 ≤ 300 ms after success.
+ * stream reader or the poller had it (all on this machine's clock). Not the workflow's close, which may come later: a
+ * workflow may take steps after the task's success (a settlement the poll could not make). Goal: webhook p50 ≤ 300 ms
+ * after success.
  */
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
@@ -155,7 +156,7 @@ export async function runWebhookDelay(): Promise<{ rows: Record<string, unknown>
   return {
     rows,
     notes: [
-      "delay = when the client had the final record − when the task's memo recorded success (the close, before webhook-first-attempt)",
+      "delay = when the client had the final record − when the task's memo recorded success",
       `sim jobs of ${JOB_MS / 1000} s, production polling (first poll 3 s, then 5 s), push off`,
       'webhook: a local receiver answering 200 at once; sse: one stream per task; poll1s: GET every second per task',
       ...notes,
