@@ -1,7 +1,8 @@
 /**
  * A task's record (docs/api.md "Task records") — what every reader of a task is shown: the API's reads (GET /v1/generations/:id,
  * GET /v1/tasks, the Videos API), the event stream, the webhooks' payloads and the ledger's sweep. It is made from
- * the task's workflow description alone (status and memo: one DescribeWorkflowExecution call, no worker needed),
+ * the task's workflow description (status, search attributes and memo: one DescribeWorkflowExecution call, no worker
+ * needed; a single task's reader may add a running task's progress from its workflow, tasks/live-progress.ts),
  * with its `usage` and `cost` computed on every read from what the memo keeps (docs/api.md "Usage and cost"):
  *
  * - the request's price-deciding fields (`billing`, written at start), priced as an estimate while the task runs;

@@ -43,14 +43,15 @@ export function recordJob(input: GenerationInput, job: UpstreamJob, serving: Ser
  * while a platform's callbacks arrive (workflows/generation/polling.ts pushFallbackMs). One patch for both, because
  * every patch costs each new run a marker and an upsert of Temporal's own TemporalChangeVersion search attribute.
  *
- * Visibility writes only where a reader needs one. New runs write the search
- * attribute GenerationStatus when the status changes (the task lists' `pending`/`running` filters, and the single-task
- * read, tasks/record.ts, read it there) and the memo only when the task ends (its result or error, which reads need
- * without a worker); progress is never written, since it changes with every poll of a platform that reports it: the
- * single-task read asks the task's `taskState` query for it (tasks/task-service.ts). A task that succeeds writes no
- * GenerationStatus at its end: its closed run's ExecutionStatus is what the filters read (tasks/task-service.ts
- * filterClauses). So a task that runs and succeeds writes three times after its start — its job, `running`, its
- * result — however long it runs, and the patch's own upsert while the patch is in the code. Runs without the marker write status and progress to the memo as they change.
+ * Visibility writes only where a reader needs one. New runs write the search attribute GenerationStatus when the
+ * status changes (the task lists' `pending`/`running` filters, and the single-task read, tasks/record.ts, read it
+ * there) and the memo only when the task ends (its result or error, which reads need without a worker). Progress is
+ * never written, since it changes with every poll of a platform that reports it: the single-task read asks the task's
+ * `taskState` query for it (tasks/live-progress.ts). A task that succeeds writes no GenerationStatus at its end: its
+ * closed run's ExecutionStatus is what the filters read (tasks/task-service.ts filterClauses). So a task that runs
+ * and succeeds writes three times after its start — its job, `running`, its result — however long it runs, plus the
+ * patch's own upsert while the patch is in the code. Runs without the marker write status and progress to the memo
+ * as they change.
  */
 export const QUIETER_TASK = 'quieter-task';
 
