@@ -3,8 +3,9 @@
  * replica serves a stream).
  *
  * Watching a task costs one long-poll: GetWorkflowExecutionHistory with waitNewEvent, which the server answers
- * when the task's history grows. Only a batch that may change what a client sees (a memo upsert, the run's close)
- * is followed by one DescribeWorkflowExecution to read the record, so a stream never polls on a timer.
+ * when the task's history grows. Only a batch that may change what a client sees (a memo or search-attribute upsert:
+ * new runs tell `running` by GenerationStatus alone; the run's close) is followed by one DescribeWorkflowExecution to
+ * read the record, so a stream never polls on a timer.
  */
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
@@ -12,9 +13,10 @@ import type { TaskRecord } from '../tasks/record';
 import type { TaskService } from '../tasks/task-service';
 
 const EventType = temporal.api.enums.v1.EventType;
-/** History events after which a task's record may read differently: a memo upsert, or the run's end. */
+/** History events after which a task's record may read differently: a memo or search-attribute upsert, or the run's end. */
 const RECORD_CHANGING = new Set<number>([
   EventType.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED,
+  EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
   EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
   EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
   EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,

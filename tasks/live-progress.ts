@@ -19,7 +19,9 @@ export function queriedProgress(client: Client, deadlineMs: number = LIVE_PROGRE
     try {
       const handle = client.workflow.getHandle(info.workflowId, info.runId);
       const state = await client.withDeadline(Date.now() + deadlineMs, () => handle.query<TaskState>(TASK_STATE_QUERY));
-      return state.progress;
+      // A task that ended between the read's describe and this query (its state 100 % and `success`) keeps the
+      // describe's view: a record never shows `running` with a progress it did not have while running.
+      return state.status === 'running' ? state.progress : undefined;
     } catch {
       return undefined;
     }
