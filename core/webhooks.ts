@@ -4,8 +4,10 @@
  * workflows (the generation workflow announces events, the delivery workflow sends them) and webhooks/, where
  * everything else of client webhooks lives. No I/O: workflows import it.
  *
- * The delivery is its own workflow per task (`webhooks-<task_id>`), so its retries — for up to 72 hours — never
- * add a single event to the generation workflow's history, and the task is final before the first attempt.
+ * The retries of a task's events are a workflow of their own per task (`webhooks-<task_id>`), so they — for up to 72
+ * hours — never add a single event to the generation workflow's history. The final event's first attempt, for a task
+ * that did not ask for `running`, is a step of the task's own end instead (FirstAttemptInput): the task's record is
+ * final and readable before it, and the delivery workflow is started only when that attempt does not deliver.
  */
 
 /** The events a client may ask for; the body's `type` is `generation.<event>`. */
@@ -85,7 +87,11 @@ export interface DeliveryEventRecord {
   attempts: DeliveryAttempt[];
 }
 
-/** What one run of the delivery workflow is started with; redelivery starts a new run carrying `events`. */
+/**
+ * What one run of the delivery workflow is started with. A redelivery starts a new run carrying `events`; the
+ * hand-over of a final event whose first attempt (made at the task's end) did not deliver starts one with that
+ * event `pending`, its first attempt in `attempts`.
+ */
 export interface WebhookDeliveryInput {
   taskId: string;
   ownerId: string;
@@ -108,6 +114,11 @@ export interface WebhookSendInput {
   event: WebhookEvent;
   occurredAt: string;
   attemptTimeoutMs: number;
+  /**
+   * The attempt is a step of the task's own end: its workflow is still open, its memo already final, so the record is
+   * read from the memo at once rather than after the workflow closes (which would wait for this very attempt).
+   */
+  taskOpen?: boolean;
 }
 
 /** One attempt's outcome as the activity reports it (it never throws for the receiver's answer). */
@@ -126,10 +137,29 @@ export interface AnnounceInput {
 }
 
 /**
+ * The bound of the final event's first attempt when it is a step of the task's end: WEBHOOK_ATTEMPT_TIMEOUT_MS, at most
+ * this. A sync caller's answer waits for the task's workflow to close, so a slow receiver delays it by no more.
+ */
+export const FIRST_ATTEMPT_TIMEOUT_MS = 5_000;
+
+/**
+ * The final event's first attempt, made by the generation workflow at its end (a task whose webhook did not ask for
+ * `running`): the same fields as an announcement.
+ */
+export type FirstAttemptInput = AnnounceInput;
+
+/**
  * The webhook activities as the workflows call them (webhooks/activities.ts makes them; the worker adds them to
- * its activities): announcing an event to its task's delivery workflow, and one signed attempt.
+ * its activities): announcing an event to its task's delivery workflow, one signed attempt, and the final event's
+ * first attempt at the task's end — handed to the delivery workflow when it does not deliver. That one answers the
+ * event's delivery record (the memo shape GET .../deliveries reads): it is kept as the local activity's result in the
+ * task's own history, the record's one copy when no delivery workflow was needed.
  */
 export interface WebhookActivities {
   announceWebhookEvent(input: AnnounceInput): Promise<void>;
   deliverWebhook(input: WebhookSendInput): Promise<WebhookSendResult>;
+  firstWebhookAttempt(input: FirstAttemptInput): Promise<WebhookDeliveryMemo>;
 }
+
+/** The activity type of the first attempt at a task's end: its marker in the task's history holds the record. */
+export const FIRST_WEBHOOK_ATTEMPT_ACTIVITY = 'firstWebhookAttempt' satisfies keyof WebhookActivities;

@@ -115,9 +115,10 @@ export async function liveProgressOf(info: TaskInfo, live: LiveProgress | undefi
 export type RenderResult = (taskId: string, result: GenerationResult) => Promise<RenderedResult>;
 
 /**
- * The record a task's reader is shown, from its workflow's description: a completed task's result rendered into
- * fresh links, and its usage and cost. The one builder of GET /v1/generations/:id (tasks/task-service.ts) and of the
- * webhooks' payloads (webhooks/event-body.ts), so both show the same.
+ * The record a task's reader is shown, from its workflow's description: a succeeded task's result rendered into
+ * fresh links — once its memo records the success, even while its workflow makes its last steps (the final webhook
+ * event's first attempt reads it then) — and its usage and cost. The one builder of GET /v1/generations/:id
+ * (tasks/task-service.ts) and of the webhooks' payloads (webhooks/event-body.ts), so both show the same.
  */
 export async function taskRecordOf(
   info: TaskInfo,
@@ -125,7 +126,6 @@ export async function taskRecordOf(
   pricing: TaskPricing | undefined,
   live?: LiveProgress,
 ): Promise<TaskRecord> {
-  // A result is rendered as soon as the memo records it, while the run may still be settling.
   const result = resultOf(info);
   const progress = await liveProgressOf(info, live);
   return withTaskCost(info, toTaskRecord(info, result ? await render(info.workflowId, result) : undefined, progress), pricing);

@@ -1,8 +1,10 @@
 /**
  * The webhook activities: `announceWebhookEvent` hands an event of a task to its delivery workflow
- * (a local activity of the generation workflow: one marker event in its history, nothing more), and
- * `deliverWebhook` makes one signed attempt (workflows/webhook-delivery.ts retries). The worker adds them to its
- * activities (worker/main.ts); the workflows know them by their signatures (core/webhooks.ts WebhookActivities).
+ * (a local activity of the generation workflow: one marker event in its history, nothing more), `deliverWebhook`
+ * makes one signed attempt (workflows/webhook-delivery.ts retries), and `firstWebhookAttempt` makes the final
+ * event's first attempt as a step of the task's end, handing the event to the delivery workflow only when it does not
+ * deliver (webhooks/first-attempt.ts). The worker adds them to its activities (worker/main.ts); the workflows know
+ * them by their signatures (core/webhooks.ts WebhookActivities).
  *
  * An attempt reads the task record at send time (exactly as GET /v1/generations/:id shows it) and the key's
  * signing secret by key id (webhooks/signing.ts), so neither is ever in a workflow's history. It connects only
@@ -17,6 +19,7 @@ import type { DeliveryAttempt, WebhookActivities, WebhookSendInput, WebhookSendR
 import { guardedLookup, guardedLookupVia, type Resolver } from '../results/address-guard';
 import { signalDelivery } from './delivery';
 import { webhookEventBody, type WebhookRecordReader } from './event-body';
+import { firstAttempt } from './first-attempt';
 import { webhookSignature, type WebhookSecrets } from './signing';
 import { parseWebhookUrl } from './url';
 
@@ -26,7 +29,8 @@ const EXCERPT_CHARS = 200;
 
 /**
  * What an attempt tells the metrics (worker/worker-metrics.ts). An event's fate is not an attempt's to tell: the
- * delivery workflow reports it (workflows/sinks.ts, WebhookMetricsSinks).
+ * workflow that settles it reports it — the delivery workflow, or the task's end step for an event its first attempt
+ * settled (workflows/sinks.ts, WebhookMetricsSinks) — once, whereas an attempt may be made again for one fate.
  */
 export interface WebhookObserver {
   attempt(outcome: WebhookSendResult['outcome'], durationMs: number): void;
@@ -55,15 +59,20 @@ export function createWebhookActivities(deps: WebhookDeps): WebhookActivities {
     },
 
     /** One signed attempt; the receiver's answer (or its absence) is the result, never an exception. */
-    async deliverWebhook(input) {
-      const started = Date.now();
-      const result = await attempt(deps, input, (url) => (deps.allowPrivateOrigins.has(url.origin) ? open : guarded));
-      const duration = Date.now() - started;
-      result.attempt.duration_ms = duration;
-      deps.observer?.attempt(result.outcome, duration);
-      return result;
-    },
+    deliverWebhook,
+
+    /** The final event's first attempt at the task's end, and its hand-over when it does not deliver. */
+    firstWebhookAttempt: (input) => firstAttempt(deps, input, deliverWebhook),
   };
+
+  async function deliverWebhook(input: WebhookSendInput): Promise<WebhookSendResult> {
+    const started = Date.now();
+    const result = await attempt(deps, input, (url) => (deps.allowPrivateOrigins.has(url.origin) ? open : guarded));
+    const duration = Date.now() - started;
+    result.attempt.duration_ms = duration;
+    deps.observer?.attempt(result.outcome, duration);
+    return result;
+  }
 }
 
 async function attempt(deps: WebhookDeps, input: WebhookSendInput, agentFor: (url: URL) => Dispatcher): Promise<WebhookSendResult> {
@@ -89,7 +98,7 @@ async function attempt(deps: WebhookDeps, input: WebhookSendInput, agentFor: (ur
     return failed(`the key's webhook secret could not be read: ${(err as Error).message}`);
   }
   if (!keys) return failed("no webhook signing secret for this key (WEBHOOK_SIGNING_SECRET or the key's webhook_secret)");
-  const subject = await deps.readRecord(input.taskId, input.event, input.target.linkBase, input.attemptTimeoutMs);
+  const subject = await deps.readRecord(input.taskId, input.event, input.target.linkBase, input.attemptTimeoutMs, input.taskOpen);
   if (subject === 'superseded') return { outcome: 'superseded', attempt: { at, duration_ms: 0 } };
   if (!subject) return failed('the task could not be read');
   const body = webhookEventBody(input.event, input.occurredAt, subject);

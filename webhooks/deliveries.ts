@@ -1,14 +1,17 @@
 /**
  * The deliveries as the API reads them, all from Temporal (no process memory, so any replica answers): a task's
- * deliveries (the delivery workflow's memo, workflows/webhook-delivery.ts), a redelivery of its last event
- * (webhooks/delivery.ts, the one start of a delivery), and the operator's list and counts of deliveries not yet
- * made, from visibility.
+ * deliveries (the delivery workflow's memo, workflows/webhook-delivery.ts — or, for a final event its task delivered
+ * at its end with no delivery workflow, the record that attempt left in the task's history, webhooks/first-attempt.ts),
+ * a redelivery of its last event (webhooks/delivery.ts, the one start of a delivery), and the operator's list and
+ * counts of deliveries not yet made, from visibility. The operator's list is of delivery workflows: an event settled
+ * at its task's end (delivered, or gone) has none, and is shown on its task's page.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { WEBHOOK_PENDING_SINCE } from '../core/search-attributes';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, type DeliveryEventRecord, type WebhookDeliveryMemo } from '../core/webhooks';
 import { visibilityPage } from '../operations/visibility-page';
 import { signalDelivery, webhookDeliveryWorkflowId } from './delivery';
+import { firstAttemptRecord } from './first-attempt';
 
 export interface TaskDeliveries {
   webhook_url?: string;
@@ -100,11 +103,20 @@ export class WebhookService {
     return { pending: pending.count, retrying: retrying.count };
   }
 
+  /**
+   * The task's delivery record: its delivery workflow's memo (which carries a first attempt made at the task's end
+   * when that attempt was handed over), else that attempt's own record in the task's history.
+   */
   private async deliveryMemo(taskId: string): Promise<WebhookDeliveryMemo | undefined> {
     try {
       const desc = await this.client.workflow.getHandle(webhookDeliveryWorkflowId(taskId)).describe();
       const memo = desc.memo as Partial<WebhookDeliveryMemo> | undefined;
-      return memo?.delivery ? (memo as WebhookDeliveryMemo) : undefined;
+      if (memo?.delivery) return memo as WebhookDeliveryMemo;
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+    try {
+      return await firstAttemptRecord(this.client, taskId);
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return undefined;
       throw err;

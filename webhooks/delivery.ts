@@ -1,9 +1,11 @@
 /**
  * Where a task's webhook events are delivered: its own workflow (workflows/webhook-delivery.ts, `webhooks-<task_id>`)
- * on its own task queue, started — or, when it runs, signalled — here and nowhere else. Two callers: the
- * announcement of a new event (webhooks/activities.ts, a local activity of the generation workflow) and a client's
- * or an operator's redelivery of the last one (webhooks/deliveries.ts). Both start the run with the same input and
- * the same memo: `{delivery: input}`, the record GET .../deliveries reads and the next run's input.
+ * on its own task queue, started — or, when it runs, signalled — here and nowhere else. Three callers: the
+ * announcement of a new event (webhooks/activities.ts, a local activity of the generation workflow), the hand-over
+ * of a final event whose first attempt at the task's end did not deliver (webhooks/first-attempt.ts, the event and
+ * that attempt in the input), and a client's or an operator's redelivery of the last one (webhooks/deliveries.ts).
+ * All start the run with the same input and the same memo: `{delivery: input}`, the record GET .../deliveries reads
+ * and the next run's input.
  */
 import type { Client } from '@temporalio/client';
 import {

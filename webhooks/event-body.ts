@@ -36,33 +36,39 @@ export function webhookEventBody(event: WebhookEvent, occurredAt: string, subjec
 
 /**
  * What the event tells of, `superseded` for a running event of a task that has ended since, undefined when the task
- * could not be read.
+ * could not be read. `taskOpen`: the attempt is a step of the task's own end (WebhookSendInput.taskOpen).
  */
 export type WebhookRecordReader = (
   taskId: string,
   event: WebhookEvent,
   linkBase: string | undefined,
   timeoutMs: number,
+  taskOpen?: boolean,
 ) => Promise<WebhookSubject | 'superseded' | undefined>;
 
 /** How long a `running` event waits for the task's record to say so (its upsert is in the same workflow task). */
 const RUNNING_VISIBLE_WAIT_MS = 2_000;
 
+/** The task's memo says how it ended: its record reads as final while its workflow still runs (tasks/record.ts). */
+const endedIn = (memo: TaskMemo) => memo.status === 'success' || memo.status === 'failed';
+
 /**
- * Reads what an event tells of from the task's workflow. A final event first waits for the workflow to close, so
- * its record is final and a sync caller has its answer before the first attempt; a running event of a task that
- * has ended meanwhile is superseded.
+ * Reads what an event tells of from the task's workflow. A final event announced to the delivery workflow first
+ * waits for the task's workflow to close, so its record is final and a sync caller has its answer before the first
+ * attempt. A final event attempted at the task's own end (`taskOpen`) reads the memo at once: the workflow task
+ * before the attempt wrote it, and the workflow closes only after the attempt, so waiting would never end. A
+ * running event of a task that has ended meanwhile is superseded.
  */
 export function taskSubjectReader(client: Client, links: ResultLinks, pricing: TaskPricing): WebhookRecordReader {
-  return async (taskId, event, linkBase, timeoutMs) => {
+  return async (taskId, event, linkBase, timeoutMs, taskOpen = false) => {
     const handle = client.workflow.getHandle(taskId);
-    if (event !== 'running') await client.withDeadline(Date.now() + timeoutMs, () => handle.result()).catch(() => undefined);
+    if (event !== 'running' && !taskOpen) await client.withDeadline(Date.now() + timeoutMs, () => handle.result()).catch(() => undefined);
     const waitUntil = Date.now() + RUNNING_VISIBLE_WAIT_MS;
     for (;;) {
       const desc = await handle.describe();
       const memo = (desc.memo ?? {}) as TaskMemo;
       if (event === 'running' && desc.status.name !== 'RUNNING') return 'superseded';
-      if (event !== 'running' && desc.status.name === 'RUNNING') return undefined;
+      if (event !== 'running' && desc.status.name === 'RUNNING' && !(taskOpen && endedIn(memo))) return undefined;
       if (event === 'running' && toTaskRecord(desc).status !== 'running' && Date.now() < waitUntil) {
         await sleep(50);
         continue;

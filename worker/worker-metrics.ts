@@ -100,7 +100,7 @@ export class WorkerMetrics {
 
   readonly webhookDeliveries = new Counter({
     name: 'mediagate_webhook_deliveries_total',
-    help: 'Webhook events settled by a delivery workflow task on this worker, by outcome (delivered = 2xx, gone = 410, expired = retried until the bound, superseded = a running event of a task that ended first); sum across workers',
+    help: "Webhook events settled by a workflow task on this worker (a delivery workflow's, or the end step of a task that delivered its final event itself), by outcome (delivered = 2xx, gone = 410, expired = retried until the bound, superseded = a running event of a task that ended first); sum across workers",
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
@@ -248,7 +248,7 @@ export class WorkerMetrics {
     };
   }
 
-  /** The webhook activity's observer: attempts only (an event's fate comes from the workflow, sinks()). */
+  /** The webhook activity's observer: attempts only (an event's fate comes from the workflows, sinks()). */
   webhookObserver(): WebhookObserver {
     return {
       attempt: (outcome, durationMs) => {
@@ -330,8 +330,9 @@ export class WorkerMetrics {
   }
 
   /**
-   * Sinks for the workflow interceptor (task outcomes) and the webhook delivery workflow (events settled); not
-   * called during replay, so an outcome is counted once, by the worker whose workflow task decided it.
+   * Sinks for the workflow interceptor (task outcomes) and the workflows that settle webhook events (the delivery
+   * workflow, and a task's end step that delivered its final event itself); not called during replay, so an outcome
+   * is counted once, by the worker whose workflow task decided it.
    */
   sinks(): InjectedSinks<TaskMetricsSinks & WebhookMetricsSinks> {
     return {

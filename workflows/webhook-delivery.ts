@@ -4,6 +4,11 @@
  * WEBHOOK_RETRY_FOR_MS (72 h) — survive restarts of the API, the workers and Temporal and never add an event to
  * the generation workflow's history.
  *
+ * A task whose webhook did not ask for `running` makes its final event's first attempt itself, at its end
+ * (workflows/generation/announcement.ts), and starts this workflow only when that attempt did not deliver: the
+ * event then arrives in the run's input, `pending`, its first attempt recorded, and its second attempt waits the
+ * first back-off like any retry (patch `webhook-first-attempt`).
+ *
  * Events go out one at a time, in order: a `running` event still being retried when the task ends is dropped
  * (`superseded`) as soon as the final event arrives (its back-off wait ends then, not at its timer), so it never
  * arrives after the final one and never delays it. Every attempt is recorded in the memo, which
@@ -54,6 +59,14 @@ export const webhookRedeliverSignal = defineSignal<[]>(WEBHOOK_REDELIVER_SIGNAL)
  */
 export const CLOSE_AFTER_ATTEMPT_PATCH = 'webhook-close-after-attempt';
 
+/**
+ * An event handed over with its first attempt made (its task's end step, patch `webhook-first-attempt` of the
+ * generation workflow) waits the first back-off before its second attempt, and counts its retry bound and
+ * WebhookPendingSince from when it occurred, as if this run had made that attempt. Runs without the marker attempted
+ * such an event at once, from the run's start.
+ */
+export const FIRST_ATTEMPT_CARRIED_PATCH = 'webhook-first-attempt';
+
 /** Attempts kept per event in the record (the count covers all). */
 const MAX_ATTEMPTS_SHOWN = 20;
 
@@ -86,8 +99,11 @@ function pendingSince(): (queuedAt: number | undefined) => void {
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<void> {
   const events: DeliveryEventRecord[] = input.events ?? [];
+  const carried = carriedFirstAttempts(events);
   // When each pending event was queued (workflow time), for its retry bound and WebhookPendingSince.
-  const queuedAt = new Map<string, number>(events.filter((e) => e.state === 'pending').map((e) => [e.webhook_id, Date.now()]));
+  const queuedAt = new Map<string, number>(
+    events.filter((e) => e.state === 'pending').map((e) => [e.webhook_id, carried.has(e.webhook_id) ? occurred(e) : Date.now()]),
+  );
   const record = () => upsertMemo({ delivery: { ...input, events } } satisfies WebhookDeliveryMemo as unknown as Record<string, unknown>);
   const retrying = pendingSince();
   // Whether an attempt may still be unrecorded: one ran since the run last waited on a timer of its own.
@@ -132,10 +148,26 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       }
       return;
     }
-    await deliver(input, next, events, queuedAt.get(next.webhook_id) ?? Date.now(), progress);
+    await deliver(input, next, events, queuedAt.get(next.webhook_id) ?? Date.now(), progress, carried.delete(next.webhook_id));
     queuedAt.delete(next.webhook_id);
     record();
   }
+}
+
+/**
+ * The events this run was started with whose first attempt was made already (a hand-over from the task's end step:
+ * `pending`, with an attempt), for runs that take the patch. A redelivery's run starts with none pending.
+ */
+function carriedFirstAttempts(events: DeliveryEventRecord[]): Set<string> {
+  const handedOver = events.filter((e) => e.state === 'pending' && e.attempt_count > 0);
+  if (handedOver.length === 0 || !patched(FIRST_ATTEMPT_CARRIED_PATCH)) return new Set();
+  return new Set(handedOver.map((e) => e.webhook_id));
+}
+
+/** When an event occurred (workflow time of its task), or now if its record says nothing readable. */
+function occurred(ev: DeliveryEventRecord): number {
+  const at = Date.parse(ev.occurred_at);
+  return Number.isNaN(at) ? Date.now() : Math.min(at, Date.now());
 }
 
 /**
@@ -147,14 +179,43 @@ function settled(input: WebhookDeliveryInput, events: DeliveryEventRecord[]): bo
   return events.some((e) => (isFinal(e.event) || !wantsFinal) && e.state !== 'pending');
 }
 
-/** Tries one event until it is delivered, refused for good (410), superseded or past its retry bound. */
+/**
+ * Tries one event until it is delivered, refused for good (410), superseded or past its retry bound. An event whose
+ * first attempt was carried in (`firstMade`) begins with the back-off that attempt would have been followed by.
+ */
 async function deliver(
   input: WebhookDeliveryInput,
   ev: DeliveryEventRecord,
   events: DeliveryEventRecord[],
   queuedAt: number,
   progress: Progress,
+  firstMade = false,
 ): Promise<void> {
+  const { timing } = input;
+  // A running event is worth sending only until the task's final event is here.
+  const superseded = () => ev.event === 'running' && events.some((e) => isFinal(e.event));
+  for (let failures = 0; ; failures++) {
+    if (superseded()) return progress.settled(ev, 'superseded');
+    if (!(firstMade && failures === 0)) {
+      const result = await attemptOnce(input, ev);
+      progress.attempted();
+      if (result.outcome !== 'superseded') {
+        ev.attempt_count += 1;
+        ev.attempts = [...ev.attempts, result.attempt].slice(-MAX_ATTEMPTS_SHOWN);
+      }
+      if (result.outcome !== 'retry') return progress.settled(ev, result.outcome);
+    }
+    const wait = Math.min(timing.maxIntervalMs, timing.initialIntervalMs * 2 ** Math.min(failures, 30));
+    if (Date.now() + wait - queuedAt > timing.retryForMs) return progress.settled(ev, 'expired');
+    progress.record();
+    progress.retrying(queuedAt);
+    // The back-off ends early when the event is superseded: a final event waits for no running one's timer.
+    await condition(superseded, wait);
+  }
+}
+
+/** One attempt of the event: the receiver's answer, or the attempt lost (its worker gone) as one to retry. */
+async function attemptOnce(input: WebhookDeliveryInput, ev: DeliveryEventRecord): Promise<WebhookSendResult> {
   const { timing } = input;
   // The activity reports the receiver's answer, it does not throw for it; only a lost worker fails an attempt.
   // A local activity: it runs in the workflow task that decided it, with no activity task to queue and dispatch,
@@ -163,42 +224,24 @@ async function deliver(
     startToCloseTimeout: timing.attemptTimeoutMs + 5_000,
     retry: { maximumAttempts: 1 },
   });
-  // A running event is worth sending only until the task's final event is here.
-  const superseded = () => ev.event === 'running' && events.some((e) => isFinal(e.event));
-  for (let failures = 0; ; failures++) {
-    if (superseded()) return progress.settled(ev, 'superseded');
-    let result: WebhookSendResult;
-    try {
-      result = await deliverWebhook({
-        taskId: input.taskId,
-        ownerId: input.ownerId,
-        target: input.target,
-        webhookId: ev.webhook_id,
-        event: ev.event,
-        occurredAt: ev.occurred_at,
-        attemptTimeoutMs: timing.attemptTimeoutMs,
-      });
-    } catch (err) {
-      result = {
-        outcome: 'retry',
-        attempt: {
-          at: new Date().toISOString(),
-          duration_ms: 0,
-          error: `attempt lost: ${err instanceof Error ? err.message : String(err)}`,
-        },
-      };
-    }
-    progress.attempted();
-    if (result.outcome !== 'superseded') {
-      ev.attempt_count += 1;
-      ev.attempts = [...ev.attempts, result.attempt].slice(-MAX_ATTEMPTS_SHOWN);
-    }
-    if (result.outcome !== 'retry') return progress.settled(ev, result.outcome);
-    const wait = Math.min(timing.maxIntervalMs, timing.initialIntervalMs * 2 ** Math.min(failures, 30));
-    if (Date.now() + wait - queuedAt > timing.retryForMs) return progress.settled(ev, 'expired');
-    progress.record();
-    progress.retrying(queuedAt);
-    // The back-off ends early when the event is superseded: a final event waits for no running one's timer.
-    await condition(superseded, wait);
+  try {
+    return await deliverWebhook({
+      taskId: input.taskId,
+      ownerId: input.ownerId,
+      target: input.target,
+      webhookId: ev.webhook_id,
+      event: ev.event,
+      occurredAt: ev.occurred_at,
+      attemptTimeoutMs: timing.attemptTimeoutMs,
+    });
+  } catch (err) {
+    return {
+      outcome: 'retry',
+      attempt: {
+        at: new Date().toISOString(),
+        duration_ms: 0,
+        error: `attempt lost: ${err instanceof Error ? err.message : String(err)}`,
+      },
+    };
   }
 }

@@ -49,7 +49,10 @@ export function toVideoObject(view: TaskView, opts: VideoObjectOptions): VideoOb
   const { record, memo } = view;
   const asked = memo.asked ?? {};
   const finished = record.status === 'success' || record.status === 'failed';
-  const completedAt = finished && view.closeTime ? unixSeconds(view.closeTime) : null;
+  // A success completed when its result was recorded: its run may still be open then (its final webhook event's
+  // first attempt, which a receiver reading the video inside its handler waits on), and closes after that attempt.
+  const recorded = record.status === 'success' ? memo.result?.created : undefined;
+  const completedAt = recorded ?? (finished && view.closeTime ? unixSeconds(view.closeTime) : null);
   // The platform's own report of the length (the result's `duration` extra) where the request named none.
   const seconds = asked.seconds ?? (typeof record.duration === 'number' ? record.duration : undefined);
   const ratio = asked.ratio ?? (typeof record.ratio === 'string' ? record.ratio : undefined);

@@ -1,9 +1,11 @@
 /**
  * Client webhooks on the shared stack: signed per Standard Webhooks and verified here with the
- * `standardwebhooks` package (not our code), delivered after the task is final, retried with the same webhook-id
+ * `standardwebhooks` package (not our code), delivered after the task is final — a receiver reading the task inside
+ * its handler finds it so, while the task still makes that first attempt — retried with the same webhook-id
  * until a 2xx, stopped by a 410, retried after a timeout, listed and redelivered; private URLs refused.
  * The receiver is a real HTTP server on loopback, whose origin the stack allows (test/support/global-setup.ts).
  */
+import { WorkflowNotFoundError } from '@temporalio/client';
 import OpenAI from 'openai';
 import { Webhook } from 'standardwebhooks';
 import { WEBHOOK_PENDING_SINCE } from '../../core/search-attributes';
@@ -84,6 +86,43 @@ describe('webhooks', () => {
       { platform: 'B', model: 'H23' },
     ]).toContainEqual(succeeded!.body.data.served_by);
     expect(withoutTokens(succeeded!.body.data)).toEqual(withoutTokens((await alice.get(`/v1/generations/${taskId}`)).body));
+  });
+
+  test('a webhook without running: a receiver reading the task inside its handler finds it final while the task makes that attempt; the deliveries list the attempt, with no delivery workflow', async () => {
+    const temporal = await temporalClient(temporalAddress);
+    try {
+      let release!: () => void;
+      receiver.gates.push(new Promise<void>((r) => (release = r)));
+      const taskId = await startTask('read-inside');
+      await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
+      // The receiver holds its answer and reads the task, as a handler does; the attempt is a step of the task's end.
+      const [inside, run] = await Promise.all([
+        alice.get(`/v1/generations/${taskId}`),
+        temporal.client.workflow.getHandle(taskId).describe(),
+      ]);
+      release();
+      expect(run.status.name).toBe('RUNNING');
+      expect(inside.body.status).toBe('success');
+      expect(withoutTokens(deliveriesOf(taskId)[0]!.body.data)).toEqual(withoutTokens(inside.body));
+      await temporal.client.workflow.getHandle(taskId).result();
+      const listed = (await alice.get(`/v1/generations/${taskId}/deliveries`)).body;
+      expect(listed).toMatchObject({ task_id: taskId, webhook_url: `${receiver.url}/read-inside` });
+      expect(listed.data).toEqual([
+        {
+          webhook_id: deliveriesOf(taskId)[0]!.headers['webhook-id'],
+          event: 'succeeded',
+          state: 'delivered',
+          occurred_at: expect.any(String),
+          attempt_count: 1,
+          attempts: [{ at: expect.any(String), duration_ms: expect.any(Number), status: 200, response_excerpt: '{}' }],
+        },
+      ]);
+      await expect(temporal.client.workflow.getHandle(webhookDeliveryWorkflowId(taskId)).describe()).rejects.toBeInstanceOf(
+        WorkflowNotFoundError,
+      );
+    } finally {
+      await temporal.close();
+    }
   });
 
   test('a failing receiver is retried with the same webhook-id until a 2xx; the attempts are listed; redeliver sends it again', async () => {
@@ -179,9 +218,11 @@ describe('webhooks', () => {
     const temporal = await temporalClient(temporalAddress);
     try {
       let release!: () => void;
-      receiver.gates.push(new Promise<void>((r) => (release = r)));
+      // The first attempt, at the task's end, is refused: the delivery workflow makes the next, which the receiver holds.
+      receiver.answers.push(500);
+      receiver.gates.push(Promise.resolve(), new Promise<void>((r) => (release = r)));
       const taskId = await startTask('announced-twice');
-      await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
+      await waitFor(async () => deliveriesOf(taskId).length >= 2, 30_000);
       // The receiver holds its answer; meanwhile the event is announced again, as a retried announcement does.
       const delivery = temporal.client.workflow.getHandle(webhookDeliveryWorkflowId(taskId));
       await delivery.signal(WEBHOOK_EVENT_SIGNAL, { event: 'succeeded', occurredAt: new Date().toISOString() });
@@ -201,8 +242,10 @@ describe('webhooks', () => {
   test("deliveries run on a task queue of their own, beside the generation tasks': the workers poll both", async () => {
     const temporal = await temporalClient(temporalAddress);
     try {
+      // Refused at the task's end: retried by a delivery workflow.
+      receiver.answers.push(500);
       const taskId = await startTask('own-queue');
-      await waitFor(async () => deliveriesOf(taskId).length >= 1, 30_000);
+      await waitFor(async () => deliveriesOf(taskId).length >= 2, 30_000);
       const [task, delivery] = await Promise.all([
         temporal.client.workflow.getHandle(taskId).describe(),
         temporal.client.workflow.getHandle(webhookDeliveryWorkflowId(taskId)).describe(),
@@ -254,12 +297,24 @@ describe('a key kept in the database (admin API): its default webhook_url and it
   });
   afterAll(() => temporal.close());
 
-  /** The task's and its deliveries' histories as text (what an operator with Temporal access reads). */
-  const histories = async (taskId: string) =>
-    JSON.stringify([
+  /**
+   * The task's and its deliveries' histories as text (what an operator with Temporal access reads): the task's holds
+   * the first attempt at its end; a delivery workflow's, when one was needed, the others.
+   */
+  const histories = async (taskId: string) => {
+    const delivery = temporal.client.workflow.getHandle(webhookDeliveryWorkflowId(taskId));
+    const started = await delivery.describe().then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof WorkflowNotFoundError) return false;
+        throw err;
+      },
+    );
+    return JSON.stringify([
       await temporal.client.workflow.getHandle(taskId).fetchHistory(),
-      await temporal.client.workflow.getHandle(webhookDeliveryWorkflowId(taskId)).fetchHistory(),
+      started ? await delivery.fetchHistory() : null,
     ]);
+  };
 
   test("a task naming no webhook_url is delivered to the key's; after a rotation deliveries carry both signatures; no secret in any history", async () => {
     const id = `e2e-hooked-${Date.now()}`;
@@ -358,6 +413,22 @@ describe('videos created at /v1/videos are announced as videos', () => {
       return data.length === 2 && data.every((e) => e.state === 'delivered') && data;
     }, 10_000);
     expect(listed.map((e) => e.event)).toEqual(['running', 'succeeded']);
+  });
+
+  test("video.completed at the task's end: the OpenAI SDK's videos.retrieve inside the receiver's handler finds the video completed", async () => {
+    let release!: () => void;
+    receiver.gates.push(new Promise<void>((r) => (release = r)));
+    const created = await openai.videos.create({
+      model: V_MODEL,
+      prompt: 'a video read inside its webhook [sim:duration=800]',
+      seconds: '4',
+      webhook_url: `${receiver.url}/videos-inside`,
+    } as OpenAI.Videos.VideoCreateParams);
+    await waitFor(async () => deliveriesOf(created.id).length >= 1, 30_000);
+    const inside = await openai.videos.retrieve(created.id).finally(release);
+    expect(verify(deliveriesOf(created.id)[0]!, aliceSecret)).toMatchObject({ type: 'video.completed', data: { id: created.id } });
+    expect(inside).toMatchObject({ id: created.id, status: 'completed', completed_at: expect.any(Number) });
+    expect(await openai.videos.retrieve(created.id)).toMatchObject({ completed_at: inside.completed_at });
   });
 
   test('a JSON request with webhook_url: a failed video is announced as video.failed', async () => {

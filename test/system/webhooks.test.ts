@@ -1,9 +1,11 @@
 /**
  * Client webhooks and event streams under faults and load, on a stack of their own: a receiver
- * down for 60 s then up, a worker SIGKILLed between attempts, 300 tasks with webhooks at once, and the event
- * stream read by two clients through two API processes (and closed at the sync bound by a third API with a short
- * one). Every delivery is verified with the `standardwebhooks` package against the key's secret.
+ * down for 60 s then up, a worker SIGKILLed between attempts, a worker SIGKILLed during the first attempt a task
+ * makes at its end, 300 tasks with webhooks at once, and the event stream read by two clients through two API
+ * processes (and closed at the sync bound by a third API with a short one). Every delivery is verified with the
+ * `standardwebhooks` package against the key's secret.
  */
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { Webhook } from 'standardwebhooks';
 import { ApiClient } from '../support/client';
 import { metric, scrape } from '../support/metrics';
@@ -12,6 +14,7 @@ import { openEvents } from '../support/sse';
 import { freePort, TEST_KEYS } from '../support/stack';
 import { useStack } from '../support/use-stack';
 import { sleep, waitFor } from '../support/wait-for';
+import { webhookDeliveryWorkflowId } from '../../webhooks/delivery';
 
 jest.setTimeout(600_000);
 
@@ -39,7 +42,13 @@ beforeAll(async () => {
 });
 
 const receiverUrl = () => `http://127.0.0.1:${receiverPort}/hooks`;
-async function startTasks(n: number, tag: string, api: ApiClient = gw.alice): Promise<string[]> {
+/** Tasks with a webhook asking for `events` (by default all three: every event through the delivery workflow). */
+async function startTasks(
+  n: number,
+  tag: string,
+  api: ApiClient = gw.alice,
+  events: string[] = ['running', 'succeeded', 'failed'],
+): Promise<string[]> {
   return Promise.all(
     Array.from({ length: n }, async (_, i) => {
       const r = await api.post('/v1/async/videos/generations', {
@@ -47,7 +56,7 @@ async function startTasks(n: number, tag: string, api: ApiClient = gw.alice): Pr
         prompt: `${tag} ${i}${i % 10 === 9 ? ' [sim:fail=content_policy]' : ''}`,
         duration: 5,
         webhook_url: receiverUrl(),
-        webhook_events: ['running', 'succeeded', 'failed'],
+        webhook_events: events,
       });
       expect(r.status).toBe(200);
       return r.body.task_id as string;
@@ -121,6 +130,31 @@ describe('durable delivery', () => {
       const finals = receiver.got.filter((g) => g.body.data.task_id === taskId && g.body.type === 'generation.succeeded');
       expect(new Set(finals.map((g) => g.headers['webhook-id'])).size).toBe(1);
       expect(finals.at(-1)!.body.data.status).toBe('success');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('the worker SIGKILLed while the first attempt at the task end is on the wire: a new worker makes it again, with the same webhook-id; no delivery workflow', async () => {
+    const receiver = await startReceiver('/hooks', receiverPort);
+    try {
+      // The first answer never comes: the worker dies holding the attempt, its workflow task not completed.
+      receiver.gates.push(new Promise(() => undefined));
+      const taskId = (await startTasks(1, 'kill-during-first-attempt', gw.alice, ['succeeded', 'failed']))[0]!;
+      const finals = () => receiver.got.filter((g) => g.body.data.task_id === taskId && g.body.type === 'generation.succeeded');
+      await waitFor(async () => finals().length === 1, 30_000);
+      await gw.stack.restartWorker();
+      // The workflow task, timed out, runs again on the new worker, and so does the attempt.
+      await waitFor(async () => finals().length >= 2, 90_000);
+      await gw.client.workflow.getHandle(taskId).result();
+      expect(new Set(finals().map((g) => g.headers['webhook-id']))).toEqual(new Set([`msg_${taskId}_succeeded`]));
+      for (const g of finals()) new Webhook(secret).verify(g.raw, g.headers as Record<string, string>);
+      // The attempt the task recorded is the one answered; it was delivered, so no delivery workflow was started.
+      const listed = (await gw.alice.get(`/v1/generations/${taskId}/deliveries`)).body.data;
+      expect(listed).toEqual([expect.objectContaining({ event: 'succeeded', state: 'delivered', attempt_count: 1 })]);
+      await expect(gw.client.workflow.getHandle(webhookDeliveryWorkflowId(taskId)).describe()).rejects.toBeInstanceOf(
+        WorkflowNotFoundError,
+      );
     } finally {
       await receiver.close();
     }

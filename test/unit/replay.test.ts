@@ -3,7 +3,7 @@
  * replay against the current workflow code. test/fixtures/histories/1.0/ is the 1.0 set (made by
  * test/fixtures/record-histories.ts: push off and on, polls through an outage, a re-submission, a failover to a
  * second account, continue-as-new, cancel, the deadline, a run replayed after an outage, webhooks and a delivery);
- * it stays as recorded, and a later versioned change adds a folder of its own runs beside it. A change that would
+ * it stays as recorded, and a later versioned change adds a folder of its own runs beside it (named after its patch). A change that would
  * break running tasks in production (non-determinism) fails here; from 1.0 on, every change is versioned with
  * patched().
  */
@@ -144,6 +144,61 @@ test('webhook-close-after-attempt: a delivery run records its last attempt in a 
     'WORKFLOW_EXECUTION_COMPLETED',
   ]);
   expect(types).not.toContain('WORKFLOW_TASK_FAILED');
+});
+
+/** The patch of the final webhook event's first attempt at the task's end (workflows/generation/announcement.ts). */
+const FIRST_ATTEMPT = 'webhook-first-attempt';
+
+test("the webhook-first-attempt set: a webhook without running is attempted in the workflow task after the task's final record, handed over only when not delivered", () => {
+  const events = (name: string) =>
+    (JSON.parse(readFileSync(join(FIXTURES, FIRST_ATTEMPT, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
+  const decode = (d: string) => JSON.parse(Buffer.from(d, 'base64').toString('utf8')) as Record<string, unknown>;
+  /** Each marker as `<local activity type>` or `patch:<id>`, with every other event's type. */
+  const steps = (name: string) =>
+    events(name).map((e) => {
+      const details = e.markerRecordedEventAttributes?.details;
+      const data = details?.data?.payloads[0]?.data ?? details?.['patch-data']?.payloads[0]?.data;
+      if (!data) return e.eventType.replace('EVENT_TYPE_', '');
+      const marker = decode(data);
+      return typeof marker.activity_type === 'string' ? marker.activity_type : `patch:${String(marker.id)}`;
+    });
+  /** The state the first attempt's record (its local activity's result) gave its event. */
+  const firstAttemptState = (name: string) => {
+    const marker = events(name).find((_e, i) => steps(name)[i] === 'firstWebhookAttempt');
+    const result = (marker?.markerRecordedEventAttributes?.details as { result?: { payloads: { data: string }[] } } | undefined)?.result;
+    return (decode(result!.payloads[0]!.data) as { delivery: { events: { state: string }[] } }).delivery.events[0]!.state;
+  };
+  /** From the final record's last write to the run's end: the timer ends that workflow task, the attempt is in the next. */
+  const end = (name: string, lastWrite: string) => steps(name).slice(steps(name).lastIndexOf(lastWrite));
+  const attemptAtEnd = [
+    'patch:webhook-first-attempt',
+    'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES',
+    'TIMER_STARTED',
+    'TIMER_FIRED',
+    'WORKFLOW_TASK_SCHEDULED',
+    'WORKFLOW_TASK_STARTED',
+    'WORKFLOW_TASK_COMPLETED',
+    'firstWebhookAttempt',
+  ];
+  expect(end('webhook-first-attempt', 'WORKFLOW_PROPERTIES_MODIFIED')).toEqual([
+    'WORKFLOW_PROPERTIES_MODIFIED',
+    ...attemptAtEnd,
+    'WORKFLOW_EXECUTION_COMPLETED',
+  ]);
+  expect(firstAttemptState('webhook-first-attempt')).toBe('delivered');
+  // A failed task: its settlement, then the attempt.
+  expect(end('webhook-first-attempt-failed', 'settleTask')).toEqual(['settleTask', ...attemptAtEnd, 'WORKFLOW_EXECUTION_FAILED']);
+  // Answered 500: handed over; the delivery run starts with the attempt carried and waits a back-off before the next.
+  expect(firstAttemptState('webhook-handed-over')).toBe('pending');
+  const delivery = steps('handed-over-webhook-delivery');
+  expect(delivery.indexOf('patch:webhook-first-attempt')).toBeGreaterThan(-1);
+  expect(delivery.indexOf('TIMER_STARTED')).toBeLessThan(delivery.indexOf('deliverWebhook'));
+  expect(delivery.filter((s) => s === 'deliverWebhook')).toHaveLength(1);
+  // No announcement for any of them; a webhook that asked for running keeps both announcements and takes no patch.
+  for (const name of ['webhook-first-attempt', 'webhook-first-attempt-failed', 'webhook-handed-over'])
+    expect([name, steps(name).filter((s) => s === 'announceWebhookEvent')]).toEqual([name, []]);
+  expect(steps('webhook-running-and-succeeded').filter((s) => s === 'announceWebhookEvent')).toHaveLength(2);
+  expect(steps('webhook-running-and-succeeded').filter((s) => s.startsWith('patch:'))).toEqual([]);
 });
 
 /** The patch of the settlement step (workflows/generation.ts SETTLEMENT_STEP) and the runs recorded with it. */

@@ -1,26 +1,78 @@
 /**
- * The task's webhook events, announced to its delivery workflow (workflows/webhook-delivery.ts): `running` when its
- * job starts, then `succeeded` or `failed` as it ends. The final event is announced after the task's final memo and
- * search attributes are written, in the workflow task that closes it; the delivery waits for the task to be closed
- * before its first attempt, so a webhook never delays a task and sync callers have their answer first.
+ * The task's webhook events: `running` when its job starts, then `succeeded` or `failed` as it ends, each announced to
+ * the task's delivery workflow (workflows/webhook-delivery.ts), which makes every attempt and retry in a history of
+ * its own.
+ *
+ * Since patch `webhook-first-attempt`, the final event of a task that did not ask for `running` is first attempted
+ * by the task itself, as the last step of its end: a delivery workflow is a new workflow whose first workflow task
+ * queues behind every other task ending at the same moment, which put seconds between a burst of tasks' ends and
+ * their webhooks. The order inside the end step is what a receiver reading the task needs: the final memo and search
+ * attributes are written by the workflow task that ended the task (and its settlement); one 1 ms timer then completes
+ * that workflow task, so the final record is visible to every reader (GET /v1/generations/:id, the OpenAI SDK's
+ * `videos.retrieve` inside the receiver's handler); the attempt runs in the next workflow task, a local activity that
+ * reads the record from the memo (webhooks/first-attempt.ts), and the workflow completes after it. Only an attempt
+ * that does not deliver starts the delivery workflow, carrying that attempt. A task whose webhook asked for `running`
+ * already has a delivery workflow from that event, so its final event goes there too, behind it, in order.
+ *
+ * A sync caller's answer waits for the workflow to close, so for the attempt: at most FIRST_ATTEMPT_TIMEOUT_MS (5 s).
+ * A signal reaching the task while the attempt is made (a platform's late callback) makes Temporal refuse the
+ * completion; the refused workflow task is run again and so is the attempt, with the same webhook-id.
  */
-import { log, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, log, patched, proxySinks, sleep, workflowInfo } from '@temporalio/workflow';
 import type { GenerationInput } from '../../core/task';
-import type { WebhookEvent } from '../../core/webhooks';
-import { announceWebhookEvent } from './policies';
+import { FINAL_WEBHOOK_EVENTS, type WebhookEvent, type WebhookTarget } from '../../core/webhooks';
+import type { WebhookMetricsSinks } from '../sinks';
+import { announceWebhookEvent, firstWebhookAttempt } from './policies';
 
-/** One event announced, when the task has a webhook that asked for it: one marker event (a local activity). */
+/** The final event's first attempt is the last step of the task's end (see above). */
+export const WEBHOOK_FIRST_ATTEMPT = 'webhook-first-attempt';
+
+const { webhookMetrics } = proxySinks<WebhookMetricsSinks>();
+
+/**
+ * One event, when the task has a webhook that asked for it: one marker event (a local activity), and for the final
+ * event of a task without `running` (new runs) one timer before it, a step nothing cancels: the task has ended.
+ */
 export async function announce(input: GenerationInput, event: WebhookEvent): Promise<void> {
   const webhook = input.webhook;
   if (!webhook || !webhook.events.includes(event)) return;
+  const occurredAt = new Date().toISOString();
+  if (FINAL_WEBHOOK_EVENTS.includes(event) && !webhook.events.includes('running') && patched(WEBHOOK_FIRST_ATTEMPT))
+    return CancellationScope.nonCancellable(() => attemptAtEnd(input, webhook, event, occurredAt));
+  await handOver(input, webhook, event, occurredAt);
+}
+
+/**
+ * The final event attempted by the task itself, after a timer that completes the workflow task that wrote its final
+ * record. Delivered or gone, the event is settled here and the metrics are told (as the delivery workflow tells them
+ * of the events it settles: once, by the worker whose workflow task decided it, never on replay); otherwise the
+ * activity has handed it to the delivery workflow. Should the activity itself fail, the event is announced as before.
+ */
+async function attemptAtEnd(input: GenerationInput, target: WebhookTarget, event: WebhookEvent, occurredAt: string): Promise<void> {
+  await sleep(1);
   try {
-    await announceWebhookEvent({
+    const { delivery } = await firstWebhookAttempt({
       taskId: workflowInfo().workflowId,
       ownerId: input.ownerId,
-      target: webhook,
+      target,
       event,
-      occurredAt: new Date().toISOString(),
+      occurredAt,
     });
+    const state = delivery.events?.[0]?.state;
+    if (state === 'delivered' || state === 'gone') webhookMetrics.settled(state);
+  } catch (err) {
+    log.warn('The final webhook event could not be attempted at the task end: announced to its delivery workflow', {
+      event,
+      error: err instanceof Error ? err.message : String(err),
+    });
+    await handOver(input, target, event, occurredAt);
+  }
+}
+
+/** The event handed to the task's delivery workflow, which makes its attempts. */
+async function handOver(input: GenerationInput, target: WebhookTarget, event: WebhookEvent, occurredAt: string): Promise<void> {
+  try {
+    await announceWebhookEvent({ taskId: workflowInfo().workflowId, ownerId: input.ownerId, target, event, occurredAt });
   } catch (err) {
     // Temporal unreachable from the worker for the whole budget: the task's own outcome must not change.
     log.error('Could not hand a webhook event to its delivery workflow', {

@@ -7,6 +7,7 @@ import type { Priority } from '@temporalio/common';
 import type { Activities } from '../../activities';
 import { ACTIVITY_ATTEMPT_TIMEOUT_MS } from '../../core/timeouts';
 import type { FailureReason } from '../../core/task';
+import { FIRST_ATTEMPT_TIMEOUT_MS } from '../../core/webhooks';
 
 /** Error types the activities raise that must never be retried: each ends the task at once. */
 const FINAL_ERRORS: FailureReason[] = [
@@ -123,6 +124,18 @@ export const MAX_EVENTS_PER_RUN = 2_500;
 export const { announceWebhookEvent } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '10s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 10 },
+});
+
+/**
+ * The final event's first attempt at the task's end (workflows/generation/announcement.ts, webhooks/first-attempt.ts):
+ * a local activity bounded by the attempt's own bound plus room to read the task and hand the event over. It does not
+ * fail for the receiver's answer; a failure is a lost worker or a hand-over Temporal did not take, and each retry
+ * repeats attempt and hand-over with the same webhook-id. A few quick tries only: a sync caller waits for them, and
+ * past them the event goes to the delivery workflow the way every event used to.
+ */
+export const { firstWebhookAttempt } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: FIRST_ATTEMPT_TIMEOUT_MS + 10_000,
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '4s', maximumAttempts: 3 },
 });
 
 /**

@@ -1,0 +1,113 @@
+/**
+ * The final event's first attempt as a step of the task's own end (workflows/generation/announcement.ts, patch
+ * `webhook-first-attempt`): one local activity of the generation workflow that attempts the event and, when the
+ * attempt does not deliver, hands it to the task's delivery workflow (workflows/webhook-delivery.ts) carrying that
+ * attempt. No delivery workflow — no workflow start, no workflow task queued behind a burst of tasks ending
+ * together — for an event its receiver takes at once, which is most of them.
+ *
+ * Attempt and hand-over are one activity, so a worker lost between them repeats both: the receiver gets the same
+ * `webhook-id` again (it deduplicates on it), and a hand-over made twice is one event to the delivery workflow (it
+ * ignores an event it has). The record this answers is the local activity's result, kept in the task's history:
+ * GET .../deliveries reads it there when no delivery workflow was needed (webhooks/deliveries.ts).
+ */
+import type { Client } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import {
+  FIRST_ATTEMPT_TIMEOUT_MS,
+  FIRST_WEBHOOK_ATTEMPT_ACTIVITY,
+  webhookMessageId,
+  type DeliveryEventRecord,
+  type FirstAttemptInput,
+  type WebhookDeliveryInput,
+  type WebhookDeliveryMemo,
+  type WebhookSendInput,
+  type WebhookSendResult,
+  type WebhookTiming,
+} from '../core/webhooks';
+import { signalDelivery } from './delivery';
+
+/** What the first attempt needs beyond one attempt: where and how a hand-over starts the delivery workflow. */
+export interface FirstAttemptDeps {
+  client: Client;
+  taskQueue: string;
+  timing: WebhookTiming;
+}
+
+/**
+ * Attempts the event once — bounded by WEBHOOK_ATTEMPT_TIMEOUT_MS, at most FIRST_ATTEMPT_TIMEOUT_MS, its record read
+ * from the task's memo while the task's workflow is still open — and answers its delivery record: `delivered` or
+ * `gone` settle it here; anything else leaves it `pending` with the delivery workflow, started now with the event
+ * and this attempt. Only a failed hand-over throws (the activity is retried, attempt included).
+ */
+export async function firstAttempt(
+  deps: FirstAttemptDeps,
+  input: FirstAttemptInput,
+  deliver: (input: WebhookSendInput) => Promise<WebhookSendResult>,
+): Promise<WebhookDeliveryMemo> {
+  const webhookId = webhookMessageId(input.taskId, input.event);
+  const result = await deliver({
+    taskId: input.taskId,
+    ownerId: input.ownerId,
+    target: input.target,
+    webhookId,
+    event: input.event,
+    occurredAt: input.occurredAt,
+    attemptTimeoutMs: Math.min(deps.timing.attemptTimeoutMs, FIRST_ATTEMPT_TIMEOUT_MS),
+    taskOpen: true,
+  }).catch((err: unknown) => lost(err));
+  const record: DeliveryEventRecord = {
+    webhook_id: webhookId,
+    event: input.event,
+    state: result.outcome === 'delivered' || result.outcome === 'gone' ? result.outcome : 'pending',
+    occurred_at: input.occurredAt,
+    attempt_count: 1,
+    attempts: [result.attempt],
+  };
+  const delivery: WebhookDeliveryInput = {
+    taskId: input.taskId,
+    ownerId: input.ownerId,
+    target: input.target,
+    timing: deps.timing,
+    events: [record],
+  };
+  if (record.state === 'pending')
+    await signalDelivery(deps.client, deps.taskQueue, delivery, { event: input.event, occurredAt: input.occurredAt });
+  return { delivery };
+}
+
+/** An attempt that could not be made (the task's record or the key's secret unreadable): retried like a refusal. */
+function lost(err: unknown): WebhookSendResult {
+  return {
+    outcome: 'retry',
+    attempt: { at: new Date().toISOString(), duration_ms: 0, error: `attempt lost: ${err instanceof Error ? err.message : String(err)}` },
+  };
+}
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/**
+ * The record the first attempt at a task's end answered, from the task's history (its last run: the one that ended):
+ * the result of its local activity's marker, `core_local_activity`, whose `data` names the activity type. Undefined
+ * when the task made no such attempt (still running, no webhook, a webhook that asked for `running`, or a run from
+ * before the patch).
+ */
+export async function firstAttemptRecord(client: Client, taskId: string): Promise<WebhookDeliveryMemo | undefined> {
+  const history = await client.workflow.getHandle(taskId).fetchHistory();
+  const marker = (history.events ?? []).filter((e) => markerActivityType(e) === FIRST_WEBHOOK_ATTEMPT_ACTIVITY).at(-1);
+  const result = marker?.markerRecordedEventAttributes?.details?.result?.payloads?.[0];
+  if (!result) return undefined;
+  const memo = client.options.loadedDataConverter.payloadConverter.fromPayload<Partial<WebhookDeliveryMemo>>(result);
+  return memo?.delivery ? (memo as WebhookDeliveryMemo) : undefined;
+}
+
+/** The activity type a local activity's marker names, if the event is one. */
+function markerActivityType(e: HistoryEvent): string | undefined {
+  const marker = e.markerRecordedEventAttributes;
+  const data = marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : undefined;
+  if (!data) return undefined;
+  try {
+    return (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type;
+  } catch {
+    return undefined;
+  }
+}
