@@ -127,6 +127,16 @@ export interface WebhookSendResult {
   attempt: DeliveryAttempt;
 }
 
+/**
+ * The task queue webhook deliveries run on, beside the generation tasks' own: a delivery's workflow tasks never wait
+ * behind a backlog of generation tasks (hundreds of tasks ending together), so an event goes out within moments of
+ * its task's end. Every worker polls both (worker/main.ts). The final event's first attempt at a task's end runs there
+ * too, on that queue's activity slots (workflows/generation/announcement.ts).
+ */
+export function webhookTaskQueue(taskQueue: string): string {
+  return `${taskQueue}-webhooks`;
+}
+
 /** What the generation workflow announces: an event of its task, for the task's delivery workflow. */
 export interface AnnounceInput {
   taskId: string;
@@ -152,7 +162,7 @@ export type FirstAttemptInput = AnnounceInput;
  * The webhook activities as the workflows call them (webhooks/activities.ts makes them; the worker adds them to
  * its activities): announcing an event to its task's delivery workflow, one signed attempt, and the final event's
  * first attempt at the task's end — handed to the delivery workflow when it does not deliver. That one answers the
- * event's delivery record (the memo shape GET .../deliveries reads): it is kept as the local activity's result in the
+ * event's delivery record (the memo shape GET .../deliveries reads): it is kept as the activity's result in the
  * task's own history, the record's one copy when no delivery workflow was needed.
  */
 export interface WebhookActivities {
@@ -161,5 +171,5 @@ export interface WebhookActivities {
   firstWebhookAttempt(input: FirstAttemptInput): Promise<WebhookDeliveryMemo>;
 }
 
-/** The activity type of the first attempt at a task's end: its marker in the task's history holds the record. */
+/** The activity type of the first attempt at a task's end: its completion in the task's history holds the record. */
 export const FIRST_WEBHOOK_ATTEMPT_ACTIVITY = 'firstWebhookAttempt' satisfies keyof WebhookActivities;

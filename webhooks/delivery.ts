@@ -12,19 +12,11 @@ import {
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
   WEBHOOK_EVENT_SIGNAL,
   WEBHOOK_REDELIVER_SIGNAL,
+  webhookTaskQueue,
   type WebhookDeliveryInput,
   type WebhookDeliveryMemo,
   type WebhookEvent,
 } from '../core/webhooks';
-
-/**
- * The task queue webhook deliveries run on, beside the generation tasks' own: a delivery's workflow tasks never wait
- * behind a backlog of generation tasks (hundreds of tasks ending together), so an event goes out within moments of
- * its task's end. Every worker polls both (worker/main.ts).
- */
-export function webhookTaskQueue(taskQueue: string): string {
-  return `${taskQueue}-webhooks`;
-}
 
 /** The delivery workflow's id per task. */
 export function webhookDeliveryWorkflowId(taskId: string): string {

@@ -1,13 +1,13 @@
 /**
  * The final event's first attempt as a step of the task's own end (workflows/generation/announcement.ts, patch
- * `webhook-first-attempt`): one local activity of the generation workflow that attempts the event and, when the
+ * `webhook-first-attempt`): one activity of the generation workflow, on the webhooks' task queue, that attempts the event and, when the
  * attempt does not deliver, hands it to the task's delivery workflow (workflows/webhook-delivery.ts) carrying that
  * attempt. No delivery workflow — no workflow start, no workflow task queued behind a burst of tasks ending
  * together — for an event its receiver takes at once, which is most of them.
  *
  * Attempt and hand-over are one activity, so a worker lost between them repeats both: the receiver gets the same
  * `webhook-id` again (it deduplicates on it), and a hand-over made twice is one event to the delivery workflow (it
- * ignores an event it has). The record this answers is the local activity's result, kept in the task's history:
+ * ignores an event it has). The record this answers is the activity's result, kept in the task's history:
  * GET .../deliveries reads it there when no delivery workflow was needed (webhooks/deliveries.ts).
  */
 import type { Client } from '@temporalio/client';
@@ -87,27 +87,21 @@ type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 /**
  * The record the first attempt at a task's end answered, from the task's history (its last run: the one that ended):
- * the result of its local activity's marker, `core_local_activity`, whose `data` names the activity type. Undefined
- * when the task made no such attempt (still running, no webhook, a webhook that asked for `running`, or a run from
- * before the patch).
+ * the result of its completed `firstWebhookAttempt` activity. Undefined when the task made no such attempt (still
+ * running, no webhook, a webhook that asked for `running`, a run from before the patch) or the attempt never
+ * completed (the event was then announced to the delivery workflow, whose memo has it).
  */
 export async function firstAttemptRecord(client: Client, taskId: string): Promise<WebhookDeliveryMemo | undefined> {
   const history = await client.workflow.getHandle(taskId).fetchHistory();
-  const marker = (history.events ?? []).filter((e) => markerActivityType(e) === FIRST_WEBHOOK_ATTEMPT_ACTIVITY).at(-1);
-  const result = marker?.markerRecordedEventAttributes?.details?.result?.payloads?.[0];
+  const events = history.events ?? [];
+  const scheduled = new Set(events.filter(isFirstAttemptScheduled).map((e) => String(e.eventId)));
+  const completed = events.filter((e) => scheduled.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? ''))).at(-1);
+  const result = completed?.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
   if (!result) return undefined;
   const memo = client.options.loadedDataConverter.payloadConverter.fromPayload<Partial<WebhookDeliveryMemo>>(result);
   return memo?.delivery ? (memo as WebhookDeliveryMemo) : undefined;
 }
 
-/** The activity type a local activity's marker names, if the event is one. */
-function markerActivityType(e: HistoryEvent): string | undefined {
-  const marker = e.markerRecordedEventAttributes;
-  const data = marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : undefined;
-  if (!data) return undefined;
-  try {
-    return (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type;
-  } catch {
-    return undefined;
-  }
+function isFirstAttemptScheduled(e: HistoryEvent): boolean {
+  return e.activityTaskScheduledEventAttributes?.activityType?.name === FIRST_WEBHOOK_ATTEMPT_ACTIVITY;
 }

@@ -12,7 +12,7 @@ import { ConfigError } from '../core/config';
 import { createLogger } from '../core/logger';
 import { hintTask } from '../core/task-hints';
 import { createWebhookActivities } from '../webhooks/activities';
-import { webhookTaskQueue } from '../webhooks/delivery';
+import { webhookTaskQueue } from '../core/webhooks';
 import { temporalConnectionOptions } from '../core/temporal-connection';
 import { createHttpClient } from '../platforms/http';
 import { PushMonitor } from './push-monitor';
@@ -103,7 +103,7 @@ type Parts = Awaited<ReturnType<typeof startParts>>;
 
 /**
  * The Temporal workers: one on the task queue of the generation tasks, one on the webhook deliveries' own
- * (webhooks/delivery.ts webhookTaskQueue), so a delivery never waits behind a backlog of tasks; both run the same
+ * (core/webhooks.ts webhookTaskQueue), so a delivery never waits behind a backlog of tasks; both run the same
  * workflows and activities over the same parts.
  */
 async function createWorkers(config: WorkerConfig, p: Parts, logger: Logger): Promise<Worker[]> {

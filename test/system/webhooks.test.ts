@@ -138,13 +138,13 @@ describe('durable delivery', () => {
   test('the worker SIGKILLed while the first attempt at the task end is on the wire: a new worker makes it again, with the same webhook-id; no delivery workflow', async () => {
     const receiver = await startReceiver('/hooks', receiverPort);
     try {
-      // The first answer never comes: the worker dies holding the attempt, its workflow task not completed.
+      // The first answer never comes: the worker dies holding the attempt, its activity not completed.
       receiver.gates.push(new Promise(() => undefined));
       const taskId = (await startTasks(1, 'kill-during-first-attempt', gw.alice, ['succeeded', 'failed']))[0]!;
       const finals = () => receiver.got.filter((g) => g.body.data.task_id === taskId && g.body.type === 'generation.succeeded');
       await waitFor(async () => finals().length === 1, 30_000);
       await gw.stack.restartWorker();
-      // The workflow task, timed out, runs again on the new worker, and so does the attempt.
+      // The attempt's time runs out (its start-to-close bound) and the new worker makes it again.
       await waitFor(async () => finals().length >= 2, 90_000);
       await gw.client.workflow.getHandle(taskId).result();
       expect(new Set(finals().map((g) => g.headers['webhook-id']))).toEqual(new Set([`msg_${taskId}_succeeded`]));

@@ -18,7 +18,8 @@ import { DirectoryResultStore } from '../../results/directory-store';
 import { ResultLinks } from '../../results/result-links';
 import { createWebhookActivities } from '../../webhooks/activities';
 import { WebhookService } from '../../webhooks/deliveries';
-import { webhookDeliveryWorkflowId, webhookTaskQueue } from '../../webhooks/delivery';
+import { webhookTaskQueue } from '../../core/webhooks';
+import { webhookDeliveryWorkflowId } from '../../webhooks/delivery';
 import { taskSubjectReader } from '../../webhooks/event-body';
 import { derivedWebhookSecret, webhookSecrets } from '../../webhooks/signing';
 import type { WebhookSettlement } from '../../workflows/sinks';
@@ -84,6 +85,7 @@ function platform(taskId: string, ends: 'success' | 'failed', runsFirst: boolean
 
 interface Ended {
   taskId: string;
+  taskQueue: string;
   outcome: 'success' | 'failed';
   /** Outcomes the attempts reported to the observer (every attempt, on any queue). */
   attempts: string[];
@@ -173,7 +175,16 @@ async function endTask(opts: TaskOptions = {}, after?: (ended: Ended) => Promise
         },
       );
       const history = (await handle.fetchHistory()).events ?? [];
-      const ended = { taskId, outcome, ...seen, delivery, deliveryHandle, history, service: new WebhookService(client, taskQueue) };
+      const ended = {
+        taskId,
+        taskQueue,
+        outcome,
+        ...seen,
+        delivery,
+        deliveryHandle,
+        history,
+        service: new WebhookService(client, taskQueue),
+      };
       if (after) await after(ended);
       return ended;
     }),
@@ -191,13 +202,21 @@ function markerOf(e: temporal.api.history.v1.IHistoryEvent): string | undefined 
   return data.activity_type ?? `patch:${data.id}`;
 }
 
-const markers = (history: temporal.api.history.v1.IHistoryEvent[]) => history.map(markerOf).filter((m) => m !== undefined);
+/** A marker's step (above), or an activity's as `activity:<type>` where it is scheduled. */
+function stepOf(e: temporal.api.history.v1.IHistoryEvent): string | undefined {
+  const scheduled = e.activityTaskScheduledEventAttributes?.activityType?.name;
+  return scheduled ? `activity:${scheduled}` : markerOf(e);
+}
+
+/** The steps of a run after its job's submit (an activity every run schedules first). */
+const markers = (history: temporal.api.history.v1.IHistoryEvent[]) =>
+  history.map(stepOf).filter((m) => m !== undefined && m !== 'activity:submitGeneration');
 
 const verified = (i = 0) =>
   new Webhook(derivedWebhookSecret(MASTER, 'alice')).verify(receiver.got[i]!.raw, receiver.got[i]!.headers as Record<string, string>);
 
 describe('a task whose webhook did not ask for running: the final event attempted at its end', () => {
-  test('a receiver answering 200: one POST, signed, carrying the final record; no delivery workflow; the attempt in the workflow task after the one that wrote the final memo', async () => {
+  test("a receiver answering 200: one POST, signed, carrying the final record; no delivery workflow; the attempt an activity on the webhooks' queue, scheduled with the final memo", async () => {
     const ended = await endTask();
     expect(ended.outcome).toBe('success');
     expect(receiver.got).toHaveLength(1);
@@ -212,23 +231,29 @@ describe('a task whose webhook did not ask for running: the final event attempte
     expect(ended.settled).toEqual(['delivered']);
 
     const types = ended.history.map(typeOf);
-    const attempt = ended.history.findIndex((e) => markerOf(e) === 'firstWebhookAttempt');
     const finalMemo = types.lastIndexOf('WORKFLOW_PROPERTIES_MODIFIED');
-    expect(markers(ended.history)).toEqual(['pollGeneration', 'patch:quieter-task', 'patch:webhook-first-attempt', 'firstWebhookAttempt']);
+    const attempt = ended.history.find((e) => stepOf(e) === 'activity:firstWebhookAttempt')!;
+    expect(markers(ended.history).slice(-4)).toEqual([
+      'pollGeneration',
+      'patch:quieter-task',
+      'patch:webhook-first-attempt',
+      'activity:firstWebhookAttempt',
+    ]);
+    expect(attempt.activityTaskScheduledEventAttributes!.taskQueue!.name).toBe(webhookTaskQueue(ended.taskQueue));
     expect(finalMemo).toBeGreaterThan(0);
-    // The final memo, then the timer that ends its workflow task, then the attempt in the next one, then the end.
-    expect(types.slice(finalMemo, attempt + 1)).toEqual([
+    // The final memo and the attempt's scheduling in one workflow task (no timer between them), then the run's end.
+    expect(types.slice(finalMemo)).toEqual([
       'WORKFLOW_PROPERTIES_MODIFIED',
       'MARKER_RECORDED', // the patch,
       'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES', // and its TemporalChangeVersion
-      'TIMER_STARTED',
-      'TIMER_FIRED',
+      'ACTIVITY_TASK_SCHEDULED',
+      'ACTIVITY_TASK_STARTED',
+      'ACTIVITY_TASK_COMPLETED',
       'WORKFLOW_TASK_SCHEDULED',
       'WORKFLOW_TASK_STARTED',
       'WORKFLOW_TASK_COMPLETED',
-      'MARKER_RECORDED',
+      'WORKFLOW_EXECUTION_COMPLETED',
     ]);
-    expect(types.slice(attempt + 1)).toEqual(['WORKFLOW_EXECUTION_COMPLETED']);
     expect(types).not.toContain('WORKFLOW_TASK_FAILED');
   });
 
@@ -301,7 +326,7 @@ describe('a task whose webhook did not ask for running: the final event attempte
       'patch:settlement-step',
       'settleTask',
       'patch:webhook-first-attempt',
-      'firstWebhookAttempt',
+      'activity:firstWebhookAttempt',
     ]);
   });
 
@@ -315,7 +340,10 @@ describe('a task whose webhook did not ask for running: the final event attempte
       },
     });
     expect(receiver.got.map((g) => g.headers['webhook-id'])).toEqual([`msg_${ended.taskId}_succeeded`, `msg_${ended.taskId}_succeeded`]);
-    expect(markers(ended.history).filter((m) => m === 'firstWebhookAttempt')).toHaveLength(1);
+    expect(markers(ended.history).filter((m) => m === 'activity:firstWebhookAttempt')).toHaveLength(1);
+    const attempt = ended.history.find((e) => stepOf(e) === 'activity:firstWebhookAttempt')!;
+    const started = ended.history.filter((e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(attempt.eventId));
+    expect(started.map((e) => e.activityTaskStartedEventAttributes!.attempt)).toEqual([2]);
     expect(ended.delivery).toBeUndefined();
   });
 
@@ -325,14 +353,14 @@ describe('a task whose webhook did not ask for running: the final event attempte
         throw new Error('Temporal did not take the hand-over');
       },
     });
-    // The activity's marker records its failure; the announcement follows it.
-    expect(markers(ended.history)).toEqual([
-      'pollGeneration',
+    // The activity's failure after its tries, then the announcement.
+    expect(markers(ended.history).slice(-4)).toEqual([
       'patch:quieter-task',
       'patch:webhook-first-attempt',
-      'firstWebhookAttempt',
+      'activity:firstWebhookAttempt',
       'announceWebhookEvent',
     ]);
+    expect(ended.history.map(typeOf)).toContain('ACTIVITY_TASK_FAILED');
     expect(ended.delivery!.delivery.events).toEqual([expect.objectContaining({ state: 'delivered', attempt_count: 1 })]);
     expect(receiver.got).toHaveLength(1);
   });

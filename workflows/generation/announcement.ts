@@ -6,23 +6,24 @@
  * Since patch `webhook-first-attempt`, the final event of a task that did not ask for `running` is first attempted
  * by the task itself, as the last step of its end: a delivery workflow is a new workflow whose first workflow task
  * queues behind every other task ending at the same moment, which put seconds between a burst of tasks' ends and
- * their webhooks. The order inside the end step is what a receiver reading the task needs: the final memo and search
- * attributes are written by the workflow task that ended the task (and its settlement); one 1 ms timer then completes
- * that workflow task, so the final record is visible to every reader (GET /v1/generations/:id, the OpenAI SDK's
- * `videos.retrieve` inside the receiver's handler); the attempt runs in the next workflow task, a local activity that
- * reads the record from the memo (webhooks/first-attempt.ts), and the workflow completes after it. Only an attempt
- * that does not deliver starts the delivery workflow, carrying that attempt. A task whose webhook asked for `running`
+ * their webhooks. The attempt is an activity on the webhooks' task queue, scheduled by the workflow task that wrote
+ * the task's final memo (and settled it): Temporal dispatches it only once that workflow task is committed, so the
+ * final record is visible to every reader (GET /v1/generations/:id, the OpenAI SDK's `videos.retrieve` inside the
+ * receiver's handler) before the receiver is called, with no timer or extra workflow task in between. The activity
+ * reads the record from the memo (webhooks/first-attempt.ts); the workflow completes after it. Only an attempt that
+ * does not deliver starts the delivery workflow, carrying that attempt. A task whose webhook asked for `running`
  * already has a delivery workflow from that event, so its final event goes there too, behind it, in order.
  *
- * A sync caller's answer waits for the workflow to close, so for the attempt: at most FIRST_ATTEMPT_TIMEOUT_MS (5 s).
- * A signal reaching the task while the attempt is made (a platform's late callback) makes Temporal refuse the
- * completion; the refused workflow task is run again and so is the attempt, with the same webhook-id.
+ * A sync caller's answer waits for the workflow to close, so for the attempt: at most FIRST_ATTEMPT_TIMEOUT_MS (5 s)
+ * when the receiver answers or times out. A worker lost during the attempt has it made again (same webhook-id) once
+ * its time has run out; a platform's late callback reaching the task meanwhile is taken by a workflow task of its own
+ * and changes nothing.
  */
-import { CancellationScope, log, patched, proxySinks, sleep, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, log, patched, proxySinks, workflowInfo } from '@temporalio/workflow';
 import type { GenerationInput } from '../../core/task';
-import { FINAL_WEBHOOK_EVENTS, type WebhookEvent, type WebhookTarget } from '../../core/webhooks';
+import { FINAL_WEBHOOK_EVENTS, webhookTaskQueue, type WebhookEvent, type WebhookTarget } from '../../core/webhooks';
 import type { WebhookMetricsSinks } from '../sinks';
-import { announceWebhookEvent, firstWebhookAttempt } from './policies';
+import { announceWebhookEvent, firstWebhookAttemptOn } from './policies';
 
 /** The final event's first attempt is the last step of the task's end (see above). */
 export const WEBHOOK_FIRST_ATTEMPT = 'webhook-first-attempt';
@@ -30,8 +31,8 @@ export const WEBHOOK_FIRST_ATTEMPT = 'webhook-first-attempt';
 const { webhookMetrics } = proxySinks<WebhookMetricsSinks>();
 
 /**
- * One event, when the task has a webhook that asked for it: one marker event (a local activity), and for the final
- * event of a task without `running` (new runs) one timer before it, a step nothing cancels: the task has ended.
+ * One event, when the task has a webhook that asked for it: one marker event (a local activity), or for the final
+ * event of a task without `running` (new runs) one activity, a step nothing cancels: the task has ended.
  */
 export async function announce(input: GenerationInput, event: WebhookEvent): Promise<void> {
   const webhook = input.webhook;
@@ -43,13 +44,13 @@ export async function announce(input: GenerationInput, event: WebhookEvent): Pro
 }
 
 /**
- * The final event attempted by the task itself, after a timer that completes the workflow task that wrote its final
- * record. Delivered or gone, the event is settled here and the metrics are told (as the delivery workflow tells them
+ * The final event attempted by the task itself, by an activity that starts once the workflow task that wrote its
+ * final record is committed. Delivered or gone, the event is settled here and the metrics are told (as the delivery workflow tells them
  * of the events it settles: once, by the worker whose workflow task decided it, never on replay); otherwise the
  * activity has handed it to the delivery workflow. Should the activity itself fail, the event is announced as before.
  */
 async function attemptAtEnd(input: GenerationInput, target: WebhookTarget, event: WebhookEvent, occurredAt: string): Promise<void> {
-  await sleep(1);
+  const firstWebhookAttempt = firstWebhookAttemptOn(webhookTaskQueue(workflowInfo().taskQueue));
   try {
     const { delivery } = await firstWebhookAttempt({
       taskId: workflowInfo().workflowId,

@@ -128,15 +128,23 @@ export const { announceWebhookEvent } = proxyLocalActivities<Activities>({
 
 /**
  * The final event's first attempt at the task's end (workflows/generation/announcement.ts, webhooks/first-attempt.ts):
- * a local activity bounded by the attempt's own bound plus room to read the task and hand the event over. It does not
- * fail for the receiver's answer; a failure is a lost worker or a hand-over Temporal did not take, and each retry
- * repeats attempt and hand-over with the same webhook-id. A few quick tries only: a sync caller waits for them, and
- * past them the event goes to the delivery workflow the way every event used to.
+ * an activity on the webhooks' task queue (core/webhooks.ts webhookTaskQueue), so it runs on that queue's activity
+ * slots, never behind a burst of generation tasks' own work. Scheduled by the workflow task that wrote the task's final
+ * record, it starts only once that record is committed: a receiver reading the task inside its handler finds it final.
+ * Each attempt is bounded by the send's own bound plus room to read the task and hand the event over. It does not fail
+ * for the receiver's answer; a failure is a lost worker (its attempt ran out of time) or a hand-over Temporal did not
+ * take, and each retry repeats attempt and hand-over with the same webhook-id. A few quick tries only, within a minute
+ * from scheduling (a webhooks queue no worker polls included): a sync caller waits for them, and past them the event
+ * goes to the delivery workflow the way every event used to.
  */
-export const { firstWebhookAttempt } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: FIRST_ATTEMPT_TIMEOUT_MS + 10_000,
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '4s', maximumAttempts: 3 },
-});
+export function firstWebhookAttemptOn(taskQueue: string): Activities['firstWebhookAttempt'] {
+  return proxyActivities<Activities>({
+    taskQueue,
+    startToCloseTimeout: FIRST_ATTEMPT_TIMEOUT_MS + 10_000,
+    scheduleToCloseTimeout: '60s',
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '4s', maximumAttempts: 3 },
+  }).firstWebhookAttempt;
+}
 
 /**
  * Settling a task's ledger entry (workflows/generation/settlement.ts): first a few quick tries inside the workflow
