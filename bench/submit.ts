@@ -6,6 +6,12 @@
  * loop at the same concurrency. Their ratio (p50 over p50) is what HTTP, auth, validation, the reservation and Koa
  * add.
  *
+ * Then, interleaved (the issue's way of comparing them): each client sends one async submit through the API, then one
+ * bare `workflow.start` of a workflow with no search attributes and no memo, on a queue of its own that no worker
+ * polls, and again, while the submitted tasks run. Both ways share every moment of the machine, so their ratio is
+ * what a submit costs beyond the least a start can: the API's work, the reservation, and the start's search
+ * attributes and memo.
+ *
  * Every measured segment starts from the same state: no task of the queue running. Tasks live a few seconds after
  * their start (the first poll is at 3 s), so without the wait a segment shares the machine with the previous one's
  * tasks (the warm-up's 300 before the first): whichever way ran first measured slower, whatever it was.
@@ -23,12 +29,13 @@ import { waitFor } from '../test/support/wait-for';
 import { apiUrl, benchStack, cannon, percentile, round, videoBody, VIDEO_MODEL } from './support';
 
 const LEVELS = [1, 16, 64];
+const INTERLEAVED_LEVELS = [1, 16];
 const SECONDS = 10;
 const QUEUE = `bench-submit-${process.pid}`;
 
 export interface SubmitRow {
   clients: number;
-  via: 'api, budget on' | 'workflow.start';
+  via: 'api, budget on' | 'workflow.start' | 'interleaved: api submit' | 'interleaved: bare workflow.start';
   requests: number;
   reqPerSec: number;
   p50ms: number;
@@ -86,6 +93,64 @@ async function bareLoop(tasks: TaskService, clients: number, seconds: number): P
   };
 }
 
+/** Latencies of one way of the interleaved segment. */
+function rowOf(via: SubmitRow['via'], clients: number, latencies: number[], errors: number, elapsedS: number): SubmitRow {
+  return {
+    clients,
+    via,
+    requests: latencies.length,
+    reqPerSec: round(latencies.length / elapsedS),
+    p50ms: round(percentile(latencies, 50)),
+    p99ms: round(percentile(latencies, 99)),
+    errors,
+  };
+}
+
+/**
+ * Each client: one submit through the API, then one bare start (a workflow type no worker runs, no search attributes,
+ * no memo, a run timeout so the server drops it), and again, for `seconds`.
+ */
+async function interleaved(
+  client: Client,
+  url: string,
+  headers: Record<string, string>,
+  clients: number,
+  seconds: number,
+): Promise<SubmitRow[]> {
+  const submits: number[] = [];
+  const starts: number[] = [];
+  let submitErrors = 0;
+  let startErrors = 0;
+  const started = Date.now();
+  const end = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (Date.now() < end) {
+        let t0 = performance.now();
+        const r = await fetch(url, { method: 'POST', headers, body: videoBody('bench interleaved submit') }).catch(() => undefined);
+        await r?.arrayBuffer();
+        if (r?.status === 200) submits.push(performance.now() - t0);
+        else submitErrors += 1;
+        t0 = performance.now();
+        try {
+          await client.workflow.start('benchBareWorkflow', {
+            taskQueue: `${QUEUE}-bare`,
+            workflowId: `bare-${newTaskId()}`,
+            workflowRunTimeout: '1 minute',
+          });
+          starts.push(performance.now() - t0);
+        } catch {
+          startErrors += 1;
+        }
+      }
+    }),
+  );
+  const elapsed = (Date.now() - started) / 1000;
+  const api = rowOf('interleaved: api submit', clients, submits, submitErrors, elapsed);
+  const bare = rowOf('interleaved: bare workflow.start', clients, starts, startErrors, elapsed);
+  return [{ ...api, ratio: round(api.p50ms / bare.p50ms, 2) }, bare];
+}
+
 /** Waits until no task of the queue runs (at most a minute: a segment after a slower wait is still measured). */
 async function drained(client: Client): Promise<void> {
   const idle = async () => (await client.workflow.count(`TaskQueue = '${QUEUE}' AND ExecutionStatus = 'Running'`)).count === 0;
@@ -129,10 +194,14 @@ export async function runSubmit(): Promise<{ rows: SubmitRow[]; notes: string[] 
       });
       rows.push(bare);
     }
+    for (const clients of INTERLEAVED_LEVELS) {
+      await drained(client);
+      rows.push(...(await interleaved(client, url, headers, clients, SECONDS)));
+    }
     return {
       rows,
       notes: [
-        `${SECONDS} s per level, each way starting with no task running; 1 API, 1 worker, Temporal dev server (SQLite), the ledger's PostgreSQL, all on the same host; the API's key has a budget`,
+        `${SECONDS} s per level, each way starting with no task running; interleaved rows: each client alternates one API submit and one bare workflow.start (no search attributes, no memo), the submitted tasks running meanwhile; 1 API, 1 worker, Temporal dev server (SQLite), the ledger's PostgreSQL, all on the same host; the API's key has a budget`,
       ],
     };
   } finally {
