@@ -128,6 +128,17 @@ export interface WebhookSendResult {
 }
 
 /**
+ * An attempt that failed without an answer to report (its activity lost with its worker, or the task's record or the
+ * key's secret unreadable): recorded like a refusal, to be tried again.
+ */
+export function lostAttempt(err: unknown): WebhookSendResult {
+  return {
+    outcome: 'retry',
+    attempt: { at: new Date().toISOString(), duration_ms: 0, error: `attempt lost: ${err instanceof Error ? err.message : String(err)}` },
+  };
+}
+
+/**
  * The task queue webhook deliveries run on, beside the generation tasks' own: a delivery's workflow tasks never wait
  * behind a backlog of generation tasks (hundreds of tasks ending together), so an event goes out within moments of
  * its task's end. Every worker polls both (worker/main.ts). The final event's first attempt at a task's end runs there

@@ -15,6 +15,7 @@ import type { temporal } from '@temporalio/proto';
 import {
   FIRST_ATTEMPT_TIMEOUT_MS,
   FIRST_WEBHOOK_ATTEMPT_ACTIVITY,
+  lostAttempt,
   webhookMessageId,
   type DeliveryEventRecord,
   type FirstAttemptInput,
@@ -54,7 +55,7 @@ export async function firstAttempt(
     occurredAt: input.occurredAt,
     attemptTimeoutMs: Math.min(deps.timing.attemptTimeoutMs, FIRST_ATTEMPT_TIMEOUT_MS),
     taskOpen: true,
-  }).catch((err: unknown) => lost(err));
+  }).catch(lostAttempt);
   const record: DeliveryEventRecord = {
     webhook_id: webhookId,
     event: input.event,
@@ -73,14 +74,6 @@ export async function firstAttempt(
   if (record.state === 'pending')
     await signalDelivery(deps.client, deps.taskQueue, delivery, { event: input.event, occurredAt: input.occurredAt });
   return { delivery };
-}
-
-/** An attempt that could not be made (the task's record or the key's secret unreadable): retried like a refusal. */
-function lost(err: unknown): WebhookSendResult {
-  return {
-    outcome: 'retry',
-    attempt: { at: new Date().toISOString(), duration_ms: 0, error: `attempt lost: ${err instanceof Error ? err.message : String(err)}` },
-  };
 }
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;

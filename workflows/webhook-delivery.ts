@@ -37,6 +37,7 @@ import {
   FINAL_WEBHOOK_EVENTS,
   WEBHOOK_EVENT_SIGNAL,
   WEBHOOK_REDELIVER_SIGNAL,
+  lostAttempt,
   webhookMessageId,
   type DeliveryEventRecord,
   type WebhookDeliveryInput,
@@ -235,13 +236,6 @@ async function attemptOnce(input: WebhookDeliveryInput, ev: DeliveryEventRecord)
       attemptTimeoutMs: timing.attemptTimeoutMs,
     });
   } catch (err) {
-    return {
-      outcome: 'retry',
-      attempt: {
-        at: new Date().toISOString(),
-        duration_ms: 0,
-        error: `attempt lost: ${err instanceof Error ? err.message : String(err)}`,
-      },
-    };
+    return lostAttempt(err);
   }
 }
