@@ -11,7 +11,7 @@ import type { WebhookEvent } from '../core/webhooks';
 import type { TaskPricing } from '../pricing/price-table';
 import type { ResultLinks } from '../results/result-links';
 import { queriedProgress } from '../tasks/live-progress';
-import { taskRecordOf, toTaskRecord, type RenderResult } from '../tasks/record';
+import { taskRecordOf, toTaskRecord, type RenderResult, type TaskInfo } from '../tasks/record';
 
 /** What an event tells of: a task's record, or — for a task created at POST /v1/videos (its memo's `asked.via`) — the video. */
 export type WebhookSubject = { kind: 'generation'; record: Record<string, unknown> } | { kind: 'video'; id: string };
@@ -49,8 +49,8 @@ export type WebhookRecordReader = (
 /** How long a `running` event waits for the task's record to say so (its upsert is in the same workflow task). */
 const RUNNING_VISIBLE_WAIT_MS = 2_000;
 
-/** The task's memo says how it ended: its record reads as final while its workflow still runs (tasks/record.ts). */
-const endedIn = (memo: TaskMemo) => memo.status === 'success' || memo.status === 'failed';
+/** The task's record reads as final: its memo says how it ended, even while its workflow still runs (tasks/record.ts). */
+const readsAsEnded = (desc: TaskInfo) => ['success', 'failed'].includes(toTaskRecord(desc).status);
 
 /**
  * Reads what an event tells of from the task's workflow. A final event announced to the delivery workflow first
@@ -68,7 +68,7 @@ export function taskSubjectReader(client: Client, links: ResultLinks, pricing: T
       const desc = await handle.describe();
       const memo = (desc.memo ?? {}) as TaskMemo;
       if (event === 'running' && desc.status.name !== 'RUNNING') return 'superseded';
-      if (event !== 'running' && desc.status.name === 'RUNNING' && !(taskOpen && endedIn(memo))) return undefined;
+      if (event !== 'running' && desc.status.name === 'RUNNING' && !(taskOpen && readsAsEnded(desc))) return undefined;
       if (event === 'running' && toTaskRecord(desc).status !== 'running' && Date.now() < waitUntil) {
         await sleep(50);
         continue;
