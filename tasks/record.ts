@@ -103,11 +103,16 @@ export type LiveProgress = (info: TaskInfo) => Promise<number | undefined>;
 
 /**
  * A running task's progress from its workflow, asked only when its memo does not keep it (new runs keep progress out
- * of the memo: patch `quieter-task`; the 1.0 shape wrote `running` there with it).
+ * of the memo: patch `quieter-task`; the 1.0 shape wrote `running` there with it). `status`: the task's record's,
+ * when the caller has it already.
  */
-export async function liveProgressOf(info: TaskInfo, live: LiveProgress | undefined): Promise<number | undefined> {
+export async function liveProgressOf(
+  info: TaskInfo,
+  live: LiveProgress | undefined,
+  status: TaskStatus = toTaskRecord(info).status,
+): Promise<number | undefined> {
   const memo = (info.memo ?? {}) as TaskMemo;
-  const needed = info.status.name === 'RUNNING' && memo.status !== 'running' && toTaskRecord(info).status === 'running';
+  const needed = info.status.name === 'RUNNING' && memo.status !== 'running' && status === 'running';
   return live && needed ? await live(info) : undefined;
 }
 
@@ -126,8 +131,10 @@ export async function taskRecordOf(
   pricing: TaskPricing | undefined,
   live?: LiveProgress,
 ): Promise<TaskRecord> {
-  const result = resultOf(info);
-  const progress = await liveProgressOf(info, live);
+  // The record's status decides both what to render and whether to ask for progress: derived once.
+  const status = toTaskRecord(info).status;
+  const result = resultOf(info, status);
+  const progress = await liveProgressOf(info, live, status);
   return withTaskCost(info, toTaskRecord(info, result ? await render(info.workflowId, result) : undefined, progress), pricing);
 }
 
@@ -144,9 +151,9 @@ function waitingFields(waiting: TaskWaiting): Partial<TaskRecord> {
 }
 
 /** The recorded result of a task that succeeded (stored keys included), whether or not its workflow has closed. */
-export function resultOf(info: TaskInfo): GenerationResult | undefined {
+export function resultOf(info: TaskInfo, status: TaskStatus = toTaskRecord(info).status): GenerationResult | undefined {
   const memo = (info.memo ?? {}) as TaskMemo;
-  return toTaskRecord(info).status === 'success' ? memo.result : undefined;
+  return status === 'success' ? memo.result : undefined;
 }
 
 /** A task as the Videos API reads it (api/openai-videos/): its record, what it was asked, and when it ran. */
