@@ -25,11 +25,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { startTestPostgres, type TestPostgres } from '../test/support/postgres';
 import { freePort, type Stack } from '../test/support/stack';
 import { temporalClient } from '../test/support/temporal';
 import { cpuBetween, cpuSnapshot, type Role } from './cpu';
-import { AUTH, benchStack, round, sleep, videoBody } from './support';
+import { AUTH, benchStack, round, sleep, temporalWrites, videoBody, writesBetween, type TemporalWrites } from './support';
 
 const REPO = resolve(__dirname, '..');
 const seconds = (name: string, def: number) => Number(process.env[name] ?? def);
@@ -50,6 +51,10 @@ export interface FloorRow {
   /** CPU milliseconds per completed task, by process role. */
   cpuMsPerTask: Partial<Record<Role, number>>;
   cpuMsPerTaskTotal: number;
+  /** What the Temporal server wrote per completed task in the window, by its own metrics (bench/support.ts). */
+  serverWritesPerTask: TemporalWrites;
+  /** The history of one task the row completed, as the server keeps it: its events, and its size once encoded. */
+  historyOfOne: { events: number; bytes: number };
   failures: number;
 }
 
@@ -60,7 +65,8 @@ type OneTask = (n: number) => Promise<boolean>;
 async function closedLoop(
   clients: number,
   oneTask: OneTask,
-): Promise<{ perSec: number; failures: number; cpu: Partial<Record<Role, number>>; done: number }> {
+  serverWrites: () => Promise<TemporalWrites>,
+): Promise<{ perSec: number; failures: number; cpu: Partial<Record<Role, number>>; writes: TemporalWrites; done: number }> {
   const start = Date.now();
   const windowStart = start + WARMUP_S * 1000;
   const windowEnd = windowStart + MEASURE_S * 1000;
@@ -68,7 +74,11 @@ async function closedLoop(
   let failures = 0;
   let counter = 0;
   let cpuBefore = cpuSnapshot();
-  const windowOpens = sleep(WARMUP_S * 1000).then(() => (cpuBefore = cpuSnapshot()));
+  let writesBefore = await serverWrites();
+  const windowOpens = sleep(WARMUP_S * 1000).then(async () => {
+    cpuBefore = cpuSnapshot();
+    writesBefore = await serverWrites();
+  });
   await Promise.all(
     Array.from({ length: clients }, async () => {
       while (Date.now() < windowEnd) {
@@ -82,10 +92,17 @@ async function closedLoop(
   );
   await windowOpens;
   const cpu = cpuBetween(cpuBefore, cpuSnapshot());
-  return { perSec: done / MEASURE_S, failures, cpu, done };
+  const writes = writesBetween(writesBefore, await serverWrites(), Math.max(1, done));
+  return { perSec: done / MEASURE_S, failures, cpu, writes, done };
 }
 
-function row(name: string, clients: number, r: Awaited<ReturnType<typeof closedLoop>>, ratio: number | '-'): FloorRow {
+function row(
+  name: string,
+  clients: number,
+  r: Awaited<ReturnType<typeof closedLoop>>,
+  ratio: number | '-',
+  historyOfOne: FloorRow['historyOfOne'],
+): FloorRow {
   const perTask: Partial<Record<Role, number>> = {};
   for (const role of ROLES) if (r.cpu[role] !== undefined && r.done > 0) perTask[role] = round(r.cpu[role]! / r.done);
   return {
@@ -95,8 +112,19 @@ function row(name: string, clients: number, r: Awaited<ReturnType<typeof closedL
     ratio,
     cpuMsPerTask: perTask,
     cpuMsPerTaskTotal: round(Object.values(perTask).reduce((a, b) => a + b, 0)),
+    serverWritesPerTask: r.writes,
+    historyOfOne,
     failures: r.failures,
   };
+}
+
+/** The most recently completed workflow of a task queue: its history's events, and its bytes encoded as Temporal sends it. */
+async function historyOfOne(client: Client, taskQueue: string): Promise<FloorRow['historyOfOne']> {
+  for await (const w of client.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Completed'`, pageSize: 1 })) {
+    const history = await client.workflow.getHandle(w.workflowId, w.runId).fetchHistory();
+    return { events: history.events?.length ?? 0, bytes: temporal.api.history.v1.History.encode(history).finish().length };
+  }
+  return { events: 0, bytes: 0 };
 }
 
 /** The floor's worker as a process of its own, on the stack's dev server. */
@@ -162,14 +190,18 @@ const asyncTask =
     }
   };
 
+/** The task queue of the lane whose platform calls back. */
+const pushQueueOf = (stack: Stack) => `${stack.taskQueue}-push`;
+
 /** The gateway's stack (push off) with a lane whose platform calls back (push on), the ledger on, and the floor. */
 async function floorStacks(postgres: TestPostgres) {
   const stack = await benchStack('floor', {
     simJobDurationMs: 1_000,
+    temporalMetrics: true,
     env: { ...POLLING, DATABASE_URL: postgres.url, PUBLIC_BASE_URL: '' },
   });
   const pushPort = await freePort();
-  const pushEnv = { TEMPORAL_TASK_QUEUE: `${stack.taskQueue}-push`, PUBLIC_BASE_URL: `http://127.0.0.1:${pushPort}`, CALLBACK_SECRET };
+  const pushEnv = { TEMPORAL_TASK_QUEUE: pushQueueOf(stack), PUBLIC_BASE_URL: `http://127.0.0.1:${pushPort}`, CALLBACK_SECRET };
   await stack.startWorker(pushEnv);
   await stack.startApi(pushPort, pushEnv);
   const floorQueue = `bench-floor-${randomBytes(4).toString('hex')}`;
@@ -184,24 +216,25 @@ export async function runFloor(): Promise<{ rows: FloorRow[]; notes: string[] }>
   const { client, close } = await temporalClient(stack.temporalAddress);
   const rows: FloorRow[] = [];
   const floorAt = new Map<number, number>();
-  const measure = async (name: string, clients: number, task: OneTask, floor: boolean) => {
+  const measure = async (name: string, clients: number, task: OneTask, floor: boolean, taskQueue: string) => {
     if (wanted && !wanted.includes(name)) return;
-    const r = await closedLoop(clients, task);
+    const r = await closedLoop(clients, task, () => temporalWrites(stack));
     if (floor && !floorAt.has(clients)) floorAt.set(clients, r.perSec);
     const base = floorAt.get(clients);
-    rows.push(row(name, clients, r, floor ? '-' : base ? round(r.perSec / base, 2) : '-'));
+    rows.push(row(name, clients, r, floor ? '-' : base ? round(r.perSec / base, 2) : '-', await historyOfOne(client, taskQueue)));
     console.log(`[floor] ${JSON.stringify(rows.at(-1))}`);
     await sleep(5_000); // the backlog of the loop's last tasks drains before the next row
   };
   try {
-    await measure('floor', CLIENTS, floorTask(client, floorQueue, false), true);
-    await measure('floor + result copy', CLIENTS, floorTask(client, floorQueue, true), false);
-    await measure('gateway sync, push off', CLIENTS, syncTask(stack.apiUrl), false);
-    await measure('gateway sync, push on', CLIENTS, syncTask(pushUrl), false);
-    await measure('gateway async, push off', CLIENTS, asyncTask(stack.apiUrl), false);
-    await measure('gateway async, push on', CLIENTS, asyncTask(pushUrl), false);
-    await measure('floor (more clients)', MORE_CLIENTS, floorTask(client, floorQueue, false), true);
-    await measure('gateway sync, push off (more clients)', MORE_CLIENTS, syncTask(stack.apiUrl), false);
+    const [gatewayQueue, pushQueue] = [stack.taskQueue, pushQueueOf(stack)];
+    await measure('floor', CLIENTS, floorTask(client, floorQueue, false), true, floorQueue);
+    await measure('floor + result copy', CLIENTS, floorTask(client, floorQueue, true), false, floorQueue);
+    await measure('gateway sync, push off', CLIENTS, syncTask(stack.apiUrl), false, gatewayQueue);
+    await measure('gateway sync, push on', CLIENTS, syncTask(pushUrl), false, pushQueue);
+    await measure('gateway async, push off', CLIENTS, asyncTask(stack.apiUrl), false, gatewayQueue);
+    await measure('gateway async, push on', CLIENTS, asyncTask(pushUrl), false, pushQueue);
+    await measure('floor (more clients)', MORE_CLIENTS, floorTask(client, floorQueue, false), true, floorQueue);
+    await measure('gateway sync, push off (more clients)', MORE_CLIENTS, syncTask(stack.apiUrl), false, gatewayQueue);
   } finally {
     await close();
     floorWorker.kill('SIGTERM');
@@ -214,6 +247,7 @@ export async function runFloor(): Promise<{ rows: FloorRow[]; notes: string[] }>
       `closed loops of ${CLIENTS} (and ${MORE_CLIENTS}) clients, ${WARMUP_S} s warm-up, ${MEASURE_S} s measured, 1-s jobs on platform V (the simulator), first read at 3 s then every 5 s`,
       'ratio: the row’s completions per second over the floor’s at the same number of clients',
       'cpuMsPerTask: CPU milliseconds each process role spent per completed task in the window (/proc user + system time)',
+      "serverWritesPerTask: the Temporal dev server's own count (its metrics) of visibility records started, upserted and closed, mutable-state updates, frontend calls and activity heartbeats among them, in the window, per completed task; historyOfOne: the last task the row completed, its history's events and encoded bytes",
     ],
   };
 }

@@ -27,7 +27,21 @@ import { loadavg } from 'node:os';
 import { SimClient } from '../test/support/client';
 import { freePort, type Stack } from '../test/support/stack';
 import { temporalClient } from '../test/support/temporal';
-import { apiUrl, benchStack, metric, percentile, pool, round, scrape, sleep, submitTask, workerPolls } from './support';
+import {
+  apiUrl,
+  benchStack,
+  metric,
+  percentile,
+  pool,
+  round,
+  scrape,
+  sleep,
+  submitTask,
+  temporalWrites,
+  workerPolls,
+  writesBetween,
+  type TemporalWrites,
+} from './support';
 import { taskHistory, type TaskHistory } from './task-history';
 
 export type Mode = 'off' | 'on';
@@ -41,7 +55,13 @@ const CALLBACK_SECRET = 'bench-callback-secret-0123456789abcdefghijkl';
 export type Shape = 'embedded' | 'cluster';
 
 /** A stack with production polling and push off or on (as test/system/callbacks.test.ts configures it). */
-export async function modeStack(part: string, mode: Mode, shape: Shape = 'embedded', env: Record<string, string> = {}): Promise<Stack> {
+export async function modeStack(
+  part: string,
+  mode: Mode,
+  shape: Shape = 'embedded',
+  env: Record<string, string> = {},
+  temporalMetrics = false,
+): Promise<Stack> {
   const apiPort = await freePort();
   const push: Record<string, string> =
     mode === 'on'
@@ -58,6 +78,7 @@ export async function modeStack(part: string, mode: Mode, shape: Shape = 'embedd
   return benchStack(`${part}-${mode}-${shape}`, {
     apiPort,
     ...cluster,
+    temporalMetrics,
     env: { POLL_FIRST_DELAY_MS: '3000', POLL_INTERVAL_VIDEO_MS: '5000', ...push, ...env },
   });
 }
@@ -197,19 +218,26 @@ export interface PushHistoryRow {
   wallS: number;
   callbacksV: string;
   byType: Record<string, number>;
+  /**
+   * What the Temporal server wrote from just before the task's start to its close, by its own metrics (nothing else
+   * runs on the stack meanwhile): visibilityUpserted is the visibility writes between the task's start and its close.
+   */
+  serverWrites: TemporalWrites;
 }
 
 async function historyOne(mode: Mode, jobMs: number): Promise<PushHistoryRow> {
-  const stack = await modeStack('push-history', mode);
+  const stack = await modeStack('push-history', mode, 'embedded', {}, true);
   const { client, close } = await temporalClient(stack.temporalAddress);
   try {
     // As in the other parts: a short task first, whose callback shows the worker that push is healthy (a worker
     // that has seen no callback yet polls on the spec's intervals, and V wakes a task only at its end).
     await waitClosed(client, await submitTask(apiUrl(stack), `bench push history warm-up ${mode} [sim:duration=1000]`), 60_000);
+    const before = await settledWrites(stack);
     const t0 = Date.now();
     const taskId = await submitTask(apiUrl(stack), `bench push history ${mode} [sim:duration=${jobMs}]`);
     await waitClosed(client, taskId, jobMs + 120_000);
     const wallS = round((Date.now() - t0) / 1000);
+    const serverWrites = writesBetween(before, await settledWrites(stack));
     const h = await taskHistory(client, taskId);
     const callbacks = await callbackCounts(stack);
     return {
@@ -222,11 +250,27 @@ async function historyOne(mode: Mode, jobMs: number): Promise<PushHistoryRow> {
       wallS,
       callbacksV: callbacks.text,
       byType: h.byType,
+      serverWrites,
     };
   } finally {
     await close();
     await stack.stop();
   }
+}
+
+/**
+ * The server's writes once its visibility queue has caught up: a workflow's visibility records are written after its
+ * transaction commits, so two readings a second apart that agree are taken as settled (at most 15 s).
+ */
+async function settledWrites(stack: Stack): Promise<TemporalWrites> {
+  let last = await temporalWrites(stack);
+  for (let i = 0; i < 15; i++) {
+    await sleep(1_000);
+    const now = await temporalWrites(stack);
+    if (JSON.stringify(now) === JSON.stringify(last)) return now;
+    last = now;
+  }
+  return last;
 }
 
 /** Both modes at once, one real 5-minute task each: about 6 minutes in all. */

@@ -17,7 +17,7 @@ import { runFloor, type FloorRow } from './floor';
 import { runHistory } from './history';
 import { runLedger } from './ledger';
 import { runLighter } from './lighter';
-import { runPushCapacity, runPushDelay, runPushHistory } from './push';
+import { runPushCapacity, runPushDelay, runPushHistory, type PushHistoryRow } from './push';
 import { runReads } from './reads';
 import { runResults } from './result-store';
 import { runInFlight, runSync } from './scale';
@@ -96,6 +96,38 @@ const PARTS: Record<string, (real: boolean, args: string[]) => Promise<unknown>>
 /** Long parts, left out of a run that names no part. */
 const ON_REQUEST = new Set(['push-history', 'push-capacity', 'lighter', 'floor', 'capacity']);
 
+/** The floor's rows: CPU per task by process, then what the Temporal server did per task and one task's history. */
+function renderFloor(rows: FloorRow[], notes: string[]): string {
+  const cpu = rows.map(({ cpuMsPerTask, serverWritesPerTask: _, historyOfOne: __, ...rest }) => ({
+    ...rest,
+    ...Object.fromEntries(Object.entries(cpuMsPerTask).map(([role, ms]) => [`${role} ms`, ms])),
+  }));
+  const writes = rows.map(({ row, clients, serverWritesPerTask: w, historyOfOne: h }) => ({
+    row,
+    clients,
+    ...w,
+    'one history: events': h.events,
+    'one history: bytes': h.bytes,
+  }));
+  return `${table(cpu)}\n\nWhat the Temporal server did per task, and one task's history:\n\n${table(writes)}\n\n${notes.join('; ')}`;
+}
+
+/** Each mode's five-minute task: its history's counts, the server's writes around it, then its events by type. */
+function renderPushHistory(rows: PushHistoryRow[], notes: string[]): string {
+  const byType = rows.map(
+    (r) =>
+      `push ${r.push}: ${Object.entries(r.byType)
+        .map(([t, n]) => `${t} ${n}`)
+        .join(', ')}`,
+  );
+  const shown = rows.map(({ byType: _, serverWrites: w, ...rest }) => ({
+    ...rest,
+    'server: visibility start / upserts / close': `${w.visibilityStarted} / ${w.visibilityUpserted} / ${w.visibilityClosed}`,
+    'server: mutable-state updates / frontend calls': `${w.mutableStateUpdates} / ${w.frontendCalls}`,
+  }));
+  return `${table(shown)}\n\nEvents by type: ${byType.join('; ')}\n\n${notes.join('; ')}`;
+}
+
 function render(part: string, result: any): string {
   switch (part) {
     case 'submit':
@@ -111,13 +143,8 @@ function render(part: string, result: any): string {
       const parts = [...new Set(rows.map((r) => r.part))];
       return `${parts.map((p) => table(rows.filter((r) => r.part === p))).join('\n\n')}\n\n${result.notes.join('; ')}`;
     }
-    case 'floor': {
-      const rows = (result.rows as FloorRow[]).map(({ cpuMsPerTask, ...rest }) => ({
-        ...rest,
-        ...Object.fromEntries(Object.entries(cpuMsPerTask).map(([role, ms]) => [`${role} ms`, ms])),
-      }));
-      return `${table(rows)}\n\n${result.notes.join('; ')}`;
-    }
+    case 'floor':
+      return renderFloor(result.rows as FloorRow[], result.notes as string[]);
     case 'capacity': {
       const series = Object.entries(result.series as Record<string, Record<string, unknown>[]>).map(
         ([run, samples]) => `Every 5 s, run ${run} (${samples.length} samples, at most 24 shown):\n\n${table(thinned(samples))}`,
@@ -132,16 +159,8 @@ function render(part: string, result: any): string {
     case 'webhooks':
     case 'streams':
       return `${table(result.rows)}\n\n${result.notes.join('; ')}`;
-    case 'push-history': {
-      const rows = result.rows as { push: string; byType: Record<string, number> }[];
-      const byType = rows.map(
-        (r) =>
-          `push ${r.push}: ${Object.entries(r.byType)
-            .map(([t, n]) => `${t} ${n}`)
-            .join(', ')}`,
-      );
-      return `${table(rows.map(({ byType: _, ...rest }) => rest))}\n\nEvents by type: ${byType.join('; ')}\n\n${result.notes.join('; ')}`;
-    }
+    case 'push-history':
+      return renderPushHistory(result.rows as PushHistoryRow[], result.notes as string[]);
     case 'history': {
       const { byType, ...rest } = result;
       return `${table([rest])}\n\nEvents by type: ${Object.entries(byType as Record<string, number>)

@@ -68,11 +68,52 @@ export function rssMiB(pid: number | undefined): number {
 
 export { metric, scrape } from '../test/support/metrics';
 
-/** Upstream polls the stack's (first) worker has made so far, from its metrics. */
 /** Upstream polls so far, summed over the stack's running workers. */
 export async function workerPolls(stack: Stack): Promise<number> {
   const pages = await Promise.all(stack.workers.filter((w) => w.running).map((w) => scrape(w.metricsUrl)));
   return pages.reduce((sum, page) => sum + metric(page, 'mediagate_upstream_request_duration_seconds_count', { operation: 'poll' }), 0);
+}
+
+/**
+ * What the Temporal dev server has done so far, from its own metrics (a stack started with `temporalMetrics`):
+ * visibility records by operation (`visibility_persistence_requests`), the history side's writes of a workflow's
+ * mutable state (`persistence_requests`), and the calls its frontend served (`service_requests`): all of them, and
+ * activity heartbeats among them.
+ */
+export interface TemporalWrites {
+  visibilityStarted: number;
+  visibilityUpserted: number;
+  visibilityClosed: number;
+  mutableStateUpdates: number;
+  frontendCalls: number;
+  activityHeartbeats: number;
+}
+
+export async function temporalWrites(stack: Stack): Promise<TemporalWrites> {
+  const page = await scrape(stack.temporalMetricsUrl);
+  const visibility = (operation: string) => metric(page, 'visibility_persistence_requests', { operation });
+  const frontend = (labels: Record<string, string> = {}) => metric(page, 'service_requests', { service_name: 'frontend', ...labels });
+  return {
+    visibilityStarted: visibility('RecordWorkflowExecutionStarted'),
+    visibilityUpserted: visibility('UpsertWorkflowExecution'),
+    visibilityClosed: visibility('RecordWorkflowExecutionClosed'),
+    mutableStateUpdates: metric(page, 'persistence_requests', { operation: 'UpdateWorkflowExecution' }),
+    frontendCalls: frontend(),
+    activityHeartbeats: frontend({ operation: 'RecordActivityTaskHeartbeat' }),
+  };
+}
+
+/** The writes between two readings, each divided by `per` (1: the plain difference). */
+export function writesBetween(before: TemporalWrites, after: TemporalWrites, per = 1): TemporalWrites {
+  const delta = (k: keyof TemporalWrites) => round((after[k] - before[k]) / per, 2);
+  return {
+    visibilityStarted: delta('visibilityStarted'),
+    visibilityUpserted: delta('visibilityUpserted'),
+    visibilityClosed: delta('visibilityClosed'),
+    mutableStateUpdates: delta('mutableStateUpdates'),
+    frontendCalls: delta('frontendCalls'),
+    activityHeartbeats: delta('activityHeartbeats'),
+  };
 }
 
 export { sleep } from '../test/support/wait-for';

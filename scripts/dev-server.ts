@@ -26,6 +26,11 @@ export interface DevServerOptions {
   log?: (msg: string) => void;
   /** A process group of its own, so a terminal's Ctrl-C reaches only the launcher, which stops the parts in order. */
   ownProcessGroup?: boolean;
+  /**
+   * The server's own Prometheus metrics on this port (its persistence and visibility requests by operation: what the
+   * benchmarks read to count a task's writes); absent: none.
+   */
+  metricsPort?: number;
 }
 
 export interface DevServer {
@@ -117,12 +122,14 @@ async function startThroughSdk(
       dbFilename: dbFile,
       ...(opts.uiPort === false ? {} : { ui: true, uiPort: opts.uiPort }),
       searchAttributes: ALL_SEARCH_ATTRIBUTES,
-      extraArgs,
+      extraArgs: [...extraArgs, ...metricsArgs(opts)],
     },
   });
   await registerSearchAttributes(opts.address, opts.namespace);
   return { address: opts.address, uiUrl, via: 'sdk-download', stop: () => env.teardown() };
 }
+
+const metricsArgs = (opts: DevServerOptions) => (opts.metricsPort === undefined ? [] : ['--metrics-port', String(opts.metricsPort)]);
 
 /** The CLI's `server start-dev` arguments: the address, database, namespace, UI and the search attributes. */
 function cliArgs(opts: DevServerOptions, host: string, port: number, dbFile: string): string[] {
@@ -140,6 +147,7 @@ function cliArgs(opts: DevServerOptions, host: string, port: number, dbFile: str
     '--log-level',
     'warn',
     ...(opts.uiPort === false ? ['--headless'] : ['--ui-port', String(opts.uiPort)]),
+    ...metricsArgs(opts),
     ...ALL_SEARCH_ATTRIBUTES.flatMap((k) => ['--search-attribute', `${k.name}=Keyword`]),
     ...extraArgs,
   ];

@@ -172,6 +172,8 @@ export interface StackOptions {
    * DATABASE_URL unless `env` names one), results in MinIO (bucket PRODUCTION_BUCKET), the APIs behind a balancer.
    */
   production?: boolean;
+  /** The dev server's own Prometheus metrics (benches: its visibility writes by operation), at `temporalMetricsUrl`. */
+  temporalMetrics?: boolean;
 }
 
 /** The bucket a production-shape stack keeps results in (as `npm run cluster` names its own). */
@@ -192,6 +194,8 @@ export class Stack {
   apis: Proc[] = [];
   readonly apiPorts: number[] = [];
   temporalAddress = '';
+  /** The dev server's Prometheus page, when the stack was started with `temporalMetrics`. */
+  temporalMetricsUrl?: string;
   simUrl = '';
   /** The ledger's PostgreSQL (the production shape: under Temporal too); the result store and the port in front of the APIs (production shape only). */
   postgres?: TestPostgres;
@@ -335,6 +339,7 @@ export class Stack {
       };
       return;
     }
+    const metricsPort = this.opts.temporalMetrics ? Number(new URL(await this.temporalMetricsPage()).port) : undefined;
     this.temporal = await startDevServer({
       address: this.temporalAddress,
       dbFile: this.dbFile,
@@ -342,7 +347,14 @@ export class Stack {
       uiPort: false,
       output: 'ignore',
       log: () => undefined,
+      ...(metricsPort === undefined ? {} : { metricsPort }),
     });
+  }
+
+  /** The dev server's metrics page, on a port chosen once (a restarted server serves it on the same one). */
+  private async temporalMetricsPage(): Promise<string> {
+    this.temporalMetricsUrl ??= `http://127.0.0.1:${await freePort()}/metrics`;
+    return this.temporalMetricsUrl;
   }
 
   /**
