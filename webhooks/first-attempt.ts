@@ -1,6 +1,7 @@
 /**
  * The final event's first attempt as a step of the task's own end (workflows/generation/announcement.ts, patch
- * `webhook-first-attempt`): one activity of the generation workflow, on the webhooks' task queue, that attempts the event and, when the
+ * `webhook-first-attempt`): one activity of the generation workflow, on the task's own task queue (patch `webhook-attempt-eager`; the
+ * webhooks' queue before it), that attempts the event and, when the
  * attempt does not deliver, hands it to the task's delivery workflow (workflows/webhook-delivery.ts) carrying that
  * attempt. No delivery workflow — no workflow start, no workflow task queued behind a burst of tasks ending
  * together — for an event its receiver takes at once, which is most of them.

@@ -150,23 +150,35 @@ test('webhook-close-after-attempt: a delivery run records its last attempt in a 
 
 /** The patch of the final webhook event's first attempt at the task's end (workflows/generation/announcement.ts). */
 const FIRST_ATTEMPT = 'webhook-first-attempt';
+/** The patch that schedules that attempt on the task's own task queue (the same file). */
+const ATTEMPT_EAGER = 'webhook-attempt-eager';
+
+const decodePayload = (d: string) => JSON.parse(Buffer.from(d, 'base64').toString('utf8')) as Record<string, unknown>;
+
+/**
+ * A recorded run of a set as steps: each marker as `<local activity type>` or `patch:<id>`, an activity's scheduling as
+ * `scheduled:<type>@<queue>` (`webhooks` for the webhooks' task queue, `tasks` for the task's own), with every other
+ * event's type.
+ */
+function webhookSteps(set: string, name: string): string[] {
+  const events = (JSON.parse(readFileSync(join(FIXTURES, set, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
+  return events.map((e) => {
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    if (scheduled)
+      return `scheduled:${scheduled.activityType.name}@${scheduled.taskQueue.name.endsWith('-webhooks') ? 'webhooks' : 'tasks'}`;
+    const details = e.markerRecordedEventAttributes?.details;
+    const data = details?.data?.payloads[0]?.data ?? details?.['patch-data']?.payloads[0]?.data;
+    if (!data) return e.eventType.replace('EVENT_TYPE_', '');
+    const marker = decodePayload(data);
+    return typeof marker.activity_type === 'string' ? marker.activity_type : `patch:${String(marker.id)}`;
+  });
+}
 
 test("the webhook-first-attempt set: a webhook without running is attempted by an activity the task's final workflow task schedules, handed over only when not delivered", () => {
   const events = (name: string) =>
     (JSON.parse(readFileSync(join(FIXTURES, FIRST_ATTEMPT, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
-  const decode = (d: string) => JSON.parse(Buffer.from(d, 'base64').toString('utf8')) as Record<string, unknown>;
-  /** Each marker as `<local activity type>` or `patch:<id>`, an activity's scheduling as `scheduled:<type>@<queue>`, with every other event's type. */
-  const steps = (name: string) =>
-    events(name).map((e) => {
-      const scheduled = e.activityTaskScheduledEventAttributes;
-      if (scheduled)
-        return `scheduled:${scheduled.activityType.name}@${scheduled.taskQueue.name.endsWith('-webhooks') ? 'webhooks' : 'tasks'}`;
-      const details = e.markerRecordedEventAttributes?.details;
-      const data = details?.data?.payloads[0]?.data ?? details?.['patch-data']?.payloads[0]?.data;
-      if (!data) return e.eventType.replace('EVENT_TYPE_', '');
-      const marker = decode(data);
-      return typeof marker.activity_type === 'string' ? marker.activity_type : `patch:${String(marker.id)}`;
-    });
+  const decode = decodePayload;
+  const steps = (name: string) => webhookSteps(FIRST_ATTEMPT, name);
   /** The state the first attempt's record (its activity's result) gave its event. */
   const firstAttemptState = (name: string) => {
     const scheduled = events(name).find((e) => e.activityTaskScheduledEventAttributes?.activityType.name === 'firstWebhookAttempt');
@@ -205,6 +217,29 @@ test("the webhook-first-attempt set: a webhook without running is attempted by a
     expect([name, steps(name).filter((s) => s === 'announceWebhookEvent')]).toEqual([name, []]);
   expect(steps('webhook-running-and-succeeded').filter((s) => s === 'announceWebhookEvent')).toHaveLength(2);
   expect(steps('webhook-running-and-succeeded')).not.toContain('patch:webhook-first-attempt');
+});
+
+test("the webhook-attempt-eager set: the final event's first attempt is scheduled on the task's own task queue, in the workflow task that wrote the final record", () => {
+  const end = (name: string) => {
+    const steps = webhookSteps(ATTEMPT_EAGER, name);
+    return steps.slice(steps.lastIndexOf('WORKFLOW_PROPERTIES_MODIFIED'));
+  };
+  const attemptAtEnd = [
+    'WORKFLOW_PROPERTIES_MODIFIED',
+    `patch:${FIRST_ATTEMPT}`,
+    'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES',
+    `patch:${ATTEMPT_EAGER}`,
+    'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES',
+    'scheduled:firstWebhookAttempt@tasks',
+    'ACTIVITY_TASK_STARTED',
+    'ACTIVITY_TASK_COMPLETED',
+  ];
+  for (const name of ['webhook-first-attempt', 'webhook-handed-over'])
+    expect([name, end(name).slice(0, attemptAtEnd.length)]).toEqual([name, attemptAtEnd]);
+  // Not delivered: handed to the delivery workflow as before, which makes its retries on the webhooks' side.
+  expect(webhookSteps(ATTEMPT_EAGER, 'handed-over-webhook-delivery').filter((s) => s === 'deliverWebhook')).toHaveLength(1);
+  // The earlier set, recorded before the patch, keeps the webhooks' queue: replaying it takes the same path.
+  expect(webhookSteps(FIRST_ATTEMPT, 'webhook-first-attempt')).toContain('scheduled:firstWebhookAttempt@webhooks');
 });
 
 /** The patch of the settlement step (workflows/generation.ts SETTLEMENT_STEP) and the runs recorded with it. */

@@ -1,6 +1,6 @@
 /**
  * The final webhook event's first attempt as a step of the task's own end (workflows/generation/announcement.ts,
- * patch `webhook-first-attempt`) on Temporal's time-skipping test server. Real parts wherever the behaviour lives:
+ * patches `webhook-first-attempt` and `webhook-attempt-eager`) on Temporal's time-skipping test server. Real parts wherever the behaviour lives:
  * the generation workflow and the delivery workflow (on its own task queue, for what the first attempt hands over),
  * the real webhook activities (webhooks/activities.ts and first-attempt.ts: signed POSTs, the task's record read by
  * the real reader from the workflow's memo while it is still open), a real receiver, and the API's reads of the
@@ -216,7 +216,7 @@ const verified = (i = 0) =>
   new Webhook(derivedWebhookSecret(MASTER, 'alice')).verify(receiver.got[i]!.raw, receiver.got[i]!.headers as Record<string, string>);
 
 describe('a task whose webhook did not ask for running: the final event attempted at its end', () => {
-  test("a receiver answering 200: one POST, signed, carrying the final record; no delivery workflow; the attempt an activity on the webhooks' queue, scheduled with the final memo", async () => {
+  test("a receiver answering 200: one POST, signed, carrying the final record; no delivery workflow; the attempt an activity on the task's own queue, scheduled with the final memo", async () => {
     const ended = await endTask();
     expect(ended.outcome).toBe('success');
     expect(receiver.got).toHaveLength(1);
@@ -233,19 +233,23 @@ describe('a task whose webhook did not ask for running: the final event attempte
     const types = ended.history.map(typeOf);
     const finalMemo = types.lastIndexOf('WORKFLOW_PROPERTIES_MODIFIED');
     const attempt = ended.history.find((e) => stepOf(e) === 'activity:firstWebhookAttempt')!;
-    expect(markers(ended.history).slice(-4)).toEqual([
+    expect(markers(ended.history).slice(-5)).toEqual([
       'pollGeneration',
       'patch:quieter-task',
       'patch:webhook-first-attempt',
+      'patch:webhook-attempt-eager',
       'activity:firstWebhookAttempt',
     ]);
-    expect(attempt.activityTaskScheduledEventAttributes!.taskQueue!.name).toBe(webhookTaskQueue(ended.taskQueue));
+    // The task's own queue, so the worker that completes the workflow task can start it at once (eager execution).
+    expect(attempt.activityTaskScheduledEventAttributes!.taskQueue!.name).toBe(ended.taskQueue);
     expect(finalMemo).toBeGreaterThan(0);
     // The final memo and the attempt's scheduling in one workflow task (no timer between them), then the run's end.
     expect(types.slice(finalMemo)).toEqual([
       'WORKFLOW_PROPERTIES_MODIFIED',
-      'MARKER_RECORDED', // the patch,
+      'MARKER_RECORDED', // each patch,
       'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES', // and its TemporalChangeVersion
+      'MARKER_RECORDED',
+      'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES',
       'ACTIVITY_TASK_SCHEDULED',
       'ACTIVITY_TASK_STARTED',
       'ACTIVITY_TASK_COMPLETED',
@@ -326,6 +330,7 @@ describe('a task whose webhook did not ask for running: the final event attempte
       'patch:settlement-step',
       'settleTask',
       'patch:webhook-first-attempt',
+      'patch:webhook-attempt-eager',
       'activity:firstWebhookAttempt',
     ]);
   });
@@ -354,9 +359,10 @@ describe('a task whose webhook did not ask for running: the final event attempte
       },
     });
     // The activity's failure after its tries, then the announcement.
-    expect(markers(ended.history).slice(-4)).toEqual([
+    expect(markers(ended.history).slice(-5)).toEqual([
       'patch:quieter-task',
       'patch:webhook-first-attempt',
+      'patch:webhook-attempt-eager',
       'activity:firstWebhookAttempt',
       'announceWebhookEvent',
     ]);

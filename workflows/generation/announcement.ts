@@ -14,6 +14,12 @@
  * does not deliver starts the delivery workflow, carrying that attempt. A task whose webhook asked for `running`
  * already has a delivery workflow from that event, so its final event goes there too, behind it, in order.
  *
+ * Since patch `webhook-attempt-eager`, the attempt is scheduled on the task's own task queue rather than the
+ * webhooks' queue: Temporal then hands it to the worker that completed the workflow task, in that workflow task's
+ * answer (eager activity execution, when the worker has a free activity slot), instead of through the queue's
+ * dispatch after the commit, which in a burst of tasks ending together was the larger part of the wait. An attempt
+ * the worker has no slot for waits on the task queue like any activity.
+ *
  * A sync caller's answer waits for the workflow to close, so for the attempt: at most FIRST_ATTEMPT_TIMEOUT_MS (5 s)
  * when the receiver answers or times out. A worker lost during the attempt has it made again (same webhook-id) once
  * its time has run out; a platform's late callback reaching the task meanwhile is taken by a workflow task of its own
@@ -27,6 +33,8 @@ import { announceWebhookEvent, firstWebhookAttemptOn } from './policies';
 
 /** The final event's first attempt is the last step of the task's end (see above). */
 export const WEBHOOK_FIRST_ATTEMPT = 'webhook-first-attempt';
+/** That attempt on the task's own task queue, started by the worker that ended the task (see above). */
+export const WEBHOOK_ATTEMPT_EAGER = 'webhook-attempt-eager';
 
 const { webhookMetrics } = proxySinks<WebhookMetricsSinks>();
 
@@ -50,7 +58,8 @@ export async function announce(input: GenerationInput, event: WebhookEvent): Pro
  * activity has handed it to the delivery workflow. Should the activity itself fail, the event is announced as before.
  */
 async function attemptAtEnd(input: GenerationInput, target: WebhookTarget, event: WebhookEvent, occurredAt: string): Promise<void> {
-  const firstWebhookAttempt = firstWebhookAttemptOn(webhookTaskQueue(workflowInfo().taskQueue));
+  const ownQueue = workflowInfo().taskQueue;
+  const firstWebhookAttempt = firstWebhookAttemptOn(patched(WEBHOOK_ATTEMPT_EAGER) ? ownQueue : webhookTaskQueue(ownQueue));
   try {
     const { delivery } = await firstWebhookAttempt({
       taskId: workflowInfo().workflowId,

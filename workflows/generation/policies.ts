@@ -128,9 +128,10 @@ export const { announceWebhookEvent } = proxyLocalActivities<Activities>({
 
 /**
  * The final event's first attempt at the task's end (workflows/generation/announcement.ts, webhooks/first-attempt.ts):
- * an activity on the webhooks' task queue (core/webhooks.ts webhookTaskQueue), so it runs on that queue's activity
- * slots, never behind a burst of generation tasks' own work. Scheduled by the workflow task that wrote the task's final
- * record, it starts only once that record is committed: a receiver reading the task inside its handler finds it final.
+ * an activity on the task's own task queue (patch `webhook-attempt-eager`; before it, the webhooks' queue,
+ * core/webhooks.ts webhookTaskQueue), which the worker that ended the task starts at once when it has a free slot.
+ * Scheduled by the workflow task that wrote the task's final record, it starts only once that record is committed: a
+ * receiver reading the task inside its handler finds it final.
  * Each attempt is bounded by the send's own bound plus room to read the task and hand the event over. It does not fail
  * for the receiver's answer; a failure is a lost worker (its attempt ran out of time) or a hand-over Temporal did not
  * take, and each retry repeats attempt and hand-over with the same webhook-id. A few quick tries only, within a minute
