@@ -73,12 +73,8 @@ async function closedLoop(
   let done = 0;
   let failures = 0;
   let counter = 0;
-  let cpuBefore = cpuSnapshot();
-  let writesBefore = await serverWrites();
-  const windowOpens = sleep(WARMUP_S * 1000).then(async () => {
-    cpuBefore = cpuSnapshot();
-    writesBefore = await serverWrites();
-  });
+  // What the processes and the server had done when the window opened, taken while the clients run.
+  const windowOpens = sleep(WARMUP_S * 1000).then(async () => ({ cpu: cpuSnapshot(), writes: await serverWrites() }));
   await Promise.all(
     Array.from({ length: clients }, async () => {
       while (Date.now() < windowEnd) {
@@ -90,9 +86,9 @@ async function closedLoop(
       }
     }),
   );
-  await windowOpens;
-  const cpu = cpuBetween(cpuBefore, cpuSnapshot());
-  const writes = writesBetween(writesBefore, await serverWrites(), Math.max(1, done));
+  const before = await windowOpens;
+  const cpu = cpuBetween(before.cpu, cpuSnapshot());
+  const writes = writesBetween(before.writes, await serverWrites(), Math.max(1, done));
   return { perSec: done / MEASURE_S, failures, cpu, writes, done };
 }
 

@@ -194,14 +194,13 @@ export class Stack {
   apis: Proc[] = [];
   readonly apiPorts: number[] = [];
   temporalAddress = '';
-  /** The dev server's Prometheus page, when the stack was started with `temporalMetrics`. */
-  temporalMetricsUrl?: string;
   simUrl = '';
   /** The ledger's PostgreSQL (the production shape: under Temporal too); the result store and the port in front of the APIs (production shape only). */
   postgres?: TestPostgres;
   minio?: MinioServer;
   balancer?: Balancer;
   private temporalPorts?: TemporalServerPorts;
+  private temporalMetricsPort?: number;
   private logDir: string;
   private dataDir: string;
   private ownsDataDir: boolean;
@@ -339,7 +338,9 @@ export class Stack {
       };
       return;
     }
-    const metricsPort = this.opts.temporalMetrics ? Number(new URL(await this.temporalMetricsPage()).port) : undefined;
+    // Chosen once: a restarted server serves its metrics on the same port.
+    if (this.opts.temporalMetrics) this.temporalMetricsPort ??= await freePort();
+    const metricsPort = this.temporalMetricsPort;
     this.temporal = await startDevServer({
       address: this.temporalAddress,
       dbFile: this.dbFile,
@@ -351,10 +352,9 @@ export class Stack {
     });
   }
 
-  /** The dev server's metrics page, on a port chosen once (a restarted server serves it on the same one). */
-  private async temporalMetricsPage(): Promise<string> {
-    this.temporalMetricsUrl ??= `http://127.0.0.1:${await freePort()}/metrics`;
-    return this.temporalMetricsUrl;
+  /** The dev server's Prometheus page, when the stack was started with `temporalMetrics`. */
+  get temporalMetricsUrl(): string | undefined {
+    return this.temporalMetricsPort === undefined ? undefined : `http://127.0.0.1:${this.temporalMetricsPort}/metrics`;
   }
 
   /**

@@ -51,8 +51,12 @@ interface RecordedEvent {
   activityTaskCompletedEventAttributes?: { scheduledEventId: string; result: { payloads: { data: string }[] } };
   upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes: { indexedFields: Record<string, { data: string }> } };
 }
-const eventsOf = (name: string) =>
-  (JSON.parse(readFileSync(join(FIXTURES, V1, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
+/** A recorded payload's JSON (base64 in the fixtures). */
+const decodePayload = <T = Record<string, unknown>>(d: string) => JSON.parse(Buffer.from(d, 'base64').toString('utf8')) as T;
+
+/** The events of a recorded run: one of a set's histories (the 1.0 set unless named). */
+const eventsOf = (name: string, set: string = V1) =>
+  (JSON.parse(readFileSync(join(FIXTURES, set, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
 
 /** The search attributes each upsert of a recorded run wrote, decoded. */
 function searchAttributeUpsertsOf(name: string): Record<string, unknown>[] {
@@ -60,11 +64,7 @@ function searchAttributeUpsertsOf(name: string): Record<string, unknown>[] {
   return events
     .map((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes.indexedFields)
     .filter((fields) => fields !== undefined)
-    .map((fields) =>
-      Object.fromEntries(
-        Object.entries(fields).map(([k, v]) => [k, JSON.parse(Buffer.from(v.data, 'base64').toString('utf8')) as unknown]),
-      ),
-    );
+    .map((fields) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, decodePayload<unknown>(v.data)])));
 }
 
 test('the 1.0 set covers the representative runs, each the shape its name says', () => {
@@ -96,7 +96,7 @@ test('the 1.0 set covers the representative runs, each the shape its name says',
     eventsOf(name)
       .map((e) => e.markerRecordedEventAttributes?.details?.data?.payloads[0]?.data)
       .filter((d): d is string => d !== undefined)
-      .map((d) => (JSON.parse(Buffer.from(d, 'base64').toString('utf8')) as { activity_type: string }).activity_type);
+      .map((d) => decodePayload<{ activity_type: string }>(d).activity_type);
   const submits = (name: string) =>
     eventsOf(name).filter((e) => e.activityTaskScheduledEventAttributes?.activityType.name === 'submitGeneration').length;
   // No run of the 1.0 shape takes a patch: it has none.
@@ -128,9 +128,7 @@ test('the 1.0 set covers the representative runs, each the shape its name says',
 });
 
 test('webhook-close-after-attempt: a delivery run records its last attempt in a workflow task that does not end it', () => {
-  const events = (
-    JSON.parse(readFileSync(join(FIXTURES, 'webhook-close-after-attempt', 'webhook-delivery.json'), 'utf8')) as { events: RecordedEvent[] }
-  ).events;
+  const events = eventsOf('webhook-delivery', 'webhook-close-after-attempt');
   const types = events.map((e) => e.eventType.replace('EVENT_TYPE_', ''));
   const lastAttempt = events.map((e) => e.markerRecordedEventAttributes?.markerName).lastIndexOf('core_local_activity');
   expect(events.some((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toBe(true);
@@ -153,16 +151,13 @@ const FIRST_ATTEMPT = 'webhook-first-attempt';
 /** The patch that schedules that attempt on the task's own task queue (the same file). */
 const ATTEMPT_EAGER = 'webhook-attempt-eager';
 
-const decodePayload = (d: string) => JSON.parse(Buffer.from(d, 'base64').toString('utf8')) as Record<string, unknown>;
-
 /**
  * A recorded run of a set as steps: each marker as `<local activity type>` or `patch:<id>`, an activity's scheduling as
  * `scheduled:<type>@<queue>` (`webhooks` for the webhooks' task queue, `tasks` for the task's own), with every other
  * event's type.
  */
 function webhookSteps(set: string, name: string): string[] {
-  const events = (JSON.parse(readFileSync(join(FIXTURES, set, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
-  return events.map((e) => {
+  return eventsOf(name, set).map((e) => {
     const scheduled = e.activityTaskScheduledEventAttributes;
     if (scheduled)
       return `scheduled:${scheduled.activityType.name}@${scheduled.taskQueue.name.endsWith('-webhooks') ? 'webhooks' : 'tasks'}`;
@@ -175,16 +170,14 @@ function webhookSteps(set: string, name: string): string[] {
 }
 
 test("the webhook-first-attempt set: a webhook without running is attempted by an activity the task's final workflow task schedules, handed over only when not delivered", () => {
-  const events = (name: string) =>
-    (JSON.parse(readFileSync(join(FIXTURES, FIRST_ATTEMPT, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
-  const decode = decodePayload;
+  const events = (name: string) => eventsOf(name, FIRST_ATTEMPT);
   const steps = (name: string) => webhookSteps(FIRST_ATTEMPT, name);
   /** The state the first attempt's record (its activity's result) gave its event. */
   const firstAttemptState = (name: string) => {
     const scheduled = events(name).find((e) => e.activityTaskScheduledEventAttributes?.activityType.name === 'firstWebhookAttempt');
     const completed = events(name).find((e) => e.activityTaskCompletedEventAttributes?.scheduledEventId === scheduled!.eventId);
     const result = completed!.activityTaskCompletedEventAttributes!.result;
-    return (decode(result.payloads[0]!.data) as { delivery: { events: { state: string }[] } }).delivery.events[0]!.state;
+    return decodePayload<{ delivery: { events: { state: string }[] } }>(result.payloads[0]!.data).delivery.events[0]!.state;
   };
   /** From the final record's last write to the run's end: that workflow task schedules the attempt on the webhooks' queue. */
   const end = (name: string, lastWrite: string) => steps(name).slice(steps(name).lastIndexOf(lastWrite));
@@ -246,14 +239,13 @@ test("the webhook-attempt-eager set: the final event's first attempt is schedule
 const SETTLEMENT = 'settlement-step';
 
 test('the settlement-step set: a success settled by its last poll (no event), every other end by a step of its own', () => {
-  const events = (name: string) =>
-    (JSON.parse(readFileSync(join(FIXTURES, SETTLEMENT, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
+  const events = (name: string) => eventsOf(name, SETTLEMENT);
   const patches = (name: string) => events(name).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch').length;
   const localActivities = (name: string) =>
     events(name)
       .map((e) => e.markerRecordedEventAttributes?.details?.data?.payloads[0]?.data)
       .filter((d): d is string => d !== undefined)
-      .map((d) => (JSON.parse(Buffer.from(d, 'base64').toString('utf8')) as { activity_type?: string }).activity_type)
+      .map((d) => decodePayload<{ activity_type?: string }>(d).activity_type)
       .filter((t): t is string => t !== undefined);
   const durable = (name: string) =>
     events(name).filter((e) => e.activityTaskScheduledEventAttributes?.activityType.name === 'settleTask').length;
@@ -289,20 +281,17 @@ test('control: the same step behind patched() replays cleanly', async () => {
 const ROUTES = 'routes';
 
 test('the routes set: a routed task records its serving member once its submit answers (one patch); a direct task takes no such patch', () => {
-  const events = (name: string) =>
-    (JSON.parse(readFileSync(join(FIXTURES, ROUTES, `${name}.json`), 'utf8')) as { events: RecordedEvent[] }).events;
+  const events = (name: string) => eventsOf(name, ROUTES);
   const patchIds = (name: string) =>
     events(name)
       .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads[0]?.data)
       .filter((d): d is string => d !== undefined)
-      .map((d) => (JSON.parse(Buffer.from(d, 'base64').toString('utf8')) as { id: string }).id);
+      .map((d) => decodePayload<{ id: string }>(d).id);
   const served = (name: string) =>
     events(name)
       .map((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes.indexedFields)
       .filter((f) => f?.GenerationModel !== undefined)
-      .map((f) =>
-        ['GenerationModel', 'GenerationPlatform'].map((k) => JSON.parse(Buffer.from(f![k]!.data, 'base64').toString('utf8')) as string),
-      );
+      .map((f) => ['GenerationModel', 'GenerationPlatform'].map((k) => decodePayload<string>(f![k]!.data)));
   const submitAttempt = (name: string) =>
     events(name).find((e) => e.activityTaskStartedEventAttributes)?.activityTaskStartedEventAttributes?.attempt;
   expect([patchIds('route-served-by-first-member'), served('route-served-by-first-member')]).toEqual([[ROUTES], [['VendorH-2.3', 'T']]]);
