@@ -12,12 +12,13 @@
  */
 import type { CapacityGate, CreatedOnSlot, SlotAnswer, SlotRelease, SlotRequest, TierOfRequest } from '../core/capacity';
 import type { Logger } from '../core/logger';
+import { GrantNotifier, type GrantSignal } from './grant-notifier';
 import type { Grant, HeldJob, SlotStore } from './slots';
 
 /** How the dispatcher reaches tasks in Temporal and their jobs on the platforms (worker/capacity.ts). */
 export interface TaskSignals {
   /** Signals the task its grant: `closed` when the task has no open run any more. */
-  grant(taskId: string): Promise<'signalled' | 'closed'>;
+  grant: GrantSignal;
   /** Whether the task's workflow is still open. */
   isOpen(taskId: string): Promise<boolean>;
   /** Whether the platform still runs a job (false once it ended, or the platform no longer knows it). */
@@ -45,6 +46,7 @@ export type FlexJobs = 'counted' | 'apart';
 export class SlotDispatcher implements CapacityGate {
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
+  private readonly grants: GrantNotifier;
 
   constructor(
     private readonly store: SlotStore,
@@ -52,7 +54,14 @@ export class SlotDispatcher implements CapacityGate {
     private readonly log: Logger,
     private readonly observer: CapacityObserver = {},
     private readonly flexJobs: FlexJobs = 'counted',
-  ) {}
+  ) {
+    this.grants = new GrantNotifier(
+      store,
+      (taskId) => signals.grant(taskId),
+      log,
+      (grant) => observer.granted?.(grant),
+    );
+  }
 
   counts(request: TierOfRequest): boolean {
     return !(this.flexJobs === 'apart' && request.service_tier === 'flex');
@@ -71,26 +80,9 @@ export class SlotDispatcher implements CapacityGate {
     await this.wake(await this.store.release(taskId, why));
   }
 
-  /**
-   * Tells each granted task. A task that closed meanwhile gives its slot straight back (to the next in line); a signal
-   * that fails otherwise is left to the sweep, which signals unclaimed grants again.
-   */
-  async wake(grants: readonly Grant[]): Promise<void> {
-    for (const grant of grants) {
-      this.observer.granted?.(grant);
-      await this.tell(grant.taskId);
-    }
-  }
-
-  private async tell(taskId: string): Promise<void> {
-    let answer: 'signalled' | 'closed';
-    try {
-      answer = await this.signals.grant(taskId);
-    } catch (err) {
-      this.log.warn({ taskId, err: (err as Error).message }, 'Could not tell a task its slot; the sweep tells it again');
-      return;
-    }
-    if (answer === 'closed') await this.wake(await this.store.release(taskId));
+  /** Tells each granted task its slot (capacity/grant-notifier.ts). */
+  wake(grants: readonly Grant[]): Promise<void> {
+    return this.grants.wake(grants);
   }
 
   /** The sweep, every SWEEP_INTERVAL_MS until `stop` (a failed pass is logged and the next one tries again). */
@@ -116,7 +108,7 @@ export class SlotDispatcher implements CapacityGate {
   /** One pass: grants owed, grants unclaimed, holders closed. */
   async sweep(): Promise<void> {
     await this.wake(await this.store.grantAll());
-    for (const taskId of await this.store.unclaimedGrants(UNCLAIMED_GRANT_MS)) await this.tell(taskId);
+    for (const taskId of await this.store.unclaimedGrants(UNCLAIMED_GRANT_MS)) await this.grants.tell(taskId);
     for (const taskId of await this.store.dueForCheck(HOLDER_CHECK_MS)) {
       if (await this.signals.isOpen(taskId)) continue;
       this.log.info({ taskId }, 'A closed task still held a platform slot or a queue place: given back');

@@ -10,7 +10,7 @@ import type { Kind } from '../core/task';
 import { UpstreamError } from '../platforms/upstream-error';
 import { SlotDispatcher, type FlexJobs, type TaskSignals } from '../capacity/dispatcher';
 import { SlotStore, type ConfiguredLimit } from '../capacity/slots';
-import { CAPACITY_GRANTED_SIGNAL } from '../core/capacity';
+import { temporalGrantSignal } from '../capacity/temporal-grants';
 import type { Logger } from '../core/logger';
 import type { LedgerDatabase } from '../ledger/database';
 import { PLATFORM_DEFINITIONS } from '../platforms';
@@ -49,15 +49,7 @@ export function temporalTaskSignals(client: Client, pools: AccountPools): TaskSi
         return !(err instanceof UpstreamError && err.opts.reason === 'upstream_lost');
       }
     },
-    async grant(taskId) {
-      try {
-        await client.workflow.getHandle(taskId).signal(CAPACITY_GRANTED_SIGNAL);
-        return 'signalled';
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return 'closed';
-        throw err;
-      }
-    },
+    grant: temporalGrantSignal(client),
     async isOpen(taskId) {
       try {
         return (await client.workflow.getHandle(taskId).describe()).status.name === 'RUNNING';
