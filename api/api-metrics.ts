@@ -50,6 +50,15 @@ export class ApiMetrics implements AppMetrics {
     registers: [this.registry],
   });
 
+  /** The worker's histogram of the same name counts its own grants; this one the grants of announced ends. */
+  private readonly capacityWait = new Histogram({
+    name: 'mediagate_capacity_wait_seconds',
+    help: 'How long tasks waited for a slot before one was granted to them, by platform and account (granted by this API: a job the platform announced ended)',
+    labelNames: ['platform', 'account'] as const,
+    buckets: [0.1, 0.5, 1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
+    registers: [this.registry],
+  });
+
   private readonly syncWaits = new Gauge({
     name: 'mediagate_sync_waits_in_progress',
     help: 'Sync generation requests currently waiting for their result',
@@ -124,6 +133,11 @@ export class ApiMetrics implements AppMetrics {
   /** One announcement handled (api/routes/callbacks.ts). */
   recordCallback(platform: string, outcome: string): void {
     this.callbacks.inc({ platform, outcome });
+  }
+
+  /** A slot granted by this API (capacity/announced-ends.ts): how long its task had waited. */
+  recordCapacityGrant(grant: { platform: string; account: string; waitedMs: number }): void {
+    this.capacityWait.observe({ platform: grant.platform, account: grant.account }, grant.waitedMs / 1000);
   }
 
   /** Wraps a sync wait so the gauge counts it while it is pending, whichever way it ends. */

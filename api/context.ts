@@ -1,4 +1,5 @@
 /** What the API's handlers share: the state Koa carries per request, and the app's dependencies. */
+import type { AnnouncedEnd } from '../capacity/announced-ends';
 import type { Next, ParameterizedContext } from 'koa';
 import type { Catalogue } from '../core/catalogue';
 import type { Logger } from '../core/logger';
@@ -74,6 +75,8 @@ export interface AppDeps {
   trustProxy: boolean;
   /** Each platform's callback receiver by platform id, its settings (signing keys, CALLBACK_SECRET) read by api/api-config.ts. */
   callbackReceivers: ReadonlyMap<string, ReceiveCallback>;
+  /** Gives back the slot of a job a verified callback announced ended (capacity/announced-ends.ts); absent: no database. */
+  announcedEnd?: AnnouncedEnd;
   /** This process's metrics (api/api-metrics.ts ApiMetrics): made by api/main.ts, or by a test. */
   metrics: AppMetrics;
   /** Where the platforms reach the gateway (PUBLIC_BASE_URL): the URL they sign callbacks for. Unset: the request's origin. */

@@ -29,7 +29,10 @@ import { registerLedgerMetrics } from './ledger-metrics';
 import { ApiMetrics } from './api-metrics';
 import { InflightLimits } from '../tasks/inflight';
 import { TaskStarter } from '../tasks/start';
+import { announcedEnds, type AnnouncedEnd } from '../capacity/announced-ends';
+import { GrantNotifier } from '../capacity/grant-notifier';
 import { SlotStore } from '../capacity/slots';
+import { temporalGrantSignal } from '../capacity/temporal-grants';
 import { TaskRouting } from '../tasks/routing';
 import { openLedgerDatabase, type LedgerDatabase } from '../ledger/database';
 import { TaskService } from '../tasks/task-service';
@@ -156,6 +159,12 @@ function consoleParts(config: ApiConfig, client: Client, tasks: TaskService, led
   };
 }
 
+/** Slots freed the moment a platform announces a job ended, granted to the next waiting tasks from here. */
+function announcedEndsOn(ledger: LedgerDatabase, client: Client, logger: Logger, metrics: ApiMetrics): AnnouncedEnd {
+  const store = new SlotStore(ledger);
+  return announcedEnds(store, new GrantNotifier(store, temporalGrantSignal(client), logger, (g) => metrics.recordCapacityGrant(g)));
+}
+
 /** The settings createApp reads straight from the configuration. */
 function configuredDeps(config: ApiConfig) {
   return {
@@ -240,6 +249,7 @@ async function main(): Promise<void> {
       await connection.healthService.check({});
     },
     callbackJobCheck: (platform, hint) => namesJobOfOurs(client, platform, hint),
+    ...(ledger ? { announcedEnd: announcedEndsOn(ledger, client, logger, metrics) } : {}),
     managedKeys,
     taskLedger,
     reconciliations: { start: (input) => startReconciliation(client, config.TEMPORAL_TASK_QUEUE, input) },

@@ -247,6 +247,32 @@ export class SlotStore {
     });
   }
 
+  /**
+   * The platform announced that `upstreamTaskId`, the job of `taskId` on `platform`, has ended: its slot goes to the next
+   * waiting task now, before the task has polled. Only the slot held by that very job is given back — a task that has
+   * since made another job keeps that one's — so a late or repeated announcement frees nothing else.
+   */
+  async releaseEndedJob(platform: string, taskId: string, upstreamTaskId: string): Promise<Grant[]> {
+    return this.ledger.db.transaction().execute(async (tx) => {
+      const lease = await tx
+        .selectFrom('capacity_leases')
+        .select(['platform', 'account'])
+        .where('task_id', '=', taskId)
+        .where('platform', '=', platform)
+        .where('upstream_task_id', '=', upstreamTaskId)
+        .executeTakeFirst();
+      if (!lease) return [];
+      await this.lockAccounts(tx, [lease]);
+      const gone = await tx
+        .deleteFrom('capacity_leases')
+        .where('task_id', '=', taskId)
+        .where('upstream_task_id', '=', upstreamTaskId)
+        .returning('task_id')
+        .executeTakeFirst();
+      return gone ? this.grantFreed(tx, lease) : [];
+    });
+  }
+
   /** Slots granted a while ago whose task has not come for them (its signal may have been lost): signalled again. */
   async unclaimedGrants(olderThanMs: number, limit = 200): Promise<string[]> {
     const rows = await this.sql<{ task_id: string }>`

@@ -131,6 +131,12 @@ export interface UpstreamHint {
   taskId?: string;
   /** The platform's job id, when that is all it carries (B's account-level events). */
   upstreamTaskId?: string;
+  /**
+   * The announcement, verified as the platform's own, says that job reached a final state. Believed for one thing
+   * only: its slot on the account goes to the next waiting task at once (api/routes/callbacks.ts). The task still
+   * polls for its outcome.
+   */
+  ended?: boolean;
 }
 
 /** A queue of announcements the gateway pulls (T's event notification in PULL mode: no public URL needed). */

@@ -6,7 +6,8 @@
  *
  * An announcement is a hint, never a result: it becomes an `upstreamEvent` signal to the task's workflow, which
  * polls at once and trusts only the poll. A forged, replayed, duplicated, late or unknown announcement can at
- * worst cause one extra poll. The answer is 2xx only once every signal was accepted by Temporal (durably handed
+ * worst cause one extra poll. Besides, a verified announcement of a job's final state gives that job's slot to the
+ * next waiting task before the poll (capacity/announced-ends.ts); only the named job's slot, so a replay frees nothing. The answer is 2xx only once every signal was accepted by Temporal (durably handed
  * on); 401/403 for a bad token or signature, 400 for a malformed body, 413 past the size bound, 429 past the
  * rate limit, 503 when Temporal is unreachable (the platform retries). The platform's own signatures that keep
  * failing are reported once at warn; refused callbacks that name no job of ours are counted as forged and logged at
@@ -27,7 +28,23 @@ const CALLBACK_BODY_TIMEOUT_MS = 10_000;
 const CALLBACKS_PER_SECOND = 100;
 
 /** What the callback routes use of the app's dependencies. */
-type CallbackDeps = Pick<AppDeps, 'callbackReceivers' | 'callbackJobCheck' | 'logger' | 'metrics' | 'publicBaseUrl' | 'tasks'>;
+type CallbackDeps = Pick<
+  AppDeps,
+  'announcedEnd' | 'callbackReceivers' | 'callbackJobCheck' | 'logger' | 'metrics' | 'publicBaseUrl' | 'tasks'
+>;
+
+/** A job announced ended frees its slot before its task polls. Best effort: the task's poll gives it back otherwise. */
+async function giveBackSlot(deps: CallbackDeps, platform: string, hint: UpstreamHint, ctx: AppContext): Promise<void> {
+  if (!deps.announcedEnd || !hint.ended || !hint.taskId || !hint.upstreamTaskId) return;
+  try {
+    await deps.announcedEnd(platform, hint.taskId, hint.upstreamTaskId);
+  } catch (err) {
+    ctx.state.log.warn(
+      { platform, taskId: hint.taskId, err: (err as Error).message },
+      "Could not give an ended job's slot back; its task's poll does",
+    );
+  }
+}
 
 export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): void {
   const limiter = new RateLimiterMemory({ points: CALLBACKS_PER_SECOND, duration: 1 });
@@ -86,6 +103,7 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): vo
       throw new ApiError(err.status, type, err.message, { code: 'callback_refused' });
     }
     verification.verified(id);
+    await Promise.all(hints.map((hint) => giveBackSlot(deps, id, hint, ctx)));
     const outcomes = await Promise.all(hints.map((hint) => deps.tasks.hint(id, hint)));
     for (const o of outcomes) deps.metrics.recordCallback(id, o);
     // Verified, but nothing a task needs to act on (V's `queued`/`running`): acknowledged, counted, dropped.

@@ -2,7 +2,8 @@
  * Platform V's push: Ark POSTs the task object to a per-task `callback_url` on each status change (docs/platforms/v.md,
  * "callback_url"). Ark does not sign callbacks, so the URL carries the proof instead: a token that is an HMAC
  * of the task id under the gateway's CALLBACK_SECRET, checked in constant time. Only someone who was handed the
- * URL (Ark) can wake the task — and even then, a callback is only a hint to poll.
+ * URL (Ark) can wake the task — and even then, a callback is only a hint to poll, and a sign that the job's slot
+ * on the account is free.
  *
  *   {PUBLIC_BASE_URL}/v1/callbacks/V/{task_id}?token={base64url HMAC-SHA256(secret, "V:" + task_id)}
  *
@@ -27,6 +28,11 @@ export function callbackUrl(publicBaseUrl: string, secret: string, taskId: strin
 
 /** Ark statuses of a job still under way (docs/platforms/v.md#calls): nothing for the task to act on yet. */
 const STILL_RUNNING: ReadonlySet<string> = new Set(['queued', 'running']);
+/**
+ * Ark statuses after which the job runs no more (docs/platforms/v.md#calls; docs/platforms/v.md#callbacks): a job that succeeded, failed, expired
+ * unstarted or was cancelled while queued no longer counts towards the account's concurrency.
+ */
+const FINAL: ReadonlySet<string> = new Set(['succeeded', 'failed', 'expired', 'cancelled']);
 
 /** What V's receiver reads: the secret its per-task tokens are made with. */
 const vCallbackEnv = z.object({ CALLBACK_SECRET: callbackSchema.shape.CALLBACK_SECRET });
@@ -48,17 +54,19 @@ export const vCallbackReceiver: CallbackReceiver = {
         );
         throw new CallbackRefused(401, 'The callback token does not match its task', claims);
       }
-      // The body (Ark's task object) is never believed: the task polls for the truth. Its status only decides
-      // whether a poll is worth it; its id is logged if present.
+      // The body (Ark's task object) is not believed for the task's outcome: the task polls for that. Its status
+      // decides whether a poll is worth it, and a final one frees the job's slot early (UpstreamHint.ended).
       let upstreamTaskId: string | undefined;
+      let ended = false;
       try {
         const body = JSON.parse(req.rawBody.toString('utf8')) as { id?: unknown; status?: unknown };
         if (typeof body.status === 'string' && STILL_RUNNING.has(body.status)) return [];
         if (typeof body.id === 'string') upstreamTaskId = body.id;
+        ended = typeof body.status === 'string' && FINAL.has(body.status);
       } catch {
         // a malformed body still says "something changed"; the poll will tell what
       }
-      return [{ taskId, ...(upstreamTaskId ? { upstreamTaskId } : {}) }];
+      return [{ taskId, ...(upstreamTaskId ? { upstreamTaskId, ...(ended ? { ended } : {}) } : {}) }];
     };
   },
 };

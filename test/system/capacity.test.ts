@@ -9,6 +9,7 @@
  * - a route serves from a member with a free slot while another member is full;
  * - a task that outlives its deadline waiting fails capacity_timeout, creating nothing;
  * - a SIGKILL of the worker during a backlog loses no slot, exceeds no limit, and every task succeeds;
+ * - a job V announces ended (a verified callback) frees its slot for the next waiting task with no worker running;
  * - a job that runs on after its task was cancelled (T cannot cancel a running job) keeps its slot until it ends;
  * - the console's Accounts page shows an account's slots and queue, and its Overview the tasks waiting.
  */
@@ -16,6 +17,7 @@ import { SA } from '../../core/search-attributes';
 import { expectText, launchChromium, openPage } from '../support/browser';
 import { capacityControl } from '../support/simulator';
 import { ApiClient } from '../support/client';
+import { freePort } from '../support/stack';
 import { useStack } from '../support/use-stack';
 import { startTasks, until, V_MODEL, waitAll } from './faults-support';
 
@@ -26,8 +28,21 @@ const V_ACCOUNT = 'sim-v-key';
 const V_LIMIT = 2;
 
 // The gateway is told V's limit (its one account, PLATFORM_V_MAX_CONCURRENT); T's is its documented default of 1.
+// V calls back (PUBLIC_BASE_URL names the API's port, chosen first), so an announced end reaches the API.
 const ADMIN_TOKEN = 'capacity-console-token-0123456789abcdef';
-const gw = useStack({ name: 'capacity', env: { PLATFORM_V_MAX_CONCURRENT: String(V_LIMIT), ADMIN_TOKEN } });
+const gw = useStack(async () => {
+  const apiPort = await freePort();
+  return {
+    name: 'capacity',
+    apiPort,
+    env: {
+      PLATFORM_V_MAX_CONCURRENT: String(V_LIMIT),
+      ADMIN_TOKEN,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
+      CALLBACK_SECRET: 'capacity-callback-secret-0123456789abcdef',
+    },
+  };
+});
 const simT = () => capacityControl({ url: gw.stack.simUrl }, 'T');
 const simV = () => capacityControl({ url: gw.stack.simUrl }, 'V');
 
@@ -153,6 +168,29 @@ test('a SIGKILL of the worker during a backlog loses no slot, exceeds no limit, 
   expect(account!.peak_running).toBeLessThanOrEqual(V_LIMIT);
   expect(account!.refused_creates).toBe(0);
   expect(account!.created_jobs).toBe(8);
+});
+
+/** Tasks waiting for a slot, as the operator's overview counts them (from the slot store, whatever runs). */
+async function tasksWaiting(): Promise<number> {
+  const r = await fetch(`${gw.stack.apiUrl}/admin/v1/overview`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+  expect(r.status).toBe(200);
+  return ((await r.json()) as { tasks_waiting: number }).tasks_waiting;
+}
+
+test('a job V announces ended gives its slot to the next waiting task at once, with no worker to poll it', async () => {
+  await until('V is free', async () => ((await simV().account(V_ACCOUNT))?.running ?? 0) === 0 && (await tasksWaiting()) === 0, 120_000);
+  const ids = await startTasks(gw.alice, V_LIMIT + 1, 'slot-freed-by-announcement [sim:duration=4000]', { model: V_MODEL, duration: 5 });
+  await until('the account is full and one task waits', async () => (await tasksWaiting()) === 1, 60_000);
+  // With the worker gone nothing polls: only the API, hearing V's callbacks, can free the ended jobs' slots.
+  await gw.stack.killWorker();
+  await until("an ended job's slot went to the waiting task", async () => (await tasksWaiting()) === 0, 60_000);
+  expect((await simV().account(V_ACCOUNT))!.running).toBe(0);
+  await gw.stack.startWorker();
+  const records = await waitAll(gw.alice, ids, 180_000);
+  expect(records.map((r) => r.status)).toEqual(Array(V_LIMIT + 1).fill('success'));
+  const account = await simV().account(V_ACCOUNT);
+  expect(account).toMatchObject({ created_jobs: V_LIMIT + 1, refused_creates: 0 });
+  expect(account!.peak_running).toBeLessThanOrEqual(V_LIMIT);
 });
 
 test('a job that runs on after its task was cancelled keeps its slot until it ends, so T never runs two', async () => {

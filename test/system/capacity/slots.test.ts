@@ -3,7 +3,7 @@
  * with takes racing; a slot is the task's row (taken twice it is one, given back twice it is gone once); a freed slot
  * goes to the waiting key with the smallest weighted share, first in first out within a key; a route's candidate with
  * room is taken before the queue; a concurrency refusal teaches the account its limit, raised again after enough
- * creates.
+ * creates; a job announced ended frees only its own slot.
  */
 import type { SlotCandidate, SlotRequest } from '../../../core/capacity';
 import { openLedgerDatabase, type LedgerDatabase } from '../../../ledger/database';
@@ -145,4 +145,23 @@ test('a configured limit caps the learned one; configuring lower brings a learne
   await store.created('t3');
   // Never above the configured 2.
   expect((await store.view())[0]!.learned).toBe(2);
+});
+
+test('a job announced ended frees its own slot for the next task; an announcement of another job frees nothing', async () => {
+  const store = new SlotStore(ledger);
+  await store.configure([{ platform: 'V', account: 'a', limit: 1 }]);
+  await store.take(ask('t1', 'k1', [on('a')]), { mayWait: true });
+  await store.created('t1', { kind: 'video', upstreamTaskId: 'job-1' });
+  await store.take(ask('t2', 'k1', [on('a')]), { mayWait: true });
+  // Not t1's job, not t1's platform, not t1: its slot stays.
+  expect(await store.releaseEndedJob('V', 't1', 'job-0')).toEqual([]);
+  expect(await store.releaseEndedJob('T', 't1', 'job-1')).toEqual([]);
+  expect(await store.releaseEndedJob('V', 't2', 'job-1')).toEqual([]);
+  expect((await store.view())[0]).toMatchObject({ inUse: 1, waiting: 1 });
+  expect((await store.releaseEndedJob('V', 't1', 'job-1')).map((g) => g.taskId)).toEqual(['t2']);
+  // Announced again, then given back by t1's own poll: t2's slot is not touched.
+  expect(await store.releaseEndedJob('V', 't1', 'job-1')).toEqual([]);
+  expect(await store.release('t1')).toEqual([]);
+  expect((await store.view())[0]).toMatchObject({ inUse: 1, waiting: 0 });
+  expect(await store.take(ask('t2', 'k1', [on('a')]), { mayWait: true })).toEqual({ granted: on('a') });
 });

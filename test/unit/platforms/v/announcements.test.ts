@@ -20,8 +20,12 @@ describe('V callbacks: the token proves the URL, and only an end (or an unreadab
       receivedAt: NOW,
     });
 
-  test.each(['succeeded', 'failed', 'expired', 'cancelled', 'some-future-status'])('status %s → one hint for the task', (status) => {
-    expect(receive(JSON.stringify({ id: 'cgt-1', status }))).toEqual([{ taskId: 'task_1', upstreamTaskId: 'cgt-1' }]);
+  test.each(['succeeded', 'failed', 'expired', 'cancelled'])('status %s → one hint for the task, saying its job ended', (status) => {
+    expect(receive(JSON.stringify({ id: 'cgt-1', status }))).toEqual([{ taskId: 'task_1', upstreamTaskId: 'cgt-1', ended: true }]);
+  });
+
+  test('a status it does not know → one hint for the task, claiming no end (its slot waits for the poll)', () => {
+    expect(receive(JSON.stringify({ id: 'cgt-1', status: 'some-future-status' }))).toEqual([{ taskId: 'task_1', upstreamTaskId: 'cgt-1' }]);
   });
 
   test.each(['queued', 'running'])('status %s → acknowledged, nothing to wake (a poll would learn nothing)', (status) => {
