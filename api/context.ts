@@ -1,6 +1,6 @@
 /** What the API's handlers share: the state Koa carries per request, and the app's dependencies. */
-import type { AnnouncedEnd } from '../capacity/announced-ends';
 import type { Next, ParameterizedContext } from 'koa';
+import type { AnnouncedEnd } from '../capacity/announced-ends';
 import type { Catalogue } from '../core/catalogue';
 import type { Logger } from '../core/logger';
 import type { RouteTable } from '../platforms/routes';

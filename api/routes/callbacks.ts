@@ -7,11 +7,12 @@
  * An announcement is a hint, never a result: it becomes an `upstreamEvent` signal to the task's workflow, which
  * polls at once and trusts only the poll. A forged, replayed, duplicated, late or unknown announcement can at
  * worst cause one extra poll. Besides, a verified announcement of a job's final state gives that job's slot to the
- * next waiting task before the poll (capacity/announced-ends.ts); only the named job's slot, so a replay frees nothing. The answer is 2xx only once every signal was accepted by Temporal (durably handed
- * on); 401/403 for a bad token or signature, 400 for a malformed body, 413 past the size bound, 429 past the
- * rate limit, 503 when Temporal is unreachable (the platform retries). The platform's own signatures that keep
- * failing are reported once at warn; refused callbacks that name no job of ours are counted as forged and logged at
- * debug only, so nobody outside can fill the operator's log or raise its alert (api/callback-verification.ts).
+ * next waiting task before the poll (capacity/announced-ends.ts); only the named job's slot, so a replay frees
+ * nothing. The answer is 2xx only once every signal was accepted by Temporal (durably handed on); 401/403 for a
+ * bad token or signature, 400 for a malformed body, 413 past the size bound, 429 past the rate limit, 503 when
+ * Temporal is unreachable (the platform retries). The platform's own signatures that keep failing are reported
+ * once at warn; refused callbacks that name no job of ours are counted as forged and logged at debug only, so
+ * nobody outside can fill the operator's log or raise its alert (api/callback-verification.ts).
  */
 import type Router from '@koa/router';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
