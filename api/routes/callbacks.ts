@@ -15,6 +15,7 @@
  * nobody outside can fill the operator's log or raise its alert (api/callback-verification.ts).
  */
 import type Router from '@koa/router';
+import type { AnnouncedEnd } from '../../capacity/announced-ends';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { CALLBACKS_PATH, CallbackRefused, type UpstreamHint } from '../../platforms/platform';
 import { ApiError } from '../api-error';
@@ -35,10 +36,10 @@ type CallbackDeps = Pick<
 >;
 
 /** A job announced ended frees its slot before its task polls. Best effort: the task's poll gives it back otherwise. */
-async function giveBackSlot(deps: CallbackDeps, platform: string, hint: UpstreamHint, ctx: AppContext): Promise<void> {
-  if (!deps.announcedEnd || !hint.ended || !hint.taskId || !hint.upstreamTaskId) return;
+async function giveBackSlot(announcedEnd: AnnouncedEnd | undefined, platform: string, hint: UpstreamHint, ctx: AppContext): Promise<void> {
+  if (!announcedEnd || !hint.ended || !hint.taskId || !hint.upstreamTaskId) return;
   try {
-    await deps.announcedEnd(platform, hint.taskId, hint.upstreamTaskId);
+    await announcedEnd(platform, hint.taskId, hint.upstreamTaskId);
   } catch (err) {
     ctx.state.log.warn(
       { platform, taskId: hint.taskId, err: (err as Error).message },
@@ -104,7 +105,7 @@ export function callbackRoutes(router: Router<AppState>, deps: CallbackDeps): vo
       throw new ApiError(err.status, type, err.message, { code: 'callback_refused' });
     }
     verification.verified(id);
-    await Promise.all(hints.map((hint) => giveBackSlot(deps, id, hint, ctx)));
+    await Promise.all(hints.map((hint) => giveBackSlot(deps.announcedEnd, id, hint, ctx)));
     const outcomes = await Promise.all(hints.map((hint) => deps.tasks.hint(id, hint)));
     for (const o of outcomes) deps.metrics.recordCallback(id, o);
     // Verified, but nothing a task needs to act on (V's `queued`/`running`): acknowledged, counted, dropped.
