@@ -237,11 +237,8 @@ export class SlotStore {
     }
     return this.ledger.db.transaction().execute(async (tx) => {
       await tx.deleteFrom('capacity_waiters').where('task_id', '=', taskId).execute();
-      const lease = await tx.selectFrom('capacity_leases').select(['platform', 'account']).where('task_id', '=', taskId).executeTakeFirst();
+      const lease = await this.dropLease(tx, taskId);
       if (!lease) return [];
-      await this.lockAccounts(tx, [lease]);
-      const gone = await tx.deleteFrom('capacity_leases').where('task_id', '=', taskId).returning('task_id').executeTakeFirst();
-      if (!gone) return [];
       if (why.overCapacity) await this.learnFromRefusal(tx, lease);
       return this.grantFreed(tx, lease);
     });
@@ -254,23 +251,35 @@ export class SlotStore {
    */
   async releaseEndedJob(platform: string, taskId: string, upstreamTaskId: string): Promise<Grant[]> {
     return this.ledger.db.transaction().execute(async (tx) => {
-      const lease = await tx
-        .selectFrom('capacity_leases')
-        .select(['platform', 'account'])
-        .where('task_id', '=', taskId)
-        .where('platform', '=', platform)
-        .where('upstream_task_id', '=', upstreamTaskId)
-        .executeTakeFirst();
-      if (!lease) return [];
-      await this.lockAccounts(tx, [lease]);
-      const gone = await tx
-        .deleteFrom('capacity_leases')
-        .where('task_id', '=', taskId)
-        .where('upstream_task_id', '=', upstreamTaskId)
-        .returning('task_id')
-        .executeTakeFirst();
-      return gone ? this.grantFreed(tx, lease) : [];
+      const lease = await this.dropLease(tx, taskId, { platform, upstreamTaskId });
+      return lease ? this.grantFreed(tx, lease) : [];
     });
+  }
+
+  /**
+   * Deletes the task's lease (only the one held by `job`, when given) under its account's lock; returns its account,
+   * or undefined when there was none (already given back: given back twice, it is gone once).
+   */
+  private async dropLease(
+    tx: Tx,
+    taskId: string,
+    job?: { platform: string; upstreamTaskId: string },
+  ): Promise<{ platform: string; account: string } | undefined> {
+    const lease = await tx
+      .selectFrom('capacity_leases')
+      .select(['platform', 'account'])
+      .where('task_id', '=', taskId)
+      .$if(job !== undefined, (q) => q.where('platform', '=', job!.platform).where('upstream_task_id', '=', job!.upstreamTaskId))
+      .executeTakeFirst();
+    if (!lease) return undefined;
+    await this.lockAccounts(tx, [lease]);
+    const gone = await tx
+      .deleteFrom('capacity_leases')
+      .where('task_id', '=', taskId)
+      .$if(job !== undefined, (q) => q.where('upstream_task_id', '=', job!.upstreamTaskId))
+      .returning('task_id')
+      .executeTakeFirst();
+    return gone ? lease : undefined;
   }
 
   /** Slots granted a while ago whose task has not come for them (its signal may have been lost): signalled again. */
