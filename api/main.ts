@@ -162,7 +162,7 @@ function consoleParts(config: ApiConfig, client: Client, tasks: TaskService, led
 /** Slots freed the moment a platform announces a job ended, granted to the next waiting tasks from here. */
 function announcedEndsOn(ledger: LedgerDatabase, client: Client, logger: Logger, metrics: ApiMetrics): AnnouncedEnd {
   const store = new SlotStore(ledger);
-  return announcedEnds(store, new GrantNotifier(store, temporalGrantSignal(client), logger, (g) => metrics.recordCapacityGrant(g)));
+  return announcedEnds(store, new GrantNotifier(store, temporalGrantSignal(client, logger), logger, (g) => metrics.recordCapacityGrant(g)));
 }
 
 /** The settings createApp reads straight from the configuration. */

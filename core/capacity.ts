@@ -49,6 +49,13 @@ export interface CreatedOnSlot {
 /** The signal a freed slot sends to the task it was granted to: the task submits again and finds its slot. */
 export const CAPACITY_GRANTED_SIGNAL = 'capacityGranted';
 
+/**
+ * The priority key of a task holding a granted slot, in Temporal's task queues (1 first, 3 the default): its granted
+ * submit (workflows/capacity.ts) and, from its grant on, its workflow's tasks (capacity/temporal-grants.ts) go ahead
+ * of a burst's backlog while its slot waits for its job.
+ */
+export const GRANTED_PRIORITY_KEY = 1;
+
 /** What a task's record says while it waits for a slot (the memo's `waiting`). */
 export interface TaskWaiting {
   reason: 'platform_capacity';

@@ -36,7 +36,7 @@ export function configuredLimits(platforms: Record<string, WorkerPlatform>): Con
  * Tasks in Temporal as the dispatcher reaches them: a grant is a signal; a task is open while its latest run runs. A
  * job held past its task's end is polled on the account that made it: it runs until the platform says it ended.
  */
-export function temporalTaskSignals(client: Client, pools: AccountPools): TaskSignals {
+export function temporalTaskSignals(client: Client, pools: AccountPools, log: Logger): TaskSignals {
   return {
     async jobRuns(job) {
       const adapter = pools[job.platform]?.get(job.account)?.adapter;
@@ -49,7 +49,7 @@ export function temporalTaskSignals(client: Client, pools: AccountPools): TaskSi
         return !(err instanceof UpstreamError && err.opts.reason === 'upstream_lost');
       }
     },
-    grant: temporalGrantSignal(client),
+    grant: temporalGrantSignal(client, log),
     async isOpen(taskId) {
       try {
         return (await client.workflow.getHandle(taskId).describe()).status.name === 'RUNNING';
@@ -77,7 +77,7 @@ export async function openCapacity(
     return undefined;
   }
   const store = new SlotStore(ledger);
-  const dispatcher = new SlotDispatcher(store, temporalTaskSignals(client, pools), logger, metrics.capacityObserver(), flexJobs);
+  const dispatcher = new SlotDispatcher(store, temporalTaskSignals(client, pools, logger), logger, metrics.capacityObserver(), flexJobs);
   const limits = configuredLimits(platforms);
   await dispatcher.wake(await store.configure(limits));
   metrics.capacityView = store;

@@ -9,7 +9,7 @@
  */
 import type { Priority } from '@temporalio/common';
 import { condition, patched, setHandler, upsertMemo } from '@temporalio/workflow';
-import type { TaskWaiting } from '../core/capacity';
+import { GRANTED_PRIORITY_KEY, type TaskWaiting } from '../core/capacity';
 import { capacityGrantedSignal } from './messages';
 
 export const CAPACITY = 'capacity';
@@ -22,7 +22,7 @@ export const CAPACITY = 'capacity';
  * (an unset field is inherited from the workflow).
  */
 export const CAPACITY_GRANTED_FIRST = 'capacity-granted-first';
-export const GRANTED_SUBMIT_PRIORITY: Priority = { priorityKey: 1 };
+export const GRANTED_SUBMIT_PRIORITY: Priority = { priorityKey: GRANTED_PRIORITY_KEY };
 
 export class SlotWait {
   /** Grants received; a wait ends when one arrives that no earlier wait took (a grant may come before its wait). */

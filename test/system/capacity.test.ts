@@ -4,7 +4,7 @@
  * RequestLimitExceeded; V: 429 InflightBatchsizeExceeded), and the gateway holds waiting tasks itself:
  *
  * - T at its default limit of 1 never has a second job running, and every task succeeds; in Temporal's task queues
- *   each task has its key's fair share, and a submit that takes a granted slot goes first;
+ *   each task has its key's fair share, and a task granted a slot goes first from its grant on;
  * - a waiting task says so in its record, and a cancel while it waits creates no job and costs nothing;
  * - a route serves from a member with a free slot while another member is full;
  * - a task that outlives its deadline waiting fails capacity_timeout, creating nothing;
@@ -13,7 +13,9 @@
  * - a job that runs on after its task was cancelled (T cannot cancel a running job) keeps its slot until it ends;
  * - the console's Accounts page shows an account's slots and queue, and its Overview the tasks waiting.
  */
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { SA } from '../../core/search-attributes';
+import { bundleWorkflows, replayHistories } from '../../scripts/replay-gate';
 import { expectText, launchChromium, openPage } from '../support/browser';
 import { capacityControl } from '../support/simulator';
 import { ApiClient } from '../support/client';
@@ -22,6 +24,14 @@ import { useStack } from '../support/use-stack';
 import { startTasks, until, V_MODEL, waitAll } from './faults-support';
 
 jest.setTimeout(300_000);
+
+// The replays below log every state change of their workers at INFO: keep them to warnings (the Runtime is per
+// process; if another file in this Jest worker installed one first, it stays).
+try {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+} catch {
+  // already installed
+}
 
 const T_ACCOUNT = 'AKIDsimulator';
 const V_ACCOUNT = 'sim-v-key';
@@ -78,7 +88,22 @@ test('T at its default limit of 1 never has a second job running, and every task
   }
   const granted = await Promise.all(ids.map(async (id) => (await submitPriorities(id)).includes(1)));
   expect(granted.filter(Boolean)).toHaveLength(2);
+  // From its grant on, a granted task's whole workflow goes first (its priority key raised to 1 before the grant's
+  // signal), its fairness key kept; a task that never waited keeps the priority it started with. The SDK replays
+  // the change like any other event.
+  for (const [i, id] of ids.entries()) {
+    const history = await gw.client.workflow.getHandle(id).fetchHistory();
+    const raised = (history.events ?? []).flatMap((e) => e.workflowExecutionOptionsUpdatedEventAttributes?.priority ?? []);
+    const owner = (await gw.client.workflow.getHandle(id).describe()).typedSearchAttributes.get(SA.owner);
+    expect(raised).toEqual(granted[i] ? [expect.objectContaining({ priorityKey: 1, fairnessKey: owner })] : []);
+    const replay = await replayHistories(await workflowBundle(), [{ workflowId: id, history }]);
+    expect(replay).toEqual({ replayed: 1, failures: [] });
+  }
 });
+
+let bundle: ReturnType<typeof bundleWorkflows> | undefined;
+/** The workflows of this checkout, bundled once for the replays above. */
+const workflowBundle = () => (bundle ??= bundleWorkflows());
 
 /** The priority key each of a task's submit activities was scheduled with (0: none set). */
 async function submitPriorities(id: string): Promise<number[]> {
