@@ -7,9 +7,10 @@
  * a slot is the longest-waiting one, the first the worker's cache of workflows evicted: without the raise, its
  * signal's workflow task waits behind that backlog while its slot idles upstream. The raise stays for the task's
  * remaining life, which is what a task holding a slot wants: its polls and its end free the slot for the next one.
- * Temporal takes a running workflow's priority through UpdateWorkflowExecutionOptions (server 1.28 and later); a
- * server that refuses it still gets the signal, and the task is dispatched in its turn, as before
- * (https://docs.temporal.io/develop/task-queue-priority-fairness).
+ * Temporal takes a running workflow's priority through UpdateWorkflowExecutionOptions (the pinned server 1.30.1 and
+ * the embedded dev server do; it records an event and makes no workflow task, and an unchanged priority records
+ * nothing, so a grant signalled again costs nothing more). A server that refuses it still gets the signal, and the
+ * task is dispatched in its turn, as before (https://docs.temporal.io/develop/task-queue-priority-fairness).
  */
 import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { CAPACITY_GRANTED_SIGNAL, GRANTED_PRIORITY_KEY } from '../core/capacity';

@@ -53,13 +53,24 @@ export interface DevServer {
 export const TASK_QUEUE_DISPATCH = { 'matching.useNewMatcher': true, 'matching.enableFairness': true } as const;
 
 /**
+ * Eager activity execution: when a worker completes a workflow task that schedules an activity on its own task queue
+ * and has a free activity slot, the server hands the activity back in its answer instead of queueing it
+ * (`system.enableActivityEagerExecution`, off by default on every Temporal server; the SDK asks for it by default,
+ * `allowEagerDispatch`). A task's activities all run on its own queue and each follows the workflow task that
+ * schedules it: its submit (a granted one above all, whose slot idles upstream until it runs), its polls, and the
+ * final event's first webhook attempt (workflows/generation/announcement.ts). Each skips the task queue's round trip
+ * and the server's matching work. Set it on a production cluster too (docs/guides/run.md "Temporal").
+ */
+export const EAGER_ACTIVITIES = { 'system.enableActivityEagerExecution': true } as const;
+
+/**
  * Dev-server tuning: the default visibility rate (100/s) throttles task listing under load; task queues dispatch by
- * priority and by fairness key (TASK_QUEUE_DISPATCH).
+ * priority and by fairness key (TASK_QUEUE_DISPATCH); activities start eagerly (EAGER_ACTIVITIES).
  */
 const DYNAMIC_CONFIG = [
   'frontend.namespaceRPS.visibility=2000',
   'frontend.namespaceBurstRatio.visibility=2',
-  ...Object.entries(TASK_QUEUE_DISPATCH).map(([key, value]) => `${key}=${String(value)}`),
+  ...Object.entries({ ...TASK_QUEUE_DISPATCH, ...EAGER_ACTIVITIES }).map(([key, value]) => `${key}=${String(value)}`),
 ];
 
 /**

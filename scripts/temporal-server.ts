@@ -22,7 +22,7 @@ import { Client as PgClient } from 'pg';
 import { msToTs } from '@temporalio/common/lib/time';
 import { ensureSearchAttributes } from '../worker/search-attributes';
 import { startProcess, type StartedProcess } from './child-process';
-import { TASK_QUEUE_DISPATCH, waitForTemporal } from './dev-server';
+import { EAGER_ACTIVITIES, TASK_QUEUE_DISPATCH, waitForTemporal } from './dev-server';
 import { freePort, freePortAtMost } from './free-port';
 import { installGoTools, TOOLS, works, type Log } from './tools';
 
@@ -217,13 +217,14 @@ export function serverConfig(pg: PostgresAccess, ports: TemporalServerPorts, dyn
 /**
  * Dynamic configuration: long ids allowed (config/dynamicconfig/development-sql.yaml's limit, so the gateway's HMAC task ids fit), and
  * the visibility rate raised as on the embedded dev server (scripts/dev-server.ts), so listing tasks under load
- * is not throttled at the default 10/s per namespace.
+ * is not throttled at the default 10/s per namespace; task queues by priority and fairness, and activities started
+ * eagerly, as there.
  */
 export const DYNAMIC_CONFIG: Record<string, { value: unknown }[]> = {
   'limit.maxIDLength': [{ value: 255 }],
   'frontend.namespaceRPS.visibility': [{ value: 2000 }],
   'frontend.namespaceBurstRatio.visibility': [{ value: 2 }],
-  ...Object.fromEntries(Object.entries(TASK_QUEUE_DISPATCH).map(([key, value]) => [key, [{ value }]])),
+  ...Object.fromEntries(Object.entries({ ...TASK_QUEUE_DISPATCH, ...EAGER_ACTIVITIES }).map(([key, value]) => [key, [{ value }]])),
 };
 
 export interface TemporalServerOptions {

@@ -1,5 +1,6 @@
 /**
- * Client webhooks and event streams under faults and load, on a stack of their own: a receiver
+ * Client webhooks and event streams under faults and load, on a stack of their own: the final event's first attempt
+ * started eagerly at the task's end (as every activity the task schedules), a receiver
  * down for 60 s then up, a worker SIGKILLed between attempts, a worker SIGKILLed during the first attempt a task
  * makes at its end, 300 tasks with webhooks at once, and the event stream read by two clients through two API
  * processes (and closed at the sync bound by a third API with a short one). Every delivery is verified with the
@@ -26,6 +27,7 @@ const gw = useStack(async () => {
     name: 'webhooks',
     apis: 2,
     simJobDurationMs: 800,
+    temporalMetrics: true,
     env: {
       WEBHOOK_ALLOW_PRIVATE_ORIGINS: `http://127.0.0.1:${receiverPort}`,
       WEBHOOK_RETRY_INITIAL_MS: '1000',
@@ -84,6 +86,24 @@ function checkAll(receiver: Receiver, taskIds: string[]): Map<string, Received[]
 }
 const finalsOf = (receiver: Receiver, taskIds: string[]) =>
   taskIds.filter((id) => receiver.got.some((g) => g.body.data.task_id === id && g.body.type !== 'generation.running')).length;
+
+test("a task's activities, the final event's first attempt among them, start in the server's answer to the workflow task that schedules them", async () => {
+  // Eager activity execution (scripts/dev-server.ts EAGER_ACTIVITIES): the server counts each activity it hands back
+  // in its answer to a completed workflow task instead of queueing it.
+  const eager = async () => metric(await scrape(gw.stack.temporalMetricsUrl), 'activity_eager_execution');
+  const receiver = await startReceiver('/hooks', receiverPort);
+  try {
+    const before = await eager();
+    const [id] = await startTasks(1, 'eager', gw.alice, ['succeeded', 'failed']);
+    await waitFor(async () => finalsOf(receiver, [id!]) === 1, 60_000);
+    checkAll(receiver, [id!]);
+    // Its two activities, its submit and its first webhook attempt (its polls are local activities), each handed to
+    // the worker that completed the workflow task scheduling it. The server's metrics are reported every second or so.
+    await waitFor(async () => (await eager()) - before >= 2, 10_000);
+  } finally {
+    await receiver.close();
+  }
+});
 
 describe('durable delivery', () => {
   test('receiver down for 60 s, then up: every event acknowledged exactly once, every attempt with the same webhook-id', async () => {
