@@ -56,10 +56,10 @@ export const TASK_QUEUE_DISPATCH = { 'matching.useNewMatcher': true, 'matching.e
  * Eager activity execution: when a worker completes a workflow task that schedules an activity on its own task queue
  * and has a free activity slot, the server hands the activity back in its answer instead of queueing it
  * (`system.enableActivityEagerExecution`, off by default on every Temporal server; the SDK asks for it by default,
- * `allowEagerDispatch`). A task's activities all run on its own queue and each follows the workflow task that
- * schedules it: its submit (a granted one above all, whose slot idles upstream until it runs), its polls, and the
- * final event's first webhook attempt (workflows/generation/announcement.ts). Each skips the task queue's round trip
- * and the server's matching work. Set it on a production cluster too (docs/guides/run.md "Temporal").
+ * `allowEagerDispatch`). A task's activities run on its own queue, each scheduled by a workflow task: its submit (a
+ * granted one above all, whose slot idles upstream until it runs) and the final event's first webhook attempt
+ * (workflows/generation/announcement.ts); its polls are local activities already. Each skips the task queue's round
+ * trip and the server's matching work. Set it on a production cluster too (docs/guides/run.md "Temporal").
  */
 export const EAGER_ACTIVITIES = { 'system.enableActivityEagerExecution': true } as const;
 
