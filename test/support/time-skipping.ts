@@ -6,10 +6,11 @@
  */
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { ALL_SEARCH_ATTRIBUTES } from '../../core/search-attributes';
 import { bundleWorkflows } from '../../scripts/replay-gate';
 import { findTestServer } from '../../scripts/temporal-test-server';
+import { installQuietRuntime } from './quiet-runtime';
 
 export interface TimeSkipping {
   readonly env: TestWorkflowEnvironment;
@@ -20,11 +21,7 @@ export function useTimeSkipping(): TimeSkipping {
   let env: TestWorkflowEnvironment | undefined;
   let bundle: WorkflowBundleWithSourceMap | undefined;
   beforeAll(async () => {
-    try {
-      Runtime.install({ logger: new DefaultLogger('WARN') });
-    } catch {
-      // installed by another test file in this process
-    }
+    installQuietRuntime();
     const path = findTestServer();
     if (!path) throw new Error('The Temporal test server is missing: run `node --import tsx scripts/temporal-test-server.ts`');
     env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });

@@ -13,25 +13,21 @@
  * - a job that runs on after its task was cancelled (T cannot cancel a running job) keeps its slot until it ends;
  * - the console's Accounts page shows an account's slots and queue, and its Overview the tasks waiting.
  */
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import type { temporal } from '@temporalio/proto';
 import { SA } from '../../core/search-attributes';
 import { bundleWorkflows, replayHistories } from '../../scripts/replay-gate';
 import { expectText, launchChromium, openPage } from '../support/browser';
 import { capacityControl } from '../support/simulator';
 import { ApiClient } from '../support/client';
+import { installQuietRuntime } from '../support/quiet-runtime';
 import { freePort } from '../support/stack';
 import { useStack } from '../support/use-stack';
 import { startTasks, until, V_MODEL, waitAll } from './faults-support';
 
 jest.setTimeout(300_000);
 
-// The replays below log every state change of their workers at INFO: keep them to warnings (the Runtime is per
-// process; if another file in this Jest worker installed one first, it stays).
-try {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-} catch {
-  // already installed
-}
+// The replays below run workers in this process.
+installQuietRuntime();
 
 const T_ACCOUNT = 'AKIDsimulator';
 const V_ACCOUNT = 'sim-v-key';
@@ -81,33 +77,27 @@ test('T at its default limit of 1 never has a second job running, and every task
   expect(account!.created_jobs).toBe(3);
   // In Temporal's task queues each task has its key's fair share (its fairness key is the key's id, its weight the
   // key's), and a submit that takes a granted slot is scheduled first (priority key 1): two of the three waited.
-  for (const id of ids) {
-    const history = await gw.client.workflow.getHandle(id).fetchHistory();
-    const owner = (await gw.client.workflow.getHandle(id).describe()).typedSearchAttributes.get(SA.owner);
-    expect(history.events![0]!.workflowExecutionStartedEventAttributes!.priority).toMatchObject({ fairnessKey: owner, fairnessWeight: 1 });
-  }
-  const granted = await Promise.all(ids.map(async (id) => (await submitPriorities(id)).includes(1)));
-  expect(granted.filter(Boolean)).toHaveLength(2);
   // From its grant on, a granted task's whole workflow goes first (its priority key raised to 1 before the grant's
   // signal), its fairness key kept; a task that never waited keeps the priority it started with. The SDK replays
   // the change like any other event.
-  for (const [i, id] of ids.entries()) {
-    const history = await gw.client.workflow.getHandle(id).fetchHistory();
+  const bundle = await bundleWorkflows();
+  const granted: boolean[] = [];
+  for (const id of ids) {
+    const handle = gw.client.workflow.getHandle(id);
+    const history = await handle.fetchHistory();
+    const owner = (await handle.describe()).typedSearchAttributes.get(SA.owner);
+    expect(history.events![0]!.workflowExecutionStartedEventAttributes!.priority).toMatchObject({ fairnessKey: owner, fairnessWeight: 1 });
+    const wasGranted = submitPriorities(history).includes(1);
+    granted.push(wasGranted);
     const raised = (history.events ?? []).flatMap((e) => e.workflowExecutionOptionsUpdatedEventAttributes?.priority ?? []);
-    const owner = (await gw.client.workflow.getHandle(id).describe()).typedSearchAttributes.get(SA.owner);
-    expect(raised).toEqual(granted[i] ? [expect.objectContaining({ priorityKey: 1, fairnessKey: owner })] : []);
-    const replay = await replayHistories(await workflowBundle(), [{ workflowId: id, history }]);
-    expect(replay).toEqual({ replayed: 1, failures: [] });
+    expect(raised).toEqual(wasGranted ? [expect.objectContaining({ priorityKey: 1, fairnessKey: owner })] : []);
+    expect(await replayHistories(bundle, [{ workflowId: id, history }])).toEqual({ replayed: 1, failures: [] });
   }
+  expect(granted.filter(Boolean)).toHaveLength(2);
 });
 
-let bundle: ReturnType<typeof bundleWorkflows> | undefined;
-/** The workflows of this checkout, bundled once for the replays above. */
-const workflowBundle = () => (bundle ??= bundleWorkflows());
-
 /** The priority key each of a task's submit activities was scheduled with (0: none set). */
-async function submitPriorities(id: string): Promise<number[]> {
-  const history = await gw.client.workflow.getHandle(id).fetchHistory();
+function submitPriorities(history: temporal.api.history.v1.IHistory): number[] {
   return (history.events ?? [])
     .map((e) => e.activityTaskScheduledEventAttributes)
     .filter((a) => a?.activityType?.name === 'submitGeneration')

@@ -9,19 +9,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { installQuietRuntime } from '../support/quiet-runtime';
 import { workflowsPath } from '../../worker/workflow-modules';
 import { bundleWorkflows, FIXTURES_DIR, fixtureHistories, replayHistories } from '../../scripts/replay-gate';
 
 jest.setTimeout(120_000);
 
-// Replay workers log every state change at INFO; keep the test output to warnings. The Runtime is per process:
-// if another test file in this Jest worker installed one first, keep that one.
-try {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-} catch {
-  // already installed
-}
+installQuietRuntime();
 
 const FIXTURES = FIXTURES_DIR;
 /** Next builds of the workflows: a change versioned with patched(), and the same change without (the controls). */
