@@ -79,6 +79,14 @@ interface AccountRow {
   learned_limit: number | null;
 }
 
+/** The slot a task holds, as `take` finds it. */
+interface HeldLease {
+  platform: string;
+  account: string;
+  member: number;
+  state: 'granted' | 'active';
+}
+
 const limitOf = (row: AccountRow | undefined): number | null => row?.learned_limit ?? row?.configured_limit ?? null;
 
 export class SlotStore {
@@ -100,7 +108,6 @@ export class SlotStore {
     for (const l of limits) {
       grants.push(
         ...(await this.ledger.db.transaction().execute(async (tx) => {
-          await this.ensureAccounts(tx, [l]);
           await this.lockAccounts(tx, [l]);
           await this.sql`
             UPDATE capacity_accounts
@@ -123,30 +130,19 @@ export class SlotStore {
   async take(request: SlotRequest, opts: { mayWait: boolean }): Promise<SlotAnswer> {
     const candidates = request.candidates;
     return this.ledger.db.transaction().execute(async (tx) => {
-      await this.ensureAccounts(tx, candidates);
       const accounts = await this.lockAccounts(tx, candidates);
       // Under the accounts' locks: a grant made meanwhile on one of them is seen here.
-      const held = await tx
-        .selectFrom('capacity_leases')
-        .select(['platform', 'account', 'member', 'state'])
-        .where('task_id', '=', request.taskId)
-        .executeTakeFirst();
+      const { held, queuedAt, inUse } = await this.takerState(tx, request.taskId, candidates);
       if (held) {
         if (held.state !== 'active')
           await tx.updateTable('capacity_leases').set({ state: 'active' }).where('task_id', '=', request.taskId).execute();
-        await tx.deleteFrom('capacity_waiters').where('task_id', '=', request.taskId).execute();
+        if (queuedAt) await tx.deleteFrom('capacity_waiters').where('task_id', '=', request.taskId).execute();
         return { granted: { platform: held.platform, account: held.account, member: held.member } };
       }
-      const inUse = await this.inUse(tx, candidates);
       const free = candidates.find((c) => {
         const limit = limitOf(accounts.get(accountKey(c)));
         return limit === null || (inUse.get(accountKey(c)) ?? 0) < limit;
       });
-      const queued = await tx
-        .selectFrom('capacity_waiters')
-        .select(['enqueued_at'])
-        .where('task_id', '=', request.taskId)
-        .executeTakeFirst();
       if (free) {
         await tx
           .insertInto('capacity_leases')
@@ -157,15 +153,41 @@ export class SlotStore {
             member: free.member,
             owner: request.owner,
             state: 'active',
-            waited_since: queued?.enqueued_at ?? null,
+            waited_since: queuedAt,
           })
           .execute();
-        if (queued) await tx.deleteFrom('capacity_waiters').where('task_id', '=', request.taskId).execute();
+        if (queuedAt) await tx.deleteFrom('capacity_waiters').where('task_id', '=', request.taskId).execute();
         return { granted: free };
       }
       if (!opts.mayWait) return { full: true };
       return { waiting: { since: await this.enqueue(tx, request) } };
     });
+  }
+
+  /**
+   * What `take` decides on, read under the candidates' locks in one statement (one round trip of the task's submit,
+   * not three): the slot the task holds, since when it is queued, and the slots in use on each candidate.
+   */
+  private async takerState(
+    tx: Tx,
+    taskId: string,
+    candidates: readonly SlotCandidate[],
+  ): Promise<{ held: HeldLease | undefined; queuedAt: Date | null; inUse: Map<string, number> }> {
+    const wanted = uniqueAccounts(candidates).map(accountKey);
+    const rows = await this.sql<{ held: HeldLease | null; queued_at: Date | null; in_use: Record<string, string | number> }>`
+      SELECT
+        (SELECT json_build_object('platform', platform, 'account', account, 'member', member, 'state', state)
+           FROM capacity_leases WHERE task_id = ${taskId}) AS held,
+        (SELECT enqueued_at FROM capacity_waiters WHERE task_id = ${taskId}) AS queued_at,
+        (SELECT coalesce(json_object_agg(key, n), '{}'::json) FROM (
+           SELECT platform || '/' || account AS key, count(*) AS n FROM capacity_leases
+            WHERE platform || '/' || account = ANY(${wanted}::text[]) GROUP BY 1) counted) AS in_use`.execute(tx);
+    const row = rows.rows[0]!;
+    return {
+      held: row.held ?? undefined,
+      queuedAt: row.queued_at,
+      inUse: new Map(Object.entries(row.in_use).map(([key, n]) => [key, Number(n)])),
+    };
   }
 
   /** The task's place in the queue (kept, with its order, when it was queued before): since when it waits. */
@@ -193,27 +215,42 @@ export class SlotStore {
    * account with a learned limit is raised by one after enough creates. Returns the slots a raise freed.
    */
   async created(taskId: string, job?: CreatedOnSlot): Promise<Grant[]> {
-    const lease = await this.ledger.db
-      .updateTable('capacity_leases')
-      .set({ state: 'active', created: true, ...(job ? { kind: job.kind, upstream_task_id: job.upstreamTaskId } : {}) })
-      .where('task_id', '=', taskId)
-      .returning(['platform', 'account'])
-      .executeTakeFirst();
-    if (!lease) return [];
-    const counted = await this.sql<{ learned_limit: number; configured_limit: number | null; created_since_change: number }>`
-      UPDATE capacity_accounts SET created_since_change = created_since_change + 1
-       WHERE platform = ${lease.platform} AND account = ${lease.account} AND learned_limit IS NOT NULL
-       RETURNING learned_limit, configured_limit, created_since_change`.execute(this.ledger.db);
-    const row = counted.rows[0];
-    if (!row || row.created_since_change < this.raiseAfter(row.learned_limit)) return [];
-    if (row.configured_limit !== null && row.learned_limit >= row.configured_limit) return [];
+    // One statement: the lease marked created and, where the account has a learned limit, its count of creates since
+    // the limit last changed (no row: the task holds no slot; a null limit: nothing learned, nothing to raise).
+    const marked = await this.sql<{
+      platform: string;
+      account: string;
+      learned_limit: number | null;
+      configured_limit: number | null;
+      created_since_change: number | null;
+    }>`
+      WITH lease AS (
+        UPDATE capacity_leases
+           SET state = 'active', created = true,
+               kind = coalesce(${job?.kind ?? null}::text, kind),
+               upstream_task_id = coalesce(${job?.upstreamTaskId ?? null}::text, upstream_task_id)
+         WHERE task_id = ${taskId}
+         RETURNING platform, account
+      ), counted AS (
+        UPDATE capacity_accounts a SET created_since_change = a.created_since_change + 1
+          FROM lease WHERE a.platform = lease.platform AND a.account = lease.account AND a.learned_limit IS NOT NULL
+         RETURNING a.learned_limit, a.configured_limit, a.created_since_change
+      )
+      SELECT lease.platform, lease.account, counted.learned_limit, counted.configured_limit, counted.created_since_change
+        FROM lease LEFT JOIN counted ON true`.execute(this.ledger.db);
+    const row = marked.rows[0];
+    if (!row || row.learned_limit === null || row.created_since_change === null) return [];
+    const learned = row.learned_limit;
+    if (row.created_since_change < this.raiseAfter(learned)) return [];
+    if (row.configured_limit !== null && learned >= row.configured_limit) return [];
+    const lease = { platform: row.platform, account: row.account };
     return this.ledger.db.transaction().execute(async (tx) => {
       await this.lockAccounts(tx, [lease]);
       await this.sql`
         UPDATE capacity_accounts
            SET learned_limit = learned_limit + 1, created_since_change = 0, learned_at = now(), updated_at = now()
          WHERE platform = ${lease.platform} AND account = ${lease.account}
-           AND learned_limit = ${row.learned_limit} AND created_since_change >= ${this.raiseAfter(row.learned_limit)}`.execute(tx);
+           AND learned_limit = ${learned} AND created_since_change >= ${this.raiseAfter(learned)}`.execute(tx);
       return this.grantFreed(tx, lease);
     });
   }
@@ -236,8 +273,7 @@ export class SlotStore {
       if (kept) return [];
     }
     return this.ledger.db.transaction().execute(async (tx) => {
-      await tx.deleteFrom('capacity_waiters').where('task_id', '=', taskId).execute();
-      const lease = await this.dropLease(tx, taskId);
+      const lease = await this.dropLease(tx, taskId, undefined, { leaveQueue: true });
       if (!lease) return [];
       if (why.overCapacity) await this.learnFromRefusal(tx, lease);
       return this.grantFreed(tx, lease);
@@ -257,20 +293,27 @@ export class SlotStore {
   }
 
   /**
-   * Deletes the task's lease (only the one held by `job`, when given) under its account's lock; returns its account,
-   * or undefined when there was none (already given back: given back twice, it is gone once).
+   * Deletes the task's lease (only the one held by `job`, when given) under its account's lock, and with `leaveQueue`
+   * its place in the queue; returns the lease's account, or undefined when there was none (already given back: given
+   * back twice, it is gone once).
    */
   private async dropLease(
     tx: Tx,
     taskId: string,
     job?: { platform: string; upstreamTaskId: string },
+    opts: { leaveQueue?: boolean } = {},
   ): Promise<{ platform: string; account: string } | undefined> {
-    const lease = await tx
-      .selectFrom('capacity_leases')
-      .select(['platform', 'account'])
-      .where('task_id', '=', taskId)
-      .$if(job !== undefined, (q) => q.where('platform', '=', job!.platform).where('upstream_task_id', '=', job!.upstreamTaskId))
-      .executeTakeFirst();
+    // Leaving the queue rides on the lease's lookup: a data-modifying WITH runs whether or not the SELECT reads it.
+    const found = await this.sql<{ platform: string; account: string }>`
+      WITH left_queue AS (
+        DELETE FROM capacity_waiters WHERE ${opts.leaveQueue === true} AND task_id = ${taskId}
+      )
+      SELECT platform, account FROM capacity_leases
+       WHERE task_id = ${taskId}
+         AND (${job === undefined} OR (platform = ${job?.platform ?? null}::text AND upstream_task_id = ${job?.upstreamTaskId ?? null}::text))`.execute(
+      tx,
+    );
+    const lease = found.rows[0];
     if (!lease) return undefined;
     await this.lockAccounts(tx, [lease]);
     const gone = await tx
@@ -410,22 +453,25 @@ export class SlotStore {
       .execute();
   }
 
-  /** Locks the accounts' rows, always in the same order (no deadlock between two tasks' overlapping candidates). */
+  /**
+   * Locks the accounts' rows, always in the same order (no deadlock between two tasks' overlapping candidates). An
+   * account not yet known (a worker's first task on it) is written first; rows are never deleted, so that costs one
+   * statement more once per account, not per task.
+   */
   private async lockAccounts(tx: Tx, accounts: readonly { platform: string; account: string }[]): Promise<Map<string, AccountRow>> {
-    const wanted = uniqueAccounts(accounts).map(accountKey);
-    const rows = await this.sql<AccountRow>`
-      SELECT platform, account, configured_limit, learned_limit FROM capacity_accounts
-       WHERE platform || '/' || account = ANY(${wanted}::text[])
-       ORDER BY platform, account FOR UPDATE`.execute(tx);
-    return new Map(rows.rows.map((r) => [accountKey(r), r]));
+    const wanted = uniqueAccounts(accounts);
+    const locked = await this.lockRows(tx, wanted);
+    if (locked.size === wanted.length) return locked;
+    await this.ensureAccounts(tx, wanted);
+    return this.lockRows(tx, wanted);
   }
 
-  private async inUse(tx: Tx, accounts: readonly { platform: string; account: string }[]): Promise<Map<string, number>> {
-    const wanted = uniqueAccounts(accounts).map(accountKey);
-    const rows = await this.sql<{ key: string; n: string }>`
-      SELECT platform || '/' || account AS key, count(*) AS n FROM capacity_leases
-       WHERE platform || '/' || account = ANY(${wanted}::text[]) GROUP BY 1`.execute(tx);
-    return new Map(rows.rows.map((r) => [r.key, Number(r.n)]));
+  private async lockRows(tx: Tx, accounts: readonly { platform: string; account: string }[]): Promise<Map<string, AccountRow>> {
+    const rows = await this.sql<AccountRow>`
+      SELECT platform, account, configured_limit, learned_limit FROM capacity_accounts
+       WHERE platform || '/' || account = ANY(${accounts.map(accountKey)}::text[])
+       ORDER BY platform, account FOR UPDATE`.execute(tx);
+    return new Map(rows.rows.map((r) => [accountKey(r), r]));
   }
 
   /**
@@ -452,12 +498,15 @@ export class SlotStore {
     const grants: Grant[] = [];
     let contended = 0;
     for (let i = 0; i < 1_000; i++) {
-      const state = await this.sql<{ limit: number | null; in_use: string }>`
+      // The account's room and whether anybody waits for it, in one statement: a release with nobody waiting (the
+      // usual one) ends here.
+      const state = await this.sql<{ limit: number | null; in_use: string; waiting: boolean }>`
         SELECT coalesce(learned_limit, configured_limit) AS limit,
-               (SELECT count(*) FROM capacity_leases l WHERE l.platform = ${a.platform} AND l.account = ${a.account}) AS in_use
+               (SELECT count(*) FROM capacity_leases l WHERE l.platform = ${a.platform} AND l.account = ${a.account}) AS in_use,
+               EXISTS (SELECT 1 FROM capacity_waiters w WHERE w.accounts @> ARRAY[${key}]::text[]) AS waiting
           FROM capacity_accounts WHERE platform = ${a.platform} AND account = ${a.account}`.execute(tx);
       const row = state.rows[0];
-      if (!row || (row.limit !== null && Number(row.in_use) >= row.limit)) break;
+      if (!row || !row.waiting || (row.limit !== null && Number(row.in_use) >= row.limit)) break;
       const next = await this.sql<{ task_id: string; owner: string; candidates: SlotCandidate[] | string; enqueued_at: Date }>`
         WITH used AS (
           SELECT owner, count(*) AS n FROM capacity_leases WHERE platform = ${a.platform} GROUP BY owner
@@ -473,10 +522,8 @@ export class SlotStore {
       const waiter = next.rows[0];
       if (!waiter) {
         // The chosen waiter was granted a slot on another account meanwhile (its row was gone once our delete could
-        // lock it): choose again while waiters remain, a few times at most.
-        const left = await this.sql<{ n: string }>`
-          SELECT count(*) AS n FROM capacity_waiters WHERE accounts @> ARRAY[${key}]::text[]`.execute(tx);
-        if (Number(left.rows[0]?.n ?? 0) === 0 || ++contended > 5) break;
+        // lock it): choose again while waiters remain (the next turn's first statement), a few times at most.
+        if (++contended > 5) break;
         continue;
       }
       const candidates = (typeof waiter.candidates === 'string' ? JSON.parse(waiter.candidates) : waiter.candidates) as SlotCandidate[];
