@@ -91,6 +91,8 @@ const limitOf = (row: AccountRow | undefined): number | null => row?.learned_lim
 
 export class SlotStore {
   private readonly raiseAfter: (limit: number) => number;
+  /** Accounts whose row this process has seen: their rows exist (lockAccounts). */
+  private readonly knownAccounts = new Set<string>();
 
   constructor(
     private readonly ledger: LedgerDatabase,
@@ -455,15 +457,21 @@ export class SlotStore {
 
   /**
    * Locks the accounts' rows, always in the same order (no deadlock between two tasks' overlapping candidates). An
-   * account not yet known (a worker's first task on it) is written first; rows are never deleted, so that costs one
-   * statement more once per account, not per task.
+   * account this process has not seen yet is written first, before any lock is taken: two tasks' first takes on a new
+   * account then wait on each other's insert only while neither holds a lock. Rows are never deleted, so that costs
+   * one statement more once per account and process, not per task; a row found missing all the same (its insert
+   * rolled back) is written again.
    */
   private async lockAccounts(tx: Tx, accounts: readonly { platform: string; account: string }[]): Promise<Map<string, AccountRow>> {
     const wanted = uniqueAccounts(accounts);
-    const locked = await this.lockRows(tx, wanted);
-    if (locked.size === wanted.length) return locked;
-    await this.ensureAccounts(tx, wanted);
-    return this.lockRows(tx, wanted);
+    if (wanted.some((a) => !this.knownAccounts.has(accountKey(a)))) await this.ensureAccounts(tx, wanted);
+    let locked = await this.lockRows(tx, wanted);
+    if (locked.size < wanted.length) {
+      await this.ensureAccounts(tx, wanted);
+      locked = await this.lockRows(tx, wanted);
+    }
+    for (const key of locked.keys()) this.knownAccounts.add(key);
+    return locked;
   }
 
   private async lockRows(tx: Tx, accounts: readonly { platform: string; account: string }[]): Promise<Map<string, AccountRow>> {

@@ -3,7 +3,7 @@
  * with takes racing; a slot is the task's row (taken twice it is one, given back twice it is gone once); a freed slot
  * goes to the waiting key with the smallest weighted share, first in first out within a key; a route's candidate with
  * room is taken before the queue; a concurrency refusal teaches the account its limit, raised again after enough
- * creates; a job announced ended frees only its own slot.
+ * creates; a job announced ended frees only its own slot; first takes racing on accounts nobody configured all answer.
  */
 import type { SlotCandidate, SlotRequest } from '../../../core/capacity';
 import { openLedgerDatabase, type LedgerDatabase } from '../../../ledger/database';
@@ -32,6 +32,24 @@ test('an account with a limit holds at most that many slots, however many tasks 
   expect(answers.filter((a) => 'granted' in a)).toHaveLength(3);
   expect(answers.filter((a) => 'waiting' in a)).toHaveLength(9);
   expect((await store.view()).find((c) => c.account === 'a')).toMatchObject({ limit: 3, inUse: 3, waiting: 9 });
+});
+
+test("first takes racing on accounts no worker configured, from two workers: every take answers, each account's row is written once", async () => {
+  // Two stores are two worker processes; neither has seen the accounts, so each writes their rows before locking them.
+  const stores = [new SlotStore(ledger), new SlotStore(ledger)];
+  const candidates = [on('new-a'), on('new-b', 'V', 1)];
+  const answers = await Promise.all(
+    Array.from({ length: 16 }, (_, i) =>
+      stores[i % 2]!.take(ask(`t${i}`, 'k1', i % 3 === 0 ? [...candidates].reverse() : candidates), { mayWait: true }),
+    ),
+  );
+  // No limit configured or learned: every task is granted a slot on its first candidate (a reversed list every third).
+  expect(answers.every((a) => 'granted' in a)).toBe(true);
+  const view = await stores[0]!.view();
+  expect(view.map((c) => `${c.account}:${c.inUse}:${c.limit}`).sort()).toEqual(['new-a:10:null', 'new-b:6:null']);
+  // Given back, every slot is gone; the accounts stay.
+  for (let i = 0; i < 16; i++) await stores[(i + 1) % 2]!.release(`t${i}`);
+  expect((await stores[1]!.view()).map((c) => c.inUse)).toEqual([0, 0]);
 });
 
 test('a slot is its task: taken again it is the same one, given back twice it frees one place', async () => {
