@@ -6,7 +6,7 @@
  * loop at the same concurrency. Their ratio (p50 over p50) is what HTTP, auth, validation, the reservation and Koa
  * add.
  *
- * Then, interleaved, as the issue that asked for it measures: each client sends one async submit through the API,
+ * Then, interleaved, each submit followed by one bare start: each client sends one async submit through the API,
  * then one bare `workflow.start` of a workflow with no search attributes and no memo, on a queue of its own that no
  * worker polls, and again, while the submitted tasks run; submit over bare start is what a submit costs beyond the
  * least a start can. In a segment of its own, the API's start call (TaskService.start: the same search attributes,
