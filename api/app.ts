@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { AppDeps, AppState, AppContext } from './context';
 import { ApiError } from './api-error';
+import { streamErrorReporter } from './http/stream-errors';
 import { adminAuthenticate } from './middleware/admin-auth';
 import { authenticate } from './middleware/authenticate';
 import { errorEnvelope } from './middleware/error-envelope';
@@ -71,26 +72,6 @@ function operatorRouters(deps: AppDeps) {
   return { signIn, admin, consolePages: consoleRoutes(deps.consoleDir) };
 }
 
-/** Codes of a response stream cut short because its client went away: a normal end, not a fault. */
-const CLIENT_LEFT = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ERR_STREAM_DESTROYED']);
-
-/**
- * What Koa reports after the answer has started (a streamed body that failed part-way): by default it prints the
- * stack to stderr. A client leaving an event stream or a download is normal: one debug line. Anything else is an
- * error line in the log, with the request's id and route.
- */
-function onStreamError(deps: Pick<AppDeps, 'logger'>) {
-  return (err: Error & { code?: string }, ctx?: AppContext) => {
-    const log = ctx?.state.log ?? deps.logger;
-    const where = { route: ctx?.state.route ?? ctx?.path, method: ctx?.method };
-    if ((err.code && CLIENT_LEFT.has(err.code)) || ctx?.req.destroyed) {
-      log.debug({ ...where, code: err.code }, 'The client left before the answer was complete');
-      return;
-    }
-    log.error({ ...where, err }, 'An answer failed after it had started');
-  };
-}
-
 /**
  * Liveness, metrics, the OpenAPI document and readiness (Temporal reachable, the workers' accounts): no key needed.
  * The document states the catalogue and routes this app runs with; built on first request, once.
@@ -120,7 +101,7 @@ function healthRouter(deps: Pick<AppDeps, 'metrics' | 'catalogue' | 'routes' | '
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   app.proxy = deps.trustProxy;
-  app.on('error', onStreamError(deps));
+  app.on('error', streamErrorReporter(deps.logger));
 
   const health = healthRouter(deps);
 
