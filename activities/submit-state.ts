@@ -91,6 +91,22 @@ function memoryFrom(earlier: SubmitProgress | undefined): SubmitMemory {
   };
 }
 
+/**
+ * Whether an event's record is heartbeated at once. `sending` and `answered` are not: the attempt's ticker records the
+ * phase it is in every SUBMIT_HEARTBEAT_MS (activities/submit.ts), so a create the platform answers within that costs
+ * the Temporal server no heartbeat — one write less per task. A record the next attempt cannot do without goes out at
+ * once: the failure that ends an attempt (with everything it learnt), a search, a reconciliation.
+ */
+export const recordedAtOnce = (event: SubmitEvent): boolean => event.type !== 'sending' && event.type !== 'answered';
+
+/**
+ * What a retry takes an earlier attempt that recorded nothing to have done: sent a create, at the latest when this
+ * attempt was scheduled. Since `sending` waits for the ticker (recordedAtOnce), a worker that died within its first
+ * SUBMIT_HEARTBEAT_MS of a create leaves no heartbeat; the retry then lets that create settle, looks for its job on
+ * every member and account, and remembers that a job may exist — as after any create cut off mid-request.
+ */
+export const unrecordedAttempt = (scheduledAt: number): SubmitProgress => ({ phase: 'sending', sentAt: scheduledAt });
+
 /** An attempt's first state, from the previous attempt's last heartbeat (none on the first attempt). */
 export function initialState(earlier: SubmitProgress | undefined): SubmitState {
   const memory = memoryFrom(earlier);
@@ -139,7 +155,7 @@ export interface Attempt {
   earlier: SubmitProgress | undefined;
   /** The submit's state now; moved only by `apply`. */
   readonly state: SubmitState;
-  /** Moves the state by an event (`next`); what it records is heartbeated at once (and every second after). */
+  /** Moves the state by an event (`next`); what it records is heartbeated at once (recordedAtOnce) or at the next tick. */
   apply(event: SubmitEvent): void;
   /** The task ends `upstream_lost` with everything an operator needs to find the job on `account`; counted and alerted. */
   lost(member: SubmitMember, account: PoolAccount, reason: string, why: string, code?: string): UpstreamError;

@@ -5,7 +5,9 @@
  * An attempt heartbeats while it waits on the platform (every second; the workflow's heartbeat timeout is 5 s),
  * so a worker that dies mid-submit is noticed within seconds and another worker takes over. The heartbeat's
  * details say where the attempt stands: `sending` (a create request is out, no answer yet) or `answered`, and
- * what every later attempt must still know (SubmitMemory: a create went out unanswered; the search began).
+ * what every later attempt must still know (SubmitMemory: a create went out unanswered; the search began). Those
+ * two phases go out with the next tick, not at once: a create answered within the second costs no heartbeat, and a
+ * retry that finds no heartbeat at all takes the earlier attempt to have sent a create (`unrecordedAttempt`).
  * A later attempt therefore knows whether an earlier one may have created a job whose answer never arrived:
  *
  * - always, on any attempt after the first, it asks the platform for that job first (`findSubmitted`: T by
@@ -63,7 +65,15 @@ import {
 } from './submit-lost-answer';
 import { resolveMembers, servedByOf } from './submit-members';
 import { sendOnSlots, type Queued, type SlotAsk } from './submit-slots';
-import { initialState, next, type Attempt, type JobOnAccount, type SubmitProgress } from './submit-state';
+import {
+  initialState,
+  next,
+  recordedAtOnce,
+  unrecordedAttempt,
+  type Attempt,
+  type JobOnAccount,
+  type SubmitProgress,
+} from './submit-state';
 
 // What the rest of the worker names of the submit, from where it always did.
 export { LOST_ANSWER_SEARCH_MS, type LostAnswerReport } from './submit-lost-answer';
@@ -152,7 +162,10 @@ export function createSubmitActivity({
   return async function submitGeneration(input: SubmitInput): Promise<SubmitAnswer> {
     const { request, dedupKey, taskId } = input;
     const info = activityInfo();
-    const earlier = info.attempt > 1 ? (info.heartbeatDetails as SubmitProgress | undefined) : undefined;
+    const earlier =
+      info.attempt > 1
+        ? ((info.heartbeatDetails as SubmitProgress | undefined) ?? unrecordedAttempt(info.currentAttemptScheduledTimestampMs))
+        : undefined;
     let state = initialState(earlier);
     const { memory } = state;
     // Before the heartbeat ticker starts: a platform this worker lacks throws here, and must not leave it running.
@@ -179,8 +192,9 @@ export function createSubmitActivity({
       apply(event) {
         const before = state.recorded;
         state = next(state, event);
-        // A phase recorded is heartbeated at once; a fact learnt goes out with the next phase (submit-state.ts).
-        if (state.recorded !== before) heartbeat(state.recorded);
+        // A phase recorded is heartbeated at once, but for `sending` and `answered`, which the ticker records; a fact
+        // learnt goes out with the next phase (submit-state.ts).
+        if (state.recorded !== before && recordedAtOnce(event)) heartbeat(state.recorded);
       },
       lost: lostReporter(info.scheduledTimestampMs, dedupKey, taskId, now, onLostAnswer),
     };
@@ -191,6 +205,9 @@ export function createSubmitActivity({
     } catch (err) {
       // A retried attempt may start past the deadline: it then says why the submit could not get through.
       if (err instanceof UpstreamError && err.retryable) attempt.apply({ type: 'failed', error: err.message });
+      // Any other failure (a database error, a bug) records where the attempt stood, so that the next attempt does not
+      // take it for a worker that died in its first second (unrecordedAttempt) when nothing was sent.
+      else heartbeat(state.recorded);
       throw err;
     } finally {
       clearInterval(ticker);

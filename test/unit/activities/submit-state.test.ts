@@ -3,7 +3,15 @@
  * heartbeat of the one before, what each event changes, and what the heartbeats say — in the shape every recorded
  * attempt left, since a retry after an upgrade reads the heartbeat of an attempt run by the build before.
  */
-import { initialState, next, type SubmitEvent, type SubmitProgress, type SubmitState } from '../../../activities/submit-state';
+import {
+  initialState,
+  next,
+  recordedAtOnce,
+  unrecordedAttempt,
+  type SubmitEvent,
+  type SubmitProgress,
+  type SubmitState,
+} from '../../../activities/submit-state';
 
 const run = (state: SubmitState, ...events: SubmitEvent[]) => events.reduce(next, state);
 
@@ -105,5 +113,27 @@ describe('next: the submit’s only transition', () => {
     );
     const recorded = next(first, { type: 'failed', error: 'reset' }).recorded;
     expect(initialState(recorded).memory).toEqual({ mayHaveCreated: true, stayOn: 1, lastError: 'reset' });
+  });
+});
+
+describe('what goes out at once, and what a retry assumes when nothing did', () => {
+  test.each<[SubmitEvent, boolean]>([
+    // The attempt's ticker records these within a second: a create answered sooner costs no heartbeat.
+    [{ type: 'sending', sentAt: 1, account: 'one', member: 0 }, false],
+    [{ type: 'answered', account: 'one', member: 0 }, false],
+    // The next attempt needs these even if this one ends (or dies) before its next tick.
+    [{ type: 'reconciling' }, true],
+    [{ type: 'searching', account: 'one', member: 0 }, true],
+    [{ type: 'failed', error: 'throttled' }, true],
+  ])('%o at once: %s', (event, atOnce) => {
+    expect(recordedAtOnce(event)).toBe(atOnce);
+  });
+
+  test('an earlier attempt that recorded nothing is taken to have sent a create, at the latest when this attempt was scheduled', () => {
+    expect(unrecordedAttempt(42)).toEqual({ phase: 'sending', sentAt: 42 });
+    expect(initialState(unrecordedAttempt(42))).toEqual({
+      memory: { mayHaveCreated: true },
+      recorded: { phase: 'reconciling', mayHaveCreated: true },
+    });
   });
 });

@@ -9,7 +9,8 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import pino from 'pino';
 import { createActivities } from '../../../activities';
 import { AccountPool } from '../../../activities/accounts';
-import { createSubmitActivity } from '../../../activities/submit';
+import { createSubmitActivity, SUBMIT_HEARTBEAT_MS } from '../../../activities/submit';
+import { SUBMIT_SETTLE_MS } from '../../../activities/submit-lost-answer';
 import type { SubmitProgress } from '../../../activities/submit-state';
 import { SlotDispatcher, type TaskSignals } from '../../../capacity/dispatcher';
 import type { SlotStore } from '../../../capacity/slots';
@@ -70,6 +71,58 @@ test('a retry after a lost answer goes back to the account the lost request went
   const lists = await recordedRequests(sim.url, 'V', 'list');
   expect(new Set(lists.map((l) => l.headers.authorization))).toEqual(new Set(['Bearer sim-v-key-one', 'Bearer sim-v-key-two']));
   expect(await jobsByAccount()).toEqual({ 'sim-v-key-two': 1 });
+});
+
+test('a create the platform answers within the ticker’s second costs no heartbeat: only the ticker records `sending`', async () => {
+  const env = new MockActivityEnvironment({ attempt: 1 });
+  const heartbeats: SubmitProgress[] = [];
+  env.on('heartbeat', (d: SubmitProgress) => heartbeats.push(d));
+  const started = Date.now();
+  const result = (await env.run(submitFrom(twoAccounts()), input('quick'))) as SubmitResult;
+  // However slow the machine: at most one heartbeat per whole tick the attempt lasted (one at once would exceed it).
+  expect(heartbeats.length).toBeLessThanOrEqual(Math.floor((Date.now() - started) / SUBMIT_HEARTBEAT_MS));
+  expect(heartbeats.every((h) => h.phase === 'sending' || h.phase === 'answered')).toBe(true);
+  expect(await jobsByAccount()).toEqual({ [`sim-v-key-${result.account}`]: 1 });
+});
+
+test('a retry finding no heartbeat (the worker died within its first second of a create) adopts the job wherever it was made, and remembers one may exist', async () => {
+  const pool = twoAccounts();
+  const tag = 'died-unrecorded';
+  // What the dead attempt did before any heartbeat: the job was made on account two.
+  const made = await pool.get('two')!.adapter.submit(catalogue.find('video', 'vendor-video-1-0-pro-250528')!, input(tag).request, {
+    taskId: input(tag).taskId,
+    dedupKey: tag,
+    deadlineAt: Date.now() + 600_000,
+  });
+  const sentBefore = (await recordedRequests(sim.url, 'V', 'submit')).length;
+  // Scheduled long enough ago that the create it assumes has settled: no wait in the test.
+  const env = new MockActivityEnvironment({ attempt: 2, currentAttemptScheduledTimestampMs: Date.now() - SUBMIT_SETTLE_MS });
+  const heartbeats: SubmitProgress[] = [];
+  env.on('heartbeat', (d: SubmitProgress) => heartbeats.push(d));
+  const result = (await env.run(submitFrom(pool), input(tag))) as SubmitResult;
+  expect(result).toMatchObject({ upstreamTaskId: made.upstreamTaskId, account: 'two' });
+  expect((await recordedRequests(sim.url, 'V', 'submit')).length).toBe(sentBefore);
+  expect(await jobsByAccount()).toEqual({ 'sim-v-key-two': 1 });
+  // Its first record says a job may exist, as after a create cut off mid-request.
+  expect(heartbeats[0]).toEqual({ phase: 'reconciling', mayHaveCreated: true });
+});
+
+test('an attempt that fails before sending (its slot store unreachable) records so: the retry does not take it for a crash mid-create', async () => {
+  const store = {
+    take: async () => {
+      throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    },
+    created: async () => [],
+    release: async () => [],
+  };
+  const gate = new SlotDispatcher(store as unknown as SlotStore, {} as TaskSignals, pino({ level: 'silent' }), {}, 'counted');
+  const submit = createSubmitActivity({ catalogue, timingFor: () => SUBMIT_TIMING, poolFor: () => twoAccounts(), capacity: gate });
+  const env = new MockActivityEnvironment({ attempt: 1 });
+  const heartbeats: SubmitProgress[] = [];
+  env.on('heartbeat', (d: SubmitProgress) => heartbeats.push(d));
+  await expect(env.run(submit, input('store-away'))).rejects.toThrow('ECONNREFUSED');
+  expect(heartbeats.at(-1)).toEqual({ phase: 'reconciling' });
+  expect(await recordedRequests(sim.url, 'V', 'submit')).toEqual([]);
 });
 
 test('every account out: a retryable wait naming each account, no create sent while they are out', async () => {
