@@ -46,7 +46,7 @@
  * its one transition (`next`); activities/submit-failover.ts the create and its failover over accounts and members;
  * activities/submit-lost-answer.ts the lookups after a lost answer; activities/submit-slots.ts the create on a slot.
  */
-import { activityInfo, heartbeat } from '@temporalio/activity';
+import { activityInfo, heartbeat, type Info } from '@temporalio/activity';
 import type { CapacityGate } from '../core/capacity';
 import type { Catalogue } from '../core/catalogue';
 import type { GenerationRequest, Kind, PollTiming, RouteMember, SubmitAnswer, SubmitResult } from '../core/task';
@@ -150,6 +150,12 @@ function slotAsk(capacity: CapacityGate | undefined, input: SubmitInput): SlotAs
   return { gate: capacity, owner: input.owner ?? 'unknown', weight: input.weight ?? 1, mayWait: input.mayWait === true };
 }
 
+/** What the previous attempt last recorded; when it recorded nothing, what a retry must assume it did (submit-state.ts). */
+function earlierRecord(info: Info): SubmitProgress | undefined {
+  if (info.attempt === 1) return undefined;
+  return (info.heartbeatDetails as SubmitProgress | undefined) ?? unrecordedAttempt(info.currentAttemptScheduledTimestampMs);
+}
+
 export function createSubmitActivity({
   catalogue,
   timingFor,
@@ -162,10 +168,7 @@ export function createSubmitActivity({
   return async function submitGeneration(input: SubmitInput): Promise<SubmitAnswer> {
     const { request, dedupKey, taskId } = input;
     const info = activityInfo();
-    const earlier =
-      info.attempt > 1
-        ? ((info.heartbeatDetails as SubmitProgress | undefined) ?? unrecordedAttempt(info.currentAttemptScheduledTimestampMs))
-        : undefined;
+    const earlier = earlierRecord(info);
     let state = initialState(earlier);
     const { memory } = state;
     // Before the heartbeat ticker starts: a platform this worker lacks throws here, and must not leave it running.
@@ -192,8 +195,7 @@ export function createSubmitActivity({
       apply(event) {
         const before = state.recorded;
         state = next(state, event);
-        // A phase recorded is heartbeated at once, but for `sending` and `answered`, which the ticker records; a fact
-        // learnt goes out with the next phase (submit-state.ts).
+        // A phase is heartbeated at once unless the ticker records it; a fact learnt goes out with the next phase.
         if (state.recorded !== before && recordedAtOnce(event)) heartbeat(state.recorded);
       },
       lost: lostReporter(info.scheduledTimestampMs, dedupKey, taskId, now, onLostAnswer),
