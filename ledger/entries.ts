@@ -18,7 +18,8 @@
  * for an outage victim that was replayed under the same task id and succeeded: the entry then counts the
  * released run's cost (zero unless its job was billed) plus the successful job's. A settled entry never changes
  * again, so a second write (an activity retried after a crash) changes nothing. The budget row moves by the
- * difference between what the entry counted before and what it counts now, in the same transaction.
+ * difference between what the entry counted before and what it counts now, in the same transaction (for a reserved
+ * entry, the common case, in the same statement).
  */
 import type { Kysely, RawBuilder, Transaction } from 'kysely' with { 'resolution-mode': 'import' };
 import type { LedgerDatabase } from './database';
@@ -291,6 +292,47 @@ export type Settlement = 'settled' | 'released' | 'unchanged' | 'unknown_task';
 
 /** Settles (or releases) a task's entry; see the file's comment for the transitions. Idempotent per task id. */
 export async function settleTask(ledger: LedgerDatabase, taskId: string, final: FinalFigure, now = new Date()): Promise<Settlement> {
+  return (await settleReserved(ledger, taskId, final, now)) ?? settleInTransaction(ledger, taskId, final, now);
+}
+
+/**
+ * The settlement of nearly every task, a reserved entry's, in one statement (one round trip instead of a transaction
+ * of four or five): the entry moves to its final state, and its budget row by the final figure's difference from the
+ * estimate, as settleInTransaction would. The entry's row is locked first, then the budget row, the transaction's
+ * order. Undefined when the entry is not reserved (unknown, settled, released, or settled by a concurrent call, which
+ * this one waited for): the transaction decides those.
+ */
+async function settleReserved(ledger: LedgerDatabase, taskId: string, final: FinalFigure, now: Date): Promise<Settlement | undefined> {
+  const { sql } = ledger.k;
+  const next: EntryState = final.outcome === 'success' ? 'settled' : 'released';
+  const finalMicros = sql`${final.finalMicros}::bigint`;
+  const { rows } = await sql<{ settled: number }>`
+    WITH entry AS (
+      UPDATE ledger_entries SET
+        state = ${next}, outcome = ${final.outcome}, final_micros = ${finalMicros}, settled_at = ${now},
+        unpriced = CASE WHEN ${final.priced ?? null}::boolean IS FALSE THEN 'no_price'
+                        WHEN ${final.priced ?? null}::boolean IS TRUE AND unpriced = 'no_price' THEN NULL
+                        ELSE unpriced END,
+        served_platform = COALESCE(${final.servedBy?.platform ?? null}, served_platform),
+        served_model = COALESCE(${final.servedBy?.model ?? null}, served_model),
+        seconds = COALESCE(${final.seconds ?? null}::double precision, seconds),
+        images = COALESCE(${final.images ?? null}::integer, images),
+        tokens = COALESCE(${final.tokens ?? null}::bigint, tokens)
+      WHERE task_id = ${taskId} AND state = 'reserved'
+      RETURNING key_id, budget_period, currency, estimated_micros
+    ), budget AS (
+      UPDATE budget_usage SET committed_micros = budget_usage.committed_micros + (${finalMicros} - entry.estimated_micros)
+      FROM entry
+      WHERE entry.budget_period IS NOT NULL AND ${finalMicros} <> entry.estimated_micros
+        AND budget_usage.key_id = entry.key_id AND budget_usage.period = entry.budget_period
+        AND budget_usage.currency = entry.currency
+    )
+    SELECT count(*)::integer AS settled FROM entry`.execute(ledger.db);
+  return rows[0]?.settled === 1 ? next : undefined;
+}
+
+/** Any settlement: the entry read under its lock, moved forward only (the file's comment), its budget row by the difference. */
+async function settleInTransaction(ledger: LedgerDatabase, taskId: string, final: FinalFigure, now: Date): Promise<Settlement> {
   return ledger.db.transaction().execute(async (tx) => {
     const entry = await tx.selectFrom('ledger_entries').selectAll().where('task_id', '=', taskId).forUpdate().executeTakeFirst();
     if (!entry) return 'unknown_task';

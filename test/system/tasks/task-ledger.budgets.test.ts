@@ -10,7 +10,7 @@ import { KeyStore, parseApiKeysEnv, sha256 } from '../../../keys/api-keys';
 import { TaskLedger } from '../../../tasks/task-ledger';
 import { createLogger } from '../../../core/logger';
 import { openLedgerDatabase, type LedgerDatabase } from '../../../ledger/database';
-import { committedMicros, reserveTask } from '../../../ledger/entries';
+import { committedMicros, reserveTask, settleTask } from '../../../ledger/entries';
 import { buildCatalogue } from '../../../platforms';
 import { TaskSettlement } from '../../../tasks/settlement';
 import { InflightLimits } from '../../../tasks/inflight';
@@ -272,6 +272,24 @@ describe('settlement (the worker) and the sweep (the API)', () => {
     const [entry] = await entries('settled');
     expect([entry!.state, Number(entry!.final_micros), entry!.seconds]).toEqual(['settled', final, 4]);
     expect(await committedMicros(ledger, 'settled', USD_MONTH)).toBe(final);
+  });
+
+  test('10 settlements of one task at once (its activity retried while the first still runs): one settles, the budget moves once', async () => {
+    const secret = budgetedKey('raced', 5);
+    await submit(secret);
+    const taskId = await taskIdOf('raced');
+    const final = pricing.finalTaskCost({ kind: 'video', ...request }, { seconds: 4 }, 'success').cost!.amount;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => settleTask(ledger, taskId, { outcome: 'success', finalMicros: final, seconds: 4 })),
+    );
+    expect(answers.filter((a) => a === 'settled')).toHaveLength(1);
+    expect(answers.filter((a) => a === 'unchanged')).toHaveLength(9);
+    const [entry] = await entries('raced');
+    expect([entry!.state, entry!.outcome, Number(entry!.final_micros), entry!.seconds]).toEqual(['settled', 'success', final, 4]);
+    expect(await committedMicros(ledger, 'raced', USD_MONTH)).toBe(final);
+    // A failure reported after the success changes nothing either.
+    expect(await settleTask(ledger, taskId, { outcome: 'failed', finalMicros: 0 })).toBe('unchanged');
+    expect(await committedMicros(ledger, 'raced', USD_MONTH)).toBe(final);
   });
 
   test('a failure releases the reservation; the same task replayed after an outage and succeeding is charged once', async () => {
