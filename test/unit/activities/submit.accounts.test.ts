@@ -43,6 +43,13 @@ const jobsByAccount = () => jobsByOwner(sim.url, 'V', (meta) => meta.apiKey);
 const input = (dedupKey: string) =>
   submitInput('V', 'video', { model: 'vendor-video-1-0-pro-250528', prompt: `a fox ${dedupKey}`, duration: 5 }, dedupKey);
 
+/** The submit on the two accounts, its slots from a stand-in store whose takes `take` answers (creates and releases record nothing). */
+function submitOnSlots(take: (request: SlotRequest) => Promise<unknown>, flexJobs: 'counted' | 'apart' = 'counted') {
+  const store = { take, created: async () => [], release: async () => [] };
+  const gate = new SlotDispatcher(store as unknown as SlotStore, {} as TaskSignals, pino({ level: 'silent' }), {}, flexJobs);
+  return createSubmitActivity({ catalogue, timingFor: () => SUBMIT_TIMING, poolFor: () => twoAccounts(), capacity: gate });
+}
+
 test('an overdue account: the submit moves to the other, which creates the job and is recorded with it', async () => {
   await call('POST', '/_sim/v/account-faults', { code: 'AccountOverdueError', api_key: 'sim-v-key-one' });
   const pool = twoAccounts();
@@ -108,15 +115,9 @@ test('a retry finding no heartbeat (the worker died within its first second of a
 });
 
 test('an attempt that fails before sending (its slot store unreachable) records so: the retry does not take it for a crash mid-create', async () => {
-  const store = {
-    take: async () => {
-      throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
-    },
-    created: async () => [],
-    release: async () => [],
-  };
-  const gate = new SlotDispatcher(store as unknown as SlotStore, {} as TaskSignals, pino({ level: 'silent' }), {}, 'counted');
-  const submit = createSubmitActivity({ catalogue, timingFor: () => SUBMIT_TIMING, poolFor: () => twoAccounts(), capacity: gate });
+  const submit = submitOnSlots(async () => {
+    throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+  });
   const env = new MockActivityEnvironment({ attempt: 1 });
   const heartbeats: SubmitProgress[] = [];
   env.on('heartbeat', (d: SubmitProgress) => heartbeats.push(d));
@@ -259,13 +260,9 @@ test("the deadline's message names the error that kept the submit out, carried f
 test('offline-tier jobs: counted (the default), a flex submit takes a slot on its account; apart, it takes none', async () => {
   const asked: string[] = [];
   // The slot store's side, recorded: every take is granted on account one.
-  const store = {
-    take: async (request: SlotRequest) => {
-      asked.push(request.taskId);
-      return { granted: { platform: 'V', account: 'one', member: 0 } };
-    },
-    created: async () => [],
-    release: async () => [],
+  const take = async (request: SlotRequest) => {
+    asked.push(request.taskId);
+    return { granted: { platform: 'V', account: 'one', member: 0 } };
   };
   const flex = (dedupKey: string) =>
     submitInput(
@@ -275,8 +272,7 @@ test('offline-tier jobs: counted (the default), a flex submit takes a slot on it
       dedupKey,
     );
   for (const flexJobs of ['counted', 'apart'] as const) {
-    const gate = new SlotDispatcher(store as unknown as SlotStore, {} as TaskSignals, pino({ level: 'silent' }), {}, flexJobs);
-    const submit = createSubmitActivity({ catalogue, timingFor: () => SUBMIT_TIMING, poolFor: () => twoAccounts(), capacity: gate });
+    const submit = submitOnSlots(take, flexJobs);
     expect((await runSubmit(submit, flex(flexJobs))).upstreamTaskId).toEqual(expect.any(String));
     // A job of the online tier takes its slot whatever the setting.
     await runSubmit(submit, input(`online-${flexJobs}`));
